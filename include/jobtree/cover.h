@@ -1,0 +1,166 @@
+/*
+ * jobtree/cover.h - Cover: who pays (calculus section 4).
+ *
+ * Candidate order (DESIGN decision 3), location-first, no numeric priorities:
+ *   for each location L (an envelope's selector, canonical text), in order:
+ *     the owner's envelopes in L (file order),
+ *     siblings' envelopes in L (siblings = other children of the owner's
+ *       parent, by owner name; family sharing needs no lending ACL),
+ *     the parent's (then grandparent's ...) envelopes in L;
+ *   locations are ordered by first appearance among the owner's envelopes,
+ *   then among the family's (same order as above);
+ *   then, when the run allows borrowing, sponsors: envelopes whose lending
+ *   ACL admits the owner -- the run's listed sponsors first in their order,
+ *   then other lenders by owner name -- capped by maxBorrowGPUs.
+ * Only envelopes of the run's flavor take part.
+ *
+ * Feasibility of a candidate e at time t:
+ *   window    t in [start, end)
+ *   pointwise active(e) + dk <= C_e   (and lending.maxConcurrency for sponsors)
+ *   integral  used_hours(e) + dk * E[duration] <= B_e   (lending.maxGPUHours)
+ *   aggregate every cap containing e stays within maxConcurrency/maxGPUHours
+ * The output partitions the demand by whole groups: each group is paid by
+ * exactly one envelope (first candidate, in order, with room for it).
+ */
+#ifndef JOBTREE_COVER_H
+#define JOBTREE_COVER_H
+
+#include <stdbool.h>
+#include <stdint.h>
+#include <stddef.h>
+
+#include "error.h"
+#include "budget.h"
+#include "run.h"
+#include "snapshot.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* Why a run cannot be funded or placed. Stable names (jt_reason_str) are
+ * what users see in squeue and what the ledger and tests compare. */
+typedef enum jt_reason {
+    JT_OK = 0,
+    JT_INVALID_RUN,             /* "InvalidRun": not well formed */
+    JT_NO_BUDGET,               /* "NoBudget": owner has no budget file */
+    JT_UNKNOWN_FLAVOR,          /* "UnknownFlavor": no envelope or node has it */
+    JT_NO_MATCHING_ENVELOPE,    /* "NoMatchingEnvelope": no candidate of the flavor */
+    JT_WINDOW_CLOSED,           /* "WindowClosed": candidates exist, none open now */
+    JT_INSUFFICIENT_CAPACITY,   /* "InsufficientCapacity": concurrency exhausted */
+    JT_GPU_HOURS_EXHAUSTED,     /* "GPUHoursExhausted": integral bound */
+    JT_AGGREGATE_CAP,           /* "AggregateCap" */
+    JT_LENDING_CAP,             /* "LendingCap": sponsor's lending caps */
+    JT_BORROW_LIMIT,            /* "BorrowLimit": maxBorrowGPUs / borrowing off */
+    JT_NEVER_FUNDABLE,          /* "NeverFundable": too big even when idle */
+    JT_NO_DOMAIN_FITS,          /* "NoDomainFits": a group fits no domain now */
+    JT_SPREAD_NO_DOMAIN,        /* "SingleDomainFull": spread off, no domain holds all */
+    JT_NO_NODES,                /* "NoNodes": no labelled node of the flavor */
+} jt_reason_t;
+
+const char *jt_reason_str (jt_reason_t r);
+
+/* Where a candidate envelope comes from, relative to the run's owner. */
+typedef enum jt_source {
+    JT_SRC_OWNER = 0,
+    JT_SRC_SIBLING,
+    JT_SRC_PARENT,              /* parent or further ancestor */
+    JT_SRC_SPONSOR,             /* borrowed: lease role Borrowed */
+} jt_source_t;
+
+const char *jt_source_str (jt_source_t s);
+
+/* Live usage per envelope (indexed by jt_envelope_t.id). Until the ledger
+ * fold provides it, it is derived from a snapshot's active leases. */
+typedef struct jt_usage {
+    size_t nenv;
+    int64_t *active;            /* GPUs active now */
+    int64_t *lent_active;       /* of which funding other owners' runs */
+    double *used_hours;         /* GPU-hours consumed (and committed) */
+    double *lent_hours;         /* of which lent */
+} jt_usage_t;
+
+int jt_usage_init (jt_usage_t *u, const jt_budgets_t *b);
+void jt_usage_free (jt_usage_t *u);
+
+/* Charge gpus active and hours to envelope e on behalf of run_owner. */
+void jt_usage_add (jt_usage_t *u, const jt_envelope_t *e,
+                   const char *run_owner, int64_t gpus, double hours);
+
+/* Fill u from the snapshot's leases: active GPUs, and GPU-hours consumed
+ * so far (gpus x (now - start)). Leases naming an unknown envelope are
+ * reported in err and skipped (return 1); 0 when all matched; -1 on ENOMEM. */
+int jt_usage_from_snapshot (jt_usage_t *u, const jt_budgets_t *b,
+                            const jt_snapshot_t *s, int64_t now,
+                            jt_error_t *err);
+
+typedef struct jt_cover_cand {
+    const jt_envelope_t *env;
+    jt_source_t source;
+} jt_cover_cand_t;
+
+/* A cover session: the ordered candidates and tentative charges, so that
+ * Plan can interleave funding with placement. */
+typedef struct jt_coverer jt_coverer_t;
+
+/* Build the candidate list for run r at time now. Returns NULL only on
+ * ENOMEM or invalid arguments; an empty list is not an error (see
+ * jt_coverer_why_empty). */
+jt_coverer_t *jt_coverer_create (const jt_budgets_t *b, const jt_usage_t *u,
+                                 const jt_run_t *r, int64_t now,
+                                 jt_error_t *err);
+void jt_coverer_destroy (jt_coverer_t *c);
+
+size_t jt_coverer_count (const jt_coverer_t *c);
+const jt_cover_cand_t *jt_coverer_cand (const jt_coverer_t *c, size_t i);
+
+/* GPUs candidate i could still fund now, honouring every bound (pointwise,
+ * integral for the run's time limit, aggregate caps, lending caps, the
+ * run's maxBorrowGPUs) given the charges made so far in this session.
+ * If it is 0, *why (if not NULL) says which bound binds. */
+int64_t jt_coverer_headroom (const jt_coverer_t *c, size_t i, jt_reason_t *why);
+
+/* Tentatively charge gpus to candidate i. Returns 0, or -1 if over headroom. */
+int jt_coverer_charge (jt_coverer_t *c, size_t i, int64_t gpus);
+
+/* When the run cannot be funded at all now: the most specific reason and a
+ * one-line detail naming the envelope or cap involved. */
+jt_reason_t jt_coverer_why (const jt_coverer_t *c, char *detail, size_t len);
+
+/* A segment of the partition phi: consecutive groups paid by one envelope. */
+typedef struct jt_cover_seg {
+    const jt_envelope_t *env;
+    jt_source_t source;
+    size_t first_group;
+    size_t ngroups;
+    int64_t gpus;
+} jt_cover_seg_t;
+
+typedef struct jt_cover {
+    jt_cover_seg_t *segs;
+    size_t nsegs;
+    int64_t funded_gpus;
+    int64_t borrowed_gpus;
+    jt_reason_t reason;         /* JT_OK when every group is funded */
+    char detail[JT_ERRMSG_MAX];
+} jt_cover_t;
+
+/* Cover alone (no placement): fund the groups in order, first-fit over the
+ * candidates. Returns 0 when all groups are funded, 1 when not (out->reason
+ * and out->detail say why; out holds what could be funded), -1 on error. */
+int jt_cover (const jt_budgets_t *b, const jt_usage_t *u, const jt_run_t *r,
+              const jt_groups_t *g, int64_t now, jt_cover_t *out,
+              jt_error_t *err);
+void jt_cover_free (jt_cover_t *c);
+
+/* Could run r ever be funded, with no usage at all, at now or later in some
+ * envelope window (the job_submit admission test)? Returns JT_OK or the
+ * reason it never could, with detail. */
+jt_reason_t jt_cover_ever (const jt_budgets_t *b, const jt_run_t *r,
+                           int64_t now, char *detail, size_t len);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif /* JOBTREE_COVER_H */

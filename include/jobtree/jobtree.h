@@ -1,0 +1,20 @@
+/*
+ * jobtree/jobtree.h - libjobtree, the RQΛ calculus for Slurm, without Slurm.
+ *
+ * One header per concept; this one includes them all. Every exported symbol
+ * carries the jt_ prefix.
+ */
+#ifndef JOBTREE_JOBTREE_H
+#define JOBTREE_JOBTREE_H
+
+#include "error.h"
+#include "labels.h"
+#include "timeutil.h"
+#include "budget.h"
+#include "run.h"
+#include "snapshot.h"
+#include "cover.h"
+#include "pack.h"
+#include "plan.h"
+
+#endif /* JOBTREE_JOBTREE_H */

@@ -1,0 +1,106 @@
+/*
+ * jobtree/pack.h - Pack: where to run (calculus section 5, packing doc).
+ *
+ * Rules (the packing doc's three, with whole nodes per DESIGN decision 2):
+ *  1. Only up nodes of the run's flavor with a domain take part, and only
+ *     whole free nodes (used_gpus == 0) are given to groups. When a selector
+ *     is given (the paying envelope's), only nodes matching it.
+ *  2. Domains are ordered by free GPUs (descending), ties by domain name;
+ *     each group goes to the first domain in that order that still holds it
+ *     (so one domain fills to empty before the next is used). A group never
+ *     spans domains. Best-fit (smallest domain that holds the group first) is
+ *     offered as an alternative policy for the simulator.
+ *  3. Within a domain, nodes are taken by free GPUs (descending) then name.
+ *  Spares: spares_per_group whole nodes in the group's own domain.
+ *  Cross-group spread off: all groups of the request in one domain (the
+ *  first in order that holds them all) or None at once.
+ *  Soft groups (no groupGPUs): chunks by whole node, filling a domain to
+ *  empty before spilling to the next; one output group per domain chunk.
+ *  None when the full fixed bundle does not fit now; with partial_ok
+ *  (malleable INCR) the longest prefix of groups that fits is placed.
+ *
+ * A pack view holds the free nodes of one flavor, per domain, in packing
+ * order; it is built once per snapshot and consumed by successive requests
+ * (so Plan can pack the segments of different envelopes without overlap).
+ */
+#ifndef JOBTREE_PACK_H
+#define JOBTREE_PACK_H
+
+#include <stdbool.h>
+#include <stdint.h>
+#include <stddef.h>
+
+#include "error.h"
+#include "labels.h"
+#include "run.h"
+#include "snapshot.h"
+#include "cover.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+typedef enum jt_pack_policy {
+    JT_PACK_TO_EMPTY = 0,       /* the seed's rule: most-free domain first */
+    JT_PACK_BEST_FIT,           /* smallest domain that holds the group */
+} jt_pack_policy_t;
+
+const char *jt_pack_policy_str (jt_pack_policy_t p);
+int jt_pack_policy_parse (const char *s, jt_pack_policy_t *out);
+
+typedef struct jt_pack_view jt_pack_view_t;
+
+/* Build the view of free whole nodes of `flavor` in s (s must be
+ * finalized and outlive the view). O(nodes). NULL on ENOMEM. */
+jt_pack_view_t *jt_pack_view_create (const jt_snapshot_t *s,
+                                     const char *flavor, jt_error_t *err);
+void jt_pack_view_destroy (jt_pack_view_t *v);
+
+/* Free GPUs (whole free nodes) left in domain d of the view. */
+int64_t jt_pack_view_free (const jt_pack_view_t *v, size_t domain);
+
+typedef struct jt_pack_request {
+    const int64_t *groups;      /* group sizes in GPUs */
+    size_t ngroups;
+    bool soft;                  /* no groupGPUs: chunk by node */
+    bool single_domain;         /* allowCrossGroupSpread == false */
+    bool partial_ok;            /* place the longest prefix that fits */
+    int64_t spares_per_group;   /* whole nodes, same domain */
+    const jt_labels_t *selector;/* paying envelope's selector; NULL = any */
+    jt_pack_policy_t policy;
+} jt_pack_request_t;
+
+typedef struct jt_pack_group {
+    int64_t gpus;
+    size_t domain;              /* index into snapshot domains */
+    size_t nnodes;
+    size_t *nodes;              /* snapshot node indexes, in take order */
+    int *node_gpus;             /* GPUs taken on each node */
+    size_t nspares;
+    size_t *spares;             /* spare node indexes */
+} jt_pack_group_t;
+
+typedef struct jt_placement {
+    jt_pack_group_t *groups;
+    size_t ngroups;
+    int64_t total_gpus;         /* GPUs placed (spares not counted) */
+    jt_reason_t reason;         /* JT_OK, or why None */
+    char detail[JT_ERRMSG_MAX]; /* e.g. "group 1 (64 GPUs) fits no domain: most free is B with 48" */
+} jt_placement_t;
+
+/* Place req on v. Returns 0 when placed (nodes are consumed from v),
+ * 1 for None (v unchanged; out->reason/detail say which group fits no
+ * domain), -1 on error. */
+int jt_pack (jt_pack_view_t *v, const jt_pack_request_t *req,
+             jt_placement_t *out, jt_error_t *err);
+void jt_placement_free (jt_placement_t *p);
+
+/* Compact canonical dump for tests and logs:
+ *   "g0 A[a01:8 a02:8] s[a03] | g1 B[b01:8]"  (domain name, node:gpus). */
+char *jt_placement_dump (const jt_placement_t *p, const jt_snapshot_t *s);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif /* JOBTREE_PACK_H */

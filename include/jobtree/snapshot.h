@@ -1,0 +1,130 @@
+/*
+ * jobtree/snapshot.h - the cluster as Cover and Pack see it: nodes with
+ * labels, fast-fabric domains, and the active leases.
+ *
+ *   { "time": "2026-03-01T12:00:00Z",
+ *     "nodes": [ { "name": "a01", "flavor": "h100", "gpus": 8, "usedGPUs": 0,
+ *                  "state": "up",
+ *                  "labels": { "region": "west", "cluster": "c1",
+ *                              "fabric.domain": "A", "rack": "r1" } } ],
+ *     "leases": [ { "run": "c1:4242", "group": 0, "owner": "rai",
+ *                   "envelope": "west-h100", "nodes": ["a01"], "gpus": 8,
+ *                   "role": "Active", "start": "2026-03-01T10:00:00Z" } ] }
+ *
+ * A domain is (region, cluster, fabric.domain); its name is those values
+ * joined by '/' leaving out absent region/cluster. A node without a
+ * fabric.domain label belongs to no domain (domain == -1) and is never packed.
+ */
+#ifndef JOBTREE_SNAPSHOT_H
+#define JOBTREE_SNAPSHOT_H
+
+#include <stdbool.h>
+#include <stdint.h>
+#include <stddef.h>
+#include <sys/types.h>
+
+#include "error.h"
+#include "labels.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+typedef enum jt_node_state {
+    JT_NODE_UP = 0,             /* schedulable */
+    JT_NODE_DOWN,
+    JT_NODE_DRAIN,
+} jt_node_state_t;
+
+typedef struct jt_node {
+    char *name;
+    jt_labels_t labels;
+    char *flavor;               /* NULL for nodes without GPUs */
+    int gpus;                   /* GPUs of its flavor */
+    int used_gpus;              /* GPUs allocated now */
+    jt_node_state_t state;
+    int domain;                 /* index into domains, or -1 */
+} jt_node_t;
+
+typedef struct jt_domain {
+    char *name;                 /* "region/cluster/fabric" */
+    const char *region;         /* may be NULL */
+    const char *cluster;        /* may be NULL */
+    const char *fabric;
+    size_t *nodes;              /* node indexes, sorted by node name */
+    size_t nnodes;
+} jt_domain_t;
+
+typedef enum jt_role {
+    JT_ROLE_ACTIVE = 0,
+    JT_ROLE_SPARE,
+    JT_ROLE_BORROWED,
+} jt_role_t;
+
+typedef struct jt_lease {
+    char *run;
+    int group;                  /* component path: group index */
+    char *owner;                /* owner of the run */
+    char *envelope;             /* paying envelope name */
+    char **nodes;
+    size_t nnodes;
+    int64_t gpus;
+    jt_role_t role;
+    int64_t start;              /* epoch seconds */
+} jt_lease_t;
+
+typedef struct jt_snapshot {
+    int64_t time;               /* 0 when absent */
+    jt_node_t *nodes;           /* sorted by name after finalize */
+    size_t nnodes;
+    jt_domain_t *domains;       /* sorted by name after finalize */
+    size_t ndomains;
+    jt_lease_t *leases;
+    size_t nleases;
+    bool finalized;
+} jt_snapshot_t;
+
+jt_snapshot_t *jt_snapshot_create (void);
+void jt_snapshot_destroy (jt_snapshot_t *s);
+
+/* Programmatic construction (used by the plugins, the benchmarks and the
+ * tests). Strings are copied. Returns 0 or -1 (err set). */
+int jt_snapshot_add_node (jt_snapshot_t *s, const char *name,
+                          const jt_labels_t *labels, const char *flavor,
+                          int gpus, int used_gpus, jt_node_state_t state,
+                          jt_error_t *err);
+int jt_snapshot_add_lease (jt_snapshot_t *s, const jt_lease_t *lease,
+                           jt_error_t *err);
+
+/* Sort nodes by name, reject duplicate node names, build domains.
+ * Must be called once after construction. Returns 0 or -1. */
+int jt_snapshot_finalize (jt_snapshot_t *s, jt_error_t *err);
+
+/* Parse a snapshot document (finalized on success). NULL on error. */
+jt_snapshot_t *jt_snapshot_parse_json (const char *file, const char *text,
+                                       size_t len, jt_diags_t *diags);
+jt_snapshot_t *jt_snapshot_load_file (const char *path, jt_diags_t *diags);
+
+/* Canonical JSON text (malloc'd). Inverse of jt_snapshot_parse_json. */
+char *jt_snapshot_to_json (const jt_snapshot_t *s);
+
+/* Index of the node named name, or -1 (binary search; needs finalize). */
+ssize_t jt_snapshot_node_index (const jt_snapshot_t *s, const char *name);
+
+/* Index of the domain named name, or -1. */
+ssize_t jt_snapshot_domain_index (const jt_snapshot_t *s, const char *name);
+
+/* GPUs per node of flavor (the largest among up nodes of that flavor), or
+ * 0 if no node has it. */
+int jt_snapshot_gpus_per_node (const jt_snapshot_t *s, const char *flavor);
+
+const char *jt_role_str (jt_role_t role);
+int jt_role_parse (const char *s, jt_role_t *out);
+const char *jt_node_state_str (jt_node_state_t st);
+int jt_node_state_parse (const char *s, jt_node_state_t *out);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif /* JOBTREE_SNAPSHOT_H */

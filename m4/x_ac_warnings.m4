@@ -1,0 +1,16 @@
+##*****************************************************************************
+#  SYNOPSIS
+#    X_AC_WARNINGS
+#
+#  DESCRIPTION
+#    Set WARNING_CFLAGS to -Wall -Wextra (plus -Werror with --enable-werror,
+#    which CI uses) and hardening flags.
+##*****************************************************************************
+AC_DEFUN([X_AC_WARNINGS], [
+  AC_ARG_ENABLE([werror],
+    AS_HELP_STRING([--enable-werror], [treat compiler warnings as errors]),
+    [], [enable_werror=no])
+  WARNING_CFLAGS="-Wall -Wextra -Wno-unused-parameter -Wshadow -Wformat=2 -Wno-format-nonliteral -fstack-protector-strong"
+  AS_IF([test "x$enable_werror" = xyes], [WARNING_CFLAGS="$WARNING_CFLAGS -Werror"])
+  AC_SUBST([WARNING_CFLAGS])
+])

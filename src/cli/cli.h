@@ -1,0 +1,21 @@
+/*
+ * cli.h - the `jobtree` subcommands. Each lives in src/cli/cmd_<name>.c and
+ * follows the same contract: parse its own options (getopt_long), print
+ * results to stdout and problems to stderr prefixed "jobtree <cmd>: ",
+ * return the process exit status (0 ok, 1 the input is bad / the check
+ * failed, 2 usage or system error).
+ */
+#ifndef JT_CLI_H
+#define JT_CLI_H
+
+#define JT_EXIT_OK 0
+#define JT_EXIT_FAIL 1
+#define JT_EXIT_USAGE 2
+
+int cmd_check (int argc, char **argv);
+int cmd_plan (int argc, char **argv);
+
+/* Read a whole file into a NUL-terminated malloc'd buffer. NULL with errno. */
+char *cli_read_file (const char *path, size_t *len);
+
+#endif /* JT_CLI_H */

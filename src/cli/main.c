@@ -1,0 +1,96 @@
+/*
+ * main.c - `jobtree`: the offline front end of libjobtree.
+ *
+ * Dispatches to one subcommand per file (see cli.h). The same library runs
+ * inside slurmctld, so what `jobtree plan` predicts is what the plugins do.
+ */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "config.h"
+#include "cli.h"
+
+struct command {
+    const char *name;
+    int (*fn) (int argc, char **argv);
+    const char *summary;
+};
+
+static const struct command commands[] = {
+    { "check", cmd_check, "validate a budget directory (and a snapshot)" },
+    { "plan", cmd_plan, "decide BindNow/PlanLater/Reject for a run" },
+    { NULL, NULL, NULL },
+};
+
+static void usage (FILE *f)
+{
+    fprintf (f, "Usage: jobtree COMMAND [OPTIONS]\n\nCommands:\n");
+    for (const struct command *c = commands; c->name; c++)
+        fprintf (f, "  %-10s %s\n", c->name, c->summary);
+    fprintf (f, "\nRun `jobtree COMMAND --help` for a command's options;"
+                " see jobtree(1).\n");
+}
+
+char *cli_read_file (const char *path, size_t *len)
+{
+    FILE *f = fopen (path, "rb");
+    char *buf = NULL;
+    size_t n = 0, cap = 0;
+
+    if (!f)
+        return NULL;
+    for (;;) {
+        if (cap - n < 65536) {
+            cap = cap ? cap * 2 : 65536;
+            char *nb = realloc (buf, cap + 1);
+            if (!nb) {
+                free (buf);
+                fclose (f);
+                errno = ENOMEM;
+                return NULL;
+            }
+            buf = nb;
+        }
+        size_t got = fread (buf + n, 1, cap - n, f);
+        n += got;
+        if (got == 0)
+            break;
+    }
+    if (ferror (f)) {
+        int saved = errno;
+        free (buf);
+        fclose (f);
+        errno = saved ? saved : EIO;
+        return NULL;
+    }
+    fclose (f);
+    buf[n] = '\0';
+    if (len)
+        *len = n;
+    return buf;
+}
+
+int main (int argc, char **argv)
+{
+    if (argc < 2) {
+        usage (stderr);
+        return JT_EXIT_USAGE;
+    }
+    if (!strcmp (argv[1], "-h") || !strcmp (argv[1], "--help")
+        || !strcmp (argv[1], "help")) {
+        usage (stdout);
+        return JT_EXIT_OK;
+    }
+    if (!strcmp (argv[1], "-V") || !strcmp (argv[1], "--version")) {
+        printf ("jobtree %s\n", PACKAGE_VERSION);
+        return JT_EXIT_OK;
+    }
+    for (const struct command *c = commands; c->name; c++)
+        if (!strcmp (argv[1], c->name))
+            return c->fn (argc - 1, argv + 1);
+    fprintf (stderr, "jobtree: unknown command '%s'\n", argv[1]);
+    usage (stderr);
+    return JT_EXIT_USAGE;
+}
