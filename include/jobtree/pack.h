@@ -29,6 +29,7 @@
 #include <stdbool.h>
 #include <stdint.h>
 #include <stddef.h>
+#include <sys/types.h>
 
 #include "error.h"
 #include "labels.h"
@@ -67,6 +68,7 @@ typedef struct jt_pack_request {
     bool partial_ok;            /* place the longest prefix that fits */
     int64_t spares_per_group;   /* whole nodes, same domain */
     const jt_labels_t *selector;/* paying envelope's selector; NULL = any */
+    ssize_t only_domain;        /* restrict to this domain index; -1 = any */
     jt_pack_policy_t policy;
 } jt_pack_request_t;
 
@@ -94,6 +96,10 @@ typedef struct jt_placement {
 int jt_pack (jt_pack_view_t *v, const jt_pack_request_t *req,
              jt_placement_t *out, jt_error_t *err);
 void jt_placement_free (jt_placement_t *p);
+
+/* Give the nodes of a placement made on v back to v (undo a jt_pack that
+ * succeeded, e.g. when Plan tries a smaller malleable total). Returns 0. */
+int jt_pack_unplace (jt_pack_view_t *v, const jt_placement_t *p);
 
 /* Compact canonical dump for tests and logs:
  *   "g0 A[a01:8 a02:8] s[a03] | g1 B[b01:8]"  (domain name, node:gpus). */
