@@ -1,0 +1,37 @@
+#!/bin/bash
+# install-deps.sh - install everything Jobtree needs to build and to run its
+# tests and demo on Debian bookworm (run as root). Idempotent: installs only
+# what is missing, so a second run takes a second.
+set -euo pipefail
+
+pkgs=(
+    # build
+    build-essential autoconf automake libtool pkg-config
+    libjson-c-dev libssl-dev libsqlite3-dev
+    # Slurm 22.05 (multiple-slurmd build), its dev files and the deps of
+    # configuring its source tree for out-of-tree plugins
+    slurmctld slurmd slurm-client munge libslurm-dev slurm-wlm-plugins-dev
+    libpmix-dev libpam0g-dev libhwloc-dev liblz4-dev dpkg-dev
+    # tests: sanitizer runtimes, valgrind, process tools
+    valgrind procps util-linux python3
+)
+
+missing=()
+for p in "${pkgs[@]}"; do
+    dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q 'install ok installed' \
+        || missing+=("$p")
+done
+if [ ${#missing[@]} -gt 0 ]; then
+    echo "install-deps: installing ${missing[*]}"
+    export DEBIAN_FRONTEND=noninteractive
+    apt-get update -qq
+    apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null
+fi
+# The Debian packages start the daemons with the system config; the tests and
+# the demo run their own instances under a temp dir, so stop those if any.
+for svc in slurmctld slurmd munge; do
+    if command -v systemctl >/dev/null && systemctl is-active -q "$svc" 2>/dev/null; then
+        systemctl stop "$svc" || true
+    fi
+done
+echo "install-deps: ok"

@@ -1,0 +1,71 @@
+#!/bin/bash
+# test.sh - the whole test suite: unit tests under ASan+UBSan, `make
+# distcheck`, and the cluster tests against a real local Slurm with the
+# plugins loaded. Run as root on Debian bookworm; installs what it needs.
+# Ends with one line "N passed, N failed".
+set -uo pipefail
+
+top=$(cd "$(dirname "$0")/.." && pwd)
+cd "$top"
+passed=0
+failed=0
+failures=()
+
+# Add the counts of an automake test-suite.log (TAP results) to the totals.
+count_suite () {
+    local log=$1 p f e
+    p=$(sed -n 's/^# PASS: *//p' "$log" | head -n1)
+    f=$(sed -n 's/^# FAIL: *//p' "$log" | head -n1)
+    e=$(sed -n 's/^# ERROR: *//p' "$log" | head -n1)
+    passed=$((passed + ${p:-0}))
+    failed=$((failed + ${f:-0} + ${e:-0}))
+}
+
+step () {
+    echo "=== $*"
+}
+
+step "install dependencies"
+contrib/install-deps.sh || { echo "0 passed, 1 failed"; exit 1; }
+
+step "unit tests (ASan + UBSan)"
+if contrib/build.sh --sanitizers build-asan; then
+    (cd build-asan && make -j"$(nproc)" check >check.out 2>&1)
+    rc=$?
+    grep -E '^(PASS|FAIL|ERROR|XPASS|SKIP)' build-asan/check.out | grep -v '^PASS' || true
+    count_suite build-asan/test-suite.log
+    if [ $rc -ne 0 ]; then
+        failures+=("unit tests")
+        grep -B2 -A20 '^not ok\|ERROR:' build-asan/test-suite.log | head -n 80
+    fi
+else
+    failed=$((failed + 1)); failures+=("sanitizer build")
+fi
+
+step "make distcheck"
+if (cd build-asan && make distcheck DISTCHECK_CONFIGURE_FLAGS=--enable-werror >distcheck.out 2>&1); then
+    passed=$((passed + 1))
+else
+    failed=$((failed + 1)); failures+=("distcheck")
+    tail -n 40 build-asan/distcheck.out
+fi
+
+step "build with the Slurm plugins"
+if contrib/build.sh build; then
+    if [ -x tests/cluster/run.sh ]; then
+        step "cluster tests (real munged, slurmctld, 16 slurmd)"
+        tests/cluster/run.sh "$top/build" | tee build/cluster.tap
+        crc=${PIPESTATUS[0]}
+        p=$(grep -c '^ok ' build/cluster.tap)
+        f=$(grep -c '^not ok ' build/cluster.tap)
+        passed=$((passed + p)); failed=$((failed + f))
+        [ "$crc" -ne 0 ] && [ "$f" -eq 0 ] && { failed=$((failed + 1)); failures+=("cluster harness"); }
+        [ "$f" -gt 0 ] && failures+=("cluster tests")
+    fi
+else
+    failed=$((failed + 1)); failures+=("plugin build")
+fi
+
+[ ${#failures[@]} -gt 0 ] && echo "failed: ${failures[*]}"
+echo "${passed} passed, ${failed} failed"
+[ "$failed" -eq 0 ]
