@@ -1,0 +1,391 @@
+/*
+ * snapshot.c - the cluster model behind jobtree/snapshot.h: programmatic
+ * construction of nodes and leases, finalize (sort nodes, reject duplicate
+ * names, build fast-fabric domains), look-ups, and the role/state names.
+ * The JSON side (parse, load, to_json) lives in snapshot_json.c.
+ *
+ * DESIGN: a domain is keyed by its name "region/cluster/fabric" (absent parts
+ * left out). Two different label tuples that spell the same name (e.g.
+ * region=west,fabric=A and cluster=west,fabric=A) would silently merge, so
+ * finalize rejects them naming both nodes. A domain's name and its three
+ * parts live in one allocation (name\0region\0cluster\0fabric\0) so the
+ * const parts need no separate ownership.
+ */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "jobtree/snapshot.h"
+
+jt_snapshot_t *jt_snapshot_create (void)
+{
+    return calloc (1, sizeof (jt_snapshot_t));
+}
+
+static void domains_free (jt_snapshot_t *s)
+{
+    for (size_t i = 0; i < s->ndomains; i++) {
+        free (s->domains[i].name);
+        free (s->domains[i].nodes);
+    }
+    free (s->domains);
+    s->domains = NULL;
+    s->ndomains = 0;
+}
+
+static void lease_clear (jt_lease_t *l)
+{
+    free (l->run);
+    free (l->owner);
+    free (l->envelope);
+    for (size_t i = 0; i < l->nnodes; i++)
+        free (l->nodes[i]);
+    free (l->nodes);
+    memset (l, 0, sizeof (*l));
+}
+
+void jt_snapshot_destroy (jt_snapshot_t *s)
+{
+    if (!s)
+        return;
+    int saved = errno;
+    for (size_t i = 0; i < s->nnodes; i++) {
+        free (s->nodes[i].name);
+        free (s->nodes[i].flavor);
+        jt_labels_free (&s->nodes[i].labels);
+    }
+    free (s->nodes);
+    domains_free (s);
+    for (size_t i = 0; i < s->nleases; i++)
+        lease_clear (&s->leases[i]);
+    free (s->leases);
+    free (s);
+    errno = saved;
+}
+
+/* Make room for element n of *v (element size sz). Arrays only ever grow
+ * one element at a time through jt_snapshot_add_*, so the capacity is
+ * implied by the count (8, then doubling) and the public struct needs no
+ * capacity field. */
+static int grow (void **v, size_t n, size_t sz)
+{
+    size_t cap;
+
+    if (n == 0)
+        cap = 8;
+    else if (n >= 8 && (n & (n - 1)) == 0)
+        cap = 2 * n;
+    else
+        return 0;
+    void *nv = realloc (*v, cap * sz);
+    if (!nv)
+        return -1;
+    *v = nv;
+    return 0;
+}
+
+int jt_snapshot_add_node (jt_snapshot_t *s, const char *name,
+                          const jt_labels_t *labels, const char *flavor,
+                          int gpus, int used_gpus, jt_node_state_t state,
+                          jt_error_t *err)
+{
+    jt_node_t n;
+
+    if (!s || !name || !*name)
+        return jt_errprintf (err, "node without a name");
+    if (gpus < 0 || used_gpus < 0 || used_gpus > gpus)
+        return jt_errprintf (err, "node %s: bad GPU counts (gpus %d, used %d)",
+                             name, gpus, used_gpus);
+    if (state != JT_NODE_UP && state != JT_NODE_DOWN && state != JT_NODE_DRAIN)
+        return jt_errprintf (err, "node %s: bad state %d", name, (int) state);
+    memset (&n, 0, sizeof (n));
+    n.name = strdup (name);
+    n.flavor = flavor ? strdup (flavor) : NULL;
+    if (!n.name || (flavor && !n.flavor)
+        || jt_labels_copy (&n.labels, labels) < 0
+        || grow ((void **) &s->nodes, s->nnodes, sizeof (jt_node_t)) < 0) {
+        free (n.name);
+        free (n.flavor);
+        jt_labels_free (&n.labels);
+        return jt_errprintf (err, "node %s: out of memory", name);
+    }
+    n.gpus = gpus;
+    n.used_gpus = used_gpus;
+    n.state = state;
+    n.domain = -1;
+    s->nodes[s->nnodes++] = n;
+    s->finalized = false;
+    return 0;
+}
+
+int jt_snapshot_add_lease (jt_snapshot_t *s, const jt_lease_t *lease,
+                           jt_error_t *err)
+{
+    jt_lease_t l;
+
+    if (!s || !lease || !lease->run)
+        return jt_errprintf (err, "lease without a run");
+    memset (&l, 0, sizeof (l));
+    l.run = strdup (lease->run);
+    l.owner = lease->owner ? strdup (lease->owner) : NULL;
+    l.envelope = lease->envelope ? strdup (lease->envelope) : NULL;
+    if (!l.run || (lease->owner && !l.owner)
+        || (lease->envelope && !l.envelope))
+        goto nomem;
+    if (lease->nnodes > 0) {
+        l.nodes = calloc (lease->nnodes, sizeof (char *));
+        if (!l.nodes)
+            goto nomem;
+        for (size_t i = 0; i < lease->nnodes; i++) {
+            l.nodes[i] = strdup (lease->nodes[i] ? lease->nodes[i] : "");
+            if (!l.nodes[i])
+                goto nomem;
+            l.nnodes = i + 1;
+        }
+    }
+    if (grow ((void **) &s->leases, s->nleases, sizeof (jt_lease_t)) < 0)
+        goto nomem;
+    l.group = lease->group;
+    l.gpus = lease->gpus;
+    l.role = lease->role;
+    l.start = lease->start;
+    s->leases[s->nleases++] = l;
+    return 0;
+nomem:
+    lease_clear (&l);
+    return jt_errprintf (err, "lease of %s: out of memory", lease->run);
+}
+
+static int node_cmp (const void *a, const void *b)
+{
+    return strcmp (((const jt_node_t *) a)->name, ((const jt_node_t *) b)->name);
+}
+
+/* A node's domain key, computed once per node during finalize. */
+struct dkey {
+    char *name;
+    const char *region, *cluster, *fabric;
+    size_t node;
+};
+
+static int dkey_cmp (const void *a, const void *b)
+{
+    const struct dkey *x = a, *y = b;
+    int c = strcmp (x->name, y->name);
+
+    if (c != 0)
+        return c;
+    return x->node < y->node ? -1 : x->node > y->node;
+}
+
+static bool str_eq (const char *a, const char *b)
+{
+    return (!a && !b) || (a && b && strcmp (a, b) == 0);
+}
+
+/* "name\0region\0cluster\0fabric\0" for the domain's single allocation. */
+static char *domain_blob (const struct dkey *k, const char **region,
+                          const char **cluster, const char **fabric)
+{
+    size_t ln = strlen (k->name) + 1;
+    size_t lr = k->region ? strlen (k->region) + 1 : 0;
+    size_t lc = k->cluster ? strlen (k->cluster) + 1 : 0;
+    size_t lf = strlen (k->fabric) + 1;
+    char *b = malloc (ln + lr + lc + lf);
+
+    if (!b)
+        return NULL;
+    memcpy (b, k->name, ln);
+    *region = k->region ? memcpy (b + ln, k->region, lr) : NULL;
+    *cluster = k->cluster ? memcpy (b + ln + lr, k->cluster, lc) : NULL;
+    *fabric = memcpy (b + ln + lr + lc, k->fabric, lf);
+    return b;
+}
+
+static int build_domains (jt_snapshot_t *s, jt_error_t *err)
+{
+    struct dkey *keys = NULL;
+    size_t nkeys = 0;
+    int rc = -1;
+
+    if (s->nnodes > 0 && !(keys = calloc (s->nnodes, sizeof (*keys))))
+        return jt_errprintf (err, "snapshot: out of memory");
+    for (size_t i = 0; i < s->nnodes; i++) {
+        jt_node_t *n = &s->nodes[i];
+        struct dkey *k = &keys[nkeys];
+        n->domain = -1;
+        k->fabric = jt_labels_get (&n->labels, JT_LABEL_FABRIC);
+        if (!k->fabric)
+            continue;
+        k->region = jt_labels_get (&n->labels, JT_LABEL_REGION);
+        k->cluster = jt_labels_get (&n->labels, JT_LABEL_CLUSTER);
+        k->node = i;
+        size_t len = strlen (k->fabric) + 1
+            + (k->region ? strlen (k->region) + 1 : 0)
+            + (k->cluster ? strlen (k->cluster) + 1 : 0);
+        if (!(k->name = malloc (len))) {
+            jt_errprintf (err, "snapshot: out of memory");
+            goto done;
+        }
+        snprintf (k->name, len, "%s%s%s%s%s", k->region ? k->region : "",
+                  k->region ? "/" : "", k->cluster ? k->cluster : "",
+                  k->cluster ? "/" : "", k->fabric);
+        nkeys++;
+    }
+    qsort (keys, nkeys, sizeof (*keys), dkey_cmp);
+    size_t nd = 0;
+    for (size_t i = 0; i < nkeys; i++)
+        if (i == 0 || strcmp (keys[i].name, keys[i - 1].name) != 0)
+            nd++;
+    if (nd > 0 && !(s->domains = calloc (nd, sizeof (jt_domain_t)))) {
+        jt_errprintf (err, "snapshot: out of memory");
+        goto done;
+    }
+    for (size_t i = 0, j; i < nkeys; i = j) {
+        jt_domain_t *d = &s->domains[s->ndomains];
+        for (j = i; j < nkeys && strcmp (keys[j].name, keys[i].name) == 0; j++) {
+            if (!str_eq (keys[j].region, keys[i].region)
+                || !str_eq (keys[j].cluster, keys[i].cluster)) {
+                jt_errprintf (err, "nodes %s and %s: different labels spell "
+                              "the same domain name %s",
+                              s->nodes[keys[i].node].name,
+                              s->nodes[keys[j].node].name, keys[i].name);
+                goto done;
+            }
+        }
+        d->nodes = malloc ((j - i) * sizeof (size_t));
+        d->name = d->nodes ? domain_blob (&keys[i], &d->region, &d->cluster,
+                                          &d->fabric) : NULL;
+        s->ndomains++;
+        if (!d->name) {
+            jt_errprintf (err, "snapshot: out of memory");
+            goto done;
+        }
+        /* keys of one name are sorted by node index, i.e. by node name */
+        for (size_t k = i; k < j; k++) {
+            d->nodes[d->nnodes++] = keys[k].node;
+            s->nodes[keys[k].node].domain = (int) (s->ndomains - 1);
+        }
+    }
+    rc = 0;
+done:
+    for (size_t i = 0; i < nkeys; i++)
+        free (keys[i].name);
+    free (keys);
+    if (rc < 0) {
+        domains_free (s);
+        for (size_t i = 0; i < s->nnodes; i++)
+            s->nodes[i].domain = -1;
+    }
+    return rc;
+}
+
+int jt_snapshot_finalize (jt_snapshot_t *s, jt_error_t *err)
+{
+    if (!s)
+        return jt_errprintf (err, "no snapshot");
+    domains_free (s);
+    if (s->nnodes > 1)
+        qsort (s->nodes, s->nnodes, sizeof (jt_node_t), node_cmp);
+    for (size_t i = 1; i < s->nnodes; i++)
+        if (strcmp (s->nodes[i].name, s->nodes[i - 1].name) == 0)
+            return jt_errprintf (err, "duplicate node name %s",
+                                 s->nodes[i].name);
+    if (build_domains (s, err) < 0)
+        return -1;
+    s->finalized = true;
+    return 0;
+}
+
+ssize_t jt_snapshot_node_index (const jt_snapshot_t *s, const char *name)
+{
+    size_t lo = 0, hi;
+
+    if (!s || !name || !s->finalized)
+        return -1;
+    hi = s->nnodes;
+    while (lo < hi) {
+        size_t mid = lo + (hi - lo) / 2;
+        int c = strcmp (s->nodes[mid].name, name);
+        if (c == 0)
+            return (ssize_t) mid;
+        if (c < 0)
+            lo = mid + 1;
+        else
+            hi = mid;
+    }
+    return -1;
+}
+
+ssize_t jt_snapshot_domain_index (const jt_snapshot_t *s, const char *name)
+{
+    size_t lo = 0, hi;
+
+    if (!s || !name)
+        return -1;
+    hi = s->ndomains;
+    while (lo < hi) {
+        size_t mid = lo + (hi - lo) / 2;
+        int c = strcmp (s->domains[mid].name, name);
+        if (c == 0)
+            return (ssize_t) mid;
+        if (c < 0)
+            lo = mid + 1;
+        else
+            hi = mid;
+    }
+    return -1;
+}
+
+int jt_snapshot_gpus_per_node (const jt_snapshot_t *s, const char *flavor)
+{
+    int best = 0;
+
+    if (!s || !flavor)
+        return 0;
+    for (size_t i = 0; i < s->nnodes; i++) {
+        const jt_node_t *n = &s->nodes[i];
+        if (n->state == JT_NODE_UP && n->flavor && n->gpus > best
+            && strcmp (n->flavor, flavor) == 0)
+            best = n->gpus;
+    }
+    return best;
+}
+
+static const char *role_names[] = { "Active", "Spare", "Borrowed" };
+static const char *state_names[] = { "up", "down", "drain" };
+
+const char *jt_role_str (jt_role_t role)
+{
+    if ((unsigned) role < sizeof (role_names) / sizeof (role_names[0]))
+        return role_names[role];
+    return "?";
+}
+
+int jt_role_parse (const char *s, jt_role_t *out)
+{
+    for (size_t i = 0; s && i < sizeof (role_names) / sizeof (role_names[0]); i++)
+        if (strcmp (s, role_names[i]) == 0) {
+            *out = (jt_role_t) i;
+            return 0;
+        }
+    return -1;
+}
+
+const char *jt_node_state_str (jt_node_state_t st)
+{
+    if ((unsigned) st < sizeof (state_names) / sizeof (state_names[0]))
+        return state_names[st];
+    return "?";
+}
+
+int jt_node_state_parse (const char *s, jt_node_state_t *out)
+{
+    for (size_t i = 0; s && i < sizeof (state_names) / sizeof (state_names[0]); i++)
+        if (strcmp (s, state_names[i]) == 0) {
+            *out = (jt_node_state_t) i;
+            return 0;
+        }
+    return -1;
+}
