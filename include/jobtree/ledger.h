@@ -1,0 +1,327 @@
+/*
+ * jobtree/ledger.h - the ledger: immutable scheduling events, their on-disk
+ * records (checksummed, sequenced, hash-chained), the one reader, the
+ * group-commit writer and the fold of events into live state with the
+ * calculus's invariants.
+ *
+ * The on-disk format is specified in docs/ledger-format.md; the client that
+ * sends events to the jobtree-ledgerd sidecar is in jobtree/ledger_client.h.
+ * Nothing here knows about Slurm.
+ */
+#ifndef JOBTREE_LEDGER_H
+#define JOBTREE_LEDGER_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "error.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* ---- Events ---------------------------------------------------------- */
+
+typedef enum jt_ev_type {
+    JT_EV_NONE = 0,
+    JT_EV_START,                /* a lease starts */
+    JT_EV_END,                  /* a lease ends (with a reason) */
+    JT_EV_RES_CREATE,           /* a Plan-Later reservation is created */
+    JT_EV_RES_ACTIVATE,
+    JT_EV_RES_RELEASED,
+    JT_EV_BUDGET_LOADED,        /* budget files (hashes) and envelope caps */
+    JT_EV_NODE_FAIL,
+} jt_ev_type_t;
+
+typedef enum jt_lease_role {
+    JT_ROLE_NONE = 0,
+    JT_ROLE_ACTIVE,
+    JT_ROLE_SPARE,
+    JT_ROLE_BORROWED,
+} jt_lease_role_t;
+
+typedef enum jt_end_reason {
+    JT_REASON_NONE = 0,
+    JT_REASON_END,              /* the run (or the group) finished */
+    JT_REASON_SWAP,             /* replaced by a spare */
+    JT_REASON_SHRINK,           /* malleable shrink */
+    JT_REASON_RANDOM_PREEMPT,   /* lottery victim; seed is published */
+    JT_REASON_RECLAIMED_BY_SPARE,
+    JT_REASON_FAIL,             /* node failure */
+    JT_REASON_JOB_GONE,         /* closed at reconciliation: job no longer in Slurm */
+} jt_end_reason_t;
+
+typedef struct jt_ev_file {
+    char *path;
+    char sha256[65];            /* lowercase hex */
+} jt_ev_file_t;
+
+/* An envelope's caps as loaded, embedded in BudgetLoaded so that `jobtree
+ * verify` checks the budget invariants from the ledger alone. */
+typedef struct jt_ev_cap {
+    char *envelope;
+    char *owner;
+    int64_t concurrency;        /* C */
+    double max_gpu_hours;       /* B (already resolved: never < 0) */
+    int64_t start, end;         /* window [start, end) */
+} jt_ev_cap_t;
+
+/* One event. Which fields are meaningful depends on type (see
+ * docs/ledger-format.md, "Events"); unused strings are NULL, unused
+ * integers 0. Every string is owned by the event (malloc'd). Times are
+ * epoch seconds, UTC. */
+typedef struct jt_event {
+    jt_ev_type_t type;
+    char *id;                   /* unique event id: idempotent resends */
+    int64_t time;               /* when it happened */
+    char *lease;                /* Start/End: lease id (End matches Start) */
+    char *run;                  /* "cluster:jobid" */
+    char *group;                /* group index / component path */
+    char **nodes;
+    size_t nnodes;
+    int64_t gpus;
+    jt_lease_role_t role;
+    char *envelope;             /* paying envelope */
+    char *owner;                /* owner of the run (the borrower if Borrowed) */
+    int64_t start;              /* lease start / reservation earliest start */
+    int64_t end;                /* End: lease end */
+    jt_end_reason_t reason;     /* End */
+    uint64_t seed;              /* End with RandomPreempt: published seed */
+    char *reservation;          /* reservation id */
+    jt_ev_file_t *files;        /* BudgetLoaded */
+    size_t nfiles;
+    jt_ev_cap_t *caps;          /* BudgetLoaded */
+    size_t ncaps;
+    char *note;                 /* optional free text */
+} jt_event_t;
+
+/* Zeroed event of the given type. NULL on ENOMEM. */
+jt_event_t *jt_event_create (jt_ev_type_t type);
+void jt_event_destroy (jt_event_t *ev);
+
+/* Replace *field with a copy of s (NULL clears). 0, or -1 on ENOMEM. */
+int jt_event_set (char **field, const char *s);
+int jt_event_add_node (jt_event_t *ev, const char *node);
+int jt_event_add_file (jt_event_t *ev, const char *path, const char *sha256);
+int jt_event_add_cap (jt_event_t *ev, const jt_ev_cap_t *cap);
+
+/* Check the fields required by ev->type. 0, or -1 with err. */
+int jt_event_validate (const jt_event_t *ev, jt_error_t *err);
+
+/* Canonical JSON (fixed key order, compact, no trailing newline) of a valid
+ * event; the caller frees it. NULL with err if invalid or on ENOMEM. */
+char *jt_event_to_json (const jt_event_t *ev, jt_error_t *err);
+
+/* Parse and validate one event. Unknown keys are refused. NULL with err. */
+jt_event_t *jt_event_from_json (const char *text, size_t len, jt_error_t *err);
+
+/* Names as used in the JSON ("Start", "Active", "RandomPreempt", ...) and
+ * back (0 / JT_*_NONE for unknown names). */
+const char *jt_ev_type_name (jt_ev_type_t t);
+const char *jt_lease_role_name (jt_lease_role_t r);
+const char *jt_end_reason_name (jt_end_reason_t r);
+jt_ev_type_t jt_ev_type_parse (const char *s);
+jt_lease_role_t jt_lease_role_parse (const char *s);
+jt_end_reason_t jt_end_reason_parse (const char *s);
+
+/* ---- Records ----------------------------------------------------------- */
+
+/* A record line: "JT1 <seq> <prev> <len> <payload> <hash>\n" where hash is
+ * the SHA-256 of everything before the space that precedes it. */
+#define JT_LEDGER_MAGIC "JT1"
+#define JT_LEDGER_GENESIS \
+    "0000000000000000000000000000000000000000000000000000000000000000"
+#define JT_LEDGER_MAX_PAYLOAD (1024 * 1024)
+/* Segment files are "ledger-<20-digit first seq>.jtl" in the ledger dir. */
+#define JT_LEDGER_SEGMENT_FMT "ledger-%020llu.jtl"
+
+/* Format one record into a malloc'd *line (length *linelen) and its hash
+ * into hash (hex, 65 bytes). The payload must not contain '\n'.
+ * 0, or -1 with err. */
+int jt_record_format (uint64_t seq, const char *prev, const char *payload,
+                      size_t len, char **line, size_t *linelen, char hash[65],
+                      jt_error_t *err);
+
+typedef struct jt_record {
+    uint64_t seq;
+    char prev[65];
+    char hash[65];
+    const char *payload;        /* points into the parsed buffer */
+    size_t len;
+    size_t size;                /* bytes of the whole line, '\n' included */
+} jt_record_t;
+
+typedef enum jt_record_status {
+    JT_RECORD_OK = 0,
+    JT_RECORD_INCOMPLETE,       /* buffer ends before the record does */
+    JT_RECORD_MALFORMED,        /* not the grammar */
+    JT_RECORD_BADHASH,          /* grammar fine, hash does not match */
+} jt_record_status_t;
+
+/* Parse the record at the start of buf (avail bytes). On OK fills rec. */
+jt_record_status_t jt_record_parse (const char *buf, size_t avail,
+                                    jt_record_t *rec);
+
+/* ---- Reader ------------------------------------------------------------ */
+
+typedef enum jt_ledger_status {
+    JT_LEDGER_OK = 0,
+    JT_LEDGER_EMPTY,            /* no records at all */
+    JT_LEDGER_TRUNCATED,        /* torn tail: only unusable bytes after the
+                                   last good record of the last segment */
+    JT_LEDGER_CORRUPT,          /* bad record with good records after it,
+                                   or damage in a non-last segment */
+    JT_LEDGER_BADCHAIN,         /* prev hash does not match */
+    JT_LEDGER_BADSEQ,           /* sequence gap, repeat or misnamed segment */
+    JT_LEDGER_BADHEAD,          /* does not reach the expected head anchor */
+    JT_LEDGER_IOERR,
+} jt_ledger_status_t;
+
+#define JT_LEDGER_PATH_MAX 4096
+
+typedef struct jt_ledger_result {
+    jt_ledger_status_t status;
+    uint64_t nrecords;
+    uint64_t nsegments;
+    uint64_t last_seq;          /* 0 if none */
+    char last_hash[65];         /* genesis if none */
+    /* The first problem (status != OK/EMPTY): the sequence number the bad
+     * record should have had, the file and byte offset where it starts. */
+    uint64_t bad_seq;
+    uint64_t bad_offset;
+    char bad_file[JT_LEDGER_PATH_MAX];
+    char msg[256];
+    /* The last segment and the size of its good prefix (for the writer). */
+    char last_file[JT_LEDGER_PATH_MAX];
+    uint64_t last_good_size;
+} jt_ledger_result_t;
+
+/* Called for each good record in order; return 0 to go on, -1 to stop
+ * (jt_ledger_read then fails with the callback's err). */
+typedef int (*jt_ledger_record_f) (const jt_record_t *rec, void *arg,
+                                   jt_error_t *err);
+
+/* Read a ledger: paths are segment files or directories of segments (taken
+ * in name order). Checks every record's grammar and hash, the sequence
+ * (1, 2, ...), the chain (first prev = genesis) and segment names. Stops at
+ * the first problem. Returns 0 when the outcome is in res (any status,
+ * including problems with the data), -1 when the callback failed or on
+ * ENOMEM (err). `head` ("SEQ:HASH" anchor, may be NULL) makes a ledger that
+ * does not contain that record at that seq a BADHEAD. */
+int jt_ledger_read (const char *const *paths, size_t npaths, const char *head,
+                    jt_ledger_record_f cb, void *arg, jt_ledger_result_t *res,
+                    jt_error_t *err);
+
+const char *jt_ledger_status_name (jt_ledger_status_t s);
+
+/* Sorted list of segment paths in dir (malloc'd array of malloc'd strings).
+ * 0 or -1 with err. */
+int jt_ledger_segments (const char *dir, char ***paths, size_t *n,
+                        jt_error_t *err);
+void jt_ledger_segments_free (char **paths, size_t n);
+
+/* ---- Writer ------------------------------------------------------------ */
+
+typedef struct jt_ledger_writer jt_ledger_writer_t;
+
+/* Open (creating) the ledger in dir for appending. Recovery: reads it all
+ * (cb sees every good record, e.g. to index event ids); a torn tail
+ * (TRUNCATED) is cut off and reported in *res (status TRUNCATED, bad_offset,
+ * bad_file); any other problem refuses with err naming the file and offset.
+ * Segments rotate once they reach segment_max bytes (0: 64 MiB). New files
+ * get mode 0640. NULL with err. */
+jt_ledger_writer_t *jt_ledger_writer_open (const char *dir, uint64_t segment_max,
+                                           jt_ledger_record_f cb, void *arg,
+                                           jt_ledger_result_t *res,
+                                           jt_error_t *err);
+
+/* Append n payloads as one group commit: one write, one fdatasync. On
+ * success returns 0 and *first_seq is the seq of payloads[0] (the others
+ * follow). On any failure the segment is cut back to its last good size,
+ * the writer refuses every later append (fail closed), and -1 is returned
+ * with err: nothing of the batch may be acknowledged. */
+int jt_ledger_writer_append (jt_ledger_writer_t *w, const char *const *payloads,
+                             const size_t *lens, size_t n, uint64_t *first_seq,
+                             jt_error_t *err);
+
+uint64_t jt_ledger_writer_last_seq (const jt_ledger_writer_t *w);
+const char *jt_ledger_writer_last_hash (const jt_ledger_writer_t *w);
+void jt_ledger_writer_close (jt_ledger_writer_t *w);
+
+/* ---- Fold and invariants ------------------------------------------------ */
+
+typedef enum jt_violation_kind {
+    JT_VIOL_NONE = 0,
+    JT_VIOL_DUP_ID,             /* an event id appears twice */
+    JT_VIOL_DUP_START,          /* Start of a lease id that is already open */
+    JT_VIOL_UNMATCHED_END,      /* End without an open Start */
+    JT_VIOL_BAD_INTERVAL,       /* End before its Start, or End disagrees */
+    JT_VIOL_NODE_OVERLAP,       /* a node in two active leases at once */
+    JT_VIOL_CONCURRENCY,        /* envelope over C */
+    JT_VIOL_GPU_HOURS,          /* envelope over B */
+    JT_VIOL_WINDOW,             /* lease outside its envelope's window */
+} jt_violation_kind_t;
+
+typedef struct jt_violation {
+    jt_violation_kind_t kind;
+    uint64_t seq;
+    char msg[256];
+} jt_violation_t;
+
+const char *jt_violation_name (jt_violation_kind_t k);
+
+typedef struct jt_ledger_fold jt_ledger_fold_t;
+
+/* Per-envelope live figures. */
+typedef struct jt_fold_envelope {
+    const char *name;
+    const char *owner;          /* from the caps, NULL if no caps known */
+    int64_t active_gpus;        /* all roles */
+    int64_t borrowed_gpus;      /* role Borrowed */
+    int64_t peak_gpus;
+    double gpu_hours;           /* closed leases + open ones up to `now` */
+    double borrowed_gpu_hours;
+    bool capped;                /* caps known from a BudgetLoaded */
+    int64_t concurrency;
+    double max_gpu_hours;
+} jt_fold_envelope_t;
+
+jt_ledger_fold_t *jt_ledger_fold_create (void);
+void jt_ledger_fold_destroy (jt_ledger_fold_t *f);
+
+/* Apply one event (seq is its record's). Returns 0 when it keeps every
+ * invariant, 1 when it breaks one (*v filled; the state is still updated so
+ * the fold can go on), -1 on ENOMEM (err). */
+int jt_ledger_fold_apply (jt_ledger_fold_t *f, uint64_t seq,
+                          const jt_event_t *ev, jt_violation_t *v,
+                          jt_error_t *err);
+
+/* Counts: events, starts, ends, open leases. */
+void jt_ledger_fold_counts (const jt_ledger_fold_t *f, uint64_t *events,
+                            uint64_t *starts, uint64_t *ends, uint64_t *open);
+
+/* Envelopes seen (in caps or leases), sorted by name; gpu_hours include
+ * open leases up to time now. Returns the count and fills up to max. */
+size_t jt_ledger_fold_envelopes (const jt_ledger_fold_t *f, int64_t now,
+                                 jt_fold_envelope_t *out, size_t max);
+
+/* Open leases, sorted by lease id: fills up to max pointers to events the
+ * fold owns (valid until the next apply). Returns the count. */
+size_t jt_ledger_fold_open (const jt_ledger_fold_t *f, const jt_event_t **out,
+                            size_t max);
+
+/* Convenience: read paths, parse every payload, fold it. Stops at the
+ * first record problem (res) or the first violation (v, when stop_at_
+ * violation). Returns 0 when it ran (see res->status and v->kind), -1 on
+ * ENOMEM or an unparsable payload (err names the seq). *fold (if not NULL)
+ * receives the fold for the caller to query and destroy. */
+int jt_ledger_verify (const char *const *paths, size_t npaths, const char *head,
+                      jt_ledger_result_t *res, jt_violation_t *v,
+                      jt_ledger_fold_t **fold, jt_error_t *err);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif /* JOBTREE_LEDGER_H */

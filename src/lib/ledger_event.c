@@ -1,0 +1,720 @@
+/*
+ * ledger_event.c - the ledger's event model: construction, validation,
+ * canonical JSON and parsing (see jobtree/ledger.h, docs/ledger-format.md).
+ *
+ * DESIGN: the canonical form is produced by building a fresh json-c tree in
+ * a fixed key order per event type and printing it compact. Parsing goes
+ * back to the C struct (refusing unknown keys), so serialize(parse(x)) is
+ * the canonical form of x and the daemon stores only canonical payloads.
+ * Times are integer epoch seconds; the RandomPreempt seed is 16 hex digits
+ * because JSON integers are signed 64-bit in json-c.
+ */
+#include <errno.h>
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <json-c/json.h>
+
+#include "jobtree/ledger.h"
+
+#define ID_MAX 256
+
+static const char *const type_names[] = {
+    [JT_EV_START] = "Start", [JT_EV_END] = "End",
+    [JT_EV_RES_CREATE] = "ReservationCreate",
+    [JT_EV_RES_ACTIVATE] = "ReservationActivate",
+    [JT_EV_RES_RELEASED] = "ReservationReleased",
+    [JT_EV_BUDGET_LOADED] = "BudgetLoaded", [JT_EV_NODE_FAIL] = "NodeFail",
+};
+static const char *const role_names[] = {
+    [JT_ROLE_ACTIVE] = "Active", [JT_ROLE_SPARE] = "Spare",
+    [JT_ROLE_BORROWED] = "Borrowed",
+};
+static const char *const reason_names[] = {
+    [JT_REASON_END] = "End", [JT_REASON_SWAP] = "Swap",
+    [JT_REASON_SHRINK] = "Shrink", [JT_REASON_RANDOM_PREEMPT] = "RandomPreempt",
+    [JT_REASON_RECLAIMED_BY_SPARE] = "ReclaimedBySpare", [JT_REASON_FAIL] = "Fail",
+    [JT_REASON_JOB_GONE] = "JobGone",
+};
+
+#define NELEM(a) (sizeof (a) / sizeof ((a)[0]))
+
+static const char *name_of (const char *const *names, size_t n, int v)
+{
+    return (v > 0 && (size_t) v < n && names[v]) ? names[v] : "None";
+}
+
+static int parse_name (const char *const *names, size_t n, const char *s)
+{
+    for (size_t i = 1; s && i < n; i++)
+        if (names[i] && !strcmp (names[i], s))
+            return (int) i;
+    return 0;
+}
+
+const char *jt_ev_type_name (jt_ev_type_t t)
+{
+    return name_of (type_names, NELEM (type_names), t);
+}
+const char *jt_lease_role_name (jt_lease_role_t r)
+{
+    return name_of (role_names, NELEM (role_names), r);
+}
+const char *jt_end_reason_name (jt_end_reason_t r)
+{
+    return name_of (reason_names, NELEM (reason_names), r);
+}
+jt_ev_type_t jt_ev_type_parse (const char *s)
+{
+    return parse_name (type_names, NELEM (type_names), s);
+}
+jt_lease_role_t jt_lease_role_parse (const char *s)
+{
+    return parse_name (role_names, NELEM (role_names), s);
+}
+jt_end_reason_t jt_end_reason_parse (const char *s)
+{
+    return parse_name (reason_names, NELEM (reason_names), s);
+}
+
+jt_event_t *jt_event_create (jt_ev_type_t type)
+{
+    jt_event_t *ev = calloc (1, sizeof (*ev));
+    if (ev)
+        ev->type = type;
+    return ev;
+}
+
+void jt_event_destroy (jt_event_t *ev)
+{
+    if (!ev)
+        return;
+    int saved = errno;
+    free (ev->id);
+    free (ev->lease);
+    free (ev->run);
+    free (ev->group);
+    for (size_t i = 0; i < ev->nnodes; i++)
+        free (ev->nodes[i]);
+    free (ev->nodes);
+    free (ev->envelope);
+    free (ev->owner);
+    free (ev->reservation);
+    for (size_t i = 0; i < ev->nfiles; i++)
+        free (ev->files[i].path);
+    free (ev->files);
+    for (size_t i = 0; i < ev->ncaps; i++) {
+        free (ev->caps[i].envelope);
+        free (ev->caps[i].owner);
+    }
+    free (ev->caps);
+    free (ev->note);
+    free (ev);
+    errno = saved;
+}
+
+int jt_event_set (char **field, const char *s)
+{
+    char *cp = NULL;
+    if (s && !(cp = strdup (s)))
+        return -1;
+    free (*field);
+    *field = cp;
+    return 0;
+}
+
+int jt_event_add_node (jt_event_t *ev, const char *node)
+{
+    char **v = realloc (ev->nodes, (ev->nnodes + 1) * sizeof (*v));
+    if (!v)
+        return -1;
+    ev->nodes = v;
+    if (!(v[ev->nnodes] = strdup (node)))
+        return -1;
+    ev->nnodes++;
+    return 0;
+}
+
+int jt_event_add_file (jt_event_t *ev, const char *path, const char *sha256)
+{
+    jt_ev_file_t *v = realloc (ev->files, (ev->nfiles + 1) * sizeof (*v));
+    if (!v)
+        return -1;
+    ev->files = v;
+    memset (&v[ev->nfiles], 0, sizeof (v[0]));
+    if (!(v[ev->nfiles].path = strdup (path)))
+        return -1;
+    snprintf (v[ev->nfiles].sha256, sizeof (v[0].sha256), "%s", sha256);
+    ev->nfiles++;
+    return 0;
+}
+
+int jt_event_add_cap (jt_event_t *ev, const jt_ev_cap_t *cap)
+{
+    jt_ev_cap_t *v = realloc (ev->caps, (ev->ncaps + 1) * sizeof (*v));
+    if (!v)
+        return -1;
+    ev->caps = v;
+    jt_ev_cap_t *c = &v[ev->ncaps];
+    *c = *cap;
+    c->envelope = strdup (cap->envelope ? cap->envelope : "");
+    c->owner = strdup (cap->owner ? cap->owner : "");
+    if (!c->envelope || !c->owner) {
+        free (c->envelope);
+        free (c->owner);
+        return -1;
+    }
+    ev->ncaps++;
+    return 0;
+}
+
+/* ---- validation ---- */
+
+static bool nonempty (const char *s)
+{
+    return s && *s;
+}
+
+static bool is_hex64 (const char *s)
+{
+    if (strlen (s) != 64)
+        return false;
+    for (; *s; s++)
+        if (!((*s >= '0' && *s <= '9') || (*s >= 'a' && *s <= 'f')))
+            return false;
+    return true;
+}
+
+static int need_str (const char *s, const char *key, jt_error_t *err)
+{
+    if (!nonempty (s))
+        return jt_errprintf (err, "%s: missing or empty", key);
+    return 0;
+}
+
+static int validate_lease (const jt_event_t *ev, jt_error_t *err)
+{
+    if (need_str (ev->lease, "lease", err) < 0 || need_str (ev->run, "run", err) < 0
+        || need_str (ev->group, "group", err) < 0
+        || need_str (ev->envelope, "envelope", err) < 0
+        || need_str (ev->owner, "owner", err) < 0)
+        return -1;
+    if (ev->nnodes == 0)
+        return jt_errprintf (err, "nodes: a lease needs at least one node");
+    if (ev->gpus < 1)
+        return jt_errprintf (err, "gpus: must be >= 1, got %" PRId64, ev->gpus);
+    if (ev->role == JT_ROLE_NONE)
+        return jt_errprintf (err, "role: must be Active, Spare or Borrowed");
+    if (ev->start < 0)
+        return jt_errprintf (err, "start: must be >= 0");
+    if (ev->type == JT_EV_END) {
+        if (ev->end < ev->start)
+            return jt_errprintf (err, "end: %" PRId64 " is before start %" PRId64,
+                                 ev->end, ev->start);
+        if (ev->reason == JT_REASON_NONE)
+            return jt_errprintf (err, "reason: missing");
+        if (ev->seed && ev->reason != JT_REASON_RANDOM_PREEMPT)
+            return jt_errprintf (err, "seed: only with reason RandomPreempt");
+    }
+    return 0;
+}
+
+int jt_event_validate (const jt_event_t *ev, jt_error_t *err)
+{
+    if (!ev)
+        return jt_errprintf (err, "no event");
+    if (ev->type <= JT_EV_NONE || ev->type > JT_EV_NODE_FAIL)
+        return jt_errprintf (err, "type: unknown event type");
+    if (need_str (ev->id, "id", err) < 0)
+        return -1;
+    if (strlen (ev->id) > ID_MAX)
+        return jt_errprintf (err, "id: longer than %d bytes", ID_MAX);
+    if (ev->time < 0)
+        return jt_errprintf (err, "time: must be >= 0");
+    for (size_t i = 0; i < ev->nnodes; i++)
+        if (!nonempty (ev->nodes[i]))
+            return jt_errprintf (err, "nodes[%zu]: empty", i);
+    switch (ev->type) {
+    case JT_EV_START:
+    case JT_EV_END:
+        return validate_lease (ev, err);
+    case JT_EV_RES_CREATE:
+        if (need_str (ev->envelope, "envelope", err) < 0
+            || need_str (ev->owner, "owner", err) < 0)
+            return -1;
+        if (ev->gpus < 1)
+            return jt_errprintf (err, "gpus: must be >= 1");
+        /* fall through */
+    case JT_EV_RES_ACTIVATE:
+    case JT_EV_RES_RELEASED:
+        if (need_str (ev->reservation, "reservation", err) < 0
+            || need_str (ev->run, "run", err) < 0)
+            return -1;
+        return 0;
+    case JT_EV_BUDGET_LOADED:
+        for (size_t i = 0; i < ev->nfiles; i++)
+            if (!nonempty (ev->files[i].path) || !is_hex64 (ev->files[i].sha256))
+                return jt_errprintf (err, "files[%zu]: needs path and a hex sha256", i);
+        for (size_t i = 0; i < ev->ncaps; i++) {
+            const jt_ev_cap_t *c = &ev->caps[i];
+            if (!nonempty (c->envelope) || !nonempty (c->owner))
+                return jt_errprintf (err, "caps[%zu]: needs envelope and owner", i);
+            if (c->concurrency < 1 || !(c->max_gpu_hours >= 0) || c->start >= c->end)
+                return jt_errprintf (err, "caps[%zu]: needs concurrency >= 1, "
+                                     "maxGPUHours >= 0 and start < end", i);
+        }
+        return 0;
+    case JT_EV_NODE_FAIL:
+        if (ev->nnodes == 0)
+            return jt_errprintf (err, "nodes: NodeFail needs a node");
+        return 0;
+    default:
+        return jt_errprintf (err, "type: unknown event type");
+    }
+}
+
+/* ---- serialization ---- */
+
+static int add (json_object *o, const char *key, json_object *v)
+{
+    if (!v)
+        return -1;
+    if (json_object_object_add (o, key, v) < 0) {
+        json_object_put (v);
+        return -1;
+    }
+    return 0;
+}
+
+static int add_str (json_object *o, const char *key, const char *s)
+{
+    return add (o, key, json_object_new_string (s));
+}
+
+static int add_int (json_object *o, const char *key, int64_t i)
+{
+    return add (o, key, json_object_new_int64 (i));
+}
+
+static int add_nodes (json_object *o, const jt_event_t *ev)
+{
+    json_object *a = json_object_new_array ();
+    if (add (o, "nodes", a) < 0)
+        return -1;
+    for (size_t i = 0; i < ev->nnodes; i++) {
+        json_object *s = json_object_new_string (ev->nodes[i]);
+        if (!s || json_object_array_add (a, s) < 0) {
+            json_object_put (s);
+            return -1;
+        }
+    }
+    return 0;
+}
+
+static int build_lease (json_object *o, const jt_event_t *ev)
+{
+    if (add_str (o, "lease", ev->lease) < 0 || add_str (o, "run", ev->run) < 0
+        || add_str (o, "group", ev->group) < 0 || add_nodes (o, ev) < 0
+        || add_int (o, "gpus", ev->gpus) < 0
+        || add_str (o, "role", jt_lease_role_name (ev->role)) < 0
+        || add_str (o, "envelope", ev->envelope) < 0
+        || add_str (o, "owner", ev->owner) < 0 || add_int (o, "start", ev->start) < 0)
+        return -1;
+    if (ev->type == JT_EV_END) {
+        if (add_int (o, "end", ev->end) < 0
+            || add_str (o, "reason", jt_end_reason_name (ev->reason)) < 0)
+            return -1;
+        if (ev->reason == JT_REASON_RANDOM_PREEMPT) {
+            char hex[17];
+            snprintf (hex, sizeof (hex), "%016" PRIx64, ev->seed);
+            if (add_str (o, "seed", hex) < 0)
+                return -1;
+        }
+    }
+    return 0;
+}
+
+static int build_budget (json_object *o, const jt_event_t *ev)
+{
+    json_object *files = json_object_new_array ();
+    if (add (o, "files", files) < 0)
+        return -1;
+    for (size_t i = 0; i < ev->nfiles; i++) {
+        json_object *f = json_object_new_object ();
+        if (!f || json_object_array_add (files, f) < 0) {
+            json_object_put (f);
+            return -1;
+        }
+        if (add_str (f, "path", ev->files[i].path) < 0
+            || add_str (f, "sha256", ev->files[i].sha256) < 0)
+            return -1;
+    }
+    json_object *caps = json_object_new_array ();
+    if (add (o, "caps", caps) < 0)
+        return -1;
+    for (size_t i = 0; i < ev->ncaps; i++) {
+        const jt_ev_cap_t *c = &ev->caps[i];
+        json_object *f = json_object_new_object ();
+        if (!f || json_object_array_add (caps, f) < 0) {
+            json_object_put (f);
+            return -1;
+        }
+        if (add_str (f, "envelope", c->envelope) < 0 || add_str (f, "owner", c->owner) < 0
+            || add_int (f, "concurrency", c->concurrency) < 0
+            || add (f, "maxGPUHours", json_object_new_double (c->max_gpu_hours)) < 0
+            || add_int (f, "start", c->start) < 0 || add_int (f, "end", c->end) < 0)
+            return -1;
+    }
+    return 0;
+}
+
+static int build_body (json_object *o, const jt_event_t *ev)
+{
+    switch (ev->type) {
+    case JT_EV_START:
+    case JT_EV_END:
+        return build_lease (o, ev);
+    case JT_EV_RES_CREATE:
+        if (add_str (o, "reservation", ev->reservation) < 0
+            || add_str (o, "run", ev->run) < 0
+            || add_str (o, "envelope", ev->envelope) < 0
+            || add_str (o, "owner", ev->owner) < 0 || add_nodes (o, ev) < 0
+            || add_int (o, "gpus", ev->gpus) < 0 || add_int (o, "start", ev->start) < 0)
+            return -1;
+        return 0;
+    case JT_EV_RES_ACTIVATE:
+    case JT_EV_RES_RELEASED:
+        if (add_str (o, "reservation", ev->reservation) < 0
+            || add_str (o, "run", ev->run) < 0)
+            return -1;
+        return 0;
+    case JT_EV_BUDGET_LOADED:
+        return build_budget (o, ev);
+    case JT_EV_NODE_FAIL:
+        if (add_nodes (o, ev) < 0)
+            return -1;
+        if (ev->run && add_str (o, "run", ev->run) < 0)
+            return -1;
+        return 0;
+    default:
+        return -1;
+    }
+}
+
+char *jt_event_to_json (const jt_event_t *ev, jt_error_t *err)
+{
+    if (jt_event_validate (ev, err) < 0)
+        return NULL;
+    json_object *o = json_object_new_object ();
+    char *out = NULL;
+    if (!o || add_int (o, "v", 1) < 0
+        || add_str (o, "type", jt_ev_type_name (ev->type)) < 0
+        || add_str (o, "id", ev->id) < 0 || add_int (o, "time", ev->time) < 0
+        || build_body (o, ev) < 0 || (ev->note && add_str (o, "note", ev->note) < 0))
+        goto nomem;
+    const char *s = json_object_to_json_string_ext (
+        o, JSON_C_TO_STRING_PLAIN | JSON_C_TO_STRING_NOSLASHESCAPE);
+    if (!s || !(out = strdup (s)))
+        goto nomem;
+    json_object_put (o);
+    return out;
+nomem:
+    json_object_put (o);
+    errno = ENOMEM;
+    jt_errprintf (err, "out of memory");
+    return NULL;
+}
+
+/* ---- parsing ---- */
+
+static const char *const keys_common[] = { "v", "type", "id", "time", "note", NULL };
+static const char *const keys_lease[] = { "lease", "run", "group", "nodes", "gpus",
+                                          "role", "envelope", "owner", "start",
+                                          NULL };
+static const char *const keys_end[] = { "end", "reason", "seed", NULL };
+static const char *const keys_rc[] = { "reservation", "run", "envelope", "owner",
+                                       "nodes", "gpus", "start", NULL };
+static const char *const keys_ra[] = { "reservation", "run", NULL };
+static const char *const keys_budget[] = { "files", "caps", NULL };
+static const char *const keys_nf[] = { "nodes", "run", NULL };
+
+static bool in_list (const char *const *l, const char *k)
+{
+    for (; l && *l; l++)
+        if (!strcmp (*l, k))
+            return true;
+    return false;
+}
+
+static int get_str (json_object *o, const char *key, bool req, char **out,
+                    jt_error_t *err)
+{
+    json_object *v;
+    if (!json_object_object_get_ex (o, key, &v))
+        return req ? jt_errprintf (err, "%s: missing", key) : 0;
+    if (!json_object_is_type (v, json_type_string))
+        return jt_errprintf (err, "%s: expected a string", key);
+    return jt_event_set (out, json_object_get_string (v)) < 0
+               ? jt_errprintf (err, "out of memory")
+               : 0;
+}
+
+static int get_int (json_object *o, const char *key, bool req, int64_t *out,
+                    jt_error_t *err)
+{
+    json_object *v;
+    if (!json_object_object_get_ex (o, key, &v))
+        return req ? jt_errprintf (err, "%s: missing", key) : 0;
+    if (!json_object_is_type (v, json_type_int))
+        return jt_errprintf (err, "%s: expected an integer", key);
+    errno = 0;
+    *out = json_object_get_int64 (v);
+    if (errno == EINVAL || *out == INT64_MAX || *out == INT64_MIN)
+        return jt_errprintf (err, "%s: integer out of range", key);
+    return 0;
+}
+
+static int get_nodes (json_object *o, bool req, jt_event_t *ev, jt_error_t *err)
+{
+    json_object *a;
+    if (!json_object_object_get_ex (o, "nodes", &a))
+        return req ? jt_errprintf (err, "nodes: missing") : 0;
+    if (!json_object_is_type (a, json_type_array))
+        return jt_errprintf (err, "nodes: expected an array");
+    for (size_t i = 0; i < json_object_array_length (a); i++) {
+        json_object *s = json_object_array_get_idx (a, i);
+        if (!json_object_is_type (s, json_type_string))
+            return jt_errprintf (err, "nodes[%zu]: expected a string", i);
+        if (jt_event_add_node (ev, json_object_get_string (s)) < 0)
+            return jt_errprintf (err, "out of memory");
+    }
+    return 0;
+}
+
+static int get_enum (json_object *o, const char *key, int *out,
+                     int (*parse) (const char *), jt_error_t *err)
+{
+    char *s = NULL;
+    if (get_str (o, key, true, &s, err) < 0)
+        return -1;
+    *out = parse (s);
+    if (*out == 0) {
+        jt_errprintf (err, "%s: unknown value '%s'", key, s);
+        free (s);
+        return -1;
+    }
+    free (s);
+    return 0;
+}
+
+static int parse_role (const char *s)
+{
+    return jt_lease_role_parse (s);
+}
+static int parse_reason (const char *s)
+{
+    return jt_end_reason_parse (s);
+}
+
+static int check_keys (json_object *o, const char *const *a, const char *const *b,
+                       const char *const *c, jt_error_t *err)
+{
+    json_object_object_foreach (o, k, v)
+    {
+        (void) v;
+        if (!in_list (keys_common, k) && !in_list (a, k) && !in_list (b, k)
+            && !in_list (c, k))
+            return jt_errprintf (err, "%s: unknown key", k);
+    }
+    return 0;
+}
+
+static int parse_budget (json_object *o, jt_event_t *ev, jt_error_t *err)
+{
+    json_object *a;
+    if (json_object_object_get_ex (o, "files", &a)) {
+        if (!json_object_is_type (a, json_type_array))
+            return jt_errprintf (err, "files: expected an array");
+        for (size_t i = 0; i < json_object_array_length (a); i++) {
+            json_object *f = json_object_array_get_idx (a, i);
+            char *path = NULL, *sha = NULL;
+            if (!json_object_is_type (f, json_type_object))
+                return jt_errprintf (err, "files[%zu]: expected an object", i);
+            int rc = (get_str (f, "path", true, &path, err) < 0
+                      || get_str (f, "sha256", true, &sha, err) < 0
+                      || strlen (sha) != 64 || jt_event_add_file (ev, path, sha) < 0);
+            if (rc && sha && strlen (sha) != 64)
+                jt_errprintf (err, "files[%zu].sha256: expected 64 hex digits", i);
+            free (path);
+            free (sha);
+            if (rc)
+                return -1;
+        }
+    }
+    if (json_object_object_get_ex (o, "caps", &a)) {
+        if (!json_object_is_type (a, json_type_array))
+            return jt_errprintf (err, "caps: expected an array");
+        for (size_t i = 0; i < json_object_array_length (a); i++) {
+            json_object *f = json_object_array_get_idx (a, i), *h;
+            jt_ev_cap_t c = { 0 };
+            if (!json_object_is_type (f, json_type_object))
+                return jt_errprintf (err, "caps[%zu]: expected an object", i);
+            int rc = (get_str (f, "envelope", true, &c.envelope, err) < 0
+                      || get_str (f, "owner", true, &c.owner, err) < 0
+                      || get_int (f, "concurrency", true, &c.concurrency, err) < 0
+                      || get_int (f, "start", true, &c.start, err) < 0
+                      || get_int (f, "end", true, &c.end, err) < 0);
+            if (!rc) {
+                if (!json_object_object_get_ex (f, "maxGPUHours", &h)
+                    || !(json_object_is_type (h, json_type_double)
+                         || json_object_is_type (h, json_type_int)))
+                    rc = jt_errprintf (err, "caps[%zu].maxGPUHours: expected a number",
+                                       i);
+                else
+                    c.max_gpu_hours = json_object_get_double (h);
+            }
+            if (!rc && jt_event_add_cap (ev, &c) < 0)
+                rc = jt_errprintf (err, "out of memory");
+            free (c.envelope);
+            free (c.owner);
+            if (rc)
+                return -1;
+        }
+    }
+    return 0;
+}
+
+static int parse_body (json_object *o, jt_event_t *ev, jt_error_t *err)
+{
+    int role, reason;
+    switch (ev->type) {
+    case JT_EV_START:
+    case JT_EV_END:
+        if (check_keys (o, keys_lease, ev->type == JT_EV_END ? keys_end : NULL, NULL,
+                        err) < 0
+            || get_str (o, "lease", true, &ev->lease, err) < 0
+            || get_str (o, "run", true, &ev->run, err) < 0
+            || get_str (o, "group", true, &ev->group, err) < 0
+            || get_nodes (o, true, ev, err) < 0
+            || get_int (o, "gpus", true, &ev->gpus, err) < 0
+            || get_enum (o, "role", &role, parse_role, err) < 0
+            || get_str (o, "envelope", true, &ev->envelope, err) < 0
+            || get_str (o, "owner", true, &ev->owner, err) < 0
+            || get_int (o, "start", true, &ev->start, err) < 0)
+            return -1;
+        ev->role = role;
+        if (ev->type == JT_EV_END) {
+            char *seed = NULL;
+            if (get_int (o, "end", true, &ev->end, err) < 0
+                || get_enum (o, "reason", &reason, parse_reason, err) < 0)
+                return -1;
+            ev->reason = reason;
+            if (get_str (o, "seed", false, &seed, err) < 0)
+                return -1;
+            if (seed) {
+                char *endp;
+                errno = 0;
+                ev->seed = strtoull (seed, &endp, 16);
+                bool bad = strlen (seed) != 16 || *endp || errno;
+                free (seed);
+                if (bad)
+                    return jt_errprintf (err, "seed: expected 16 hex digits");
+                if (ev->reason != JT_REASON_RANDOM_PREEMPT)
+                    return jt_errprintf (err, "seed: only with reason RandomPreempt");
+            } else if (ev->reason == JT_REASON_RANDOM_PREEMPT)
+                return jt_errprintf (err, "seed: RandomPreempt needs its seed");
+        }
+        return 0;
+    case JT_EV_RES_CREATE:
+        return (check_keys (o, keys_rc, NULL, NULL, err) < 0
+                || get_str (o, "reservation", true, &ev->reservation, err) < 0
+                || get_str (o, "run", true, &ev->run, err) < 0
+                || get_str (o, "envelope", true, &ev->envelope, err) < 0
+                || get_str (o, "owner", true, &ev->owner, err) < 0
+                || get_nodes (o, false, ev, err) < 0
+                || get_int (o, "gpus", true, &ev->gpus, err) < 0
+                || get_int (o, "start", true, &ev->start, err) < 0)
+                   ? -1
+                   : 0;
+    case JT_EV_RES_ACTIVATE:
+    case JT_EV_RES_RELEASED:
+        return (check_keys (o, keys_ra, NULL, NULL, err) < 0
+                || get_str (o, "reservation", true, &ev->reservation, err) < 0
+                || get_str (o, "run", true, &ev->run, err) < 0)
+                   ? -1
+                   : 0;
+    case JT_EV_BUDGET_LOADED:
+        return (check_keys (o, keys_budget, NULL, NULL, err) < 0
+                || parse_budget (o, ev, err) < 0)
+                   ? -1
+                   : 0;
+    case JT_EV_NODE_FAIL:
+        return (check_keys (o, keys_nf, NULL, NULL, err) < 0
+                || get_nodes (o, true, ev, err) < 0
+                || get_str (o, "run", false, &ev->run, err) < 0)
+                   ? -1
+                   : 0;
+    default:
+        return jt_errprintf (err, "type: unknown event type");
+    }
+}
+
+jt_event_t *jt_event_from_json (const char *text, size_t len, jt_error_t *err)
+{
+    json_tokener *tok = json_tokener_new ();
+    json_object *o = NULL;
+    jt_event_t *ev = NULL;
+    int64_t v = 0;
+    char *type = NULL;
+
+    if (!tok) {
+        jt_errprintf (err, "out of memory");
+        return NULL;
+    }
+    json_tokener_set_flags (tok, JSON_TOKENER_STRICT);
+    o = json_tokener_parse_ex (tok, text, (int) len);
+    if (!o || json_tokener_get_error (tok) != json_tokener_success
+        || tok->char_offset != (int) len) {
+        jt_errprintf (err, "not a JSON object: %s",
+                      o ? "trailing bytes"
+                        : json_tokener_error_desc (json_tokener_get_error (tok)));
+        goto error;
+    }
+    if (!json_object_is_type (o, json_type_object)) {
+        jt_errprintf (err, "not a JSON object");
+        goto error;
+    }
+    if (get_int (o, "v", true, &v, err) < 0)
+        goto error;
+    if (v != 1) {
+        jt_errprintf (err, "v: unsupported event version %" PRId64, v);
+        goto error;
+    }
+    if (get_str (o, "type", true, &type, err) < 0)
+        goto error;
+    if (!(ev = jt_event_create (jt_ev_type_parse (type)))) {
+        jt_errprintf (err, "out of memory");
+        goto error;
+    }
+    if (ev->type == JT_EV_NONE) {
+        jt_errprintf (err, "type: unknown event type '%s'", type);
+        goto error;
+    }
+    if (get_str (o, "id", true, &ev->id, err) < 0
+        || get_int (o, "time", true, &ev->time, err) < 0
+        || get_str (o, "note", false, &ev->note, err) < 0 || parse_body (o, ev, err) < 0
+        || jt_event_validate (ev, err) < 0)
+        goto error;
+    free (type);
+    json_object_put (o);
+    json_tokener_free (tok);
+    return ev;
+error:
+    free (type);
+    jt_event_destroy (ev);
+    json_object_put (o);
+    json_tokener_free (tok);
+    return NULL;
+}

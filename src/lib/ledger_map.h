@@ -1,0 +1,36 @@
+/*
+ * ledger_map.h - a small string-keyed hash map for the ledger code (event id
+ * index, open leases, node owners, envelopes). Internal, not public API.
+ *
+ * Keys are copied; values are opaque pointers the caller owns. Insertion
+ * order is kept in a FIFO so the map can be bounded (the oldest key is
+ * evicted first) and iterated deterministically.
+ */
+#ifndef JT_LEDGER_MAP_H
+#define JT_LEDGER_MAP_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+typedef struct jt_map jt_map_t;
+
+/* max_entries 0: unbounded. NULL on ENOMEM. */
+jt_map_t *jt_map_create (size_t max_entries);
+/* free_val (may be NULL) is called on every remaining value. */
+void jt_map_destroy (jt_map_t *m, void (*free_val) (void *));
+
+/* Value for key, or NULL. */
+void *jt_map_get (const jt_map_t *m, const char *key);
+/* Insert or replace. When the map is full the oldest entry is evicted and
+ * its value passed to *evicted (if not NULL; else it is dropped).
+ * 0, or -1 on ENOMEM. */
+int jt_map_put (jt_map_t *m, const char *key, void *val, void **evicted);
+/* Remove key; returns its value or NULL. */
+void *jt_map_remove (jt_map_t *m, const char *key);
+size_t jt_map_count (const jt_map_t *m);
+
+/* Keys sorted by strcmp (malloc'd array of pointers into the map, valid
+ * until the next change). NULL on ENOMEM or when empty (*n = 0). */
+const char **jt_map_sorted_keys (const jt_map_t *m, size_t *n);
+
+#endif /* JT_LEDGER_MAP_H */
