@@ -4,13 +4,77 @@
 #
 #  DESCRIPTION
 #    --with-slurm-source=DIR points at a configured Slurm source tree (the
-#    plugins include its private headers). Without it the plugins are not
-#    built. Refined by the Slurm plugins work (version check).
+#    plugins include its private headers and config.h; contrib/slurm-source.sh
+#    makes one). Without it the plugins are not built. The tree's version must
+#    equal the installed Slurm's major.minor.micro exactly, because slurmctld
+#    refuses (or worse, misreads) plugins built against other headers.
+#    --with-slurm-plugindir=DIR is where `make install` puts the plugins
+#    (default: Debian's /usr/lib/x86_64-linux-gnu/slurm-wlm).
+#
+#    Sets SLURM_SRC, SLURM_VERSION, SLURM_PLUGINDIR and the conditional
+#    BUILD_PLUGINS (source tree given and not a sanitizer build: the plugins
+#    are loaded by uninstrumented daemons). HAVE_SLURM_SRC is kept for parts
+#    that only need the tree.
 ##*****************************************************************************
 AC_DEFUN([X_AC_SLURM], [
+  AC_REQUIRE([X_AC_SANITIZERS])
   AC_ARG_WITH([slurm-source],
-    AS_HELP_STRING([--with-slurm-source=DIR], [configured Slurm 22.05 source tree]),
+    AS_HELP_STRING([--with-slurm-source=DIR],
+      [configured Slurm 22.05 source tree matching the installed Slurm
+       (see contrib/slurm-source.sh); enables the plugins]),
     [SLURM_SRC="$withval"], [SLURM_SRC=""])
+  AC_ARG_WITH([slurm-plugindir],
+    AS_HELP_STRING([--with-slurm-plugindir=DIR],
+      [install the plugins here @<:@/usr/lib/x86_64-linux-gnu/slurm-wlm@:>@]),
+    [SLURM_PLUGINDIR="$withval"],
+    [SLURM_PLUGINDIR="/usr/lib/x86_64-linux-gnu/slurm-wlm"])
+  SLURM_VERSION=""
+  AS_IF([test "x$SLURM_SRC" = xno], [SLURM_SRC=""])
+  AS_IF([test -n "$SLURM_SRC"], [
+    AC_MSG_CHECKING([for a configured Slurm source tree in $SLURM_SRC])
+    SLURM_SRC=`cd "$SLURM_SRC" 2>/dev/null && pwd`
+    AS_IF([test -z "$SLURM_SRC" || test ! -f "$SLURM_SRC/config.h" ||
+           test ! -f "$SLURM_SRC/slurm/slurm.h" ||
+           test ! -f "$SLURM_SRC/src/common/xmalloc.h"],
+      [AC_MSG_RESULT([no])
+       AC_MSG_ERROR([--with-slurm-source=$with_slurm_source is not a configured Slurm
+source tree (need config.h, slurm/slurm.h and src/common/).
+Run contrib/slurm-source.sh to fetch and configure the matching one.])])
+    SLURM_VERSION=`sed -n 's/^#define SLURM_VERSION_STRING "\(.*\)"$/\1/p' \
+      "$SLURM_SRC/config.h"`
+    AS_IF([test -z "$SLURM_VERSION"],
+      [SLURM_VERSION=`awk '$[]1 == "Version:" { print $[]2 }' "$SLURM_SRC/META"`])
+    AC_MSG_RESULT([yes, $SLURM_VERSION])
+
+    AC_MSG_CHECKING([the installed Slurm version])
+    x_ac_slurm_installed=`dpkg-query -W -f='${Version}' slurmctld 2>/dev/null |
+      sed 's/-.*//'`
+    AS_IF([test -z "$x_ac_slurm_installed"],
+      [x_ac_slurm_installed=`slurmctld -V 2>/dev/null | awk '{ print $[]2 }'`])
+    AS_IF([test -z "$x_ac_slurm_installed"],
+      [x_ac_slurm_installed=`$PKG_CONFIG --modversion slurm 2>/dev/null`])
+    AS_IF([test -z "$x_ac_slurm_installed"],
+      [AC_MSG_RESULT([none])
+       AC_MSG_ERROR([no installed Slurm found (dpkg-query -W slurmctld, slurmctld -V,
+pkg-config slurm): the plugins must match the installed daemons exactly.
+Install slurmctld or configure without --with-slurm-source.])])
+    AC_MSG_RESULT([$x_ac_slurm_installed])
+    # Compare major.minor.micro only (Debian revisions do not change the ABI).
+    x_ac_slurm_mmm () { echo "$[]1" | sed 's/^\([[0-9]]*\.[[0-9]]*\.[[0-9]]*\).*/\1/'; }
+    AS_IF([test "`x_ac_slurm_mmm $SLURM_VERSION`" != \
+                "`x_ac_slurm_mmm $x_ac_slurm_installed`"],
+      [AC_MSG_ERROR([Slurm source tree $SLURM_SRC is version $SLURM_VERSION but the
+installed Slurm is $x_ac_slurm_installed: plugins must be built against the same
+major.minor.micro as the daemons that load them. Run contrib/slurm-source.sh
+to get the matching source.])])
+  ])
+  AS_IF([test -n "$SLURM_SRC" && test "x$enable_sanitizers" = xyes],
+    [AC_MSG_WARN([--enable-sanitizers: the Slurm plugins are not built
+(slurmctld is not instrumented)])])
   AC_SUBST([SLURM_SRC])
+  AC_SUBST([SLURM_VERSION])
+  AC_SUBST([SLURM_PLUGINDIR])
   AM_CONDITIONAL([HAVE_SLURM_SRC], [test -n "$SLURM_SRC"])
+  AM_CONDITIONAL([BUILD_PLUGINS],
+    [test -n "$SLURM_SRC" && test "x$enable_sanitizers" != xyes])
 ])

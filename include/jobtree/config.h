@@ -1,0 +1,84 @@
+/*
+ * jobtree/config.h - jobtree.conf, the plugins' configuration file.
+ *
+ * Read by the job_submit and select plugins from the directory of
+ * slurm.conf (like cgroup.conf). One "Key=Value" per line, keys
+ * case-insensitive, '#' starts a comment, blank lines ignored. Unknown keys
+ * and bad values are errors naming file:line, so a typo never silently
+ * changes policy:
+ *
+ *   BudgetDir=/etc/slurm/jobtree/budgets   budget files (*.json), required
+ *   UnfundedPolicy=refuse                  refuse|passthrough: what job_submit
+ *                                          does with a run no envelope could
+ *                                          ever fund (passthrough: gradual
+ *                                          rollout, the job runs as plain Slurm)
+ *   PlainGpuJobs=passthrough               passthrough|jobtree: GPU jobs
+ *                                          without any Jobtree option
+ *   GpusPerNode=h100:8,a100:4              GPUs per node of each flavor, when
+ *                                          the node table should not decide
+ *   DomainFeature=fabric.domain            node feature key naming the domain
+ *   Debug=no                               yes|no: verbose plugin logging
+ */
+#ifndef JOBTREE_CONFIG_H
+#define JOBTREE_CONFIG_H
+
+#include <stdbool.h>
+#include <stdint.h>
+#include <stddef.h>
+
+#include "error.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+#define JT_CONFIG_FILE "jobtree.conf"
+#define JT_CONFIG_DEFAULT_BUDGET_DIR "/etc/slurm/jobtree/budgets"
+
+typedef enum jt_unfunded_policy {
+    JT_UNFUNDED_REFUSE = 0,
+    JT_UNFUNDED_PASSTHROUGH,
+} jt_unfunded_policy_t;
+
+typedef struct jt_flavor_gpn {
+    char *flavor;
+    int64_t gpus;
+} jt_flavor_gpn_t;
+
+typedef struct jt_config {
+    char *file;                         /* where it was read from, or NULL */
+    char *budget_dir;
+    jt_unfunded_policy_t unfunded_policy;
+    bool plain_gpu_jobs;                /* true: GPU jobs without options are runs */
+    jt_flavor_gpn_t *gpn;               /* GpusPerNode, in file order */
+    size_t ngpn;
+    char *domain_feature;               /* default "fabric.domain" */
+    bool debug;
+} jt_config_t;
+
+/* A configuration holding the defaults. NULL on ENOMEM. */
+jt_config_t *jt_config_create (void);
+void jt_config_destroy (jt_config_t *c);
+
+/* Parse jobtree.conf text into c (on top of what c holds). Every problem
+ * is appended to diags as file:line. Returns 0, or -1 if any line was bad
+ * (c is then left unchanged). */
+int jt_config_parse (jt_config_t *c, const char *file, const char *text,
+                     size_t len, jt_diags_t *diags);
+
+/* Read path into a new configuration with the defaults underneath. A
+ * missing file is not an error when missing_ok (defaults are used, file
+ * stays NULL). NULL on error (diags say why). */
+jt_config_t *jt_config_load (const char *path, bool missing_ok,
+                             jt_diags_t *diags);
+
+/* GPUs per node configured for flavor, or 0 when not configured. */
+int64_t jt_config_gpus_per_node (const jt_config_t *c, const char *flavor);
+
+const char *jt_unfunded_policy_str (jt_unfunded_policy_t p);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif /* JOBTREE_CONFIG_H */

@@ -1,0 +1,104 @@
+/*
+ * config.c - unit tests of jobtree.conf parsing (jobtree/config.h): defaults,
+ * every key, file:line diagnostics, and all-or-nothing application.
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "jobtree/config.h"
+#include "tap.h"
+
+static int parse (jt_config_t *c, const char *text, jt_diags_t *d)
+{
+    return jt_config_parse (c, "jobtree.conf", text, strlen (text), d);
+}
+
+/* First diagnostic rendered, or "". */
+static const char *first_diag (const jt_diags_t *d, char *buf, size_t len)
+{
+    buf[0] = '\0';
+    if (d->n)
+        jt_diag_format (&d->v[0], buf, len);
+    return buf;
+}
+
+int main (void)
+{
+    jt_config_t *c = jt_config_create ();
+    jt_diags_t d;
+    char buf[512];
+
+    jt_diags_init (&d);
+    ok (c != NULL, "create");
+    is (c->budget_dir, JT_CONFIG_DEFAULT_BUDGET_DIR, "default BudgetDir");
+    ok (c->unfunded_policy == JT_UNFUNDED_REFUSE, "default refuse");
+    ok (!c->plain_gpu_jobs, "plain GPU jobs pass through by default");
+    is (c->domain_feature, "fabric.domain", "default domain feature");
+    is_int (jt_config_gpus_per_node (c, "h100"), 0, "no GpusPerNode");
+
+    is_int (parse (c, "# comment\n\n  BudgetDir = /srv/budgets  # trailing\n"
+                   "unfundedpolicy=passthrough\nPlainGpuJobs=jobtree\n"
+                   "GpusPerNode=h100:8,a100:4\nDomainFeature=rack\nDebug=yes", &d),
+            0, "good file parses");
+    is_int (d.n, 0, "no diagnostics");
+    is (c->budget_dir, "/srv/budgets", "BudgetDir trimmed");
+    ok (c->unfunded_policy == JT_UNFUNDED_PASSTHROUGH, "keys case-insensitive");
+    is (jt_unfunded_policy_str (c->unfunded_policy), "passthrough", "policy name");
+    ok (c->plain_gpu_jobs, "PlainGpuJobs=jobtree");
+    is_int (jt_config_gpus_per_node (c, "h100"), 8, "h100:8");
+    is_int (jt_config_gpus_per_node (c, "a100"), 4, "a100:4");
+    is_int (jt_config_gpus_per_node (c, "v100"), 0, "unknown flavor 0");
+    is (c->domain_feature, "rack", "DomainFeature");
+    ok (c->debug, "Debug=yes");
+
+    is_int (parse (c, "BudgetDir=/other\nFooBar=1\nUnfundedPolicy=maybe\nnoequals\n"
+                   "GpusPerNode=h100:0\nBudgetDir=relative\n", &d),
+            -1, "bad file refused");
+    is_int (d.n, 5, "five findings");
+    is (first_diag (&d, buf, sizeof (buf)),
+        "jobtree.conf:2: unknown key FooBar (known: BudgetDir, UnfundedPolicy, "
+        "PlainGpuJobs, GpusPerNode, DomainFeature, Debug)", "unknown key with file:line");
+    jt_diag_format (&d.v[1], buf, sizeof (buf));
+    is (buf, "jobtree.conf:3: UnfundedPolicy must be refuse or passthrough", "bad policy");
+    jt_diag_format (&d.v[2], buf, sizeof (buf));
+    is (buf, "jobtree.conf:4: expected Key=Value, e.g. UnfundedPolicy=refuse", "no '='");
+    jt_diag_format (&d.v[3], buf, sizeof (buf));
+    is (buf, "jobtree.conf:5: GPUs per node must be a whole number 1..1024, e.g. h100:8",
+        "bad GpusPerNode");
+    jt_diag_format (&d.v[4], buf, sizeof (buf));
+    is (buf, "jobtree.conf:6: BudgetDir must be an absolute path, e.g. "
+        "BudgetDir=/etc/slurm/jobtree/budgets", "relative BudgetDir");
+    is (c->budget_dir, "/srv/budgets", "nothing applied from a bad file");
+    jt_diags_free (&d);
+
+    jt_diags_init (&d);
+    is_int (parse (c, "GpusPerNode=h100:8,h100:4", &d), -1, "duplicate flavor");
+    is (first_diag (&d, buf, sizeof (buf)), "jobtree.conf:1: flavor h100 listed twice",
+        "duplicate named");
+    jt_diags_free (&d);
+    jt_config_destroy (c);
+    jt_config_destroy (NULL);
+
+    /* Files. */
+    {
+        char path[] = "/tmp/jt-config-XXXXXX";
+        int fd = mkstemp (path);
+        FILE *f = fdopen (fd, "w");
+        fputs ("BudgetDir=/b\n", f);
+        fclose (f);
+        jt_diags_init (&d);
+        c = jt_config_load (path, false, &d);
+        ok (c && strcmp (c->budget_dir, "/b") == 0, "load file");
+        ok (c && c->file && strcmp (c->file, path) == 0, "file recorded");
+        jt_config_destroy (c);
+        unlink (path);
+        c = jt_config_load (path, true, &d);
+        ok (c && c->file == NULL && d.n == 0, "missing file ok: defaults");
+        jt_config_destroy (c);
+        ok (jt_config_load (path, false, &d) == NULL && d.n == 1, "missing file error");
+        jt_diags_free (&d);
+    }
+    return done_testing ();
+}
