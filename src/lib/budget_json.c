@@ -1,0 +1,305 @@
+/*
+ * budget_json.c - reading one budget file (jt_budgets_add_json/add_file).
+ *
+ * Checks everything that one file can tell on its own (types, ranges,
+ * start < end, B <= C*|W|, lending caps within C and B); jt_budgets_finalize
+ * in budget.c does the cross-file checks. Every problem is reported, each
+ * with the JSON path and line:col of the field, and the file is added only
+ * when it had none.
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "jobtree/budget.h"
+#include "jobtree/timeutil.h"
+#include "jsonutil.h"
+
+static const char *const top_keys[] = {
+    "owner", "parent", "envelopes", "aggregateCaps", NULL
+};
+static const char *const env_keys[] = {
+    "name", "flavor", "selector", "start", "end", "concurrency", "maxGPUHours",
+    "lending", NULL
+};
+static const char *const lending_keys[] = {
+    "allow", "to", "maxConcurrency", "maxGPUHours", NULL
+};
+static const char *const cap_keys[] = {
+    "name", "flavor", "envelopes", "maxConcurrency", "maxGPUHours", NULL
+};
+
+#define P(buf, path, key) jt_json_path_key ((buf), sizeof (buf), (path), (key))
+
+/* A string field that names something: non-empty, no blanks. Returns the
+ * strdup'd value, or NULL (absent, invalid or ENOMEM; errors reported). */
+static char *get_name (jt_jdoc_t *d, json_object *obj, const char *path,
+                       const char *key, bool required)
+{
+    const char *s;
+    char p[JT_JSON_PATH_MAX];
+
+    if (jt_jdoc_get_string (d, obj, path, key, required, &s) <= 0)
+        return NULL;
+    if (!jt_json_is_name (s)) {
+        jt_jdoc_error (d, P (p, path, key),
+                       "'%s' must not contain spaces or control characters", s);
+        return NULL;
+    }
+    char *r = strdup (s);
+    if (!r)
+        jt_jdoc_error (d, path, "out of memory");
+    return r;
+}
+
+/* Read an array of names into out and n. Returns 0 or -1 (errors reported). */
+static int get_names (jt_jdoc_t *d, json_object *arr, const char *path,
+                      char ***out, size_t *n)
+{
+    size_t len = json_object_array_length (arr);
+    char p[JT_JSON_PATH_MAX];
+    int errors = d->errors;
+
+    *out = calloc (len ? len : 1, sizeof (char *));
+    *n = 0;
+    if (!*out) {
+        jt_jdoc_error (d, path, "out of memory");
+        return -1;
+    }
+    for (size_t i = 0; i < len; i++) {
+        const char *s;
+        jt_json_path_idx (p, sizeof (p), path, i);
+        if (jt_jdoc_string_value (d, json_object_array_get_idx (arr, i), p, &s) <= 0)
+            continue;
+        if (!jt_json_is_name (s)) {
+            jt_jdoc_error (d, p, "'%s' must not contain spaces or control characters",
+                           s);
+            continue;
+        }
+        if (!((*out)[(*n)++] = strdup (s)))
+            jt_jdoc_error (d, p, "out of memory");
+    }
+    return d->errors > errors ? -1 : 0;
+}
+
+static int read_selector (jt_jdoc_t *d, json_object *env, const char *path,
+                          jt_labels_t *sel)
+{
+    json_object *o;
+    char sp[JT_JSON_PATH_MAX], p[JT_JSON_PATH_MAX];
+    int rc = jt_jdoc_get_container (d, env, path, "selector", false,
+                                    json_type_object, &o);
+
+    if (rc <= 0)
+        return rc;
+    P (sp, path, "selector");
+    json_object_object_foreach (o, key, val) {
+        const char *s;
+        P (p, sp, key);
+        if (!*key) {
+            jt_jdoc_error (d, p, "label key must not be empty");
+            continue;
+        }
+        if (jt_jdoc_string_value (d, val, p, &s) <= 0)
+            continue;
+        if (jt_labels_set (sel, key, s) < 0)
+            jt_jdoc_error (d, p, "out of memory");
+    }
+    return 1;
+}
+
+static void read_lending (jt_jdoc_t *d, json_object *env, const char *path,
+                          jt_envelope_t *e, bool c_ok, double b_cap)
+{
+    json_object *o, *to;
+    char lp[JT_JSON_PATH_MAX], p[JT_JSON_PATH_MAX];
+
+    e->lending.max_concurrency = JT_UNSET;
+    e->lending.max_gpu_hours = -1;
+    if (jt_jdoc_get_container (d, env, path, "lending", false, json_type_object,
+                               &o) <= 0)
+        return;
+    P (lp, path, "lending");
+    jt_jdoc_check_keys (d, o, lp, lending_keys);
+    jt_jdoc_get_bool (d, o, lp, "allow", true, &e->lending.allow);
+    int has_to = jt_jdoc_get_container (d, o, lp, "to", false, json_type_array, &to);
+    if (has_to > 0)
+        get_names (d, to, P (p, lp, "to"), &e->lending.to, &e->lending.nto);
+    if (e->lending.allow && has_to == 0)
+        jt_jdoc_error (d, P (p, lp, "to"), "lending is allowed but 'to' is missing; "
+                       "list the borrowing owners, or \"*\" for anyone");
+    else if (e->lending.allow && has_to > 0 && json_object_array_length (to) == 0)
+        jt_jdoc_error (d, P (p, lp, "to"), "lending is allowed but 'to' is empty; "
+                       "list the borrowing owners, or \"*\" for anyone");
+    if (jt_jdoc_get_int (d, o, lp, "maxConcurrency", false, 0, JT_JSON_INT_MAX,
+                         &e->lending.max_concurrency) > 0
+        && c_ok && e->lending.max_concurrency > e->concurrency)
+        jt_jdoc_error (d, P (p, lp, "maxConcurrency"),
+                       "maxConcurrency=%lld exceeds the envelope's concurrency %lld",
+                       (long long) e->lending.max_concurrency,
+                       (long long) e->concurrency);
+    if (jt_jdoc_get_number (d, o, lp, "maxGPUHours", false, 0, JT_JSON_NUM_MAX,
+                            &e->lending.max_gpu_hours) > 0
+        && b_cap >= 0 && e->lending.max_gpu_hours > b_cap)
+        jt_jdoc_error (d, P (p, lp, "maxGPUHours"),
+                       "maxGPUHours=%g exceeds the envelope's GPU-hour bound %g",
+                       e->lending.max_gpu_hours, b_cap);
+}
+
+static void read_envelope (jt_jdoc_t *d, json_object *o, const char *path,
+                           jt_envelope_t *e)
+{
+    char p[JT_JSON_PATH_MAX];
+    int has_start, has_end, has_c;
+
+    e->max_gpu_hours = -1;
+    e->lending.max_concurrency = JT_UNSET;
+    e->lending.max_gpu_hours = -1;
+    if (!json_object_is_type (o, json_type_object)) {
+        jt_jdoc_error (d, path, "expected an object, got %s", jt_json_type_phrase (o));
+        return;
+    }
+    jt_jdoc_check_keys (d, o, path, env_keys);
+    e->name = get_name (d, o, path, "name", true);
+    e->flavor = get_name (d, o, path, "flavor", true);
+    read_selector (d, o, path, &e->selector);
+    has_start = jt_jdoc_get_time (d, o, path, "start", true, &e->start);
+    has_end = jt_jdoc_get_time (d, o, path, "end", true, &e->end);
+    if (has_start > 0 && has_end > 0 && e->start >= e->end) {
+        char s1[32], s2[32];
+        jt_time_format (e->start, s1, sizeof (s1));
+        jt_time_format (e->end, s2, sizeof (s2));
+        jt_jdoc_error (d, P (p, path, "end"),
+                       "the window is empty: end %s is not after start %s", s2, s1);
+        has_end = -1;
+    }
+    has_c = jt_jdoc_get_int (d, o, path, "concurrency", true, 1, JT_JSON_INT_MAX,
+                             &e->concurrency);
+    double b_cap = -1;
+    if (jt_jdoc_get_number (d, o, path, "maxGPUHours", false, 0, JT_JSON_NUM_MAX,
+                            &e->max_gpu_hours) > 0) {
+        b_cap = e->max_gpu_hours;
+        if (has_c > 0 && has_start > 0 && has_end > 0) {
+            double hours = (double) (e->end - e->start) / 3600.0;
+            double cw = (double) e->concurrency * hours;
+            if (e->max_gpu_hours > cw)
+                jt_jdoc_error (d, P (p, path, "maxGPUHours"),
+                               "maxGPUHours=%g exceeds concurrency x window = "
+                               "%lld x %g h = %g GPU-hours; lower maxGPUHours or "
+                               "raise concurrency", e->max_gpu_hours,
+                               (long long) e->concurrency, hours, cw);
+        }
+    } else if (has_c > 0 && has_start > 0 && has_end > 0)
+        b_cap = (double) e->concurrency * (double) (e->end - e->start) / 3600.0;
+    read_lending (d, o, path, e, has_c > 0, b_cap);
+}
+
+static void read_cap (jt_jdoc_t *d, json_object *o, const char *path,
+                      jt_aggcap_t *c)
+{
+    json_object *arr;
+    char p[JT_JSON_PATH_MAX];
+
+    c->max_gpu_hours = -1;
+    if (!json_object_is_type (o, json_type_object)) {
+        jt_jdoc_error (d, path, "expected an object, got %s", jt_json_type_phrase (o));
+        return;
+    }
+    jt_jdoc_check_keys (d, o, path, cap_keys);
+    c->name = get_name (d, o, path, "name", true);
+    c->flavor = get_name (d, o, path, "flavor", true);
+    if (jt_jdoc_get_container (d, o, path, "envelopes", true, json_type_array,
+                               &arr) > 0) {
+        P (p, path, "envelopes");
+        if (json_object_array_length (arr) == 0)
+            jt_jdoc_error (d, p, "an aggregate cap needs at least one envelope");
+        else
+            get_names (d, arr, p, &c->envelopes, &c->nenvelopes);
+    }
+    jt_jdoc_get_int (d, o, path, "maxConcurrency", true, 1, JT_JSON_INT_MAX,
+                     &c->max_concurrency);
+    jt_jdoc_get_number (d, o, path, "maxGPUHours", false, 0, JT_JSON_NUM_MAX,
+                        &c->max_gpu_hours);
+}
+
+/* Returns 0 if the file was added, -1 otherwise (problems in diags). */
+int jt_budgets_add_json (jt_budgets_t *b, const char *file, const char *text,
+                         size_t len, jt_diags_t *diags)
+{
+    jt_jdoc_t d;
+    jt_budget_t bud;
+    json_object *root, *arr;
+
+    size_t first = diags ? diags->n : 0;
+
+    memset (&bud, 0, sizeof (bud));
+    jt_jdoc_init (&d, file, text, len, diags);
+    if (!b || b->finalized) {
+        jt_diags_add (diags, file, 0, 0, NULL, "the budget set is already finalized");
+        return -1;
+    }
+    if (!(root = jt_jdoc_parse (&d)))
+        return -1;
+    if (!json_object_is_type (root, json_type_object)) {
+        jt_jdoc_error (&d, "", "a budget file must hold a JSON object, got %s",
+                       jt_json_type_phrase (root));
+        goto done;
+    }
+    jt_jdoc_check_keys (&d, root, "", top_keys);
+    bud.owner = get_name (&d, root, "", "owner", true);
+    bud.parent = get_name (&d, root, "", "parent", false);
+    if (jt_jdoc_get_container (&d, root, "", "envelopes", false, json_type_array,
+                               &arr) > 0
+        && (bud.nenv = json_object_array_length (arr)) > 0) {
+        if (!(bud.env = calloc (bud.nenv, sizeof (*bud.env)))) {
+            bud.nenv = 0;
+            jt_jdoc_error (&d, "envelopes", "out of memory");
+        }
+        for (size_t i = 0; i < bud.nenv; i++) {
+            char p[JT_JSON_PATH_MAX];
+            jt_json_path_idx (p, sizeof (p), "envelopes", i);
+            read_envelope (&d, json_object_array_get_idx (arr, i), p, &bud.env[i]);
+            bud.env[i].index = i;
+        }
+    }
+    if (jt_jdoc_get_container (&d, root, "", "aggregateCaps", false,
+                               json_type_array, &arr) > 0
+        && (bud.ncaps = json_object_array_length (arr)) > 0) {
+        if (!(bud.caps = calloc (bud.ncaps, sizeof (*bud.caps)))) {
+            bud.ncaps = 0;
+            jt_jdoc_error (&d, "aggregateCaps", "out of memory");
+        }
+        for (size_t i = 0; i < bud.ncaps; i++) {
+            char p[JT_JSON_PATH_MAX];
+            jt_json_path_idx (p, sizeof (p), "aggregateCaps", i);
+            read_cap (&d, json_object_array_get_idx (arr, i), p, &bud.caps[i]);
+        }
+    }
+    if (d.errors == 0) {
+        if (file && !(bud.file = strdup (file)))
+            jt_jdoc_error (&d, "", "out of memory");
+        else if (jt_sha256_hex (text, len, bud.sha256) < 0)
+            jt_jdoc_error (&d, "", "cannot compute the SHA-256 of the file");
+        else if (jt_budgets_push (b, &bud, text, len) < 0)
+            jt_jdoc_error (&d, "", "out of memory");
+    }
+done:
+    jt_jdoc_sort (&d, first);
+    json_object_put (root);
+    jt_budget_clear (&bud);
+    return d.errors ? -1 : 0;
+}
+
+/* Returns 0 if the file was added, -1 otherwise (problems in diags). */
+int jt_budgets_add_file (jt_budgets_t *b, const char *path, jt_diags_t *diags)
+{
+    size_t len;
+    char *buf = jt_json_read_file (path, &len, diags);
+    int rc;
+
+    if (!buf)
+        return -1;
+    rc = jt_budgets_add_json (b, path, buf, len, diags);
+    free (buf);
+    return rc;
+}

@@ -1,0 +1,736 @@
+/*
+ * jsonutil.c - JSON reading helpers with positioned diagnostics (see
+ * jsonutil.h): the syntax-error position, the path locator over the raw
+ * text, typed getters with limits, unknown-key suggestions, SHA-256.
+ *
+ * json-c has no source positions, so the locator re-scans the raw text. It
+ * only understands strings, brackets, commas and colons: json-c stays the
+ * parser, and the locator runs only on text json-c already accepted.
+ */
+#include <ctype.h>
+#include <errno.h>
+#include <math.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <openssl/evp.h>
+
+#include "jobtree/timeutil.h"
+#include "jsonutil.h"
+
+void jt_jdoc_init (jt_jdoc_t *d, const char *file, const char *text, size_t len,
+                   jt_diags_t *diags)
+{
+    d->file = file;
+    d->text = text;
+    d->len = len;
+    d->diags = diags;
+    d->errors = 0;
+}
+
+void jt_json_linecol (const char *text, size_t len, size_t off, int *line,
+                      int *col)
+{
+    int l = 1, c = 1;
+
+    if (off > len)
+        off = len;
+    for (size_t i = 0; i < off; i++) {
+        if (text[i] == '\n') {
+            l++;
+            c = 1;
+        } else
+            c++;
+    }
+    *line = l;
+    *col = c;
+}
+
+static void add_at (jt_jdoc_t *d, size_t off, const char *msg)
+{
+    int line, col;
+
+    jt_json_linecol (d->text, d->len, off, &line, &col);
+    jt_diags_add (d->diags, d->file, line, col, NULL, "%s", msg);
+    d->errors++;
+}
+
+json_object *jt_jdoc_parse (jt_jdoc_t *d)
+{
+    json_tokener *tok;
+    json_object *o;
+    enum json_tokener_error e;
+    size_t end;
+    char msg[128];
+
+    if (d->len > (size_t) INT32_MAX) {
+        add_at (d, 0, "file too large");
+        return NULL;
+    }
+    if (!(tok = json_tokener_new ())) {
+        add_at (d, 0, "out of memory");
+        return NULL;
+    }
+    json_tokener_set_flags (tok, JSON_TOKENER_STRICT);
+    o = json_tokener_parse_ex (tok, d->text, (int) d->len);
+    e = json_tokener_get_error (tok);
+    end = json_tokener_get_parse_end (tok);
+    if (e == json_tokener_continue && end == d->len) {
+        /* A top-level scalar ("null", "12") only ends at a terminator. */
+        o = json_tokener_parse_ex (tok, "", 1);
+        e = json_tokener_get_error (tok);
+        if (e != json_tokener_success)
+            e = json_tokener_continue;
+        end = d->len;
+    }
+    json_tokener_free (tok);
+    if (e == json_tokener_continue) {
+        json_object_put (o);
+        add_at (d, d->len, "unexpected end of input");
+        return NULL;
+    }
+    if (e != json_tokener_success) {
+        json_object_put (o);
+        snprintf (msg, sizeof (msg), "syntax error: %s", json_tokener_error_desc (e));
+        add_at (d, end, msg);
+        return NULL;
+    }
+    /* Strict mode rejects trailing garbage, but a second document after
+     * whitespace ends parsing early without an error. */
+    for (size_t i = end; i < d->len; i++) {
+        if (!isspace ((unsigned char) d->text[i])) {
+            json_object_put (o);
+            add_at (d, i, "syntax error: unexpected text after the JSON document");
+            return NULL;
+        }
+    }
+    if (!o) {
+        add_at (d, 0, "the document is null; expected an object");
+        return NULL;
+    }
+    return o;
+}
+
+/* ---- locator ---- */
+
+struct scan {
+    const char *t;
+    size_t n;
+    size_t i;
+};
+
+static void skip_ws (struct scan *s)
+{
+    while (s->i < s->n && isspace ((unsigned char) s->t[s->i]))
+        s->i++;
+}
+
+/* At '"': decode the string into buf (when not NULL) and move past it.
+ * Returns the decoded length, or -1 (unterminated, or too long for buf). */
+static long read_string (struct scan *s, char *buf, size_t cap)
+{
+    size_t k = 0;
+    bool fits = true;
+
+    s->i++;
+    while (s->i < s->n && s->t[s->i] != '"') {
+        char c = s->t[s->i++];
+        if (c == '\\' && s->i < s->n) {
+            char e = s->t[s->i++];
+            switch (e) {
+            case 'n': c = '\n'; break;
+            case 't': c = '\t'; break;
+            case 'r': c = '\r'; break;
+            case 'b': c = '\b'; break;
+            case 'f': c = '\f'; break;
+            case 'u': {
+                unsigned v = 0;
+                for (int j = 0; j < 4 && s->i < s->n; j++) {
+                    char h = s->t[s->i++];
+                    v = v * 16 + (unsigned) (isdigit ((unsigned char) h)
+                                             ? h - '0'
+                                             : (tolower ((unsigned char) h) - 'a' + 10));
+                }
+                /* Keys outside ASCII never match a path exactly; mark them. */
+                c = v < 0x80 ? (char) v : '\x01';
+                break;
+            }
+            default: c = e; break;
+            }
+        }
+        if (buf) {
+            if (k + 1 < cap)
+                buf[k] = c;
+            else
+                fits = false;
+        }
+        k++;
+    }
+    if (s->i >= s->n)
+        return -1;
+    s->i++;
+    if (buf) {
+        buf[k < cap ? k : cap - 1] = '\0';
+        if (!fits)
+            return -1;
+    }
+    return (long) k;
+}
+
+/* Skip one value of any kind. Returns 0 or -1. */
+static int skip_value (struct scan *s)
+{
+    int depth = 0;
+
+    skip_ws (s);
+    while (s->i < s->n) {
+        char c = s->t[s->i];
+        if (c == '"') {
+            if (read_string (s, NULL, 0) < 0)
+                return -1;
+            if (depth == 0)
+                return 0;
+            continue;
+        }
+        if (c == '{' || c == '[')
+            depth++;
+        else if (c == '}' || c == ']') {
+            if (depth == 0)
+                return 0;   /* a scalar ended at its container's end */
+            s->i++;
+            if (--depth == 0)
+                return 0;
+            continue;
+        } else if (depth == 0 && (c == ',' || isspace ((unsigned char) c)))
+            return 0;
+        s->i++;
+    }
+    return depth == 0 ? 0 : -1;
+}
+
+/* In an object at s->i ('{'), find the member whose key is the longest
+ * prefix of p ending at '.', '[' or the end. On success s->i is at its
+ * value, *keypos at the key's quote, and the matched length is returned. */
+static long find_member (struct scan *s, const char *p, size_t *keypos)
+{
+    char key[JT_JSON_PATH_MAX];
+    long best = -1;
+    size_t bestval = 0, bestkey = 0;
+
+    s->i++;
+    for (;;) {
+        skip_ws (s);
+        if (s->i >= s->n || s->t[s->i] == '}')
+            break;
+        if (s->t[s->i] != '"')
+            return -1;
+        size_t kpos = s->i;
+        long klen = read_string (s, key, sizeof (key));
+        skip_ws (s);
+        if (s->i >= s->n || s->t[s->i] != ':')
+            return -1;
+        s->i++;
+        skip_ws (s);
+        size_t vpos = s->i;
+        if (klen >= 0 && klen >= best && strncmp (p, key, (size_t) klen) == 0
+            && strlen (key) == (size_t) klen
+            && (p[klen] == '\0' || p[klen] == '.' || p[klen] == '[')) {
+            best = klen;
+            bestval = vpos;
+            bestkey = kpos;
+        }
+        if (skip_value (s) < 0)
+            return -1;
+        skip_ws (s);
+        if (s->i < s->n && s->t[s->i] == ',')
+            s->i++;
+        else
+            break;
+    }
+    if (best < 0)
+        return -1;
+    s->i = bestval;
+    *keypos = bestkey;
+    return best;
+}
+
+int jt_json_locate (const char *text, size_t len, const char *path, int *line,
+                    int *col)
+{
+    struct scan s = { text, len, 0 };
+    const char *p = path ? path : "";
+    size_t pos;
+    int rc = 0;
+
+    skip_ws (&s);
+    pos = s.i;
+    while (*p) {
+        skip_ws (&s);
+        if (*p == '[') {
+            char *end;
+            errno = 0;
+            unsigned long idx = strtoul (p + 1, &end, 10);
+            if (errno || *end != ']' || s.i >= s.n || s.t[s.i] != '[') {
+                rc = -1;
+                break;
+            }
+            s.i++;
+            for (unsigned long k = 0; k < idx && rc == 0; k++) {
+                if (skip_value (&s) < 0)
+                    rc = -1;
+                skip_ws (&s);
+                if (s.i >= s.n || s.t[s.i] != ',')
+                    rc = -1;
+                else
+                    s.i++;
+            }
+            if (rc < 0)
+                break;
+            skip_ws (&s);
+            if (s.i >= s.n || s.t[s.i] == ']') {
+                rc = -1;
+                break;
+            }
+            pos = s.i;
+            p = end + 1;
+        } else {
+            if (*p == '.')
+                p++;
+            size_t keypos;
+            if (s.i >= s.n || s.t[s.i] != '{') {
+                rc = -1;
+                break;
+            }
+            long m = find_member (&s, p, &keypos);
+            if (m < 0) {
+                rc = -1;
+                break;
+            }
+            pos = keypos;
+            p += m;
+        }
+    }
+    jt_json_linecol (text, len, pos, line, col);
+    return rc;
+}
+
+void jt_jdoc_error (jt_jdoc_t *d, const char *path, const char *fmt, ...)
+{
+    char msg[512];
+    int line = 0, col = 0;
+    va_list ap;
+
+    va_start (ap, fmt);
+    vsnprintf (msg, sizeof (msg), fmt, ap);
+    va_end (ap);
+    if (d->text)
+        jt_json_locate (d->text, d->len, path, &line, &col);
+    jt_diags_add (d->diags, d->file, line, col, path, "%s", msg);
+    d->errors++;
+}
+
+void jt_jdoc_sort (jt_jdoc_t *d, size_t from)
+{
+    jt_diags_t *g = d->diags;
+
+    if (!g)
+        return;
+    /* insertion sort: few diagnostics, and it is stable */
+    for (size_t i = from + 1; i < g->n; i++) {
+        jt_diag_t x = g->v[i];
+        size_t j = i;
+        while (j > from && (g->v[j - 1].line > x.line
+                            || (g->v[j - 1].line == x.line && g->v[j - 1].col > x.col))) {
+            g->v[j] = g->v[j - 1];
+            j--;
+        }
+        g->v[j] = x;
+    }
+}
+
+/* ---- paths, types, suggestions ---- */
+
+char *jt_json_path_key (char *buf, size_t len, const char *path, const char *key)
+{
+    if (path && *path)
+        snprintf (buf, len, "%s.%s", path, key);
+    else
+        snprintf (buf, len, "%s", key);
+    return buf;
+}
+
+char *jt_json_path_idx (char *buf, size_t len, const char *path, size_t idx)
+{
+    snprintf (buf, len, "%s[%zu]", path ? path : "", idx);
+    return buf;
+}
+
+const char *jt_json_type_phrase (const json_object *o)
+{
+    switch (json_object_get_type (o)) {
+    case json_type_null: return "null";
+    case json_type_boolean: return "a boolean";
+    case json_type_double: return "a number";
+    case json_type_int: return "an integer";
+    case json_type_object: return "an object";
+    case json_type_array: return "an array";
+    case json_type_string: return "a string";
+    }
+    return "something else";
+}
+
+/* Case-insensitive edit distance (typos often differ only in case). */
+static size_t edit_distance (const char *a, const char *b)
+{
+    size_t la = strlen (a), lb = strlen (b);
+    size_t row[64];
+
+    if (la >= 63 || lb >= 63)
+        return (size_t) -1;
+    for (size_t j = 0; j <= lb; j++)
+        row[j] = j;
+    for (size_t i = 1; i <= la; i++) {
+        size_t diag = row[0];
+        row[0] = i;
+        for (size_t j = 1; j <= lb; j++) {
+            size_t up = row[j];
+            size_t cost = tolower ((unsigned char) a[i - 1])
+                          != tolower ((unsigned char) b[j - 1]);
+            size_t v = diag + cost;
+            if (row[j] + 1 < v)
+                v = row[j] + 1;
+            if (row[j - 1] + 1 < v)
+                v = row[j - 1] + 1;
+            row[j] = v;
+            diag = up;
+        }
+    }
+    return row[lb];
+}
+
+const char *jt_json_suggest (const char *word, const char *const *candidates)
+{
+    const char *best = NULL;
+    size_t bestd = (size_t) -1;
+
+    for (size_t i = 0; candidates && candidates[i]; i++) {
+        size_t d = edit_distance (word, candidates[i]);
+        size_t limit = strlen (candidates[i]) < 6 ? 1 : 2;
+        if (d <= limit && d < bestd) {
+            best = candidates[i];
+            bestd = d;
+        }
+    }
+    return best;
+}
+
+int jt_jdoc_check_keys (jt_jdoc_t *d, json_object *obj, const char *path,
+                        const char *const *allowed)
+{
+    int n = 0;
+    char p[JT_JSON_PATH_MAX];
+
+    if (!json_object_is_type (obj, json_type_object))
+        return 0;
+    json_object_object_foreach (obj, key, val) {
+        bool known = false;
+        (void) val;
+        for (size_t i = 0; allowed[i]; i++)
+            if (!strcmp (key, allowed[i]))
+                known = true;
+        if (known)
+            continue;
+        const char *s = jt_json_suggest (key, allowed);
+        jt_json_path_key (p, sizeof (p), path, key);
+        if (s)
+            jt_jdoc_error (d, p, "unknown field '%s'; did you mean '%s'?", key, s);
+        else
+            jt_jdoc_error (d, p, "unknown field '%s'", key);
+        n++;
+    }
+    return n;
+}
+
+/* ---- typed getters ---- */
+
+static int lookup (jt_jdoc_t *d, json_object *obj, const char *path,
+                   const char *key, bool required, json_object **v)
+{
+    char p[JT_JSON_PATH_MAX];
+
+    if (json_object_object_get_ex (obj, key, v))
+        return 1;
+    if (required)
+        jt_jdoc_error (d, jt_json_path_key (p, sizeof (p), path, key),
+                       "missing required field '%s'", key);
+    return 0;
+}
+
+int jt_jdoc_string_value (jt_jdoc_t *d, json_object *v, const char *path,
+                          const char **out)
+{
+    if (!json_object_is_type (v, json_type_string)) {
+        jt_jdoc_error (d, path, "expected a string, got %s", jt_json_type_phrase (v));
+        return -1;
+    }
+    const char *s = json_object_get_string (v);
+    if (!*s) {
+        jt_jdoc_error (d, path, "must not be empty");
+        return -1;
+    }
+    if (strlen (s) != (size_t) json_object_get_string_len (v)) {
+        jt_jdoc_error (d, path, "must not contain a NUL character");
+        return -1;
+    }
+    *out = s;
+    return 1;
+}
+
+int jt_jdoc_get_string (jt_jdoc_t *d, json_object *obj, const char *path,
+                        const char *key, bool required, const char **out)
+{
+    json_object *v;
+    char p[JT_JSON_PATH_MAX];
+    int rc = lookup (d, obj, path, key, required, &v);
+
+    if (rc <= 0)
+        return rc;
+    return jt_jdoc_string_value (d, v, jt_json_path_key (p, sizeof (p), path, key),
+                                 out);
+}
+
+int jt_jdoc_int_value (jt_jdoc_t *d, json_object *v, const char *path,
+                       int64_t min, int64_t max, int64_t *out)
+{
+    if (!json_object_is_type (v, json_type_int)) {
+        jt_jdoc_error (d, path, "expected an integer, got %s",
+                       jt_json_type_phrase (v));
+        return -1;
+    }
+    errno = 0;
+    int64_t x = json_object_get_int64 (v);
+    /* json-c saturates at INT64_MAX/INT64_MIN without telling anyone. */
+    if (x == INT64_MAX || x == INT64_MIN) {
+        jt_jdoc_error (d, path, "number too large (the limit is %lld)",
+                       (long long) (x > 0 ? max : min));
+        return -1;
+    }
+    if (x > max) {
+        jt_jdoc_error (d, path, "%lld is too large (the limit is %lld)",
+                       (long long) x, (long long) max);
+        return -1;
+    }
+    if (x < min) {
+        jt_jdoc_error (d, path, "must be at least %lld, got %lld",
+                       (long long) min, (long long) x);
+        return -1;
+    }
+    *out = x;
+    return 1;
+}
+
+int jt_jdoc_get_int (jt_jdoc_t *d, json_object *obj, const char *path,
+                     const char *key, bool required, int64_t min, int64_t max,
+                     int64_t *out)
+{
+    json_object *v;
+    char p[JT_JSON_PATH_MAX];
+    int rc = lookup (d, obj, path, key, required, &v);
+
+    if (rc <= 0)
+        return rc;
+    return jt_jdoc_int_value (d, v, jt_json_path_key (p, sizeof (p), path, key),
+                              min, max, out);
+}
+
+int jt_jdoc_get_number (jt_jdoc_t *d, json_object *obj, const char *path,
+                        const char *key, bool required, double min, double max,
+                        double *out)
+{
+    json_object *v;
+    char p[JT_JSON_PATH_MAX];
+    int rc = lookup (d, obj, path, key, required, &v);
+
+    if (rc <= 0)
+        return rc;
+    jt_json_path_key (p, sizeof (p), path, key);
+    if (!json_object_is_type (v, json_type_int)
+        && !json_object_is_type (v, json_type_double)) {
+        jt_jdoc_error (d, p, "expected a number, got %s", jt_json_type_phrase (v));
+        return -1;
+    }
+    double x = json_object_get_double (v);
+    if (json_object_is_type (v, json_type_int)) {
+        int64_t i = json_object_get_int64 (v);
+        if (i == INT64_MAX || i == INT64_MIN)
+            x = i > 0 ? INFINITY : -INFINITY;
+    }
+    if (isnan (x) || (isinf (x) && x < 0 && min > -INFINITY)) {
+        jt_jdoc_error (d, p, "must be a finite number");
+        return -1;
+    }
+    if (x > max) {
+        if (isinf (x))
+            jt_jdoc_error (d, p, "number too large (the limit is %g)", max);
+        else
+            jt_jdoc_error (d, p, "%g is too large (the limit is %g)", x, max);
+        return -1;
+    }
+    if (x < min) {
+        jt_jdoc_error (d, p, "must be at least %g, got %g", min, x);
+        return -1;
+    }
+    *out = x;
+    return 1;
+}
+
+int jt_jdoc_get_bool (jt_jdoc_t *d, json_object *obj, const char *path,
+                      const char *key, bool required, bool *out)
+{
+    json_object *v;
+    char p[JT_JSON_PATH_MAX];
+    int rc = lookup (d, obj, path, key, required, &v);
+
+    if (rc <= 0)
+        return rc;
+    if (!json_object_is_type (v, json_type_boolean)) {
+        jt_jdoc_error (d, jt_json_path_key (p, sizeof (p), path, key),
+                       "expected a boolean (true or false), got %s",
+                       jt_json_type_phrase (v));
+        return -1;
+    }
+    *out = json_object_get_boolean (v);
+    return 1;
+}
+
+int jt_jdoc_get_container (jt_jdoc_t *d, json_object *obj, const char *path,
+                           const char *key, bool required, json_type type,
+                           json_object **out)
+{
+    json_object *v;
+    char p[JT_JSON_PATH_MAX];
+    int rc = lookup (d, obj, path, key, required, &v);
+
+    if (rc <= 0)
+        return rc;
+    if (!json_object_is_type (v, type)) {
+        jt_jdoc_error (d, jt_json_path_key (p, sizeof (p), path, key),
+                       "expected %s, got %s",
+                       type == json_type_array ? "an array" : "an object",
+                       jt_json_type_phrase (v));
+        return -1;
+    }
+    *out = v;
+    return 1;
+}
+
+int jt_jdoc_get_time (jt_jdoc_t *d, json_object *obj, const char *path,
+                      const char *key, bool required, int64_t *out)
+{
+    const char *s;
+    char p[JT_JSON_PATH_MAX];
+    jt_error_t err;
+    int rc = jt_jdoc_get_string (d, obj, path, key, required, &s);
+
+    if (rc <= 0)
+        return rc;
+    if (jt_time_parse (s, out, &err) < 0) {
+        jt_jdoc_error (d, jt_json_path_key (p, sizeof (p), path, key), "%s", err.text);
+        return -1;
+    }
+    return 1;
+}
+
+int jt_jdoc_get_duration (jt_jdoc_t *d, json_object *obj, const char *path,
+                          const char *key, bool required, int64_t *out)
+{
+    json_object *v;
+    char p[JT_JSON_PATH_MAX];
+    jt_error_t err;
+    int rc = lookup (d, obj, path, key, required, &v);
+
+    if (rc <= 0)
+        return rc;
+    jt_json_path_key (p, sizeof (p), path, key);
+    if (json_object_is_type (v, json_type_int))
+        return jt_jdoc_int_value (d, v, p, 0, INT64_C (1000000000000), out);
+    if (!json_object_is_type (v, json_type_string)) {
+        jt_jdoc_error (d, p, "expected a duration (a string like \"4h\" or integer "
+                       "seconds), got %s", jt_json_type_phrase (v));
+        return -1;
+    }
+    if (jt_duration_parse (json_object_get_string (v), out, &err) < 0) {
+        jt_jdoc_error (d, p, "%s", err.text);
+        return -1;
+    }
+    return 1;
+}
+
+/* ---- hashing and output ---- */
+
+int jt_sha256_hex (const void *data, size_t len, char hex[65])
+{
+    unsigned char md[EVP_MAX_MD_SIZE];
+    unsigned int mdlen = 0;
+
+    hex[0] = '\0';
+    if (EVP_Digest (data, len, md, &mdlen, EVP_sha256 (), NULL) != 1 || mdlen != 32)
+        return -1;
+    for (unsigned i = 0; i < mdlen; i++)
+        snprintf (hex + 2 * i, 3, "%02x", md[i]);
+    return 0;
+}
+
+char *jt_json_dump (json_object *o)
+{
+    const char *s = json_object_to_json_string_ext (o, JT_JSON_CANON_FLAGS);
+    return s ? strdup (s) : NULL;
+}
+
+bool jt_json_is_name (const char *s)
+{
+    for (; *s; s++)
+        if (isspace ((unsigned char) *s) || iscntrl ((unsigned char) *s))
+            return false;
+    return true;
+}
+
+char *jt_json_read_file (const char *path, size_t *len, jt_diags_t *diags)
+{
+    FILE *f = fopen (path, "rb");
+    char *buf = NULL, *nb;
+    size_t n = 0, cap = 0;
+
+    if (!f) {
+        jt_diags_add (diags, path, 0, 0, NULL, "cannot open: %s", strerror (errno));
+        return NULL;
+    }
+    for (;;) {
+        if (cap - n < 4096) {
+            cap = cap ? cap * 2 : 8192;
+            if (!(nb = realloc (buf, cap))) {
+                free (buf);
+                fclose (f);
+                jt_diags_add (diags, path, 0, 0, NULL, "out of memory");
+                return NULL;
+            }
+            buf = nb;
+        }
+        size_t got = fread (buf + n, 1, cap - n - 1, f);
+        n += got;
+        if (got == 0)
+            break;
+    }
+    if (ferror (f)) {
+        jt_diags_add (diags, path, 0, 0, NULL, "cannot read: %s", strerror (errno));
+        free (buf);
+        fclose (f);
+        return NULL;
+    }
+    fclose (f);
+    buf[n] = '\0';
+    *len = n;
+    return buf;
+}

@@ -1,0 +1,148 @@
+/*
+ * jsonutil.h - internal helpers shared by the JSON readers of budgets, runs
+ * and snapshots (not part of the public API).
+ *
+ * json-c parses; these helpers add what it lacks for good diagnostics:
+ * syntax errors with line:col, a locator that maps a JSON path back to the
+ * line:col of the field in the raw text, typed field getters that report
+ * "expected an integer, got a string", range limits (json-c saturates huge
+ * integers to INT64_MAX silently) and unknown-key checks with "did you mean"
+ * suggestions. Every problem goes into a jt_diags_t and the reader carries
+ * on, so one pass reports all of them.
+ */
+#ifndef JT_JSONUTIL_H
+#define JT_JSONUTIL_H
+
+#include <stdbool.h>
+#include <stdint.h>
+#include <stddef.h>
+
+#include <json-c/json.h>
+
+#include "jobtree/error.h"
+
+/* Integers above this are refused outright (counts of GPUs, nodes, ...). */
+#define JT_JSON_INT_MAX (INT64_C (2147483648))
+/* Numbers (GPU-hours) above this are refused. */
+#define JT_JSON_NUM_MAX (1e12)
+/* JSON paths longer than this are truncated in diagnostics. */
+#define JT_JSON_PATH_MAX 256
+
+/* One document being read: where diagnostics go and how many were added. */
+typedef struct jt_jdoc {
+    const char *file;
+    const char *text;
+    size_t len;
+    jt_diags_t *diags;
+    int errors;
+} jt_jdoc_t;
+
+void jt_jdoc_init (jt_jdoc_t *d, const char *file, const char *text, size_t len,
+                   jt_diags_t *diags);
+
+/* Parse d->text with json-c (strict). On a syntax error adds
+ * "file:line:col: message" (truncated input: "unexpected end of input")
+ * and returns NULL. The caller owns the returned object (json_object_put). */
+json_object *jt_jdoc_parse (jt_jdoc_t *d);
+
+/* Stable-sort the diagnostics appended since index `from` by line:col, so
+ * that a file's problems read top to bottom. */
+void jt_jdoc_sort (jt_jdoc_t *d, size_t from);
+
+/* Add an error about the field at `path`, locating it in the raw text. */
+void jt_jdoc_error (jt_jdoc_t *d, const char *path, const char *fmt, ...)
+    __attribute__ ((format (printf, 3, 4)));
+
+/* Map a JSON path ("envelopes[2].concurrency", "labels.fabric.domain") to
+ * the 1-based line:col of that field in text: the opening quote of the key
+ * for an object member, the first character of the value for an array
+ * element. Keys may contain dots. Returns 0, or -1 when the path is not
+ * found (line/col then point at the deepest container found). */
+int jt_json_locate (const char *text, size_t len, const char *path, int *line,
+                    int *col);
+
+/* 1-based line:col of byte offset off in text. */
+void jt_json_linecol (const char *text, size_t len, size_t off, int *line,
+                      int *col);
+
+/* "a string", "an integer", ... for messages. */
+const char *jt_json_type_phrase (const json_object *o);
+
+/* Join a path and a key or index into buf: "a" + "b" -> "a.b", "" + "b" ->
+ * "b", "a" + [2] -> "a[2]". Returns buf. */
+char *jt_json_path_key (char *buf, size_t len, const char *path, const char *key);
+char *jt_json_path_idx (char *buf, size_t len, const char *path, size_t idx);
+
+/* Closest candidate to word within a small edit distance, or NULL. */
+const char *jt_json_suggest (const char *word, const char *const *candidates);
+
+/* Report every key of obj not in allowed (NULL-terminated), with a
+ * suggestion when one is close. Returns the number reported. */
+int jt_jdoc_check_keys (jt_jdoc_t *d, json_object *obj, const char *path,
+                        const char *const *allowed);
+
+/* Typed getters. Each looks up key in obj (path is obj's path). They return
+ * 1 when the field is present and valid (out set), 0 when absent (an error
+ * too if required), -1 when present but invalid (error added). A JSON null
+ * counts as present and of the wrong type. */
+int jt_jdoc_get_string (jt_jdoc_t *d, json_object *obj, const char *path,
+                        const char *key, bool required, const char **out);
+int jt_jdoc_get_int (jt_jdoc_t *d, json_object *obj, const char *path,
+                     const char *key, bool required, int64_t min, int64_t max,
+                     int64_t *out);
+int jt_jdoc_get_number (jt_jdoc_t *d, json_object *obj, const char *path,
+                        const char *key, bool required, double min, double max,
+                        double *out);
+int jt_jdoc_get_bool (jt_jdoc_t *d, json_object *obj, const char *path,
+                      const char *key, bool required, bool *out);
+/* type is json_type_object or json_type_array. */
+int jt_jdoc_get_container (jt_jdoc_t *d, json_object *obj, const char *path,
+                           const char *key, bool required, json_type type,
+                           json_object **out);
+/* RFC 3339 string field. */
+int jt_jdoc_get_time (jt_jdoc_t *d, json_object *obj, const char *path,
+                      const char *key, bool required, int64_t *out);
+/* Duration: a jt_duration_parse string or integer seconds (>= 0). */
+int jt_jdoc_get_duration (jt_jdoc_t *d, json_object *obj, const char *path,
+                          const char *key, bool required, int64_t *out);
+
+/* Check that v (at path) is an integer in [min, max]. Same contract. */
+int jt_jdoc_int_value (jt_jdoc_t *d, json_object *v, const char *path,
+                       int64_t min, int64_t max, int64_t *out);
+/* Check that v (at path) is a non-empty string. */
+int jt_jdoc_string_value (jt_jdoc_t *d, json_object *v, const char *path,
+                          const char **out);
+
+/* Lowercase hex SHA-256 of data into hex[65] (OpenSSL EVP). 0 or -1. */
+int jt_sha256_hex (const void *data, size_t len, char hex[65]);
+
+/* Canonical compact serialisation helpers: a json_object tree is built in
+ * the required key order and printed with these flags. */
+#define JT_JSON_CANON_FLAGS (JSON_C_TO_STRING_PLAIN | JSON_C_TO_STRING_NOSLASHESCAPE)
+
+/* strdup of json_object_to_json_string_ext(o, JT_JSON_CANON_FLAGS); NULL on
+ * ENOMEM. Does not consume o. */
+char *jt_json_dump (json_object *o);
+
+/* Read a whole file into a NUL-terminated malloc'd buffer. NULL with a
+ * diagnostic naming the file on failure. */
+char *jt_json_read_file (const char *path, size_t *len, jt_diags_t *diags);
+
+/* ---- hooks between the readers and their containers (internal) ---- */
+
+struct jt_budget;
+struct jt_budgets;
+
+/* Free the members of one budget (not the struct itself). */
+void jt_budget_clear (struct jt_budget *bud);
+
+/* Append bud (moved: on success b owns its members and *bud is zeroed)
+ * and keep a copy of the file's text for finalize's diagnostics.
+ * Returns 0 or -1 (ENOMEM; bud untouched). */
+int jt_budgets_push (struct jt_budgets *b, struct jt_budget *bud, const char *text,
+                     size_t len);
+
+/* True when s has no whitespace or control characters. */
+bool jt_json_is_name (const char *s);
+
+#endif /* JT_JSONUTIL_H */

@@ -1,0 +1,94 @@
+/*
+ * jsonutil.c - unit tests of the JSON helpers: the path locator, syntax
+ * error positions, typed getters and their limits, suggestions, SHA-256.
+ */
+#include <stdio.h>
+#include <string.h>
+
+#include "jsonutil.h"
+#include "tap.h"
+
+static const char doc[] =
+    "{\n"
+    "  \"a\": 1,\n"
+    "  \"list\": [ 10, { \"x\": \"y,}]\" }, [1, 2], \"s\" ],\n"
+    "  \"labels\": { \"fabric\": \"no\", \"fabric.domain\": \"A\" },\n"
+    "  \"esc\\\"aped\": true,\n"
+    "  \"nested\": { \"deep\": { \"k\": [ { \"v\": 3 } ] } }\n"
+    "}\n";
+
+static void loc (const char *path, int rc, int line, int col)
+{
+    int l = 0, c = 0;
+    is_int (jt_json_locate (doc, strlen (doc), path, &l, &c), rc, "locate '%s' rc", path);
+    char got[32], want[32];
+    snprintf (got, sizeof (got), "%d:%d", l, c);
+    snprintf (want, sizeof (want), "%d:%d", line, col);
+    is (got, want, "locate '%s' at %s", path, want);
+}
+
+/* Parse text and return the first diagnostic as text. */
+static const char *syntax (const char *text)
+{
+    static char buf[256];
+    jt_diags_t g;
+    jt_jdoc_t d;
+
+    jt_diags_init (&g);
+    jt_jdoc_init (&d, "f.json", text, strlen (text), &g);
+    json_object *o = jt_jdoc_parse (&d);
+    buf[0] = '\0';
+    if (g.n)
+        jt_diag_format (&g.v[0], buf, sizeof (buf));
+    else if (!o)
+        snprintf (buf, sizeof (buf), "NULL without diagnostic");
+    json_object_put (o);
+    jt_diags_free (&g);
+    return buf;
+}
+
+static const char *const keys[] = { "concurrency", "maxGPUHours", "owner", NULL };
+
+int main (void)
+{
+    loc ("", 0, 1, 1);
+    loc ("a", 0, 2, 3);
+    loc ("list", 0, 3, 3);
+    loc ("list[0]", 0, 3, 13);
+    loc ("list[1]", 0, 3, 17);
+    loc ("list[1].x", 0, 3, 19);
+    loc ("list[2]", 0, 3, 34);
+    loc ("list[2][1]", 0, 3, 38);
+    loc ("list[3]", 0, 3, 42);
+    loc ("list[4]", -1, 3, 3);
+    loc ("labels.fabric", 0, 4, 15);
+    loc ("labels.fabric.domain", 0, 4, 31);
+    loc ("esc\"aped", 0, 5, 3);
+    loc ("nested.deep.k[0].v", 0, 6, 34);
+    loc ("nested.deep.missing", -1, 6, 15);
+    loc ("a.b", -1, 2, 3);
+
+    is (syntax ("{\"a\":1"), "f.json:1:7: unexpected end of input", "truncated");
+    is (syntax (""), "f.json:1:1: unexpected end of input", "empty");
+    is (syntax ("{\"a\":1,}"), "f.json:1:8: syntax error: unexpected character",
+        "trailing comma");
+    is (syntax ("{\n  \"a\": tru }"), "f.json:2:11: syntax error: boolean expected",
+        "bad literal on line 2");
+    is (syntax ("{} {}"), "f.json:1:4: syntax error: unexpected character",
+        "two documents");
+    is (syntax ("null"), "f.json:1:1: the document is null; expected an object", "null");
+    is (syntax ("{}\n\n"), "", "trailing whitespace is fine");
+
+    is (jt_json_suggest ("concurency", keys), "concurrency", "suggest one deletion");
+    is (jt_json_suggest ("maxGpuHours", keys), "maxGPUHours", "suggest case");
+    ok (jt_json_suggest ("colour", keys) == NULL, "no suggestion when far");
+    is (jt_json_suggest ("ownr", keys), "owner", "short words: distance 1");
+    ok (jt_json_suggest ("own", keys) == NULL, "short words: not distance 2");
+
+    char hex[65];
+    ok (jt_sha256_hex ("abc", 3, hex) == 0, "sha256");
+    is (hex, "ba7816bf8f01cfea414140de5dae2223b00361a396177a9cb410ff61f20015ad",
+        "sha256(abc) known answer");
+
+    return done_testing ();
+}
