@@ -1,0 +1,170 @@
+/*
+ * ledger_record.c - one ledger record on disk: formatting and parsing.
+ *
+ * DESIGN (normative text in docs/ledger-format.md): a record is one line
+ *
+ *   JT1 <seq> <prev> <len> <payload> <hash>\n
+ *
+ * seq and len are decimal without leading zeros, prev and hash are 64
+ * lowercase hex digits, payload is len bytes of canonical event JSON
+ * without '\n'. hash = SHA-256 of the bytes from 'J' to the last payload
+ * byte. One digest is both the record's checksum and the chain link: the
+ * next record's prev must equal it, so a record cannot be changed, moved
+ * or dropped without breaking the record itself or its successor. len
+ * makes a record self-delimiting even when damaged bytes contain '\n'.
+ */
+#include <errno.h>
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <openssl/evp.h>
+
+#include "jobtree/ledger.h"
+#include "ledger_record.h"
+
+int jt_ledger_sha256 (const void *data, size_t len, char hex[65])
+{
+    static const char digits[] = "0123456789abcdef";
+    unsigned char md[EVP_MAX_MD_SIZE];
+    unsigned int mdlen = 0;
+
+    if (!EVP_Digest (data, len, md, &mdlen, EVP_sha256 (), NULL) || mdlen != 32)
+        return -1;
+    for (unsigned int i = 0; i < 32; i++) {
+        hex[2 * i] = digits[md[i] >> 4];
+        hex[2 * i + 1] = digits[md[i] & 15];
+    }
+    hex[64] = '\0';
+    return 0;
+}
+
+int jt_record_format (uint64_t seq, const char *prev, const char *payload,
+                      size_t len, char **line, size_t *linelen, char hash[65],
+                      jt_error_t *err)
+{
+    char head[128];
+    int hl;
+
+    if (seq == 0)
+        return jt_errprintf (err, "record: seq starts at 1");
+    if (len == 0 || len > JT_LEDGER_MAX_PAYLOAD)
+        return jt_errprintf (err, "record: payload of %zu bytes (1..%d allowed)", len,
+                             JT_LEDGER_MAX_PAYLOAD);
+    if (memchr (payload, '\n', len))
+        return jt_errprintf (err, "record: payload contains a newline");
+    if (!prev || strlen (prev) != 64)
+        return jt_errprintf (err, "record: prev is not a 64-digit hash");
+    hl = snprintf (head, sizeof (head), "%s %" PRIu64 " %s %zu ", JT_LEDGER_MAGIC, seq,
+                   prev, len);
+    size_t body = (size_t) hl + len;
+    char *buf = malloc (body + 1 + 64 + 1 + 1);
+    if (!buf)
+        return jt_errprintf (err, "out of memory");
+    memcpy (buf, head, (size_t) hl);
+    memcpy (buf + hl, payload, len);
+    if (jt_ledger_sha256 (buf, body, hash) < 0) {
+        free (buf);
+        return jt_errprintf (err, "record: SHA-256 failed");
+    }
+    buf[body] = ' ';
+    memcpy (buf + body + 1, hash, 64);
+    buf[body + 65] = '\n';
+    buf[body + 66] = '\0';
+    *line = buf;
+    *linelen = body + 66;
+    return 0;
+}
+
+/* Decimal field ending in a space at buf[*pos]; no leading zeros, <= 20
+ * digits. 1 ok, 0 incomplete, -1 malformed. */
+static int parse_dec (const char *buf, size_t avail, size_t *pos, uint64_t *out)
+{
+    size_t i = *pos, start = i;
+    uint64_t v = 0;
+    while (i < avail && buf[i] >= '0' && buf[i] <= '9') {
+        if (i - start >= 20)
+            return -1;
+        uint64_t d = (uint64_t) (buf[i] - '0');
+        if (v > (UINT64_MAX - d) / 10)
+            return -1;
+        v = v * 10 + d;
+        i++;
+    }
+    if (i == avail)
+        return 0;
+    if (i == start || buf[i] != ' ' || (buf[start] == '0' && i - start > 1))
+        return -1;
+    *out = v;
+    *pos = i + 1;
+    return 1;
+}
+
+/* 64 lowercase hex digits at buf[*pos]. Same results as parse_dec. */
+static int parse_hex (const char *buf, size_t avail, size_t *pos, char out[65])
+{
+    for (size_t k = 0; k < 64; k++) {
+        size_t i = *pos + k;
+        if (i >= avail)
+            return 0;
+        char c = buf[i];
+        if (!((c >= '0' && c <= '9') || (c >= 'a' && c <= 'f')))
+            return -1;
+        out[k] = c;
+    }
+    out[64] = '\0';
+    *pos += 64;
+    return 1;
+}
+
+jt_record_status_t jt_record_parse (const char *buf, size_t avail, jt_record_t *rec)
+{
+    size_t pos = 0;
+    uint64_t len = 0;
+    int rc;
+
+    for (size_t i = 0; i < 4; i++) {
+        if (i >= avail)
+            return JT_RECORD_INCOMPLETE;
+        if (buf[i] != "JT1 "[i])
+            return JT_RECORD_MALFORMED;
+    }
+    pos = 4;
+    if ((rc = parse_dec (buf, avail, &pos, &rec->seq)) <= 0)
+        return rc ? JT_RECORD_MALFORMED : JT_RECORD_INCOMPLETE;
+    if ((rc = parse_hex (buf, avail, &pos, rec->prev)) <= 0)
+        return rc ? JT_RECORD_MALFORMED : JT_RECORD_INCOMPLETE;
+    if (pos >= avail)
+        return JT_RECORD_INCOMPLETE;
+    if (buf[pos++] != ' ')
+        return JT_RECORD_MALFORMED;
+    if ((rc = parse_dec (buf, avail, &pos, &len)) <= 0)
+        return rc ? JT_RECORD_MALFORMED : JT_RECORD_INCOMPLETE;
+    if (rec->seq == 0 || len == 0 || len > JT_LEDGER_MAX_PAYLOAD)
+        return JT_RECORD_MALFORMED;
+    if (avail - pos < len)
+        return memchr (buf + pos, '\n', avail - pos) ? JT_RECORD_MALFORMED
+                                                     : JT_RECORD_INCOMPLETE;
+    if (memchr (buf + pos, '\n', len))
+        return JT_RECORD_MALFORMED;
+    rec->payload = buf + pos;
+    rec->len = len;
+    size_t body = pos + len;
+    pos = body;
+    if (pos >= avail)
+        return JT_RECORD_INCOMPLETE;
+    if (buf[pos++] != ' ')
+        return JT_RECORD_MALFORMED;
+    if ((rc = parse_hex (buf, avail, &pos, rec->hash)) <= 0)
+        return rc ? JT_RECORD_MALFORMED : JT_RECORD_INCOMPLETE;
+    if (pos >= avail)
+        return JT_RECORD_INCOMPLETE;
+    if (buf[pos++] != '\n')
+        return JT_RECORD_MALFORMED;
+    rec->size = pos;
+    char want[65];
+    if (jt_ledger_sha256 (buf, body, want) < 0 || memcmp (want, rec->hash, 64))
+        return JT_RECORD_BADHASH;
+    return JT_RECORD_OK;
+}

@@ -1,0 +1,362 @@
+/*
+ * ledger_record.c - unit tests of the record format, the hash chain, the
+ * reader's named outcomes and the writer's recovery: known-answer vectors,
+ * every-byte tamper loop, deletions, swaps, torn tails, rotation.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "jobtree/ledger.h"
+#include "tap.h"
+
+static const char *const kat_payloads[] = {
+    "{\"v\":1,\"type\":\"Start\",\"id\":\"kat:1\",\"time\":1767225600,\"lease\":"
+    "\"c1:42:0\",\"run\":\"c1:42\",\"group\":\"0\",\"nodes\":[\"a01\",\"a02\"],"
+    "\"gpus\":16,\"role\":\"Active\",\"envelope\":\"west-h100\",\"owner\":\"rai\","
+    "\"start\":1767225600}",
+    "{\"v\":1,\"type\":\"NodeFail\",\"id\":\"kat:2\",\"time\":1767229200,"
+    "\"nodes\":[\"a02\"],\"run\":\"c1:42\"}",
+    "{\"v\":1,\"type\":\"End\",\"id\":\"kat:3\",\"time\":1767229200,\"lease\":"
+    "\"c1:42:0\",\"run\":\"c1:42\",\"group\":\"0\",\"nodes\":[\"a01\",\"a02\"],"
+    "\"gpus\":16,\"role\":\"Active\",\"envelope\":\"west-h100\",\"owner\":\"rai\","
+    "\"start\":1767225600,\"end\":1767229200,\"reason\":\"Fail\"}",
+};
+/* Produced by this code and checked independently with sha256sum(1) (see
+ * docs/ledger-format.md, "Worked example"). */
+static const char *const kat_hashes[] = {
+    "3062bd489b64f17f20672e38c910b3c16d9ade8ba5b54e102aa7ee9dbea7e1cb",
+    "200b787b48b8e4de77b0d876f731c8d2fb34f9d1ee4964f4ada657b4a68205b2",
+    "8ff1f737fbcabeaa5796103461a573ce20f19a7fb879eb5eec97cd6d91b2c3b9",
+};
+
+static char *slurp (const char *path, size_t *len)
+{
+    FILE *f = fopen (path, "rb");
+    char *buf = NULL;
+    long n;
+    if (!f)
+        return NULL;
+    fseek (f, 0, SEEK_END);
+    n = ftell (f);
+    fseek (f, 0, SEEK_SET);
+    buf = malloc ((size_t) n + 1);
+    if (buf && fread (buf, 1, (size_t) n, f) != (size_t) n) {
+        free (buf);
+        buf = NULL;
+    }
+    fclose (f);
+    if (buf) {
+        buf[n] = '\0';
+        *len = (size_t) n;
+    }
+    return buf;
+}
+
+static void spit (const char *path, const char *buf, size_t len)
+{
+    FILE *f = fopen (path, "wb");
+    if (!f || fwrite (buf, 1, len, f) != len)
+        bail_out ("cannot write %s", path);
+    fclose (f);
+}
+
+static jt_ledger_result_t readone (const char *path, const char *head)
+{
+    jt_ledger_result_t res;
+    jt_error_t err = { "" };
+    if (jt_ledger_read (&path, 1, head, NULL, NULL, &res, &err) < 0)
+        bail_out ("read: %s", err.text);
+    return res;
+}
+
+static void test_kat (const char *dir)
+{
+    jt_error_t err = { "" };
+    jt_ledger_result_t res;
+    jt_ledger_writer_t *w = jt_ledger_writer_open (dir, 0, NULL, NULL, &res, &err);
+    ok (w != NULL, "writer opens an empty directory%s", err.text);
+    is (jt_ledger_status_name (res.status), "EMPTY", "a new ledger is EMPTY");
+    size_t lens[3];
+    for (int i = 0; i < 3; i++)
+        lens[i] = strlen (kat_payloads[i]);
+    uint64_t first = 0;
+    ok (jt_ledger_writer_append (w, kat_payloads, lens, 3, &first, &err) == 0,
+        "group commit of three records");
+    is_int (first, 1, "first seq is 1");
+    is_int (jt_ledger_writer_last_seq (w), 3, "last seq 3");
+    jt_ledger_writer_close (w);
+
+    char path[1024];
+    snprintf (path, sizeof (path), "%s/ledger-00000000000000000001.jtl", dir);
+    res = readone (path, NULL);
+    is (jt_ledger_status_name (res.status), "OK", "reads back OK");
+    is_int (res.nrecords, 3, "three records");
+    size_t len;
+    char *text = slurp (path, &len);
+    char *line = text;
+    const char *prev = JT_LEDGER_GENESIS;
+    for (int i = 0; i < 3 && line; i++) {
+        char want[4096], *nl = strchr (line, '\n');
+        snprintf (want, sizeof (want), "JT1 %d %s %zu %s %s", i + 1, prev,
+                  strlen (kat_payloads[i]), kat_payloads[i], kat_hashes[i]);
+        if (nl)
+            *nl = '\0';
+        is (line, want, "known-answer record %d (hash %.12s...)", i + 1, kat_hashes[i]);
+        prev = kat_hashes[i];
+        line = nl ? nl + 1 : NULL;
+    }
+    is (res.last_hash, kat_hashes[2], "last hash is the third KAT hash");
+    free (text);
+}
+
+/* Generate a ledger of n records; return its text. */
+static char *gen (const char *dir, int n, size_t *len)
+{
+    jt_error_t err = { "" };
+    jt_ledger_result_t res;
+    jt_ledger_writer_t *w = jt_ledger_writer_open (dir, 0, NULL, NULL, &res, &err);
+    if (!w)
+        bail_out ("open: %s", err.text);
+    for (int i = 0; i < n; i++) {
+        char p[256];
+        const char *pp = p;
+        uint64_t first;
+        size_t l = (size_t) snprintf (p, sizeof (p),
+                                      "{\"v\":1,\"type\":\"NodeFail\",\"id\":\"t:%d\","
+                                      "\"time\":%d,\"nodes\":[\"n%d\"]}",
+                                      i, 1000 + i, i);
+        if (jt_ledger_writer_append (w, &pp, &l, 1, &first, &err) < 0)
+            bail_out ("append: %s", err.text);
+    }
+    jt_ledger_writer_close (w);
+    char path[1024];
+    snprintf (path, sizeof (path), "%s/ledger-00000000000000000001.jtl", dir);
+    return slurp (path, len);
+}
+
+/* Byte offsets where each record starts (n+1 entries, last = len). */
+static void offsets (const char *text, size_t len, size_t *off, int n)
+{
+    int k = 0;
+    off[k++] = 0;
+    for (size_t i = 0; i < len && k <= n; i++)
+        if (text[i] == '\n')
+            off[k++] = i + 1;
+}
+
+static void test_tamper (const char *dir)
+{
+    enum { N = 6 };
+    size_t len, off[N + 1];
+    char *text = gen (dir, N, &len), path[1024];
+    snprintf (path, sizeof (path), "%s/t.jtl", dir);
+    offsets (text, len, off, N);
+    jt_ledger_result_t res;
+    int bad = 0, checked = 0;
+    char *copy = malloc (len);
+
+    spit (path, text, len);
+    res = readone (path, NULL);
+    is (jt_ledger_status_name (res.status), "OK", "generated ledger is OK");
+    char head[128];
+    snprintf (head, sizeof (head), "%" PRIu64 ":%s", res.last_seq, res.last_hash);
+
+    /* every byte of every record, two different changes each */
+    for (int r = 0; r < N; r++) {
+        for (size_t i = off[r]; i < off[r + 1]; i++) {
+            for (int flip = 0; flip < 2; flip++) {
+                memcpy (copy, text, len);
+                copy[i] = flip ? (char) (copy[i] ^ 0x01) : (copy[i] == 'x' ? 'y' : 'x');
+                spit (path, copy, len);
+                res = readone (path, NULL);
+                checked++;
+                if (res.status == JT_LEDGER_OK || res.bad_seq != (uint64_t) r + 1) {
+                    if (bad++ < 5)
+                        diag ("byte %zu of record %d: %s at seq %" PRIu64, i, r + 1,
+                              jt_ledger_status_name (res.status), res.bad_seq);
+                }
+            }
+        }
+    }
+    is_int (bad, 0, "each of %d single-byte changes fails at its record's seq", checked);
+
+    /* deleting any record */
+    bad = 0;
+    for (int r = 0; r < N; r++) {
+        size_t l = 0;
+        memcpy (copy, text, off[r]);
+        l = off[r];
+        memcpy (copy + l, text + off[r + 1], len - off[r + 1]);
+        l += len - off[r + 1];
+        spit (path, copy, l);
+        res = readone (path, head);
+        if (res.status == JT_LEDGER_OK || res.bad_seq != (uint64_t) r + 1) {
+            diag ("deleting record %d: %s at seq %" PRIu64, r + 1,
+                  jt_ledger_status_name (res.status), res.bad_seq);
+            bad++;
+        }
+    }
+    is_int (bad, 0, "deleting any record fails at its seq (last one: with --head)");
+    spit (path, text, off[N - 1]);
+    res = readone (path, head);
+    is (jt_ledger_status_name (res.status), "BADHEAD", "a cut tail is BADHEAD");
+    res = readone (path, NULL);
+    is (jt_ledger_status_name (res.status), "OK",
+        "without an anchor a cut at a record boundary is undetectable (documented)");
+
+    /* swapping any two records */
+    bad = 0;
+    for (int a = 0; a < N; a++)
+        for (int b = a + 1; b < N; b++) {
+            size_t l = 0;
+            for (int r = 0; r < N; r++) {
+                int src = r == a ? b : r == b ? a : r;
+                memcpy (copy + l, text + off[src], off[src + 1] - off[src]);
+                l += off[src + 1] - off[src];
+            }
+            spit (path, copy, l);
+            res = readone (path, NULL);
+            if (res.status != JT_LEDGER_BADSEQ || res.bad_seq != (uint64_t) a + 1) {
+                diag ("swapping %d and %d: %s at seq %" PRIu64, a + 1, b + 1,
+                      jt_ledger_status_name (res.status), res.bad_seq);
+                bad++;
+            }
+        }
+    is_int (bad, 0, "swapping any two records is BADSEQ at the first of them");
+
+    /* torn tail vs garbage in the middle */
+    memcpy (copy, text, len);
+    spit (path, copy, off[N - 1] + 20);
+    res = readone (path, NULL);
+    is (jt_ledger_status_name (res.status), "TRUNCATED", "half a record at the end");
+    is_int (res.bad_offset, off[N - 1], "offset of the torn record");
+    is_int (res.last_good_size, off[N - 1], "good prefix ends before it");
+    char *g = malloc (len + 64);
+    memcpy (g, text, len);
+    memcpy (g + len, "garbage\nmore garbage\n", 21);
+    spit (path, g, len + 21);
+    res = readone (path, NULL);
+    is (jt_ledger_status_name (res.status), "TRUNCATED", "garbage lines at the end");
+    is_int (res.bad_seq, N + 1, "at seq N+1");
+    memcpy (g, text, off[3]);
+    memcpy (g + off[3], "garbage\n", 8);
+    memcpy (g + off[3] + 8, text + off[3], len - off[3]);
+    spit (path, g, len + 8);
+    res = readone (path, NULL);
+    is (jt_ledger_status_name (res.status), "CORRUPT", "garbage in the middle");
+    is_int (res.bad_offset, off[3], "offset of the garbage");
+    is_int (res.bad_seq, 4, "at seq 4");
+    unlink (path);
+    free (g);
+    free (copy);
+    free (text);
+}
+
+static void test_recovery (const char *dir)
+{
+    jt_error_t err = { "" };
+    jt_ledger_result_t res;
+    size_t len;
+    char *text = gen (dir, 3, &len), path[1024];
+    snprintf (path, sizeof (path), "%s/ledger-00000000000000000001.jtl", dir);
+    spit (path, text, len - 7);
+    jt_ledger_writer_t *w = jt_ledger_writer_open (dir, 0, NULL, NULL, &res, &err);
+    ok (w != NULL, "writer opens a ledger with a torn tail");
+    is (jt_ledger_status_name (res.status), "TRUNCATED", "and reports TRUNCATED");
+    is_int (res.bad_seq, 3, "at seq 3");
+    const char *p = "{\"v\":1,\"type\":\"NodeFail\",\"id\":\"r\",\"time\":1,\"nodes\":[\"x\"]}";
+    size_t l = strlen (p);
+    uint64_t first = 0;
+    ok (w && jt_ledger_writer_append (w, &p, &l, 1, &first, &err) == 0, "append after");
+    is_int (first, 3, "continues at seq 3");
+    jt_ledger_writer_close (w);
+    res = readone (path, NULL);
+    is (jt_ledger_status_name (res.status), "OK", "chain intact after recovery");
+
+    /* garbage in the middle: refuse with the offset */
+    free (text);
+    text = slurp (path, &len);
+    char *nl = strchr (text, '\n');
+    nl[-3] ^= 1;
+    spit (path, text, len);
+    w = jt_ledger_writer_open (dir, 0, NULL, NULL, &res, &err);
+    ok (w == NULL, "writer refuses a ledger corrupt in the middle");
+    char want[4096];
+    snprintf (want, sizeof (want),
+              "CORRUPT at seq 1, %s offset 0: record hash mismatch followed by good "
+              "records; refusing to append (run `jobtree verify %s`)", path, dir);
+    is (err.text, want, "and names seq, file and offset");
+    unlink (path);
+    free (text);
+}
+
+static void test_rotation (const char *dir)
+{
+    jt_error_t err = { "" };
+    jt_ledger_result_t res;
+    jt_ledger_writer_t *w = jt_ledger_writer_open (dir, 300, NULL, NULL, &res, &err);
+    for (int i = 0; w && i < 10; i++) {
+        char p[128];
+        const char *pp = p;
+        uint64_t first;
+        size_t l = (size_t) snprintf (p, sizeof (p),
+                                      "{\"v\":1,\"type\":\"NodeFail\",\"id\":\"s%d\","
+                                      "\"time\":1,\"nodes\":[\"n\"]}", i);
+        if (jt_ledger_writer_append (w, &pp, &l, 1, &first, &err) < 0)
+            bail_out ("append: %s", err.text);
+    }
+    jt_ledger_writer_close (w);
+    char **segs;
+    size_t n;
+    jt_ledger_segments (dir, &segs, &n, &err);
+    ok (n > 2, "segments rotate by size (%zu segments)", n);
+    struct stat sb;
+    ok (n && stat (segs[0], &sb) == 0 && (sb.st_mode & 0777) == 0640, "mode 0640");
+    res = readone (dir, NULL);
+    is (jt_ledger_status_name (res.status), "OK", "chain continues across segments");
+    is_int (res.nrecords, 10, "all ten records");
+    w = jt_ledger_writer_open (dir, 300, NULL, NULL, &res, &err);
+    ok (w != NULL, "reopen a rotated ledger");
+    jt_ledger_writer_close (w);
+    if (n > 2) {
+        unlink (segs[1]);
+        res = readone (dir, NULL);
+        is (jt_ledger_status_name (res.status), "BADSEQ", "a missing segment is BADSEQ");
+    }
+    for (size_t i = 0; i < n; i++)
+        unlink (segs[i]);
+    jt_ledger_segments_free (segs, n);
+}
+
+int main (void)
+{
+    char tmpl[] = "/tmp/jt-ledger-rec.XXXXXX";
+    char *dir = mkdtemp (tmpl);
+    char sub[512];
+    if (!dir)
+        bail_out ("mkdtemp: %s", strerror (errno));
+    const char *names[] = { "kat", "tamper", "recovery", "rotation" };
+    for (int i = 0; i < 4; i++) {
+        snprintf (sub, sizeof (sub), "%s/%s", dir, names[i]);
+        mkdir (sub, 0700);
+        if (i == 0)
+            test_kat (sub);
+        else if (i == 1)
+            test_tamper (sub);
+        else if (i == 2)
+            test_recovery (sub);
+        else
+            test_rotation (sub);
+    }
+    char cmd[600];
+    snprintf (cmd, sizeof (cmd), "rm -rf %s", dir);
+    if (system (cmd) != 0)
+        diag ("could not remove %s", dir);
+    return done_testing ();
+}
