@@ -45,6 +45,8 @@ typedef struct jt_run {
     int64_t max_borrow_gpus;    /* funding.maxBorrowGPUs; JT_UNSET: no cap */
     char **sponsors;            /* funding.sponsors (preference order) */
     size_t nsponsors;
+    bool step_given;            /* stepGPUs was written (else step_gpus is the
+                                 * default; see jt_run_step_gpus) */
 } jt_run_t;
 
 /* Default expected duration used for the integral bound when the run has no
@@ -64,6 +66,10 @@ jt_run_t *jt_run_load_file (const char *path, jt_diags_t *diags);
  * multiple-of-node checks are skipped). Returns 0 or -1 with err naming the
  * field, the numbers involved and how to fix it. */
 int jt_run_validate (const jt_run_t *r, int64_t gpus_per_node, jt_error_t *err);
+
+/* The malleable step to use: stepGPUs when given, else groupGPUs, else
+ * gpus_per_node when known (> 0), else 1. */
+int64_t jt_run_step_gpus (const jt_run_t *r, int64_t gpus_per_node);
 
 /* Compiled groups: SHARD of whole-node groups, or one soft group. */
 typedef struct jt_groups {

@@ -142,6 +142,14 @@ void jt_budget_clear (struct jt_budget *bud);
 int jt_budgets_push (struct jt_budgets *b, struct jt_budget *bud, const char *text,
                      size_t len);
 
+struct jt_run;
+
+/* The run checks of jt_run_validate, each problem reported as (JSON path,
+ * message). Returns the number of problems. */
+typedef void (*jt_run_report_f) (void *arg, const char *path, const char *msg);
+int jt_run_check (const struct jt_run *r, int64_t gpus_per_node,
+                  jt_run_report_f report, void *arg);
+
 /* True when s has no whitespace or control characters. */
 bool jt_json_is_name (const char *s);
 

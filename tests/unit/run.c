@@ -1,0 +1,336 @@
+/*
+ * run.c - unit tests of runs: parsing (with exact diagnostics), every
+ * validation rule, compilation (DESIGN decision 1), GPU-hours and the
+ * canonical JSON round trip.
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "jobtree/budget.h"
+#include "jobtree/run.h"
+#include "tap.h"
+
+static const char full[] =
+    "{ \"id\": \"c1:4242\", \"owner\": \"rai\",\n"
+    "  \"resources\": { \"gpuType\": \"h100\", \"totalGPUs\": 96 },\n"
+    "  \"locality\": { \"groupGPUs\": 64, \"allowCrossGroupSpread\": true },\n"
+    "  \"malleable\": { \"minTotalGPUs\": 64, \"maxTotalGPUs\": 128, \"stepGPUs\": 32 },\n"
+    "  \"sparesPerGroup\": 1,\n"
+    "  \"runtime\": { \"checkpoint\": \"30m\", \"timeLimit\": \"4h\" },\n"
+    "  \"funding\": { \"allowBorrow\": true, \"maxBorrowGPUs\": 32,\n"
+    "               \"sponsors\": [\"vision\"] } }\n";
+
+static const char *diags_text (const jt_diags_t *d)
+{
+    static char out[4096];
+    size_t len = 0;
+
+    out[0] = '\0';
+    for (size_t i = 0; i < d->n && len + 2 < sizeof (out); i++) {
+        len += (size_t) jt_diag_format (&d->v[i], out + len, sizeof (out) - len - 1);
+        if (len + 1 < sizeof (out))
+            out[len++] = '\n', out[len] = '\0';
+    }
+    return out;
+}
+
+/* Parse text; return its diagnostics ("" when it parsed). */
+static const char *parse (const char *text, jt_run_t **out)
+{
+    jt_diags_t d;
+    static char buf[4096];
+
+    jt_diags_init (&d);
+    jt_run_t *r = jt_run_parse_json ("r.json", text, strlen (text), &d);
+    snprintf (buf, sizeof (buf), "%s", diags_text (&d));
+    if (!r && d.n == 0)
+        snprintf (buf, sizeof (buf), "NULL without a diagnostic");
+    if (r && d.n)
+        snprintf (buf, sizeof (buf), "a run AND diagnostics: %s", diags_text (&d));
+    jt_diags_free (&d);
+    if (out)
+        *out = r;
+    else
+        jt_run_destroy (r);
+    return buf;
+}
+
+/* A run of owner rai, flavor h100, with extra members inserted. */
+static const char *bad (const char *extra, const char *resources)
+{
+    static char text[1024];
+    snprintf (text, sizeof (text), "{\"owner\":\"rai\",\"resources\":%s%s}",
+              resources ? resources : "{\"gpuType\":\"h100\",\"totalGPUs\":64}",
+              extra);
+    return parse (text, NULL);
+}
+
+static void groups_are (const jt_run_t *r, int64_t total, const char *want)
+{
+    jt_groups_t g;
+    char buf[256] = "";
+    size_t len = 0;
+
+    ok (jt_run_compile (r, total, &g, NULL) == 0, "compile %lld", (long long) total);
+    for (size_t i = 0; i < g.n; i++)
+        len += (size_t) snprintf (buf + len, sizeof (buf) - len, "%s%lld", i ? "," : "",
+                                  (long long) g.gpus[i]);
+    snprintf (buf + len, sizeof (buf) - len, "%s", g.soft ? " soft" : "");
+    is (buf, want, "groups of %lld", (long long) total);
+    jt_groups_free (&g);
+}
+
+static void validate_is (jt_run_t *r, int64_t gpn, const char *want)
+{
+    jt_error_t err = { "" };
+    int rc = jt_run_validate (r, gpn, &err);
+    is_int (rc, *want ? -1 : 0, "validate rc (%s)", *want ? want : "ok");
+    is (rc ? err.text : "", want, "validate message");
+}
+
+int main (void)
+{
+    jt_run_t *r;
+    char *js;
+
+    is (parse (full, &r), "", "full example parses");
+    is (r->id, "c1:4242", "id");
+    is (r->owner, "rai", "owner");
+    is (r->flavor, "h100", "flavor");
+    is_int (r->total_gpus, 96, "totalGPUs");
+    is_int (r->group_gpus, 64, "groupGPUs");
+    ok (r->cross_group_spread, "spread");
+    ok (r->malleable, "malleable");
+    is_int (r->min_gpus, 64, "min");
+    is_int (r->max_gpus, 128, "max");
+    is_int (r->step_gpus, 32, "step");
+    is_int (r->spares_per_group, 1, "spares");
+    is_int (r->checkpoint_s, 1800, "checkpoint");
+    is_int (r->time_limit_s, 14400, "timeLimit");
+    ok (r->allow_borrow, "allowBorrow");
+    is_int (r->max_borrow_gpus, 32, "maxBorrowGPUs");
+    is_int (r->nsponsors, 1, "one sponsor");
+    is (r->sponsors[0], "vision", "sponsor");
+    validate_is (r, 8, "");
+    groups_are (r, 96, "64,32");
+    groups_are (r, 128, "64,64");
+    groups_are (r, 64, "64");
+    groups_are (r, 1, "1");
+    ok (jt_run_gpu_hours (r, 96) == 384.0, "96 GPUs x 4 h = 384 GPU-hours");
+    js = jt_run_to_json (r);
+    is (js, "{\"id\":\"c1:4242\",\"owner\":\"rai\",\"resources\":{\"gpuType\":\"h100\","
+        "\"totalGPUs\":96},\"locality\":{\"groupGPUs\":64,\"allowCrossGroupSpread\":"
+        "true},\"malleable\":{\"minTotalGPUs\":64,\"maxTotalGPUs\":128,\"stepGPUs\":32},"
+        "\"sparesPerGroup\":1,\"runtime\":{\"checkpoint\":1800,\"timeLimit\":14400},"
+        "\"funding\":{\"allowBorrow\":true,\"maxBorrowGPUs\":32,\"sponsors\":"
+        "[\"vision\"]}}", "canonical JSON");
+    jt_run_t *r2;
+    is (parse (js, &r2), "", "canonical JSON parses back");
+    char *js2 = jt_run_to_json (r2);
+    is (js2, js, "round trip is byte-identical");
+    free (js2);
+    jt_run_destroy (r2);
+    free (js);
+    jt_run_destroy (r);
+
+    /* minimal run: defaults */
+    is (parse ("{\"owner\":\"a\",\"resources\":{\"gpuType\":\"h100\",\"totalGPUs\":8}}",
+               &r), "", "minimal run");
+    ok (r->cross_group_spread, "spread defaults to true");
+    ok (!r->allow_borrow, "no borrowing by default");
+    is_int (r->max_borrow_gpus, JT_UNSET, "no borrow cap");
+    is_int (r->group_gpus, 0, "no groupGPUs");
+    groups_are (r, 20, "20 soft");
+    ok (jt_run_gpu_hours (r, 8) == 8.0, "default time limit is 1 h");
+    js = jt_run_to_json (r);
+    is (js, "{\"owner\":\"a\",\"resources\":{\"gpuType\":\"h100\",\"totalGPUs\":8}}",
+        "minimal canonical JSON");
+    free (js);
+    ok (jt_run_compile (r, 0, &(jt_groups_t){ 0 }, NULL) < 0, "compile 0 fails");
+    jt_run_destroy (r);
+
+    /* groupGPUs vs GPUs per node (DESIGN decision 2) */
+    is (parse ("{\"owner\":\"a\",\"resources\":{\"gpuType\":\"h100\",\"totalGPUs\":24},"
+               "\"locality\":{\"groupGPUs\":12}}", &r), "", "groupGPUs=12 parses");
+    validate_is (r, 8, "locality.groupGPUs: groupGPUs=12 is not a multiple of the 8 GPUs "
+                 "per h100 node; use 8 or 16");
+    validate_is (r, 4, "");
+    validate_is (r, 0, "");
+    r->group_gpus = 4;
+    validate_is (r, 8, "locality.groupGPUs: groupGPUs=4 is not a multiple of the 8 GPUs "
+                 "per h100 node; use 8");
+    r->group_gpus = 16;
+    r->total_gpus = 20;
+    validate_is (r, 8, "resources.totalGPUs: totalGPUs=20 is not a multiple of the 8 "
+                 "GPUs per h100 node, so the last group would not be whole nodes; "
+                 "use 16 or 24");
+    r->total_gpus = 0;
+    validate_is (r, 8, "resources.totalGPUs: must be at least 1, got 0");
+    r->total_gpus = 16;
+    r->spares_per_group = -1;
+    validate_is (r, 8, "sparesPerGroup: must be at least 0, got -1");
+    r->spares_per_group = 0;
+    r->time_limit_s = -5;
+    validate_is (r, 8, "runtime.timeLimit: must be at least 0, got -5");
+    r->time_limit_s = 0;
+    r->checkpoint_s = -5;
+    validate_is (r, 8, "runtime.checkpoint: must be at least 0, got -5");
+    r->checkpoint_s = 0;
+    free (r->owner);
+    r->owner = NULL;
+    validate_is (r, 8, "owner: a run needs an owner (the Slurm account)");
+    r->owner = strdup ("a");
+    free (r->flavor);
+    r->flavor = NULL;
+    validate_is (r, 8, "resources.gpuType: a run needs a GPU type (e.g. \"h100\")");
+    r->flavor = strdup ("h100");
+    r->max_borrow_gpus = 8;
+    validate_is (r, 8, "funding.maxBorrowGPUs: maxBorrowGPUs is given but allowBorrow "
+                 "is false; remove it or set allowBorrow to true");
+    r->max_borrow_gpus = -2;
+    validate_is (r, 8, "funding.maxBorrowGPUs: must be at least 0, got -2");
+    r->max_borrow_gpus = JT_UNSET;
+    validate_is (r, 8, "");
+
+    /* malleable rules */
+    r->malleable = true;
+    r->total_gpus = 64;
+    r->group_gpus = 0;
+    r->min_gpus = 32;
+    r->max_gpus = 128;
+    r->step_given = false;
+    is_int (jt_run_step_gpus (r, 8), 8, "default step: GPUs per node");
+    is_int (jt_run_step_gpus (r, 0), 1, "default step: 1 when unknown");
+    validate_is (r, 8, "");
+    r->group_gpus = 32;
+    is_int (jt_run_step_gpus (r, 8), 32, "default step: groupGPUs");
+    validate_is (r, 8, "");
+    r->group_gpus = 0;
+    r->step_given = true;
+    r->step_gpus = 12;
+    validate_is (r, 8, "malleable.stepGPUs: stepGPUs=12 is not a multiple of the 8 GPUs "
+                 "per h100 node (a run grows and shrinks by whole nodes); use 8 or 16");
+    r->step_gpus = 0;
+    validate_is (r, 8, "malleable.stepGPUs: must be at least 1, got 0");
+    r->step_gpus = 32;
+    validate_is (r, 8, "");
+    r->step_gpus = 40;
+    validate_is (r, 8, "malleable.maxTotalGPUs: maxTotalGPUs - minTotalGPUs = 128 - 32 "
+                 "is not a multiple of the step 40");
+    r->step_gpus = 32;
+    r->total_gpus = 48;
+    validate_is (r, 8, "resources.totalGPUs: totalGPUs=48 is not minTotalGPUs=32 plus a "
+                 "multiple of the step 32");
+    r->total_gpus = 160;
+    validate_is (r, 8, "resources.totalGPUs: totalGPUs=160 is outside the malleable "
+                 "range [32, 128]");
+    r->total_gpus = 16;
+    validate_is (r, 8, "resources.totalGPUs: totalGPUs=16 is outside the malleable "
+                 "range [32, 128]");
+    r->total_gpus = 64;
+    r->max_gpus = 16;
+    validate_is (r, 8, "malleable.maxTotalGPUs: maxTotalGPUs=16 is below "
+                 "minTotalGPUs=32");
+    r->max_gpus = 128;
+    r->min_gpus = 0;
+    validate_is (r, 8, "malleable.minTotalGPUs: must be at least 1, got 0");
+    jt_run_destroy (r);
+    ok (jt_run_validate (NULL, 8, NULL) < 0, "NULL run");
+    jt_run_destroy (NULL);
+
+    /* parse errors, each with its path and line:col */
+    is (bad ("", "{\"gpuType\":\"h100\",\"totalGPUs\":\"64\"}"),
+        "r.json:1:46: resources.totalGPUs: expected an integer, got a string\n",
+        "totalGPUs as a string");
+    is (bad ("", "{\"gpuType\":\"h100\",\"totalGPUs\":0}"),
+        "r.json:1:46: resources.totalGPUs: must be at least 1, got 0\n", "totalGPUs=0");
+    is (bad ("", "{\"gpuType\":\"h100\",\"totalGPUs\":99999999999999999999}"),
+        "r.json:1:46: resources.totalGPUs: number too large (the limit is "
+        "2147483648)\n", "saturated totalGPUs");
+    is (bad ("", "{\"gpuType\":\"h100\",\"totalGPUs\":4294967296}"),
+        "r.json:1:46: resources.totalGPUs: 4294967296 is too large (the limit is "
+        "2147483648)\n", "huge totalGPUs");
+    is (bad ("", "{\"gpuType\":\"h100\",\"totalGPUs\":8.5}"),
+        "r.json:1:46: resources.totalGPUs: expected an integer, got a number\n",
+        "fractional totalGPUs");
+    is (bad ("", "{\"gpuType\":\"\",\"totalGPUs\":8}"),
+        "r.json:1:29: resources.gpuType: must not be empty\n", "empty gpuType");
+    is (bad ("", "{\"totalGPUs\":8}"),
+        "r.json:1:16: resources.gpuType: missing required field 'gpuType'\n",
+        "missing gpuType");
+    is (parse ("{\"resources\":{\"gpuType\":\"h100\",\"totalGPUs\":8}}", NULL),
+        "r.json:1:1: owner: missing required field 'owner'\n", "missing owner");
+    is (parse ("[]", NULL), "r.json:1:1: a run must be a JSON object, got an array\n",
+        "array document");
+    is (bad (",\"sparesPerGroup\":-1", NULL),
+        "r.json:1:62: sparesPerGroup: must be at least 0, got -1\n", "negative spares");
+    is (bad (",\"locality\":{\"groupGPUs\":0}", NULL),
+        "r.json:1:74: locality.groupGPUs: must be at least 1, got 0\n", "groupGPUs=0");
+    is (bad (",\"locality\":{\"allowCrossGroupSpread\":\"no\"}", NULL),
+        "r.json:1:74: locality.allowCrossGroupSpread: expected a boolean (true or "
+        "false), got a string\n", "spread as a string");
+    is (bad (",\"locality\":{\"groupGPU\":8}", NULL),
+        "r.json:1:74: locality.groupGPU: unknown field 'groupGPU'; did you mean "
+        "'groupGPUs'?\n", "typo in locality");
+    is (bad (",\"sparesPerGroups\":1", NULL),
+        "r.json:1:62: sparesPerGroups: unknown field 'sparesPerGroups'; did you mean "
+        "'sparesPerGroup'?\n", "typo at top");
+    is (bad (",\"runtime\":{\"timeLimit\":\"4 hours\"}", NULL),
+        "r.json:1:73: runtime.timeLimit: invalid duration '4 hours': use e.g. \"4h\", "
+        "\"1h30m\", \"90s\", \"3600\" or \"1-12:00:00\"\n", "bad duration");
+    is (bad (",\"runtime\":{\"checkpoint\":-1}", NULL),
+        "r.json:1:73: runtime.checkpoint: must be at least 0, got -1\n",
+        "negative checkpoint");
+    is (bad (",\"runtime\":{\"checkpoint\":true}", NULL),
+        "r.json:1:73: runtime.checkpoint: expected a duration (a string like \"4h\" or "
+        "integer seconds), got a boolean\n", "checkpoint as a boolean");
+    is (bad (",\"malleable\":{\"minTotalGPUs\":64}", NULL),
+        "r.json:1:62: malleable.maxTotalGPUs: missing required field 'maxTotalGPUs'\n",
+        "malleable without max");
+    is (bad (",\"malleable\":{\"minTotalGPUs\":64,\"maxTotalGPUs\":32}", NULL),
+        "r.json:1:93: malleable.maxTotalGPUs: maxTotalGPUs=32 is below "
+        "minTotalGPUs=64\n", "malleable max < min");
+    is (bad (",\"malleable\":{\"minTotalGPUs\":32,\"maxTotalGPUs\":128,\"stepGPUs\":0}",
+             NULL), "r.json:1:112: malleable.stepGPUs: must be at least 1, got 0\n",
+        "malleable step 0");
+    is (bad (",\"funding\":{\"allowBorrow\":false,\"sponsors\":[\"vision\"]}", NULL),
+        "r.json:1:93: funding.sponsors: sponsors are given but allowBorrow is false; "
+        "remove them or set allowBorrow to true\n", "sponsors with allowBorrow false");
+    is (bad (",\"funding\":{\"allowBorrow\":false,\"maxBorrowGPUs\":8}", NULL),
+        "r.json:1:93: funding.maxBorrowGPUs: maxBorrowGPUs is given but allowBorrow is "
+        "false; remove it or set allowBorrow to true\n", "cap with allowBorrow false");
+    is (bad (",\"funding\":{\"sponsors\":[\"\"]}", NULL),
+        "r.json:1:85: funding.sponsors[0]: must not be empty\n", "empty sponsor");
+    is (bad (",\"funding\":{\"sponsors\":[\"a\",\"a\"]}", NULL),
+        "r.json:1:89: funding.sponsors[1]: sponsor 'a' is listed twice\n",
+        "duplicate sponsor");
+    is (bad (",\"funding\":{\"maxBorrowGPUs\":-1}", NULL),
+        "r.json:1:73: funding.maxBorrowGPUs: must be at least 0, got -1\n",
+        "negative borrow cap");
+    is (parse ("{\"owner\":\"a\",\"resources\":{\"gpuType\":\"h100\",\"totalGPUs\":8},"
+               "\"funding\":{\"sponsors\":[\"v\"]}}", &r), "", "sponsors alone parse");
+    ok (r->allow_borrow, "sponsors imply allowBorrow");
+    jt_run_destroy (r);
+    is (bad (",\"owner\":\"b\"", NULL), "", "duplicate key: json-c keeps the last");
+    is (parse ("{\"owner\":\"a b\",\"resources\":{\"gpuType\":\"h100\",\"totalGPUs\":8}}",
+               NULL), "r.json:1:2: owner: 'a b' must not contain spaces or control "
+        "characters\n", "owner with a space");
+    is (bad (",\"resources\":1,\"x\":2", NULL),
+        "r.json:1:62: resources: expected an object, got an integer\n"
+        "r.json:1:76: x: unknown field 'x'\n", "several problems at once, in order");
+
+    /* every prefix of a valid run is an error, never a crash */
+    size_t n = strlen (full), fails = 0;
+    for (size_t i = 0; i < n - 1; i++) {
+        jt_diags_t d;
+        jt_diags_init (&d);
+        jt_run_t *p = jt_run_parse_json ("r.json", full, i, &d);
+        if (p || d.n == 0)
+            fails++;
+        jt_run_destroy (p);
+        jt_diags_free (&d);
+    }
+    is_int (fails, 0, "all %zu truncations of a run are refused with a diagnostic", n - 1);
+    return done_testing ();
+}
