@@ -1,0 +1,437 @@
+/*
+ * select_jobtree.c - select/cons_tres_jobtree: the plugin symbols, the
+ * wrapped select/cons_tres context, and the forwarding of every select_p_*
+ * call to it.
+ *
+ * Only job_test of a Jobtree run (a job whose admin_comment carries the
+ * job_submit plugin's record) takes another path (jobtree_job_test.c); every
+ * other call, and job_test of every other job, is exactly cons_tres's. The
+ * commit, end and resize calls also feed the per-cycle cache and the lease
+ * event hook. The pattern is Slurm's own select/cray_aries wrapper
+ * (src/plugins/select/other/other_select.c).
+ *
+ * The type must contain "cons_tres": slurmctld enables the cons_tres-only
+ * code paths (GRES, --gpus*, node_mgr) by xstrstr(SelectType, "cons_tres").
+ * plugin_id must be unique among all select_*.so in PluginDir, because
+ * slurmctld loads every one of them and clients unpack job and node info by
+ * it; 142 is unused by Slurm 22.05 (101-110).
+ */
+#include "config.h"
+
+#include <pthread.h>
+#include <string.h>
+
+#include "src/common/plugin.h"
+#include "src/common/slurm_topology.h"
+#include "src/common/xstring.h"
+
+#include "select_jobtree.h"
+
+/*
+ * Data symbols of slurmctld that this plugin reads. They are defined here
+ * (as Slurm's cons_common.c does) so the plugin also loads in slurmd,
+ * slurmstepd and clients, which lack some of them; inside slurmctld the
+ * daemon's own definitions take precedence (they are exported dynamically
+ * and found first), so these copies stay unused there.
+ */
+slurm_conf_t slurm_conf;
+node_record_t **node_record_table_ptr;
+List job_list;
+int node_record_count;
+time_t last_node_update;
+time_t last_job_update;
+switch_record_t *switch_record_table;
+int switch_record_cnt;
+
+const char plugin_name[] = "Jobtree: budgets and pack-to-empty over cons_tres";
+const char plugin_type[] = "select/cons_tres_jobtree";
+const uint32_t plugin_id = 142;
+const uint32_t plugin_version = SLURM_VERSION_NUMBER;
+
+/* Must list slurm_select_ops_t's members in order (src/common/select.c). */
+static const char *syms[] = {
+    "plugin_id",
+    "select_p_state_save",
+    "select_p_state_restore",
+    "select_p_job_init",
+    "select_p_node_init",
+    "select_p_job_test",
+    "select_p_job_begin",
+    "select_p_job_ready",
+    "select_p_job_expand",
+    "select_p_job_resized",
+    "select_p_job_signal",
+    "select_p_job_fini",
+    "select_p_job_suspend",
+    "select_p_job_resume",
+    "select_p_step_pick_nodes",
+    "select_p_step_start",
+    "select_p_step_finish",
+    "select_p_select_nodeinfo_pack",
+    "select_p_select_nodeinfo_unpack",
+    "select_p_select_nodeinfo_alloc",
+    "select_p_select_nodeinfo_free",
+    "select_p_select_nodeinfo_set_all",
+    "select_p_select_nodeinfo_set",
+    "select_p_select_nodeinfo_get",
+    "select_p_select_jobinfo_alloc",
+    "select_p_select_jobinfo_free",
+    "select_p_select_jobinfo_set",
+    "select_p_select_jobinfo_get",
+    "select_p_select_jobinfo_copy",
+    "select_p_select_jobinfo_pack",
+    "select_p_select_jobinfo_unpack",
+    "select_p_select_jobinfo_sprint",
+    "select_p_select_jobinfo_xstrdup",
+    "select_p_get_info_from_plugin",
+    "select_p_update_node_config",
+    "select_p_reconfigure",
+    "select_p_resv_test",
+};
+
+slurm_select_ops_t jt_sel_ops;
+static plugin_context_t *g_context;
+static pthread_mutex_t g_context_lock = PTHREAD_MUTEX_INITIALIZER;
+static bool g_ready;
+
+/* Create the cons_tres context once. Lazy, because init() may run before
+ * slurmctld has read its configuration. Returns 0 or -1 (logged). */
+int jt_sel_ops_ready (void)
+{
+    int rc = 0;
+
+    if (g_ready)
+        return 0;
+    slurm_mutex_lock (&g_context_lock);
+    if (!g_context) {
+        g_context = plugin_context_create ("select", "select/cons_tres",
+                                           (void **) &jt_sel_ops, syms,
+                                           sizeof (syms));
+        if (!g_context) {
+            error ("%s: cannot load select/cons_tres to wrap", plugin_type);
+            rc = -1;
+        } else
+            g_ready = true;
+    }
+    slurm_mutex_unlock (&g_context_lock);
+    return rc;
+}
+
+#define READY_OR(ret) \
+    do { \
+        if (jt_sel_ops_ready () < 0) \
+            return (ret); \
+    } while (0)
+
+extern int init (void)
+{
+    _Static_assert (sizeof (syms) == sizeof (slurm_select_ops_t),
+                    "syms[] must match slurm_select_ops_t");
+    verbose ("%s loaded", plugin_type);
+    return SLURM_SUCCESS;
+}
+
+extern int fini (void)
+{
+    int rc = SLURM_SUCCESS;
+
+    jt_sel_cache_fini ();
+    slurm_mutex_lock (&g_context_lock);
+    if (g_context)
+        rc = plugin_context_destroy (g_context);
+    g_context = NULL;
+    g_ready = false;
+    slurm_mutex_unlock (&g_context_lock);
+    return rc;
+}
+
+extern int select_p_state_save (char *dir_name)
+{
+    READY_OR (SLURM_ERROR);
+    return jt_sel_ops.state_save (dir_name);
+}
+
+extern int select_p_state_restore (char *dir_name)
+{
+    READY_OR (SLURM_ERROR);
+    return jt_sel_ops.state_restore (dir_name);
+}
+
+extern int select_p_job_init (List jobs)
+{
+    READY_OR (SLURM_ERROR);
+    jt_sel_cache_invalidate ();
+    return jt_sel_ops.job_init (jobs);
+}
+
+extern int select_p_node_init (void)
+{
+    READY_OR (SLURM_ERROR);
+    jt_sel_cache_invalidate ();
+    jt_sel_cache_reconfigure ();
+    return jt_sel_ops.node_init ();
+}
+
+extern int select_p_job_test (job_record_t *job_ptr, bitstr_t *bitmap,
+                              uint32_t min_nodes, uint32_t max_nodes,
+                              uint32_t req_nodes, uint16_t mode,
+                              List preemptee_candidates,
+                              List *preemptee_job_list,
+                              bitstr_t *exc_core_bitmap)
+{
+    READY_OR (SLURM_ERROR);
+    if (jt_sel_is_jobtree (job_ptr))
+        return jt_sel_job_test (job_ptr, bitmap, min_nodes, max_nodes,
+                                req_nodes, mode, preemptee_candidates,
+                                preemptee_job_list, exc_core_bitmap);
+    return jt_sel_ops.job_test (job_ptr, bitmap, min_nodes, max_nodes,
+                                req_nodes, mode, preemptee_candidates,
+                                preemptee_job_list, exc_core_bitmap);
+}
+
+extern int select_p_job_begin (job_record_t *job_ptr)
+{
+    READY_OR (SLURM_ERROR);
+    return jt_sel_ops.job_begin (job_ptr);
+}
+
+extern int select_p_job_ready (job_record_t *job_ptr)
+{
+    READY_OR (SLURM_ERROR);
+    return jt_sel_ops.job_ready (job_ptr);
+}
+
+extern int select_p_job_expand (job_record_t *from_job_ptr,
+                                job_record_t *to_job_ptr)
+{
+    int rc;
+
+    READY_OR (SLURM_ERROR);
+    rc = jt_sel_ops.job_expand (from_job_ptr, to_job_ptr);
+    jt_sel_cache_invalidate ();
+    if (rc == SLURM_SUCCESS && jt_sel_is_jobtree (to_job_ptr))
+        jt_sel_lease_event ("expand", to_job_ptr);
+    return rc;
+}
+
+extern int select_p_job_resized (job_record_t *job_ptr,
+                                 node_record_t *node_ptr)
+{
+    int rc;
+
+    READY_OR (SLURM_ERROR);
+    rc = jt_sel_ops.job_resized (job_ptr, node_ptr);
+    jt_sel_cache_invalidate ();
+    if (jt_sel_is_jobtree (job_ptr))
+        jt_sel_lease_event ("resized", job_ptr);
+    return rc;
+}
+
+extern int select_p_job_signal (job_record_t *job_ptr, int signal)
+{
+    READY_OR (SLURM_ERROR);
+    return jt_sel_ops.job_signal (job_ptr, signal);
+}
+
+extern int select_p_job_fini (job_record_t *job_ptr)
+{
+    int rc;
+
+    READY_OR (SLURM_ERROR);
+    rc = jt_sel_ops.job_fini (job_ptr);
+    jt_sel_cache_invalidate ();
+    if (jt_sel_is_jobtree (job_ptr))
+        jt_sel_lease_event ("fini", job_ptr);
+    return rc;
+}
+
+extern int select_p_job_suspend (job_record_t *job_ptr, bool indf_susp)
+{
+    READY_OR (SLURM_ERROR);
+    jt_sel_cache_invalidate ();
+    return jt_sel_ops.job_suspend (job_ptr, indf_susp);
+}
+
+extern int select_p_job_resume (job_record_t *job_ptr, bool indf_susp)
+{
+    READY_OR (SLURM_ERROR);
+    jt_sel_cache_invalidate ();
+    return jt_sel_ops.job_resume (job_ptr, indf_susp);
+}
+
+extern bitstr_t *select_p_step_pick_nodes (job_record_t *job_ptr,
+                                           select_jobinfo_t *jobinfo,
+                                           uint32_t node_count,
+                                           bitstr_t **avail_nodes)
+{
+    READY_OR (NULL);
+    return jt_sel_ops.step_pick_nodes (job_ptr, jobinfo, node_count,
+                                       avail_nodes);
+}
+
+extern int select_p_step_start (step_record_t *step_ptr)
+{
+    READY_OR (SLURM_ERROR);
+    return jt_sel_ops.step_start (step_ptr);
+}
+
+extern int select_p_step_finish (step_record_t *step_ptr, bool killing_step)
+{
+    READY_OR (SLURM_ERROR);
+    return jt_sel_ops.step_finish (step_ptr, killing_step);
+}
+
+extern int select_p_select_nodeinfo_pack (select_nodeinfo_t *nodeinfo,
+                                          buf_t *buffer,
+                                          uint16_t protocol_version)
+{
+    READY_OR (SLURM_ERROR);
+    return jt_sel_ops.nodeinfo_pack (nodeinfo, buffer, protocol_version);
+}
+
+extern int select_p_select_nodeinfo_unpack (select_nodeinfo_t **nodeinfo,
+                                            buf_t *buffer,
+                                            uint16_t protocol_version)
+{
+    READY_OR (SLURM_ERROR);
+    return jt_sel_ops.nodeinfo_unpack (nodeinfo, buffer, protocol_version);
+}
+
+extern select_nodeinfo_t *select_p_select_nodeinfo_alloc (void)
+{
+    READY_OR (NULL);
+    return jt_sel_ops.nodeinfo_alloc ();
+}
+
+extern int select_p_select_nodeinfo_free (select_nodeinfo_t *nodeinfo)
+{
+    READY_OR (SLURM_ERROR);
+    return jt_sel_ops.nodeinfo_free (nodeinfo);
+}
+
+extern int select_p_select_nodeinfo_set_all (void)
+{
+    READY_OR (SLURM_ERROR);
+    return jt_sel_ops.nodeinfo_set_all ();
+}
+
+/* slurmctld's commit point of an allocation (node_scheduler.c). */
+extern int select_p_select_nodeinfo_set (job_record_t *job_ptr)
+{
+    int rc;
+
+    READY_OR (SLURM_ERROR);
+    rc = jt_sel_ops.nodeinfo_set (job_ptr);
+    jt_sel_cache_invalidate ();
+    if (rc == SLURM_SUCCESS && jt_sel_is_jobtree (job_ptr)) {
+        jt_sel_job_started (job_ptr);
+        jt_sel_lease_event ("begin", job_ptr);
+    }
+    return rc;
+}
+
+extern int select_p_select_nodeinfo_get (select_nodeinfo_t *nodeinfo,
+                                         enum select_nodedata_type dinfo,
+                                         enum node_states state, void *data)
+{
+    READY_OR (SLURM_ERROR);
+    return jt_sel_ops.nodeinfo_get (nodeinfo, dinfo, state, data);
+}
+
+extern select_jobinfo_t *select_p_select_jobinfo_alloc (void)
+{
+    READY_OR (NULL);
+    return jt_sel_ops.jobinfo_alloc ();
+}
+
+extern int select_p_select_jobinfo_free (select_jobinfo_t *jobinfo)
+{
+    READY_OR (SLURM_ERROR);
+    return jt_sel_ops.jobinfo_free (jobinfo);
+}
+
+extern int select_p_select_jobinfo_set (select_jobinfo_t *jobinfo,
+                                        enum select_jobdata_type data_type,
+                                        void *data)
+{
+    READY_OR (SLURM_ERROR);
+    return jt_sel_ops.jobinfo_set (jobinfo, data_type, data);
+}
+
+extern int select_p_select_jobinfo_get (select_jobinfo_t *jobinfo,
+                                        enum select_jobdata_type data_type,
+                                        void *data)
+{
+    READY_OR (SLURM_ERROR);
+    return jt_sel_ops.jobinfo_get (jobinfo, data_type, data);
+}
+
+extern select_jobinfo_t *select_p_select_jobinfo_copy (select_jobinfo_t *jobinfo)
+{
+    READY_OR (NULL);
+    return jt_sel_ops.jobinfo_copy (jobinfo);
+}
+
+extern int select_p_select_jobinfo_pack (select_jobinfo_t *jobinfo,
+                                         buf_t *buffer,
+                                         uint16_t protocol_version)
+{
+    READY_OR (SLURM_ERROR);
+    return jt_sel_ops.jobinfo_pack (jobinfo, buffer, protocol_version);
+}
+
+extern int select_p_select_jobinfo_unpack (select_jobinfo_t **jobinfo,
+                                           buf_t *buffer,
+                                           uint16_t protocol_version)
+{
+    READY_OR (SLURM_ERROR);
+    return jt_sel_ops.jobinfo_unpack (jobinfo, buffer, protocol_version);
+}
+
+extern char *select_p_select_jobinfo_sprint (select_jobinfo_t *jobinfo,
+                                             char *buf, size_t size, int mode)
+{
+    READY_OR (NULL);
+    return jt_sel_ops.jobinfo_sprint (jobinfo, buf, size, mode);
+}
+
+extern char *select_p_select_jobinfo_xstrdup (select_jobinfo_t *jobinfo,
+                                              int mode)
+{
+    READY_OR (NULL);
+    return jt_sel_ops.jobinfo_xstrdup (jobinfo, mode);
+}
+
+extern int select_p_get_info_from_plugin (enum select_plugindata_info dinfo,
+                                          job_record_t *job_ptr, void *data)
+{
+    READY_OR (SLURM_ERROR);
+    return jt_sel_ops.get_info_from_plugin (dinfo, job_ptr, data);
+}
+
+extern int select_p_update_node_config (int index)
+{
+    READY_OR (SLURM_ERROR);
+    jt_sel_cache_invalidate ();
+    return jt_sel_ops.update_node_config (index);
+}
+
+/* `scontrol reconfigure`: cons_tres re-reads its parameters; we re-read
+ * jobtree.conf and the budget directory (keeping the last good budgets). */
+extern int select_p_reconfigure (void)
+{
+    READY_OR (SLURM_ERROR);
+    jt_sel_cache_invalidate ();
+    jt_sel_cache_reconfigure ();
+    return jt_sel_ops.reconfigure ();
+}
+
+extern bitstr_t *select_p_resv_test (resv_desc_msg_t *resv_desc_ptr,
+                                     uint32_t node_cnt,
+                                     bitstr_t *avail_bitmap,
+                                     bitstr_t **core_bitmap)
+{
+    READY_OR (NULL);
+    return jt_sel_ops.resv_test (resv_desc_ptr, node_cnt, avail_bitmap,
+                                 core_bitmap);
+}

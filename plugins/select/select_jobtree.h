@@ -1,0 +1,130 @@
+/*
+ * select_jobtree.h - internals of select/cons_tres_jobtree, the select
+ * plugin that wraps select/cons_tres and places Jobtree runs with libjobtree.
+ *
+ * select_jobtree.c  plugin symbols, the cons_tres context, forwarding
+ * jobtree_job_test.c  job_test for a Jobtree run (Cover + Pack, narrowing)
+ * topology.c       a jt_snapshot_t from slurmctld's node/switch tables
+ * cache.c          per-cycle state: snapshot, budgets, live usage, config
+ * record.c         the admin_comment record: parse the run, write funding
+ *
+ * Everything here runs inside slurmctld with the job write lock and node
+ * read/write locks held by the caller: it never blocks, never exits, and a
+ * bad configuration only refuses Jobtree runs (other jobs are untouched).
+ */
+#ifndef JT_SELECT_JOBTREE_H
+#define JT_SELECT_JOBTREE_H
+
+#include <stdbool.h>
+#include <stdint.h>
+#include <time.h>
+
+#include "src/common/bitstring.h"
+#include "src/common/list.h"
+#include "src/common/select.h"
+#include "src/slurmctld/slurmctld.h"
+
+#include <jobtree/jobtree.h>
+#include <jobtree/config.h>
+
+/* What admin_comment starts with on a Jobtree run (job_submit writes it). */
+#define JT_SEL_RECORD_TAG "jobtree/1 "
+
+/* Select modes (src/common/select.h SELECT_MODE_*); flags are masked off. */
+#define JT_SEL_MODE(m) ((m) & SELECT_MODE_BASE)
+
+/* The wrapped cons_tres: every select_p_* of ours calls one of these. */
+extern slurm_select_ops_t jt_sel_ops;
+int jt_sel_ops_ready (void);
+
+/* ---- record.c: the run record in admin_comment ---- */
+
+typedef struct jt_sel_lease {
+    char *envelope;             /* who pays */
+    int group;
+    int64_t gpus;
+    jt_role_t role;
+    char **nodes;
+    size_t nnodes;
+} jt_sel_lease_t;
+
+typedef struct jt_sel_record {
+    jt_run_t *run;              /* NULL when the record has none */
+    jt_sel_lease_t *bound;      /* funding written when the job started */
+    size_t nbound;
+    int64_t bound_time;
+} jt_sel_record_t;
+
+/* True iff admin_comment carries a Jobtree record. */
+bool jt_sel_is_jobtree (const job_record_t *job_ptr);
+
+/* Parse the record of job_ptr. Returns 0, or -1 with err set (rec zeroed). */
+int jt_sel_record_parse (const char *admin_comment, jt_sel_record_t *rec,
+                         jt_error_t *err);
+void jt_sel_record_free (jt_sel_record_t *rec);
+
+/* Rewrite job_ptr->admin_comment with `plan`'s funding as its "bound"
+ * member (keeping everything job_submit wrote). Returns 0 or -1. */
+int jt_sel_record_bind (job_record_t *job_ptr, const jt_plan_t *plan,
+                        const jt_snapshot_t *s, int64_t now, jt_error_t *err);
+
+/* ---- topology.c ---- */
+
+/* Per-slurm-node facts kept with the snapshot. */
+typedef struct jt_sel_topo {
+    jt_snapshot_t *snap;        /* finalized */
+    int nslurm;                 /* node_record_count when built */
+    ssize_t *slurm2snap;        /* slurm node index -> snapshot index, -1 */
+    int *snap2slurm;            /* snapshot index -> slurm node index */
+    int *base_used;             /* used GPUs per snapshot node (live) */
+    jt_node_state_t *base_state;/* state per snapshot node (live) */
+    size_t nlabelled;           /* nodes with a flavor and a domain */
+} jt_sel_topo_t;
+
+/* Build the topology and live usage of slurmctld's nodes; running Jobtree
+ * jobs' bound funding become leases. Returns NULL with err set. */
+jt_sel_topo_t *jt_sel_topo_build (const char *domain_key, jt_error_t *err);
+void jt_sel_topo_destroy (jt_sel_topo_t *t);
+
+/* Parse "k=v,k2=v2,plain" features into labels (plain ones are skipped). */
+int jt_sel_features_to_labels (const char *features, jt_labels_t *l);
+
+/* ---- cache.c ---- */
+
+/* The state shared by job_test calls of one scheduling cycle. Valid until
+ * the next jt_sel_cache_get; do not keep pointers across calls. */
+typedef struct jt_sel_cache {
+    jt_sel_topo_t *topo;
+    const jt_budgets_t *budgets;        /* NULL: no (good) budgets loaded */
+    const jt_config_t *conf;            /* never NULL (defaults if unread) */
+    char budget_error[JT_ERRMSG_MAX];   /* why budgets is NULL */
+} jt_sel_cache_t;
+
+jt_sel_cache_t *jt_sel_cache_get (jt_error_t *err);
+
+/* Something changed allocations (a job started, ended, resized): the next
+ * jt_sel_cache_get rebuilds. */
+void jt_sel_cache_invalidate (void);
+
+/* (Re)read jobtree.conf and the budget directory; keep the last good
+ * budgets when the new ones are bad (logged). */
+void jt_sel_cache_reconfigure (void);
+void jt_sel_cache_fini (void);
+
+/* ---- jobtree_job_test.c ---- */
+
+int jt_sel_job_test (job_record_t *job_ptr, bitstr_t *bitmap,
+                     uint32_t min_nodes, uint32_t max_nodes,
+                     uint32_t req_nodes, uint16_t mode,
+                     List preemptee_candidates, List *preemptee_job_list,
+                     bitstr_t *exc_core_bitmap);
+
+/* Commit point of a Jobtree run (select_p_select_nodeinfo_set): write the
+ * funding of its last RUN_NOW plan into its record. */
+void jt_sel_job_started (job_record_t *job_ptr);
+
+/* Lease event hook: where the ledger client will be called (non-blocking).
+ * what is "begin", "fini", "resized" or "expand". */
+void jt_sel_lease_event (const char *what, job_record_t *job_ptr);
+
+#endif /* JT_SELECT_JOBTREE_H */
