@@ -261,6 +261,7 @@ typedef enum jt_violation_kind {
     JT_VIOL_CONCURRENCY,        /* envelope over C */
     JT_VIOL_GPU_HOURS,          /* envelope over B */
     JT_VIOL_WINDOW,             /* lease outside its envelope's window */
+    JT_VIOL_BAD_EVENT,          /* payload is not a valid, canonical event */
 } jt_violation_kind_t;
 
 typedef struct jt_violation {
@@ -306,9 +307,20 @@ void jt_ledger_fold_counts (const jt_ledger_fold_t *f, uint64_t *events,
 size_t jt_ledger_fold_envelopes (const jt_ledger_fold_t *f, int64_t now,
                                  jt_fold_envelope_t *out, size_t max);
 
-/* Open leases, sorted by lease id: fills up to max pointers to events the
- * fold owns (valid until the next apply). Returns the count. */
-size_t jt_ledger_fold_open (const jt_ledger_fold_t *f, const jt_event_t **out,
+/* An open lease as the fold holds it (strings owned by the fold, valid
+ * until the next apply or destroy). */
+typedef struct jt_fold_lease {
+    const char *lease, *run, *group, *envelope, *owner;
+    const char *const *nodes;
+    size_t nnodes;
+    int64_t gpus;
+    jt_lease_role_t role;
+    int64_t start;
+    uint64_t seq;               /* of its Start */
+} jt_fold_lease_t;
+
+/* Open leases, sorted by lease id. Fills up to max; returns the count. */
+size_t jt_ledger_fold_open (const jt_ledger_fold_t *f, jt_fold_lease_t *out,
                             size_t max);
 
 /* Convenience: read paths, parse every payload, fold it. Stops at the

@@ -1,0 +1,457 @@
+/*
+ * ledger_fold.c - live state as a fold over ledger events, and the
+ * calculus's invariants checked event by event (`jobtree verify`).
+ *
+ * DESIGN: events are applied in ledger order, which is emission order (the
+ * client keeps it through its queue and spool). State: open leases by id,
+ * the lease holding each node, and per envelope the active GPUs, GPU-seconds
+ * of closed leases and, for open ones, sum(gpus) and sum(gpus * start) so
+ * that usage at any instant t is closed + gpus*t - sum_start in O(1). Usage
+ * only grows with t, so checking the integral bound at every event of the
+ * envelope and at the last event time covers every instant in between.
+ * Caps come from the latest BudgetLoaded event (docs/ledger-format.md):
+ * envelopes without caps are tracked but not checked.
+ */
+#include <errno.h>
+#include <inttypes.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "jobtree/ledger.h"
+#include "ledger_map.h"
+
+struct lease {
+    char *id, *run, *group, *envelope, *owner;
+    char **nodes;
+    size_t nnodes;
+    int64_t gpus;
+    jt_lease_role_t role;
+    int64_t start;
+    uint64_t seq;
+};
+
+struct env {
+    char *name;
+    char *owner;
+    bool capped;
+    int64_t concurrency;
+    double max_gpu_hours;
+    int64_t wstart, wend;
+    int64_t active, borrowed, peak;
+    double closed_s, closed_borrowed_s;  /* GPU-seconds */
+    double open_start_sum, open_borrowed_start_sum;
+};
+
+struct jt_ledger_fold {
+    jt_map_t *ids;
+    jt_map_t *leases;           /* lease id -> struct lease */
+    jt_map_t *nodes;            /* node -> struct lease */
+    jt_map_t *envs;             /* name -> struct env */
+    uint64_t events, starts, ends;
+    int64_t last_time;
+};
+
+static const char *const viol_names[] = {
+    [JT_VIOL_NONE] = "none", [JT_VIOL_DUP_ID] = "duplicate-id",
+    [JT_VIOL_DUP_START] = "duplicate-start", [JT_VIOL_UNMATCHED_END] = "unmatched-end",
+    [JT_VIOL_BAD_INTERVAL] = "bad-interval", [JT_VIOL_NODE_OVERLAP] = "node-overlap",
+    [JT_VIOL_CONCURRENCY] = "concurrency", [JT_VIOL_GPU_HOURS] = "gpu-hours",
+    [JT_VIOL_WINDOW] = "window", [JT_VIOL_BAD_EVENT] = "bad-event",
+};
+
+const char *jt_violation_name (jt_violation_kind_t k)
+{
+    return (k >= 0 && (size_t) k < sizeof (viol_names) / sizeof (viol_names[0]))
+               ? viol_names[k]
+               : "?";
+}
+
+static void lease_free (void *p)
+{
+    struct lease *l = p;
+    if (!l)
+        return;
+    free (l->id);
+    free (l->run);
+    free (l->group);
+    free (l->envelope);
+    free (l->owner);
+    for (size_t i = 0; i < l->nnodes; i++)
+        free (l->nodes[i]);
+    free (l->nodes);
+    free (l);
+}
+
+static void env_free (void *p)
+{
+    struct env *e = p;
+    if (!e)
+        return;
+    free (e->name);
+    free (e->owner);
+    free (e);
+}
+
+jt_ledger_fold_t *jt_ledger_fold_create (void)
+{
+    jt_ledger_fold_t *f = calloc (1, sizeof (*f));
+    if (!f)
+        return NULL;
+    if (!(f->ids = jt_map_create (0)) || !(f->leases = jt_map_create (0))
+        || !(f->nodes = jt_map_create (0)) || !(f->envs = jt_map_create (0))) {
+        jt_ledger_fold_destroy (f);
+        return NULL;
+    }
+    return f;
+}
+
+void jt_ledger_fold_destroy (jt_ledger_fold_t *f)
+{
+    if (!f)
+        return;
+    jt_map_destroy (f->ids, NULL);
+    jt_map_destroy (f->nodes, NULL);
+    jt_map_destroy (f->leases, lease_free);
+    jt_map_destroy (f->envs, env_free);
+    free (f);
+}
+
+static int viol (jt_violation_t *v, jt_violation_kind_t k, uint64_t seq,
+                 const char *fmt, ...) __attribute__ ((format (printf, 4, 5)));
+static int viol (jt_violation_t *v, jt_violation_kind_t k, uint64_t seq,
+                 const char *fmt, ...)
+{
+    if (v && v->kind == JT_VIOL_NONE) {
+        va_list ap;
+        v->kind = k;
+        v->seq = seq;
+        va_start (ap, fmt);
+        vsnprintf (v->msg, sizeof (v->msg), fmt, ap);
+        va_end (ap);
+    }
+    return 1;
+}
+
+static struct env *env_get (jt_ledger_fold_t *f, const char *name)
+{
+    struct env *e = jt_map_get (f->envs, name);
+    if (e)
+        return e;
+    if (!(e = calloc (1, sizeof (*e))) || !(e->name = strdup (name))
+        || jt_map_put (f->envs, name, e, NULL) < 0) {
+        env_free (e);
+        return NULL;
+    }
+    return e;
+}
+
+static double used_s (const struct env *e, int64_t t)
+{
+    return e->closed_s + (double) e->active * (double) t - e->open_start_sum;
+}
+
+static int check_hours (const struct env *e, uint64_t seq, int64_t t, jt_violation_t *v)
+{
+    if (!e->capped)
+        return 0;
+    double used = used_s (e, t) / 3600.0;
+    if (used > e->max_gpu_hours + 1e-9)
+        return viol (v, JT_VIOL_GPU_HOURS, seq,
+                     "envelope %s: %.3f GPU-hours used by t=%" PRId64 " > cap %.3f",
+                     e->name, used, t, e->max_gpu_hours);
+    return 0;
+}
+
+static int load_caps (jt_ledger_fold_t *f, const jt_event_t *ev)
+{
+    size_t n;
+    const char **keys = jt_map_sorted_keys (f->envs, &n);
+    for (size_t i = 0; i < n; i++)
+        ((struct env *) jt_map_get (f->envs, keys[i]))->capped = false;
+    free (keys);
+    for (size_t i = 0; i < ev->ncaps; i++) {
+        const jt_ev_cap_t *c = &ev->caps[i];
+        struct env *e = env_get (f, c->envelope);
+        if (!e)
+            return -1;
+        char *o = strdup (c->owner);
+        if (!o)
+            return -1;
+        free (e->owner);
+        e->owner = o;
+        e->capped = true;
+        e->concurrency = c->concurrency;
+        e->max_gpu_hours = c->max_gpu_hours;
+        e->wstart = c->start;
+        e->wend = c->end;
+    }
+    return 0;
+}
+
+static struct lease *lease_new (const jt_event_t *ev, uint64_t seq)
+{
+    struct lease *l = calloc (1, sizeof (*l));
+    if (!l)
+        return NULL;
+    l->gpus = ev->gpus;
+    l->role = ev->role;
+    l->start = ev->start;
+    l->seq = seq;
+    if (!(l->id = strdup (ev->lease)) || !(l->run = strdup (ev->run))
+        || !(l->group = strdup (ev->group)) || !(l->envelope = strdup (ev->envelope))
+        || !(l->owner = strdup (ev->owner))
+        || !(l->nodes = calloc (ev->nnodes, sizeof (char *))))
+        goto nomem;
+    for (; l->nnodes < ev->nnodes; l->nnodes++)
+        if (!(l->nodes[l->nnodes] = strdup (ev->nodes[l->nnodes])))
+            goto nomem;
+    return l;
+nomem:
+    lease_free (l);
+    return NULL;
+}
+
+static int apply_start (jt_ledger_fold_t *f, uint64_t seq, const jt_event_t *ev,
+                        jt_violation_t *v)
+{
+    int rc = 0;
+    struct lease *old = jt_map_get (f->leases, ev->lease);
+    if (old)
+        return viol (v, JT_VIOL_DUP_START, seq,
+                     "lease %s started again (already open since seq %" PRIu64 ")",
+                     ev->lease, old->seq);
+    struct lease *l = lease_new (ev, seq);
+    struct env *e = env_get (f, ev->envelope);
+    if (!l || !e || jt_map_put (f->leases, l->id, l, NULL) < 0) {
+        lease_free (l);
+        return -1;
+    }
+    for (size_t i = 0; i < l->nnodes; i++) {
+        struct lease *h = jt_map_get (f->nodes, l->nodes[i]);
+        if (h && h != l)
+            rc = viol (v, JT_VIOL_NODE_OVERLAP, seq,
+                       "node %s in lease %s while lease %s (seq %" PRIu64 ") holds it",
+                       l->nodes[i], l->id, h->id, h->seq);
+        if (jt_map_put (f->nodes, l->nodes[i], l, NULL) < 0)
+            return -1;
+    }
+    if (e->capped && e->active + l->gpus > e->concurrency)
+        rc = viol (v, JT_VIOL_CONCURRENCY, seq,
+                   "envelope %s: %" PRId64 " + %" PRId64 " GPUs > concurrency %" PRId64,
+                   e->name, e->active, l->gpus, e->concurrency);
+    if (e->capped && (l->start < e->wstart || l->start >= e->wend))
+        rc = viol (v, JT_VIOL_WINDOW, seq,
+                   "lease %s starts at %" PRId64 " outside envelope %s's window",
+                   l->id, l->start, e->name);
+    e->active += l->gpus;
+    e->open_start_sum += (double) l->gpus * (double) l->start;
+    if (l->role == JT_ROLE_BORROWED) {
+        e->borrowed += l->gpus;
+        e->open_borrowed_start_sum += (double) l->gpus * (double) l->start;
+    }
+    if (e->active > e->peak)
+        e->peak = e->active;
+    f->starts++;
+    if (check_hours (e, seq, ev->time > l->start ? ev->time : l->start, v))
+        rc = 1;
+    return rc;
+}
+
+static int apply_end (jt_ledger_fold_t *f, uint64_t seq, const jt_event_t *ev,
+                      jt_violation_t *v)
+{
+    int rc = 0;
+    struct lease *l = jt_map_get (f->leases, ev->lease);
+    if (!l)
+        return viol (v, JT_VIOL_UNMATCHED_END, seq, "End of lease %s without an open Start",
+                     ev->lease);
+    if (strcmp (l->run, ev->run) || strcmp (l->envelope, ev->envelope)
+        || l->gpus != ev->gpus || l->start != ev->start || l->role != ev->role)
+        rc = viol (v, JT_VIOL_BAD_INTERVAL, seq,
+                   "End of lease %s disagrees with its Start (seq %" PRIu64 ")", l->id,
+                   l->seq);
+    struct env *e = env_get (f, l->envelope);
+    if (!e)
+        return -1;
+    double s = (double) l->gpus * (double) (ev->end - l->start);
+    e->active -= l->gpus;
+    e->open_start_sum -= (double) l->gpus * (double) l->start;
+    e->closed_s += s;
+    if (l->role == JT_ROLE_BORROWED) {
+        e->borrowed -= l->gpus;
+        e->open_borrowed_start_sum -= (double) l->gpus * (double) l->start;
+        e->closed_borrowed_s += s;
+    }
+    if (e->capped && ev->end > e->wend)
+        rc = viol (v, JT_VIOL_WINDOW, seq,
+                   "lease %s ends at %" PRId64 " after envelope %s's window", l->id,
+                   ev->end, e->name);
+    if (check_hours (e, seq, ev->end, v))
+        rc = 1;
+    for (size_t i = 0; i < l->nnodes; i++)
+        if (jt_map_get (f->nodes, l->nodes[i]) == l)
+            jt_map_remove (f->nodes, l->nodes[i]);
+    jt_map_remove (f->leases, l->id);
+    lease_free (l);
+    f->ends++;
+    return rc;
+}
+
+int jt_ledger_fold_apply (jt_ledger_fold_t *f, uint64_t seq, const jt_event_t *ev,
+                          jt_violation_t *v, jt_error_t *err)
+{
+    int rc = 0;
+    if (v)
+        memset (v, 0, sizeof (*v));
+    f->events++;
+    if (ev->time > f->last_time)
+        f->last_time = ev->time;
+    if (jt_map_get (f->ids, ev->id))
+        rc = viol (v, JT_VIOL_DUP_ID, seq, "event id %s appears twice", ev->id);
+    else if (jt_map_put (f->ids, ev->id, (void *) (uintptr_t) seq, NULL) < 0)
+        goto nomem;
+    int r = 0;
+    switch (ev->type) {
+    case JT_EV_START: r = apply_start (f, seq, ev, v); break;
+    case JT_EV_END: r = apply_end (f, seq, ev, v); break;
+    case JT_EV_BUDGET_LOADED: r = load_caps (f, ev); break;
+    default: break;
+    }
+    if (r < 0)
+        goto nomem;
+    return r ? r : rc;
+nomem:
+    errno = ENOMEM;
+    return jt_errprintf (err, "out of memory");
+}
+
+void jt_ledger_fold_counts (const jt_ledger_fold_t *f, uint64_t *events,
+                            uint64_t *starts, uint64_t *ends, uint64_t *open)
+{
+    if (events)
+        *events = f->events;
+    if (starts)
+        *starts = f->starts;
+    if (ends)
+        *ends = f->ends;
+    if (open)
+        *open = jt_map_count (f->leases);
+}
+
+size_t jt_ledger_fold_envelopes (const jt_ledger_fold_t *f, int64_t now,
+                                 jt_fold_envelope_t *out, size_t max)
+{
+    size_t n;
+    const char **keys = jt_map_sorted_keys (f->envs, &n);
+    for (size_t i = 0; i < n && i < max; i++) {
+        const struct env *e = jt_map_get (f->envs, keys[i]);
+        jt_fold_envelope_t *o = &out[i];
+        o->name = e->name;
+        o->owner = e->owner;
+        o->active_gpus = e->active;
+        o->borrowed_gpus = e->borrowed;
+        o->peak_gpus = e->peak;
+        o->gpu_hours = used_s (e, now) / 3600.0;
+        o->borrowed_gpu_hours = (e->closed_borrowed_s + (double) e->borrowed * (double) now
+                                 - e->open_borrowed_start_sum)
+                                / 3600.0;
+        o->capped = e->capped;
+        o->concurrency = e->concurrency;
+        o->max_gpu_hours = e->max_gpu_hours;
+    }
+    free (keys);
+    return n;
+}
+
+size_t jt_ledger_fold_open (const jt_ledger_fold_t *f, jt_fold_lease_t *out, size_t max)
+{
+    size_t n;
+    const char **keys = jt_map_sorted_keys (f->leases, &n);
+    for (size_t i = 0; i < n && i < max; i++) {
+        const struct lease *l = jt_map_get (f->leases, keys[i]);
+        out[i] = (jt_fold_lease_t){ .lease = l->id, .run = l->run, .group = l->group,
+                                    .envelope = l->envelope, .owner = l->owner,
+                                    .nodes = (const char *const *) l->nodes,
+                                    .nnodes = l->nnodes, .gpus = l->gpus,
+                                    .role = l->role, .start = l->start, .seq = l->seq };
+    }
+    free (keys);
+    return n;
+}
+
+struct verify_ctx {
+    jt_ledger_fold_t *fold;
+    jt_violation_t *v;
+    int64_t last_time;
+};
+
+static int verify_cb (const jt_record_t *rec, void *arg, jt_error_t *err)
+{
+    struct verify_ctx *c = arg;
+    jt_error_t perr = { "" };
+    jt_event_t *ev = jt_event_from_json (rec->payload, rec->len, &perr);
+    if (!ev) {
+        viol (c->v, JT_VIOL_BAD_EVENT, rec->seq, "payload: %s", perr.text);
+        return jt_errprintf (err, "violation");
+    }
+    char *canon = jt_event_to_json (ev, &perr);
+    if (!canon || strlen (canon) != rec->len || memcmp (canon, rec->payload, rec->len)) {
+        free (canon);
+        jt_event_destroy (ev);
+        viol (c->v, JT_VIOL_BAD_EVENT, rec->seq, "payload is not in canonical form");
+        return jt_errprintf (err, "violation");
+    }
+    free (canon);
+    jt_violation_t v;
+    int rc = jt_ledger_fold_apply (c->fold, rec->seq, ev, &v, err);
+    jt_event_destroy (ev);
+    if (rc < 0)
+        return -1;
+    if (rc > 0) {
+        *c->v = v;
+        return jt_errprintf (err, "violation");
+    }
+    return 0;
+}
+
+int jt_ledger_verify (const char *const *paths, size_t npaths, const char *head,
+                      jt_ledger_result_t *res, jt_violation_t *v,
+                      jt_ledger_fold_t **fold, jt_error_t *err)
+{
+    struct verify_ctx c = { .v = v };
+    memset (v, 0, sizeof (*v));
+    if (fold)
+        *fold = NULL;
+    if (!(c.fold = jt_ledger_fold_create ()))
+        return jt_errprintf (err, "out of memory");
+    if (jt_ledger_read (paths, npaths, head, verify_cb, &c, res, err) < 0
+        && v->kind == JT_VIOL_NONE) {
+        jt_ledger_fold_destroy (c.fold);
+        return -1;
+    }
+    if (v->kind == JT_VIOL_NONE && (res->status == JT_LEDGER_OK)) {
+        /* open leases accrue up to the last event: the integral bound holds now */
+        size_t n = jt_ledger_fold_envelopes (c.fold, c.fold->last_time, NULL, 0);
+        jt_fold_envelope_t *e = calloc (n ? n : 1, sizeof (*e));
+        if (!e) {
+            jt_ledger_fold_destroy (c.fold);
+            return jt_errprintf (err, "out of memory");
+        }
+        jt_ledger_fold_envelopes (c.fold, c.fold->last_time, e, n);
+        for (size_t i = 0; i < n; i++)
+            if (e[i].capped && e[i].gpu_hours > e[i].max_gpu_hours + 1e-9) {
+                viol (v, JT_VIOL_GPU_HOURS, res->last_seq,
+                      "envelope %s: %.3f GPU-hours used by t=%" PRId64 " > cap %.3f",
+                      e[i].name, e[i].gpu_hours, c.fold->last_time, e[i].max_gpu_hours);
+                break;
+            }
+        free (e);
+    }
+    if (fold)
+        *fold = c.fold;
+    else
+        jt_ledger_fold_destroy (c.fold);
+    return 0;
+}
