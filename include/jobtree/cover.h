@@ -89,7 +89,9 @@ void jt_usage_add (jt_usage_t *u, const jt_envelope_t *e,
 
 /* Fill u from the snapshot's leases: active GPUs, and GPU-hours consumed
  * so far (gpus x (now - start)). Leases naming an unknown envelope are
- * reported in err and skipped (return 1); 0 when all matched; -1 on ENOMEM. */
+ * reported in err and skipped (return 1); 0 when all matched; -1 on ENOMEM.
+ * u is initialized here (do not jt_usage_init it first); jt_usage_free it
+ * after any return but -1. */
 int jt_usage_from_snapshot (jt_usage_t *u, const jt_budgets_t *b,
                             const jt_snapshot_t *s, int64_t now,
                             jt_error_t *err);
@@ -127,6 +129,15 @@ int jt_coverer_charge (jt_coverer_t *c, size_t i, int64_t gpus);
  * one-line detail naming the envelope or cap involved. */
 jt_reason_t jt_coverer_why (const jt_coverer_t *c, char *detail, size_t len);
 
+/* First candidate (in order) with headroom >= gpus is charged them: returns
+ * its index, or -1 when none can (jt_coverer_why then explains it). */
+ssize_t jt_coverer_fund (jt_coverer_t *c, int64_t gpus);
+
+/* jt_coverer_why for a demand of `gpus` (a group): JT_OK when some candidate
+ * could fund it now. jt_coverer_why uses the last demand that failed. */
+jt_reason_t jt_coverer_why_gpus (const jt_coverer_t *c, int64_t gpus,
+                                 char *detail, size_t len);
+
 /* A segment of the partition phi: consecutive groups paid by one envelope. */
 typedef struct jt_cover_seg {
     const jt_envelope_t *env;
@@ -144,6 +155,12 @@ typedef struct jt_cover {
     jt_reason_t reason;         /* JT_OK when every group is funded */
     char detail[JT_ERRMSG_MAX];
 } jt_cover_t;
+
+/* Append group `group` (gpus GPUs) paid by candidate cd to a partition,
+ * extending the last segment when cd pays it and the groups are consecutive.
+ * Returns 0 or -1 on ENOMEM. */
+int jt_cover_seg_append (jt_cover_seg_t **segs, size_t *nsegs,
+                         const jt_cover_cand_t *cd, size_t group, int64_t gpus);
 
 /* Cover alone (no placement): fund the groups in order, first-fit over the
  * candidates. Returns 0 when all groups are funded, 1 when not (out->reason

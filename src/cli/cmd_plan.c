@@ -1,0 +1,179 @@
+/*
+ * cmd_plan.c - `jobtree plan`: decide BindNow / PlanLater / Reject for one
+ * run against a budget directory and a cluster snapshot, offline, with the
+ * same library code slurmctld runs (see jobtree-plan(1)).
+ */
+#include <getopt.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "cli.h"
+#include "jobtree/budget.h"
+#include "jobtree/plan.h"
+#include "jobtree/run.h"
+#include "jobtree/snapshot.h"
+#include "jobtree/timeutil.h"
+
+static void plan_usage (FILE *f)
+{
+    fprintf (f,
+             "Usage: jobtree plan --budgets DIR --snapshot FILE --run FILE\n"
+             "                    [--at TIME] [--json]"
+             " [--policy pack-to-empty|best-fit]\n"
+             "\n"
+             "Decide whether RUN binds now, is planned for later, or is"
+             " rejected,\nand show who pays, where each group lands and what"
+             " is left per domain.\n"
+             "\n"
+             "  -b, --budgets DIR    budget directory (one *.json per owner)\n"
+             "  -s, --snapshot FILE  cluster snapshot (nodes, labels, leases)\n"
+             "  -r, --run FILE       the run document\n"
+             "  -t, --at TIME        decide at this RFC 3339 time (default:"
+             " the\n"
+             "                       snapshot's time, else now)\n"
+             "  -j, --json           print the plan as JSON\n"
+             "  -p, --policy NAME    pack-to-empty (default) or best-fit\n"
+             "  -h, --help           show this help\n"
+             "\nExit status: 0 when a decision was printed (any decision), 1"
+             " when an\ninput is invalid, 2 on usage or system errors.\n");
+}
+
+static void print_diags (const jt_diags_t *d)
+{
+    char buf[1024];
+
+    for (size_t i = 0; i < d->n; i++) {
+        jt_diag_format (&d->v[i], buf, sizeof (buf));
+        fprintf (stderr, "jobtree plan: %s\n", buf);
+    }
+}
+
+int cmd_plan (int argc, char **argv)
+{
+    static const struct option opts[] = {
+        { "budgets", required_argument, NULL, 'b' },
+        { "snapshot", required_argument, NULL, 's' },
+        { "run", required_argument, NULL, 'r' },
+        { "at", required_argument, NULL, 't' },
+        { "json", no_argument, NULL, 'j' },
+        { "policy", required_argument, NULL, 'p' },
+        { "help", no_argument, NULL, 'h' },
+        { NULL, 0, NULL, 0 },
+    };
+    const char *bdir = NULL, *sfile = NULL, *rfile = NULL, *at = NULL;
+    bool json = false;
+    jt_plan_opts_t popts = { JT_PACK_TO_EMPTY };
+    jt_budgets_t *b = NULL;
+    jt_snapshot_t *s = NULL;
+    jt_run_t *r = NULL;
+    jt_diags_t diags;
+    jt_error_t err;
+    jt_plan_t plan;
+    int64_t now;
+    int c, rc = JT_EXIT_FAIL;
+
+    memset (&plan, 0, sizeof (plan));
+    jt_diags_init (&diags);
+    optind = 1;
+    while ((c = getopt_long (argc, argv, "b:s:r:t:jp:h", opts, NULL)) != -1) {
+        switch (c) {
+        case 'b':
+            bdir = optarg;
+            break;
+        case 's':
+            sfile = optarg;
+            break;
+        case 'r':
+            rfile = optarg;
+            break;
+        case 't':
+            at = optarg;
+            break;
+        case 'j':
+            json = true;
+            break;
+        case 'p':
+            if (jt_pack_policy_parse (optarg, &popts.policy) < 0) {
+                fprintf (stderr, "jobtree plan: --policy: unknown policy '%s'"
+                         " (use pack-to-empty or best-fit)\n", optarg);
+                return JT_EXIT_USAGE;
+            }
+            break;
+        case 'h':
+            plan_usage (stdout);
+            return JT_EXIT_OK;
+        default:
+            plan_usage (stderr);
+            return JT_EXIT_USAGE;
+        }
+    }
+    if (optind < argc || !bdir || !sfile || !rfile) {
+        if (optind < argc)
+            fprintf (stderr, "jobtree plan: unexpected argument '%s'\n",
+                     argv[optind]);
+        else
+            fprintf (stderr, "jobtree plan: --budgets, --snapshot and --run"
+                     " are required\n");
+        plan_usage (stderr);
+        return JT_EXIT_USAGE;
+    }
+
+    if (!(b = jt_budgets_load_dir (bdir, &diags))) {
+        print_diags (&diags);
+        fprintf (stderr, "jobtree plan: %s: budgets not loaded\n", bdir);
+        goto done;
+    }
+    if (!(s = jt_snapshot_load_file (sfile, &diags))) {
+        print_diags (&diags);
+        fprintf (stderr, "jobtree plan: %s: snapshot not loaded\n", sfile);
+        goto done;
+    }
+    if (!(r = jt_run_load_file (rfile, &diags))) {
+        print_diags (&diags);
+        fprintf (stderr, "jobtree plan: %s: run not loaded\n", rfile);
+        goto done;
+    }
+    if (jt_run_validate (r, jt_snapshot_gpus_per_node (s, r->flavor),
+                         &err) < 0) {
+        fprintf (stderr, "jobtree plan: %s: %s\n", rfile, err.text);
+        goto done;
+    }
+    if (at) {
+        if (jt_time_parse (at, &now, &err) < 0) {
+            fprintf (stderr, "jobtree plan: --at: %s\n", err.text);
+            rc = JT_EXIT_USAGE;
+            goto done;
+        }
+    } else
+        now = s->time ? s->time : (int64_t) time (NULL);
+
+    if (jt_plan_run (b, s, NULL, r, now, &popts, &plan, &err) < 0) {
+        fprintf (stderr, "jobtree plan: %s\n", err.text);
+        rc = JT_EXIT_USAGE;
+        goto done;
+    }
+    if (json) {
+        char *t = jt_plan_to_json (&plan, s);
+        if (!t) {
+            fprintf (stderr, "jobtree plan: out of memory\n");
+            rc = JT_EXIT_USAGE;
+            goto done;
+        }
+        printf ("%s\n", t);
+        free (t);
+    } else if (jt_plan_print (&plan, s, stdout) < 0) {
+        fprintf (stderr, "jobtree plan: cannot write the plan\n");
+        rc = JT_EXIT_USAGE;
+        goto done;
+    }
+    rc = JT_EXIT_OK;
+done:
+    jt_plan_free (&plan);
+    jt_run_destroy (r);
+    jt_snapshot_destroy (s);
+    jt_budgets_destroy (b);
+    jt_diags_free (&diags);
+    return rc;
+}

@@ -1,0 +1,476 @@
+/*
+ * plan.c - admission: Cover then Pack, group by group, to a decision
+ * (calculus section 6 "Admission"; see jobtree/plan.h).
+ *
+ * DESIGN: one pack view per call holds the free whole nodes of the run's
+ * flavor. An attempt funds and places the groups of one total in order: for
+ * each group, the candidates that can pay it are tried in Cover's order and
+ * the group is packed on nodes matching that candidate's selector; the first
+ * candidate for which Pack succeeds pays (and is charged). A failed attempt
+ * gives its nodes back to the view, and each attempt has its own coverer, so
+ * attempts never see each other's charges. With cross-group spread off an
+ * attempt is repeated per domain (packing order) with Pack restricted to it.
+ * A malleable run tries totals from max down to min by step.
+ *
+ * When nothing binds, Cover alone (no placement) decides between Plan-Later
+ * (the money is there, the nodes are not) and Reject (Cover's reason).
+ */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "jobtree/plan.h"
+
+static const char *decision_names[] = {
+    [JT_BIND_NOW] = "BindNow",
+    [JT_PLAN_LATER] = "PlanLater",
+    [JT_REJECT] = "Reject",
+};
+
+const char *jt_decision_str (jt_decision_t d)
+{
+    if ((size_t) d < sizeof (decision_names) / sizeof (decision_names[0]))
+        return decision_names[d];
+    return "Unknown";
+}
+
+/* What one attempt (one total, one domain restriction) produced. */
+typedef struct attempt {
+    jt_plan_group_t *groups;
+    size_t ngroups;
+    jt_cover_seg_t *segs;
+    size_t nsegs;
+    jt_placement_t *pl;         /* placements made on the view, for undo */
+    size_t npl;
+    bool unplaced;              /* failed on placement (funding was there) */
+    jt_reason_t reason;
+    char detail[JT_ERRMSG_MAX];
+} attempt_t;
+
+typedef struct ctx {
+    const jt_budgets_t *b;
+    const jt_snapshot_t *s;
+    const jt_usage_t *u;
+    const jt_run_t *r;
+    int64_t now;
+    jt_pack_policy_t policy;
+    jt_pack_view_t *view;
+} ctx_t;
+
+static void plan_group_clear (jt_plan_group_t *g)
+{
+    free (g->nodes);
+    free (g->node_gpus);
+    free (g->spares);
+}
+
+static void attempt_clear (attempt_t *a)
+{
+    for (size_t i = 0; i < a->ngroups; i++)
+        plan_group_clear (&a->groups[i]);
+    free (a->groups);
+    free (a->segs);
+    for (size_t i = 0; i < a->npl; i++)
+        jt_placement_free (&a->pl[i]);
+    free (a->pl);
+    memset (a, 0, sizeof (*a));
+}
+
+/* Give an attempt's nodes back to the view and forget it. */
+static void attempt_undo (ctx_t *x, attempt_t *a)
+{
+    for (size_t i = a->npl; i > 0; i--)
+        jt_pack_unplace (x->view, &a->pl[i - 1]);
+    jt_reason_t why = a->reason;
+    bool unplaced = a->unplaced;
+    char detail[JT_ERRMSG_MAX];
+    memcpy (detail, a->detail, sizeof (detail));
+    attempt_clear (a);
+    a->reason = why;
+    a->unplaced = unplaced;
+    memcpy (a->detail, detail, sizeof (detail));
+}
+
+static void *dup_array (const void *src, size_t n, size_t size)
+{
+    if (n == 0)
+        return NULL;
+    void *d = malloc (n * size);
+    if (d)
+        memcpy (d, src, n * size);
+    return d;
+}
+
+/* Record the placement of group k, paid by cd, in the attempt. */
+static int attempt_add (attempt_t *a, const jt_cover_cand_t *cd, size_t k,
+                        int64_t gpus, jt_placement_t *pl)
+{
+    jt_placement_t *npl = realloc (a->pl, (a->npl + 1) * sizeof (*npl));
+    if (!npl)
+        return -1;
+    a->pl = npl;
+    a->pl[a->npl++] = *pl;
+    memset (pl, 0, sizeof (*pl));
+    pl = &a->pl[a->npl - 1];
+
+    if (jt_cover_seg_append (&a->segs, &a->nsegs, cd, k, gpus) < 0)
+        return -1;
+    jt_plan_group_t *ng = realloc (a->groups, (a->ngroups + pl->ngroups)
+                                   * sizeof (*ng));
+    if (!ng)
+        return -1;
+    a->groups = ng;
+    for (size_t j = 0; j < pl->ngroups; j++) {
+        const jt_pack_group_t *pg = &pl->groups[j];
+        jt_plan_group_t *g = &a->groups[a->ngroups];
+        memset (g, 0, sizeof (*g));
+        g->index = k;
+        g->gpus = pg->gpus;
+        g->domain = pg->domain;
+        g->env = cd->env;
+        g->source = cd->source;
+        g->role = cd->source == JT_SRC_SPONSOR ? JT_ROLE_BORROWED
+                                               : JT_ROLE_ACTIVE;
+        g->nnodes = pg->nnodes;
+        g->nodes = dup_array (pg->nodes, pg->nnodes, sizeof (*pg->nodes));
+        g->node_gpus = dup_array (pg->node_gpus, pg->nnodes,
+                                  sizeof (*pg->node_gpus));
+        g->nspares = pg->nspares;
+        g->spares = dup_array (pg->spares, pg->nspares, sizeof (*pg->spares));
+        a->ngroups++;
+        if ((pg->nnodes && (!g->nodes || !g->node_gpus))
+            || (pg->nspares && !g->spares))
+            return -1;
+    }
+    return 0;
+}
+
+/* Pack's detail numbers the single group it was given as group 0; say which
+ * group of the run it is. */
+static void group_detail (char *buf, size_t len, size_t k, const char *pd)
+{
+    if (strncmp (pd, "group 0 ", 8) == 0)
+        snprintf (buf, len, "group %zu %.200s", k, pd + 8);
+    else if (pd[0])
+        snprintf (buf, len, "group %zu: %.200s", k, pd);
+    else
+        snprintf (buf, len, "group %zu fits no domain", k);
+}
+
+/* Fund and place every group. 0 placed, 1 not (a->reason says why; the view
+ * is left as it was), -1 on error. */
+static int attempt_run (ctx_t *x, const jt_groups_t *g, ssize_t only_domain,
+                        attempt_t *a, jt_error_t *err)
+{
+    jt_coverer_t *c = jt_coverer_create (x->b, x->u, x->r, x->now, err);
+
+    memset (a, 0, sizeof (*a));
+    if (!c)
+        return -1;
+    for (size_t k = 0; k < g->n; k++) {
+        int64_t need = g->gpus[k];
+        bool funded = false, placed = false;
+        for (size_t i = 0; i < jt_coverer_count (c) && !placed; i++) {
+            if (jt_coverer_headroom (c, i, NULL) < need)
+                continue;
+            const jt_cover_cand_t *cd = jt_coverer_cand (c, i);
+            jt_pack_request_t req = {
+                .groups = &g->gpus[k], .ngroups = 1, .soft = g->soft,
+                .single_domain = false, .partial_ok = false,
+                .spares_per_group = x->r->spares_per_group,
+                .selector = &cd->env->selector, .only_domain = only_domain,
+                .policy = x->policy,
+            };
+            jt_placement_t pl;
+            memset (&pl, 0, sizeof (pl));
+            int rc = jt_pack (x->view, &req, &pl, err);
+            if (rc < 0)
+                goto error;
+            if (rc == 0) {
+                if (jt_coverer_charge (c, i, need) < 0
+                    || attempt_add (a, cd, k, need, &pl) < 0) {
+                    jt_placement_free (&pl);
+                    jt_errprintf (err, "plan: out of memory");
+                    goto error;
+                }
+                placed = true;
+            } else {
+                if (!funded)
+                    group_detail (a->detail, sizeof (a->detail), k, pl.detail);
+                jt_placement_free (&pl);
+            }
+            funded = true;
+        }
+        if (!placed) {
+            if (funded) {
+                a->reason = JT_NO_DOMAIN_FITS;
+                a->unplaced = true;
+            } else {
+                a->reason = jt_coverer_why_gpus (c, need, a->detail,
+                                                 sizeof (a->detail));
+            }
+            attempt_undo (x, a);
+            jt_coverer_destroy (c);
+            return 1;
+        }
+    }
+    jt_coverer_destroy (c);
+    a->reason = JT_OK;
+    return 0;
+error:
+    attempt_undo (x, a);
+    jt_coverer_destroy (c);
+    return -1;
+}
+
+typedef struct dom_order {
+    size_t d;
+    int64_t free;
+} dom_order_t;
+
+static int cmp_pack_to_empty (const void *pa, const void *pb)
+{
+    const dom_order_t *a = pa, *b = pb;
+    if (a->free != b->free)
+        return a->free > b->free ? -1 : 1;
+    return a->d < b->d ? -1 : a->d > b->d;
+}
+
+static int cmp_best_fit (const void *pa, const void *pb)
+{
+    const dom_order_t *a = pa, *b = pb;
+    if (a->free != b->free)
+        return a->free < b->free ? -1 : 1;
+    return a->d < b->d ? -1 : a->d > b->d;
+}
+
+/* Cross-group spread off: every group in one domain, domains in packing
+ * order (snapshot domains are sorted by name, so index breaks ties). */
+static int attempt_single_domain (ctx_t *x, const jt_groups_t *g,
+                                  attempt_t *a, jt_error_t *err)
+{
+    size_t nd = x->s->ndomains;
+    dom_order_t *ord = calloc (nd + 1, sizeof (*ord));
+    int64_t want = 0;
+    bool unplaced = false;
+    attempt_t first;
+    int rc = 1;
+
+    memset (&first, 0, sizeof (first));
+    if (!ord)
+        return jt_errprintf (err, "plan: out of memory");
+    for (size_t k = 0; k < g->n; k++)
+        want += g->gpus[k];
+    for (size_t d = 0; d < nd; d++) {
+        ord[d].d = d;
+        ord[d].free = jt_pack_view_free (x->view, d);
+    }
+    qsort (ord, nd, sizeof (*ord),
+           x->policy == JT_PACK_BEST_FIT ? cmp_best_fit : cmp_pack_to_empty);
+    for (size_t i = 0; i < nd; i++) {
+        rc = attempt_run (x, g, (ssize_t) ord[i].d, a, err);
+        if (rc <= 0)
+            break;
+        if (a->unplaced)
+            unplaced = true;
+        if (i == 0)
+            first = *a;
+    }
+    if (rc == 1) {
+        memset (a, 0, sizeof (*a));
+        if (unplaced || nd == 0) {
+            a->reason = JT_SPREAD_NO_DOMAIN;
+            a->unplaced = true;
+            snprintf (a->detail, sizeof (a->detail), "no domain holds all %zu"
+                      " groups (%lld GPUs) on nodes its payers may use; most"
+                      " free is %s with %lld", g->n, (long long) want,
+                      nd ? x->s->domains[ord[0].d].name : "none",
+                      (long long) (nd ? ord[0].free : 0));
+        } else {
+            a->reason = first.reason;
+            memcpy (a->detail, first.detail, sizeof (a->detail));
+        }
+    }
+    free (ord);
+    return rc;
+}
+
+static bool flavor_has_nodes (const jt_snapshot_t *s, const char *flavor)
+{
+    for (size_t i = 0; i < s->nnodes; i++)
+        if (s->nodes[i].flavor && s->nodes[i].domain >= 0
+            && strcmp (s->nodes[i].flavor, flavor) == 0)
+            return true;
+    return false;
+}
+
+void jt_plan_free (jt_plan_t *p)
+{
+    if (!p)
+        return;
+    for (size_t i = 0; i < p->ngroups; i++)
+        plan_group_clear (&p->groups[i]);
+    free (p->groups);
+    free (p->segs);
+    free (p->residual);
+    memset (p, 0, sizeof (*p));
+}
+
+static void plan_reject (jt_plan_t *out, jt_reason_t why, const char *detail)
+{
+    out->decision = JT_REJECT;
+    out->reason = why;
+    snprintf (out->detail, sizeof (out->detail), "%s", detail);
+}
+
+/* Nothing bound at the smallest total: Plan-Later when Cover alone funds it. */
+static int plan_unbound (ctx_t *x, const attempt_t *last, int64_t total,
+                         jt_plan_t *out, jt_error_t *err)
+{
+    jt_groups_t g;
+    jt_cover_t cv;
+
+    if (jt_run_compile (x->r, total, &g, err) < 0)
+        return -1;
+    int rc = jt_cover (x->b, x->u, x->r, &g, x->now, &cv, err);
+    jt_groups_free (&g);
+    if (rc < 0)
+        return -1;
+    if (rc == 1) {
+        plan_reject (out, cv.reason, cv.detail);
+        jt_cover_free (&cv);
+        return 0;
+    }
+    out->decision = JT_PLAN_LATER;
+    out->segs = cv.segs;
+    out->nsegs = cv.nsegs;
+    if (last->unplaced) {
+        out->reason = last->reason;
+        memcpy (out->detail, last->detail, sizeof (out->detail));
+    } else {
+        /* Paying elsewhere to place a group left a later group unfunded. */
+        out->reason = JT_NO_DOMAIN_FITS;
+        snprintf (out->detail, sizeof (out->detail), "funded, but no payer"
+                  " order places every group now (%.180s)", last->detail);
+    }
+    return 0;
+}
+
+int jt_plan_run (const jt_budgets_t *b, const jt_snapshot_t *s,
+                 const jt_usage_t *u, const jt_run_t *r, int64_t now,
+                 const jt_plan_opts_t *opts, jt_plan_t *out, jt_error_t *err)
+{
+    jt_usage_t own;
+    ctx_t x = { b, s, u, r, now, opts ? opts->policy : JT_PACK_TO_EMPTY, NULL };
+    jt_error_t verr;
+    attempt_t a;
+    char why[JT_ERRMSG_MAX];
+    int rc = -1;
+
+    memset (&own, 0, sizeof (own));
+    memset (&a, 0, sizeof (a));
+    if (!b || !s || !r || !out)
+        return jt_errprintf (err, "plan: budgets, snapshot, run and output"
+                             " are required");
+    memset (out, 0, sizeof (*out));
+    if (!r->owner || !r->flavor) {
+        plan_reject (out, JT_INVALID_RUN, "the run needs an owner and a"
+                     " resources.gpuType");
+        return 0;
+    }
+    out->requested_gpus = r->malleable ? r->max_gpus : r->total_gpus;
+    out->ndomains = s->ndomains;
+    if (!(out->residual = calloc (s->ndomains + 1, sizeof (*out->residual)))) {
+        jt_errprintf (err, "plan: out of memory");
+        goto done;
+    }
+    if (!u) {
+        if (jt_usage_from_snapshot (&own, b, s, now, NULL) < 0) {
+            jt_errprintf (err, "plan: out of memory");
+            goto done;
+        }
+        x.u = &own;
+    }
+    if (!(x.view = jt_pack_view_create (s, r->flavor, err)))
+        goto done;
+    for (size_t d = 0; d < s->ndomains; d++)
+        out->residual[d] = jt_pack_view_free (x.view, d);
+
+    if (jt_run_validate (r, jt_snapshot_gpus_per_node (s, r->flavor),
+                         &verr) < 0) {
+        plan_reject (out, JT_INVALID_RUN, verr.text);
+        rc = 0;
+        goto done;
+    }
+    /* Funding reasons that no placement could change come first. */
+    jt_coverer_t *probe = jt_coverer_create (b, x.u, r, now, err);
+    if (!probe)
+        goto done;
+    jt_reason_t pw = jt_coverer_why_gpus (probe, 1, why, sizeof (why));
+    jt_coverer_destroy (probe);
+    if (pw == JT_NO_BUDGET || pw == JT_UNKNOWN_FLAVOR
+        || pw == JT_NO_MATCHING_ENVELOPE) {
+        plan_reject (out, pw, why);
+        rc = 0;
+        goto done;
+    }
+    if (!flavor_has_nodes (s, r->flavor)) {
+        snprintf (why, sizeof (why), "no node of flavor %s has a %s label",
+                  r->flavor, JT_LABEL_FABRIC);
+        plan_reject (out, JT_NO_NODES, why);
+        rc = 0;
+        goto done;
+    }
+
+    int64_t hi = r->malleable ? r->max_gpus : r->total_gpus;
+    int64_t lo = r->malleable ? r->min_gpus : r->total_gpus;
+    int64_t step = jt_run_step_gpus (r, jt_snapshot_gpus_per_node (s, r->flavor));
+    int64_t last_total = 0;
+    if (lo < 1)
+        lo = 1;
+    if (step < 1)
+        step = 1;
+    for (int64_t t = hi; t >= lo; t -= (r->malleable ? step : hi + 1)) {
+        jt_groups_t g;
+        if (jt_run_compile (r, t, &g, err) < 0)
+            goto done;
+        int arc = (r->cross_group_spread || g.n <= 1)
+                  ? attempt_run (&x, &g, -1, &a, err)
+                  : attempt_single_domain (&x, &g, &a, err);
+        jt_groups_free (&g);
+        if (arc < 0)
+            goto done;
+        last_total = t;
+        if (arc == 0) {
+            out->decision = JT_BIND_NOW;
+            out->reason = JT_OK;
+            out->total_gpus = t;
+            out->segs = a.segs;
+            out->nsegs = a.nsegs;
+            out->groups = a.groups;
+            out->ngroups = a.ngroups;
+            a.segs = NULL;
+            a.groups = NULL;
+            a.nsegs = a.ngroups = 0;
+            for (size_t d = 0; d < s->ndomains; d++)
+                out->residual[d] = jt_pack_view_free (x.view, d);
+            rc = 0;
+            goto done;
+        }
+    }
+    if (last_total == 0) {
+        plan_reject (out, JT_INVALID_RUN, "no total between minTotalGPUs and"
+                     " maxTotalGPUs is at least 1 GPU");
+        rc = 0;
+        goto done;
+    }
+    rc = plan_unbound (&x, &a, last_total, out, err);
+done:
+    attempt_clear (&a);
+    jt_pack_view_destroy (x.view);
+    jt_usage_free (&own);
+    if (rc < 0)
+        jt_plan_free (out);
+    return rc;
+}

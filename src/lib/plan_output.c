@@ -1,0 +1,391 @@
+/*
+ * plan_output.c - the three renderings of a plan (see jobtree/plan.h): the
+ * compact canonical dump the tests compare, the human table of
+ * `jobtree plan`, and its JSON form (json-c).
+ */
+#include <ctype.h>
+#include <stdarg.h>
+#include <stdbool.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <json-c/json.h>
+
+#include "jobtree/plan.h"
+
+static const char *node_name (const jt_snapshot_t *s, size_t i)
+{
+    return s && i < s->nnodes ? s->nodes[i].name : "?";
+}
+
+static const char *domain_name (const jt_snapshot_t *s, size_t d)
+{
+    return s && d < s->ndomains ? s->domains[d].name : "?";
+}
+
+/* ---- growable string ---- */
+
+typedef struct sbuf {
+    char *p;
+    size_t n, cap;
+    bool oom;
+} sbuf_t;
+
+static void sb_printf (sbuf_t *b, const char *fmt, ...)
+    __attribute__ ((format (printf, 2, 3)));
+
+static void sb_printf (sbuf_t *b, const char *fmt, ...)
+{
+    va_list ap;
+    int len;
+
+    if (b->oom)
+        return;
+    va_start (ap, fmt);
+    len = vsnprintf (NULL, 0, fmt, ap);
+    va_end (ap);
+    if (len < 0) {
+        b->oom = true;
+        return;
+    }
+    if (b->n + (size_t) len + 1 > b->cap) {
+        size_t ncap = b->cap ? b->cap : 256;
+        while (ncap < b->n + (size_t) len + 1)
+            ncap *= 2;
+        char *np = realloc (b->p, ncap);
+        if (!np) {
+            b->oom = true;
+            return;
+        }
+        b->p = np;
+        b->cap = ncap;
+    }
+    va_start (ap, fmt);
+    vsnprintf (b->p + b->n, b->cap - b->n, fmt, ap);
+    va_end (ap);
+    b->n += (size_t) len;
+}
+
+static char *sb_take (sbuf_t *b)
+{
+    if (b->oom) {
+        free (b->p);
+        return NULL;
+    }
+    if (!b->p)
+        return strdup ("");
+    return b->p;
+}
+
+/* ---- canonical dump ---- */
+
+char *jt_plan_dump (const jt_plan_t *p, const jt_snapshot_t *s)
+{
+    sbuf_t b = { NULL, 0, 0, false };
+
+    if (!p)
+        return NULL;
+    sb_printf (&b, "%s", jt_decision_str (p->decision));
+    if (p->reason != JT_OK)
+        sb_printf (&b, " %s", jt_reason_str (p->reason));
+    sb_printf (&b, " total=%lld", (long long) p->total_gpus);
+    if (p->requested_gpus != p->total_gpus)
+        sb_printf (&b, " want=%lld", (long long) p->requested_gpus);
+    if (p->decision == JT_BIND_NOW) {
+        for (size_t i = 0; i < p->ngroups; i++) {
+            const jt_plan_group_t *g = &p->groups[i];
+            sb_printf (&b, " | g%zu %lld %s[", g->index, (long long) g->gpus,
+                       domain_name (s, g->domain));
+            for (size_t j = 0; j < g->nnodes; j++)
+                sb_printf (&b, "%s%s:%d", j ? " " : "",
+                           node_name (s, g->nodes[j]), g->node_gpus[j]);
+            sb_printf (&b, "]");
+            if (g->nspares) {
+                sb_printf (&b, " s[");
+                for (size_t j = 0; j < g->nspares; j++)
+                    sb_printf (&b, "%s%s", j ? " " : "",
+                               node_name (s, g->spares[j]));
+                sb_printf (&b, "]");
+            }
+            sb_printf (&b, " %s%s", g->env ? g->env->name : "?",
+                       g->source == JT_SRC_SPONSOR ? " borrowed" : "");
+        }
+    } else {
+        for (size_t i = 0; i < p->nsegs; i++) {
+            const jt_cover_seg_t *sg = &p->segs[i];
+            sb_printf (&b, " | pay %s g%zu", sg->env ? sg->env->name : "?",
+                       sg->first_group);
+            if (sg->ngroups > 1)
+                sb_printf (&b, "-g%zu", sg->first_group + sg->ngroups - 1);
+            sb_printf (&b, " %lld%s", (long long) sg->gpus,
+                       sg->source == JT_SRC_SPONSOR ? " borrowed" : "");
+        }
+    }
+    return sb_take (&b);
+}
+
+/* ---- hostlist-like node lists ---- */
+
+/* Split "a017" into prefix length 1 and number 17 (width 3); false when
+ * the name does not end in digits. */
+static bool name_split (const char *name, size_t *plen, long *num, int *width)
+{
+    size_t n = strlen (name), i = n;
+
+    while (i > 0 && isdigit ((unsigned char) name[i - 1]))
+        i--;
+    if (i == n || n - i > 9)
+        return false;
+    *plen = i;
+    *width = (int) (n - i);
+    *num = strtol (name + i, NULL, 10);
+    return true;
+}
+
+/* "a[01-08]:8,b03:4": consecutive nodes with the same prefix, digit width
+ * and GPUs collapse into a range. gpus may be NULL (spares). */
+static void sb_nodes (sbuf_t *b, const jt_snapshot_t *s, const size_t *nodes,
+                      const int *gpus, size_t n)
+{
+    size_t i = 0;
+
+    while (i < n) {
+        const char *a = node_name (s, nodes[i]);
+        size_t pa, pj;
+        long na, nj;
+        int wa, wj;
+        size_t j = i + 1;
+        if (name_split (a, &pa, &na, &wa)) {
+            while (j < n) {
+                const char *c = node_name (s, nodes[j]);
+                if (!name_split (c, &pj, &nj, &wj) || pj != pa || wj != wa
+                    || strncmp (a, c, pa) != 0 || nj != na + (long) (j - i)
+                    || (gpus && gpus[j] != gpus[i]))
+                    break;
+                j++;
+            }
+        }
+        sb_printf (b, "%s", i ? "," : "");
+        if (j - i > 1)
+            sb_printf (b, "%.*s[%0*ld-%0*ld]", (int) pa, a, wa, na, wa,
+                       na + (long) (j - i - 1));
+        else
+            sb_printf (b, "%s", a);
+        if (gpus)
+            sb_printf (b, ":%d", gpus[i]);
+        i = j;
+    }
+}
+
+/* ---- human table ---- */
+
+static int width_max (int w, const char *s)
+{
+    int l = s ? (int) strlen (s) : 1;
+    return l > w ? l : w;
+}
+
+int jt_plan_print (const jt_plan_t *p, const jt_snapshot_t *s, FILE *f)
+{
+    int we = 8, wo = 5, wd = 6;
+
+    if (!p || !f)
+        return -1;
+    fprintf (f, "decision:   %s\n", jt_decision_str (p->decision));
+    fprintf (f, "reason:     %s\n", p->reason == JT_OK ? "-"
+                                                       : jt_reason_str (p->reason));
+    if (p->detail[0])
+        fprintf (f, "detail:     %s\n", p->detail);
+    fprintf (f, "requested:  %lld GPUs\n", (long long) p->requested_gpus);
+    fprintf (f, "bound:      %lld GPUs\n", (long long) p->total_gpus);
+
+    for (size_t i = 0; i < p->nsegs; i++) {
+        we = width_max (we, p->segs[i].env->name);
+        wo = width_max (wo, p->segs[i].env->owner);
+    }
+    for (size_t i = 0; i < p->ngroups; i++) {
+        we = width_max (we, p->groups[i].env->name);
+        wd = width_max (wd, domain_name (s, p->groups[i].domain));
+    }
+    for (size_t d = 0; d < p->ndomains; d++)
+        wd = width_max (wd, domain_name (s, d));
+
+    if (p->nsegs) {
+        fprintf (f, "\ncover:\n  %-*s  %-*s  %-7s  %-7s  %s\n", we, "ENVELOPE",
+                 wo, "OWNER", "SOURCE", "GROUPS", "GPUS");
+        for (size_t i = 0; i < p->nsegs; i++) {
+            const jt_cover_seg_t *sg = &p->segs[i];
+            char grp[48];
+            if (sg->ngroups > 1)
+                snprintf (grp, sizeof (grp), "%zu-%zu", sg->first_group,
+                          sg->first_group + sg->ngroups - 1);
+            else
+                snprintf (grp, sizeof (grp), "%zu", sg->first_group);
+            fprintf (f, "  %-*s  %-*s  %-7s  %-7s  %lld\n", we, sg->env->name,
+                     wo, sg->env->owner ? sg->env->owner : "-",
+                     jt_source_str (sg->source), grp, (long long) sg->gpus);
+        }
+    }
+    if (p->ngroups) {
+        fprintf (f, "\ngroups:\n  %-5s  %-5s  %-*s  %-*s  %-8s  %s\n", "GROUP",
+                 "GPUS", wd, "DOMAIN", we, "PAYER", "ROLE", "NODES");
+        for (size_t i = 0; i < p->ngroups; i++) {
+            const jt_plan_group_t *g = &p->groups[i];
+            sbuf_t b = { NULL, 0, 0, false };
+            sb_nodes (&b, s, g->nodes, g->node_gpus, g->nnodes);
+            if (g->nspares) {
+                sb_printf (&b, " spares=");
+                sb_nodes (&b, s, g->spares, NULL, g->nspares);
+            }
+            char *nodes = sb_take (&b);
+            fprintf (f, "  %-5zu  %-5lld  %-*s  %-*s  %-8s  %s\n", g->index,
+                     (long long) g->gpus, wd, domain_name (s, g->domain), we,
+                     g->env->name, jt_role_str (g->role), nodes ? nodes : "?");
+            free (nodes);
+        }
+    }
+    if (p->ndomains) {
+        fprintf (f, "\nresidual free GPUs:\n  %-*s  %s\n", wd, "DOMAIN", "FREE");
+        for (size_t d = 0; d < p->ndomains; d++)
+            fprintf (f, "  %-*s  %lld\n", wd, domain_name (s, d),
+                     (long long) p->residual[d]);
+    }
+    return ferror (f) ? -1 : 0;
+}
+
+/* ---- JSON ---- */
+
+static int add (json_object *o, const char *k, json_object *v)
+{
+    if (!v)
+        return -1;
+    return json_object_object_add (o, k, v) < 0 ? -1 : 0;
+}
+
+static json_object *nodes_json (const jt_snapshot_t *s, const size_t *nodes,
+                                const int *gpus, size_t n)
+{
+    json_object *a = json_object_new_array ();
+
+    for (size_t i = 0; a && i < n; i++) {
+        json_object *v;
+        if (gpus) {
+            v = json_object_new_object ();
+            if (!v || add (v, "name", json_object_new_string (
+                                          node_name (s, nodes[i]))) < 0
+                || add (v, "gpus", json_object_new_int (gpus[i])) < 0) {
+                json_object_put (v);
+                json_object_put (a);
+                return NULL;
+            }
+        } else
+            v = json_object_new_string (node_name (s, nodes[i]));
+        if (!v || json_object_array_add (a, v) < 0) {
+            json_object_put (v);
+            json_object_put (a);
+            return NULL;
+        }
+    }
+    return a;
+}
+
+static json_object *plan_json (const jt_plan_t *p, const jt_snapshot_t *s)
+{
+    json_object *o = json_object_new_object ();
+    json_object *cover = json_object_new_array ();
+    json_object *groups = json_object_new_array ();
+    json_object *res = json_object_new_array ();
+
+    if (!o || !cover || !groups || !res)
+        goto error;
+    if (add (o, "decision", json_object_new_string (
+                                jt_decision_str (p->decision))) < 0
+        || add (o, "reason", json_object_new_string (jt_reason_str (p->reason))) < 0
+        || add (o, "detail", json_object_new_string (p->detail)) < 0
+        || add (o, "requestedGPUs", json_object_new_int64 (p->requested_gpus)) < 0
+        || add (o, "totalGPUs", json_object_new_int64 (p->total_gpus)) < 0)
+        goto error;
+    for (size_t i = 0; i < p->nsegs; i++) {
+        const jt_cover_seg_t *sg = &p->segs[i];
+        json_object *v = json_object_new_object ();
+        if (!v || json_object_array_add (cover, v) < 0) {
+            json_object_put (v);
+            goto error;
+        }
+        if (add (v, "envelope", json_object_new_string (sg->env->name)) < 0
+            || add (v, "owner", json_object_new_string (
+                                    sg->env->owner ? sg->env->owner : "")) < 0
+            || add (v, "source", json_object_new_string (
+                                     jt_source_str (sg->source))) < 0
+            || add (v, "firstGroup", json_object_new_int64 (
+                                         (int64_t) sg->first_group)) < 0
+            || add (v, "groups", json_object_new_int64 ((int64_t) sg->ngroups)) < 0
+            || add (v, "gpus", json_object_new_int64 (sg->gpus)) < 0)
+            goto error;
+    }
+    for (size_t i = 0; i < p->ngroups; i++) {
+        const jt_plan_group_t *g = &p->groups[i];
+        json_object *v = json_object_new_object ();
+        if (!v || json_object_array_add (groups, v) < 0) {
+            json_object_put (v);
+            goto error;
+        }
+        if (add (v, "index", json_object_new_int64 ((int64_t) g->index)) < 0
+            || add (v, "gpus", json_object_new_int64 (g->gpus)) < 0
+            || add (v, "domain", json_object_new_string (
+                                     domain_name (s, g->domain))) < 0
+            || add (v, "envelope", json_object_new_string (g->env->name)) < 0
+            || add (v, "owner", json_object_new_string (
+                                    g->env->owner ? g->env->owner : "")) < 0
+            || add (v, "source", json_object_new_string (
+                                     jt_source_str (g->source))) < 0
+            || add (v, "role", json_object_new_string (jt_role_str (g->role))) < 0
+            || add (v, "nodes", nodes_json (s, g->nodes, g->node_gpus,
+                                            g->nnodes)) < 0
+            || add (v, "spares", nodes_json (s, g->spares, NULL,
+                                             g->nspares)) < 0)
+            goto error;
+    }
+    for (size_t d = 0; d < p->ndomains; d++) {
+        json_object *v = json_object_new_object ();
+        if (!v || json_object_array_add (res, v) < 0) {
+            json_object_put (v);
+            goto error;
+        }
+        if (add (v, "domain", json_object_new_string (domain_name (s, d))) < 0
+            || add (v, "freeGPUs", json_object_new_int64 (p->residual[d])) < 0)
+            goto error;
+    }
+    if (add (o, "cover", cover) < 0)
+        goto error;
+    cover = NULL;
+    if (add (o, "groups", groups) < 0)
+        goto error;
+    groups = NULL;
+    if (add (o, "residual", res) < 0)
+        goto error;
+    return o;
+error:
+    json_object_put (cover);
+    json_object_put (groups);
+    json_object_put (res);
+    json_object_put (o);
+    return NULL;
+}
+
+char *jt_plan_to_json (const jt_plan_t *p, const jt_snapshot_t *s)
+{
+    json_object *o;
+    char *out = NULL;
+
+    if (!p || !(o = plan_json (p, s)))
+        return NULL;
+    const char *t = json_object_to_json_string_ext (
+        o, JSON_C_TO_STRING_PRETTY | JSON_C_TO_STRING_SPACED
+               | JSON_C_TO_STRING_NOSLASHESCAPE);
+    if (t)
+        out = strdup (t);
+    json_object_put (o);
+    return out;
+}

@@ -1,0 +1,94 @@
+/*
+ * usage.c - live usage per envelope (see jobtree/cover.h): what Cover's
+ * pointwise, integral and lending bounds are checked against.
+ *
+ * Until the ledger fold provides it, usage is derived from a snapshot's
+ * leases. Every lease role holds its nodes (a spare node is held too, so it
+ * counts toward its payer's active GPUs); GPUs funding a run of another
+ * owner are also counted as lent, which is what lending caps bound.
+ */
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "jobtree/cover.h"
+
+int jt_usage_init (jt_usage_t *u, const jt_budgets_t *b)
+{
+    size_t n;
+
+    if (!u || !b) {
+        errno = EINVAL;
+        return -1;
+    }
+    memset (u, 0, sizeof (*u));
+    n = b->nenv ? b->nenv : 1;
+    u->active = calloc (n, sizeof (*u->active));
+    u->lent_active = calloc (n, sizeof (*u->lent_active));
+    u->used_hours = calloc (n, sizeof (*u->used_hours));
+    u->lent_hours = calloc (n, sizeof (*u->lent_hours));
+    if (!u->active || !u->lent_active || !u->used_hours || !u->lent_hours) {
+        jt_usage_free (u);
+        errno = ENOMEM;
+        return -1;
+    }
+    u->nenv = b->nenv;
+    return 0;
+}
+
+void jt_usage_free (jt_usage_t *u)
+{
+    if (!u)
+        return;
+    int saved = errno;
+    free (u->active);
+    free (u->lent_active);
+    free (u->used_hours);
+    free (u->lent_hours);
+    memset (u, 0, sizeof (*u));
+    errno = saved;
+}
+
+void jt_usage_add (jt_usage_t *u, const jt_envelope_t *e,
+                   const char *run_owner, int64_t gpus, double hours)
+{
+    if (!u || !e || e->id >= u->nenv)
+        return;
+    u->active[e->id] += gpus;
+    u->used_hours[e->id] += hours;
+    if (run_owner && e->owner && strcmp (run_owner, e->owner) != 0) {
+        u->lent_active[e->id] += gpus;
+        u->lent_hours[e->id] += hours;
+    }
+}
+
+int jt_usage_from_snapshot (jt_usage_t *u, const jt_budgets_t *b,
+                            const jt_snapshot_t *s, int64_t now,
+                            jt_error_t *err)
+{
+    size_t unknown = 0;
+    const char *first = NULL;
+
+    if (jt_usage_init (u, b) < 0)
+        return jt_errprintf (err, "usage: out of memory");
+    for (size_t i = 0; s && i < s->nleases; i++) {
+        const jt_lease_t *l = &s->leases[i];
+        const jt_envelope_t *e = l->envelope
+                                 ? jt_budgets_envelope (b, l->envelope) : NULL;
+        if (!e) {
+            if (unknown++ == 0)
+                first = l->envelope ? l->envelope : "(none)";
+            continue;
+        }
+        double hours = 0.;
+        if (l->start < now)
+            hours = (double) l->gpus * (double) (now - l->start) / 3600.;
+        jt_usage_add (u, e, l->owner, l->gpus, hours);
+    }
+    if (unknown) {
+        jt_errprintf (err, "%zu lease(s) name an unknown envelope (first: %s);"
+                      " they were not counted", unknown, first);
+        return 1;
+    }
+    return 0;
+}

@@ -1,0 +1,524 @@
+/*
+ * cover.c - unit tests of Cover (who pays): one test per rule of the
+ * calculus's section 4 as settled by DESIGN decision 3, each asserting the
+ * exact outcome so that breaking the rule fails it; plus live usage from a
+ * snapshot and the "could it ever be funded" admission test.
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "jobtree/cover.h"
+#include "fixtures.h"
+#include "tap.h"
+
+/* "env/source env/source ..." in candidate order. */
+static const char *order (const jt_budgets_t *b, const jt_run_t *r)
+{
+    static char buf[1024];
+    jt_coverer_t *c = jt_coverer_create (b, NULL, r, fx_time (FX_NOW), NULL);
+    size_t len = 0;
+
+    buf[0] = '\0';
+    if (!c)
+        return "(null)";
+    for (size_t i = 0; i < jt_coverer_count (c); i++) {
+        const jt_cover_cand_t *cd = jt_coverer_cand (c, i);
+        len += (size_t) snprintf (buf + len, sizeof (buf) - len, "%s%s/%s",
+                                  i ? " " : "", cd->env->name,
+                                  jt_source_str (cd->source));
+    }
+    jt_coverer_destroy (c);
+    return buf;
+}
+
+/* Cover run r (its totalGPUs) at `at`: "env:first+n=gpus ..." when funded,
+ * else "Reason: detail". Checks sum of cover == demand on success. */
+static const char *cov_at (const jt_budgets_t *b, const jt_usage_t *u,
+                           const jt_run_t *r, const char *at)
+{
+    static char buf[1024];
+    jt_groups_t g;
+    jt_cover_t cv;
+    jt_error_t err;
+    size_t len = 0;
+
+    if (jt_run_compile (r, r->total_gpus, &g, &err) < 0)
+        bail_out ("compile: %s", err.text);
+    int rc = jt_cover (b, u, r, &g, fx_time (at), &cv, &err);
+    if (rc < 0)
+        snprintf (buf, sizeof (buf), "error: %s", err.text);
+    else if (rc == 1)
+        snprintf (buf, sizeof (buf), "%s: %s", jt_reason_str (cv.reason),
+                  cv.detail);
+    else {
+        int64_t sum = 0, borrowed = 0;
+        size_t next = 0;
+        buf[0] = '\0';
+        for (size_t i = 0; i < cv.nsegs; i++) {
+            const jt_cover_seg_t *s = &cv.segs[i];
+            int64_t gs = 0;
+            for (size_t k = s->first_group; k < s->first_group + s->ngroups; k++)
+                gs += g.gpus[k];
+            if (s->first_group != next || gs != s->gpus)
+                bail_out ("segment %zu does not partition the groups", i);
+            next = s->first_group + s->ngroups;
+            sum += s->gpus;
+            if (s->source == JT_SRC_SPONSOR)
+                borrowed += s->gpus;
+            len += (size_t) snprintf (buf + len, sizeof (buf) - len,
+                                      "%s%s:g%zu+%zu=%lld", i ? " " : "",
+                                      s->env->name, s->first_group,
+                                      s->ngroups, (long long) s->gpus);
+        }
+        if (sum != r->total_gpus || cv.funded_gpus != sum || next != g.n
+            || cv.borrowed_gpus != borrowed)
+            snprintf (buf, sizeof (buf), "cover sum %lld != demand %lld",
+                      (long long) sum, (long long) r->total_gpus);
+    }
+    jt_cover_free (&cv);
+    jt_groups_free (&g);
+    return buf;
+}
+
+static const char *cov (const jt_budgets_t *b, const jt_usage_t *u,
+                        const jt_run_t *r)
+{
+    return cov_at (b, u, r, FX_NOW);
+}
+
+#define RUN(owner, total, extra) \
+    "{ \"owner\": \"" owner "\", \"resources\": { \"gpuType\": \"h100\"," \
+    " \"totalGPUs\": " #total " }" extra " }"
+
+static void test_names (void)
+{
+    is (jt_reason_str (JT_INSUFFICIENT_CAPACITY), "InsufficientCapacity",
+        "reason name InsufficientCapacity");
+    is (jt_reason_str (JT_SPREAD_NO_DOMAIN), "SingleDomainFull",
+        "reason name SingleDomainFull");
+    is (jt_reason_str (JT_NO_NODES), "NoNodes", "reason name NoNodes");
+    is (jt_reason_str ((jt_reason_t) 999), "Unknown", "unknown reason");
+    is (jt_source_str (JT_SRC_SPONSOR), "sponsor", "source name sponsor");
+}
+
+static void test_order (void)
+{
+    jt_budgets_t *b = fx_budgets (
+        "{ \"owner\": \"lab\", \"envelopes\": ["
+        FX_ENV ("lab-west", "\"region\": \"west\"", 8, "") "] }",
+        "{ \"owner\": \"research\", \"parent\": \"lab\", \"envelopes\": ["
+        FX_ENV ("res-north", "\"region\": \"north\"", 8, "") ","
+        FX_ENV ("res-west", "\"region\": \"west\"", 8, "") "] }",
+        "{ \"owner\": \"rai\", \"parent\": \"research\", \"envelopes\": ["
+        FX_ENV ("west-h100", "\"region\": \"west\"", 8, "") ","
+        "{ \"name\": \"rai-a100\", \"flavor\": \"a100\", \"selector\": {}, "
+        FX_WINDOW ", \"concurrency\": 8 },"
+        FX_ENV ("east-h100", "\"region\": \"east\"", 8, "") "] }",
+        "{ \"owner\": \"nlp\", \"parent\": \"research\", \"envelopes\": ["
+        FX_ENV ("nlp-east", "\"region\": \"east\"", 8, "") ","
+        FX_ENV ("nlp-west", "\"region\": \"west\"", 8, "") "] }",
+        "{ \"owner\": \"art\", \"parent\": \"research\", \"envelopes\": ["
+        FX_ENV ("art-east", "\"region\": \"east\"", 8, "") "] }",
+        "{ \"owner\": \"vision\", \"envelopes\": ["
+        FX_ENV ("vision-h100", "", 8, ", \"lending\": { \"allow\": true,"
+                " \"to\": [\"*\"] }") "] }",
+        "{ \"owner\": \"beta\", \"envelopes\": ["
+        FX_ENV ("beta-h100", "", 8, ", \"lending\": { \"allow\": true,"
+                " \"to\": [\"rai\"] }") "] }",
+        "{ \"owner\": \"zeta\", \"envelopes\": ["
+        FX_ENV ("zeta-h100", "", 8, ", \"lending\": { \"allow\": true,"
+                " \"to\": [\"rai\"] }") "] }",
+        "{ \"owner\": \"gamma\", \"envelopes\": ["
+        FX_ENV ("gamma-h100", "", 8, ", \"lending\": { \"allow\": false,"
+                " \"to\": [\"rai\"] }") "] }",
+        "{ \"owner\": \"delta\", \"envelopes\": ["
+        FX_ENV ("delta-h100", "", 8, ", \"lending\": { \"allow\": true,"
+                " \"to\": [\"nlp\"] }") "] }",
+        NULL);
+    jt_run_t *r = fx_run (RUN ("rai", 8, ", \"funding\": { \"allowBorrow\": true,"
+                               " \"sponsors\": [\"zeta\", \"rai\", \"nlp\"] }"));
+    jt_run_t *nob = fx_run (RUN ("rai", 8, ""));
+    is (order (b, r),
+        "west-h100/owner nlp-west/sibling res-west/parent lab-west/parent"
+        " east-h100/owner art-east/sibling nlp-east/sibling res-north/parent"
+        " zeta-h100/sponsor beta-h100/sponsor vision-h100/sponsor",
+        "candidate order: owner, siblings by name, parent, grandparent per"
+        " location; locations by first appearance; listed sponsors, then"
+        " lenders by name");
+    is (order (b, nob),
+        "west-h100/owner nlp-west/sibling res-west/parent lab-west/parent"
+        " east-h100/owner art-east/sibling nlp-east/sibling res-north/parent",
+        "no sponsors when the run does not allow borrowing");
+    jt_run_destroy (r);
+    jt_run_destroy (nob);
+
+    /* The owner pays first; in its own location a sibling before the
+     * parent; the owner's other location after both. */
+    jt_usage_t u;
+    jt_usage_init (&u, b);
+    r = fx_run (RUN ("rai", 8, ""));
+    is (cov (b, &u, r), "west-h100:g0+1=8", "owner's envelope pays first");
+    jt_usage_add (&u, jt_budgets_envelope (b, "west-h100"), "rai", 8, 0.);
+    is (cov (b, &u, r), "nlp-west:g0+1=8",
+        "then a sibling in the same location (no lending ACL needed)");
+    jt_usage_add (&u, jt_budgets_envelope (b, "nlp-west"), "nlp", 8, 0.);
+    is (cov (b, &u, r), "res-west:g0+1=8", "then the parent in that location");
+    jt_usage_add (&u, jt_budgets_envelope (b, "res-west"), "research", 8, 0.);
+    is (cov (b, &u, r), "lab-west:g0+1=8", "then the grandparent");
+    jt_usage_add (&u, jt_budgets_envelope (b, "lab-west"), "lab", 8, 0.);
+    is (cov (b, &u, r), "east-h100:g0+1=8", "then the owner's other location");
+    jt_usage_free (&u);
+    jt_run_destroy (r);
+    jt_budgets_destroy (b);
+}
+
+#define RAI(envs) "{ \"owner\": \"rai\", \"envelopes\": [" envs "] }"
+
+static void test_window (void)
+{
+    jt_budgets_t *b = fx_budgets (RAI (
+        "{ \"name\": \"old\", \"flavor\": \"h100\", \"selector\": {},"
+        " \"start\": \"2025-01-01T00:00:00Z\", \"end\": \"2026-01-01T00:00:00Z\","
+        " \"concurrency\": 64 },"
+        "{ \"name\": \"later\", \"flavor\": \"h100\", \"selector\": {},"
+        " \"start\": \"2026-06-01T00:00:00Z\", \"end\": \"2026-07-01T00:00:00Z\","
+        " \"concurrency\": 64 }"), NULL);
+    jt_run_t *r = fx_run (RUN ("rai", 16, ""));
+    char d[256];
+
+    is (cov (b, NULL, r), "WindowClosed: envelope old: window"
+        " [2025-01-01T00:00:00Z, 2026-01-01T00:00:00Z) is not open at"
+        " 2026-03-01T12:00:00Z", "no candidate open now: WindowClosed");
+    is (cov_at (b, NULL, r, "2026-06-01T00:00:00Z"), "later:g0+1=16",
+        "window start is inside [start, end)");
+    is (cov_at (b, NULL, r, "2026-07-01T00:00:00Z"), "WindowClosed: envelope"
+        " old: window [2025-01-01T00:00:00Z, 2026-01-01T00:00:00Z) is not open"
+        " at 2026-07-01T00:00:00Z", "window end is outside [start, end)");
+    is_int (jt_cover_ever (b, r, fx_time (FX_NOW), d, sizeof (d)), JT_OK,
+            "ever: a later window can fund it");
+    is_int (jt_cover_ever (b, r, fx_time ("2026-08-01T00:00:00Z"), d,
+                           sizeof (d)), JT_WINDOW_CLOSED,
+            "ever: every window is over");
+    is (d, "every candidate envelope's window has ended (latest: later ended"
+        " 2026-07-01T00:00:00Z)", "ever: WindowClosed detail");
+    jt_run_destroy (r);
+    jt_budgets_destroy (b);
+}
+
+static void test_pointwise (void)
+{
+    jt_budgets_t *b = fx_budgets (RAI (FX_ENV ("west-h100", "", 128, "")), NULL);
+    jt_run_t *r64 = fx_run (RUN ("rai", 64, ""));
+    jt_run_t *r32 = fx_run (RUN ("rai", 32, ""));
+    jt_usage_t u;
+
+    jt_usage_init (&u, b);
+    jt_usage_add (&u, jt_budgets_envelope (b, "west-h100"), "rai", 96, 0.);
+    is (cov (b, &u, r64), "InsufficientCapacity: envelope west-h100: 96 of 128"
+        " GPUs active, run needs 64", "pointwise: 96 + 64 > 128 refused");
+    is (cov (b, &u, r32), "west-h100:g0+1=32", "pointwise: 96 + 32 <= 128 fits");
+    jt_usage_free (&u);
+    jt_run_destroy (r64);
+    jt_run_destroy (r32);
+    jt_budgets_destroy (b);
+}
+
+static void test_integral (void)
+{
+    jt_budgets_t *b = fx_budgets (RAI (FX_ENV ("west-h100", "", 128,
+                                               ", \"maxGPUHours\": 1000")), NULL);
+    jt_run_t *r4 = fx_run (RUN ("rai", 64, ", \"runtime\": { \"timeLimit\": \"4h\" }"));
+    jt_run_t *r16 = fx_run (RUN ("rai", 64, ", \"runtime\": { \"timeLimit\": \"16h\" }"));
+    jt_usage_t u;
+
+    is (cov (b, NULL, r4), "west-h100:g0+1=64", "integral: 64 x 4h = 256 <= 1000");
+    is (cov (b, NULL, r16), "GPUHoursExhausted: envelope west-h100: 0.0 of"
+        " 1000.0 GPU-hours used, 64 GPUs for the time limit need 1024.0",
+        "integral: the longer time limit (64 x 16h = 1024) is refused");
+    jt_usage_init (&u, b);
+    jt_usage_add (&u, jt_budgets_envelope (b, "west-h100"), "rai", 0, 744.);
+    is (cov (b, &u, r4), "west-h100:g0+1=64", "integral: 744 + 256 = 1000 fits exactly");
+    jt_usage_add (&u, jt_budgets_envelope (b, "west-h100"), "rai", 0, 1.);
+    is (cov (b, &u, r4), "GPUHoursExhausted: envelope west-h100: 745.0 of"
+        " 1000.0 GPU-hours used, 64 GPUs for the time limit need 256.0",
+        "integral: used hours count");
+    jt_usage_free (&u);
+    jt_run_destroy (r4);
+    jt_run_destroy (r16);
+    jt_budgets_destroy (b);
+}
+
+static void test_aggregate (void)
+{
+    jt_budgets_t *b = fx_budgets (RAI (
+        FX_ENV ("west-h100", "\"region\": \"west\"", 128, "") ","
+        FX_ENV ("east-h100", "\"region\": \"east\"", 128, "")
+        "], \"aggregateCaps\": [ { \"name\": \"h100-total\", \"flavor\": \"h100\","
+        " \"envelopes\": [\"west-h100\", \"east-h100\"], \"maxConcurrency\": 160 }"),
+        NULL);
+    jt_run_t *r64 = fx_run (RUN ("rai", 64, ""));
+    jt_run_t *r60 = fx_run (RUN ("rai", 60, ""));
+    jt_usage_t u;
+
+    jt_usage_init (&u, b);
+    jt_usage_add (&u, jt_budgets_envelope (b, "west-h100"), "rai", 100, 0.);
+    is (cov (b, &u, r64), "AggregateCap: aggregate cap h100-total: 100 of 160"
+        " GPUs active, run needs 64",
+        "aggregate cap: usage of one envelope limits the other");
+    is (cov (b, &u, r60), "east-h100:g0+1=60", "aggregate cap: 100 + 60 <= 160 fits");
+    jt_usage_free (&u);
+    jt_run_destroy (r64);
+    jt_run_destroy (r60);
+    jt_budgets_destroy (b);
+}
+
+#define VISION(to, extra) \
+    "{ \"owner\": \"vision\", \"envelopes\": [" \
+    FX_ENV ("vision-h100", "", 128, ", \"lending\": { \"allow\": true," \
+            " \"to\": [" to "]" extra " }") "] }"
+#define BORROW(extra) ", \"funding\": { \"allowBorrow\": true" extra " }"
+
+static void test_lending (void)
+{
+    jt_budgets_t *b1 = fx_budgets (RAI (""), VISION ("\"nlp\"", ""), NULL);
+    jt_budgets_t *b2 = fx_budgets (RAI (""), VISION ("\"*\"", ""), NULL);
+    jt_run_t *r = fx_run (RUN ("rai", 32, BORROW ("")));
+
+    is (order (b1, r), "", "lending ACL: not listed -> not a candidate");
+    is (cov (b1, NULL, r), "NoMatchingEnvelope: no envelope of flavor h100 for"
+        " rai, its family or a sponsor lending to it", "lending ACL: NoMatchingEnvelope");
+    is (order (b2, r), "vision-h100/sponsor", "lending ACL: \"*\" -> candidate");
+    is (cov (b2, NULL, r), "vision-h100:g0+1=32", "a sponsor pays a borrowing run");
+    jt_run_destroy (r);
+    jt_budgets_destroy (b1);
+    jt_budgets_destroy (b2);
+
+    /* Lending caps: concurrency and GPU-hours lent. */
+    jt_budgets_t *b = fx_budgets (RAI (""), VISION ("\"*\"",
+                                  ", \"maxConcurrency\": 32, \"maxGPUHours\": 100"),
+                                  NULL);
+    jt_run_t *r32 = fx_run (RUN ("rai", 32, BORROW ("")));
+    jt_run_t *r16 = fx_run (RUN ("rai", 16, BORROW ("")));
+    jt_run_t *r64 = fx_run (RUN ("rai", 64, BORROW ("")));
+    jt_run_t *r16l = fx_run (RUN ("rai", 16, BORROW ("")
+                                  ", \"runtime\": { \"timeLimit\": \"8h\" }"));
+    jt_usage_t u;
+
+    is (cov (b, NULL, r64), "LendingCap: envelope vision-h100 lends at most 32"
+        " GPUs: 0 lent, run needs 64", "lending cap: maxConcurrency");
+    is (cov (b, NULL, r32), "vision-h100:g0+1=32", "lending cap: 32 <= 32 fits");
+    jt_usage_init (&u, b);
+    jt_usage_add (&u, jt_budgets_envelope (b, "vision-h100"), "vision", 64, 0.);
+    is (cov (b, &u, r32), "vision-h100:g0+1=32",
+        "lending cap: the lender's own use is not lending");
+    jt_usage_add (&u, jt_budgets_envelope (b, "vision-h100"), "nlp", 16, 0.);
+    is (cov (b, &u, r32), "LendingCap: envelope vision-h100 lends at most 32"
+        " GPUs: 16 lent, run needs 32", "lending cap: GPUs lent to others count");
+    is (cov (b, &u, r16), "vision-h100:g0+1=16", "lending cap: 16 + 16 fits");
+    is (cov (b, &u, r16l), "LendingCap: envelope vision-h100 lends at most"
+        " 100.0 GPU-hours: 0.0 lent, run needs 128.0", "lending cap: maxGPUHours");
+    jt_usage_free (&u);
+    jt_run_destroy (r32);
+    jt_run_destroy (r16);
+    jt_run_destroy (r64);
+    jt_run_destroy (r16l);
+    jt_budgets_destroy (b);
+}
+
+static void test_borrow_limits (void)
+{
+    jt_budgets_t *b = fx_budgets (RAI (FX_ENV ("west-h100", "", 16, "")),
+                                  VISION ("\"rai\"", ""), NULL);
+    jt_run_t *r = fx_run (RUN ("rai", 48, ", \"locality\": { \"groupGPUs\": 16 }"
+                               BORROW (", \"maxBorrowGPUs\": 16")));
+    jt_run_t *r2 = fx_run (RUN ("rai", 32, ", \"locality\": { \"groupGPUs\": 16 }"
+                                BORROW (", \"maxBorrowGPUs\": 16")));
+    jt_run_t *off = fx_run (RUN ("rai", 32, ", \"locality\": { \"groupGPUs\": 16 }"));
+
+    is (cov (b, NULL, r2), "west-h100:g0+1=16 vision-h100:g1+1=16",
+        "maxBorrowGPUs: 16 borrowed within the limit");
+    is (cov (b, NULL, r), "BorrowLimit: maxBorrowGPUs 16: 16 already borrowed,"
+        " run needs 16 (envelope vision-h100)",
+        "maxBorrowGPUs: the second borrowed group is refused");
+    is (cov (b, NULL, off), "BorrowLimit: borrowing is off: sponsor envelope"
+        " vision-h100 (vision) could pay 16 GPUs",
+        "allowBorrow off: only a sponsor could pay -> BorrowLimit");
+    jt_run_destroy (r);
+    jt_run_destroy (r2);
+    jt_run_destroy (off);
+    jt_budgets_destroy (b);
+
+    b = fx_budgets (RAI (""), VISION ("\"rai\"", ""), NULL);
+    off = fx_run (RUN ("rai", 16, ""));
+    is (cov (b, NULL, off), "BorrowLimit: borrowing is off: sponsor envelope"
+        " vision-h100 (vision) could pay 16 GPUs",
+        "allowBorrow off and the owner has no envelope: BorrowLimit");
+    is_int (jt_cover_ever (b, off, fx_time (FX_NOW), NULL, 0),
+            JT_NO_MATCHING_ENVELOPE, "ever: only sponsors and no borrowing");
+    jt_run_destroy (off);
+    jt_budgets_destroy (b);
+}
+
+static void test_whole_groups (void)
+{
+    jt_budgets_t *b = fx_budgets (RAI (FX_ENV ("w1", "", 48, "") ","
+                                       FX_ENV ("w2", "", 48, "")), NULL);
+    jt_run_t *one = fx_run (RUN ("rai", 64, ""));
+    jt_run_t *two = fx_run (RUN ("rai", 96, ", \"locality\": { \"groupGPUs\": 48 }"));
+    jt_run_t *three = fx_run (RUN ("rai", 80, ", \"locality\": { \"groupGPUs\": 32 }"));
+
+    is (cov (b, NULL, one), "InsufficientCapacity: envelope w2: 0 of 48 GPUs"
+        " active, run needs 64",
+        "a group is never split between envelopes (48 + 48 >= 64)");
+    is (cov (b, NULL, two), "w1:g0+1=48 w2:g1+1=48",
+        "each group paid by exactly one envelope");
+    is (cov (b, NULL, three), "w1:g0+1=32 w2:g1+1=32 w1:g2+1=16",
+        "first fit in order: the short last group goes back to w1");
+    jt_run_destroy (one);
+    jt_run_destroy (two);
+    jt_run_destroy (three);
+    jt_budgets_destroy (b);
+}
+
+static void test_reasons (void)
+{
+    jt_budgets_t *b = fx_budgets (RAI (FX_ENV ("west-h100", "", 128, "")),
+                                  "{ \"owner\": \"nlp\", \"envelopes\": ["
+                                  "{ \"name\": \"nlp-a100\", \"flavor\": \"a100\","
+                                  " \"selector\": {}, " FX_WINDOW ","
+                                  " \"concurrency\": 8 }] }", NULL);
+    jt_run_t *nobudget = fx_run (RUN ("ghost", 8, ""));
+    jt_run_t *h200 = fx_run ("{ \"owner\": \"rai\", \"resources\": {"
+                             " \"gpuType\": \"h200\", \"totalGPUs\": 8 } }");
+    jt_run_t *nlp = fx_run (RUN ("nlp", 8, ""));
+    jt_run_t *big = fx_run (RUN ("rai", 256, ", \"locality\": { \"groupGPUs\": 256 }"));
+    jt_run_t *wide = fx_run (RUN ("rai", 256, ", \"locality\": { \"groupGPUs\": 128 }"));
+    char d[256];
+
+    is (cov (b, NULL, nobudget), "NoBudget: owner ghost has no budget file",
+        "NoBudget");
+    is (cov (b, NULL, h200), "UnknownFlavor: no envelope of any owner has"
+        " flavor h200", "UnknownFlavor");
+    is (cov (b, NULL, nlp), "NoMatchingEnvelope: no envelope of flavor h100 for"
+        " nlp, its family or a sponsor lending to it", "NoMatchingEnvelope");
+    is_int (jt_cover_ever (b, big, fx_time (FX_NOW), d, sizeof (d)),
+            JT_NEVER_FUNDABLE, "ever: a group larger than every concurrency");
+    is (d, "largest group 256 GPUs > concurrency 128 of every candidate",
+        "ever: NeverFundable detail");
+    is_int (jt_cover_ever (b, wide, fx_time (FX_NOW), d, sizeof (d)),
+            JT_NEVER_FUNDABLE, "ever: two groups that each fit but not together");
+    is_int (jt_cover_ever (b, nobudget, fx_time (FX_NOW), d, sizeof (d)),
+            JT_NO_BUDGET, "ever: NoBudget");
+    is_int (jt_cover_ever (b, h200, fx_time (FX_NOW), d, sizeof (d)),
+            JT_UNKNOWN_FLAVOR, "ever: UnknownFlavor");
+    is_int (jt_cover_ever (b, nlp, fx_time (FX_NOW), d, sizeof (d)),
+            JT_NO_MATCHING_ENVELOPE, "ever: NoMatchingEnvelope");
+
+    /* Busy now but fundable when idle: Cover says no, cover_ever says yes. */
+    jt_run_t *r = fx_run (RUN ("rai", 128, ""));
+    jt_usage_t u;
+    jt_usage_init (&u, b);
+    jt_usage_add (&u, jt_budgets_envelope (b, "west-h100"), "rai", 8, 0.);
+    is (cov (b, &u, r), "InsufficientCapacity: envelope west-h100: 8 of 128"
+        " GPUs active, run needs 128", "busy now");
+    is_int (jt_cover_ever (b, r, fx_time (FX_NOW), d, sizeof (d)), JT_OK,
+            "ever: fundable when idle");
+    jt_usage_free (&u);
+    jt_run_destroy (r);
+    jt_run_destroy (nobudget);
+    jt_run_destroy (h200);
+    jt_run_destroy (nlp);
+    jt_run_destroy (big);
+    jt_run_destroy (wide);
+    jt_budgets_destroy (b);
+}
+
+static void test_coverer_api (void)
+{
+    jt_budgets_t *b = fx_budgets (RAI (FX_ENV ("west-h100", "", 64, "")), NULL);
+    jt_run_t *r = fx_run (RUN ("rai", 64, ""));
+    jt_coverer_t *c = jt_coverer_create (b, NULL, r, fx_time (FX_NOW), NULL);
+    jt_reason_t why;
+    char d[256];
+
+    is_int (jt_coverer_headroom (c, 0, &why), 64, "headroom of an idle envelope");
+    ok (jt_coverer_charge (c, 0, 48) == 0, "charge 48");
+    is_int (jt_coverer_headroom (c, 0, &why), 16, "charges reduce headroom");
+    ok (jt_coverer_charge (c, 0, 32) < 0, "charge over headroom refused");
+    is_int (jt_coverer_why (c, d, sizeof (d)), JT_INSUFFICIENT_CAPACITY,
+            "why after a refused charge");
+    is (d, "envelope west-h100: 48 of 64 GPUs active, run needs 32",
+        "why detail counts this session's charges");
+    ok (jt_coverer_fund (c, 16) == 0, "fund the last 16");
+    is_int (jt_coverer_headroom (c, 0, &why), 0, "no headroom left");
+    is_int (why, JT_INSUFFICIENT_CAPACITY, "headroom 0 says which bound");
+    is_int (jt_coverer_headroom (c, 7, &why), 0, "out-of-range candidate");
+    ok (jt_coverer_cand (c, 1) == NULL, "out-of-range cand is NULL");
+    jt_coverer_destroy (c);
+    jt_coverer_destroy (NULL);
+    jt_run_destroy (r);
+    jt_budgets_destroy (b);
+}
+
+static void test_usage (void)
+{
+    jt_budgets_t *b = fx_budgets (RAI (FX_ENV ("west-h100", "", 128, "")),
+                                  VISION ("\"*\"", ""), NULL);
+    jt_snapshot_t *s = jt_snapshot_create ();
+    char *n1[] = { "a01" }, *n2[] = { "a02" }, *n3[] = { "a03" }, *n4[] = { "a04" };
+    jt_lease_t l[] = {
+        { "c1:1", 0, "rai", "west-h100", n1, 1, 8, JT_ROLE_ACTIVE,
+          fx_time ("2026-03-01T10:00:00Z") },
+        { "c1:1", 0, "rai", "west-h100", n2, 1, 8, JT_ROLE_SPARE,
+          fx_time ("2026-03-01T11:00:00Z") },
+        { "c1:2", 0, "rai", "vision-h100", n3, 1, 8, JT_ROLE_BORROWED,
+          fx_time ("2026-03-01T11:30:00Z") },
+        { "c1:3", 0, "rai", "nowhere", n4, 1, 8, JT_ROLE_ACTIVE,
+          fx_time ("2026-03-01T11:30:00Z") },
+        { "c1:4", 0, "vision", "vision-h100", n4, 1, 8, JT_ROLE_ACTIVE,
+          fx_time ("2026-03-01T13:00:00Z") },
+    };
+    jt_error_t err;
+    jt_usage_t u;
+
+    fx_nodes (s, "a", 1, 4, "fabric.domain=A", 8, 4);
+    for (size_t i = 0; i < sizeof (l) / sizeof (l[0]); i++)
+        if (jt_snapshot_add_lease (s, &l[i], &err) < 0)
+            bail_out ("lease: %s", err.text);
+    fx_finalize (s);
+    is_int (jt_usage_from_snapshot (&u, b, s, fx_time (FX_NOW), &err), 1,
+            "a lease naming an unknown envelope is reported (1)");
+    is (err.text, "1 lease(s) name an unknown envelope (first: nowhere); they"
+        " were not counted", "unknown envelope message");
+    size_t w = jt_budgets_envelope (b, "west-h100")->id;
+    size_t v = jt_budgets_envelope (b, "vision-h100")->id;
+    is_int (u.active[w], 16, "Active and Spare leases count as active");
+    is_int (u.lent_active[w], 0, "the owner's own leases are not lent");
+    ok (u.used_hours[w] == 8 * 2. + 8 * 1., "used hours = gpus x elapsed");
+    is_int (u.active[v], 16, "Borrowed lease counts on the lender");
+    is_int (u.lent_active[v], 8, "lent GPUs: lease owner != envelope owner");
+    ok (u.lent_hours[v] == 4. && u.used_hours[v] == 4.,
+        "a lease starting after now adds no hours");
+    jt_usage_free (&u);
+    jt_usage_free (&u);
+    jt_snapshot_destroy (s);
+    jt_budgets_destroy (b);
+}
+
+int main (void)
+{
+    test_names ();
+    test_order ();
+    test_window ();
+    test_pointwise ();
+    test_integral ();
+    test_aggregate ();
+    test_lending ();
+    test_borrow_limits ();
+    test_whole_groups ();
+    test_reasons ();
+    test_coverer_api ();
+    test_usage ();
+    return done_testing ();
+}

@@ -1,0 +1,52 @@
+/*
+ * fixtures.h - shared helpers of the Cover and Plan unit tests: budgets and
+ * runs from inline JSON, snapshots from node ranges, times from RFC 3339.
+ * Every helper bails out of the test (TAP "Bail out!") on bad input, so a
+ * typo in a fixture is never mistaken for a rule failing.
+ */
+#ifndef JT_TEST_FIXTURES_H
+#define JT_TEST_FIXTURES_H
+
+#include <stdint.h>
+
+#include "jobtree/budget.h"
+#include "jobtree/run.h"
+#include "jobtree/snapshot.h"
+#include "jobtree/cover.h"
+#include "jobtree/plan.h"
+
+/* The instant most tests decide at, and a window around it. */
+#define FX_NOW "2026-03-01T12:00:00Z"
+#define FX_WINDOW "\"start\": \"2026-01-01T00:00:00Z\", \"end\": \"2027-01-01T00:00:00Z\""
+
+/* One envelope object: name, flavor h100, selector body, concurrency, and
+ * extra fields (",\"maxGPUHours\": 10" or ""). */
+#define FX_ENV(name, sel, conc, extra) \
+    "{ \"name\": \"" name "\", \"flavor\": \"h100\", \"selector\": { " sel \
+    " }, " FX_WINDOW ", \"concurrency\": " #conc extra " }"
+
+/* Budgets from NULL-terminated JSON documents (added then finalized). */
+jt_budgets_t *fx_budgets (const char *doc, ...);
+
+/* A run from its JSON text. */
+jt_run_t *fx_run (const char *json);
+
+/* Seconds since the epoch of an RFC 3339 time. */
+int64_t fx_time (const char *s);
+
+/* Add count nodes named prefix01.. (width 2) with labels "k=v,k=v", flavor
+ * h100 and gpus GPUs each, of which the first `used` nodes are fully used. */
+void fx_nodes (jt_snapshot_t *s, const char *prefix, int first, int count,
+               const char *labels, int gpus, int used);
+
+/* Finalize s (bails out on error) and return it. */
+jt_snapshot_t *fx_finalize (jt_snapshot_t *s);
+
+/* Plan r at FX_NOW (usage from s) and return jt_plan_dump's text (static
+ * buffer, overwritten by the next call); the plan is kept in *out when
+ * out is not NULL (caller frees), else freed. */
+const char *fx_plan (const jt_budgets_t *b, const jt_snapshot_t *s,
+                     const jt_usage_t *u, const jt_run_t *r,
+                     jt_pack_policy_t policy, jt_plan_t *out);
+
+#endif /* JT_TEST_FIXTURES_H */

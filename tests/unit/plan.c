@@ -1,0 +1,529 @@
+/*
+ * plan.c - unit tests of Plan (Cover then Pack, to a decision): a group is
+ * placed only on nodes matching its payer's selector, cross-group spread,
+ * policies, spares, borrowing, the Reject/Plan-Later split, the outputs;
+ * and property tests over random budgets and clusters (fixed seeds).
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <json-c/json.h>
+
+#include "jobtree/labels.h"
+#include "jobtree/plan.h"
+#include "fixtures.h"
+#include "tap.h"
+
+#define RUN(owner, total, extra) \
+    "{ \"owner\": \"" owner "\", \"resources\": { \"gpuType\": \"h100\"," \
+    " \"totalGPUs\": " #total " }" extra " }"
+#define GROUP(g) ", \"locality\": { \"groupGPUs\": " #g " }"
+#define RAI(envs) "{ \"owner\": \"rai\", \"envelopes\": [" envs "] }"
+#define WEST FX_ENV ("west-h100", "\"region\": \"west\"", 256, "")
+
+/* Two domains of region west: A with na free nodes, B with nb. */
+static jt_snapshot_t *two_domains (int na, int nb)
+{
+    jt_snapshot_t *s = jt_snapshot_create ();
+    fx_nodes (s, "a", 1, na, "region=west,fabric.domain=A", 8, 0);
+    fx_nodes (s, "b", 1, nb, "region=west,fabric.domain=B", 8, 0);
+    return fx_finalize (s);
+}
+
+static void test_payer_selector (void)
+{
+    jt_budgets_t *b = fx_budgets (
+        "{ \"owner\": \"research\", \"envelopes\": ["
+        FX_ENV ("east-h100", "\"region\": \"east\"", 128, "") "] }",
+        "{ \"owner\": \"rai\", \"parent\": \"research\", \"envelopes\": ["
+        FX_ENV ("west-h100", "\"region\": \"west\"", 128, "") "] }", NULL);
+    jt_snapshot_t *s = jt_snapshot_create ();
+    jt_run_t *r = fx_run (RUN ("rai", 64, GROUP (32)));
+    jt_plan_t p;
+
+    fx_nodes (s, "w", 1, 4, "region=west,fabric.domain=W", 8, 0);
+    fx_nodes (s, "e", 1, 8, "region=east,fabric.domain=E", 8, 0);
+    fx_finalize (s);
+    is (fx_plan (b, s, NULL, r, JT_PACK_TO_EMPTY, &p),
+        "BindNow total=64"
+        " | g0 32 west/W[w01:8 w02:8 w03:8 w04:8] west-h100"
+        " | g1 32 east/E[e01:8 e02:8 e03:8 e04:8] east-h100",
+        "a group goes only to nodes matching its payer's selector (W before"
+        " the emptier E); the next payer's location takes the next group");
+    is_int (p.nsegs, 2, "two cover segments");
+    is_int (p.segs[1].source, JT_SRC_PARENT, "second segment paid by the parent");
+    is_int (p.residual[0], 32, "residual east/E");
+    is_int (p.residual[1], 0, "residual west/W");
+    is_int (p.groups[0].role, JT_ROLE_ACTIVE, "owned group is Active");
+
+    char *json = jt_plan_to_json (&p, s);
+    json_object *o = json ? json_tokener_parse (json) : NULL;
+    is (o ? json_object_to_json_string_ext (o, JSON_C_TO_STRING_PLAIN
+                                               | JSON_C_TO_STRING_NOSLASHESCAPE)
+          : "(invalid)",
+        "{\"decision\":\"BindNow\",\"reason\":\"OK\",\"detail\":\"\","
+        "\"requestedGPUs\":64,\"totalGPUs\":64,\"cover\":["
+        "{\"envelope\":\"west-h100\",\"owner\":\"rai\",\"source\":\"owner\","
+        "\"firstGroup\":0,\"groups\":1,\"gpus\":32},"
+        "{\"envelope\":\"east-h100\",\"owner\":\"research\",\"source\":\"parent\","
+        "\"firstGroup\":1,\"groups\":1,\"gpus\":32}],\"groups\":["
+        "{\"index\":0,\"gpus\":32,\"domain\":\"west/W\",\"envelope\":\"west-h100\","
+        "\"owner\":\"rai\",\"source\":\"owner\",\"role\":\"Active\",\"nodes\":["
+        "{\"name\":\"w01\",\"gpus\":8},{\"name\":\"w02\",\"gpus\":8},"
+        "{\"name\":\"w03\",\"gpus\":8},{\"name\":\"w04\",\"gpus\":8}],\"spares\":[]},"
+        "{\"index\":1,\"gpus\":32,\"domain\":\"east/E\",\"envelope\":\"east-h100\","
+        "\"owner\":\"research\",\"source\":\"parent\",\"role\":\"Active\",\"nodes\":["
+        "{\"name\":\"e01\",\"gpus\":8},{\"name\":\"e02\",\"gpus\":8},"
+        "{\"name\":\"e03\",\"gpus\":8},{\"name\":\"e04\",\"gpus\":8}],\"spares\":[]}],"
+        "\"residual\":[{\"domain\":\"east/E\",\"freeGPUs\":32},"
+        "{\"domain\":\"west/W\",\"freeGPUs\":0}]}",
+        "JSON: decision, cover, groups with nodes and payers, residual");
+    json_object_put (o);
+    free (json);
+
+    char *buf = NULL;
+    size_t len = 0;
+    FILE *f = open_memstream (&buf, &len);
+    ok (jt_plan_print (&p, s, f) == 0, "print");
+    fclose (f);
+    is (buf,
+        "decision:   BindNow\n"
+        "reason:     -\n"
+        "requested:  64 GPUs\n"
+        "bound:      64 GPUs\n"
+        "\n"
+        "cover:\n"
+        "  ENVELOPE   OWNER     SOURCE   GROUPS   GPUS\n"
+        "  west-h100  rai       owner    0        32\n"
+        "  east-h100  research  parent   1        32\n"
+        "\n"
+        "groups:\n"
+        "  GROUP  GPUS   DOMAIN  PAYER      ROLE      NODES\n"
+        "  0      32     west/W  west-h100  Active    w[01-04]:8\n"
+        "  1      32     east/E  east-h100  Active    e[01-04]:8\n"
+        "\n"
+        "residual free GPUs:\n"
+        "  DOMAIN  FREE\n"
+        "  east/E  32\n"
+        "  west/W  0\n", "human table");
+    free (buf);
+    jt_plan_free (&p);
+    jt_plan_free (&p);
+    jt_run_destroy (r);
+    jt_snapshot_destroy (s);
+    jt_budgets_destroy (b);
+}
+
+static void test_spread (void)
+{
+    jt_budgets_t *b = fx_budgets (RAI (WEST), NULL);
+    jt_snapshot_t *s1 = two_domains (6, 5), *s2 = two_domains (6, 8);
+    jt_run_t *on = fx_run (RUN ("rai", 64, GROUP (32)));
+    jt_run_t *off = fx_run (RUN ("rai", 64, ", \"locality\": { \"groupGPUs\": 32,"
+                                 " \"allowCrossGroupSpread\": false }"));
+    jt_plan_t p;
+
+    is (fx_plan (b, s1, NULL, on, JT_PACK_TO_EMPTY, NULL),
+        "BindNow total=64 | g0 32 west/A[a01:8 a02:8 a03:8 a04:8] west-h100"
+        " | g1 32 west/B[b01:8 b02:8 b03:8 b04:8] west-h100",
+        "spread on: groups in different domains, each single-domain");
+    is (fx_plan (b, s1, NULL, off, JT_PACK_TO_EMPTY, &p),
+        "PlanLater SingleDomainFull total=0 want=64 | pay west-h100 g0-g1 64",
+        "spread off and no domain holds 64: PlanLater SingleDomainFull");
+    is (p.detail, "no domain holds all 2 groups (64 GPUs) on nodes its payers"
+        " may use; most free is west/A with 48", "SingleDomainFull detail");
+    jt_plan_free (&p);
+    is (fx_plan (b, s2, NULL, off, JT_PACK_TO_EMPTY, NULL),
+        "BindNow total=64 | g0 32 west/B[b01:8 b02:8 b03:8 b04:8] west-h100"
+        " | g1 32 west/B[b05:8 b06:8 b07:8 b08:8] west-h100",
+        "spread off: both groups in the first domain that holds them");
+    jt_run_destroy (on);
+    jt_run_destroy (off);
+    jt_snapshot_destroy (s1);
+    jt_snapshot_destroy (s2);
+    jt_budgets_destroy (b);
+}
+
+static void test_policy_spares_soft (void)
+{
+    jt_budgets_t *b = fx_budgets (RAI (WEST), NULL);
+    jt_snapshot_t *s = two_domains (9, 5);
+    jt_run_t *r = fx_run (RUN ("rai", 32, GROUP (32)));
+    jt_run_t *sp = fx_run (RUN ("rai", 32, GROUP (32) ", \"sparesPerGroup\": 1"));
+    jt_run_t *soft = fx_run (RUN ("rai", 96, ""));
+
+    is (fx_plan (b, s, NULL, r, JT_PACK_TO_EMPTY, NULL),
+        "BindNow total=32 | g0 32 west/A[a01:8 a02:8 a03:8 a04:8] west-h100",
+        "pack-to-empty: the most free domain");
+    is (fx_plan (b, s, NULL, r, JT_PACK_BEST_FIT, NULL),
+        "BindNow total=32 | g0 32 west/B[b01:8 b02:8 b03:8 b04:8] west-h100",
+        "best-fit: the smallest domain that holds the group");
+    is (fx_plan (b, s, NULL, sp, JT_PACK_TO_EMPTY, NULL),
+        "BindNow total=32 | g0 32 west/A[a01:8 a02:8 a03:8 a04:8] s[a05] west-h100",
+        "a spare node in the group's domain");
+    is (fx_plan (b, s, NULL, soft, JT_PACK_TO_EMPTY, NULL),
+        "BindNow total=96 | g0 72 west/A[a01:8 a02:8 a03:8 a04:8 a05:8 a06:8"
+        " a07:8 a08:8 a09:8] west-h100 | g0 24 west/B[b01:8 b02:8 b03:8] west-h100",
+        "soft group: one payer, chunks fill a domain to empty first");
+    jt_run_destroy (r);
+    jt_run_destroy (sp);
+    jt_run_destroy (soft);
+    jt_snapshot_destroy (s);
+    jt_budgets_destroy (b);
+}
+
+static void test_decisions (void)
+{
+    jt_budgets_t *b = fx_budgets (RAI (FX_ENV ("west-h100", "\"region\": \"west\"",
+                                               64, "")),
+                                  "{ \"owner\": \"vision\", \"envelopes\": ["
+                                  FX_ENV ("vision-h100", "", 64,
+                                          ", \"lending\": { \"allow\": true,"
+                                          " \"to\": [\"*\"] }") "] }", NULL);
+    jt_snapshot_t *s = jt_snapshot_create ();
+    char *n[] = { "a01", "a02", "a03", "a04", "a05", "a06" };
+    jt_lease_t l = { "c1:1", 0, "rai", "west-h100", n, 6, 48, JT_ROLE_ACTIVE,
+                     fx_time ("2026-03-01T11:00:00Z") };
+    jt_error_t err;
+    jt_plan_t p;
+
+    fx_nodes (s, "a", 1, 10, "region=west,fabric.domain=A", 8, 6);
+    if (jt_snapshot_add_lease (s, &l, &err) < 0)
+        bail_out ("lease: %s", err.text);
+    fx_finalize (s);
+
+    jt_run_t *r32 = fx_run (RUN ("rai", 32, GROUP (32) ", \"funding\": {"
+                                 " \"allowBorrow\": true, \"maxBorrowGPUs\": 0 }"));
+    is (fx_plan (b, s, NULL, r32, JT_PACK_TO_EMPTY, &p),
+        "Reject InsufficientCapacity total=0 want=32",
+        "usage from the snapshot's leases: 48 + 32 > 64 -> Reject");
+    is (p.detail, "envelope west-h100: 48 of 64 GPUs active, run needs 32",
+        "Reject detail names the envelope closest to paying");
+    jt_plan_free (&p);
+    jt_run_t *nob = fx_run (RUN ("rai", 32, GROUP (32)));
+    is (fx_plan (b, s, NULL, nob, JT_PACK_TO_EMPTY, &p),
+        "Reject BorrowLimit total=0 want=32",
+        "without borrowing, a sponsor that could pay makes it BorrowLimit");
+    is (p.detail, "borrowing is off: sponsor envelope vision-h100 (vision) could"
+        " pay 32 GPUs", "BorrowLimit detail");
+    jt_plan_free (&p);
+    jt_run_destroy (nob);
+
+    jt_run_t *r16 = fx_run (RUN ("rai", 16, GROUP (16)));
+    is (fx_plan (b, s, NULL, r16, JT_PACK_TO_EMPTY, NULL),
+        "BindNow total=16 | g0 16 west/A[a07:8 a08:8] west-h100",
+        "only free whole nodes are placed");
+
+    jt_run_t *r40 = fx_run (RUN ("rai", 40, GROUP (8) ", \"funding\": {"
+                                 " \"allowBorrow\": true }"));
+    is (fx_plan (b, s, NULL, r40, JT_PACK_TO_EMPTY, &p), "PlanLater NoDomainFits"
+        " total=0 want=40 | pay west-h100 g0-g1 16 | pay vision-h100 g2-g4 24 borrowed",
+        "funded (partly borrowed) but only 4 free nodes: PlanLater");
+    ok (strncmp (p.detail, "group 4 (8 GPUs)", 16) == 0,
+        "PlanLater detail names the group of the run: %s", p.detail);
+    jt_plan_free (&p);
+
+    jt_run_t *r24 = fx_run (RUN ("rai", 24, GROUP (8) ", \"funding\": {"
+                                 " \"allowBorrow\": true }"));
+    is (fx_plan (b, s, NULL, r24, JT_PACK_TO_EMPTY, &p),
+        "BindNow total=24 | g0 8 west/A[a07:8] west-h100 | g1 8 west/A[a08:8]"
+        " west-h100 | g2 8 west/A[a09:8] vision-h100 borrowed",
+        "a sponsor pays the group the owner cannot");
+    is_int (p.groups[2].role, JT_ROLE_BORROWED, "sponsor-paid group is Borrowed");
+    is_int (p.residual[0], 8, "residual after the placement");
+    jt_plan_free (&p);
+
+    jt_run_t *bad = fx_run (RUN ("rai", 24, GROUP (12)));
+    is (fx_plan (b, s, NULL, bad, JT_PACK_TO_EMPTY, NULL),
+        "Reject InvalidRun total=0 want=24",
+        "groupGPUs not a multiple of the GPUs per node: InvalidRun");
+    jt_run_t *h200 = fx_run ("{ \"owner\": \"rai\", \"resources\": {"
+                             " \"gpuType\": \"h200\", \"totalGPUs\": 8 } }");
+    is (fx_plan (b, s, NULL, h200, JT_PACK_TO_EMPTY, NULL),
+        "Reject UnknownFlavor total=0 want=8", "UnknownFlavor");
+
+    jt_snapshot_t *nolabel = jt_snapshot_create ();
+    fx_nodes (nolabel, "x", 1, 4, "region=west", 8, 0);
+    fx_finalize (nolabel);
+    is (fx_plan (b, nolabel, NULL, r16, JT_PACK_TO_EMPTY, &p),
+        "Reject NoNodes total=0 want=16", "no node of the flavor has a domain");
+    is (p.detail, "no node of flavor h100 has a fabric.domain label", "NoNodes detail");
+    jt_plan_free (&p);
+
+    jt_snapshot_destroy (nolabel);
+    jt_run_destroy (r32);
+    jt_run_destroy (r16);
+    jt_run_destroy (r40);
+    jt_run_destroy (r24);
+    jt_run_destroy (bad);
+    jt_run_destroy (h200);
+    jt_snapshot_destroy (s);
+    jt_budgets_destroy (b);
+}
+
+/* ---- property tests ---- */
+
+static uint64_t rng_state;
+
+/* xorshift64*: a small fixed PRNG so the seeds give the same cases anywhere. */
+static uint64_t rnd (void)
+{
+    rng_state ^= rng_state >> 12;
+    rng_state ^= rng_state << 25;
+    rng_state ^= rng_state >> 27;
+    return rng_state * 2685821657736338717ULL;
+}
+
+static int pick (int n)
+{
+    return (int) (rnd () % (uint64_t) n);
+}
+
+static const char *regions[] = { "west", "east" };
+static const char *owners[] = { "org", "alpha", "beta", "gamma", "delta" };
+
+static jt_budgets_t *random_budgets (void)
+{
+    jt_budgets_t *b = jt_budgets_create ();
+    jt_diags_t d;
+    char doc[4096];
+
+    jt_diags_init (&d);
+    for (int o = 0; o < 5; o++) {
+        size_t len = 0;
+        len += (size_t) snprintf (doc + len, sizeof (doc) - len,
+                                  "{ \"owner\": \"%s\"%s%s%s, \"envelopes\": [",
+                                  owners[o], o ? ", \"parent\": \"" : "",
+                                  o == 0 ? "" : o == 4 ? "gamma" : "org",
+                                  o ? "\"" : "");
+        int ne = pick (3);
+        for (int e = 0; e < ne; e++) {
+            int c = 8 * (1 + pick (16)), sel = pick (3);
+            char lend[128] = "";
+            if (pick (3) == 0)
+                snprintf (lend, sizeof (lend), ", \"lending\": { \"allow\": true,"
+                          " \"to\": [\"*\"], \"maxConcurrency\": %d }",
+                          8 * (1 + pick (c / 8)));
+            len += (size_t) snprintf (
+                doc + len, sizeof (doc) - len,
+                "%s{ \"name\": \"%s-%d\", \"flavor\": \"h100\", \"selector\": {"
+                " %s%s%s }, " FX_WINDOW ", \"concurrency\": %d%s%s }",
+                e ? ", " : "", owners[o], e, sel < 2 ? "\"region\": \"" : "",
+                sel < 2 ? regions[sel] : "", sel < 2 ? "\"" : "", c,
+                pick (4) == 0 ? ", \"maxGPUHours\": 600" : "", lend);
+        }
+        len += (size_t) snprintf (doc + len, sizeof (doc) - len, "]");
+        if (ne == 2 && pick (2) == 0)
+            len += (size_t) snprintf (doc + len, sizeof (doc) - len,
+                                      ", \"aggregateCaps\": [ { \"name\": \"%s-cap\","
+                                      " \"flavor\": \"h100\", \"envelopes\": ["
+                                      "\"%s-0\", \"%s-1\"], \"maxConcurrency\": %d } ]",
+                                      owners[o], owners[o], owners[o],
+                                      8 * (1 + pick (20)));
+        snprintf (doc + len, sizeof (doc) - len, " }");
+        if (jt_budgets_add_json (b, owners[o], doc, strlen (doc), &d) < 0) {
+            diag ("%s", doc);
+            bail_out ("random budget %s is invalid", owners[o]);
+        }
+    }
+    if (jt_budgets_finalize (b, &d) < 0)
+        bail_out ("random budgets do not finalize");
+    jt_diags_free (&d);
+    return b;
+}
+
+static jt_snapshot_t *random_cluster (void)
+{
+    jt_snapshot_t *s = jt_snapshot_create ();
+    int nd = 2 + pick (4);
+
+    for (int d = 0; d < nd; d++) {
+        char labels[128], prefix[8];
+        snprintf (labels, sizeof (labels), "region=%s,fabric.domain=D%d",
+                  regions[d % 2], d);
+        snprintf (prefix, sizeof (prefix), "n%d", d);
+        int n = 1 + pick (8);
+        fx_nodes (s, prefix, 1, n, labels, 8, pick (n + 1));
+    }
+    return fx_finalize (s);
+}
+
+static jt_run_t *random_run (void)
+{
+    char doc[512];
+    int total = 8 * (1 + pick (12)), g = pick (3) ? 8 * (1 + pick (4)) : 0;
+    bool borrow = pick (2);
+
+    snprintf (doc, sizeof (doc),
+              "{ \"owner\": \"%s\", \"resources\": { \"gpuType\": \"h100\","
+              " \"totalGPUs\": %d }, \"locality\": { \"groupGPUs\": %d,"
+              " \"allowCrossGroupSpread\": %s }, \"runtime\": { \"timeLimit\":"
+              " \"%dh\" }%s%s }",
+              owners[pick (5)], total, g ? g : 8, pick (3) ? "true" : "false",
+              1 + pick (8), borrow ? ", \"funding\": { \"allowBorrow\": true" : "",
+              borrow ? (pick (2) ? ", \"maxBorrowGPUs\": 16 }" : " }") : "");
+    if (!g) {   /* soft group: drop locality */
+        snprintf (doc, sizeof (doc),
+                  "{ \"owner\": \"%s\", \"resources\": { \"gpuType\": \"h100\","
+                  " \"totalGPUs\": %d }%s }", owners[pick (5)], total,
+                  borrow ? ", \"funding\": { \"allowBorrow\": true }" : "");
+    }
+    return fx_run (doc);
+}
+
+/* Bounds hold for every envelope after adding the plan's charges. */
+static bool within_bounds (const jt_budgets_t *b, const jt_usage_t *u,
+                           const jt_run_t *r, const jt_cover_seg_t *segs,
+                           size_t nsegs)
+{
+    int64_t *ch = calloc (b->nenv + 1, sizeof (*ch));
+    int64_t *lent = calloc (b->nenv + 1, sizeof (*lent));
+    double hpg = jt_run_gpu_hours (r, 1);
+    bool okb = true;
+
+    for (size_t i = 0; i < nsegs; i++) {
+        ch[segs[i].env->id] += segs[i].gpus;
+        if (segs[i].source == JT_SRC_SPONSOR)
+            lent[segs[i].env->id] += segs[i].gpus;
+    }
+    for (size_t e = 0; e < b->nenv; e++) {
+        const jt_envelope_t *env = b->env[e];
+        if (!ch[e])
+            continue;
+        if (u->active[e] + ch[e] > env->concurrency
+            || u->used_hours[e] + (double) ch[e] * hpg
+               > jt_envelope_gpu_hours_cap (env) + 1e-6)
+            okb = false;
+        if (lent[e] && (!jt_envelope_lends_to (env, r->owner)
+                        || (env->lending.max_concurrency >= 0
+                            && u->lent_active[e] + lent[e]
+                               > env->lending.max_concurrency)))
+            okb = false;
+    }
+    for (size_t k = 0; k < b->ncaps; k++) {
+        const jt_aggcap_t *a = b->caps[k];
+        int64_t sum = 0, add = 0;
+        for (size_t j = 0; j < a->nenvelopes; j++) {
+            sum += u->active[a->env_ids[j]] + ch[a->env_ids[j]];
+            add += ch[a->env_ids[j]];
+        }
+        if (add && sum > a->max_concurrency)
+            okb = false;
+    }
+    free (ch);
+    free (lent);
+    return okb;
+}
+
+static void test_properties (void)
+{
+    static const uint64_t seeds[] = { 1, 42, 4242, 20260301, 987654321 };
+    int cases = 0, bound = 0, later = 0, rejected = 0, failures = 0;
+
+    for (size_t si = 0; si < sizeof (seeds) / sizeof (seeds[0]); si++) {
+        rng_state = seeds[si] * 0x9E3779B97F4A7C15ULL + 1;
+        for (int it = 0; it < 40; it++) {
+            jt_budgets_t *b = random_budgets ();
+            jt_snapshot_t *s = random_cluster ();
+            jt_usage_t u;
+            jt_usage_init (&u, b);
+            for (size_t e = 0; e < b->nenv; e++)
+                if (pick (3) == 0)
+                    jt_usage_add (&u, b->env[e], b->env[e]->owner,
+                                  8 * pick ((int) (b->env[e]->concurrency / 8) + 1),
+                                  (double) pick (200));
+            for (int k = 0; k < 5; k++) {
+                jt_run_t *r = random_run ();
+                jt_plan_t p1, p2;
+                char d1[4096];
+                const char *why = NULL;
+                snprintf (d1, sizeof (d1), "%s",
+                          fx_plan (b, s, &u, r, JT_PACK_TO_EMPTY, &p1));
+                const char *d2 = fx_plan (b, s, &u, r, JT_PACK_TO_EMPTY, &p2);
+                cases++;
+                if (strcmp (d1, d2) != 0)
+                    why = "not deterministic";
+                if (!why && p1.decision != JT_REJECT) {
+                    /* cover partitions the demand of the decided total */
+                    int64_t sum = 0;
+                    size_t next = 0;
+                    for (size_t i = 0; i < p1.nsegs; i++) {
+                        if (p1.segs[i].first_group != next)
+                            why = "segments are not consecutive";
+                        next = p1.segs[i].first_group + p1.segs[i].ngroups;
+                        sum += p1.segs[i].gpus;
+                    }
+                    int64_t want = p1.decision == JT_BIND_NOW ? p1.total_gpus
+                                   : r->total_gpus;
+                    if (sum != want)
+                        why = "sum of cover != demand";
+                    if (!within_bounds (b, &u, r, p1.segs, p1.nsegs))
+                        why = "an envelope is over a bound after charging";
+                }
+                if (!why && p1.decision == JT_BIND_NOW) {
+                    int64_t placed = 0;
+                    bool *used = calloc (s->nnodes + 1, sizeof (*used));
+                    for (size_t gi = 0; gi < p1.ngroups && !why; gi++) {
+                        const jt_plan_group_t *g = &p1.groups[gi];
+                        int64_t gs = 0;
+                        for (size_t j = 0; j < g->nnodes + g->nspares; j++) {
+                            size_t ni = j < g->nnodes ? g->nodes[j]
+                                                      : g->spares[j - g->nnodes];
+                            const jt_node_t *nd = &s->nodes[ni];
+                            if (nd->domain != (int) g->domain)
+                                why = "a group spans domains";
+                            if (!jt_labels_match (&g->env->selector, &nd->labels))
+                                why = "a node does not match its payer's selector";
+                            if (used[ni] || nd->used_gpus)
+                                why = "a node is over-allocated";
+                            used[ni] = true;
+                            if (j < g->nnodes)
+                                gs += g->node_gpus[j];
+                        }
+                        if (gs != g->gpus)
+                            why = "group GPUs != sum of its nodes";
+                        placed += g->gpus;
+                        if (!r->cross_group_spread
+                            && g->domain != p1.groups[0].domain)
+                            why = "spread off but groups in two domains";
+                    }
+                    if (!why && placed != p1.total_gpus)
+                        why = "placed GPUs != total";
+                    free (used);
+                }
+                if (p1.decision == JT_BIND_NOW)
+                    bound++;
+                else if (p1.decision == JT_PLAN_LATER)
+                    later++;
+                else
+                    rejected++;
+                if (why) {
+                    if (failures++ < 5)
+                        diag ("seed %llu case %d: %s: %s", (unsigned long long) seeds[si],
+                              cases, why, d1);
+                }
+                jt_plan_free (&p1);
+                jt_plan_free (&p2);
+                jt_run_destroy (r);
+            }
+            jt_usage_free (&u);
+            jt_snapshot_destroy (s);
+            jt_budgets_destroy (b);
+        }
+    }
+    is_int (failures, 0, "properties hold on %d random cases (%d BindNow, %d"
+            " PlanLater, %d Reject)", cases, bound, later, rejected);
+    ok (bound > 50 && later > 10 && rejected > 10,
+        "the random cases exercise every decision");
+}
+
+int main (void)
+{
+    test_payer_selector ();
+    test_spread ();
+    test_policy_spares_soft ();
+    test_decisions ();
+    test_properties ();
+    return done_testing ();
+}
