@@ -64,13 +64,14 @@ int jt_opt_apply (jt_run_t *r, const char *name, const char *value,
                   jt_error_t *err);
 
 /* Defaults that depend on several options, applied once all are in:
- * a malleable run without STEP steps by groupGPUs (1 without groups). */
+ * a malleable run without STEP (step_given false) steps by groupGPUs, 1
+ * without groups, as jt_run_parse_json reads it. */
 void jt_opts_finish (jt_run_t *r);
 
 /* Read the job's SPANK environment (n strings "NAME=VALUE"; entries may
  * also carry Slurm's "SPANK_" prefix) into r, then jt_opts_finish. Other
- * variables are ignored. An entry without "=VALUE" or with the value
- * "(null)" is an option given without value. Returns the number of Jobtree
+ * variables are ignored. An entry without "=VALUE", with an empty value or
+ * with "(null)" is an option given without value. Returns the number of Jobtree
  * options found (0: not a Jobtree job), or -1 with err naming the option. */
 int jt_opts_from_env (jt_run_t *r, char *const *env, size_t n,
                       jt_error_t *err);

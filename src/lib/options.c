@@ -145,7 +145,8 @@ static int apply_malleable (jt_run_t *r, const jt_opt_info_t *o,
     r->malleable = true;
     r->min_gpus = f[0];
     r->max_gpus = f[1];
-    r->step_gpus = nf == 3 ? f[2] : 0;
+    r->step_given = nf == 3;
+    r->step_gpus = nf == 3 ? f[2] : r->group_gpus > 0 ? r->group_gpus : 1;
     return 0;
 }
 
@@ -257,7 +258,8 @@ int jt_opt_apply (jt_run_t *r, const char *name, const char *value,
 
 void jt_opts_finish (jt_run_t *r)
 {
-    if (r && r->malleable && r->step_gpus <= 0)
+    /* As jt_run_parse_json does: without STEP, groupGPUs, else 1. */
+    if (r && r->malleable && !r->step_given)
         r->step_gpus = r->group_gpus > 0 ? r->group_gpus : 1;
 }
 
@@ -284,7 +286,7 @@ int jt_opts_from_env (jt_run_t *r, char *const *env, size_t n,
                 || (s[elen] != '=' && s[elen] != '\0'))
                 continue;
             value = s[elen] == '=' ? s + elen + 1 : NULL;
-            if (value && strcmp (value, "(null)") == 0)
+            if (value && (*value == '\0' || strcmp (value, "(null)") == 0))
                 value = NULL;
             if (jt_opt_apply (r, o->name, value, err) < 0)
                 return -1;

@@ -76,12 +76,13 @@ static void test_good (void)
     ok (jt_opt_apply (&r, "cross-group-spread", "yes", &err) == 0, "spread=yes");
     ok (r.cross_group_spread, "spread on");
     ok (jt_opt_apply (&r, "malleable", "64:128", &err) == 0, "malleable=64:128");
-    ok (r.malleable && r.min_gpus == 64 && r.max_gpus == 128 && r.step_gpus == 0,
-        "no STEP yet");
+    ok (r.malleable && r.min_gpus == 64 && r.max_gpus == 128 && !r.step_given,
+        "no STEP given");
     jt_opts_finish (&r);
     is_int (r.step_gpus, 32, "STEP defaults to groupGPUs");
     ok (jt_opt_apply (&r, "malleable", "8:8:8", &err) == 0, "malleable=8:8:8");
     is_int (r.step_gpus, 8, "explicit STEP");
+    ok (r.step_given, "step_given");
     ok (jt_opt_apply (&r, "spares", "0", &err) == 0, "spares=0");
     ok (jt_opt_apply (&r, "spares", "2", &err) == 0, "spares=2");
     is_int (r.spares_per_group, 2, "spares set");
@@ -166,6 +167,7 @@ static void test_env (void)
     };
     char *env2[] = { "JOBTREE_SPARES=-1" };
     char *env3[] = { "PATH=/bin", "HOME=/" };
+    char *env4[] = { "JOBTREE_BORROW=", "JOBTREE_SPARES=" };
 
     run_init (&r);
     is_int (jt_opts_from_env (&r, env1, 8, &err), 5, "five Jobtree options found");
@@ -181,6 +183,13 @@ static void test_env (void)
     run_init (&r);
     is_int (jt_opts_from_env (&r, env2, 1, &err), -1, "bad env value refused");
     is (err.text, "--spares=-1: not a whole number, e.g. --spares=1", "names option");
+    run_clear (&r);
+
+    run_init (&r);
+    is_int (jt_opts_from_env (&r, env4, 1, &err), 1, "empty value is a flag");
+    ok (r.allow_borrow && r.max_borrow_gpus == JT_UNSET, "JOBTREE_BORROW= is --borrow");
+    is_int (jt_opts_from_env (&r, env4, 2, &err), -1, "empty required value refused");
+    is (err.text, "--spares: needs a value, e.g. --spares=1", "needs a value");
     run_clear (&r);
 
     run_init (&r);

@@ -1,0 +1,139 @@
+/*
+ * args.c - owns the SPANK option table of the Jobtree plugin.
+ *
+ * Each option's value is checked in the submitting command with the same
+ * parser slurmctld uses (jobtree/options.h), so a bad value is refused
+ * before the job is submitted, with the option's name and an example. The
+ * value is kept as typed and handed on unchanged through the job's SPANK
+ * environment.
+ *
+ * Callbacks are idempotent: Slurm may call them more than once (sbatch
+ * processes the command line, then #SBATCH lines, then the command line
+ * again); the last value given wins, exactly as for Slurm's own options.
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "jobtree/options.h"
+#include "jobtree/budget.h"
+
+#include "args.h"
+
+/* Maximum number of options (the library's table has seven). */
+#define ARGS_MAX 16
+
+/* Values given so far, indexed like the library's option table. */
+static struct {
+    int set;
+    char *value;                /* NULL: given without =VALUE */
+} given[ARGS_MAX];
+
+static struct spank_option opts[ARGS_MAX];
+static char *usage[ARGS_MAX];
+
+/* A run with the documented defaults, for checking one value in isolation. */
+static void scratch_init (jt_run_t *r)
+{
+    memset (r, 0, sizeof (*r));
+    r->cross_group_spread = true;
+    r->max_borrow_gpus = JT_UNSET;
+}
+
+static void scratch_free (jt_run_t *r)
+{
+    for (size_t i = 0; i < r->nsponsors; i++)
+        free (r->sponsors[i]);
+    free (r->sponsors);
+}
+
+static int option_cb (int val, const char *optarg, int remote)
+{
+    const jt_opt_info_t *tab;
+    size_t n = jt_opt_table (&tab);
+    jt_error_t err;
+    jt_run_t r;
+    int rc;
+
+    if (val < 0 || (size_t)val >= n || val >= ARGS_MAX)
+        return -1;
+    /* On the compute node the value was checked at submission already. */
+    if (remote)
+        return 0;
+    if (optarg && (*optarg == '\0' || strcmp (optarg, "(null)") == 0))
+        optarg = NULL;
+    scratch_init (&r);
+    rc = jt_opt_apply (&r, tab[val].name, optarg, &err);
+    scratch_free (&r);
+    if (rc < 0) {
+        slurm_error ("jobtree: %s", err.text);
+        return -1;
+    }
+    free (given[val].value);
+    given[val].value = optarg ? strdup (optarg) : NULL;
+    if (optarg && !given[val].value) {
+        slurm_error ("jobtree: --%s: out of memory", tab[val].name);
+        return -1;
+    }
+    given[val].set = 1;
+    return 0;
+}
+
+int jt_spank_args_register (spank_t sp)
+{
+    const jt_opt_info_t *tab;
+    size_t n = jt_opt_table (&tab);
+
+    for (size_t i = 0; i < n && i < ARGS_MAX; i++) {
+        size_t len = strlen (tab[i].help) + 16;
+
+        if (!usage[i]) {
+            if (!(usage[i] = malloc (len)))
+                return -1;
+            snprintf (usage[i], len, "[jobtree] %s", tab[i].help);
+        }
+        opts[i].name = (char *)tab[i].name;
+        opts[i].arginfo = (char *)tab[i].arginfo;
+        opts[i].usage = usage[i];
+        opts[i].has_arg = tab[i].arg == JT_OPT_ARG_OPTIONAL ? 2 : 1;
+        opts[i].val = (int)i;
+        opts[i].cb = option_cb;
+        if (spank_option_register (sp, &opts[i]) != ESPANK_SUCCESS) {
+            slurm_error ("jobtree: cannot register option --%s", tab[i].name);
+            return -1;
+        }
+    }
+    return 0;
+}
+
+int jt_spank_args_export (spank_t sp)
+{
+    const jt_opt_info_t *tab;
+    size_t n = jt_opt_table (&tab);
+
+    for (size_t i = 0; i < n && i < ARGS_MAX; i++) {
+        spank_err_t e;
+
+        if (!given[i].set)
+            continue;
+        e = spank_job_control_setenv (sp, tab[i].env,
+                                      given[i].value ? given[i].value : "", 1);
+        if (e != ESPANK_SUCCESS) {
+            slurm_error ("jobtree: cannot pass --%s to slurmctld: %s", tab[i].name,
+                         spank_strerror (e));
+            return -1;
+        }
+    }
+    return 0;
+}
+
+void jt_spank_args_clear (void)
+{
+    for (size_t i = 0; i < ARGS_MAX; i++) {
+        free (given[i].value);
+        given[i].value = NULL;
+        given[i].set = 0;
+        free (usage[i]);
+        usage[i] = NULL;
+    }
+}

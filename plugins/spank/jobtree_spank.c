@@ -1,0 +1,38 @@
+/*
+ * jobtree_spank.c - SPANK plugin "jobtree": the dispatcher.
+ *
+ * Adds the Jobtree options to sbatch, salloc and srun (see args.c) and, in
+ * the submitting command (allocator and local contexts), passes the values
+ * given to slurmctld through the job's SPANK environment. It does nothing on
+ * the compute nodes: the decisions are slurmctld's (job_submit and select
+ * plugins). Loaded from plugstack.conf.
+ */
+#include <slurm/spank.h>
+
+#include "args.h"
+
+SPANK_PLUGIN (jobtree, 1);
+
+int slurm_spank_init (spank_t sp, int ac, char **av)
+{
+    /* Registering in every context keeps the option known wherever srun
+     * forwards it (slurmstepd checks forwarded options by name). */
+    return jt_spank_args_register (sp);
+}
+
+int slurm_spank_init_post_opt (spank_t sp, int ac, char **av)
+{
+    switch (spank_context ()) {
+    case S_CTX_LOCAL:
+    case S_CTX_ALLOCATOR:
+        return jt_spank_args_export (sp);
+    default:
+        return 0;
+    }
+}
+
+int slurm_spank_exit (spank_t sp, int ac, char **av)
+{
+    jt_spank_args_clear ();
+    return 0;
+}
