@@ -11,7 +11,7 @@
  * snapshot on every call. Per call, only the node bitmap of that
  * call is applied (jobtree_job_test.c).
  *
- * jobtree.conf (next to slurm.conf, or $JOBTREE_CONF) and its BudgetDir are
+ * jobtree.conf (next to slurm.conf) and its BudgetDir are
  * read at the first use and on `scontrol reconfigure`; a bad file keeps the
  * last good configuration and budgets in force and is logged file:line.
  * With no good budgets at all, Jobtree runs are refused (with the reason in
@@ -19,10 +19,9 @@
  */
 #include "config.h"
 
-#include <libgen.h>
-#include <stdlib.h>
 #include <string.h>
 
+#include "src/common/read_config.h"
 #include "src/common/xmalloc.h"
 #include "src/common/xstring.h"
 
@@ -50,19 +49,10 @@ static void log_diags (const char *what, jt_diags_t *d)
     }
 }
 
+/* jobtree.conf next to slurm.conf, as for every other Slurm config file. */
 static char *conf_path (void)
 {
-    const char *env = getenv ("JOBTREE_CONF");
-    char *copy, *path;
-
-    if (env && *env)
-        return xstrdup (env);
-    if (!slurm_conf.slurm_conf)
-        return xstrdup ("/etc/slurm/" JT_CONFIG_FILE);
-    copy = xstrdup (slurm_conf.slurm_conf);
-    path = xstrdup_printf ("%s/%s", dirname (copy), JT_CONFIG_FILE);
-    xfree (copy);
-    return path;
+    return get_extra_conf_path (JT_CONFIG_FILE);
 }
 
 static void reconfigure_locked (void)
