@@ -1,311 +1,29 @@
 /*
- * pack.c - Pack: where a run's groups go (jobtree/pack.h). Owns the pack
- * view (free whole nodes of one flavor per domain, in packing order), the
- * placement rules (pack-to-empty, best-fit, single domain, soft chunks,
- * partial prefixes, spares), undo, and the canonical placement dump.
+ * pack.c - Pack's placement rules (jobtree/pack.h): pack-to-empty and
+ * best-fit, single domain, soft chunks, partial prefixes, spares, and the
+ * reasons and details of None. The view itself is in pack_view.c, the
+ * dump and policy names in pack_dump.c.
  *
- * DESIGN: the view keeps all free nodes of the flavor in one array, domain
- * by domain, each domain's slice in packing order (GPUs desc, then name),
- * with a taken flag per entry and a head cursor per domain (first entry that
- * may still be free). Counters per domain (free nodes, free GPUs) make "does
- * domain d hold g GPUs + s spares" O(1) when the domain's free nodes all
- * have the same GPU count (the normal case), so a request costs
- * O(domains log domains + nodes taken), never a scan of all nodes.
+ * DESIGN: a request costs O(domains + nodes taken), never a scan of all
+ * nodes: domains are ordered once per request (counting sort), fit checks
+ * are O(1) per uniform domain, and for equal-size groups the first-fit scan
+ * resumes where the previous group went (a domain that could not hold a
+ * group of size g cannot hold a later one of size >= g within the same
+ * request, since free only shrinks).
  *
- * Selectors: a selector that only names region/cluster/fabric.domain is
- * decided per domain (O(domains)). Any other key needs per-node matching;
- * the view caches the match bits and per-domain counters for the last such
- * selector (Plan asks with the same envelope selector many times), so only
- * the first request with a new node-level selector scans the free nodes.
+ * Selectors: one that only names region/cluster/fabric.domain is decided
+ * per domain; any other key is matched per node through the view's cache.
  *
  * A request is all-or-nothing: groups are taken one by one from the view
  * and, when one cannot be placed, everything taken so far is given back
  * (jt_pack_unplace), which restores counters, flags and heads exactly.
  */
-#include <errno.h>
 #include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include "jobtree/pack.h"
-
-#define NOPOS SIZE_MAX
-
-struct jt_pack_view {
-    const jt_snapshot_t *s;
-    size_t ndom;
-    size_t *ent;                /* snapshot node indexes, per domain slices */
-    unsigned char *taken;       /* per entry */
-    size_t *dstart;             /* ndom + 1 slice offsets into ent */
-    size_t *head;               /* per domain: first entry possibly free */
-    size_t *free_nodes;         /* per domain */
-    int64_t *free_gpus;         /* per domain */
-    int *ugpus;                 /* per domain: GPUs of every free node, or 0
-                                   when they differ */
-    size_t *pos;                /* per snapshot node: entry or NOPOS */
-    size_t nlabelled;           /* flavor nodes with GPUs and a domain */
-    char *flavor;
-
-    /* cache for the last node-level selector */
-    char *sel_key;
-    unsigned char *sel_match;   /* per entry */
-    size_t *sel_nodes;          /* per domain: free matching nodes */
-    int64_t *sel_gpus;
-
-    /* per-request scratch */
-    unsigned char *dok;         /* per domain: usable by this request */
-    struct dord *order;         /* usable domains in request order */
-};
-
-/* A domain and its sort key; keys travel with the index so qsort needs no
- * global context (the view may be used from several threads, one view
- * per thread). */
-struct dord {
-    int64_t key;
-    size_t d;
-};
-
-const char *jt_pack_policy_str (jt_pack_policy_t p)
-{
-    switch (p) {
-    case JT_PACK_TO_EMPTY:
-        return "pack-to-empty";
-    case JT_PACK_BEST_FIT:
-        return "best-fit";
-    }
-    return "?";
-}
-
-int jt_pack_policy_parse (const char *s, jt_pack_policy_t *out)
-{
-    if (!s)
-        return -1;
-    if (strcmp (s, "pack-to-empty") == 0) {
-        *out = JT_PACK_TO_EMPTY;
-        return 0;
-    }
-    if (strcmp (s, "best-fit") == 0) {
-        *out = JT_PACK_BEST_FIT;
-        return 0;
-    }
-    return -1;
-}
-
-void jt_pack_view_destroy (jt_pack_view_t *v)
-{
-    if (!v)
-        return;
-    int saved = errno;
-    free (v->ent);
-    free (v->taken);
-    free (v->dstart);
-    free (v->head);
-    free (v->free_nodes);
-    free (v->free_gpus);
-    free (v->ugpus);
-    free (v->pos);
-    free (v->flavor);
-    free (v->sel_key);
-    free (v->sel_match);
-    free (v->sel_nodes);
-    free (v->sel_gpus);
-    free (v->dok);
-    free (v->order);
-    free (v);
-    errno = saved;
-}
-
-/* Key desc, then index asc: packing order inside a domain slice (GPUs
- * desc, then name, node indexes being in name order) and domain order
- * (free GPUs desc, then name, domain indexes being in name order). */
-static int dord_cmp (const void *a, const void *b)
-{
-    const struct dord *x = a, *y = b;
-
-    if (x->key != y->key)
-        return x->key > y->key ? -1 : 1;
-    return x->d < y->d ? -1 : x->d > y->d;
-}
-
-static bool node_free (const jt_node_t *n, const char *flavor)
-{
-    return n->state == JT_NODE_UP && n->used_gpus == 0 && n->gpus > 0
-           && n->domain >= 0 && n->flavor && strcmp (n->flavor, flavor) == 0;
-}
-
-/* Put a domain slice whose nodes differ in GPUs into packing order. */
-static int sort_slice (jt_pack_view_t *v, size_t d)
-{
-    size_t n = v->free_nodes[d], *ent = v->ent + v->dstart[d];
-    struct dord *tmp = malloc (n * sizeof (*tmp));
-
-    if (!tmp)
-        return -1;
-    for (size_t i = 0; i < n; i++) {
-        tmp[i].key = v->s->nodes[ent[i]].gpus;
-        tmp[i].d = ent[i];
-    }
-    qsort (tmp, n, sizeof (*tmp), dord_cmp);
-    for (size_t i = 0; i < n; i++)
-        ent[i] = tmp[i].d;
-    free (tmp);
-    v->ugpus[d] = 0;
-    return 0;
-}
-
-jt_pack_view_t *jt_pack_view_create (const jt_snapshot_t *s,
-                                     const char *flavor, jt_error_t *err)
-{
-    jt_pack_view_t *v;
-    size_t nd, nn, nent = 0;
-
-    if (!s || !s->finalized || !flavor) {
-        jt_errprintf (err, "pack view: needs a finalized snapshot and a flavor");
-        errno = EINVAL;
-        return NULL;
-    }
-    nd = s->ndomains;
-    nn = s->nnodes;
-    if (!(v = calloc (1, sizeof (*v))))
-        goto nomem;
-    v->s = s;
-    v->ndom = nd;
-    v->flavor = strdup (flavor);
-    v->dstart = calloc (nd + 1, sizeof (size_t));
-    v->head = calloc (nd + 1, sizeof (size_t));
-    v->free_nodes = calloc (nd + 1, sizeof (size_t));
-    v->free_gpus = calloc (nd + 1, sizeof (int64_t));
-    v->ugpus = calloc (nd + 1, sizeof (int));
-    v->pos = malloc ((nn + 1) * sizeof (size_t));
-    v->dok = calloc (nd + 1, 1);
-    v->order = calloc (nd + 1, sizeof (struct dord));
-    if (!v->flavor || !v->dstart || !v->head || !v->free_nodes
-        || !v->free_gpus || !v->ugpus || !v->pos || !v->dok || !v->order)
-        goto nomem;
-    for (size_t i = 0; i < nn; i++) {
-        const jt_node_t *n = &s->nodes[i];
-        v->pos[i] = NOPOS;
-        if (n->gpus > 0 && n->domain >= 0 && n->flavor
-            && strcmp (n->flavor, flavor) == 0) {
-            v->nlabelled++;
-            if (node_free (n, flavor))
-                nent++;
-        }
-    }
-    v->ent = malloc ((nent + 1) * sizeof (size_t));
-    v->taken = calloc (nent + 1, 1);
-    if (!v->ent || !v->taken)
-        goto nomem;
-    nent = 0;
-    for (size_t d = 0; d < nd; d++) {
-        const jt_domain_t *dom = &s->domains[d];
-        bool uniform = true;
-        v->dstart[d] = v->head[d] = nent;
-        for (size_t k = 0; k < dom->nnodes; k++) {
-            const jt_node_t *n = &s->nodes[dom->nodes[k]];
-            if (!node_free (n, flavor))
-                continue;
-            if (v->free_nodes[d] > 0 && n->gpus != v->ugpus[d])
-                uniform = false;
-            v->ugpus[d] = n->gpus;
-            v->ent[nent++] = dom->nodes[k];
-            v->free_nodes[d]++;
-            v->free_gpus[d] += n->gpus;
-        }
-        if (!uniform && sort_slice (v, d) < 0)
-            goto nomem;
-        for (size_t e = v->dstart[d]; e < nent; e++)
-            v->pos[v->ent[e]] = e;
-    }
-    v->dstart[nd] = nent;
-    return v;
-nomem:
-    jt_pack_view_destroy (v);
-    jt_errprintf (err, "pack view: out of memory");
-    errno = ENOMEM;
-    return NULL;
-}
-
-int64_t jt_pack_view_free (const jt_pack_view_t *v, size_t domain)
-{
-    if (!v || domain >= v->ndom)
-        return 0;
-    return v->free_gpus[domain];
-}
-
-/* Which domain an entry belongs to: the node's snapshot domain. */
-static size_t ent_dom (const jt_pack_view_t *v, size_t e)
-{
-    return (size_t) v->s->nodes[v->ent[e]].domain;
-}
-
-static void take (jt_pack_view_t *v, size_t e)
-{
-    size_t d = ent_dom (v, e);
-    int g = v->s->nodes[v->ent[e]].gpus;
-
-    v->taken[e] = 1;
-    v->free_nodes[d]--;
-    v->free_gpus[d] -= g;
-    if (v->sel_key && v->sel_match[e]) {
-        v->sel_nodes[d]--;
-        v->sel_gpus[d] -= g;
-    }
-    while (v->head[d] < v->dstart[d + 1] && v->taken[v->head[d]])
-        v->head[d]++;
-}
-
-static void untake (jt_pack_view_t *v, size_t e)
-{
-    size_t d = ent_dom (v, e);
-    int g = v->s->nodes[v->ent[e]].gpus;
-
-    if (!v->taken[e])
-        return;
-    v->taken[e] = 0;
-    v->free_nodes[d]++;
-    v->free_gpus[d] += g;
-    if (v->sel_key && v->sel_match[e]) {
-        v->sel_nodes[d]++;
-        v->sel_gpus[d] += g;
-    }
-    if (e < v->head[d])
-        v->head[d] = e;
-}
-
-int jt_pack_unplace (jt_pack_view_t *v, const jt_placement_t *p)
-{
-    if (!v || !p)
-        return 0;
-    for (size_t i = 0; i < p->ngroups; i++) {
-        const jt_pack_group_t *g = &p->groups[i];
-        for (size_t k = 0; k < g->nnodes; k++)
-            if (g->nodes[k] < v->s->nnodes && v->pos[g->nodes[k]] != NOPOS)
-                untake (v, v->pos[g->nodes[k]]);
-        for (size_t k = 0; k < g->nspares; k++)
-            if (g->spares[k] < v->s->nnodes && v->pos[g->spares[k]] != NOPOS)
-                untake (v, v->pos[g->spares[k]]);
-    }
-    return 0;
-}
-
-void jt_placement_free (jt_placement_t *p)
-{
-    if (!p)
-        return;
-    for (size_t i = 0; i < p->ngroups; i++) {
-        free (p->groups[i].nodes);
-        free (p->groups[i].node_gpus);
-        free (p->groups[i].spares);
-    }
-    free (p->groups);
-    p->groups = NULL;
-    p->ngroups = 0;
-    p->total_gpus = 0;
-}
-
-/* ---- one request ---- */
+#include "pack_view.h"
 
 enum selmode { SEL_ANY, SEL_DOMAIN, SEL_NODE };
 
@@ -342,53 +60,6 @@ static bool sel_match_domain (const jt_labels_t *sel, const jt_domain_t *d)
             return false;
     }
     return true;
-}
-
-/* Make the node-level selector cache hold sel. Returns 0 or -1 (ENOMEM). */
-static int sel_cache (jt_pack_view_t *v, const jt_labels_t *sel)
-{
-    char small[256], *key = small;
-    int len = jt_labels_format (sel, small, sizeof (small));
-    size_t nent = v->dstart[v->ndom];
-
-    if (len < 0)
-        return -1;
-    if ((size_t) len >= sizeof (small)) {
-        if (!(key = malloc ((size_t) len + 1)))
-            return -1;
-        jt_labels_format (sel, key, (size_t) len + 1);
-    }
-    if (v->sel_key && strcmp (v->sel_key, key) == 0) {
-        if (key != small)
-            free (key);
-        return 0;
-    }
-    free (v->sel_key);
-    v->sel_key = NULL;
-    if (!v->sel_match) {
-        v->sel_match = calloc (nent + 1, 1);
-        v->sel_nodes = calloc (v->ndom + 1, sizeof (size_t));
-        v->sel_gpus = calloc (v->ndom + 1, sizeof (int64_t));
-    }
-    if (!v->sel_match || !v->sel_nodes || !v->sel_gpus) {
-        if (key != small)
-            free (key);
-        return -1;
-    }
-    for (size_t d = 0; d < v->ndom; d++) {
-        v->sel_nodes[d] = 0;
-        v->sel_gpus[d] = 0;
-        for (size_t e = v->dstart[d]; e < v->dstart[d + 1]; e++) {
-            const jt_node_t *n = &v->s->nodes[v->ent[e]];
-            v->sel_match[e] = jt_labels_match (sel, &n->labels);
-            if (v->sel_match[e] && !v->taken[e]) {
-                v->sel_nodes[d]++;
-                v->sel_gpus[d] += n->gpus;
-            }
-        }
-    }
-    v->sel_key = key != small ? key : strdup (small);
-    return v->sel_key ? 0 : -1;
 }
 
 static size_t avail_nodes (const struct req *q, size_t d)
@@ -529,14 +200,14 @@ static int place_in (struct req *q, size_t d, int64_t g, size_t maxnodes,
         grp->node_gpus[grp->nnodes++] = ng;
         grp->gpus += ng;
         rem -= ng;
-        take (v, e++);
+        jt_packv_take (v, e++);
     }
     while ((int64_t) grp->nspares < spares) {
         e = next_ent (q, d, e);
         if (e >= end)
             break;
         grp->spares[grp->nspares++] = v->ent[e];
-        take (v, e++);
+        jt_packv_take (v, e++);
     }
     q->out->total_gpus += grp->gpus;
     return 0;
@@ -598,7 +269,24 @@ static size_t make_order (struct req *q)
         v->order[n].key = avail_gpus (q, d);
         v->order[n++].d = d;
     }
-    qsort (v->order, n, sizeof (struct dord), dord_cmp);
+    if (!v->bucket) {
+        qsort (v->order, n, sizeof (struct dord), jt_packv_dord_cmp);
+        return n;
+    }
+    /* stable counting sort, keys descending; ties keep index order */
+    int64_t nb = v->nbucket;
+    memset (v->bucket, 0, ((size_t) nb + 1) * sizeof (size_t));
+    for (size_t j = 0; j < n; j++)
+        v->bucket[nb - 1 - v->order[j].key]++;
+    size_t at = 0;
+    for (int64_t b = 0; b < nb; b++) {
+        size_t c = v->bucket[b];
+        v->bucket[b] = at;
+        at += c;
+    }
+    for (size_t j = 0; j < n; j++)
+        v->order_tmp[v->bucket[nb - 1 - v->order[j].key]++] = v->order[j];
+    memcpy (v->order, v->order_tmp, n * sizeof (struct dord));
     return n;
 }
 
@@ -768,7 +456,7 @@ int jt_pack (jt_pack_view_t *v, const jt_pack_request_t *req,
     if (req->selector && req->selector->n > 0) {
         if (sel_domain_level (req->selector))
             q.mode = SEL_DOMAIN;
-        else if (sel_cache (v, req->selector) < 0)
+        else if (jt_packv_sel_cache (v, req->selector) < 0)
             return jt_errprintf (err, "pack: out of memory");
         else
             q.mode = SEL_NODE;
@@ -800,80 +488,4 @@ int jt_pack (jt_pack_view_t *v, const jt_pack_request_t *req,
     }
     out->reason = JT_OK;
     return 0;
-}
-
-/* ---- dump ---- */
-
-struct sbuf {
-    char *s;
-    size_t len, cap;
-    bool oom;
-};
-
-static void sb_add (struct sbuf *b, const char *fmt, ...)
-    __attribute__ ((format (printf, 2, 3)));
-
-static void sb_add (struct sbuf *b, const char *fmt, ...)
-{
-    va_list ap;
-    int n;
-
-    if (b->oom)
-        return;
-    va_start (ap, fmt);
-    n = vsnprintf (b->s ? b->s + b->len : NULL, b->s ? b->cap - b->len : 0,
-                   fmt, ap);
-    va_end (ap);
-    if (n < 0) {
-        b->oom = true;
-        return;
-    }
-    if (!b->s || b->len + (size_t) n >= b->cap) {
-        size_t cap = b->cap ? b->cap : 128;
-        while (cap <= b->len + (size_t) n)
-            cap *= 2;
-        char *ns = realloc (b->s, cap);
-        if (!ns) {
-            b->oom = true;
-            return;
-        }
-        b->s = ns;
-        b->cap = cap;
-        va_start (ap, fmt);
-        vsnprintf (b->s + b->len, b->cap - b->len, fmt, ap);
-        va_end (ap);
-    }
-    b->len += (size_t) n;
-}
-
-char *jt_placement_dump (const jt_placement_t *p, const jt_snapshot_t *s)
-{
-    struct sbuf b = { NULL, 0, 0, false };
-
-    if (!p || !s || p->ngroups == 0)
-        return strdup ("-");
-    for (size_t i = 0; i < p->ngroups; i++) {
-        const jt_pack_group_t *g = &p->groups[i];
-        sb_add (&b, "%sg%zu %s[", i ? " | " : "", i,
-                g->domain < s->ndomains ? s->domains[g->domain].name : "?");
-        for (size_t k = 0; k < g->nnodes; k++)
-            sb_add (&b, "%s%s:%d", k ? " " : "",
-                    g->nodes[k] < s->nnodes ? s->nodes[g->nodes[k]].name : "?",
-                    g->node_gpus[k]);
-        sb_add (&b, "]");
-        if (g->nspares > 0) {
-            sb_add (&b, " s[");
-            for (size_t k = 0; k < g->nspares; k++)
-                sb_add (&b, "%s%s", k ? " " : "",
-                        g->spares[k] < s->nnodes ? s->nodes[g->spares[k]].name
-                                                 : "?");
-            sb_add (&b, "]");
-        }
-    }
-    if (b.oom) {
-        free (b.s);
-        errno = ENOMEM;
-        return NULL;
-    }
-    return b.s;
 }

@@ -1,0 +1,70 @@
+/*
+ * pack_view.h - internal to Pack: the pack view's layout, shared by
+ * pack_view.c (building and consuming it) and pack.c (the placement rules).
+ * Not installed; nothing outside src/lib/pack*.c may use it.
+ *
+ * The view keeps all free nodes of the flavor in one array (ent), domain by
+ * domain, each domain's slice in packing order (GPUs desc, then name), with
+ * a taken flag per entry and a head cursor per domain (first entry that may
+ * still be free). Per-domain counters make "does domain d hold g GPUs + s
+ * spares" O(1) when a domain's free nodes all have the same GPU count.
+ */
+#ifndef JOBTREE_PACK_VIEW_H
+#define JOBTREE_PACK_VIEW_H
+
+#include <stdint.h>
+#include <stddef.h>
+
+#include "jobtree/pack.h"
+
+#define NOPOS SIZE_MAX
+
+struct jt_pack_view {
+    const jt_snapshot_t *s;
+    size_t ndom;
+    size_t *ent;                /* snapshot node indexes, per domain slices */
+    unsigned char *taken;       /* per entry */
+    size_t *dstart;             /* ndom + 1 slice offsets into ent */
+    size_t *head;               /* per domain: first entry possibly free */
+    size_t *free_nodes;         /* per domain */
+    int64_t *free_gpus;         /* per domain */
+    int *ugpus;                 /* per domain: GPUs of every free node, or 0
+                                   when they differ */
+    size_t *pos;                /* per snapshot node: entry or NOPOS */
+    size_t nlabelled;           /* flavor nodes with GPUs and a domain */
+    char *flavor;
+
+    /* cache for the last node-level selector */
+    char *sel_key;
+    unsigned char *sel_match;   /* per entry */
+    size_t *sel_nodes;          /* per domain: free matching nodes */
+    int64_t *sel_gpus;
+
+    /* per-request scratch */
+    unsigned char *dok;         /* per domain: usable by this request */
+    struct dord *order;         /* usable domains in request order */
+    struct dord *order_tmp;
+    size_t *bucket;             /* counting sort by free GPUs, or NULL */
+    int64_t nbucket;            /* max free GPUs of a domain + 1 */
+};
+
+/* A domain and its sort key; keys travel with the index so qsort needs no
+ * global context (the view may be used from several threads, one view
+ * per thread). */
+struct dord {
+    int64_t key;
+    size_t d;
+};
+
+/* Key desc, then index asc (for packing order and domain order). */
+int jt_packv_dord_cmp (const void *a, const void *b);
+
+/* Mark entry e taken / free again, keeping every counter and the domain's
+ * head cursor exact. untake of a free entry does nothing. */
+void jt_packv_take (jt_pack_view_t *v, size_t e);
+void jt_packv_untake (jt_pack_view_t *v, size_t e);
+
+/* Make the node-level selector cache hold sel. Returns 0 or -1 (ENOMEM). */
+int jt_packv_sel_cache (jt_pack_view_t *v, const jt_labels_t *sel);
+
+#endif /* JOBTREE_PACK_VIEW_H */
