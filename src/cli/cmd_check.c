@@ -1,0 +1,269 @@
+/*
+ * cmd_check.c - `jobtree check BUDGET_DIR [--snapshot FILE] [--quiet]`:
+ * validate a budget directory and, optionally, a cluster snapshot against
+ * it. Every problem is printed to stderr as "file:line:col: path: message";
+ * warnings (things that are legal but probably not meant) are printed the
+ * same way with "warning: " before the message and do not fail the check.
+ * Exit 0 when clean, 1 on any error, 2 on a usage error.
+ */
+#include <errno.h>
+#include <getopt.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "jobtree/jobtree.h"
+#include "cli.h"
+#include "jsonutil.h"
+
+static const char usage_text[] =
+    "Usage: jobtree check BUDGET_DIR [--snapshot FILE] [--quiet]\n"
+    "\n"
+    "Validate the budget files (*.json) in BUDGET_DIR: syntax, field types and\n"
+    "ranges, B <= C*|W|, lending caps, unique owners and envelope names, known\n"
+    "parents without cycles, aggregate caps. With --snapshot, also validate a\n"
+    "cluster snapshot and check it against the budgets: leases must name known\n"
+    "nodes, owners and envelopes; nodes without a fabric.domain label or a GPU\n"
+    "flavor are reported (they are never packed).\n"
+    "\n"
+    "Options:\n"
+    "  -s, --snapshot FILE  also check this snapshot (see jobtree-snapshot(5))\n"
+    "  -q, --quiet          print errors only: no warnings, no summary\n"
+    "  -h, --help           show this help\n"
+    "\n"
+    "Exit status: 0 clean, 1 errors found, 2 usage error.\n";
+
+struct ctx {
+    bool quiet;
+    int errors;
+    int warnings;
+};
+
+static void print_diags (struct ctx *c, jt_diags_t *d, bool warning)
+{
+    char buf[1024];
+
+    for (size_t i = 0; i < d->n; i++) {
+        jt_diag_t g = d->v[i];
+        char msg[600];
+        if (warning) {
+            snprintf (msg, sizeof (msg), "warning: %s", g.msg);
+            g.msg = msg;
+            c->warnings++;
+        } else
+            c->errors++;
+        if (warning && c->quiet)
+            continue;
+        jt_diag_format (&g, buf, sizeof (buf));
+        fprintf (stderr, "%s\n", buf);
+    }
+    jt_diags_free (d);
+}
+
+/* JSON index of each node and lease in the snapshot text, so findings
+ * about the (sorted) model can point at the file. */
+struct where {
+    const char *file;
+    char *text;
+    size_t len;
+    json_object *root;
+};
+
+static void where_at (struct where *w, const char *array, const char *key,
+                      const char *name, const char *field, int *line, int *col,
+                      char *path, size_t plen)
+{
+    json_object *arr;
+
+    *line = *col = 0;
+    snprintf (path, plen, "%s", array);
+    if (!w->root || !json_object_object_get_ex (w->root, array, &arr)
+        || !json_object_is_type (arr, json_type_array))
+        return;
+    for (size_t i = 0; i < json_object_array_length (arr); i++) {
+        json_object *o = json_object_array_get_idx (arr, i), *v;
+        if (json_object_object_get_ex (o, key, &v)
+            && json_object_is_type (v, json_type_string)
+            && !strcmp (json_object_get_string (v), name)) {
+            if (field)
+                snprintf (path, plen, "%s[%zu].%s", array, i, field);
+            else
+                snprintf (path, plen, "%s[%zu]", array, i);
+            jt_json_locate (w->text, w->len, path, line, col);
+            return;
+        }
+    }
+}
+
+/* Leases against budgets and nodes; nodes without domain or flavor;
+ * flavors nobody budgets for. */
+static void check_snapshot (struct ctx *c, const jt_budgets_t *b,
+                            const jt_snapshot_t *s, struct where *w)
+{
+    jt_diags_t err, warn;
+    char path[JT_JSON_PATH_MAX];
+    int line, col;
+
+    jt_diags_init (&err);
+    jt_diags_init (&warn);
+    for (size_t i = 0; i < s->nnodes; i++) {
+        const jt_node_t *n = &s->nodes[i];
+        if (n->gpus == 0)
+            continue;
+        if (!n->flavor) {
+            where_at (w, "nodes", "name", n->name, NULL, &line, &col, path,
+                      sizeof (path));
+            jt_diags_add (&warn, w->file, line, col, path, "node %s has %d GPUs but "
+                          "no flavor (\"flavor\" or label %s); it will not be packed",
+                          n->name, n->gpus, JT_LABEL_FLAVOR);
+        }
+        if (n->domain < 0) {
+            where_at (w, "nodes", "name", n->name, NULL, &line, &col, path,
+                      sizeof (path));
+            jt_diags_add (&warn, w->file, line, col, path, "node %s has no %s "
+                          "label; it belongs to no domain and will not be packed",
+                          n->name, JT_LABEL_FABRIC);
+        }
+        if (n->flavor && (i == 0 || !s->nodes[i - 1].flavor
+                          || strcmp (s->nodes[i - 1].flavor, n->flavor))) {
+            bool budgeted = false, seen = false;
+            for (size_t e = 0; e < b->nenv && !budgeted; e++)
+                budgeted = !strcmp (b->env[e]->flavor, n->flavor);
+            for (size_t k = 0; k < i && !seen; k++)
+                seen = s->nodes[k].flavor && !strcmp (s->nodes[k].flavor, n->flavor);
+            if (!budgeted && !seen) {
+                where_at (w, "nodes", "name", n->name, "flavor", &line, &col, path,
+                          sizeof (path));
+                jt_diags_add (&warn, w->file, line, col, path, "no envelope has "
+                              "flavor '%s' (offered by node %s and maybe others); "
+                              "such GPUs can never be funded", n->flavor, n->name);
+            }
+        }
+    }
+    for (size_t i = 0; i < s->nleases; i++) {
+        const jt_lease_t *l = &s->leases[i];
+        const jt_envelope_t *e = l->envelope ? jt_budgets_envelope (b, l->envelope)
+                                             : NULL;
+        snprintf (path, sizeof (path), "leases[%zu].envelope", i);
+        jt_json_locate (w->text, w->len, path, &line, &col);
+        if (!e) {
+            const char **names = calloc (b->nenv + 1, sizeof (char *));
+            for (size_t k = 0; names && k < b->nenv; k++)
+                names[k] = b->env[k]->name;
+            const char *sug = names ? jt_json_suggest (l->envelope, names) : NULL;
+            jt_diags_add (&err, w->file, line, col, path, "lease of run %s names "
+                          "unknown envelope '%s'%s%s%s", l->run, l->envelope,
+                          sug ? "; did you mean '" : "", sug ? sug : "",
+                          sug ? "'?" : "");
+            free (names);
+        }
+        snprintf (path, sizeof (path), "leases[%zu].owner", i);
+        jt_json_locate (w->text, w->len, path, &line, &col);
+        if (l->owner && !jt_budgets_owner (b, l->owner))
+            jt_diags_add (&err, w->file, line, col, path, "lease of run %s names "
+                          "unknown owner '%s'", l->run, l->owner);
+        for (size_t k = 0; e && k < l->nnodes; k++) {
+            ssize_t ni = jt_snapshot_node_index (s, l->nodes[k]);
+            if (ni < 0)
+                continue;   /* the parser reports unknown nodes */
+            const jt_node_t *n = &s->nodes[ni];
+            snprintf (path, sizeof (path), "leases[%zu].nodes[%zu]", i, k);
+            jt_json_locate (w->text, w->len, path, &line, &col);
+            if (!n->flavor || strcmp (n->flavor, e->flavor))
+                jt_diags_add (&err, w->file, line, col, path, "node %s has flavor "
+                              "'%s' but envelope %s pays for '%s'", n->name,
+                              n->flavor ? n->flavor : "(none)", e->name, e->flavor);
+            else if (!jt_labels_match (&e->selector, &n->labels)) {
+                char sel[256];
+                jt_labels_format (&e->selector, sel, sizeof (sel));
+                jt_diags_add (&err, w->file, line, col, path, "node %s does not match "
+                              "envelope %s's selector %s", n->name, e->name, sel);
+            }
+        }
+    }
+    print_diags (c, &err, false);
+    print_diags (c, &warn, true);
+}
+
+/* Budget-only warnings: lending to owners that have no budget file. */
+static void check_lending (struct ctx *c, const jt_budgets_t *b)
+{
+    jt_diags_t warn;
+
+    jt_diags_init (&warn);
+    for (size_t i = 0; i < b->nenv; i++) {
+        const jt_envelope_t *e = b->env[i];
+        for (size_t k = 0; k < e->lending.nto; k++) {
+            const char *to = e->lending.to[k];
+            if (strcmp (to, "*") && !jt_budgets_owner (b, to)) {
+                const jt_budget_t *o = jt_budgets_owner (b, e->owner);
+                jt_diags_add (&warn, o ? o->file : NULL, 0, 0, NULL, "envelope %s "
+                              "lends to '%s', which has no budget file", e->name, to);
+            }
+        }
+    }
+    print_diags (c, &warn, true);
+}
+
+int cmd_check (int argc, char **argv)
+{
+    static const struct option opts[] = {
+        { "snapshot", required_argument, NULL, 's' },
+        { "quiet", no_argument, NULL, 'q' },
+        { "help", no_argument, NULL, 'h' },
+        { NULL, 0, NULL, 0 },
+    };
+    struct ctx c = { false, 0, 0 };
+    const char *snapfile = NULL;
+    jt_budgets_t *b;
+    jt_snapshot_t *s = NULL;
+    jt_diags_t d;
+    struct where w = { NULL, NULL, 0, NULL };
+    int opt;
+
+    optind = 1;
+    while ((opt = getopt_long (argc, argv, "s:qh", opts, NULL)) != -1) {
+        switch (opt) {
+        case 's': snapfile = optarg; break;
+        case 'q': c.quiet = true; break;
+        case 'h': fputs (usage_text, stdout); return JT_EXIT_OK;
+        default: fputs (usage_text, stderr); return JT_EXIT_USAGE;
+        }
+    }
+    if (argc - optind != 1) {
+        fprintf (stderr, "jobtree check: expected one BUDGET_DIR\n");
+        fputs (usage_text, stderr);
+        return JT_EXIT_USAGE;
+    }
+    jt_diags_init (&d);
+    b = jt_budgets_load_dir (argv[optind], &d);
+    print_diags (&c, &d, false);
+    if (b)
+        check_lending (&c, b);
+    if (snapfile) {
+        w.file = snapfile;
+        if (!(w.text = cli_read_file (snapfile, &w.len))) {
+            fprintf (stderr, "%s: cannot read: %s\n", snapfile, strerror (errno));
+            c.errors++;
+        } else {
+            jt_diags_init (&d);
+            s = jt_snapshot_parse_json (snapfile, w.text, w.len, &d);
+            print_diags (&c, &d, false);
+            w.root = s ? json_tokener_parse (w.text) : NULL;
+            if (s && b)
+                check_snapshot (&c, b, s, &w);
+        }
+    }
+    if (c.errors == 0 && !c.quiet) {
+        printf ("%zu owners, %zu envelopes, %zu aggregate caps", b->n, b->nenv, b->ncaps);
+        if (s)
+            printf ("; %zu nodes, %zu domains, %zu leases", s->nnodes, s->ndomains,
+                    s->nleases);
+        printf (": OK%s\n", c.warnings ? " (with warnings)" : "");
+    }
+    json_object_put (w.root);
+    free (w.text);
+    jt_snapshot_destroy (s);
+    jt_budgets_destroy (b);
+    return c.errors ? JT_EXIT_FAIL : JT_EXIT_OK;
+}

@@ -1,0 +1,226 @@
+/*
+ * snapshot_json.c - unit tests of the snapshot JSON reader and writer:
+ * node states (jobtree's and Slurm's words), flavor from the label, every
+ * error with its path and line:col, the round trip parse(to_json(s)) == s,
+ * and truncated input.
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "jobtree/snapshot.h"
+#include "tap.h"
+
+static const char good[] =
+    "{ \"time\": \"2026-03-01T12:00:00Z\",\n"
+    "  \"nodes\": [\n"
+    "    { \"name\": \"b01\", \"flavor\": \"h100\", \"gpus\": 8, \"usedGPUs\": 4,\n"
+    "      \"state\": \"MIXED\", \"labels\": { \"region\": \"west\", \"cluster\": \"c1\",\n"
+    "      \"fabric.domain\": \"B\", \"rack\": \"r2\" } },\n"
+    "    { \"name\": \"a01\", \"gpus\": 8, \"state\": \"idle+drain\",\n"
+    "      \"labels\": { \"gpu.flavor\": \"h100\", \"region\": \"west\",\n"
+    "                  \"cluster\": \"c1\", \"fabric.domain\": \"A\" } },\n"
+    "    { \"name\": \"a02\", \"flavor\": \"h100\", \"gpus\": 8, \"state\": \"down*\",\n"
+    "      \"labels\": { \"region\": \"west\", \"cluster\": \"c1\", \"fabric.domain\": \"A\" } },\n"
+    "    { \"name\": \"cpu1\" }\n"
+    "  ],\n"
+    "  \"leases\": [ { \"run\": \"c1:1\", \"group\": 1, \"owner\": \"rai\",\n"
+    "                \"envelope\": \"west-h100\", \"nodes\": [\"b01\"], \"gpus\": 4,\n"
+    "                \"role\": \"borrowed\", \"start\": \"2026-03-01T10:00:00Z\" } ] }\n";
+
+static const char *diags_text (const jt_diags_t *d)
+{
+    static char out[4096];
+    size_t len = 0;
+
+    out[0] = '\0';
+    for (size_t i = 0; i < d->n && len + 2 < sizeof (out); i++) {
+        len += (size_t) jt_diag_format (&d->v[i], out + len, sizeof (out) - len - 1);
+        if (len + 1 < sizeof (out))
+            out[len++] = '\n', out[len] = '\0';
+    }
+    return out;
+}
+
+static const char *parse (const char *text, jt_snapshot_t **out)
+{
+    static char buf[4096];
+    jt_diags_t d;
+
+    jt_diags_init (&d);
+    jt_snapshot_t *s = jt_snapshot_parse_json ("s.json", text, strlen (text), &d);
+    snprintf (buf, sizeof (buf), "%s", diags_text (&d));
+    if (!s && d.n == 0)
+        snprintf (buf, sizeof (buf), "NULL without a diagnostic");
+    jt_diags_free (&d);
+    if (out)
+        *out = s;
+    else
+        jt_snapshot_destroy (s);
+    return buf;
+}
+
+/* One node with the given members; returns the diagnostics. */
+static const char *node (const char *members)
+{
+    char text[1024];
+    snprintf (text, sizeof (text), "{\"nodes\":[{\"name\":\"n1\",\"gpus\":8%s}]}",
+              members);
+    return parse (text, NULL);
+}
+
+static const char *lease (const char *members)
+{
+    char text[1024];
+    snprintf (text, sizeof (text), "{\"nodes\":[{\"name\":\"n1\",\"gpus\":8}],\n"
+              "\"leases\":[{\"run\":\"r\",\"owner\":\"o\",\"envelope\":\"e\","
+              "\"gpus\":8%s}]}", members);
+    return parse (text, NULL);
+}
+
+static void state_is (const char *word, jt_node_state_t want)
+{
+    char text[256];
+    jt_snapshot_t *s;
+    snprintf (text, sizeof (text), "{\"nodes\":[{\"name\":\"n\",\"state\":\"%s\"}]}",
+              word);
+    is (parse (text, &s), "", "state '%s' parses", word);
+    ok (s && s->nodes[0].state == want, "state '%s' is %s", word,
+        jt_node_state_str (want));
+    jt_snapshot_destroy (s);
+}
+
+int main (void)
+{
+    jt_snapshot_t *s, *s2;
+    char *js, *js2;
+
+    is (parse (good, &s), "", "example parses");
+    ok (s && s->finalized, "finalized");
+    is_int (s->time, 1772366400, "time");
+    is_int (s->nnodes, 4, "four nodes");
+    is (s->nodes[0].name, "a01", "sorted by name");
+    is (s->nodes[0].flavor, "h100", "flavor from the gpu.flavor label");
+    ok (s->nodes[0].state == JT_NODE_DRAIN, "idle+drain is drain");
+    ok (s->nodes[1].state == JT_NODE_DOWN, "down* is down");
+    ok (s->nodes[2].state == JT_NODE_UP, "MIXED is up");
+    is_int (s->nodes[2].used_gpus, 4, "usedGPUs");
+    ok (s->nodes[3].flavor == NULL && s->nodes[3].gpus == 0, "CPU node");
+    is_int (s->nodes[3].domain, -1, "node without fabric.domain has no domain");
+    is_int (s->ndomains, 2, "two domains");
+    is (s->domains[0].name, "west/c1/A", "domain name");
+    is_int (s->nleases, 1, "one lease");
+    ok (s->leases[0].role == JT_ROLE_BORROWED, "role is case-insensitive");
+    is_int (s->leases[0].group, 1, "lease group");
+    is_int (s->leases[0].start, 1772359200, "lease start");
+    js = jt_snapshot_to_json (s);
+    is (parse (js, &s2), "", "to_json parses back");
+    js2 = s2 ? jt_snapshot_to_json (s2) : NULL;
+    is (js2, js, "round trip is byte-identical");
+    ok (s2 && s2->nnodes == s->nnodes && s2->ndomains == s->ndomains
+        && s2->nleases == s->nleases && s2->time == s->time
+        && s2->nodes[1].state == s->nodes[1].state
+        && s2->leases[0].gpus == s->leases[0].gpus, "round trip keeps the model");
+    is (js, "{\"time\":\"2026-03-01T12:00:00Z\",\"nodes\":[{\"name\":\"a01\",\"flavor\":"
+        "\"h100\",\"gpus\":8,\"usedGPUs\":0,\"state\":\"drain\",\"labels\":{\"cluster\":"
+        "\"c1\",\"fabric.domain\":\"A\",\"gpu.flavor\":\"h100\",\"region\":\"west\"}},"
+        "{\"name\":\"a02\",\"flavor\":\"h100\",\"gpus\":8,\"usedGPUs\":0,\"state\":"
+        "\"down\",\"labels\":{\"cluster\":\"c1\",\"fabric.domain\":\"A\",\"region\":"
+        "\"west\"}},{\"name\":\"b01\",\"flavor\":\"h100\",\"gpus\":8,\"usedGPUs\":4,"
+        "\"state\":\"up\",\"labels\":{\"cluster\":\"c1\",\"fabric.domain\":\"B\","
+        "\"rack\":\"r2\",\"region\":\"west\"}},{\"name\":\"cpu1\",\"gpus\":0,"
+        "\"usedGPUs\":0,\"state\":\"up\",\"labels\":{}}],\"leases\":[{\"run\":\"c1:1\","
+        "\"group\":1,\"owner\":\"rai\",\"envelope\":\"west-h100\",\"nodes\":[\"b01\"],"
+        "\"gpus\":4,\"role\":\"Borrowed\",\"start\":\"2026-03-01T10:00:00Z\"}]}",
+        "canonical JSON");
+    free (js);
+    free (js2);
+    jt_snapshot_destroy (s2);
+    jt_snapshot_destroy (s);
+
+    state_is ("up", JT_NODE_UP);
+    state_is ("IDLE", JT_NODE_UP);
+    state_is ("allocated", JT_NODE_UP);
+    state_is ("completing", JT_NODE_UP);
+    state_is ("mixed~", JT_NODE_UP);
+    state_is ("down", JT_NODE_DOWN);
+    state_is ("FAIL", JT_NODE_DOWN);
+    state_is ("unknown", JT_NODE_DOWN);
+    state_is ("not_responding", JT_NODE_DOWN);
+    state_is ("idle+not_responding", JT_NODE_DOWN);
+    state_is ("drain", JT_NODE_DRAIN);
+    state_is ("Draining", JT_NODE_DRAIN);
+    state_is ("drained", JT_NODE_DRAIN);
+    state_is ("mixed+drain", JT_NODE_DRAIN);
+    state_is ("down+drain", JT_NODE_DRAIN);
+
+    is (parse ("{\"nodes\":[]}", &s), "", "empty cluster");
+    is_int (s ? s->nnodes : 99, 0, "no nodes");
+    jt_snapshot_destroy (s);
+
+    is (node (",\"state\":\"sleeping\""),
+        "s.json:1:33: nodes[0].state: unknown node state 'sleeping': use up, down or "
+        "drain (or Slurm's idle, mixed, allocated, drained, ...)\n", "bad state");
+    is (node (",\"state\":\"+\""),
+        "s.json:1:33: nodes[0].state: unknown node state '+': use up, down or "
+        "drain (or Slurm's idle, mixed, allocated, drained, ...)\n", "bare plus");
+    is (node (",\"usedGPUs\":9"),
+        "s.json:1:33: nodes[0].usedGPUs: usedGPUs=9 exceeds gpus=8\n", "used > gpus");
+    is (node (",\"usedGPUs\":-1"),
+        "s.json:1:33: nodes[0].usedGPUs: must be at least 0, got -1\n", "used < 0");
+    is (parse ("{\"nodes\":[{\"name\":\"n1\",\"gpus\":99999999999}]}", NULL),
+        "s.json:1:24: nodes[0].gpus: 99999999999 is too large (the limit is 1048576)\n",
+        "huge gpus");
+    is (parse ("{\"nodes\":[{\"name\":\"n1\",\"gpus\":\"8\"}]}", NULL),
+        "s.json:1:24: nodes[0].gpus: expected an integer, got a string\n",
+        "gpus as a string");
+    is (node (",\"flavor\":\"a100\",\"labels\":{\"gpu.flavor\":\"h100\"}"),
+        "s.json:1:33: nodes[0].flavor: flavor 'a100' contradicts label "
+        "gpu.flavor=h100\n", "flavor contradiction");
+    is (node (",\"labels\":{\"rack\":7}"),
+        "s.json:1:43: nodes[0].labels.rack: expected a string, got an integer\n",
+        "label not a string");
+    is (node (",\"lables\":{}"),
+        "s.json:1:33: nodes[0].lables: unknown field 'lables'; did you mean "
+        "'labels'?\n", "typo in node");
+    is (parse ("{\"nodes\":[{\"name\":\"n1\"},\n{\"name\":\"n1\"}]}", NULL),
+        "s.json:2:2: nodes[1].name: duplicate node name 'n1' (first defined at line "
+        "1)\n", "duplicate node");
+    is (parse ("{\"nodes\":[{\"gpus\":8}]}", NULL),
+        "s.json:1:11: nodes[0].name: missing required field 'name'\n", "nameless node");
+    is (parse ("{\"nodes\":{}}", NULL),
+        "s.json:1:2: nodes: expected an array, got an object\n", "nodes not an array");
+    is (parse ("{}", NULL),
+        "s.json:1:1: nodes: missing required field 'nodes'\n", "no nodes");
+    is (parse ("{\"nodes\":[],\"time\":\"noon\"}", NULL),
+        "s.json:1:13: time: invalid time 'noon': expected RFC 3339 like "
+        "2026-01-01T00:00:00Z\n", "bad time");
+    is (lease (",\"nodes\":[\"n2\"]"),
+        "s.json:2:67: leases[0].nodes[0]: unknown node 'n2': no node of the snapshot "
+        "has that name\n", "lease on an unknown node");
+    is (lease (",\"nodes\":[]"),
+        "s.json:2:58: leases[0].nodes: a lease needs at least one node\n",
+        "lease without nodes");
+    is (lease (",\"nodes\":[\"n1\"],\"role\":\"Owner\""),
+        "s.json:2:73: leases[0].role: unknown role 'Owner': use Active, Spare or "
+        "Borrowed\n", "bad role");
+    is (lease (",\"nodes\":[\"n1\"],\"start\":5"),
+        "s.json:2:73: leases[0].start: expected a string, got an integer\n",
+        "start as a number");
+    is (lease (""), "s.json:2:11: leases[0].nodes: missing required field 'nodes'\n",
+        "lease without nodes field");
+
+    /* every prefix of the example is an error, never a crash */
+    size_t n = strlen (good), fails = 0;
+    for (size_t i = 0; i + 1 < n; i++) {
+        jt_diags_t d;
+        jt_diags_init (&d);
+        jt_snapshot_t *p = jt_snapshot_parse_json ("s.json", good, i, &d);
+        if (p || d.n == 0)
+            fails++;
+        jt_snapshot_destroy (p);
+        jt_diags_free (&d);
+    }
+    is_int (fails, 0, "all %zu truncations are refused with a diagnostic", n - 1);
+    return done_testing ();
+}
