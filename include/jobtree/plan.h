@@ -82,7 +82,20 @@ void jt_plan_free (jt_plan_t *p);
 int jt_plan_print (const jt_plan_t *p, const jt_snapshot_t *s, FILE *f);
 char *jt_plan_to_json (const jt_plan_t *p, const jt_snapshot_t *s);
 
-/* Compact canonical dump for tests: "BindNow g0 A[a01:8] west-h100 | ..." */
+/* Compact canonical dump for tests (malloc'd; NULL on ENOMEM). Grammar:
+ *   dump  := head { " | " item }
+ *   head  := DECISION [ " " REASON ] " total=" BOUND [ " want=" REQUESTED ]
+ *            (REASON unless JT_OK; want= only when it differs from total=)
+ *   item  := for BindNow, one per placed group, in order:
+ *              "g" INDEX " " GPUS " " DOMAIN "[" NODE ":" GPUS { " " NODE ":" GPUS } "]"
+ *              [ " s[" NODE { " " NODE } "]" ] " " ENVELOPE [ " borrowed" ]
+ *            otherwise, one per cover segment (who would pay):
+ *              "pay " ENVELOPE " g" FIRST [ "-g" LAST ] " " GPUS [ " borrowed" ]
+ * e.g. "BindNow total=96 | g0 64 west/A[a01:8 ... a08:8] west-h100 | g1 32 ..."
+ *      "PlanLater NoDomainFits total=0 want=128 | pay west-h100 g0-g1 128"
+ *      "Reject InsufficientCapacity total=0 want=64"
+ * A soft group (no groupGPUs) chunked across domains gives several items
+ * with the same INDEX. */
 char *jt_plan_dump (const jt_plan_t *p, const jt_snapshot_t *s);
 
 #ifdef __cplusplus

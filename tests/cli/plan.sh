@@ -1,0 +1,90 @@
+#!/bin/sh
+# plan.sh - TAP test of `jobtree plan`: the human table and JSON of the
+# worked example's shapes, borrowing, a Reject, --at, --policy, and the
+# exit status contract (0 decision printed, 1 invalid input, 2 usage).
+#
+# Expected outputs live in tests/data/plan/expected/; to refresh one after an
+# intended change, run the command shown by a failing case and review the diff.
+
+srcdir=${JT_SRCDIR:-$(cd "$(dirname "$0")/../.." && pwd)}
+builddir=${JT_BUILDDIR:-$srcdir}
+jobtree=$builddir/src/cli/jobtree
+data=$srcdir/tests/data/plan
+tmp=$(mktemp -d "${TMPDIR:-/tmp}/jt-plan.XXXXXX") || exit 1
+trap 'rm -rf "$tmp"' EXIT INT TERM
+
+n=0
+fail=0
+ok () {
+    n=$((n + 1))
+    if [ "$1" -eq 0 ]; then
+        echo "ok $n - $2"
+    else
+        echo "not ok $n - $2"
+        fail=$((fail + 1))
+    fi
+}
+
+# same_output NAME SNAPSHOT RUN [OPTIONS...]: stdout equals expected/NAME,
+# exit status 0.
+same_output () {
+    name=$1 snap=$2 run=$3
+    shift 3
+    "$jobtree" plan --budgets "$data/budgets" --snapshot "$data/$snap" \
+        --run "$data/runs/$run.json" "$@" >"$tmp/out" 2>"$tmp/err"
+    rc=$?
+    if [ $rc -eq 0 ] && cmp -s "$tmp/out" "$data/expected/$name"; then
+        ok 0 "$name $*"
+    else
+        ok 1 "$name $* (exit $rc)"
+        diff -u "$data/expected/$name" "$tmp/out" | sed 's/^/# /'
+        sed 's/^/# stderr: /' "$tmp/err"
+    fi
+}
+
+# fails_with STATUS TEXT DESCRIPTION ARGS...: exits STATUS, stderr has TEXT.
+fails_with () {
+    want=$1 text=$2 desc=$3
+    shift 3
+    "$jobtree" plan "$@" >"$tmp/out" 2>"$tmp/err"
+    rc=$?
+    if [ $rc -eq "$want" ] && grep -qF -- "$text" "$tmp/err"; then
+        ok 0 "$desc"
+    else
+        ok 1 "$desc (exit $rc, want $want)"
+        sed 's/^/# stderr: /' "$tmp/err"
+    fi
+}
+
+echo "1..14"
+same_output worked-96.txt snapshot.json worked-96
+same_output worked-96.json snapshot.json worked-96 --json
+same_output worked-128.txt snapshot.json worked-128
+same_output worked-incr.txt snapshot.json worked-incr
+same_output borrow-64-best-fit.txt snapshot.json borrow-64 --policy best-fit
+same_output borrow-96-busy.txt snapshot-busy.json borrow-96
+same_output big-128-busy.txt snapshot-busy.json big-128
+same_output worked-96-late.txt snapshot.json worked-96 --at 2027-02-01T00:00:00Z
+
+fails_with 1 "groupGPUs=12 is not a multiple of the 8 GPUs per h100 node" \
+    "an invalid run exits 1 with the field and the fix" \
+    --budgets "$data/budgets" --snapshot "$data/snapshot.json" \
+    --run "$data/runs/bad-group.json"
+fails_with 1 "budgets not loaded" "a missing budget directory exits 1" \
+    --budgets "$tmp/none" --snapshot "$data/snapshot.json" \
+    --run "$data/runs/worked-96.json"
+fails_with 2 "are required" "missing options exit 2" \
+    --budgets "$data/budgets"
+fails_with 2 "unknown policy 'fastest'" "an unknown policy exits 2" \
+    --budgets "$data/budgets" --snapshot "$data/snapshot.json" \
+    --run "$data/runs/worked-96.json" --policy fastest
+fails_with 2 "--at:" "a bad --at exits 2" \
+    --budgets "$data/budgets" --snapshot "$data/snapshot.json" \
+    --run "$data/runs/worked-96.json" --at yesterday
+
+"$jobtree" plan --help >"$tmp/out" 2>&1
+rc=$?
+grep -q "^Usage: jobtree plan" "$tmp/out"
+ok $((rc + $?)) "--help prints the usage and exits 0"
+
+[ $fail -eq 0 ]
