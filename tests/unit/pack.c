@@ -312,6 +312,19 @@ static void test_single_domain (void)
     is (pk (v, s, &r, NULL), "g0 B[b01:8 b02:8] | g1 B[b03:8 b04:8] | g2 A[a01:8]",
         "the same groups spread when allowed (and the failed try left no trace)");
     jt_pack_view_destroy (v);
+    v = view (s);
+    r.single_domain = true;
+    r.partial_ok = true;
+    is (pk (v, s, &r, NULL), "g0 B[b01:8 b02:8] | g1 B[b03:8 b04:8]",
+        "single_domain + partial_ok: the domain holding the longest prefix");
+    r.partial_ok = false;
+    r.soft = true;
+    int64_t soft24[] = { 24 };
+    r.groups = soft24;
+    r.ngroups = 1;
+    is (pk (v, s, &r, NULL), "g0 A[a01:8 a02:8 a03:8]",
+        "soft + single_domain: one chunk in one domain");
+    jt_pack_view_destroy (v);
     jt_snapshot_destroy (s);
 }
 
