@@ -27,8 +27,10 @@
 #include <jobtree/jobtree.h>
 #include <jobtree/config.h>
 
+#include "record_parse.h"
+
 /* What admin_comment starts with on a Jobtree run (job_submit writes it). */
-#define JT_SEL_RECORD_TAG "jobtree/1 "
+#define JT_SEL_RECORD_TAG JT_REC_TAG
 
 /* Select modes (src/common/select.h SELECT_MODE_*); flags are masked off. */
 #define JT_SEL_MODE(m) ((m) & SELECT_MODE_BASE)
@@ -39,29 +41,13 @@ int jt_sel_ops_ready (void);
 
 /* ---- record.c: the run record in admin_comment ---- */
 
-typedef struct jt_sel_lease {
-    char *envelope;             /* who pays */
-    int group;
-    int64_t gpus;
-    jt_role_t role;
-    char **nodes;
-    size_t nnodes;
-} jt_sel_lease_t;
-
-typedef struct jt_sel_record {
-    jt_run_t *run;              /* NULL when the record has none */
-    jt_sel_lease_t *bound;      /* funding written when the job started */
-    size_t nbound;
-    int64_t bound_time;
-} jt_sel_record_t;
+typedef jt_rec_t jt_sel_record_t;
+#define jt_sel_record_parse jt_rec_parse
+#define jt_sel_record_free jt_rec_free
 
 /* True iff admin_comment carries a Jobtree record. */
 bool jt_sel_is_jobtree (const job_record_t *job_ptr);
 
-/* Parse the record of job_ptr. Returns 0, or -1 with err set (rec zeroed). */
-int jt_sel_record_parse (const char *admin_comment, jt_sel_record_t *rec,
-                         jt_error_t *err);
-void jt_sel_record_free (jt_sel_record_t *rec);
 
 /* Rewrite job_ptr->admin_comment with `plan`'s funding as its "bound"
  * member (keeping everything job_submit wrote). Returns 0 or -1. */
