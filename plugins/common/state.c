@@ -74,9 +74,16 @@ int jt_pstate_reload (jt_pstate_t *st)
 
 void jt_pstate_refresh (jt_pstate_t *st)
 {
-    if (st->loaded && st->seen_update == slurm_conf.last_update)
+    time_t now = time (NULL);
+
+    /* last_update has one-second resolution: a reconfigure in the second
+     * we loaded in would leave it unchanged, so a load made in the same
+     * second as the config read is repeated once, a second later. */
+    if (st->loaded && st->seen_update == slurm_conf.last_update
+        && !(st->loaded_at <= st->seen_update && now > st->loaded_at))
         return;
     st->seen_update = slurm_conf.last_update;
+    st->loaded_at = now;
     (void)jt_pstate_reload (st);
 }
 

@@ -24,6 +24,7 @@ typedef struct jt_pstate {
     jt_config_t *conf;          /* never NULL after the first refresh */
     jt_budgets_t *budgets;      /* NULL until a budget directory loads */
     time_t seen_update;         /* slurm_conf.last_update at the last load */
+    time_t loaded_at;           /* when that load happened */
     bool loaded;
 } jt_pstate_t;
 

@@ -1,0 +1,284 @@
+# tests/cluster/lib.sh - a real Slurm GPU cluster on this host, for the
+# cluster tests (bash; source it). Shaped like munge's test helpers:
+#
+#   cluster_setup BUILDDIR   temp tree (0755), munge key, configs from
+#                            etc/slurm/test-cluster, budgets, free ports
+#   cluster_start            munged, slurmctld, 16 slurmd; waits (polling
+#                            `sinfo`, never fixed sleeps) until every node is
+#                            idle, else bails out with the log tails
+#   cluster_stop             cancel jobs, stop slurmd, slurmctld, stepds,
+#                            job processes and munged -- by PID, found through
+#                            the JT_CLUSTER_ID marker in /proc/PID/environ, so
+#                            it finds exactly this cluster's processes even
+#                            after a crash. Installed as an EXIT trap.
+#
+# Knobs (environment, set before cluster_setup):
+#   JT_CLUSTER_SELECT=cons_tres|jobtree   SelectType (default cons_tres;
+#                     jobtree = select/cons_tres_jobtree from the build)
+#   JT_CLUSTER_BUDGETS=DIR       budget files (default etc/slurm/test-cluster/budgets)
+#   JT_CLUSTER_UNFUNDED=refuse|passthrough   jobtree.conf UnfundedPolicy
+#   JT_CLUSTER_VALGRIND=1        run slurmctld under valgrind (log/valgrind.*)
+#   JT_CLUSTER_KEEP=1            keep the directory after cluster_stop
+#   JT_CLUSTER_DEBUG=info|debug  SlurmctldDebug
+# After cluster_setup: JT_CLUSTER_DIR, SLURM_CONF (exported for clients).
+#
+# TAP: plan N, ok COND-STATUS MSG, is GOT WANT MSG, like GOT REGEX MSG,
+# diag, bail_out, done_testing.
+
+JT_SRCDIR=${JT_SRCDIR:-$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)}
+JT_NNODES=16
+JT_STOCK_PLUGINDIR=${JT_STOCK_PLUGINDIR:-/usr/lib/x86_64-linux-gnu/slurm-wlm}
+
+##
+# TAP
+##
+_tap_n=0
+_tap_fail=0
+plan () { echo "1..$1"; }
+diag () { local l; while IFS= read -r l; do echo "# $l"; done <<< "$*"; }
+_tap_result () {
+    _tap_n=$((_tap_n + 1))
+    if [ "$1" -eq 0 ]; then echo "ok $_tap_n - $2"
+    else echo "not ok $_tap_n - $2"; _tap_fail=$((_tap_fail + 1)); fi
+}
+# ok STATUS MSG: pass when STATUS is 0 (use: ok $? "msg" or ok "$(cmd; echo $?)")
+ok () { _tap_result "$1" "$2"; }
+is () {
+    if [ "$1" = "$2" ]; then _tap_result 0 "$3"
+    else _tap_result 1 "$3"; diag "got:  '$1'"; diag "want: '$2'"; fi
+}
+like () {
+    if printf '%s' "$1" | grep -Eq -- "$2"; then _tap_result 0 "$3"
+    else _tap_result 1 "$3"; diag "got:  '$1'"; diag "want match: /$2/"; fi
+}
+bail_out () {
+    echo "Bail out! $*"
+    [ -n "${JT_CLUSTER_DIR:-}" ] && cluster_log_tails >&2
+    exit 255
+}
+done_testing () {
+    echo "# $_tap_n tests, $_tap_fail failed"
+    [ "$_tap_fail" -eq 0 ]
+}
+
+##
+# Setup
+##
+
+# A TCP port range [base, base+n] nobody listens on (checked in /proc).
+_free_ports () {
+    local n=$1 base tries=0 used p busy
+    used=$(awk 'NR > 1 { split($2, a, ":"); print strtonum("0x" a[2]) }' \
+        /proc/net/tcp /proc/net/tcp6 2>/dev/null | sort -u)
+    while [ $tries -lt 50 ]; do
+        base=$(( 27000 + (RANDOM % 300) * 20 ))   # 27000..32980, unusual
+        busy=0
+        for p in $(seq "$base" $((base + n))); do
+            if grep -qx "$p" <<< "$used"; then busy=1; break; fi
+        done
+        [ $busy -eq 0 ] && { echo "$base"; return 0; }
+        tries=$((tries + 1))
+    done
+    return 1
+}
+
+_subst () {     # _subst IN OUT: fill @VARS@ from the _sub_* variables
+    sed -e "s|@DIR@|$JT_CLUSTER_DIR|g" \
+        -e "s|@CTLD_PORT@|$_sub_ctld_port|g" \
+        -e "s|@PLUGINDIR@|$_sub_plugindir|g" \
+        -e "s|@SELECT_TYPE@|$_sub_select|g" \
+        -e "s|@DEBUG@|${JT_CLUSTER_DEBUG:-info}|g" \
+        -e "s|@SCHED_EXTRA@|${JT_CLUSTER_SCHED_EXTRA:-}|g" \
+        -e "s|@SPANK_SO@|$_sub_spank|g" \
+        -e "s|@UNFUNDED_POLICY@|${JT_CLUSTER_UNFUNDED:-refuse}|g" \
+        -e "/@NODES@/{r $JT_CLUSTER_DIR/etc/nodes.conf" -e "d}" \
+        "$1" > "$2"
+}
+
+# Domain of node i (1-based): 4 nodes per domain A..D; A,B west, C,D east.
+_node_features () {
+    local i=$1 d r
+    d=$(printf "\\x$(printf %x $((65 + (i - 1) / 4)))")
+    if [ $(( (i - 1) / 4 )) -lt 2 ]; then r=west; else r=east; fi
+    echo "fabric.domain=$d,region=$r,cluster=c1,rack=r$(( (i - 1) / 2 + 1 ))"
+}
+
+cluster_setup () {
+    local build=${1:?cluster_setup BUILDDIR}
+    local tpl=$JT_SRCDIR/etc/slurm/test-cluster base i n so
+    build=$(cd "$build" && pwd) || bail_out "no build directory $1"
+    JT_BUILDDIR=$build
+    for so in plugins/spank/.libs/jobtree_spank.so \
+              plugins/job_submit/.libs/job_submit_jobtree.so; do
+        [ -f "$build/$so" ] || bail_out "$build/$so not built (configure --with-slurm-source)"
+    done
+    for cmd in slurmctld slurmd munged mungekey sbatch scontrol sinfo; do
+        command -v $cmd >/dev/null || bail_out "$cmd not installed (apt-get install slurmctld slurmd slurm-client munge)"
+    done
+    JT_CLUSTER_DIR=$(mktemp -d /tmp/jt-cluster.XXXXXX) || bail_out "mktemp"
+    chmod 0755 "$JT_CLUSTER_DIR"    # munged wants world-searchable parents
+    mkdir -p "$JT_CLUSTER_DIR"/{etc,state,spool,run,log,munge,dev,plugins,budgets}
+    chmod 0755 "$JT_CLUSTER_DIR/munge"   # the socket dir must be searchable by all
+    trap cluster_stop EXIT
+    trap 'exit 130' INT TERM
+
+    base=$(_free_ports $((JT_NNODES + 1))) || bail_out "no free port range"
+    _sub_ctld_port=$base
+    : > "$JT_CLUSTER_DIR/etc/nodes.conf"
+    for i in $(seq 1 $JT_NNODES); do
+        n=$(printf "gpu%02d" "$i")
+        echo "NodeName=$n NodeHostname=localhost NodeAddr=127.0.0.1 Port=$((base + i)) Features=$(_node_features "$i")" \
+            >> "$JT_CLUSTER_DIR/etc/nodes.conf"
+    done
+    for i in 0 1 2 3 4 5 6 7; do ln -s /dev/null "$JT_CLUSTER_DIR/dev/gpu$i"; done
+
+    # Our plugins next to the stock ones: PluginDir lists both.
+    ln -s "$build/plugins/job_submit/.libs/job_submit_jobtree.so" "$JT_CLUSTER_DIR/plugins/"
+    _sub_select=select/cons_tres
+    if [ "${JT_CLUSTER_SELECT:-cons_tres}" = jobtree ]; then
+        so=$build/plugins/select/.libs/select_cons_tres_jobtree.so
+        [ -f "$so" ] || bail_out "$so not built"
+        ln -s "$so" "$JT_CLUSTER_DIR/plugins/"
+        _sub_select=select/cons_tres_jobtree
+    fi
+    _sub_plugindir=$JT_STOCK_PLUGINDIR:$JT_CLUSTER_DIR/plugins
+    _sub_spank=$build/plugins/spank/.libs/jobtree_spank.so
+
+    _subst "$tpl/slurm.conf.in" "$JT_CLUSTER_DIR/etc/slurm.conf"
+    _subst "$tpl/gres.conf.in" "$JT_CLUSTER_DIR/etc/gres.conf"
+    _subst "$tpl/plugstack.conf.in" "$JT_CLUSTER_DIR/etc/plugstack.conf"
+    _subst "$tpl/jobtree.conf.in" "$JT_CLUSTER_DIR/etc/jobtree.conf"
+    cp "$tpl/topology.conf" "$JT_CLUSTER_DIR/etc/topology.conf"
+    cp "${JT_CLUSTER_BUDGETS:-$tpl/budgets}"/*.json "$JT_CLUSTER_DIR/budgets/"
+    export SLURM_CONF=$JT_CLUSTER_DIR/etc/slurm.conf
+
+    mungekey -c -k "$JT_CLUSTER_DIR/munge/munge.key" 2>/dev/null \
+        || bail_out "mungekey failed"
+}
+
+##
+# Start / wait
+##
+
+# Start a daemon marked with JT_CLUSTER_ID, detached, without inherited fds.
+_spawn () {
+    local log=$1; shift
+    ( exec 3>&- 4>&- 5>&- 6>&- 7>&- 8>&- 9>&-
+      setsid env JT_CLUSTER_ID="$JT_CLUSTER_DIR" SLURM_CONF="$SLURM_CONF" "$@" \
+          </dev/null >>"$log" 2>&1 & )
+}
+
+cluster_log_tails () {
+    local f
+    for f in "$JT_CLUSTER_DIR"/log/slurmctld.log "$JT_CLUSTER_DIR"/log/munged.log \
+             "$JT_CLUSTER_DIR"/log/slurmctld.out "$JT_CLUSTER_DIR"/log/slurmd-gpu01.log; do
+        [ -f "$f" ] || continue
+        echo "== tail $f"
+        tail -n 15 "$f"
+    done
+}
+
+# Poll CMD until it succeeds, every 0.1 s, at most SECS seconds.
+wait_for () {
+    local secs=$1; shift
+    local end=$(( $(date +%s%N) / 1000000 + secs * 1000 ))
+    until "$@" >/dev/null 2>&1; do
+        [ $(( $(date +%s%N) / 1000000 )) -ge $end ] && return 1
+        sleep 0.1
+    done
+}
+
+_all_idle () {
+    [ "$(sinfo -h -N -t idle -o '%N' 2>/dev/null | sort -u | wc -l)" -eq $JT_NNODES ]
+}
+
+cluster_start () {
+    local d=$JT_CLUSTER_DIR i ctld=(slurmctld)
+    _spawn "$d/log/munged.out" munged --socket="$d/munge/munge.socket" \
+        --key-file="$d/munge/munge.key" --log-file="$d/log/munged.log" \
+        --pid-file="$d/run/munged.pid" --seed-file="$d/munge/munge.seed" --foreground
+    wait_for 10 test -S "$d/munge/munge.socket" || bail_out "munged did not start"
+
+    if [ -n "${JT_CLUSTER_VALGRIND:-}" ]; then
+        ctld=(valgrind --log-file="$d/log/valgrind.%p" --leak-check=no slurmctld)
+    fi
+    _spawn "$d/log/slurmctld.out" "${ctld[@]}" -D -c -f "$SLURM_CONF"
+    wait_for 30 scontrol ping || bail_out "slurmctld did not answer scontrol ping"
+    for i in $(seq 1 $JT_NNODES); do
+        _spawn "$d/log/slurmd.out" slurmd -D -f "$SLURM_CONF" -N "$(printf gpu%02d "$i")"
+    done
+    wait_for 60 _all_idle || bail_out "nodes not idle: $(sinfo -h -N -o '%N %T' | tr '\n' ' ')"
+}
+
+##
+# Stop
+##
+
+# PIDs of processes carrying this cluster's marker (only daemons and jobs
+# carry it: the test shell does not, so it never kills itself).
+cluster_pids () {
+    local p
+    for p in /proc/[0-9]*; do
+        tr '\0' '\n' 2>/dev/null < "$p/environ" \
+            | grep -qx "JT_CLUSTER_ID=$JT_CLUSTER_DIR" && echo "${p#/proc/}"
+    done
+}
+
+_kill_named () {    # _kill_named SIG REGEX: this cluster's processes by comm
+    local sig=$1 re=$2 p
+    for p in $(cluster_pids); do
+        grep -Eq "$re" "/proc/$p/comm" 2>/dev/null && kill "-$sig" "$p" 2>/dev/null
+    done
+}
+
+cluster_stop () {
+    local left
+    trap - EXIT
+    [ -n "${JT_CLUSTER_DIR:-}" ] && [ -d "$JT_CLUSTER_DIR" ] || return 0
+    scancel --quiet --user="$(id -un)" 2>/dev/null
+    wait_for 5 test -z "$(squeue -h -t running,completing 2>/dev/null)"
+    _kill_named TERM '^slurmd$'
+    _kill_named TERM '^(slurmctld|memcheck)'
+    wait_for 10 test -z "$(for p in $(cluster_pids); do grep -Ex 'slurmd|slurmctld|memcheck.*' /proc/$p/comm 2>/dev/null; done)"
+    # Left-overs: stepds, job processes, then munged.
+    for p in $(cluster_pids); do
+        grep -qx munged "/proc/$p/comm" 2>/dev/null || kill -KILL "$p" 2>/dev/null
+    done
+    _kill_named TERM '^munged$'
+    wait_for 5 test -z "$(cluster_pids)"
+    left=$(cluster_pids)
+    [ -n "$left" ] && { kill -KILL $left 2>/dev/null; }
+    if [ -z "${JT_CLUSTER_KEEP:-}" ]; then rm -rf "$JT_CLUSTER_DIR"
+    else echo "# kept $JT_CLUSTER_DIR"; fi
+    JT_CLUSTER_DIR=
+}
+
+##
+# Job helpers
+##
+
+# One field of `scontrol show job -o JOBID` (e.g. JobState, AdminComment).
+# AdminComment and Comment hold spaces: they run to the next " Key=".
+job_field () {
+    scontrol show job -o "$1" 2>/dev/null | awk -v k="$2" '{
+        s = " " $0; n = index(s, " " k "="); if (!n) exit
+        s = substr(s, n + length(k) + 2)
+        if (match(s, / [A-Z][A-Za-z:]*=/)) s = substr(s, 1, RSTART - 1)
+        sub(/ +$/, "", s)
+        print s }'
+}
+
+# Wait until job JOBID is in one of the states (regex), at most SECS.
+wait_job_state () {
+    local id=$1 re=$2 secs=${3:-30}
+    wait_for "$secs" eval "job_field $id JobState | grep -Eqx '$re'"
+}
+
+# Submit and print the job id (extra args go to sbatch); stderr kept in
+# $JT_CLUSTER_DIR/last.err.
+# The job inherits the marker, so teardown finds its processes too.
+submit () {
+    env JT_CLUSTER_ID="$JT_CLUSTER_DIR" sbatch --parsable "$@" \
+        2>"$JT_CLUSTER_DIR/last.err" | cut -d';' -f1
+}
+last_err () { cat "$JT_CLUSTER_DIR/last.err"; }
