@@ -19,6 +19,11 @@
  */
 #include "config.h"
 
+/* Slurm's own plugins include this first: it renames libslurm calls to
+ * their exported slurm_* aliases, so the plugin also loads in clients
+ * linked with libslurm.so. */
+#include "src/common/slurm_xlator.h"
+
 #include <string.h>
 
 #include "src/common/read_config.h"

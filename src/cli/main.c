@@ -21,6 +21,7 @@ struct command {
 static const struct command commands[] = {
     { "check", cmd_check, "validate a budget directory (and a snapshot)" },
     { "plan", cmd_plan, "decide BindNow/PlanLater/Reject for a run" },
+    { "snapshot", cmd_snapshot, "read a live Slurm cluster into a snapshot" },
     { NULL, NULL, NULL },
 };
 

@@ -1,0 +1,30 @@
+##*****************************************************************************
+#  SYNOPSIS
+#    X_AC_LIBSLURM
+#
+#  DESCRIPTION
+#    libslurm (Debian: libslurm-dev) for `jobtree snapshot`, which reads a
+#    live cluster through Slurm's public API. Optional: without it the
+#    command says so. Sets LIBSLURM_LIBS, HAVE_LIBSLURM (config.h) and the
+#    HAVE_LIBSLURM conditional. --without-libslurm turns it off.
+##*****************************************************************************
+AC_DEFUN([X_AC_LIBSLURM], [
+  AC_ARG_WITH([libslurm],
+    AS_HELP_STRING([--without-libslurm],
+      [build `jobtree snapshot` without libslurm (it then refuses to run)]),
+    [], [with_libslurm=check])
+  LIBSLURM_LIBS=""
+  x_ac_have_libslurm=no
+  AS_IF([test "x$with_libslurm" != xno], [
+    AC_CHECK_HEADER([slurm/slurm.h], [
+      AC_CHECK_LIB([slurm], [slurm_load_node],
+        [LIBSLURM_LIBS="-lslurm"; x_ac_have_libslurm=yes])])
+    AS_IF([test "x$with_libslurm" = xyes && test "x$x_ac_have_libslurm" = xno],
+      [AC_MSG_ERROR([--with-libslurm: slurm/slurm.h or libslurm not found
+(Debian: apt-get install libslurm-dev)])])
+  ])
+  AS_IF([test "x$x_ac_have_libslurm" = xyes],
+    [AC_DEFINE([HAVE_LIBSLURM], [1], [libslurm is available for jobtree snapshot])])
+  AC_SUBST([LIBSLURM_LIBS])
+  AM_CONDITIONAL([HAVE_LIBSLURM], [test "x$x_ac_have_libslurm" = xyes])
+])
