@@ -9,7 +9,8 @@
  * applies to it; when it is too small, the bound that gave the minimum is
  * the reason reported. Sponsors that would lend but cannot because the run
  * does not allow borrowing are kept in a shadow list: they are never paid,
- * only used to say "BorrowLimit" instead of a vaguer reason.
+ * only used to say "BorrowLimit" instead of a vaguer reason. Reasons and
+ * the "ever fundable" test are in cover_why.c.
  */
 #include <errno.h>
 #include <math.h>
@@ -18,25 +19,7 @@
 #include <string.h>
 
 #include "jobtree/cover.h"
-#include "jobtree/timeutil.h"
-
-#define ROOM_INF INT64_MAX
-
-struct jt_coverer {
-    const jt_budgets_t *b;
-    const jt_usage_t *u;        /* may be NULL: no usage */
-    const jt_run_t *r;
-    int64_t now;
-    double hpg;                 /* GPU-hours charged per GPU */
-    bool has_budget;
-    jt_cover_cand_t *cand;      /* the candidates, in Cover's order */
-    size_t ncand;
-    jt_cover_cand_t *shadow;    /* lenders, when the run may not borrow */
-    size_t nshadow;
-    int64_t *charged;           /* per envelope id, this session */
-    int64_t borrowed;           /* GPUs charged to sponsors */
-    int64_t need;               /* last demand that could not be funded */
-};
+#include "cover_int.h"
 
 static const char *reason_names[] = {
     [JT_OK] = "OK",
@@ -156,7 +139,7 @@ static bool in_list (const jt_budget_t *const *v, size_t n, const jt_budget_t *o
     return false;
 }
 
-static bool flavor_is (const jt_envelope_t *e, const char *flavor)
+bool jt_cover_flavor_is (const jt_envelope_t *e, const char *flavor)
 {
     return e->flavor && flavor && strcmp (e->flavor, flavor) == 0;
 }
@@ -225,7 +208,7 @@ static int candidates_build (jt_coverer_t *c, const jt_budget_t *o)
     for (size_t f = 0; f < nfam; f++) {
         for (size_t k = 0; k < fam[f]->nenv; k++) {
             const jt_envelope_t *e = &fam[f]->env[k];
-            if (!flavor_is (e, flavor))
+            if (!jt_cover_flavor_is (e, flavor))
                 continue;
             char *t = selector_text (e);
             if (!t)
@@ -243,7 +226,7 @@ static int candidates_build (jt_coverer_t *c, const jt_budget_t *o)
         for (size_t f = 0; f < nfam; f++) {
             for (size_t k = 0; k < fam[f]->nenv; k++) {
                 const jt_envelope_t *e = &fam[f]->env[k];
-                if (!flavor_is (e, flavor) || seen[e->id])
+                if (!jt_cover_flavor_is (e, flavor) || seen[e->id])
                     continue;
                 char *t = selector_text (e);
                 if (!t)
@@ -284,7 +267,7 @@ static int candidates_build (jt_coverer_t *c, const jt_budget_t *o)
                 continue;
             for (size_t k = 0; k < sp->nenv; k++) {
                 const jt_envelope_t *e = &sp->env[k];
-                if (!flavor_is (e, flavor) || seen[e->id]
+                if (!jt_cover_flavor_is (e, flavor) || seen[e->id]
                     || !jt_envelope_lends_to (e, c->r->owner))
                     continue;
                 if (!cand_push (sv, sn, scp, e, JT_SRC_SPONSOR)) {
@@ -364,17 +347,6 @@ const jt_cover_cand_t *jt_coverer_cand (const jt_coverer_t *c, size_t i)
 
 /* ---- bounds ---- */
 
-enum bound_kind {
-    B_NONE = 0, B_WINDOW, B_CONC, B_HOURS, B_CAP_CONC, B_CAP_HOURS,
-    B_LEND_CONC, B_LEND_HOURS, B_BORROW,
-};
-
-typedef struct room {
-    int64_t gpus;               /* headroom, >= 0 */
-    enum bound_kind kind;       /* the bound giving the minimum */
-    const jt_aggcap_t *cap;     /* for B_CAP_* */
-    double used, limit;         /* numbers for the detail line */
-} room_t;
 
 static void room_min (room_t *rm, int64_t gpus, enum bound_kind kind,
                       const jt_aggcap_t *cap, double used, double limit)
@@ -390,8 +362,8 @@ static void room_min (room_t *rm, int64_t gpus, enum bound_kind kind,
 
 /* Every bound of candidate cd given usage and this session's charges.
  * The borrow limit applies only to real sponsors (not the shadow list). */
-static room_t room_of (const jt_coverer_t *c, const jt_cover_cand_t *cd,
-                       bool borrowing)
+room_t jt_cover_room (const jt_coverer_t *c, const jt_cover_cand_t *cd,
+                      bool borrowing)
 {
     const jt_envelope_t *e = cd->env;
     size_t id = e->id;
@@ -454,7 +426,7 @@ static room_t room_of (const jt_coverer_t *c, const jt_cover_cand_t *cd,
     return rm;
 }
 
-static jt_reason_t kind_reason (enum bound_kind k)
+jt_reason_t jt_cover_kind_reason (enum bound_kind k)
 {
     switch (k) {
     case B_WINDOW:
@@ -477,61 +449,6 @@ static jt_reason_t kind_reason (enum bound_kind k)
     return JT_OK;
 }
 
-/* One line naming the envelope or cap and the numbers. */
-static void room_detail (const jt_coverer_t *c, const jt_cover_cand_t *cd,
-                         const room_t *rm, int64_t need, char *buf, size_t len)
-{
-    const char *en = cd->env->name;
-    double nh = (double) need * c->hpg;
-    char s[32] = "", e[32] = "", t[32] = "";
-
-    if (!buf || len == 0)
-        return;
-    switch (rm->kind) {
-    case B_WINDOW:
-        jt_time_format (cd->env->start, s, sizeof (s));
-        jt_time_format (cd->env->end, e, sizeof (e));
-        jt_time_format (c->now, t, sizeof (t));
-        snprintf (buf, len, "envelope %s: window [%s, %s) is not open at %s",
-                  en, s, e, t);
-        break;
-    case B_CONC:
-        snprintf (buf, len, "envelope %s: %.0f of %.0f GPUs active, run needs"
-                  " %lld", en, rm->used, rm->limit, (long long) need);
-        break;
-    case B_HOURS:
-        snprintf (buf, len, "envelope %s: %.1f of %.1f GPU-hours used, %lld"
-                  " GPUs for the time limit need %.1f", en, rm->used,
-                  rm->limit, (long long) need, nh);
-        break;
-    case B_CAP_CONC:
-        snprintf (buf, len, "aggregate cap %s: %.0f of %.0f GPUs active, run"
-                  " needs %lld", rm->cap->name, rm->used, rm->limit,
-                  (long long) need);
-        break;
-    case B_CAP_HOURS:
-        snprintf (buf, len, "aggregate cap %s: %.1f of %.1f GPU-hours used,"
-                  " run needs %.1f", rm->cap->name, rm->used, rm->limit, nh);
-        break;
-    case B_LEND_CONC:
-        snprintf (buf, len, "envelope %s lends at most %.0f GPUs: %.0f lent,"
-                  " run needs %lld", en, rm->limit, rm->used, (long long) need);
-        break;
-    case B_LEND_HOURS:
-        snprintf (buf, len, "envelope %s lends at most %.1f GPU-hours: %.1f"
-                  " lent, run needs %.1f", en, rm->limit, rm->used, nh);
-        break;
-    case B_BORROW:
-        snprintf (buf, len, "maxBorrowGPUs %.0f: %.0f already borrowed, run"
-                  " needs %lld (envelope %s)", rm->limit, rm->used,
-                  (long long) need, en);
-        break;
-    case B_NONE:
-        snprintf (buf, len, "envelope %s: no bound", en);
-        break;
-    }
-}
-
 int64_t jt_coverer_headroom (const jt_coverer_t *c, size_t i, jt_reason_t *why)
 {
     if (!c || i >= c->ncand) {
@@ -539,9 +456,9 @@ int64_t jt_coverer_headroom (const jt_coverer_t *c, size_t i, jt_reason_t *why)
             *why = JT_NO_MATCHING_ENVELOPE;
         return 0;
     }
-    room_t rm = room_of (c, &c->cand[i], true);
+    room_t rm = jt_cover_room (c, &c->cand[i], true);
     if (why)
-        *why = rm.gpus > 0 ? JT_OK : kind_reason (rm.kind);
+        *why = rm.gpus > 0 ? JT_OK : jt_cover_kind_reason (rm.kind);
     return rm.gpus;
 }
 
@@ -571,85 +488,6 @@ ssize_t jt_coverer_fund (jt_coverer_t *c, int64_t gpus)
     }
     c->need = gpus;
     return -1;
-}
-
-static bool any_envelope_of_flavor (const jt_budgets_t *b, const char *flavor)
-{
-    for (size_t i = 0; i < b->nenv; i++)
-        if (flavor_is (b->env[i], flavor))
-            return true;
-    return false;
-}
-
-jt_reason_t jt_coverer_why_gpus (const jt_coverer_t *c, int64_t need,
-                                 char *detail, size_t len)
-{
-    char dummy[1];
-
-    if (!detail || len == 0) {
-        detail = dummy;
-        len = sizeof (dummy);
-    }
-    detail[0] = '\0';
-    if (!c)
-        return JT_INVALID_RUN;
-    const char *owner = c->r->owner, *flavor = c->r->flavor;
-    if (!c->has_budget) {
-        snprintf (detail, len, "owner %s has no budget file", owner);
-        return JT_NO_BUDGET;
-    }
-    if (c->ncand == 0 && c->nshadow == 0) {
-        if (!any_envelope_of_flavor (c->b, flavor)) {
-            snprintf (detail, len, "no envelope of any owner has flavor %s",
-                      flavor);
-            return JT_UNKNOWN_FLAVOR;
-        }
-        snprintf (detail, len, "no envelope of flavor %s for %s, its family"
-                  " or a sponsor lending to it", flavor, owner);
-        return JT_NO_MATCHING_ENVELOPE;
-    }
-    ssize_t best = -1;
-    room_t brm = { 0, B_NONE, NULL, 0., 0. };
-    for (size_t i = 0; i < c->ncand; i++) {
-        room_t rm = room_of (c, &c->cand[i], true);
-        if (rm.kind == B_WINDOW)
-            continue;
-        if (rm.gpus >= need)
-            return JT_OK;
-        /* Ties go to the later candidate: the furthest Cover got. */
-        if (best < 0 || rm.gpus >= brm.gpus) {
-            best = (ssize_t) i;
-            brm = rm;
-        }
-    }
-    for (size_t i = 0; i < c->nshadow; i++) {
-        room_t rm = room_of (c, &c->shadow[i], false);
-        if (rm.kind != B_WINDOW && rm.gpus >= need) {
-            snprintf (detail, len, "borrowing is off: sponsor envelope %s (%s)"
-                      " could pay %lld GPUs", c->shadow[i].env->name,
-                      c->shadow[i].env->owner, (long long) need);
-            return JT_BORROW_LIMIT;
-        }
-    }
-    if (c->ncand == 0) {
-        snprintf (detail, len, "only sponsors lend %s to %s (first %s) and the"
-                  " run does not allow borrowing", flavor, owner,
-                  c->shadow[0].env->name);
-        return JT_BORROW_LIMIT;
-    }
-    if (best < 0) {
-        room_t rm = room_of (c, &c->cand[0], true);
-        room_detail (c, &c->cand[0], &rm, need, detail, len);
-        return JT_WINDOW_CLOSED;
-    }
-    room_detail (c, &c->cand[best], &brm, need, detail, len);
-    return kind_reason (brm.kind);
-}
-
-jt_reason_t jt_coverer_why (const jt_coverer_t *c, char *detail, size_t len)
-{
-    return jt_coverer_why_gpus (c, c && c->need > 0 ? c->need : 1, detail,
-                                len);
 }
 
 /* ---- Cover alone ---- */
@@ -718,138 +556,4 @@ int jt_cover (const jt_budgets_t *b, const jt_usage_t *u, const jt_run_t *r,
     out->reason = JT_OK;
     jt_coverer_destroy (c);
     return 0;
-}
-
-/* ---- could it ever be funded ---- */
-
-static const char *kind_bound_name (enum bound_kind k)
-{
-    switch (k) {
-    case B_CONC:
-        return "concurrency";
-    case B_HOURS:
-        return "GPU-hours for its time limit";
-    case B_CAP_CONC:
-    case B_CAP_HOURS:
-        return "aggregate cap";
-    case B_LEND_CONC:
-    case B_LEND_HOURS:
-        return "lending cap";
-    case B_BORROW:
-        return "maxBorrowGPUs";
-    default:
-        break;
-    }
-    return "bounds";
-}
-
-/* Fund all groups with no usage at time t. 1 funded, 0 not, -1 ENOMEM. */
-static int fundable_at (const jt_budgets_t *b, const jt_run_t *r,
-                        const jt_groups_t *g, int64_t t)
-{
-    jt_coverer_t *c = jt_coverer_create (b, NULL, r, t, NULL);
-
-    if (!c)
-        return -1;
-    for (size_t k = 0; k < g->n; k++) {
-        if (jt_coverer_fund (c, g->gpus[k]) < 0) {
-            jt_coverer_destroy (c);
-            return 0;
-        }
-    }
-    jt_coverer_destroy (c);
-    return 1;
-}
-
-jt_reason_t jt_cover_ever (const jt_budgets_t *b, const jt_run_t *r,
-                           int64_t now, char *detail, size_t len)
-{
-    char dummy[1];
-    jt_error_t err;
-    jt_groups_t g = { NULL, 0, false };
-    jt_coverer_t *c = NULL;
-    jt_reason_t why = JT_OK;
-
-    if (!detail || len == 0) {
-        detail = dummy;
-        len = sizeof (dummy);
-    }
-    detail[0] = '\0';
-    if (!(c = jt_coverer_create (b, NULL, r, now, &err))) {
-        snprintf (detail, len, "%s", err.text);
-        return JT_INVALID_RUN;
-    }
-    if (!c->has_budget || c->ncand == 0) {
-        why = jt_coverer_why_gpus (c, 1, detail, len);
-        if (why == JT_BORROW_LIMIT) {
-            why = JT_NO_MATCHING_ENVELOPE;
-            snprintf (detail, len, "only sponsors lend %s to %s and the run"
-                      " does not allow borrowing", r->flavor, r->owner);
-        }
-        goto done;
-    }
-    int64_t total = r->malleable ? r->min_gpus : r->total_gpus;
-    if (jt_run_compile (r, total, &g, &err) < 0) {
-        snprintf (detail, len, "%s", err.text);
-        why = JT_INVALID_RUN;
-        goto done;
-    }
-    /* Funding only changes when a window opens: try now and each later start. */
-    bool any_future = false;
-    for (size_t i = 0; i < c->ncand; i++) {
-        const jt_envelope_t *e = c->cand[i].env;
-        if (e->end <= now)
-            continue;
-        any_future = true;
-        int rc = fundable_at (b, r, &g, e->start > now ? e->start : now);
-        if (rc != 0) {
-            why = rc > 0 ? JT_OK : JT_INVALID_RUN;
-            if (rc < 0)
-                snprintf (detail, len, "out of memory");
-            goto done;
-        }
-    }
-    if (!any_future) {
-        const jt_envelope_t *last = c->cand[0].env;
-        for (size_t i = 1; i < c->ncand; i++)
-            if (c->cand[i].env->end > last->end)
-                last = c->cand[i].env;
-        char t[32] = "";
-        jt_time_format (last->end, t, sizeof (t));
-        snprintf (detail, len, "every candidate envelope's window has ended"
-                  " (latest: %s ended %s)", last->name, t);
-        why = JT_WINDOW_CLOSED;
-        goto done;
-    }
-    /* Never: say which bound is too small for the largest group. */
-    int64_t largest = 0;
-    for (size_t k = 0; k < g.n; k++)
-        if (g.gpus[k] > largest)
-            largest = g.gpus[k];
-    room_t best = { -1, B_NONE, NULL, 0., 0. };
-    for (size_t i = 0; i < c->ncand; i++) {
-        const jt_envelope_t *e = c->cand[i].env;
-        if (e->end <= now)
-            continue;
-        c->now = e->start > now ? e->start : now;
-        room_t rm = room_of (c, &c->cand[i], true);
-        if (rm.gpus > best.gpus)
-            best = rm;
-    }
-    why = JT_NEVER_FUNDABLE;
-    if (largest > best.gpus && best.kind == B_CONC)
-        snprintf (detail, len, "largest group %lld GPUs > concurrency %lld of"
-                  " every candidate", (long long) largest, (long long) best.gpus);
-    else if (largest > best.gpus)
-        snprintf (detail, len, "largest group %lld GPUs > %lld GPUs any"
-                  " candidate can fund (%s)", (long long) largest,
-                  (long long) best.gpus, kind_bound_name (best.kind));
-    else
-        snprintf (detail, len, "%lld GPUs in %zu groups exceed what the"
-                  " candidate envelopes can fund together", (long long) total,
-                  g.n);
-done:
-    jt_groups_free (&g);
-    jt_coverer_destroy (c);
-    return why;
 }
