@@ -6,7 +6,9 @@
  *
  * Clusters: 8-GPU h100 nodes, 32 per fast-fabric domain, half of them busy
  * (chosen with a fixed splitmix64 seed). Runs: 8 GPUs (one 8-GPU group),
- * 256 and 4,096 GPUs (groups of 64).
+ * 256 and 4,096 GPUs (groups of 64). Cover uses one budget whose single
+ * envelope (selector region=west, every node) has concurrency to spare, no
+ * usage; Plan is the whole admission decision (view build + Cover + Pack).
  */
 #include <inttypes.h>
 #include <stdio.h>
@@ -14,7 +16,11 @@
 #include <string.h>
 #include <time.h>
 
+#include "jobtree/budget.h"
+#include "jobtree/cover.h"
 #include "jobtree/pack.h"
+#include "jobtree/plan.h"
+#include "jobtree/run.h"
 
 static uint64_t rng_state;
 
@@ -112,6 +118,47 @@ static void baseline_pass (const jt_snapshot_t *s)
     sink = f;
 }
 
+/* 2026-03-01T12:00:00Z, inside the envelope's window */
+#define BENCH_NOW 1772366400
+
+static const char budget_json[] =
+    "{ \"owner\": \"bench\", \"envelopes\": [ { \"name\": \"west-h100\", "
+    "\"flavor\": \"h100\", \"selector\": { \"region\": \"west\" }, "
+    "\"start\": \"2026-01-01T00:00:00Z\", \"end\": \"2027-01-01T00:00:00Z\", "
+    "\"concurrency\": 100000 } ] }";
+
+static jt_budgets_t *make_budgets (void)
+{
+    jt_budgets_t *b = jt_budgets_create ();
+    jt_diags_t d;
+
+    jt_diags_init (&d);
+    if (!b || jt_budgets_add_json (b, "bench.json", budget_json,
+                                   sizeof (budget_json) - 1, &d) < 0
+        || jt_budgets_finalize (b, &d) < 0) {
+        char buf[512];
+        for (size_t i = 0; i < d.n; i++) {
+            jt_diag_format (&d.v[i], buf, sizeof (buf));
+            fprintf (stderr, "%s\n", buf);
+        }
+        exit (1);
+    }
+    jt_diags_free (&d);
+    return b;
+}
+
+static jt_run_t *make_run (int64_t total, int64_t group)
+{
+    jt_run_t *r = jt_run_create ();
+
+    r->id = strdup ("bench:1");
+    r->owner = strdup ("bench");
+    r->flavor = strdup ("h100");
+    r->total_gpus = total;
+    r->group_gpus = group;
+    return r;
+}
+
 struct run {
     const char *name;
     int64_t total;
@@ -130,6 +177,14 @@ int main (int argc, char **argv)
     static const int sizes[] = { 1024, 16384, 65536 };
     int reps = argc > 1 ? atoi (argv[1]) : 200;
     double base_med[3], pack_med[3][NRUNS], view_med[3];
+    double cover_med[3][NRUNS], plan_med[3][NRUNS];
+    jt_budgets_t *budgets = make_budgets ();
+    jt_usage_t usage;
+
+    if (jt_usage_init (&usage, budgets) < 0) {
+        fprintf (stderr, "usage: out of memory\n");
+        return 1;
+    }
 
     if (reps < 10)
         reps = 10;
@@ -203,6 +258,55 @@ int main (int argc, char **argv)
             printf ("%-7d %-28s %10.2f %10.2f %9.2f\n", sizes[si], what,
                     st.med, st.p99, st.med / base_med[si]);
         }
+        for (size_t ri = 0; ri < NRUNS; ri++) {
+            jt_run_t *run = make_run (runs[ri].total, runs[ri].group);
+            jt_groups_t g;
+            char what[64];
+            int last = 0;
+            if (jt_run_compile (run, run->total_gpus, &g, &err) < 0) {
+                fprintf (stderr, "compile: %s\n", err.text);
+                return 1;
+            }
+            for (int r = 0; r < reps; r++) {
+                jt_cover_t c;
+                double t0 = now_us ();
+                int rc = jt_cover (budgets, &usage, run, &g, BENCH_NOW, &c, &err);
+                t[r] = now_us () - t0;
+                if (rc != 0) {
+                    fprintf (stderr, "cover %s: rc %d %s\n", runs[ri].name, rc,
+                             rc < 0 ? err.text : c.detail);
+                    return 1;
+                }
+                jt_cover_free (&c);
+            }
+            st = stats (t, reps);
+            cover_med[si][ri] = st.med;
+            snprintf (what, sizeof (what), "Cover %s", runs[ri].name);
+            printf ("%-7d %-28s %10.2f %10.2f %9.2f\n", sizes[si], what,
+                    st.med, st.p99, st.med / base_med[si]);
+            for (int r = 0; r < reps; r++) {
+                jt_plan_t pl;
+                jt_plan_opts_t opts = { .policy = JT_PACK_TO_EMPTY };
+                double t0 = now_us ();
+                int rc = jt_plan_run (budgets, s, &usage, run, BENCH_NOW, &opts,
+                                      &pl, &err);
+                t[r] = now_us () - t0;
+                if (rc < 0) {
+                    fprintf (stderr, "plan %s: %s\n", runs[ri].name, err.text);
+                    return 1;
+                }
+                last = pl.decision != JT_BIND_NOW;
+                jt_plan_free (&pl);
+            }
+            st = stats (t, reps);
+            plan_med[si][ri] = st.med;
+            snprintf (what, sizeof (what), "Plan %s%s", runs[ri].name,
+                      last ? " (not BindNow)" : "");
+            printf ("%-7d %-28s %10.2f %10.2f %9.2f\n", sizes[si], what,
+                    st.med, st.p99, st.med / base_med[si]);
+            jt_groups_free (&g);
+            jt_run_destroy (run);
+        }
         jt_pack_view_destroy (v);
         jt_snapshot_destroy (s);
         printf ("\n");
@@ -216,6 +320,16 @@ int main (int argc, char **argv)
         printf ("  Pack %-19s 1 -> %.1f -> %.1f\n", runs[ri].name,
                 pack_med[1][ri] / pack_med[0][ri],
                 pack_med[2][ri] / pack_med[0][ri]);
+    for (size_t ri = 0; ri < NRUNS; ri++)
+        printf ("  Cover %-18s 1 -> %.1f -> %.1f\n", runs[ri].name,
+                cover_med[1][ri] / cover_med[0][ri],
+                cover_med[2][ri] / cover_med[0][ri]);
+    for (size_t ri = 0; ri < NRUNS; ri++)
+        printf ("  Plan %-19s 1 -> %.1f -> %.1f\n", runs[ri].name,
+                plan_med[1][ri] / plan_med[0][ri],
+                plan_med[2][ri] / plan_med[0][ri]);
+    jt_usage_free (&usage);
+    jt_budgets_destroy (budgets);
     free (t);
     return 0;
 }

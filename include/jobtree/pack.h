@@ -60,6 +60,15 @@ void jt_pack_view_destroy (jt_pack_view_t *v);
 /* Free GPUs (whole free nodes) left in domain d of the view. */
 int64_t jt_pack_view_free (const jt_pack_view_t *v, size_t domain);
 
+/* hold = true: freeze the pack-to-empty domain order at the view's free
+ * GPUs now, for every request until called again with hold = false. A
+ * caller that places a run's groups one request at a time (Plan, which
+ * interleaves funding) then gets the domains one request of all the groups
+ * would get (the order is fixed at the start of the run, so a domain fills
+ * to empty before the next is used) instead of a fresh order per group.
+ * Also makes those requests cheaper (no sort). Returns 0, -1 on ENOMEM. */
+int jt_pack_view_hold_order (jt_pack_view_t *v, bool hold);
+
 typedef struct jt_pack_request {
     const int64_t *groups;      /* group sizes in GPUs */
     size_t ngroups;

@@ -35,43 +35,24 @@ struct req {
     size_t cap;                 /* allocated out->groups */
 };
 
-static bool sel_domain_level (const jt_labels_t *sel)
+/* Whether domain d takes part in this request (only_domain, selector). */
+static bool dom_ok (const struct req *q, size_t d)
 {
-    for (size_t i = 0; i < sel->n; i++) {
-        const char *k = sel->v[i].key;
-        if (strcmp (k, JT_LABEL_REGION) != 0 && strcmp (k, JT_LABEL_CLUSTER) != 0
-            && strcmp (k, JT_LABEL_FABRIC) != 0)
-            return false;
-    }
-    return true;
-}
-
-static bool sel_match_domain (const jt_labels_t *sel, const jt_domain_t *d)
-{
-    for (size_t i = 0; i < sel->n; i++) {
-        const char *k = sel->v[i].key, *have;
-        if (strcmp (k, JT_LABEL_REGION) == 0)
-            have = d->region;
-        else if (strcmp (k, JT_LABEL_CLUSTER) == 0)
-            have = d->cluster;
-        else
-            have = d->fabric;
-        if (!have || strcmp (have, sel->v[i].value) != 0)
-            return false;
-    }
-    return true;
+    if (q->r->only_domain >= 0 && (size_t) q->r->only_domain != d)
+        return false;
+    return q->mode != SEL_DOMAIN || q->v->dsel_ok[d];
 }
 
 static size_t avail_nodes (const struct req *q, size_t d)
 {
-    if (!q->v->dok[d])
+    if (!dom_ok (q, d))
         return 0;
     return q->mode == SEL_NODE ? q->v->sel_nodes[d] : q->v->free_nodes[d];
 }
 
 static int64_t avail_gpus (const struct req *q, size_t d)
 {
-    if (!q->v->dok[d])
+    if (!dom_ok (q, d))
         return 0;
     return q->mode == SEL_NODE ? q->v->sel_gpus[d] : q->v->free_gpus[d];
 }
@@ -256,13 +237,27 @@ static void group_detail (struct req *q, size_t i, int64_t g)
     most_free (q, q->out->detail, sizeof (q->out->detail), n);
 }
 
-/* Fill v->order with the usable domains by free GPUs desc, then name.
- * Returns how many. */
+/* Fill v->order with the usable domains by free GPUs desc, then name
+ * (free as of now, or as of jt_pack_view_hold_order). Returns how many. */
 static size_t make_order (struct req *q)
 {
     jt_pack_view_t *v = q->v;
     size_t n = 0;
 
+    if (q->r->only_domain >= 0) {
+        size_t d = (size_t) q->r->only_domain;
+        if (avail_nodes (q, d) == 0)
+            return 0;
+        v->order[0].key = avail_gpus (q, d);
+        v->order[0].d = d;
+        return 1;
+    }
+    if (v->hold) {
+        for (size_t j = 0; j < v->nheld; j++)
+            if (avail_nodes (q, v->held[j].d) > 0)
+                v->order[n++] = v->held[j];
+        return n;
+    }
     for (size_t d = 0; d < v->ndom; d++) {
         if (avail_nodes (q, d) == 0)
             continue;
@@ -454,17 +449,12 @@ int jt_pack (jt_pack_view_t *v, const jt_pack_request_t *req,
         return 1;
     }
     if (req->selector && req->selector->n > 0) {
-        if (sel_domain_level (req->selector))
-            q.mode = SEL_DOMAIN;
-        else if (jt_packv_sel_cache (v, req->selector) < 0)
+        q.mode = jt_packv_sel_domain_level (req->selector) ? SEL_DOMAIN
+                                                           : SEL_NODE;
+        if ((q.mode == SEL_DOMAIN ? jt_packv_dsel_cache (v, req->selector)
+                                  : jt_packv_sel_cache (v, req->selector)) < 0)
             return jt_errprintf (err, "pack: out of memory");
-        else
-            q.mode = SEL_NODE;
     }
-    for (size_t d = 0; d < v->ndom; d++)
-        v->dok[d] = (req->only_domain < 0 || (size_t) req->only_domain == d)
-                    && (q.mode != SEL_DOMAIN
-                        || sel_match_domain (req->selector, &v->s->domains[d]));
     nord = make_order (&q);
     if (req->soft && req->single_domain)
         rc = pack_single (&q, nord, &demand, 1);

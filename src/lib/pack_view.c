@@ -34,7 +34,9 @@ void jt_pack_view_destroy (jt_pack_view_t *v)
     free (v->sel_match);
     free (v->sel_nodes);
     free (v->sel_gpus);
-    free (v->dok);
+    free (v->dsel_key);
+    free (v->dsel_ok);
+    free (v->held);
     free (v->order);
     free (v->order_tmp);
     free (v->bucket);
@@ -104,10 +106,9 @@ jt_pack_view_t *jt_pack_view_create (const jt_snapshot_t *s,
     v->free_gpus = calloc (nd + 1, sizeof (int64_t));
     v->ugpus = calloc (nd + 1, sizeof (int));
     v->pos = malloc ((nn + 1) * sizeof (size_t));
-    v->dok = calloc (nd + 1, 1);
     v->order = calloc (nd + 1, sizeof (struct dord));
     if (!v->flavor || !v->dstart || !v->head || !v->free_nodes
-        || !v->free_gpus || !v->ugpus || !v->pos || !v->dok || !v->order)
+        || !v->free_gpus || !v->ugpus || !v->pos || !v->order)
         goto nomem;
     for (size_t i = 0; i < nn; i++) {
         const jt_node_t *n = &s->nodes[i];
@@ -278,4 +279,81 @@ int jt_packv_sel_cache (jt_pack_view_t *v, const jt_labels_t *sel)
     }
     v->sel_key = key != small ? key : strdup (small);
     return v->sel_key ? 0 : -1;
+}
+
+bool jt_packv_sel_domain_level (const jt_labels_t *sel)
+{
+    for (size_t i = 0; i < sel->n; i++) {
+        const char *k = sel->v[i].key;
+        if (strcmp (k, JT_LABEL_REGION) != 0 && strcmp (k, JT_LABEL_CLUSTER) != 0
+            && strcmp (k, JT_LABEL_FABRIC) != 0)
+            return false;
+    }
+    return true;
+}
+
+static bool sel_match_domain (const jt_labels_t *sel, const jt_domain_t *d)
+{
+    for (size_t i = 0; i < sel->n; i++) {
+        const char *k = sel->v[i].key, *have;
+        if (strcmp (k, JT_LABEL_REGION) == 0)
+            have = d->region;
+        else if (strcmp (k, JT_LABEL_CLUSTER) == 0)
+            have = d->cluster;
+        else
+            have = d->fabric;
+        if (!have || strcmp (have, sel->v[i].value) != 0)
+            return false;
+    }
+    return true;
+}
+
+int jt_packv_dsel_cache (jt_pack_view_t *v, const jt_labels_t *sel)
+{
+    char small[256], *key = small;
+    int len = jt_labels_format (sel, small, sizeof (small));
+
+    if (len < 0)
+        return -1;
+    if ((size_t) len >= sizeof (small)) {
+        if (!(key = malloc ((size_t) len + 1)))
+            return -1;
+        jt_labels_format (sel, key, (size_t) len + 1);
+    }
+    if (v->dsel_key && strcmp (v->dsel_key, key) == 0) {
+        if (key != small)
+            free (key);
+        return 0;
+    }
+    free (v->dsel_key);
+    v->dsel_key = NULL;
+    if (!v->dsel_ok && !(v->dsel_ok = calloc (v->ndom + 1, 1))) {
+        if (key != small)
+            free (key);
+        return -1;
+    }
+    for (size_t d = 0; d < v->ndom; d++)
+        v->dsel_ok[d] = sel_match_domain (sel, &v->s->domains[d]);
+    v->dsel_key = key != small ? key : strdup (small);
+    return v->dsel_key ? 0 : -1;
+}
+
+int jt_pack_view_hold_order (jt_pack_view_t *v, bool hold)
+{
+    if (!v)
+        return 0;
+    v->hold = false;
+    if (!hold)
+        return 0;
+    if (!v->held && !(v->held = calloc (v->ndom + 1, sizeof (struct dord))))
+        return -1;
+    v->nheld = 0;
+    for (size_t d = 0; d < v->ndom; d++)
+        if (v->free_nodes[d] > 0) {
+            v->held[v->nheld].key = v->free_gpus[d];
+            v->held[v->nheld++].d = d;
+        }
+    qsort (v->held, v->nheld, sizeof (struct dord), jt_packv_dord_cmp);
+    v->hold = true;
+    return 0;
 }

@@ -40,8 +40,16 @@ struct jt_pack_view {
     size_t *sel_nodes;          /* per domain: free matching nodes */
     int64_t *sel_gpus;
 
+    /* cache for the last domain-level selector (region/cluster/fabric) */
+    char *dsel_key;
+    unsigned char *dsel_ok;     /* per domain */
+
+    /* domain order frozen by jt_pack_view_hold_order */
+    bool hold;
+    struct dord *held;          /* domains with free nodes, in order */
+    size_t nheld;
+
     /* per-request scratch */
-    unsigned char *dok;         /* per domain: usable by this request */
     struct dord *order;         /* usable domains in request order */
     struct dord *order_tmp;
     size_t *bucket;             /* counting sort by free GPUs, or NULL */
@@ -66,5 +74,13 @@ void jt_packv_untake (jt_pack_view_t *v, size_t e);
 
 /* Make the node-level selector cache hold sel. Returns 0 or -1 (ENOMEM). */
 int jt_packv_sel_cache (jt_pack_view_t *v, const jt_labels_t *sel);
+
+/* True iff sel only names region, cluster and fabric.domain (so it is
+ * decided per domain). */
+bool jt_packv_sel_domain_level (const jt_labels_t *sel);
+
+/* Make the domain-level selector cache (dsel_ok) hold sel. Returns 0 or
+ * -1 (ENOMEM). */
+int jt_packv_dsel_cache (jt_pack_view_t *v, const jt_labels_t *sel);
 
 #endif /* JOBTREE_PACK_VIEW_H */

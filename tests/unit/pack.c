@@ -549,6 +549,54 @@ static void test_seed_example (void)
     jt_snapshot_destroy (s);
 }
 
+static void test_hold_order (void)
+{
+    jt_snapshot_t *s = jt_snapshot_create ();
+    range (s, "A", "a", 5);
+    range (s, "B", "b", 4);
+    jt_pack_view_t *v = view (s);
+    int64_t g[] = { 16, 16, 16 };
+    jt_pack_request_t r = req (g, 3);
+    jt_placement_t p[3];
+    char got[512];
+
+    is (pk (v, s, &r, &p[0]),
+        "g0 A[a01:8 a02:8] | g1 A[a03:8 a04:8] | g2 B[b01:8 b02:8]",
+        "one request: A fills to empty before B");
+    jt_pack_unplace (v, &p[0]);
+    jt_placement_free (&p[0]);
+
+    /* one group per request, order recomputed each time: g1 goes to B */
+    got[0] = '\0';
+    for (int i = 0; i < 3; i++) {
+        r = req (&g[i], 1);
+        strcat (got, pk (v, s, &r, &p[i]));
+        strcat (got, i < 2 ? " ; " : "");
+    }
+    is (got, "g0 A[a01:8 a02:8] ; g0 B[b01:8 b02:8] ; g0 A[a03:8 a04:8]",
+        "one group per request without hold: order is recomputed per group");
+    for (int i = 0; i < 3; i++) {
+        jt_pack_unplace (v, &p[i]);
+        jt_placement_free (&p[i]);
+    }
+
+    ok (jt_pack_view_hold_order (v, true) == 0, "hold the order");
+    got[0] = '\0';
+    for (int i = 0; i < 3; i++) {
+        r = req (&g[i], 1);
+        strcat (got, pk (v, s, &r, NULL));
+        strcat (got, i < 2 ? " ; " : "");
+    }
+    is (got, "g0 A[a01:8 a02:8] ; g0 A[a03:8 a04:8] ; g0 B[b01:8 b02:8]",
+        "one group per request with hold: the same domains as one request");
+    jt_pack_view_hold_order (v, false);
+    r = req (&g[0], 1);
+    is (pk (v, s, &r, NULL), "g0 B[b03:8 b04:8]",
+        "released: order by current free again (B 16 > A 8)");
+    jt_pack_view_destroy (v);
+    jt_snapshot_destroy (s);
+}
+
 static void test_misc (void)
 {
     jt_snapshot_t *s = jt_snapshot_create ();
@@ -591,6 +639,7 @@ int main (void)
     test_none_unchanged ();
     test_unplace ();
     test_seed_example ();
+    test_hold_order ();
     test_misc ();
     return done_testing ();
 }

@@ -538,6 +538,66 @@ static void unplace_case (const struct cluster *c, uint64_t seed)
     jt_snapshot_destroy (s);
 }
 
+/* One group per request under jt_pack_view_hold_order gives what one
+ * request of all the groups gives (pack-to-empty, the way Plan calls). */
+static void hold_case (const struct cluster *c, uint64_t seed)
+{
+    jt_snapshot_t *s = build (c, NULL);
+    jt_pack_view_t *v1 = jt_pack_view_create (s, "h100", NULL);
+    jt_pack_view_t *v2 = jt_pack_view_create (s, "h100", NULL);
+
+    rng_state = seed * 131 + 3;
+    for (int step = 0; step < 10; step++) {
+        struct rq q;
+        jt_placement_t all, one[8];
+        char joined[8192] = "";
+        size_t n = 0;
+        int rc2 = 0;
+
+        gen_request (&q, s);
+        q.r.policy = JT_PACK_TO_EMPTY;
+        q.r.soft = q.r.single_domain = q.r.partial_ok = false;
+        if (q.r.selector && !jt_labels_get (q.r.selector, JT_LABEL_REGION))
+            q.r.selector = NULL;       /* node-level keys: order differs */
+        int rc1 = jt_pack (v1, &q.r, &all, NULL);
+        char *d1 = jt_placement_dump (&all, s);
+
+        jt_pack_view_hold_order (v2, true);
+        for (n = 0; n < q.r.ngroups; n++) {
+            jt_pack_request_t r1 = q.r;
+            r1.groups = &q.groups[n];
+            r1.ngroups = 1;
+            if ((rc2 = jt_pack (v2, &r1, &one[n], NULL)) != 0)
+                break;
+            char *d = jt_placement_dump (&one[n], s);
+            size_t u = strlen (joined);
+            snprintf (joined + u, sizeof (joined) - u, "%sg%zu%s",
+                      n ? " | " : "", n, d + 2);
+            free (d);
+        }
+        jt_pack_view_hold_order (v2, false);
+        if (rc2 != 0) {
+            for (size_t i = 0; i < n; i++) {
+                jt_pack_unplace (v2, &one[i]);
+                jt_placement_free (&one[i]);
+            }
+            n = 0;
+            snprintf (joined, sizeof (joined), "-");
+        }
+        check (rc1 == rc2, "hold order: None iff one request is None", seed, step);
+        check (strcmp (d1, joined) == 0,
+               "hold order: group-by-group equals one request", seed, step);
+        for (size_t i = 0; i < n; i++)
+            jt_placement_free (&one[i]);
+        free (d1);
+        jt_placement_free (&all);
+        jt_labels_free (&q.sel);
+    }
+    jt_pack_view_destroy (v1);
+    jt_pack_view_destroy (v2);
+    jt_snapshot_destroy (s);
+}
+
 int main (void)
 {
     int ncases = 0, nbig = 0;
@@ -566,6 +626,7 @@ int main (void)
         check (strcmp (a, sh) == 0, "shuffled insertion order gives equal dumps",
                seed, -1);
         unplace_case (&c, seed);
+        hold_case (&c, seed);
         free (a);
         free (b);
         free (sh);
