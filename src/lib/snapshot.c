@@ -233,7 +233,8 @@ static int build_domains (jt_snapshot_t *s, jt_error_t *err)
                   k->cluster ? "/" : "", k->fabric);
         nkeys++;
     }
-    qsort (keys, nkeys, sizeof (*keys), dkey_cmp);
+    if (nkeys > 1)
+        qsort (keys, nkeys, sizeof (*keys), dkey_cmp);
     size_t nd = 0;
     for (size_t i = 0; i < nkeys; i++)
         if (i == 0 || strcmp (keys[i].name, keys[i - 1].name) != 0)
