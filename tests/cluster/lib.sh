@@ -278,7 +278,8 @@ wait_job_state () {
 # $JT_CLUSTER_DIR/last.err.
 # The job inherits the marker, so teardown finds its processes too.
 submit () {
-    env JT_CLUSTER_ID="$JT_CLUSTER_DIR" sbatch --parsable "$@" \
+    env JT_CLUSTER_ID="$JT_CLUSTER_DIR" sbatch --parsable \
+        --output="$JT_CLUSTER_DIR/log/job-%j.out" "$@" \
         2>"$JT_CLUSTER_DIR/last.err" | cut -d';' -f1
 }
 last_err () { cat "$JT_CLUSTER_DIR/last.err"; }
