@@ -33,6 +33,8 @@ struct req {
     enum selmode mode;
     jt_placement_t *out;
     size_t cap;                 /* allocated out->groups */
+    const struct dord *ord;     /* domains in request order (may include
+                                   domains with nothing usable left) */
 };
 
 /* Whether domain d takes part in this request (only_domain, selector). */
@@ -237,12 +239,15 @@ static void group_detail (struct req *q, size_t i, int64_t g)
     most_free (q, q->out->detail, sizeof (q->out->detail), n);
 }
 
-/* Fill v->order with the usable domains by free GPUs desc, then name
- * (free as of now, or as of jt_pack_view_hold_order). Returns how many. */
+/* Point q->ord at the domains by free GPUs desc, then name (free as of
+ * now, or as of jt_pack_view_hold_order). Returns how many. Every user of
+ * the order skips domains that have nothing usable left. */
 static size_t make_order (struct req *q)
 {
     jt_pack_view_t *v = q->v;
     size_t n = 0;
+
+    q->ord = v->order;
 
     if (q->r->only_domain >= 0) {
         size_t d = (size_t) q->r->only_domain;
@@ -253,10 +258,13 @@ static size_t make_order (struct req *q)
         return 1;
     }
     if (v->hold) {
-        for (size_t j = 0; j < v->nheld; j++)
-            if (avail_nodes (q, v->held[j].d) > 0)
-                v->order[n++] = v->held[j];
-        return n;
+        /* Held domains fill to empty in order, so the exhausted ones form a
+         * prefix that is skipped once, not on every request of the run. */
+        while (v->held_first < v->nheld
+               && v->free_nodes[v->held[v->held_first].d] == 0)
+            v->held_first++;
+        q->ord = v->held + v->held_first;
+        return v->nheld - v->held_first;
     }
     for (size_t d = 0; d < v->ndom; d++) {
         if (avail_nodes (q, d) == 0)
@@ -264,24 +272,7 @@ static size_t make_order (struct req *q)
         v->order[n].key = avail_gpus (q, d);
         v->order[n++].d = d;
     }
-    if (!v->bucket) {
-        qsort (v->order, n, sizeof (struct dord), jt_packv_dord_cmp);
-        return n;
-    }
-    /* stable counting sort, keys descending; ties keep index order */
-    int64_t nb = v->nbucket;
-    memset (v->bucket, 0, ((size_t) nb + 1) * sizeof (size_t));
-    for (size_t j = 0; j < n; j++)
-        v->bucket[nb - 1 - v->order[j].key]++;
-    size_t at = 0;
-    for (int64_t b = 0; b < nb; b++) {
-        size_t c = v->bucket[b];
-        v->bucket[b] = at;
-        at += c;
-    }
-    for (size_t j = 0; j < n; j++)
-        v->order_tmp[v->bucket[nb - 1 - v->order[j].key]++] = v->order[j];
-    memcpy (v->order, v->order_tmp, n * sizeof (struct dord));
+    jt_packv_sort_domains (v, v->order, n);
     return n;
 }
 
@@ -292,7 +283,7 @@ static size_t best_fit (const struct req *q, size_t nord, int64_t g)
     size_t best = NOPOS;
 
     for (size_t j = 0; j < nord; j++) {
-        size_t d = q->v->order[j].d;
+        size_t d = q->ord[j].d;
         if (!dom_fits (q, d, g, q->r->spares_per_group))
             continue;
         if (best == NOPOS || avail_gpus (q, d) < avail_gpus (q, best)
@@ -323,8 +314,8 @@ static int pack_groups (struct req *q, size_t nord)
                 cursor = 0;
             cur_g = g;
             for (; cursor < nord; cursor++)
-                if (dom_fits (q, q->v->order[cursor].d, g, r->spares_per_group)) {
-                    d = q->v->order[cursor].d;
+                if (dom_fits (q, q->ord[cursor].d, g, r->spares_per_group)) {
+                    d = q->ord[cursor].d;
                     break;
                 }
         }
@@ -350,7 +341,7 @@ static int pack_single (struct req *q, size_t nord, const int64_t *groups,
     int64_t sum = 0;
 
     for (size_t j = 0; j < nord; j++) {
-        size_t d = q->v->order[j].d;
+        size_t d = q->ord[j].d;
         size_t k = dom_prefix (q, d, groups, n, r->spares_per_group);
         if (k == 0 || k < bestn)
             continue;
@@ -396,7 +387,7 @@ static int pack_soft (struct req *q, size_t nord, int64_t demand)
             return place_in (q, d, demand, SIZE_MAX, sp) < 0 ? -1 : 0;
     }
     for (size_t j = 0; j < nord && rem > 0; j++) {
-        size_t d = q->v->order[j].d, n = avail_nodes (q, d);
+        size_t d = q->ord[j].d, n = avail_nodes (q, d);
         if (n <= (size_t) sp)
             continue;
         if (place_in (q, d, rem, n - (size_t) sp, sp) < 0)

@@ -214,6 +214,7 @@ void jt_packv_untake (jt_pack_view_t *v, size_t e)
     }
     if (e < v->head[d])
         v->head[d] = e;
+    v->held_first = 0;          /* a held domain may have a free node again */
 }
 
 int jt_pack_unplace (jt_pack_view_t *v, const jt_placement_t *p)
@@ -338,6 +339,28 @@ int jt_packv_dsel_cache (jt_pack_view_t *v, const jt_labels_t *sel)
     return v->dsel_key ? 0 : -1;
 }
 
+void jt_packv_sort_domains (jt_pack_view_t *v, struct dord *a, size_t n)
+{
+    if (!v->bucket) {
+        qsort (a, n, sizeof (struct dord), jt_packv_dord_cmp);
+        return;
+    }
+    /* stable counting sort, keys descending; ties keep index order */
+    int64_t nb = v->nbucket;
+    memset (v->bucket, 0, ((size_t) nb + 1) * sizeof (size_t));
+    for (size_t j = 0; j < n; j++)
+        v->bucket[nb - 1 - a[j].key]++;
+    size_t at = 0;
+    for (int64_t b = 0; b < nb; b++) {
+        size_t c = v->bucket[b];
+        v->bucket[b] = at;
+        at += c;
+    }
+    for (size_t j = 0; j < n; j++)
+        v->order_tmp[v->bucket[nb - 1 - a[j].key]++] = a[j];
+    memcpy (a, v->order_tmp, n * sizeof (struct dord));
+}
+
 int jt_pack_view_hold_order (jt_pack_view_t *v, bool hold)
 {
     if (!v)
@@ -348,12 +371,13 @@ int jt_pack_view_hold_order (jt_pack_view_t *v, bool hold)
     if (!v->held && !(v->held = calloc (v->ndom + 1, sizeof (struct dord))))
         return -1;
     v->nheld = 0;
+    v->held_first = 0;
     for (size_t d = 0; d < v->ndom; d++)
         if (v->free_nodes[d] > 0) {
             v->held[v->nheld].key = v->free_gpus[d];
             v->held[v->nheld++].d = d;
         }
-    qsort (v->held, v->nheld, sizeof (struct dord), jt_packv_dord_cmp);
+    jt_packv_sort_domains (v, v->held, v->nheld);
     v->hold = true;
     return 0;
 }

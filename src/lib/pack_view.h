@@ -48,6 +48,7 @@ struct jt_pack_view {
     bool hold;
     struct dord *held;          /* domains with free nodes, in order */
     size_t nheld;
+    size_t held_first;          /* held[0..held_first) have no free node */
 
     /* per-request scratch */
     struct dord *order;         /* usable domains in request order */
@@ -66,6 +67,12 @@ struct dord {
 
 /* Key desc, then index asc (for packing order and domain order). */
 int jt_packv_dord_cmp (const void *a, const void *b);
+
+/* Sort n domains (keys: free GPUs, never above what the domain had when
+ * the view was built; indexes: ascending) by key desc, then index, using
+ * the view's counting-sort buckets when it has them. a must not be
+ * v->order_tmp. */
+void jt_packv_sort_domains (jt_pack_view_t *v, struct dord *a, size_t n);
 
 /* Mark entry e taken / free again, keeping every counter and the domain's
  * head cursor exact. untake of a free entry does nothing. */
