@@ -192,7 +192,7 @@ int main (int argc, char **argv)
     printf ("bench_plan: %d repetitions per figure, times in microseconds "
             "(median / p99), x = ratio of the median to one linear pass "
             "over all nodes\n\n", reps);
-    printf ("%-7s %-28s %10s %10s %9s\n", "nodes", "what", "median", "p99",
+    printf ("%-7s %-38s %10s %10s %9s\n", "nodes", "what", "median", "p99",
             "x pass");
     for (int si = 0; si < 3; si++) {
         jt_snapshot_t *s = make_cluster (sizes[si]);
@@ -206,7 +206,7 @@ int main (int argc, char **argv)
         }
         st = stats (t, reps);
         base_med[si] = st.med;
-        printf ("%-7d %-28s %10.2f %10.2f %9.2f\n", sizes[si],
+        printf ("%-7d %-38s %10.2f %10.2f %9.2f\n", sizes[si],
                 "linear pass (baseline)", st.med, st.p99, 1.0);
 
         for (int r = 0; r < reps; r++) {
@@ -221,7 +221,7 @@ int main (int argc, char **argv)
         }
         st = stats (t, reps);
         view_med[si] = st.med;
-        printf ("%-7d %-28s %10.2f %10.2f %9.2f\n", sizes[si], "view build",
+        printf ("%-7d %-38s %10.2f %10.2f %9.2f\n", sizes[si], "view build",
                 st.med, st.p99, st.med / base_med[si]);
 
         jt_pack_view_t *v = jt_pack_view_create (s, "h100", &err);
@@ -255,7 +255,7 @@ int main (int argc, char **argv)
              * timed all the same (it includes giving the groups back) */
             snprintf (what, sizeof (what), "Pack %s%s", runs[ri].name,
                       last ? " None" : "");
-            printf ("%-7d %-28s %10.2f %10.2f %9.2f\n", sizes[si], what,
+            printf ("%-7d %-38s %10.2f %10.2f %9.2f\n", sizes[si], what,
                     st.med, st.p99, st.med / base_med[si]);
         }
         for (size_t ri = 0; ri < NRUNS; ri++) {
@@ -282,7 +282,7 @@ int main (int argc, char **argv)
             st = stats (t, reps);
             cover_med[si][ri] = st.med;
             snprintf (what, sizeof (what), "Cover %s", runs[ri].name);
-            printf ("%-7d %-28s %10.2f %10.2f %9.2f\n", sizes[si], what,
+            printf ("%-7d %-38s %10.2f %10.2f %9.2f\n", sizes[si], what,
                     st.med, st.p99, st.med / base_med[si]);
             for (int r = 0; r < reps; r++) {
                 jt_plan_t pl;
@@ -302,7 +302,7 @@ int main (int argc, char **argv)
             plan_med[si][ri] = st.med;
             snprintf (what, sizeof (what), "Plan %s%s", runs[ri].name,
                       last ? " (not BindNow)" : "");
-            printf ("%-7d %-28s %10.2f %10.2f %9.2f\n", sizes[si], what,
+            printf ("%-7d %-38s %10.2f %10.2f %9.2f\n", sizes[si], what,
                     st.med, st.p99, st.med / base_med[si]);
             jt_groups_free (&g);
             jt_run_destroy (run);
@@ -334,9 +334,9 @@ int main (int argc, char **argv)
                     jt_placement_free (&p[n]);
             }
             st = stats (t, reps);
-            printf ("%-7d %-28s %10.2f %10.2f %9.2f\n", sizes[si],
-                    n < 64 ? "Pack 4096 group by group None"
-                           : "Pack 4096 group by group",
+            printf ("%-7d %-38s %10.2f %10.2f %9.2f\n", sizes[si],
+                    n < 64 ? "Pack 64x64 one group per request None"
+                           : "Pack 64x64 one group per request",
                     st.med, st.p99, st.med / base_med[si]);
         }
         jt_pack_view_destroy (v);
