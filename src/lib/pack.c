@@ -422,12 +422,14 @@ int jt_pack (jt_pack_view_t *v, const jt_pack_request_t *req,
     memset (out, 0, sizeof (*out));
     if (!v || !req || !req->groups || req->ngroups == 0)
         return jt_errprintf (err, "pack: empty request");
-    if (req->spares_per_group < 0)
-        return jt_errprintf (err, "pack: negative spares_per_group");
+    if (req->spares_per_group < 0 || req->spares_per_group > ((int64_t) 1 << 40))
+        return jt_errprintf (err, "pack: bad spares_per_group %" PRId64,
+                             req->spares_per_group);
     if (req->only_domain >= 0 && (size_t) req->only_domain >= v->ndom)
         return jt_errprintf (err, "pack: no domain %zd", req->only_domain);
     for (size_t i = 0; i < req->ngroups; i++) {
-        if (req->groups[i] <= 0)
+        /* the bound keeps node counts and sums far from overflow */
+        if (req->groups[i] <= 0 || req->groups[i] > ((int64_t) 1 << 40))
             return jt_errprintf (err, "pack: group %zu has %" PRId64 " GPUs",
                                  i, req->groups[i]);
         demand += req->groups[i];

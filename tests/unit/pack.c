@@ -610,6 +610,15 @@ static void test_misc (void)
     is (d, "-", "empty placement dumps as -");
     free (d);
     is (pk (v, s, &r, NULL), "error: pack: group 0 has 0 GPUs", "zero group");
+    int64_t huge[] = { (int64_t) 1 << 41 };
+    r = req (huge, 1);
+    is (pk (v, s, &r, NULL), "error: pack: group 0 has 2199023255552 GPUs",
+        "absurd group size is an error, not an overflow");
+    int64_t g8[] = { 8 };
+    r = req (g8, 1);
+    r.spares_per_group = -1;
+    is (pk (v, s, &r, NULL), "error: pack: bad spares_per_group -1",
+        "negative spares");
     r.ngroups = 0;
     is (pk (v, s, &r, NULL), "error: pack: empty request", "empty request");
     is_int (jt_pack_view_free (v, 5), 0, "free of a bad domain is 0");
