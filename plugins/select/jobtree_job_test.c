@@ -226,6 +226,27 @@ static int will_run_by_domain (job_record_t *job_ptr, bitstr_t *bitmap,
     return SLURM_SUCCESS;
 }
 
+/* A malleable run binds a total between its bounds; keep that inside the
+ * node range Slurm will accept for the job, so the plan and the job agree. */
+static void clamp_malleable (jt_run_t *run, const jt_snapshot_t *s,
+                             uint32_t min_nodes, uint32_t max_nodes)
+{
+    int gpn = jt_snapshot_gpus_per_node (s, run->flavor);
+    int64_t lo, hi;
+
+    if (!run->malleable || gpn <= 0)
+        return;
+    lo = run->min_gpus > (int64_t) min_nodes * gpn ? run->min_gpus
+                                                   : (int64_t) min_nodes * gpn;
+    hi = run->max_gpus;
+    if (max_nodes > 0 && max_nodes < NO_VAL && (int64_t) max_nodes * gpn < hi)
+        hi = (int64_t) max_nodes * gpn;
+    if (lo <= hi) {
+        run->min_gpus = lo;
+        run->max_gpus = hi;
+    }
+}
+
 int jt_sel_job_test (job_record_t *job_ptr, bitstr_t *bitmap,
                      uint32_t min_nodes, uint32_t max_nodes,
                      uint32_t req_nodes, uint16_t mode,
@@ -271,6 +292,7 @@ int jt_sel_job_test (job_record_t *job_ptr, bitstr_t *bitmap,
         return SLURM_ERROR;
     }
 
+    clamp_malleable (rec.run, c->topo->snap, min_nodes, max_nodes);
     if (test_only) {
         char detail[JT_ERRMSG_MAX] = "";
         jt_reason_t r = jt_cover_ever (c->budgets, rec.run, now, detail,
@@ -323,7 +345,10 @@ int jt_sel_job_test (job_record_t *job_ptr, bitstr_t *bitmap,
                 free (dump);
             }
         }
-        clear_reason (job_ptr);
+        /* TEST_ONLY answers "ever", not "now": a Jobtree reason set by
+         * this pass's RUN_NOW stays. */
+        if (!test_only)
+            clear_reason (job_ptr);
         FREE_NULL_BITMAP (narrow);
         goto out;
     }
