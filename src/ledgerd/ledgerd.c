@@ -1,0 +1,296 @@
+/*
+ * ledgerd.c - jobtree-ledgerd: main. The sidecar that owns the ledger files
+ * next to slurmctld (see jobtree-ledgerd(8)).
+ *
+ * main is a checklist (munged style): log to stderr, parse options,
+ * validate the configuration, daemonize unless -F (the parent waits on a
+ * pipe and exits with the child's startup error, so a bad configuration
+ * fails where it was launched), open the log, install signals (handlers
+ * only set flags), then serve; the lock, the recovery and the socket are in
+ * server.c, torn down in reverse order there.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <getopt.h>
+#include <inttypes.h>
+#include <pwd.h>
+#include <signal.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "config.h"
+#include "ledgerd.h"
+
+volatile sig_atomic_t ledgerd_exit_flag;
+volatile sig_atomic_t ledgerd_hup_flag;
+
+static FILE *log_fp;
+static const char *log_path;
+
+void log_open (const char *file)
+{
+    log_path = file;
+    if (!file) {
+        log_fp = stderr;
+        return;
+    }
+    FILE *f = fopen (file, "a");
+    if (f) {
+        if (log_fp && log_fp != stderr)
+            fclose (log_fp);
+        log_fp = f;
+        setvbuf (log_fp, NULL, _IOLBF, 0);
+    }
+}
+
+void log_msg (const char *fmt, ...)
+{
+    char ts[32];
+    struct tm tm;
+    time_t now = time (NULL);
+    va_list ap;
+
+    if (!log_fp)
+        log_fp = stderr;
+    gmtime_r (&now, &tm);
+    strftime (ts, sizeof (ts), "%Y-%m-%dT%H:%M:%SZ", &tm);
+    fprintf (log_fp, "%s jobtree-ledgerd[%d]: ", ts, (int) getpid ());
+    va_start (ap, fmt);
+    vfprintf (log_fp, fmt, ap);
+    va_end (ap);
+    fputc ('\n', log_fp);
+    fflush (log_fp);
+}
+
+static void on_signal (int sig)
+{
+    if (sig == SIGHUP)
+        ledgerd_hup_flag = 1;
+    else
+        ledgerd_exit_flag = 1;
+}
+
+static int install_signals (void)
+{
+    struct sigaction sa;
+    memset (&sa, 0, sizeof (sa));
+    sa.sa_handler = on_signal;      /* no SA_RESTART: poll() must wake up */
+    sigemptyset (&sa.sa_mask);
+    if (sigaction (SIGTERM, &sa, NULL) < 0 || sigaction (SIGINT, &sa, NULL) < 0
+        || sigaction (SIGHUP, &sa, NULL) < 0)
+        return -1;
+    sa.sa_handler = SIG_IGN;
+    return sigaction (SIGPIPE, &sa, NULL);
+}
+
+static void usage (FILE *f)
+{
+    fprintf (f,
+             "Usage: jobtree-ledgerd [OPTIONS]\n"
+             "  -d, --dir DIR            ledger directory (default /var/lib/jobtree/ledger)\n"
+             "  -S, --socket PATH        socket (default /run/jobtree/ledgerd.sock)\n"
+             "  -u, --slurm-user USER    SlurmUser name or uid allowed to append "
+             "(default slurm)\n"
+             "  -F, --foreground         do not daemonize\n"
+             "  -L, --log FILE           log file (default stderr)\n"
+             "  -P, --pidfile FILE       write the pid there\n"
+             "      --segment-size BYTES rotate segments at this size (default 64 MiB)\n"
+             "      --index-size N       event ids kept for idempotency (default 1048576)\n"
+             "      --batch-max N        events per group commit (default 4096)\n"
+             "      --socket-mode OCTAL  socket mode (default 0660)\n"
+             "      --force              accept a group/world-writable ledger dir\n"
+             "  -h, --help, -V, --version\n");
+}
+
+static int parse_u64 (const char *s, uint64_t *out)
+{
+    char *end;
+    errno = 0;
+    unsigned long long v = strtoull (s, &end, 0);
+    if (errno || end == s || *end || *s == '-')
+        return -1;
+    *out = v;
+    return 0;
+}
+
+static int resolve_user (struct ledgerd_conf *c, char *err, size_t len)
+{
+    uint64_t uid;
+    if (parse_u64 (c->slurm_user, &uid) == 0) {
+        c->slurm_uid = (uid_t) uid;
+        return 0;
+    }
+    struct passwd *pw = getpwnam (c->slurm_user);
+    if (!pw) {
+        snprintf (err, len, "SlurmUser '%s' is not a known user", c->slurm_user);
+        return -1;
+    }
+    c->slurm_uid = pw->pw_uid;
+    return 0;
+}
+
+static int validate (struct ledgerd_conf *c, char *err, size_t len)
+{
+    struct stat sb;
+    if (resolve_user (c, err, len) < 0)
+        return -1;
+    if (stat (c->dir, &sb) < 0 || !S_ISDIR (sb.st_mode)) {
+        snprintf (err, len, "ledger dir %s: %s", c->dir,
+                  errno ? strerror (errno) : "not a directory");
+        return -1;
+    }
+    if ((sb.st_mode & 022) && !c->force) {
+        snprintf (err, len, "ledger dir %s is group or world writable (mode %04o); "
+                  "fix it or use --force", c->dir, (unsigned) (sb.st_mode & 07777));
+        return -1;
+    }
+    if (c->socket[0] != '/') {
+        snprintf (err, len, "socket path must be absolute: %s", c->socket);
+        return -1;
+    }
+    return 0;
+}
+
+static int ready_fd = -1;
+
+static void ready (void *arg)
+{
+    (void) arg;
+    if (ready_fd >= 0) {
+        char ok = 0;
+        if (write (ready_fd, &ok, 1) < 0)
+            log_msg ("cannot signal readiness: %s", strerror (errno));
+        close (ready_fd);
+        ready_fd = -1;
+    }
+}
+
+/* Fork; the parent waits for the child's status on a pipe: a 0 byte when it
+ * serves, else the error text. Returns in the child only. */
+static void daemonize (void)
+{
+    int p[2];
+    if (pipe (p) < 0) {
+        log_msg ("pipe: %s", strerror (errno));
+        exit (1);
+    }
+    pid_t pid = fork ();
+    if (pid < 0) {
+        log_msg ("fork: %s", strerror (errno));
+        exit (1);
+    }
+    if (pid > 0) {
+        char buf[512];
+        close (p[1]);
+        ssize_t n = read (p[0], buf, sizeof (buf) - 1);
+        if (n == 1 && buf[0] == 0)
+            exit (0);
+        buf[n > 0 ? n : 0] = '\0';
+        fprintf (stderr, "jobtree-ledgerd: %s\n", n > 0 ? buf : "failed to start");
+        exit (1);
+    }
+    close (p[0]);
+    ready_fd = p[1];
+    if (setsid () < 0)
+        exit (1);
+    int fd = open ("/dev/null", O_RDWR);
+    if (fd >= 0) {
+        dup2 (fd, STDIN_FILENO);
+        dup2 (fd, STDOUT_FILENO);
+        if (fd > 2)
+            close (fd);
+    }
+}
+
+int main (int argc, char **argv)
+{
+    struct ledgerd_conf c = {
+        .dir = "/var/lib/jobtree/ledger", .socket = "/run/jobtree/ledgerd.sock",
+        .slurm_user = "slurm", .index_max = 1048576, .batch_max = 4096,
+        .socket_mode = 0660,
+    };
+    enum { OPT_SEG = 256, OPT_INDEX, OPT_BATCH, OPT_SMODE, OPT_FORCE };
+    static const struct option opts[] = {
+        { "dir", required_argument, NULL, 'd' },
+        { "socket", required_argument, NULL, 'S' },
+        { "slurm-user", required_argument, NULL, 'u' },
+        { "foreground", no_argument, NULL, 'F' },
+        { "log", required_argument, NULL, 'L' },
+        { "pidfile", required_argument, NULL, 'P' },
+        { "segment-size", required_argument, NULL, OPT_SEG },
+        { "index-size", required_argument, NULL, OPT_INDEX },
+        { "batch-max", required_argument, NULL, OPT_BATCH },
+        { "socket-mode", required_argument, NULL, OPT_SMODE },
+        { "force", no_argument, NULL, OPT_FORCE },
+        { "help", no_argument, NULL, 'h' },
+        { "version", no_argument, NULL, 'V' },
+        { NULL, 0, NULL, 0 },
+    };
+    char err[512] = "";
+    uint64_t v;
+    int ch;
+
+    log_open (NULL);
+    while ((ch = getopt_long (argc, argv, "d:S:u:FL:P:hV", opts, NULL)) != -1) {
+        switch (ch) {
+        case 'd': c.dir = optarg; break;
+        case 'S': c.socket = optarg; break;
+        case 'u': c.slurm_user = optarg; break;
+        case 'F': c.foreground = true; break;
+        case 'L': c.logfile = optarg; break;
+        case 'P': c.pidfile = optarg; break;
+        case OPT_FORCE: c.force = true; break;
+        case OPT_SEG:
+        case OPT_INDEX:
+        case OPT_BATCH:
+        case OPT_SMODE:
+            if (parse_u64 (optarg, &v) < 0 || v == 0
+                || (ch == OPT_SMODE && (v & ~(uint64_t) 0777))) {
+                fprintf (stderr, "jobtree-ledgerd: bad value '%s' for --%s\n", optarg,
+                         opts[ch - OPT_SEG + 6].name);
+                return 2;
+            }
+            if (ch == OPT_SEG)
+                c.segment_max = v;
+            else if (ch == OPT_INDEX)
+                c.index_max = (size_t) v;
+            else if (ch == OPT_BATCH)
+                c.batch_max = (size_t) v;
+            else
+                c.socket_mode = (mode_t) v;
+            break;
+        case 'h': usage (stdout); return 0;
+        case 'V': printf ("jobtree-ledgerd %s\n", PACKAGE_VERSION); return 0;
+        default: usage (stderr); return 2;
+        }
+    }
+    if (optind < argc) {
+        fprintf (stderr, "jobtree-ledgerd: unexpected argument '%s'\n", argv[optind]);
+        return 2;
+    }
+    if (validate (&c, err, sizeof (err)) < 0) {
+        fprintf (stderr, "jobtree-ledgerd: %s\n", err);
+        return 1;
+    }
+    if (!c.foreground)
+        daemonize ();
+    log_open (c.logfile);
+    if (install_signals () < 0) {
+        log_msg ("sigaction: %s", strerror (errno));
+        return 1;
+    }
+    int rc = ledgerd_serve (&c, ready, NULL, err, sizeof (err));
+    if (rc < 0) {
+        log_msg ("fatal: %s", err);
+        if (ready_fd >= 0 && write (ready_fd, err, strlen (err)) < 0)
+            log_msg ("cannot report to the launcher");
+        return 1;
+    }
+    log_msg ("stopped");
+    return 0;
+}

@@ -1,0 +1,535 @@
+/*
+ * server.c - jobtree-ledgerd's work: the writer lock, startup recovery, the
+ * Unix socket with peer-credential checks, and the group-commit loop.
+ *
+ * DESIGN: one thread, one poll() loop. Every iteration reads what all
+ * clients have sent, turns every complete line into a request, appends all
+ * new events of the iteration as one batch (one write, one fdatasync), and
+ * only then queues the replies, in request order per client. While a batch
+ * is being synced, new requests wait in the socket buffers and form the next
+ * batch: group commit without timers. A write or sync failure is fatal
+ * (fail closed): every pending request gets "ERR FAIL" and the daemon exits;
+ * recovery at the next start cuts whatever part of the batch hit the disk.
+ *
+ * Idempotency: a bounded FIFO map from event id to seq, filled by a full
+ * scan at startup, answers a resent id with its original seq.
+ *
+ * Protocol (one line each way): an event JSON -> "OK <seq>" once durable,
+ * or "ERR INVALID|DENIED|FAIL <text>"; "HEAD" -> "HEAD <seq> <hash>".
+ */
+#define _GNU_SOURCE 1 /* SO_PEERCRED, struct ucred */
+#include <errno.h>
+#include <fcntl.h>
+#include <inttypes.h>
+#include <poll.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/file.h>
+#include <sys/socket.h>
+#include <sys/stat.h>
+#include <sys/un.h>
+#include <unistd.h>
+
+#include "ledger_map.h"
+#include "ledgerd.h"
+
+#define MAX_CLIENTS 1024
+#define READ_CHUNK 65536
+
+struct client {
+    int fd;
+    uid_t uid;
+    pid_t pid;
+    char *in;
+    size_t inlen, incap;
+    char *out;
+    size_t outlen, outoff, outcap;
+    bool eof;
+};
+
+enum req_kind { REQ_APPEND, REQ_DUP, REQ_BATCHDUP, REQ_REPLY, REQ_HEAD };
+
+struct req {
+    struct client *c;
+    enum req_kind kind;
+    char *payload;              /* canonical event (REQ_APPEND) */
+    size_t len;
+    uint64_t seq;               /* REQ_DUP: original seq */
+    size_t dup_of;              /* REQ_BATCHDUP: index in the batch */
+    char reply[320];            /* REQ_REPLY */
+    char *key;
+};
+
+struct server {
+    const struct ledgerd_conf *conf;
+    jt_ledger_writer_t *w;
+    jt_map_t *index;            /* event id -> seq */
+    int lfd;
+    struct client *clients[MAX_CLIENTS];
+    size_t nclients;
+    struct req *reqs;
+    size_t nreqs, reqcap;
+};
+
+/* The event id as it appears in a canonical payload (escaped form), which
+ * is the index key. NULL if absent or on ENOMEM. */
+static char *id_key (const char *p, size_t len)
+{
+    static const char pat[] = "\"id\":\"";
+    const char *s = memmem (p, len, pat, sizeof (pat) - 1);
+    if (!s)
+        return NULL;
+    s += sizeof (pat) - 1;
+    const char *e = s, *end = p + len;
+    while (e < end && *e != '"')
+        e += (*e == '\\' && e + 1 < end) ? 2 : 1;
+    return strndup (s, (size_t) (e - s));
+}
+
+static int index_cb (const jt_record_t *rec, void *arg, jt_error_t *err)
+{
+    struct server *s = arg;
+    char *key = id_key (rec->payload, rec->len);
+    if (!key)
+        return 0;       /* verify reports it; recovery only indexes */
+    int rc = jt_map_put (s->index, key, (void *) (uintptr_t) rec->seq, NULL);
+    free (key);
+    return rc < 0 ? jt_errprintf (err, "out of memory") : 0;
+}
+
+static int buf_add (char **buf, size_t *len, size_t *cap, const char *s, size_t n)
+{
+    if (*len + n > *cap) {
+        size_t nc = *cap ? *cap : 4096;
+        while (nc < *len + n)
+            nc *= 2;
+        char *nb = realloc (*buf, nc);
+        if (!nb)
+            return -1;
+        *buf = nb;
+        *cap = nc;
+    }
+    memcpy (*buf + *len, s, n);
+    *len += n;
+    return 0;
+}
+
+static void client_reply (struct client *c, const char *line)
+{
+    if (buf_add (&c->out, &c->outlen, &c->outcap, line, strlen (line)) < 0)
+        c->eof = true;
+}
+
+static void client_flush (struct client *c)
+{
+    while (c->outoff < c->outlen) {
+        ssize_t n = write (c->fd, c->out + c->outoff, c->outlen - c->outoff);
+        if (n < 0 && errno == EINTR)
+            continue;
+        if (n < 0 && (errno == EAGAIN || errno == EWOULDBLOCK))
+            return;
+        if (n <= 0) {
+            c->eof = true;
+            c->outlen = c->outoff = 0;
+            return;
+        }
+        c->outoff += (size_t) n;
+    }
+    c->outlen = c->outoff = 0;
+}
+
+static void client_free (struct client *c)
+{
+    if (!c)
+        return;
+    close (c->fd);
+    free (c->in);
+    free (c->out);
+    free (c);
+}
+
+static void accept_clients (struct server *s)
+{
+    for (;;) {
+        int fd = accept4 (s->lfd, NULL, NULL, SOCK_CLOEXEC | SOCK_NONBLOCK);
+        if (fd < 0)
+            return;
+        struct ucred cr;
+        socklen_t crlen = sizeof (cr);
+        if (getsockopt (fd, SOL_SOCKET, SO_PEERCRED, &cr, &crlen) < 0) {
+            close (fd);
+            continue;
+        }
+        if (cr.uid != 0 && cr.uid != s->conf->slurm_uid) {
+            char msg[128];
+            int n = snprintf (msg, sizeof (msg),
+                              "ERR DENIED uid %u may not append (root or SlurmUser)\n",
+                              (unsigned) cr.uid);
+            log_msg ("denied a connection from uid %u pid %d", (unsigned) cr.uid,
+                     (int) cr.pid);
+            if (write (fd, msg, (size_t) n) < 0) {
+                /* the peer is being turned away anyway */
+            }
+            close (fd);
+            continue;
+        }
+        struct client *c = calloc (1, sizeof (*c));
+        if (!c || s->nclients == MAX_CLIENTS) {
+            log_msg ("refusing a client: %s", c ? "too many clients" : "out of memory");
+            free (c);
+            close (fd);
+            continue;
+        }
+        c->fd = fd;
+        c->uid = cr.uid;
+        c->pid = cr.pid;
+        s->clients[s->nclients++] = c;
+    }
+}
+
+static struct req *req_new (struct server *s, struct client *c)
+{
+    if (s->nreqs == s->reqcap) {
+        size_t nc = s->reqcap ? 2 * s->reqcap : 256;
+        struct req *nv = realloc (s->reqs, nc * sizeof (*nv));
+        if (!nv)
+            return NULL;
+        s->reqs = nv;
+        s->reqcap = nc;
+    }
+    struct req *r = &s->reqs[s->nreqs++];
+    memset (r, 0, sizeof (*r));
+    r->c = c;
+    return r;
+}
+
+/* Turn one request line into a request. batch maps ids of this batch. */
+static void take_line (struct server *s, struct client *c, char *line, size_t len,
+                       jt_map_t *batch, size_t *nappend)
+{
+    struct req *r = req_new (s, c);
+    jt_error_t err = { "" };
+    if (!r) {
+        c->eof = true;
+        return;
+    }
+    r->kind = REQ_REPLY;
+    if (len == 4 && !memcmp (line, "HEAD", 4)) {
+        r->kind = REQ_HEAD;     /* answered after this batch's commit */
+        return;
+    }
+    jt_event_t *ev = jt_event_from_json (line, len, &err);
+    char *canon = ev ? jt_event_to_json (ev, &err) : NULL;
+    jt_event_destroy (ev);
+    char *key = canon ? id_key (canon, strlen (canon)) : NULL;
+    if (!canon || !key) {
+        snprintf (r->reply, sizeof (r->reply), "ERR INVALID %s\n",
+                  canon ? "out of memory" : err.text);
+        free (canon);
+        free (key);
+        return;
+    }
+    void *seq = jt_map_get (s->index, key);
+    void *bidx = jt_map_get (batch, key);
+    if (seq) {
+        r->kind = REQ_DUP;
+        r->seq = (uint64_t) (uintptr_t) seq;
+    } else if (bidx) {
+        r->kind = REQ_BATCHDUP;
+        r->dup_of = (size_t) (uintptr_t) bidx - 1;
+    } else if (jt_map_put (batch, key, (void *) (uintptr_t) (*nappend + 1), NULL) < 0) {
+        snprintf (r->reply, sizeof (r->reply), "ERR FAIL out of memory\n");
+    } else {
+        r->kind = REQ_APPEND;
+        r->payload = canon;
+        r->len = strlen (canon);
+        r->key = key;
+        r->dup_of = (*nappend)++;
+        return;
+    }
+    free (canon);
+    free (key);
+}
+
+/* Split complete lines out of every client's input, up to batch_max new
+ * events. Returns true if some input was left for the next round. */
+static bool gather (struct server *s, jt_map_t *batch, size_t *nappend)
+{
+    bool left = false;
+    for (size_t i = 0; i < s->nclients; i++) {
+        struct client *c = s->clients[i];
+        size_t off = 0;
+        while (off < c->inlen) {
+            if (*nappend >= s->conf->batch_max) {
+                left = true;
+                break;
+            }
+            char *nl = memchr (c->in + off, '\n', c->inlen - off);
+            if (!nl)
+                break;
+            size_t len = (size_t) (nl - (c->in + off));
+            if (len && c->in[off + len - 1] == '\r')
+                len--;
+            if (len)
+                take_line (s, c, c->in + off, len, batch, nappend);
+            off = (size_t) (nl - c->in) + 1;
+        }
+        if (off)
+            memmove (c->in, c->in + off, c->inlen - off);
+        c->inlen -= off;
+        if (c->inlen > JT_LEDGER_MAX_PAYLOAD + 1024) {
+            client_reply (c, "ERR INVALID request line too long\n");
+            c->eof = true;
+            c->inlen = 0;
+        }
+    }
+    return left;
+}
+
+static int commit (struct server *s, size_t nappend, char *errbuf, size_t errlen)
+{
+    const char **p = NULL;
+    size_t *lens = NULL;
+    uint64_t first = 0;
+    jt_error_t err = { "" };
+    int rc = 0;
+
+    if (nappend) {
+        p = malloc (nappend * sizeof (*p));
+        lens = malloc (nappend * sizeof (*lens));
+        if (!p || !lens) {
+            snprintf (err.text, sizeof (err.text), "out of memory");
+            rc = -1;
+        } else {
+            for (size_t i = 0; i < s->nreqs; i++)
+                if (s->reqs[i].kind == REQ_APPEND) {
+                    p[s->reqs[i].dup_of] = s->reqs[i].payload;
+                    lens[s->reqs[i].dup_of] = s->reqs[i].len;
+                }
+            rc = jt_ledger_writer_append (s->w, p, lens, nappend, &first, &err);
+        }
+    }
+    for (size_t i = 0; i < s->nreqs; i++) {
+        struct req *r = &s->reqs[i];
+        char line[400];
+        if (r->kind == REQ_REPLY)
+            snprintf (line, sizeof (line), "%s", r->reply);
+        else if (r->kind == REQ_HEAD)
+            snprintf (line, sizeof (line), "HEAD %" PRIu64 " %s\n",
+                      jt_ledger_writer_last_seq (s->w), jt_ledger_writer_last_hash (s->w));
+        else if (rc < 0)
+            snprintf (line, sizeof (line), "ERR FAIL %s\n", err.text);
+        else if (r->kind == REQ_DUP)
+            snprintf (line, sizeof (line), "OK %" PRIu64 "\n", r->seq);
+        else {
+            uint64_t seq = first + r->dup_of;
+            snprintf (line, sizeof (line), "OK %" PRIu64 "\n", seq);
+            if (r->kind == REQ_APPEND
+                && jt_map_put (s->index, r->key, (void *) (uintptr_t) seq, NULL) < 0)
+                log_msg ("index full of memory: id %s not indexed", r->key);
+        }
+        client_reply (r->c, line);
+        free (r->payload);
+        free (r->key);
+    }
+    s->nreqs = 0;
+    free (p);
+    free (lens);
+    if (rc < 0)
+        snprintf (errbuf, errlen, "%s", err.text);
+    return rc;
+}
+
+static int listen_socket (struct server *s, char *errbuf, size_t errlen)
+{
+    const char *path = s->conf->socket;
+    struct sockaddr_un sa = { .sun_family = AF_UNIX };
+    struct stat sb;
+
+    if (strlen (path) >= sizeof (sa.sun_path)) {
+        snprintf (errbuf, errlen, "socket path too long: %s", path);
+        return -1;
+    }
+    strcpy (sa.sun_path, path);
+    if (lstat (path, &sb) == 0) {
+        if (!S_ISSOCK (sb.st_mode)) {
+            snprintf (errbuf, errlen, "%s exists and is not a socket", path);
+            return -1;
+        }
+        int t = socket (AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
+        if (t >= 0 && connect (t, (struct sockaddr *) &sa, sizeof (sa)) == 0) {
+            close (t);
+            snprintf (errbuf, errlen, "%s: another daemon is listening", path);
+            return -1;
+        }
+        if (t >= 0)
+            close (t);
+        unlink (path);
+    }
+    s->lfd = socket (AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC | SOCK_NONBLOCK, 0);
+    mode_t old = umask (0177);
+    int rc = s->lfd < 0 ? -1 : bind (s->lfd, (struct sockaddr *) &sa, sizeof (sa));
+    umask (old);
+    if (rc < 0 || chmod (path, s->conf->socket_mode) < 0 || listen (s->lfd, 128) < 0) {
+        snprintf (errbuf, errlen, "%s: %s", path, strerror (errno));
+        return -1;
+    }
+    return 0;
+}
+
+static int lock_dir (const struct ledgerd_conf *conf, char *errbuf, size_t errlen)
+{
+    char path[JT_LEDGER_PATH_MAX];
+    snprintf (path, sizeof (path), "%s/ledgerd.lock", conf->dir);
+    int fd = open (path, O_RDWR | O_CREAT | O_CLOEXEC, 0600);
+    if (fd < 0 || flock (fd, LOCK_EX | LOCK_NB) < 0) {
+        snprintf (errbuf, errlen, "%s: %s", path,
+                  errno == EWOULDBLOCK ? "another jobtree-ledgerd owns this ledger"
+                                       : strerror (errno));
+        if (fd >= 0)
+            close (fd);
+        return -1;
+    }
+    return fd;      /* held until exit */
+}
+
+static int write_pidfile (const char *path, char *errbuf, size_t errlen)
+{
+    FILE *f = fopen (path, "w");
+    if (!f || fprintf (f, "%d\n", (int) getpid ()) < 0 || fclose (f) != 0) {
+        snprintf (errbuf, errlen, "pidfile %s: %s", path, strerror (errno));
+        return -1;
+    }
+    return 0;
+}
+
+static int recover (struct server *s, char *errbuf, size_t errlen)
+{
+    jt_ledger_result_t res;
+    jt_error_t err = { "" };
+    s->w = jt_ledger_writer_open (s->conf->dir, s->conf->segment_max, index_cb, s, &res,
+                                  &err);
+    if (!s->w) {
+        snprintf (errbuf, errlen, "%s", err.text);
+        return -1;
+    }
+    if (res.status == JT_LEDGER_TRUNCATED)
+        log_msg ("truncated a torn tail: %s offset %" PRIu64 " (seq %" PRIu64 "): %s",
+                 res.bad_file, res.bad_offset, res.bad_seq, res.msg);
+    log_msg ("ledger %s: %" PRIu64 " records in %" PRIu64 " segments, head %" PRIu64
+             ":%s, %zu ids indexed",
+             s->conf->dir, res.nrecords, res.nsegments, jt_ledger_writer_last_seq (s->w),
+             jt_ledger_writer_last_hash (s->w), jt_map_count (s->index));
+    return 0;
+}
+
+static void drop_closed (struct server *s)
+{
+    size_t j = 0;
+    for (size_t i = 0; i < s->nclients; i++) {
+        struct client *c = s->clients[i];
+        if (c->eof)
+            client_free (c);
+        else
+            s->clients[j++] = c;
+    }
+    s->nclients = j;
+}
+
+static int loop (struct server *s, char *errbuf, size_t errlen)
+{
+    struct pollfd pfd[MAX_CLIENTS + 1];
+    bool more = false;
+    char buf[READ_CHUNK];
+
+    while (!ledgerd_exit_flag) {
+        if (ledgerd_hup_flag) {
+            ledgerd_hup_flag = 0;
+            log_open (s->conf->logfile);
+            log_msg ("reopened the log");
+        }
+        pfd[0] = (struct pollfd){ .fd = s->lfd, .events = POLLIN };
+        for (size_t i = 0; i < s->nclients; i++) {
+            struct client *c = s->clients[i];
+            pfd[i + 1] = (struct pollfd){ .fd = c->fd,
+                                          .events = (short) ((c->eof ? 0 : POLLIN)
+                                                             | (c->outlen ? POLLOUT : 0)) };
+        }
+        size_t npfd = s->nclients + 1;
+        int n = poll (pfd, npfd, more ? 0 : 1000);
+        if (n < 0) {
+            if (errno == EINTR)
+                continue;
+            snprintf (errbuf, errlen, "poll: %s", strerror (errno));
+            return -1;
+        }
+        for (size_t i = 1; i < npfd; i++) {
+            struct client *c = s->clients[i - 1];
+            if (pfd[i].revents & POLLOUT)
+                client_flush (c);
+            if (pfd[i].revents & (POLLIN | POLLHUP | POLLERR)) {
+                ssize_t k = read (c->fd, buf, sizeof (buf));
+                if (k > 0) {
+                    if (buf_add (&c->in, &c->inlen, &c->incap, buf, (size_t) k) < 0)
+                        c->eof = true;
+                } else if (k == 0 || (errno != EAGAIN && errno != EINTR))
+                    c->eof = true;
+            }
+        }
+        jt_map_t *batch = jt_map_create (0);
+        size_t nappend = 0;
+        if (!batch) {
+            snprintf (errbuf, errlen, "out of memory");
+            return -1;
+        }
+        more = gather (s, batch, &nappend);
+        int rc = commit (s, nappend, errbuf, errlen);
+        jt_map_destroy (batch, NULL);
+        for (size_t i = 0; i < s->nclients; i++)
+            client_flush (s->clients[i]);
+        if (rc < 0)
+            return -1;          /* fail closed: nothing more is acknowledged */
+        drop_closed (s);
+        if (pfd[0].revents & POLLIN)
+            accept_clients (s);
+    }
+    return 0;
+}
+
+int ledgerd_serve (const struct ledgerd_conf *conf, void (*ready) (void *), void *arg,
+                   char *errbuf, size_t errlen)
+{
+    struct server s = { .conf = conf, .lfd = -1 };
+    int lockfd = -1, rc = -1;
+
+    if ((lockfd = lock_dir (conf, errbuf, errlen)) < 0)
+        return -1;
+    if (!(s.index = jt_map_create (conf->index_max))) {
+        snprintf (errbuf, errlen, "out of memory");
+        goto done;
+    }
+    if (recover (&s, errbuf, errlen) < 0 || listen_socket (&s, errbuf, errlen) < 0)
+        goto done;
+    if (conf->pidfile && write_pidfile (conf->pidfile, errbuf, errlen) < 0)
+        goto done;
+    log_msg ("listening on %s (mode %04o, SlurmUser uid %u)", conf->socket,
+             (unsigned) conf->socket_mode, (unsigned) conf->slurm_uid);
+    if (ready)
+        ready (arg);
+    rc = loop (&s, errbuf, errlen);
+done:
+    for (size_t i = 0; i < s.nclients; i++)
+        client_free (s.clients[i]);
+    free (s.reqs);
+    if (s.lfd >= 0) {
+        close (s.lfd);
+        unlink (conf->socket);
+    }
+    if (conf->pidfile && rc == 0)
+        unlink (conf->pidfile);
+    jt_ledger_writer_close (s.w);
+    jt_map_destroy (s.index, NULL);
+    close (lockfd);
+    return rc;
+}

@@ -1,0 +1,573 @@
+/*
+ * ledger_daemon.c - jobtree-ledgerd end to end: idempotent appends, crash
+ * (SIGKILL at random instants during sustained pipelined appends; every
+ * acknowledged event must survive, the chain must verify), torn tail and
+ * mid-file corruption at startup, peer-credential permission, and the
+ * client library's spool (daemon down -> spooled; back -> drained once, in
+ * order).
+ */
+#define _GNU_SOURCE 1
+#include <errno.h>
+#include <fcntl.h>
+#include <grp.h>
+#include <inttypes.h>
+#include <pthread.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/prctl.h>
+#include <sys/socket.h>
+#include <sys/stat.h>
+#include <sys/un.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "jobtree/ledger.h"
+#include "jobtree/ledger_client.h"
+#include "ledger_map.h"
+#include "tap.h"
+
+static char daemon_path[1024];
+static char tmpdir[256];
+
+static void msleep (int ms)
+{
+    struct timespec ts = { ms / 1000, (long) (ms % 1000) * 1000000L };
+    nanosleep (&ts, NULL);
+}
+
+static int connect_sock (const char *path)
+{
+    struct sockaddr_un sa = { .sun_family = AF_UNIX };
+    snprintf (sa.sun_path, sizeof (sa.sun_path), "%s", path);
+    int fd = socket (AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
+    if (fd >= 0 && connect (fd, (struct sockaddr *) &sa, sizeof (sa)) == 0)
+        return fd;
+    if (fd >= 0)
+        close (fd);
+    return -1;
+}
+
+/* Start the daemon in the foreground; wait until its socket answers.
+ * extra: one more option or NULL. Returns the pid (or -1 if it exited,
+ * *status then holds its wait status). */
+static pid_t start_daemon (const char *dir, const char *sock, const char *log,
+                           const char *extra, int *status)
+{
+    pid_t pid = fork ();
+    if (pid == 0) {
+        /* never outlive the test, never hold the TAP driver's pipe */
+        prctl (PR_SET_PDEATHSIG, SIGKILL);
+        int fd = open (log, O_WRONLY | O_CREAT | O_APPEND, 0600);
+        int nul = open ("/dev/null", O_RDWR);
+        if (fd >= 0) {
+            dup2 (fd, 2);
+            close (fd);
+        }
+        if (nul >= 0) {
+            dup2 (nul, 0);
+            dup2 (nul, 1);
+            close (nul);
+        }
+        execl (daemon_path, "jobtree-ledgerd", "-F", "-d", dir, "-S", sock, "-u", "0",
+               "--index-size", "100000", extra, (char *) NULL);
+        _exit (127);
+    }
+    for (int i = 0; i < 2000; i++) {
+        int fd = connect_sock (sock);
+        if (fd >= 0) {
+            close (fd);
+            return pid;
+        }
+        if (waitpid (pid, status, WNOHANG) == pid)
+            return -1;
+        msleep (5);
+    }
+    kill (pid, SIGKILL);
+    waitpid (pid, status, 0);
+    return -1;
+}
+
+static void stop_daemon (pid_t pid)
+{
+    int st;
+    kill (pid, SIGTERM);
+    waitpid (pid, &st, 0);
+}
+
+static char *event (char *buf, size_t len, const char *id)
+{
+    snprintf (buf, len, "{\"v\":1,\"type\":\"NodeFail\",\"id\":\"%s\",\"time\":1,"
+              "\"nodes\":[\"n1\"]}", id);
+    return buf;
+}
+
+/* Send one request line, read one reply line. */
+static int rpc (int fd, const char *req, char *reply, size_t len)
+{
+    char out[4096];
+    int n = snprintf (out, sizeof (out), "%s\n", req);
+    if (send (fd, out, (size_t) n, MSG_NOSIGNAL) != n)
+        return -1;
+    size_t got = 0;
+    while (got + 1 < len) {
+        ssize_t k = recv (fd, reply + got, 1, 0);
+        if (k <= 0)
+            return -1;
+        if (reply[got] == '\n')
+            break;
+        got++;
+    }
+    reply[got] = '\0';
+    return 0;
+}
+
+static char *slurp (const char *path)
+{
+    FILE *f = fopen (path, "r");
+    static char buf[65536];
+    size_t n = f ? fread (buf, 1, sizeof (buf) - 1, f) : 0;
+    buf[n] = '\0';
+    if (f)
+        fclose (f);
+    return buf;
+}
+
+/* Collect the event ids of a ledger (payload scan) into map; return status. */
+static int ids_cb (const jt_record_t *rec, void *arg, jt_error_t *err)
+{
+    const char *p = memmem (rec->payload, rec->len, "\"id\":\"", 6);
+    if (!p)
+        return jt_errprintf (err, "no id");
+    p += 6;
+    const char *e = memchr (p, '"', rec->len - (size_t) (p - rec->payload));
+    char id[256];
+    snprintf (id, sizeof (id), "%.*s", (int) (e - p), p);
+    if (jt_map_get (arg, id))
+        return jt_errprintf (err, "duplicate id %s at seq %" PRIu64, id, rec->seq);
+    return jt_map_put (arg, id, (void *) (uintptr_t) rec->seq, NULL);
+}
+
+static jt_ledger_status_t read_ids (const char *dir, jt_map_t *ids, char *err_out)
+{
+    jt_ledger_result_t res;
+    jt_error_t err = { "" };
+    const char *p[] = { dir };
+    if (jt_ledger_read (p, 1, NULL, ids_cb, ids, &res, &err) < 0) {
+        snprintf (err_out, 256, "%s", err.text);
+        return JT_LEDGER_IOERR;
+    }
+    return res.status;
+}
+
+static void test_basic (void)
+{
+    char dir[512], sock[512], log[512], buf[512], reply[512];
+    snprintf (dir, sizeof (dir), "%s/basic", tmpdir);
+    snprintf (sock, sizeof (sock), "%s/basic.sock", tmpdir);
+    snprintf (log, sizeof (log), "%s/basic.log", tmpdir);
+    mkdir (dir, 0700);
+    int st;
+    pid_t pid = start_daemon (dir, sock, log, NULL, &st);
+    ok (pid > 0, "daemon starts on an empty ledger");
+    if (pid < 0)
+        return;
+    struct stat sb;
+    ok (stat (sock, &sb) == 0 && (sb.st_mode & 0777) == 0660, "socket mode 0660");
+    int fd = connect_sock (sock);
+    rpc (fd, event (buf, sizeof (buf), "a"), reply, sizeof (reply));
+    is (reply, "OK 1", "first event gets seq 1 once durable");
+    rpc (fd, event (buf, sizeof (buf), "b"), reply, sizeof (reply));
+    is (reply, "OK 2", "second event seq 2");
+    rpc (fd, event (buf, sizeof (buf), "a"), reply, sizeof (reply));
+    is (reply, "OK 1", "resent id answers its original seq");
+    rpc (fd, "{\"v\":1,\"type\":\"NodeFail\",\"id\":\"c\"}", reply, sizeof (reply));
+    is (reply, "ERR INVALID time: missing", "invalid event refused");
+    rpc (fd, "HEAD", reply, sizeof (reply));
+    ok (!strncmp (reply, "HEAD 2 ", 7) && strlen (reply) == 7 + 64, "HEAD: %s", reply);
+    close (fd);
+    int st2 = -1;
+    pid_t dup = fork ();
+    if (dup == 0) {
+        prctl (PR_SET_PDEATHSIG, SIGKILL);
+        int lfd = open (log, O_WRONLY | O_APPEND);
+        dup2 (lfd, 2);
+        execl (daemon_path, "jobtree-ledgerd", "-F", "-d", dir, "-S", sock, "-u", "0",
+               (char *) NULL);
+        _exit (127);
+    }
+    for (int i = 0; i < 2000 && waitpid (dup, &st2, WNOHANG) != dup; i++)
+        msleep (5);
+    ok (WIFEXITED (st2) && WEXITSTATUS (st2) == 1,
+        "a second daemon on the same ledger refuses to start");
+    ok (strstr (slurp (log), "another daemon is listening")
+            || strstr (slurp (log), "another jobtree-ledgerd owns this ledger"),
+        "and says why");
+    stop_daemon (pid);
+    pid = start_daemon (dir, sock, log, NULL, &st);
+    fd = connect_sock (sock);
+    rpc (fd, event (buf, sizeof (buf), "b"), reply, sizeof (reply));
+    is (reply, "OK 2", "after a restart a resent id still answers its seq (startup scan)");
+    rpc (fd, event (buf, sizeof (buf), "d"), reply, sizeof (reply));
+    is (reply, "OK 3", "and new events continue the sequence");
+    close (fd);
+    stop_daemon (pid);
+}
+
+struct killer {
+    pid_t pid;
+    int delay_ms;
+};
+
+static void *kill_later (void *arg)
+{
+    struct killer *k = arg;
+    msleep (k->delay_ms);
+    kill (k->pid, SIGKILL);
+    return NULL;
+}
+
+static void test_crash (void)
+{
+    enum { TRIALS = 30, PIPE = 64 };
+    char dir[512], sock[512], log[512], err[256] = "";
+    snprintf (dir, sizeof (dir), "%s/crash", tmpdir);
+    snprintf (sock, sizeof (sock), "%s/crash.sock", tmpdir);
+    snprintf (log, sizeof (log), "%s/crash.log", tmpdir);
+    mkdir (dir, 0700);
+    jt_map_t *acked = jt_map_create (0);
+    uint64_t next_id = 0, nacked = 0;
+    int lost = 0, bad_status = 0, torn = 0, failed_start = 0;
+    unsigned seed = 12345;
+
+    for (int t = 0; t < TRIALS; t++) {
+        int st;
+        pid_t pid = start_daemon (dir, sock, log, NULL, &st);
+        if (pid < 0) {
+            failed_start++;
+            diag ("trial %d: daemon did not start:\n%s", t, slurp (log));
+            break;
+        }
+        struct killer k = { pid, 2 + (int) (rand_r (&seed) % 40) };
+        pthread_t th;
+        pthread_create (&th, NULL, kill_later, &k);
+        int fd = connect_sock (sock);
+        bool alive = fd >= 0;
+        while (alive) {
+            char out[PIPE * 128], ids[PIPE][32];
+            size_t off = 0;
+            for (int i = 0; i < PIPE; i++) {
+                char ev[128];
+                snprintf (ids[i], sizeof (ids[i]), "e%" PRIu64, next_id++);
+                off += (size_t) snprintf (out + off, sizeof (out) - off, "%s\n",
+                                          event (ev, sizeof (ev), ids[i]));
+            }
+            if (send (fd, out, off, MSG_NOSIGNAL) != (ssize_t) off)
+                alive = false;
+            char rb[64];
+            for (int i = 0; i < PIPE; i++) {
+                size_t got = 0;
+                while (got + 1 < sizeof (rb)) {
+                    ssize_t r = recv (fd, rb + got, 1, 0);
+                    if (r <= 0) {
+                        alive = false;
+                        break;
+                    }
+                    if (rb[got] == '\n')
+                        break;
+                    got++;
+                }
+                if (!alive)
+                    break;
+                rb[got] = '\0';
+                unsigned long long seq;
+                if (sscanf (rb, "OK %llu", &seq) == 1) {
+                    jt_map_put (acked, ids[i], (void *) (uintptr_t) seq, NULL);
+                    nacked++;
+                }
+            }
+        }
+        if (fd >= 0)
+            close (fd);
+        pthread_join (th, NULL);
+        waitpid (pid, &st, 0);
+        /* before any repair: OK, or a torn tail; never corruption */
+        jt_map_t *ids = jt_map_create (0);
+        jt_ledger_status_t s = read_ids (dir, ids, err);
+        if (s == JT_LEDGER_TRUNCATED)
+            torn++;
+        else if (s != JT_LEDGER_OK && s != JT_LEDGER_EMPTY) {
+            bad_status++;
+            diag ("trial %d: ledger after SIGKILL is %s %s", t, jt_ledger_status_name (s),
+                  err);
+        }
+        jt_map_destroy (ids, NULL);
+    }
+    /* restart once more: recovery, then every acknowledged id is there with
+     * its acknowledged seq and the ledger verifies */
+    int st;
+    pid_t pid = start_daemon (dir, sock, log, NULL, &st);
+    ok (pid > 0, "daemon restarts after %d SIGKILLs", TRIALS);
+    if (pid > 0)
+        stop_daemon (pid);
+    jt_map_t *ids = jt_map_create (0);
+    jt_ledger_status_t s = read_ids (dir, ids, err);
+    is (jt_ledger_status_name (s), "OK", "chain intact after recovery %s", err);
+    size_t n;
+    const char **keys = jt_map_sorted_keys (acked, &n);
+    for (size_t i = 0; i < n; i++)
+        if (jt_map_get (ids, keys[i]) != jt_map_get (acked, keys[i]))
+            if (lost++ < 5)
+                diag ("acked id %s (seq %" PRIuPTR ") missing or moved", keys[i],
+                      (uintptr_t) jt_map_get (acked, keys[i]));
+    free (keys);
+    ok (nacked > 1000, "sustained appends: %" PRIu64 " acknowledged of %" PRIu64 " sent",
+        nacked, next_id);
+    is_int (failed_start, 0, "daemon started in every trial");
+    is_int (lost, 0, "no acknowledged event lost (each at its acknowledged seq)");
+    is_int (bad_status, 0, "no trial left a corrupt ledger (%d left a torn tail)", torn);
+    diag ("crash: %d trials, %" PRIu64 " acked, %zu records, %d torn tails", TRIALS,
+          nacked, jt_map_count (ids), torn);
+    jt_map_destroy (ids, NULL);
+    jt_map_destroy (acked, NULL);
+}
+
+static void test_torn (void)
+{
+    char dir[512], sock[512], log[512], seg[600], buf[256], reply[256];
+    snprintf (dir, sizeof (dir), "%s/torn", tmpdir);
+    snprintf (sock, sizeof (sock), "%s/torn.sock", tmpdir);
+    snprintf (log, sizeof (log), "%s/torn.log", tmpdir);
+    snprintf (seg, sizeof (seg), "%s/ledger-00000000000000000001.jtl", dir);
+    mkdir (dir, 0700);
+    int st;
+    pid_t pid = start_daemon (dir, sock, log, NULL, &st);
+    int fd = connect_sock (sock);
+    for (int i = 0; i < 5; i++) {
+        char id[16];
+        snprintf (id, sizeof (id), "t%d", i);
+        rpc (fd, event (buf, sizeof (buf), id), reply, sizeof (reply));
+    }
+    close (fd);
+    stop_daemon (pid);
+    struct stat sb;
+    stat (seg, &sb);
+    off_t good = sb.st_size;
+    FILE *f = fopen (seg, "a");
+    fputs ("JT1 6 00ab half a rec", f);
+    fclose (f);
+    unlink (log);
+    pid = start_daemon (dir, sock, log, NULL, &st);
+    ok (pid > 0, "daemon starts with half a record at the end");
+    char want[700];
+    snprintf (want, sizeof (want), "truncated a torn tail: %s offset %lld (seq 6)", seg,
+              (long long) good);
+    ok (strstr (slurp (log), want) != NULL, "and logs '%s'", want);
+    fd = connect_sock (sock);
+    rpc (fd, event (buf, sizeof (buf), "t5"), reply, sizeof (reply));
+    is (reply, "OK 6", "the next event takes seq 6");
+    close (fd);
+    stop_daemon (pid);
+    f = fopen (seg, "a");
+    fputs ("garbage\n\n\x01\x02more garbage\n", f);
+    fclose (f);
+    unlink (log);
+    pid = start_daemon (dir, sock, log, NULL, &st);
+    ok (pid > 0 && strstr (slurp (log), "truncated a torn tail"),
+        "garbage lines at the end are a torn tail too");
+    stop_daemon (pid);
+    /* garbage in the middle: refuse with the offset */
+    stat (seg, &sb);
+    char *text = malloc ((size_t) sb.st_size + 16);
+    f = fopen (seg, "r");
+    size_t n = fread (text, 1, (size_t) sb.st_size, f);
+    text[n] = '\0';
+    fclose (f);
+    char *second = strchr (text, '\n') + 1;
+    second[5] ^= 0x20;
+    f = fopen (seg, "w");
+    fwrite (text, 1, n, f);
+    fclose (f);
+    unlink (log);
+    pid = start_daemon (dir, sock, log, NULL, &st);
+    ok (pid < 0 && WIFEXITED (st) && WEXITSTATUS (st) == 1,
+        "damage in the middle: the daemon refuses to start");
+    snprintf (want, sizeof (want), "CORRUPT at seq 2, %s offset %td", seg,
+              second - text);
+    ok (strstr (slurp (log), want) != NULL, "and names '%s'", want);
+    /* the launcher of a background daemon gets the error too */
+    char cmd[4096];
+    snprintf (cmd, sizeof (cmd), "%s -d %s -S %s -u 0 2>%s.bg", daemon_path, dir, sock,
+              log);
+    int rc = system (cmd);
+    ok (WIFEXITED (rc) && WEXITSTATUS (rc) == 1, "background start fails with status 1");
+    snprintf (cmd, sizeof (cmd), "%s.bg", log);
+    ok (strstr (slurp (cmd), "CORRUPT at seq 2") != NULL,
+        "and the launching shell sees why");
+    free (text);
+}
+
+static pid_t as_nobody_connect (const char *sock, char *reply, size_t len)
+{
+    int p[2];
+    if (pipe (p) < 0)
+        return -1;
+    pid_t pid = fork ();
+    if (pid == 0) {
+        close (p[0]);
+        char out[256] = "";
+        if (setgroups (0, NULL) < 0 || setgid (65534) < 0 || setuid (65534) < 0)
+            snprintf (out, sizeof (out), "setuid failed");
+        else {
+            int fd = connect_sock (sock);
+            if (fd < 0)
+                snprintf (out, sizeof (out), "connect: %s", strerror (errno));
+            else {
+                char ev[256];
+                if (rpc (fd, event (ev, sizeof (ev), "intruder"), out, sizeof (out)) < 0)
+                    snprintf (out + strlen (out), sizeof (out) - strlen (out), "(closed)");
+            }
+        }
+        if (write (p[1], out, strlen (out)) < 0)
+            _exit (1);
+        _exit (0);
+    }
+    close (p[1]);
+    ssize_t n = read (p[0], reply, len - 1);
+    reply[n > 0 ? n : 0] = '\0';
+    close (p[0]);
+    int st;
+    waitpid (pid, &st, 0);
+    return 0;
+}
+
+static void test_permission (void)
+{
+    if (geteuid () != 0) {
+        skip (3, "permission test needs root (to run a client as nobody)");
+        return;
+    }
+    char dir[512], sock[512], log[512], reply[256];
+    snprintf (dir, sizeof (dir), "%s/perm", tmpdir);
+    snprintf (sock, sizeof (sock), "%s/perm.sock", tmpdir);
+    snprintf (log, sizeof (log), "%s/perm.log", tmpdir);
+    mkdir (dir, 0700);
+    chmod (tmpdir, 0711);
+    int st;
+    pid_t pid = start_daemon (dir, sock, log, NULL, &st);
+    as_nobody_connect (sock, reply, sizeof (reply));
+    is (reply, "connect: Permission denied", "nobody cannot even connect (socket 0660)");
+    stop_daemon (pid);
+    pid = start_daemon (dir, sock, log, "--socket-mode=0666", &st);
+    as_nobody_connect (sock, reply, sizeof (reply));
+    is (reply, "ERR DENIED uid 65534 may not append (root or SlurmUser)",
+        "with a world-writable socket, peer credentials still refuse nobody");
+    stop_daemon (pid);
+    jt_map_t *ids = jt_map_create (0);
+    char err[256];
+    read_ids (dir, ids, err);
+    ok (jt_map_get (ids, "intruder") == NULL, "nothing was appended");
+    jt_map_destroy (ids, NULL);
+}
+
+static void test_spool (void)
+{
+    char dir[512], sock[512], log[512], spool[512];
+    snprintf (dir, sizeof (dir), "%s/spool", tmpdir);
+    snprintf (sock, sizeof (sock), "%s/spool.sock", tmpdir);
+    snprintf (log, sizeof (log), "%s/spool.log", tmpdir);
+    snprintf (spool, sizeof (spool), "%s/client.spool", tmpdir);
+    mkdir (dir, 0700);
+    jt_error_t err = { "" };
+    jt_ledger_client_opts_t o = { .socket = sock, .spool = spool, .timeout_ms = 2000,
+                                  .retry_ms = 50 };
+    jt_ledger_client_t *c = jt_ledger_client_create (&o, &err);
+    ok (c != NULL, "client starts while the daemon is down");
+    char buf[256];
+    int fails = 0;
+    for (int i = 0; i < 100; i++) {
+        char id[16];
+        snprintf (id, sizeof (id), "s%03d", i);
+        event (buf, sizeof (buf), id);
+        if (jt_ledger_client_submit (c, buf, strlen (buf), &err) < 0)
+            fails++;
+    }
+    is_int (fails, 0, "submit never fails while the daemon is down");
+    ok (jt_ledger_client_flush (c, 300) < 0 && errno == ETIMEDOUT,
+        "flush times out while the daemon is down");
+    jt_ledger_client_stats_t st;
+    jt_ledger_client_stats (c, &st);
+    is_int (st.spooled, 100, "all 100 events went to the spool");
+    is_int (st.pending, 100, "and are pending");
+    /* a new process takes over the spool: destroy, then recreate later */
+    jt_ledger_client_destroy (c);
+    int s;
+    pid_t pid = start_daemon (dir, sock, log, NULL, &s);
+    c = jt_ledger_client_create (&o, &err);
+    for (int i = 100; i < 120; i++) {
+        char id[16];
+        snprintf (id, sizeof (id), "s%03d", i);
+        event (buf, sizeof (buf), id);
+        jt_ledger_client_submit (c, buf, strlen (buf), &err);
+    }
+    ok (jt_ledger_client_flush (c, 20000) == 0, "daemon back: everything settles");
+    jt_ledger_client_stats (c, &st);
+    is_int (st.pending, 0, "nothing pending");
+    struct stat sb;
+    ok (stat (spool, &sb) == 0 && sb.st_size == 0, "spool is empty");
+    /* daemon killed mid-stream: the rest is spooled, then drained */
+    kill (pid, SIGKILL);
+    waitpid (pid, &s, 0);
+    for (int i = 120; i < 150; i++) {
+        char id[16];
+        snprintf (id, sizeof (id), "s%03d", i);
+        event (buf, sizeof (buf), id);
+        jt_ledger_client_submit (c, buf, strlen (buf), &err);
+    }
+    msleep (200);
+    pid = start_daemon (dir, sock, log, NULL, &s);
+    ok (jt_ledger_client_flush (c, 20000) == 0, "after a SIGKILL and restart it settles");
+    jt_ledger_client_destroy (c);
+    stop_daemon (pid);
+
+    /* exactly once, in order */
+    jt_map_t *ids = jt_map_create (0);
+    char e[256] = "";
+    jt_ledger_status_t ls = read_ids (dir, ids, e);
+    is (jt_ledger_status_name (ls), "OK", "ledger verifies (no duplicate ids) %s", e);
+    is_int (jt_map_count (ids), 150, "150 events recorded exactly once");
+    int order = 0;
+    for (int i = 0; i < 150; i++) {
+        char id[16];
+        snprintf (id, sizeof (id), "s%03d", i);
+        if ((uintptr_t) jt_map_get (ids, id) != (uintptr_t) i + 1)
+            order++;
+    }
+    is_int (order, 0, "each event i has seq i+1: submission order kept");
+    jt_map_destroy (ids, NULL);
+}
+
+int main (void)
+{
+    const char *b = getenv ("JT_BUILDDIR");
+    snprintf (daemon_path, sizeof (daemon_path), "%s/src/ledgerd/jobtree-ledgerd",
+              b ? b : ".");
+    if (access (daemon_path, X_OK) < 0)
+        bail_out ("%s: %s", daemon_path, strerror (errno));
+    snprintf (tmpdir, sizeof (tmpdir), "/tmp/jt-ledgerd.XXXXXX");
+    if (!mkdtemp (tmpdir))
+        bail_out ("mkdtemp: %s", strerror (errno));
+    signal (SIGPIPE, SIG_IGN);
+    test_basic ();
+    test_torn ();
+    test_permission ();
+    test_spool ();
+    test_crash ();
+    char cmd[300];
+    snprintf (cmd, sizeof (cmd), "rm -rf %s", tmpdir);
+    if (system (cmd) != 0)
+        diag ("could not remove %s", tmpdir);
+    return done_testing ();
+}
