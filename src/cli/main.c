@@ -22,6 +22,8 @@ static const struct command commands[] = {
     { "check", cmd_check, "validate a budget directory (and a snapshot)" },
     { "plan", cmd_plan, "decide BindNow/PlanLater/Reject for a run" },
     { "snapshot", cmd_snapshot, "read a live Slurm cluster into a snapshot" },
+    { "verify", cmd_verify, "check a ledger: checksums, chain, invariants" },
+    { "report", cmd_report, "sacct-style reports from the ledger" },
     { NULL, NULL, NULL },
 };
 

@@ -1,0 +1,128 @@
+/*
+ * cmd_verify.c - `jobtree verify LEDGER...`: check a ledger's records
+ * (grammar, hash, sequence, chain, segment names) with the same reader the
+ * daemon recovers with, then the calculus's invariants from the events
+ * alone (jt_ledger_verify). Prints OK with counts, or the first problem
+ * with its sequence number; the exit status names the class (see
+ * jobtree-verify(1)).
+ */
+#include <getopt.h>
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "cli.h"
+#include "jobtree/ledger.h"
+
+/* Exit statuses, one per class (documented in jobtree-verify(1)). */
+enum {
+    VX_TRUNCATED = 3, VX_CORRUPT = 4, VX_BADCHAIN = 5, VX_BADSEQ = 6, VX_BADHEAD = 7,
+    VX_BADEVENT = 8, VX_DUPID = 9, VX_OVERLAP = 10, VX_CONCURRENCY = 11,
+    VX_GPUHOURS = 12, VX_WINDOW = 13, VX_MATCHING = 14,
+};
+
+static int status_exit (jt_ledger_status_t s)
+{
+    switch (s) {
+    case JT_LEDGER_OK:
+    case JT_LEDGER_EMPTY: return JT_EXIT_OK;
+    case JT_LEDGER_TRUNCATED: return VX_TRUNCATED;
+    case JT_LEDGER_CORRUPT: return VX_CORRUPT;
+    case JT_LEDGER_BADCHAIN: return VX_BADCHAIN;
+    case JT_LEDGER_BADSEQ: return VX_BADSEQ;
+    case JT_LEDGER_BADHEAD: return VX_BADHEAD;
+    default: return JT_EXIT_USAGE;
+    }
+}
+
+static int violation_exit (jt_violation_kind_t k)
+{
+    switch (k) {
+    case JT_VIOL_BAD_EVENT: return VX_BADEVENT;
+    case JT_VIOL_DUP_ID: return VX_DUPID;
+    case JT_VIOL_NODE_OVERLAP: return VX_OVERLAP;
+    case JT_VIOL_CONCURRENCY: return VX_CONCURRENCY;
+    case JT_VIOL_GPU_HOURS: return VX_GPUHOURS;
+    case JT_VIOL_WINDOW: return VX_WINDOW;
+    default: return VX_MATCHING;
+    }
+}
+
+static void usage (FILE *f)
+{
+    fprintf (f, "Usage: jobtree verify [--head SEQ:HASH] [-q] LEDGER...\n"
+                "  LEDGER is a segment file or a directory of segments.\n"
+                "  --head SEQ:HASH  also require record SEQ to have HASH (an anchor\n"
+                "                   kept from an earlier run: detects a cut tail)\n"
+                "  -q, --quiet      print nothing when OK\n");
+}
+
+int cmd_verify (int argc, char **argv)
+{
+    static const struct option opts[] = {
+        { "head", required_argument, NULL, 'H' },
+        { "quiet", no_argument, NULL, 'q' },
+        { "help", no_argument, NULL, 'h' },
+        { NULL, 0, NULL, 0 },
+    };
+    const char *head = NULL;
+    bool quiet = false;
+    int ch;
+
+    optind = 1;
+    while ((ch = getopt_long (argc, argv, "H:qh", opts, NULL)) != -1) {
+        switch (ch) {
+        case 'H': head = optarg; break;
+        case 'q': quiet = true; break;
+        case 'h': usage (stdout); return JT_EXIT_OK;
+        default: usage (stderr); return JT_EXIT_USAGE;
+        }
+    }
+    if (optind >= argc) {
+        usage (stderr);
+        return JT_EXIT_USAGE;
+    }
+    jt_ledger_result_t res;
+    jt_violation_t v;
+    jt_ledger_fold_t *fold = NULL;
+    jt_error_t err = { "" };
+    if (jt_ledger_verify ((const char *const *) argv + optind, (size_t) (argc - optind),
+                          head, &res, &v, &fold, &err) < 0) {
+        fprintf (stderr, "jobtree verify: %s\n", err.text);
+        return JT_EXIT_USAGE;
+    }
+    int rc = JT_EXIT_OK;
+    if (v.kind != JT_VIOL_NONE) {
+        printf ("FAIL %s at seq %" PRIu64 ": %s\n", jt_violation_name (v.kind), v.seq,
+                v.msg);
+        rc = violation_exit (v.kind);
+    } else if (res.status == JT_LEDGER_IOERR) {
+        fprintf (stderr, "jobtree verify: %s: %s\n", res.bad_file, res.msg);
+        rc = JT_EXIT_USAGE;
+    } else if (res.status != JT_LEDGER_OK && res.status != JT_LEDGER_EMPTY) {
+        printf ("FAIL %s at seq %" PRIu64 " (%s offset %" PRIu64 "): %s\n",
+                jt_ledger_status_name (res.status), res.bad_seq, res.bad_file,
+                res.bad_offset, res.msg);
+        rc = status_exit (res.status);
+    } else if (!quiet) {
+        uint64_t events, starts, ends, open;
+        jt_ledger_fold_counts (fold, &events, &starts, &ends, &open);
+        size_t nenv = jt_ledger_fold_envelopes (fold, 0, NULL, 0);
+        jt_fold_envelope_t *env = calloc (nenv ? nenv : 1, sizeof (*env));
+        size_t capped = 0;
+        if (env) {
+            jt_ledger_fold_envelopes (fold, 0, env, nenv);
+            for (size_t i = 0; i < nenv; i++)
+                capped += env[i].capped;
+        }
+        printf ("OK %" PRIu64 " records in %" PRIu64 " segments; %" PRIu64 " leases "
+                "started, %" PRIu64 " ended, %" PRIu64 " open; %zu envelopes (%zu with "
+                "caps checked)\n",
+                res.nrecords, res.nsegments, starts, ends, open, nenv, capped);
+        printf ("head %" PRIu64 ":%s\n", res.last_seq, res.last_hash);
+        free (env);
+    }
+    jt_ledger_fold_destroy (fold);
+    return rc;
+}

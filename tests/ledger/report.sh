@@ -1,0 +1,38 @@
+#!/bin/bash
+# tests/ledger/report.sh - `jobtree report` against golden outputs (checked
+# by hand against tests/data/ledger/events.jsonl), and the contrib wrappers.
+. "$(dirname "$0")/lib.sh"
+
+mk_ledger "$DATA/events.jsonl" "$TMP/l.jtl"
+L="$TMP/l.jtl"
+golden () {   # golden FILE DESCRIPTION -- ARGS...
+    local f=$1 d=$2; shift 3
+    is "$("$JOBTREE" report "$@" 2>&1)" "$(cat "$DATA/$f")" "$d"
+}
+golden leases.P.out "leases -P" -- leases -P "$L"
+golden runs.pn.out "runs -p -n" -- runs -p -n "$L"
+golden usage.out "usage table" -- usage "$L"
+golden usage.range.out "usage -S/-E clips intervals" -- usage -P \
+    -S 2026-01-01T01:30:00Z -E 2026-01-01T02:30:00Z "$L"
+golden reservations.json "reservations --json" -- reservations --json "$L"
+golden leases.jobs.out "leases -j with -o FIELD%WIDTH" -- leases -j 101,c1:103 \
+    -o lease%10,reason,seed,gpuhours%8 "$L"
+golden leases.filter.out "leases --envelope -A -P -n" -- leases --envelope vis-a100 \
+    -A vision -P -n -o Lease,Nodes,End "$L"
+"$JOBTREE" report usage -o Owner,Bogus "$L" > "$TMP/out" 2>&1
+is "$?" 2 "unknown field: usage error"
+is "$(head -c 38 "$TMP/out")" "jobtree report: unknown field 'Bogus';" "and names it"
+sed '3s/"a03"/"a04"/' "$L" > "$TMP/bad.jtl"
+"$JOBTREE" report usage "$TMP/bad.jtl" > /dev/null 2>&1
+is "$?" 1 "a damaged ledger is refused"
+
+PATH="$JT_BUILDDIR/src/cli:$PATH"; export PATH
+is "$(sh "$JT_SRCDIR/contrib/report/chargeback.sh" 2026-01 "$L")" \
+"# GPU-hours by account, 2026-01-01T00:00:00Z .. 2026-02-01T00:00:00Z
+Account|OwnedGPUHours|BorrowedGPUHours|GPUHours
+rai|64.00|0.00|64.00
+vision|32.00|16.00|48.00" "contrib chargeback.sh for one month"
+is "$(sh "$JT_SRCDIR/contrib/report/borrowed-vs-owned.sh" "$L")" \
+"Sponsor|Borrower|Envelope|GPUHours|PeakGPUs
+rai|vision|west-h100|16.00|8" "contrib borrowed-vs-owned.sh per sponsor"
+done_testing
