@@ -47,8 +47,11 @@ static void print_diags (struct ctx *c, jt_diags_t *d, bool warning)
         jt_diag_t g = d->v[i];
         char msg[600];
         if (warning) {
-            snprintf (msg, sizeof (msg), "warning: %s", g.msg);
+            /* "file:line:col: warning: path: message", as compilers do */
+            snprintf (msg, sizeof (msg), "warning: %s%s%s", g.path ? g.path : "",
+                      g.path && *g.path ? ": " : "", g.msg);
             g.msg = msg;
+            g.path = NULL;
             c->warnings++;
         } else
             c->errors++;

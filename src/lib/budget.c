@@ -186,9 +186,11 @@ static const struct ref *ref_find (const struct ref *v, size_t n, const char *na
 }
 
 /* Report the second and later occurrences of each name. what is "owner",
- * "envelope name", ...; fmt_path renders the field's path. */
+ * "envelope name", ...; pathfmt renders the field's path from the index;
+ * rule says how to fix it. */
 static int report_dups (struct budgets_priv *p, jt_diags_t *diags, struct ref *v,
-                        size_t n, const char *what, const char *pathfmt)
+                        size_t n, const char *what, const char *pathfmt,
+                        const char *rule)
 {
     int errors = 0;
     char path[JT_JSON_PATH_MAX], first[JT_JSON_PATH_MAX], loc[512];
@@ -203,8 +205,7 @@ static int report_dups (struct budgets_priv *p, jt_diags_t *diags, struct ref *v
         snprintf (first, sizeof (first), pathfmt, v[f].idx);
         where (p, v[f].bud, first, loc, sizeof (loc));
         ferr (p, diags, v[i].bud, path, "duplicate %s '%s' (first defined at %s); "
-              "%s names must be unique across all budget files", what, v[i].name, loc,
-              what);
+              "%s", what, v[i].name, loc, rule);
         errors++;
     }
     return errors;
@@ -231,9 +232,12 @@ static int check_parents (struct budgets_priv *p, jt_diags_t *diags,
         const char *par = b->v[i].parent;
         if (par && !ref_find (owners, n, par)) {
             const char *s = jt_json_suggest (par, names);
-            ferr (p, diags, i, "parent", "unknown parent '%s'%s%s%s: no budget file "
-                  "has that owner (add one; an owner may have no envelopes)", par,
-                  s ? "; did you mean '" : "", s ? s : "", s ? "'?" : "");
+            if (s)
+                ferr (p, diags, i, "parent", "unknown parent '%s'; did you mean "
+                      "'%s'?", par, s);
+            else
+                ferr (p, diags, i, "parent", "unknown parent '%s': no budget file "
+                      "has that owner (add one; an owner may have no envelopes)", par);
             errors++;
         }
     }
@@ -393,10 +397,14 @@ int jt_budgets_finalize (jt_budgets_t *b, jt_diags_t *diags)
     qsort (owners, b->n, sizeof (*owners), ref_cmp);
     qsort (envs, nenv, sizeof (*envs), ref_cmp);
     qsort (caps, ncaps, sizeof (*caps), ref_cmp);
-    errors += report_dups (p, diags, owners, b->n, "owner", "owner");
-    errors += report_dups (p, diags, envs, nenv, "envelope name", "envelopes[%zu].name");
+    errors += report_dups (p, diags, owners, b->n, "owner", "owner",
+                           "each owner has exactly one budget file");
+    errors += report_dups (p, diags, envs, nenv, "envelope name", "envelopes[%zu].name",
+                           "envelope names must be unique across all budget files");
     errors += report_dups (p, diags, caps, ncaps, "aggregate cap name",
-                           "aggregateCaps[%zu].name");
+                           "aggregateCaps[%zu].name",
+                           "aggregate cap names must be unique across all budget "
+                           "files");
     errors += check_parents (p, diags, owners, b->n);
     errors += check_caps (p, diags, envs, nenv);
     if (errors)
