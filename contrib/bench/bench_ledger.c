@@ -1,0 +1,454 @@
+/*
+ * bench_ledger.c - `make bench`: the ledger against SQLite (WAL mode,
+ * synchronous=FULL) on the same events, in the same run:
+ *
+ *  1. sustained durable appends/s: K concurrent clients, each pipelining up
+ *     to W events to a real jobtree-ledgerd (group commit), vs K threads
+ *     each committing one INSERT per event (each commit durable);
+ *  2. replay: read, check and fold N events (jt_ledger_verify: grammar,
+ *     hashes, chain, parse, invariants) vs SELECT every row, parse and fold;
+ *  3. usage report over N events (`jobtree report usage`, a subprocess) vs
+ *     the same GPU-hours per owner/envelope/role as one SQL query (Start
+ *     joined to End on the lease id, indexed).
+ *
+ * Sizes: N = 200000 events by default, JT_BENCH_FULL=1 for 1000000;
+ * JT_BENCH_CLIENTS (8), JT_BENCH_SECONDS (3) for the append phase;
+ * JT_BENCH_DIR (default ./bench-ledger.tmp, i.e. the build directory's
+ * disk, not a tmpfs). Run from the top build directory.
+ */
+#define _GNU_SOURCE 1
+#include <errno.h>
+#include <inttypes.h>
+#include <pthread.h>
+#include <signal.h>
+#include <sqlite3.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/prctl.h>
+#include <sys/socket.h>
+#include <sys/stat.h>
+#include <sys/un.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "jobtree/ledger.h"
+
+static char dir[512];
+static int64_t T0 = 1767225600;
+
+static double now_s (void)
+{
+    struct timespec ts;
+    clock_gettime (CLOCK_MONOTONIC, &ts);
+    return (double) ts.tv_sec + (double) ts.tv_nsec / 1e9;
+}
+
+static void die (const char *what)
+{
+    fprintf (stderr, "bench_ledger: %s: %s\n", what, strerror (errno));
+    exit (1);
+}
+
+/* Event i of a synthetic workload: lease k = i/2 ... Starts of a slot of
+ * 1000 leases, then their Ends; lease k on node k%1000; 10 owners with two
+ * envelopes each; every 10th lease Borrowed. */
+static int gen_event (uint64_t i, const char *prefix, char *buf, size_t len)
+{
+    uint64_t slot = i / 2000, r = i % 2000, k = slot * 1000 + r % 1000;
+    bool end = r >= 1000;
+    int64_t start = T0 + (int64_t) slot * 3600, stop = start + 3000;
+    unsigned owner = (unsigned) (k % 10), env = (unsigned) (k % 20);
+    const char *role = k % 10 == 0 ? "Borrowed" : "Active";
+    int n = snprintf (buf, len,
+                      "{\"v\":1,\"type\":\"%s\",\"id\":\"%s%" PRIu64 "\",\"time\":%" PRId64
+                      ",\"lease\":\"c1:%" PRIu64 ":0\",\"run\":\"c1:%" PRIu64 "\","
+                      "\"group\":\"0\",\"nodes\":[\"n%04u\"],\"gpus\":8,\"role\":\"%s\","
+                      "\"envelope\":\"env%02u\",\"owner\":\"o%u\",\"start\":%" PRId64,
+                      end ? "End" : "Start", prefix, i, end ? stop : start, k, k,
+                      (unsigned) (k % 1000), role, env, owner, start);
+    if (end)
+        n += snprintf (buf + n, len - (size_t) n, ",\"end\":%" PRId64 ",\"reason\":\"End\"}",
+                       stop);
+    else
+        n += snprintf (buf + n, len - (size_t) n, "}");
+    return n;
+}
+
+/* ---- 1. sustained appends ---- */
+
+struct appender {
+    const char *sock;
+    int id;
+    double until;
+    uint64_t acked;
+    sqlite3 *db;
+};
+
+static int connect_sock (const char *path)
+{
+    struct sockaddr_un sa = { .sun_family = AF_UNIX };
+    snprintf (sa.sun_path, sizeof (sa.sun_path), "%s", path);
+    int fd = socket (AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
+    if (fd >= 0 && connect (fd, (struct sockaddr *) &sa, sizeof (sa)) == 0)
+        return fd;
+    if (fd >= 0)
+        close (fd);
+    return -1;
+}
+
+static void *append_ledger (void *arg)
+{
+    struct appender *a = arg;
+    enum { W = 32 };
+    int fd = connect_sock (a->sock);
+    char out[W * 512], in[8192], prefix[32];
+    size_t inlen = 0;
+    uint64_t i = 0;
+    snprintf (prefix, sizeof (prefix), "a%d-", a->id);
+    while (fd >= 0 && now_s () < a->until) {
+        size_t off = 0;
+        for (int k = 0; k < W; k++) {
+            off += (size_t) gen_event (i++, prefix, out + off, sizeof (out) - off - 1);
+            out[off++] = '\n';
+        }
+        if (send (fd, out, off, MSG_NOSIGNAL) != (ssize_t) off)
+            break;
+        int got = 0;
+        while (got < W) {
+            ssize_t n = recv (fd, in + inlen, sizeof (in) - inlen, 0);
+            if (n <= 0)
+                goto done;
+            inlen += (size_t) n;
+            char *p = in, *nl;
+            while ((nl = memchr (p, '\n', inlen - (size_t) (p - in)))) {
+                if (strncmp (p, "OK ", 3)) {
+                    fprintf (stderr, "bench_ledger: daemon said %.*s\n", (int) (nl - p), p);
+                    goto done;
+                }
+                got++;
+                p = nl + 1;
+            }
+            inlen -= (size_t) (p - in);
+            memmove (in, p, inlen);
+        }
+        a->acked += W;
+    }
+done:
+    if (fd >= 0)
+        close (fd);
+    return NULL;
+}
+
+static void sql (sqlite3 *db, const char *q)
+{
+    char *err = NULL;
+    if (sqlite3_exec (db, q, NULL, NULL, &err) != SQLITE_OK) {
+        fprintf (stderr, "bench_ledger: sqlite: %s: %s\n", q, err);
+        exit (1);
+    }
+}
+
+static sqlite3 *open_db (const char *path)
+{
+    sqlite3 *db;
+    if (sqlite3_open (path, &db) != SQLITE_OK)
+        die ("sqlite3_open");
+    sqlite3_busy_timeout (db, 60000);
+    sql (db, "PRAGMA journal_mode=WAL");
+    sql (db, "PRAGMA synchronous=FULL");
+    sql (db, "CREATE TABLE IF NOT EXISTS events (seq INTEGER PRIMARY KEY, id TEXT UNIQUE, "
+             "type TEXT, lease TEXT, owner TEXT, envelope TEXT, role TEXT, gpus INTEGER, "
+             "start INTEGER, stop INTEGER, payload TEXT)");
+    return db;
+}
+
+/* Insert one generated event (columns filled from the event struct). */
+static void db_insert (sqlite3_stmt *st, const char *payload, size_t len)
+{
+    jt_error_t err = { "" };
+    jt_event_t *ev = jt_event_from_json (payload, len, &err);
+    if (!ev) {
+        fprintf (stderr, "bench_ledger: %s\n", err.text);
+        exit (1);
+    }
+    sqlite3_bind_text (st, 1, ev->id, -1, SQLITE_TRANSIENT);
+    sqlite3_bind_text (st, 2, jt_ev_type_name (ev->type), -1, SQLITE_STATIC);
+    sqlite3_bind_text (st, 3, ev->lease, -1, SQLITE_TRANSIENT);
+    sqlite3_bind_text (st, 4, ev->owner, -1, SQLITE_TRANSIENT);
+    sqlite3_bind_text (st, 5, ev->envelope, -1, SQLITE_TRANSIENT);
+    sqlite3_bind_text (st, 6, jt_lease_role_name (ev->role), -1, SQLITE_STATIC);
+    sqlite3_bind_int64 (st, 7, ev->gpus);
+    sqlite3_bind_int64 (st, 8, ev->start);
+    sqlite3_bind_int64 (st, 9, ev->type == JT_EV_END ? ev->end : -1);
+    sqlite3_bind_text (st, 10, payload, (int) len, SQLITE_TRANSIENT);
+    if (sqlite3_step (st) != SQLITE_DONE) {
+        fprintf (stderr, "bench_ledger: insert failed\n");
+        exit (1);
+    }
+    sqlite3_reset (st);
+    jt_event_destroy (ev);
+}
+
+#define INSERT_SQL \
+    "INSERT INTO events (id, type, lease, owner, envelope, role, gpus, start, stop, " \
+    "payload) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10)"
+
+static void *append_sqlite (void *arg)
+{
+    struct appender *a = arg;
+    sqlite3_stmt *st;
+    char buf[512], prefix[32];
+    uint64_t i = 0;
+    snprintf (prefix, sizeof (prefix), "s%d-", a->id);
+    sqlite3_prepare_v2 (a->db, INSERT_SQL, -1, &st, NULL);
+    while (now_s () < a->until) {
+        int n = gen_event (i++, prefix, buf, sizeof (buf));
+        /* autocommit: one durable transaction per event, like one ack */
+        db_insert (st, buf, (size_t) n);
+        a->acked++;
+    }
+    sqlite3_finalize (st);
+    return NULL;
+}
+
+static double bench_appends (int clients, double secs, double *sqlite_rate)
+{
+    char ldir[600], sock[600], log[600], dbp[600];
+    snprintf (ldir, sizeof (ldir), "%s/append", dir);
+    snprintf (sock, sizeof (sock), "%s/append.sock", dir);
+    snprintf (log, sizeof (log), "%s/append.log", dir);
+    snprintf (dbp, sizeof (dbp), "%s/append.db", dir);
+    mkdir (ldir, 0700);
+    pid_t pid = fork ();
+    if (pid == 0) {
+        prctl (PR_SET_PDEATHSIG, SIGKILL);
+        if (!freopen (log, "a", stderr))
+            _exit (127);
+        execl ("src/ledgerd/jobtree-ledgerd", "jobtree-ledgerd", "-F", "-d", ldir, "-S",
+               sock, "-u", "0", (char *) NULL);
+        _exit (127);
+    }
+    for (int i = 0; i < 1000; i++) {
+        int fd = connect_sock (sock);
+        if (fd >= 0) {
+            close (fd);
+            break;
+        }
+        usleep (10000);
+    }
+    struct appender *a = calloc ((size_t) clients, sizeof (*a));
+    pthread_t *th = calloc ((size_t) clients, sizeof (*th));
+    double t0 = now_s ();
+    for (int i = 0; i < clients; i++) {
+        a[i] = (struct appender){ .sock = sock, .id = i, .until = t0 + secs };
+        pthread_create (&th[i], NULL, append_ledger, &a[i]);
+    }
+    uint64_t total = 0;
+    for (int i = 0; i < clients; i++) {
+        pthread_join (th[i], NULL);
+        total += a[i].acked;
+    }
+    double rate = (double) total / (now_s () - t0);
+    kill (pid, SIGTERM);
+    waitpid (pid, NULL, 0);
+
+    sqlite3 *setup = open_db (dbp);
+    sqlite3_close (setup);
+    t0 = now_s ();
+    total = 0;
+    for (int i = 0; i < clients; i++) {
+        a[i] = (struct appender){ .id = i, .until = t0 + secs, .db = open_db (dbp) };
+        pthread_create (&th[i], NULL, append_sqlite, &a[i]);
+    }
+    for (int i = 0; i < clients; i++) {
+        pthread_join (th[i], NULL);
+        total += a[i].acked;
+        sqlite3_close (a[i].db);
+    }
+    *sqlite_rate = (double) total / (now_s () - t0);
+    free (a);
+    free (th);
+    return rate;
+}
+
+/* ---- 2./3. replay and report over N events ---- */
+
+static void build (uint64_t n, const char *ldir, const char *dbp)
+{
+    jt_error_t err = { "" };
+    jt_ledger_result_t res;
+    mkdir (ldir, 0700);
+    jt_ledger_writer_t *w = jt_ledger_writer_open (ldir, 0, NULL, NULL, &res, &err);
+    if (!w) {
+        fprintf (stderr, "bench_ledger: %s\n", err.text);
+        exit (1);
+    }
+    sqlite3 *db = open_db (dbp);
+    sqlite3_stmt *st;
+    sqlite3_prepare_v2 (db, INSERT_SQL, -1, &st, NULL);
+    sql (db, "BEGIN");
+    enum { B = 4096 };
+    static char bufs[B][512];
+    const char *p[B];
+    size_t lens[B];
+    for (uint64_t i = 0; i < n;) {
+        size_t k = 0;
+        for (; k < B && i < n; k++, i++) {
+            lens[k] = (size_t) gen_event (i, "r", bufs[k], sizeof (bufs[k]));
+            p[k] = bufs[k];
+            db_insert (st, bufs[k], lens[k]);
+        }
+        uint64_t first;
+        if (jt_ledger_writer_append (w, p, lens, k, &first, &err) < 0) {
+            fprintf (stderr, "bench_ledger: %s\n", err.text);
+            exit (1);
+        }
+    }
+    sql (db, "COMMIT");
+    sql (db, "CREATE INDEX IF NOT EXISTS events_lease ON events (lease, type)");
+    sqlite3_finalize (st);
+    sqlite3_close (db);
+    jt_ledger_writer_close (w);
+}
+
+static double replay_sqlite (const char *dbp, uint64_t *count)
+{
+    sqlite3 *db = open_db (dbp);
+    sqlite3_stmt *st;
+    jt_ledger_fold_t *f = jt_ledger_fold_create ();
+    jt_error_t err = { "" };
+    double t0 = now_s ();
+    sqlite3_prepare_v2 (db, "SELECT seq, payload FROM events ORDER BY seq", -1, &st, NULL);
+    *count = 0;
+    while (sqlite3_step (st) == SQLITE_ROW) {
+        const char *p = (const char *) sqlite3_column_text (st, 1);
+        int len = sqlite3_column_bytes (st, 1);
+        jt_event_t *ev = jt_event_from_json (p, (size_t) len, &err);
+        jt_violation_t v;
+        if (!ev || jt_ledger_fold_apply (f, (uint64_t) sqlite3_column_int64 (st, 0), ev, &v,
+                                         &err) != 0) {
+            fprintf (stderr, "bench_ledger: sqlite replay: %s %s\n", err.text, v.msg);
+            exit (1);
+        }
+        jt_event_destroy (ev);
+        (*count)++;
+    }
+    double dt = now_s () - t0;
+    sqlite3_finalize (st);
+    sqlite3_close (db);
+    jt_ledger_fold_destroy (f);
+    return dt;
+}
+
+static double report_sqlite (const char *dbp, int *rows)
+{
+    sqlite3 *db = open_db (dbp);
+    sqlite3_stmt *st;
+    double t0 = now_s ();
+    sqlite3_prepare_v2 (db,
+                        "SELECT s.owner, s.envelope, "
+                        "SUM(CASE WHEN s.role != 'Borrowed' THEN s.gpus * (e.stop - s.start) "
+                        "ELSE 0 END) / 3600.0, "
+                        "SUM(CASE WHEN s.role = 'Borrowed' THEN s.gpus * (e.stop - s.start) "
+                        "ELSE 0 END) / 3600.0 "
+                        "FROM events s JOIN events e ON e.lease = s.lease AND e.type = 'End' "
+                        "WHERE s.type = 'Start' GROUP BY s.owner, s.envelope "
+                        "ORDER BY s.owner, s.envelope",
+                        -1, &st, NULL);
+    *rows = 0;
+    while (sqlite3_step (st) == SQLITE_ROW)
+        (*rows)++;
+    double dt = now_s () - t0;
+    sqlite3_finalize (st);
+    sqlite3_close (db);
+    return dt;
+}
+
+static double report_ledger (const char *ldir, int *rows)
+{
+    char cmd[1024];
+    snprintf (cmd, sizeof (cmd), "src/cli/jobtree report usage -P -n %s", ldir);
+    double t0 = now_s ();
+    FILE *p = popen (cmd, "r");
+    char line[512];
+    *rows = 0;
+    while (p && fgets (line, sizeof (line), p))
+        (*rows)++;
+    if (!p || pclose (p) != 0) {
+        fprintf (stderr, "bench_ledger: %s failed\n", cmd);
+        exit (1);
+    }
+    return now_s () - t0;
+}
+
+int main (void)
+{
+    const char *e;
+    uint64_t n = getenv ("JT_BENCH_FULL") ? 1000000 : 200000;
+    int clients = (e = getenv ("JT_BENCH_CLIENTS")) ? atoi (e) : 8;
+    double secs = (e = getenv ("JT_BENCH_SECONDS")) ? atof (e) : 3.0;
+    snprintf (dir, sizeof (dir), "%s",
+              (e = getenv ("JT_BENCH_DIR")) ? e : "./bench-ledger.tmp");
+    char cmd[1200];
+    snprintf (cmd, sizeof (cmd), "rm -rf %s && mkdir -p %s", dir, dir);
+    if (system (cmd) != 0)
+        die (cmd);
+    char *abs = realpath (dir, NULL);     /* the daemon wants absolute paths */
+    if (!abs)
+        die (dir);
+    snprintf (dir, sizeof (dir), "%s", abs);
+    free (abs);
+    if (access ("src/ledgerd/jobtree-ledgerd", X_OK) < 0 || access ("src/cli/jobtree", X_OK) < 0)
+        die ("run from the top build directory (needs src/ledgerd/jobtree-ledgerd and "
+             "src/cli/jobtree)");
+    signal (SIGPIPE, SIG_IGN);
+
+    double srate, lrate = bench_appends (clients, secs, &srate);
+    printf ("appends (durable, %d clients, %.0f s each):\n", clients, secs);
+    printf ("  jobtree-ledgerd  %10.0f events/s\n", lrate);
+    printf ("  sqlite WAL FULL  %10.0f events/s\n", srate);
+    printf ("  ratio            %10.2fx\n", lrate / srate);
+
+    char ldir[600], dbp[600];
+    snprintf (ldir, sizeof (ldir), "%s/replay", dir);
+    snprintf (dbp, sizeof (dbp), "%s/replay.db", dir);
+    double t0 = now_s ();
+    build (n, ldir, dbp);
+    printf ("built %" PRIu64 " events in both stores in %.1f s\n", n, now_s () - t0);
+
+    jt_ledger_result_t res;
+    jt_violation_t v;
+    jt_error_t err = { "" };
+    const char *paths[] = { ldir };
+    t0 = now_s ();
+    if (jt_ledger_verify (paths, 1, NULL, &res, &v, NULL, &err) < 0
+        || res.status != JT_LEDGER_OK || v.kind != JT_VIOL_NONE) {
+        fprintf (stderr, "bench_ledger: verify: %s %s %s\n", err.text,
+                 jt_ledger_status_name (res.status), v.msg);
+        return 1;
+    }
+    double lrep = now_s () - t0;
+    uint64_t cnt;
+    double srep = replay_sqlite (dbp, &cnt);
+    printf ("replay + fold of %" PRIu64 " events (ledger also checks hashes and chain):\n",
+            res.nrecords);
+    printf ("  ledger           %10.2f s  (%.0f events/s)\n", lrep,
+            (double) res.nrecords / lrep);
+    printf ("  sqlite           %10.2f s  (%.0f events/s)\n", srep, (double) cnt / srep);
+    printf ("  ratio            %10.2fx (sqlite time / ledger time)\n", srep / lrep);
+
+    int lrows, srows;
+    double lu = report_ledger (ldir, &lrows), su = report_sqlite (dbp, &srows);
+    printf ("usage report over %" PRIu64 " events (%d / %d rows):\n", n, lrows, srows);
+    printf ("  jobtree report   %10.2f s  (whole process: read, check, parse, peak)\n", lu);
+    printf ("  sqlite query     %10.2f s  (indexed join, no peak concurrency)\n", su);
+    printf ("  ratio            %10.2fx (sqlite time / ledger time)\n", su / lu);
+    if (!getenv ("JT_BENCH_KEEP")) {
+        snprintf (cmd, sizeof (cmd), "rm -rf %s", dir);
+        if (system (cmd) != 0)
+            die (cmd);
+    }
+    return 0;
+}
