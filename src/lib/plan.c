@@ -177,7 +177,10 @@ static int attempt_run (ctx_t *x, const jt_groups_t *g, ssize_t only_domain,
             const jt_cover_cand_t *cd = jt_coverer_cand (c, i);
             jt_pack_request_t req = {
                 .groups = &g->gpus[k], .ngroups = 1, .soft = g->soft,
-                .single_domain = false, .partial_ok = false,
+                /* a soft group is one group: spread off keeps its chunks
+                 * in one domain */
+                .single_domain = g->soft && !x->r->cross_group_spread,
+                .partial_ok = false,
                 .spares_per_group = x->r->spares_per_group,
                 .selector = &cd->env->selector, .only_domain = only_domain,
                 .policy = x->policy,
@@ -196,16 +199,18 @@ static int attempt_run (ctx_t *x, const jt_groups_t *g, ssize_t only_domain,
                 }
                 placed = true;
             } else {
-                if (!funded)
+                if (!funded) {
                     group_detail (a->detail, sizeof (a->detail), k, pl.detail);
+                    a->reason = pl.reason == JT_SPREAD_NO_DOMAIN
+                                ? JT_SPREAD_NO_DOMAIN : JT_NO_DOMAIN_FITS;
+                }
                 jt_placement_free (&pl);
             }
             funded = true;
         }
         if (!placed) {
             if (funded) {
-                a->reason = JT_NO_DOMAIN_FITS;
-                a->unplaced = true;
+                a->unplaced = true;     /* a->reason set from Pack above */
             } else {
                 a->reason = jt_coverer_why_gpus (c, need, a->detail,
                                                  sizeof (a->detail));
@@ -397,8 +402,8 @@ int jt_plan_run (const jt_budgets_t *b, const jt_snapshot_t *s,
     for (size_t d = 0; d < s->ndomains; d++)
         out->residual[d] = jt_pack_view_free (x.view, d);
 
-    if (jt_run_validate (r, jt_snapshot_gpus_per_node (s, r->flavor),
-                         &verr) < 0) {
+    int64_t gpn = jt_snapshot_gpus_per_node (s, r->flavor);
+    if (jt_run_validate (r, gpn, &verr) < 0) {
         plan_reject (out, JT_INVALID_RUN, verr.text);
         rc = 0;
         goto done;
@@ -425,7 +430,7 @@ int jt_plan_run (const jt_budgets_t *b, const jt_snapshot_t *s,
 
     int64_t hi = r->malleable ? r->max_gpus : r->total_gpus;
     int64_t lo = r->malleable ? r->min_gpus : r->total_gpus;
-    int64_t step = jt_run_step_gpus (r, jt_snapshot_gpus_per_node (s, r->flavor));
+    int64_t step = jt_run_step_gpus (r, gpn);
     int64_t last_total = 0;
     if (lo < 1)
         lo = 1;

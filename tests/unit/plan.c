@@ -138,6 +138,16 @@ static void test_spread (void)
         "BindNow total=64 | g0 32 west/B[b01:8 b02:8 b03:8 b04:8] west-h100"
         " | g1 32 west/B[b05:8 b06:8 b07:8 b08:8] west-h100",
         "spread off: both groups in the first domain that holds them");
+    jt_run_t *soft = fx_run (RUN ("rai", 64, ", \"locality\": {"
+                                  " \"allowCrossGroupSpread\": false }"));
+    is (fx_plan (b, s1, NULL, soft, JT_PACK_TO_EMPTY, &p),
+        "PlanLater SingleDomainFull total=0 want=64 | pay west-h100 g0 64",
+        "soft run, spread off: its chunks may not span domains");
+    jt_plan_free (&p);
+    is (fx_plan (b, s2, NULL, soft, JT_PACK_TO_EMPTY, NULL),
+        "BindNow total=64 | g0 64 west/B[b01:8 b02:8 b03:8 b04:8 b05:8 b06:8"
+        " b07:8 b08:8] west-h100", "soft run, spread off: one domain that holds it");
+    jt_run_destroy (soft);
     jt_run_destroy (on);
     jt_run_destroy (off);
     jt_snapshot_destroy (s1);
