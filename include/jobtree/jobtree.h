@@ -16,5 +16,6 @@
 #include "cover.h"
 #include "pack.h"
 #include "plan.h"
+#include "ledger.h"
 
 #endif /* JOBTREE_JOBTREE_H */

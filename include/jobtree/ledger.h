@@ -16,6 +16,7 @@
 #include <stdint.h>
 
 #include "error.h"
+#include "snapshot.h"
 
 #ifdef __cplusplus
 extern "C" {
@@ -34,12 +35,9 @@ typedef enum jt_ev_type {
     JT_EV_NODE_FAIL,
 } jt_ev_type_t;
 
-typedef enum jt_lease_role {
-    JT_ROLE_NONE = 0,
-    JT_ROLE_ACTIVE,
-    JT_ROLE_SPARE,
-    JT_ROLE_BORROWED,
-} jt_lease_role_t;
+/* A lease's role is the snapshot's jt_role_t: JT_ROLE_ACTIVE, JT_ROLE_SPARE,
+ * JT_ROLE_BORROWED (paid by a sponsor's envelope). */
+typedef jt_role_t jt_lease_role_t;
 
 typedef enum jt_end_reason {
     JT_REASON_NONE = 0,
@@ -117,12 +115,13 @@ char *jt_event_to_json (const jt_event_t *ev, jt_error_t *err);
 jt_event_t *jt_event_from_json (const char *text, size_t len, jt_error_t *err);
 
 /* Names as used in the JSON ("Start", "Active", "RandomPreempt", ...) and
- * back (0 / JT_*_NONE for unknown names). */
+ * back (JT_EV_NONE / JT_REASON_NONE for unknown names; the role parser
+ * returns 0 and sets *out, or -1 for an unknown name). */
 const char *jt_ev_type_name (jt_ev_type_t t);
 const char *jt_lease_role_name (jt_lease_role_t r);
 const char *jt_end_reason_name (jt_end_reason_t r);
 jt_ev_type_t jt_ev_type_parse (const char *s);
-jt_lease_role_t jt_lease_role_parse (const char *s);
+int jt_lease_role_parse (const char *s, jt_lease_role_t *out);
 jt_end_reason_t jt_end_reason_parse (const char *s);
 
 /* ---- Records ----------------------------------------------------------- */

@@ -28,10 +28,6 @@ static const char *const type_names[] = {
     [JT_EV_RES_RELEASED] = "ReservationReleased",
     [JT_EV_BUDGET_LOADED] = "BudgetLoaded", [JT_EV_NODE_FAIL] = "NodeFail",
 };
-static const char *const role_names[] = {
-    [JT_ROLE_ACTIVE] = "Active", [JT_ROLE_SPARE] = "Spare",
-    [JT_ROLE_BORROWED] = "Borrowed",
-};
 static const char *const reason_names[] = {
     [JT_REASON_END] = "End", [JT_REASON_SWAP] = "Swap",
     [JT_REASON_SHRINK] = "Shrink", [JT_REASON_RANDOM_PREEMPT] = "RandomPreempt",
@@ -60,7 +56,12 @@ const char *jt_ev_type_name (jt_ev_type_t t)
 }
 const char *jt_lease_role_name (jt_lease_role_t r)
 {
-    return name_of (role_names, NELEM (role_names), r);
+    switch (r) {
+    case JT_ROLE_ACTIVE: return "Active";
+    case JT_ROLE_SPARE: return "Spare";
+    case JT_ROLE_BORROWED: return "Borrowed";
+    }
+    return "None";
 }
 const char *jt_end_reason_name (jt_end_reason_t r)
 {
@@ -70,9 +71,16 @@ jt_ev_type_t jt_ev_type_parse (const char *s)
 {
     return parse_name (type_names, NELEM (type_names), s);
 }
-jt_lease_role_t jt_lease_role_parse (const char *s)
+int jt_lease_role_parse (const char *s, jt_lease_role_t *out)
 {
-    return parse_name (role_names, NELEM (role_names), s);
+    static const jt_lease_role_t roles[] = { JT_ROLE_ACTIVE, JT_ROLE_SPARE,
+                                             JT_ROLE_BORROWED };
+    for (size_t i = 0; s && i < NELEM (roles); i++)
+        if (!strcmp (s, jt_lease_role_name (roles[i]))) {
+            *out = roles[i];
+            return 0;
+        }
+    return -1;
 }
 jt_end_reason_t jt_end_reason_parse (const char *s)
 {
@@ -205,7 +213,8 @@ static int validate_lease (const jt_event_t *ev, jt_error_t *err)
         return jt_errprintf (err, "nodes: a lease needs at least one node");
     if (ev->gpus < 1)
         return jt_errprintf (err, "gpus: must be >= 1, got %" PRId64, ev->gpus);
-    if (ev->role == JT_ROLE_NONE)
+    if (ev->role != JT_ROLE_ACTIVE && ev->role != JT_ROLE_SPARE
+        && ev->role != JT_ROLE_BORROWED)
         return jt_errprintf (err, "role: must be Active, Spare or Borrowed");
     if (ev->start < 0)
         return jt_errprintf (err, "start: must be >= 0");
@@ -511,7 +520,9 @@ static int get_enum (json_object *o, const char *key, int *out,
 
 static int parse_role (const char *s)
 {
-    return jt_lease_role_parse (s);
+    jt_lease_role_t r;
+    /* get_enum treats 0 as unknown: shift the role by one */
+    return jt_lease_role_parse (s, &r) < 0 ? 0 : (int) r + 1;
 }
 static int parse_reason (const char *s)
 {
@@ -604,7 +615,7 @@ static int parse_body (json_object *o, jt_event_t *ev, jt_error_t *err)
             || get_str (o, "owner", true, &ev->owner, err) < 0
             || get_int (o, "start", true, &ev->start, err) < 0)
             return -1;
-        ev->role = role;
+        ev->role = (jt_lease_role_t) (role - 1);
         if (ev->type == JT_EV_END) {
             char *seed = NULL;
             if (get_int (o, "end", true, &ev->end, err) < 0
