@@ -506,6 +506,83 @@ static void test_usage (void)
     jt_budgets_destroy (b);
 }
 
+/* Random budgets, usage and runs (fixed seeds): whenever Cover funds a run,
+ * its segments partition the groups and sum to the demand, every group is
+ * paid by one candidate, no bound is exceeded after charging, and the run
+ * passes the admission test (funded now implies ever fundable); whenever it
+ * does not, the reason is a funding reason with a detail. */
+static void test_properties (void)
+{
+    static const uint64_t seeds[] = { 7, 99, 31337, 20261121 };
+    int cases = 0, funded = 0, failures = 0;
+
+    for (size_t si = 0; si < sizeof (seeds) / sizeof (seeds[0]); si++) {
+        fx_seed (seeds[si]);
+        for (int it = 0; it < 50; it++) {
+            jt_budgets_t *b = fx_random_budgets ();
+            jt_usage_t u;
+            jt_usage_init (&u, b);
+            for (size_t e = 0; e < b->nenv; e++)
+                if (fx_pick (2) == 0)
+                    jt_usage_add (&u, b->env[e], fx_pick (2) ? b->env[e]->owner
+                                                             : "someone",
+                                  8 * fx_pick ((int) (b->env[e]->concurrency / 8) + 1),
+                                  (double) fx_pick (300));
+            for (int k = 0; k < 5; k++) {
+                jt_run_t *r = fx_random_run ();
+                jt_groups_t g;
+                jt_cover_t cv;
+                jt_error_t err;
+                const char *why = NULL;
+                int64_t now = fx_time (FX_NOW);
+
+                if (jt_run_compile (r, r->total_gpus, &g, &err) < 0)
+                    bail_out ("compile: %s", err.text);
+                int rc = jt_cover (b, &u, r, &g, now, &cv, &err);
+                cases++;
+                if (rc < 0)
+                    why = err.text;
+                else if (rc == 0) {
+                    int64_t sum = 0;
+                    size_t next = 0;
+                    funded++;
+                    for (size_t i = 0; i < cv.nsegs && !why; i++) {
+                        const jt_cover_seg_t *sg = &cv.segs[i];
+                        int64_t gs = 0;
+                        for (size_t j = 0; j < sg->ngroups; j++)
+                            gs += g.gpus[sg->first_group + j];
+                        if (sg->first_group != next || gs != sg->gpus)
+                            why = "segments do not partition the groups";
+                        if (sg->source == JT_SRC_SPONSOR && !r->allow_borrow)
+                            why = "a sponsor paid a run that may not borrow";
+                        next = sg->first_group + sg->ngroups;
+                        sum += sg->gpus;
+                    }
+                    if (!why && (sum != r->total_gpus || next != g.n))
+                        why = "sum of cover != demand";
+                    if (!why && !fx_within_bounds (b, &u, r, cv.segs, cv.nsegs))
+                        why = "an envelope is over a bound after charging";
+                    if (!why && jt_cover_ever (b, r, now, NULL, 0) != JT_OK)
+                        why = "funded now but not ever fundable";
+                } else if (cv.reason == JT_OK || cv.reason >= JT_NEVER_FUNDABLE
+                           || !cv.detail[0])
+                    why = "unfunded without a funding reason and detail";
+                if (why && failures++ < 5)
+                    diag ("seed %llu case %d: %s", (unsigned long long) seeds[si],
+                          cases, why);
+                jt_cover_free (&cv);
+                jt_groups_free (&g);
+                jt_run_destroy (r);
+            }
+            jt_usage_free (&u);
+            jt_budgets_destroy (b);
+        }
+    }
+    is_int (failures, 0, "Cover properties hold on %d random cases (%d funded)",
+            cases, funded);
+    ok (funded > 100 && cases - funded > 100, "both outcomes are exercised");
+}
+
 int main (void)
 {
     test_names ();
@@ -520,5 +597,6 @@ int main (void)
     test_reasons ();
     test_coverer_api ();
     test_usage ();
+    test_properties ();
     return done_testing ();
 }

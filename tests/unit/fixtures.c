@@ -3,6 +3,7 @@
  * fixtures.h).
  */
 #include <stdarg.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -128,4 +129,164 @@ const char *fx_plan (const jt_budgets_t *b, const jt_snapshot_t *s,
     else
         jt_plan_free (&p);
     return buf;
+}
+
+/* ---- random cases for property tests ---- */
+
+static uint64_t rng_state = 1;
+
+void fx_seed (uint64_t seed)
+{
+    rng_state = seed * 0x9E3779B97F4A7C15ULL + 1;
+}
+
+
+/* xorshift64*: a small fixed PRNG so the seeds give the same cases anywhere. */
+uint64_t fx_rand (void)
+{
+    rng_state ^= rng_state >> 12;
+    rng_state ^= rng_state << 25;
+    rng_state ^= rng_state >> 27;
+    return rng_state * 2685821657736338717ULL;
+}
+
+int fx_pick (int n)
+{
+    return (int) (fx_rand () % (uint64_t) n);
+}
+
+static const char *regions[] = { "west", "east" };
+static const char *owners[] = { "org", "alpha", "beta", "gamma", "delta" };
+
+jt_budgets_t *fx_random_budgets (void)
+{
+    jt_budgets_t *b = jt_budgets_create ();
+    jt_diags_t d;
+    char doc[4096];
+
+    jt_diags_init (&d);
+    for (int o = 0; o < 5; o++) {
+        size_t len = 0;
+        len += (size_t) snprintf (doc + len, sizeof (doc) - len,
+                                  "{ \"owner\": \"%s\"%s%s%s, \"envelopes\": [",
+                                  owners[o], o ? ", \"parent\": \"" : "",
+                                  o == 0 ? "" : o == 4 ? "gamma" : "org",
+                                  o ? "\"" : "");
+        int ne = fx_pick (3);
+        for (int e = 0; e < ne; e++) {
+            int c = 8 * (1 + fx_pick (16)), sel = fx_pick (3);
+            char lend[128] = "";
+            if (fx_pick (3) == 0)
+                snprintf (lend, sizeof (lend), ", \"lending\": { \"allow\": true,"
+                          " \"to\": [\"*\"], \"maxConcurrency\": %d }",
+                          8 * (1 + fx_pick (c / 8)));
+            len += (size_t) snprintf (
+                doc + len, sizeof (doc) - len,
+                "%s{ \"name\": \"%s-%d\", \"flavor\": \"h100\", \"selector\": {"
+                " %s%s%s }, " FX_WINDOW ", \"concurrency\": %d%s%s }",
+                e ? ", " : "", owners[o], e, sel < 2 ? "\"region\": \"" : "",
+                sel < 2 ? regions[sel] : "", sel < 2 ? "\"" : "", c,
+                fx_pick (4) == 0 ? ", \"maxGPUHours\": 600" : "", lend);
+        }
+        len += (size_t) snprintf (doc + len, sizeof (doc) - len, "]");
+        if (ne == 2 && fx_pick (2) == 0)
+            len += (size_t) snprintf (doc + len, sizeof (doc) - len,
+                                      ", \"aggregateCaps\": [ { \"name\": \"%s-cap\","
+                                      " \"flavor\": \"h100\", \"envelopes\": ["
+                                      "\"%s-0\", \"%s-1\"], \"maxConcurrency\": %d } ]",
+                                      owners[o], owners[o], owners[o],
+                                      8 * (1 + fx_pick (20)));
+        snprintf (doc + len, sizeof (doc) - len, " }");
+        if (jt_budgets_add_json (b, owners[o], doc, strlen (doc), &d) < 0) {
+            diag ("%s", doc);
+            bail_out ("random budget %s is invalid", owners[o]);
+        }
+    }
+    if (jt_budgets_finalize (b, &d) < 0)
+        bail_out ("random budgets do not finalize");
+    jt_diags_free (&d);
+    return b;
+}
+
+jt_snapshot_t *fx_random_cluster (void)
+{
+    jt_snapshot_t *s = jt_snapshot_create ();
+    int nd = 2 + fx_pick (4);
+
+    for (int d = 0; d < nd; d++) {
+        char labels[128], prefix[8];
+        snprintf (labels, sizeof (labels), "region=%s,fabric.domain=D%d",
+                  regions[d % 2], d);
+        snprintf (prefix, sizeof (prefix), "n%d", d);
+        int n = 1 + fx_pick (8);
+        fx_nodes (s, prefix, 1, n, labels, 8, fx_pick (n + 1));
+    }
+    return fx_finalize (s);
+}
+
+jt_run_t *fx_random_run (void)
+{
+    char doc[512];
+    int total = 8 * (1 + fx_pick (12)), g = fx_pick (3) ? 8 * (1 + fx_pick (4)) : 0;
+    bool borrow = fx_pick (2);
+
+    snprintf (doc, sizeof (doc),
+              "{ \"owner\": \"%s\", \"resources\": { \"gpuType\": \"h100\","
+              " \"totalGPUs\": %d }, \"locality\": { \"groupGPUs\": %d,"
+              " \"allowCrossGroupSpread\": %s }, \"runtime\": { \"timeLimit\":"
+              " \"%dh\" }%s%s }",
+              owners[fx_pick (5)], total, g ? g : 8, fx_pick (3) ? "true" : "false",
+              1 + fx_pick (8), borrow ? ", \"funding\": { \"allowBorrow\": true" : "",
+              borrow ? (fx_pick (2) ? ", \"maxBorrowGPUs\": 16 }" : " }") : "");
+    if (!g) {   /* soft group: drop locality */
+        snprintf (doc, sizeof (doc),
+                  "{ \"owner\": \"%s\", \"resources\": { \"gpuType\": \"h100\","
+                  " \"totalGPUs\": %d }%s }", owners[fx_pick (5)], total,
+                  borrow ? ", \"funding\": { \"allowBorrow\": true }" : "");
+    }
+    return fx_run (doc);
+}
+
+/* See fixtures.h. */
+bool fx_within_bounds (const jt_budgets_t *b, const jt_usage_t *u,
+                           const jt_run_t *r, const jt_cover_seg_t *segs,
+                           size_t nsegs)
+{
+    int64_t *ch = calloc (b->nenv + 1, sizeof (*ch));
+    int64_t *lent = calloc (b->nenv + 1, sizeof (*lent));
+    double hpg = jt_run_gpu_hours (r, 1);
+    bool okb = true;
+
+    for (size_t i = 0; i < nsegs; i++) {
+        ch[segs[i].env->id] += segs[i].gpus;
+        if (segs[i].source == JT_SRC_SPONSOR)
+            lent[segs[i].env->id] += segs[i].gpus;
+    }
+    for (size_t e = 0; e < b->nenv; e++) {
+        const jt_envelope_t *env = b->env[e];
+        if (!ch[e])
+            continue;
+        if (u->active[e] + ch[e] > env->concurrency
+            || u->used_hours[e] + (double) ch[e] * hpg
+               > jt_envelope_gpu_hours_cap (env) + 1e-6)
+            okb = false;
+        if (lent[e] && (!jt_envelope_lends_to (env, r->owner)
+                        || (env->lending.max_concurrency >= 0
+                            && u->lent_active[e] + lent[e]
+                               > env->lending.max_concurrency)))
+            okb = false;
+    }
+    for (size_t k = 0; k < b->ncaps; k++) {
+        const jt_aggcap_t *a = b->caps[k];
+        int64_t sum = 0, add = 0;
+        for (size_t j = 0; j < a->nenvelopes; j++) {
+            sum += u->active[a->env_ids[j]] + ch[a->env_ids[j]];
+            add += ch[a->env_ids[j]];
+        }
+        if (add && sum > a->max_concurrency)
+            okb = false;
+    }
+    free (ch);
+    free (lent);
+    return okb;
 }

@@ -7,6 +7,8 @@
 #ifndef JT_TEST_FIXTURES_H
 #define JT_TEST_FIXTURES_H
 
+#include <stdbool.h>
+#include <stddef.h>
 #include <stdint.h>
 
 #include "jobtree/budget.h"
@@ -48,5 +50,30 @@ jt_snapshot_t *fx_finalize (jt_snapshot_t *s);
 const char *fx_plan (const jt_budgets_t *b, const jt_snapshot_t *s,
                      const jt_usage_t *u, const jt_run_t *r,
                      jt_pack_policy_t policy, jt_plan_t *out);
+
+/* Random cases for property tests, from a fixed PRNG (xorshift64*) so a
+ * seed gives the same cases on every machine. */
+void fx_seed (uint64_t seed);
+uint64_t fx_rand (void);
+int fx_pick (int n);                    /* uniform in [0, n) */
+
+/* Five owners (org; alpha, beta, gamma under org; delta under gamma) with
+ * 0-2 h100 envelopes each (selector region west/east/none, random C, some
+ * maxGPUHours, some lending to "*"), sometimes an aggregate cap. */
+jt_budgets_t *fx_random_budgets (void);
+
+/* 2-5 domains alternating regions west/east, 1-8 8-GPU nodes each, some
+ * fully used. */
+jt_snapshot_t *fx_random_cluster (void);
+
+/* A run of a random owner: 8-96 GPUs, grouped or soft, spread on/off,
+ * 1-8 h time limit, sometimes borrowing (with maxBorrowGPUs 16). */
+jt_run_t *fx_random_run (void);
+
+/* True iff, after adding the segments' charges to u, no charged envelope
+ * is over C, B or a lending cap, and no cap containing one is over. */
+bool fx_within_bounds (const jt_budgets_t *b, const jt_usage_t *u,
+                       const jt_run_t *r, const jt_cover_seg_t *segs,
+                       size_t nsegs);
 
 #endif /* JT_TEST_FIXTURES_H */

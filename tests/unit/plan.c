@@ -274,177 +274,25 @@ static void test_decisions (void)
 
 /* ---- property tests ---- */
 
-static uint64_t rng_state;
-
-/* xorshift64*: a small fixed PRNG so the seeds give the same cases anywhere. */
-static uint64_t rnd (void)
-{
-    rng_state ^= rng_state >> 12;
-    rng_state ^= rng_state << 25;
-    rng_state ^= rng_state >> 27;
-    return rng_state * 2685821657736338717ULL;
-}
-
-static int pick (int n)
-{
-    return (int) (rnd () % (uint64_t) n);
-}
-
-static const char *regions[] = { "west", "east" };
-static const char *owners[] = { "org", "alpha", "beta", "gamma", "delta" };
-
-static jt_budgets_t *random_budgets (void)
-{
-    jt_budgets_t *b = jt_budgets_create ();
-    jt_diags_t d;
-    char doc[4096];
-
-    jt_diags_init (&d);
-    for (int o = 0; o < 5; o++) {
-        size_t len = 0;
-        len += (size_t) snprintf (doc + len, sizeof (doc) - len,
-                                  "{ \"owner\": \"%s\"%s%s%s, \"envelopes\": [",
-                                  owners[o], o ? ", \"parent\": \"" : "",
-                                  o == 0 ? "" : o == 4 ? "gamma" : "org",
-                                  o ? "\"" : "");
-        int ne = pick (3);
-        for (int e = 0; e < ne; e++) {
-            int c = 8 * (1 + pick (16)), sel = pick (3);
-            char lend[128] = "";
-            if (pick (3) == 0)
-                snprintf (lend, sizeof (lend), ", \"lending\": { \"allow\": true,"
-                          " \"to\": [\"*\"], \"maxConcurrency\": %d }",
-                          8 * (1 + pick (c / 8)));
-            len += (size_t) snprintf (
-                doc + len, sizeof (doc) - len,
-                "%s{ \"name\": \"%s-%d\", \"flavor\": \"h100\", \"selector\": {"
-                " %s%s%s }, " FX_WINDOW ", \"concurrency\": %d%s%s }",
-                e ? ", " : "", owners[o], e, sel < 2 ? "\"region\": \"" : "",
-                sel < 2 ? regions[sel] : "", sel < 2 ? "\"" : "", c,
-                pick (4) == 0 ? ", \"maxGPUHours\": 600" : "", lend);
-        }
-        len += (size_t) snprintf (doc + len, sizeof (doc) - len, "]");
-        if (ne == 2 && pick (2) == 0)
-            len += (size_t) snprintf (doc + len, sizeof (doc) - len,
-                                      ", \"aggregateCaps\": [ { \"name\": \"%s-cap\","
-                                      " \"flavor\": \"h100\", \"envelopes\": ["
-                                      "\"%s-0\", \"%s-1\"], \"maxConcurrency\": %d } ]",
-                                      owners[o], owners[o], owners[o],
-                                      8 * (1 + pick (20)));
-        snprintf (doc + len, sizeof (doc) - len, " }");
-        if (jt_budgets_add_json (b, owners[o], doc, strlen (doc), &d) < 0) {
-            diag ("%s", doc);
-            bail_out ("random budget %s is invalid", owners[o]);
-        }
-    }
-    if (jt_budgets_finalize (b, &d) < 0)
-        bail_out ("random budgets do not finalize");
-    jt_diags_free (&d);
-    return b;
-}
-
-static jt_snapshot_t *random_cluster (void)
-{
-    jt_snapshot_t *s = jt_snapshot_create ();
-    int nd = 2 + pick (4);
-
-    for (int d = 0; d < nd; d++) {
-        char labels[128], prefix[8];
-        snprintf (labels, sizeof (labels), "region=%s,fabric.domain=D%d",
-                  regions[d % 2], d);
-        snprintf (prefix, sizeof (prefix), "n%d", d);
-        int n = 1 + pick (8);
-        fx_nodes (s, prefix, 1, n, labels, 8, pick (n + 1));
-    }
-    return fx_finalize (s);
-}
-
-static jt_run_t *random_run (void)
-{
-    char doc[512];
-    int total = 8 * (1 + pick (12)), g = pick (3) ? 8 * (1 + pick (4)) : 0;
-    bool borrow = pick (2);
-
-    snprintf (doc, sizeof (doc),
-              "{ \"owner\": \"%s\", \"resources\": { \"gpuType\": \"h100\","
-              " \"totalGPUs\": %d }, \"locality\": { \"groupGPUs\": %d,"
-              " \"allowCrossGroupSpread\": %s }, \"runtime\": { \"timeLimit\":"
-              " \"%dh\" }%s%s }",
-              owners[pick (5)], total, g ? g : 8, pick (3) ? "true" : "false",
-              1 + pick (8), borrow ? ", \"funding\": { \"allowBorrow\": true" : "",
-              borrow ? (pick (2) ? ", \"maxBorrowGPUs\": 16 }" : " }") : "");
-    if (!g) {   /* soft group: drop locality */
-        snprintf (doc, sizeof (doc),
-                  "{ \"owner\": \"%s\", \"resources\": { \"gpuType\": \"h100\","
-                  " \"totalGPUs\": %d }%s }", owners[pick (5)], total,
-                  borrow ? ", \"funding\": { \"allowBorrow\": true }" : "");
-    }
-    return fx_run (doc);
-}
-
-/* Bounds hold for every envelope after adding the plan's charges. */
-static bool within_bounds (const jt_budgets_t *b, const jt_usage_t *u,
-                           const jt_run_t *r, const jt_cover_seg_t *segs,
-                           size_t nsegs)
-{
-    int64_t *ch = calloc (b->nenv + 1, sizeof (*ch));
-    int64_t *lent = calloc (b->nenv + 1, sizeof (*lent));
-    double hpg = jt_run_gpu_hours (r, 1);
-    bool okb = true;
-
-    for (size_t i = 0; i < nsegs; i++) {
-        ch[segs[i].env->id] += segs[i].gpus;
-        if (segs[i].source == JT_SRC_SPONSOR)
-            lent[segs[i].env->id] += segs[i].gpus;
-    }
-    for (size_t e = 0; e < b->nenv; e++) {
-        const jt_envelope_t *env = b->env[e];
-        if (!ch[e])
-            continue;
-        if (u->active[e] + ch[e] > env->concurrency
-            || u->used_hours[e] + (double) ch[e] * hpg
-               > jt_envelope_gpu_hours_cap (env) + 1e-6)
-            okb = false;
-        if (lent[e] && (!jt_envelope_lends_to (env, r->owner)
-                        || (env->lending.max_concurrency >= 0
-                            && u->lent_active[e] + lent[e]
-                               > env->lending.max_concurrency)))
-            okb = false;
-    }
-    for (size_t k = 0; k < b->ncaps; k++) {
-        const jt_aggcap_t *a = b->caps[k];
-        int64_t sum = 0, add = 0;
-        for (size_t j = 0; j < a->nenvelopes; j++) {
-            sum += u->active[a->env_ids[j]] + ch[a->env_ids[j]];
-            add += ch[a->env_ids[j]];
-        }
-        if (add && sum > a->max_concurrency)
-            okb = false;
-    }
-    free (ch);
-    free (lent);
-    return okb;
-}
-
 static void test_properties (void)
 {
     static const uint64_t seeds[] = { 1, 42, 4242, 20260301, 987654321 };
     int cases = 0, bound = 0, later = 0, rejected = 0, failures = 0;
 
     for (size_t si = 0; si < sizeof (seeds) / sizeof (seeds[0]); si++) {
-        rng_state = seeds[si] * 0x9E3779B97F4A7C15ULL + 1;
+        fx_seed (seeds[si]);
         for (int it = 0; it < 40; it++) {
-            jt_budgets_t *b = random_budgets ();
-            jt_snapshot_t *s = random_cluster ();
+            jt_budgets_t *b = fx_random_budgets ();
+            jt_snapshot_t *s = fx_random_cluster ();
             jt_usage_t u;
             jt_usage_init (&u, b);
             for (size_t e = 0; e < b->nenv; e++)
-                if (pick (3) == 0)
+                if (fx_pick (3) == 0)
                     jt_usage_add (&u, b->env[e], b->env[e]->owner,
-                                  8 * pick ((int) (b->env[e]->concurrency / 8) + 1),
-                                  (double) pick (200));
+                                  8 * fx_pick ((int) (b->env[e]->concurrency / 8) + 1),
+                                  (double) fx_pick (200));
             for (int k = 0; k < 5; k++) {
-                jt_run_t *r = random_run ();
+                jt_run_t *r = fx_random_run ();
                 jt_plan_t p1, p2;
                 char d1[4096];
                 const char *why = NULL;
@@ -468,7 +316,7 @@ static void test_properties (void)
                                    : r->total_gpus;
                     if (sum != want)
                         why = "sum of cover != demand";
-                    if (!within_bounds (b, &u, r, p1.segs, p1.nsegs))
+                    if (!fx_within_bounds (b, &u, r, p1.segs, p1.nsegs))
                         why = "an envelope is over a bound after charging";
                 }
                 if (!why && p1.decision == JT_BIND_NOW) {
