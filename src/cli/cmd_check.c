@@ -12,7 +12,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "jobtree/jobtree.h"
+#include "jobtree/budget.h"
+#include "jobtree/labels.h"
+#include "jobtree/snapshot.h"
 #include "cli.h"
 #include "jsonutil.h"
 
@@ -63,39 +65,89 @@ static void print_diags (struct ctx *c, jt_diags_t *d, bool warning)
     jt_diags_free (d);
 }
 
-/* JSON index of each node and lease in the snapshot text, so findings
- * about the (sorted) model can point at the file. */
+/* Where each node of the snapshot is in its text, so findings about the
+ * (sorted) model can point at the file. Built once: a snapshot may have
+ * 64k nodes, and a linear search per warning would be quadratic. */
+struct nodepos {
+    const char *name;
+    size_t idx;                 /* index in the JSON "nodes" array */
+};
+
 struct where {
     const char *file;
     char *text;
     size_t len;
     json_object *root;
+    struct nodepos *byname;     /* sorted by name */
+    size_t n;
+    int *lines, *cols;          /* by JSON index */
 };
 
-static void where_at (struct where *w, const char *array, const char *key,
-                      const char *name, const char *field, int *line, int *col,
-                      char *path, size_t plen)
+static int nodepos_cmp (const void *a, const void *b)
+{
+    return strcmp (((const struct nodepos *) a)->name,
+                   ((const struct nodepos *) b)->name);
+}
+
+static void where_init (struct where *w)
 {
     json_object *arr;
 
-    *line = *col = 0;
-    snprintf (path, plen, "%s", array);
-    if (!w->root || !json_object_object_get_ex (w->root, array, &arr)
-        || !json_object_is_type (arr, json_type_array))
+    if (!(w->root = json_tokener_parse (w->text))
+        || !json_object_object_get_ex (w->root, "nodes", &arr))
         return;
-    for (size_t i = 0; i < json_object_array_length (arr); i++) {
-        json_object *o = json_object_array_get_idx (arr, i), *v;
-        if (json_object_object_get_ex (o, key, &v)
-            && json_object_is_type (v, json_type_string)
-            && !strcmp (json_object_get_string (v), name)) {
-            if (field)
-                snprintf (path, plen, "%s[%zu].%s", array, i, field);
-            else
-                snprintf (path, plen, "%s[%zu]", array, i);
-            jt_json_locate (w->text, w->len, path, line, col);
-            return;
-        }
+    size_t n = json_object_array_length (arr);
+    w->byname = calloc (n + 1, sizeof (*w->byname));
+    w->lines = calloc (n + 1, sizeof (int));
+    w->cols = calloc (n + 1, sizeof (int));
+    if (!w->byname || !w->lines || !w->cols)
+        return;
+    for (size_t i = 0; i < n; i++) {
+        json_object *v;
+        if (json_object_object_get_ex (json_object_array_get_idx (arr, i), "name", &v))
+            w->byname[w->n++] = (struct nodepos){ json_object_get_string (v), i };
     }
+    qsort (w->byname, w->n, sizeof (*w->byname), nodepos_cmp);
+    jt_json_locate_elements (w->text, w->len, "nodes", w->lines, w->cols, n);
+}
+
+static void where_free (struct where *w)
+{
+    json_object_put (w->root);
+    free (w->byname);
+    free (w->lines);
+    free (w->cols);
+    free (w->text);
+}
+
+/* Path and line:col of node `name` ("nodes[i]"). */
+static void node_at (const struct where *w, const char *name, char *path, size_t len,
+                     int *line, int *col)
+{
+    struct nodepos key = { name, 0 }, *p;
+
+    *line = *col = 0;
+    snprintf (path, len, "nodes");
+    p = w->byname ? bsearch (&key, w->byname, w->n, sizeof (key), nodepos_cmp) : NULL;
+    if (p) {
+        snprintf (path, len, "nodes[%zu]", p->idx);
+        *line = w->lines[p->idx];
+        *col = w->cols[p->idx];
+    }
+}
+
+/* True if flavor was met before; else remember it (flavors are few). */
+static bool flavor_seen (const char ***seen, size_t *n, const char *flavor)
+{
+    for (size_t i = 0; i < *n; i++)
+        if (!strcmp ((*seen)[i], flavor))
+            return true;
+    const char **v = realloc (*seen, (*n + 1) * sizeof (char *));
+    if (v) {
+        v[(*n)++] = flavor;
+        *seen = v;
+    }
+    return false;
 }
 
 /* Leases against budgets and nodes; nodes without domain or flavor;
@@ -106,6 +158,8 @@ static void check_snapshot (struct ctx *c, const jt_budgets_t *b,
     jt_diags_t err, warn;
     char path[JT_JSON_PATH_MAX];
     int line, col;
+    const char **seen = NULL;
+    size_t nseen = 0;
 
     jt_diags_init (&err);
     jt_diags_init (&warn);
@@ -113,36 +167,28 @@ static void check_snapshot (struct ctx *c, const jt_budgets_t *b,
         const jt_node_t *n = &s->nodes[i];
         if (n->gpus == 0)
             continue;
+        node_at (w, n->name, path, sizeof (path), &line, &col);
         if (!n->flavor) {
-            where_at (w, "nodes", "name", n->name, NULL, &line, &col, path,
-                      sizeof (path));
             jt_diags_add (&warn, w->file, line, col, path, "node %s has %d GPUs but "
                           "no flavor (\"flavor\" or label %s); it will not be packed",
                           n->name, n->gpus, JT_LABEL_FLAVOR);
         }
         if (n->domain < 0) {
-            where_at (w, "nodes", "name", n->name, NULL, &line, &col, path,
-                      sizeof (path));
             jt_diags_add (&warn, w->file, line, col, path, "node %s has no %s "
                           "label; it belongs to no domain and will not be packed",
                           n->name, JT_LABEL_FABRIC);
         }
-        if (n->flavor && (i == 0 || !s->nodes[i - 1].flavor
-                          || strcmp (s->nodes[i - 1].flavor, n->flavor))) {
-            bool budgeted = false, seen = false;
+        if (n->flavor && !flavor_seen (&seen, &nseen, n->flavor)) {
+            bool budgeted = false;
             for (size_t e = 0; e < b->nenv && !budgeted; e++)
                 budgeted = !strcmp (b->env[e]->flavor, n->flavor);
-            for (size_t k = 0; k < i && !seen; k++)
-                seen = s->nodes[k].flavor && !strcmp (s->nodes[k].flavor, n->flavor);
-            if (!budgeted && !seen) {
-                where_at (w, "nodes", "name", n->name, "flavor", &line, &col, path,
-                          sizeof (path));
+            if (!budgeted)
                 jt_diags_add (&warn, w->file, line, col, path, "no envelope has "
                               "flavor '%s' (offered by node %s and maybe others); "
                               "such GPUs can never be funded", n->flavor, n->name);
-            }
         }
     }
+    free (seen);
     for (size_t i = 0; i < s->nleases; i++) {
         const jt_lease_t *l = &s->leases[i];
         const jt_envelope_t *e = l->envelope ? jt_budgets_envelope (b, l->envelope)
@@ -221,9 +267,10 @@ int cmd_check (int argc, char **argv)
     jt_budgets_t *b;
     jt_snapshot_t *s = NULL;
     jt_diags_t d;
-    struct where w = { NULL, NULL, 0, NULL };
+    struct where w;
     int opt;
 
+    memset (&w, 0, sizeof (w));
     optind = 1;
     while ((opt = getopt_long (argc, argv, "s:qh", opts, NULL)) != -1) {
         switch (opt) {
@@ -252,7 +299,8 @@ int cmd_check (int argc, char **argv)
             jt_diags_init (&d);
             s = jt_snapshot_parse_json (snapfile, w.text, w.len, &d);
             print_diags (&c, &d, false);
-            w.root = s ? json_tokener_parse (w.text) : NULL;
+            if (s)
+                where_init (&w);
             if (s && b)
                 check_snapshot (&c, b, s, &w);
         }
@@ -264,8 +312,7 @@ int cmd_check (int argc, char **argv)
                     s->nleases);
         printf (": OK%s\n", c.warnings ? " (with warnings)" : "");
     }
-    json_object_put (w.root);
-    free (w.text);
+    where_free (&w);
     jt_snapshot_destroy (s);
     jt_budgets_destroy (b);
     return c.errors ? JT_EXIT_FAIL : JT_EXIT_OK;

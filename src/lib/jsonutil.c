@@ -28,24 +28,7 @@ void jt_jdoc_init (jt_jdoc_t *d, const char *file, const char *text, size_t len,
     d->len = len;
     d->diags = diags;
     d->errors = 0;
-}
-
-void jt_json_linecol (const char *text, size_t len, size_t off, int *line,
-                      int *col)
-{
-    int l = 1, c = 1;
-
-    if (off > len)
-        off = len;
-    for (size_t i = 0; i < off; i++) {
-        if (text[i] == '\n') {
-            l++;
-            c = 1;
-        } else
-            c++;
-    }
-    *line = l;
-    *col = c;
+    d->suppressed = 0;
 }
 
 static void add_at (jt_jdoc_t *d, size_t off, const char *msg)
@@ -110,210 +93,8 @@ json_object *jt_jdoc_parse (jt_jdoc_t *d)
         add_at (d, 0, "the document is null; expected an object");
         return NULL;
     }
+    jt_jdoc_check_dup_keys (d);
     return o;
-}
-
-/* ---- locator ---- */
-
-struct scan {
-    const char *t;
-    size_t n;
-    size_t i;
-};
-
-static void skip_ws (struct scan *s)
-{
-    while (s->i < s->n && isspace ((unsigned char) s->t[s->i]))
-        s->i++;
-}
-
-/* At '"': decode the string into buf (when not NULL) and move past it.
- * Returns the decoded length, or -1 (unterminated, or too long for buf). */
-static long read_string (struct scan *s, char *buf, size_t cap)
-{
-    size_t k = 0;
-    bool fits = true;
-
-    s->i++;
-    while (s->i < s->n && s->t[s->i] != '"') {
-        char c = s->t[s->i++];
-        if (c == '\\' && s->i < s->n) {
-            char e = s->t[s->i++];
-            switch (e) {
-            case 'n': c = '\n'; break;
-            case 't': c = '\t'; break;
-            case 'r': c = '\r'; break;
-            case 'b': c = '\b'; break;
-            case 'f': c = '\f'; break;
-            case 'u': {
-                unsigned v = 0;
-                for (int j = 0; j < 4 && s->i < s->n; j++) {
-                    char h = s->t[s->i++];
-                    v = v * 16 + (unsigned) (isdigit ((unsigned char) h)
-                                             ? h - '0'
-                                             : (tolower ((unsigned char) h) - 'a' + 10));
-                }
-                /* Keys outside ASCII never match a path exactly; mark them. */
-                c = v < 0x80 ? (char) v : '\x01';
-                break;
-            }
-            default: c = e; break;
-            }
-        }
-        if (buf) {
-            if (k + 1 < cap)
-                buf[k] = c;
-            else
-                fits = false;
-        }
-        k++;
-    }
-    if (s->i >= s->n)
-        return -1;
-    s->i++;
-    if (buf) {
-        buf[k < cap ? k : cap - 1] = '\0';
-        if (!fits)
-            return -1;
-    }
-    return (long) k;
-}
-
-/* Skip one value of any kind. Returns 0 or -1. */
-static int skip_value (struct scan *s)
-{
-    int depth = 0;
-
-    skip_ws (s);
-    while (s->i < s->n) {
-        char c = s->t[s->i];
-        if (c == '"') {
-            if (read_string (s, NULL, 0) < 0)
-                return -1;
-            if (depth == 0)
-                return 0;
-            continue;
-        }
-        if (c == '{' || c == '[')
-            depth++;
-        else if (c == '}' || c == ']') {
-            if (depth == 0)
-                return 0;   /* a scalar ended at its container's end */
-            s->i++;
-            if (--depth == 0)
-                return 0;
-            continue;
-        } else if (depth == 0 && (c == ',' || isspace ((unsigned char) c)))
-            return 0;
-        s->i++;
-    }
-    return depth == 0 ? 0 : -1;
-}
-
-/* In an object at s->i ('{'), find the member whose key is the longest
- * prefix of p ending at '.', '[' or the end. On success s->i is at its
- * value, *keypos at the key's quote, and the matched length is returned. */
-static long find_member (struct scan *s, const char *p, size_t *keypos)
-{
-    char key[JT_JSON_PATH_MAX];
-    long best = -1;
-    size_t bestval = 0, bestkey = 0;
-
-    s->i++;
-    for (;;) {
-        skip_ws (s);
-        if (s->i >= s->n || s->t[s->i] == '}')
-            break;
-        if (s->t[s->i] != '"')
-            return -1;
-        size_t kpos = s->i;
-        long klen = read_string (s, key, sizeof (key));
-        skip_ws (s);
-        if (s->i >= s->n || s->t[s->i] != ':')
-            return -1;
-        s->i++;
-        skip_ws (s);
-        size_t vpos = s->i;
-        if (klen >= 0 && klen >= best && strncmp (p, key, (size_t) klen) == 0
-            && strlen (key) == (size_t) klen
-            && (p[klen] == '\0' || p[klen] == '.' || p[klen] == '[')) {
-            best = klen;
-            bestval = vpos;
-            bestkey = kpos;
-        }
-        if (skip_value (s) < 0)
-            return -1;
-        skip_ws (s);
-        if (s->i < s->n && s->t[s->i] == ',')
-            s->i++;
-        else
-            break;
-    }
-    if (best < 0)
-        return -1;
-    s->i = bestval;
-    *keypos = bestkey;
-    return best;
-}
-
-int jt_json_locate (const char *text, size_t len, const char *path, int *line,
-                    int *col)
-{
-    struct scan s = { text, len, 0 };
-    const char *p = path ? path : "";
-    size_t pos;
-    int rc = 0;
-
-    skip_ws (&s);
-    pos = s.i;
-    while (*p) {
-        skip_ws (&s);
-        if (*p == '[') {
-            char *end;
-            errno = 0;
-            unsigned long idx = strtoul (p + 1, &end, 10);
-            if (errno || *end != ']' || s.i >= s.n || s.t[s.i] != '[') {
-                rc = -1;
-                break;
-            }
-            s.i++;
-            for (unsigned long k = 0; k < idx && rc == 0; k++) {
-                if (skip_value (&s) < 0)
-                    rc = -1;
-                skip_ws (&s);
-                if (s.i >= s.n || s.t[s.i] != ',')
-                    rc = -1;
-                else
-                    s.i++;
-            }
-            if (rc < 0)
-                break;
-            skip_ws (&s);
-            if (s.i >= s.n || s.t[s.i] == ']') {
-                rc = -1;
-                break;
-            }
-            pos = s.i;
-            p = end + 1;
-        } else {
-            if (*p == '.')
-                p++;
-            size_t keypos;
-            if (s.i >= s.n || s.t[s.i] != '{') {
-                rc = -1;
-                break;
-            }
-            long m = find_member (&s, p, &keypos);
-            if (m < 0) {
-                rc = -1;
-                break;
-            }
-            pos = keypos;
-            p += m;
-        }
-    }
-    jt_json_linecol (text, len, pos, line, col);
-    return rc;
 }
 
 void jt_jdoc_error (jt_jdoc_t *d, const char *path, const char *fmt, ...)
@@ -322,6 +103,11 @@ void jt_jdoc_error (jt_jdoc_t *d, const char *path, const char *fmt, ...)
     int line = 0, col = 0;
     va_list ap;
 
+    if (d->errors >= JT_JSON_MAX_ERRORS) {
+        d->errors++;
+        d->suppressed++;
+        return;
+    }
     va_start (ap, fmt);
     vsnprintf (msg, sizeof (msg), fmt, ap);
     va_end (ap);
@@ -348,6 +134,10 @@ void jt_jdoc_sort (jt_jdoc_t *d, size_t from)
         }
         g->v[j] = x;
     }
+    if (d->suppressed)
+        jt_diags_add (g, d->file, 0, 0, NULL, "%d more errors not shown",
+                      d->suppressed);
+    d->suppressed = 0;
 }
 
 /* ---- paths, types, suggestions ---- */

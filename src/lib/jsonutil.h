@@ -35,18 +35,27 @@ typedef struct jt_jdoc {
     size_t len;
     jt_diags_t *diags;
     int errors;
+    int suppressed;             /* errors beyond JT_JSON_MAX_ERRORS */
 } jt_jdoc_t;
+
+/* A document reports at most this many errors (then a count of the rest):
+ * a systematically broken 64k-node snapshot must not take minutes. */
+#define JT_JSON_MAX_ERRORS 100
 
 void jt_jdoc_init (jt_jdoc_t *d, const char *file, const char *text, size_t len,
                    jt_diags_t *diags);
 
 /* Parse d->text with json-c (strict). On a syntax error adds
  * "file:line:col: message" (truncated input: "unexpected end of input")
- * and returns NULL. The caller owns the returned object (json_object_put). */
+ * and returns NULL. Duplicate keys are reported as errors but the object
+ * is still returned (the reader carries on to find more problems; it
+ * fails because d->errors > 0). The caller owns the returned object
+ * (json_object_put). */
 json_object *jt_jdoc_parse (jt_jdoc_t *d);
 
 /* Stable-sort the diagnostics appended since index `from` by line:col, so
- * that a file's problems read top to bottom. */
+ * that a file's problems read top to bottom; then add the count of the
+ * errors not shown, if any. Call once, when done with the document. */
 void jt_jdoc_sort (jt_jdoc_t *d, size_t from);
 
 /* Add an error about the field at `path`, locating it in the raw text. */
@@ -60,6 +69,15 @@ void jt_jdoc_error (jt_jdoc_t *d, const char *path, const char *fmt, ...)
  * found (line/col then point at the deepest container found). */
 int jt_json_locate (const char *text, size_t len, const char *path, int *line,
                     int *col);
+
+/* Positions of the first n elements of the array at path, in one pass.
+ * Returns how many were found, or -1 if path is not an array. */
+int jt_json_locate_elements (const char *text, size_t len, const char *path,
+                             int *lines, int *cols, size_t n);
+
+/* Report every key that appears twice in one object (json-c silently keeps
+ * the last value). Called by jt_jdoc_parse. */
+void jt_jdoc_check_dup_keys (jt_jdoc_t *d);
 
 /* 1-based line:col of byte offset off in text. */
 void jt_json_linecol (const char *text, size_t len, size_t off, int *line,

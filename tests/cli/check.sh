@@ -106,7 +106,7 @@ run_check 0 "snapshot warnings do not fail" good --snapshot snap-warn.json
 same err "snapshot warnings" <<'EOT'
 snap-warn.json:5:5: warning: nodes[1]: node n2 has no fabric.domain label; it belongs to no domain and will not be packed
 snap-warn.json:6:5: warning: nodes[2]: node n3 has 8 GPUs but no flavor ("flavor" or label gpu.flavor); it will not be packed
-snap-warn.json:7:21: warning: nodes[3].flavor: no envelope has flavor 'a100' (offered by node n4 and maybe others); such GPUs can never be funded
+snap-warn.json:7:5: warning: nodes[3]: no envelope has flavor 'a100' (offered by node n4 and maybe others); such GPUs can never be funded
 EOT
 same out "snapshot warnings: summary says so" <<'EOT'
 2 owners, 1 envelopes, 0 aggregate caps; 5 nodes, 2 domains, 0 leases: OK (with warnings)

@@ -422,6 +422,39 @@ static void check_truncations (void)
     is_int (fails, 0, "all %zu truncations of a budget file are refused", n - 1);
 }
 
+/* Every single-byte corruption of a valid file either loads cleanly or is
+ * refused with at least one diagnostic; never a crash (ASan/UBSan run
+ * these) and never "refused without saying why". */
+static void check_corruptions (void)
+{
+    static const char subst[] = "\"{}[],:0-9.xe\\ \n";
+    size_t n = strlen (VALID), bad = 0, refused = 0, total = 0;
+    char *buf = malloc (n + 1);
+
+    for (size_t i = 0; buf && i < n; i++) {
+        for (size_t k = 0; k < sizeof (subst) - 1; k++) {
+            if (VALID[i] == subst[k])
+                continue;
+            memcpy (buf, VALID, n + 1);
+            buf[i] = subst[k];
+            jt_budgets_t *b = jt_budgets_create ();
+            jt_diags_t d;
+            jt_diags_init (&d);
+            int rc = jt_budgets_add_json (b, "t.json", buf, n, &d);
+            if ((rc < 0) != (d.n > 0))
+                bad++;
+            refused += rc < 0;
+            total++;
+            jt_diags_free (&d);
+            jt_budgets_destroy (b);
+        }
+    }
+    free (buf);
+    is_int (bad, 0, "%zu corruptions: each loads cleanly or says why", total);
+    ok (refused > total / 2, "most corruptions are refused (%zu of %zu)", refused,
+        total);
+}
+
 static char *fixture (const char *name)
 {
     static char path[4096];
@@ -499,6 +532,7 @@ int main (void)
     check_caps ();
     check_cross_file ();
     check_truncations ();
+    check_corruptions ();
     check_dirs ();
     jt_budgets_destroy (NULL);
     return done_testing ();

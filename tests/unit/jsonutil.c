@@ -49,6 +49,29 @@ static const char *syntax (const char *text)
 
 static const char *const keys[] = { "concurrency", "maxGPUHours", "owner", NULL };
 
+/* All diagnostics of parsing text, one per line. */
+static const char *all_diags (const char *text)
+{
+    static char buf[4096];
+    size_t len = 0;
+    jt_diags_t g;
+    jt_jdoc_t d;
+
+    jt_diags_init (&g);
+    jt_jdoc_init (&d, "f.json", text, strlen (text), &g);
+    json_object *o = jt_jdoc_parse (&d);
+    jt_jdoc_sort (&d, 0);
+    buf[0] = '\0';
+    for (size_t i = 0; i < g.n && len + 2 < sizeof (buf); i++) {
+        len += (size_t) jt_diag_format (&g.v[i], buf + len, sizeof (buf) - len - 1);
+        buf[len++] = '\n';
+        buf[len] = '\0';
+    }
+    json_object_put (o);
+    jt_diags_free (&g);
+    return buf;
+}
+
 int main (void)
 {
     loc ("", 0, 1, 1);
@@ -78,6 +101,53 @@ int main (void)
         "two documents");
     is (syntax ("null"), "f.json:1:1: the document is null; expected an object", "null");
     is (syntax ("{}\n\n"), "", "trailing whitespace is fine");
+
+    is (all_diags ("{\"a\":1,\"b\":{\"x\":1,\"x\":2,\"x\":3},\n\"a\":2,"
+                   "\"l\":[{\"k\":1},{\"k\":1,\"k\":1}]}"),
+        "f.json:1:25: b.x: duplicate field 'x': JSON keeps only the last value; remove "
+        "the others\n"
+        "f.json:2:1: a: duplicate field 'a': JSON keeps only the last value; remove "
+        "the others\n"
+        "f.json:2:27: l[1].k: duplicate field 'k': JSON keeps only the last value; "
+        "remove the others\n", "duplicate keys at every level, each once, in order");
+    is (all_diags ("{\"a\":{\"k\":1},\"b\":{\"k\":1}}"), "",
+        "the same key in two objects is fine");
+
+    int lines[4], cols[4];
+    is_int (jt_json_locate_elements (doc, strlen (doc), "list", lines, cols, 4), 4,
+            "four elements");
+    is_int (cols[0] * 1000 + lines[0], 13003, "element 0 at 3:13");
+    is_int (cols[3] * 1000 + lines[3], 42003, "element 3 at 3:42");
+    is_int (jt_json_locate_elements (doc, strlen (doc), "list", lines, cols, 2), 2,
+            "at most n");
+    is_int (jt_json_locate_elements (doc, strlen (doc), "a", lines, cols, 2), -1,
+            "not an array");
+
+    /* error cap: 150 bad fields give 100 errors and a count */
+    {
+        char big[8192];
+        size_t len = 0;
+        jt_diags_t g;
+        jt_jdoc_t d;
+        len += (size_t) snprintf (big + len, sizeof (big) - len, "{");
+        for (int i = 0; i < 150; i++)
+            len += (size_t) snprintf (big + len, sizeof (big) - len, "%s\"k%d\":1",
+                                      i ? "," : "", i);
+        snprintf (big + len, sizeof (big) - len, "}");
+        jt_diags_init (&g);
+        jt_jdoc_init (&d, "f.json", big, strlen (big), &g);
+        json_object *o = jt_jdoc_parse (&d);
+        static const char *const none[] = { NULL };
+        jt_jdoc_check_keys (&d, o, "", none);
+        jt_jdoc_sort (&d, 0);
+        is_int (d.errors, 150, "all 150 errors counted");
+        is_int (g.n, 101, "100 shown plus a count");
+        char buf[256];
+        jt_diag_format (&g.v[100], buf, sizeof (buf));
+        is (buf, "f.json: 50 more errors not shown", "the count");
+        json_object_put (o);
+        jt_diags_free (&g);
+    }
 
     is (jt_json_suggest ("concurency", keys), "concurrency", "suggest one deletion");
     is (jt_json_suggest ("maxGpuHours", keys), "maxGPUHours", "suggest case");

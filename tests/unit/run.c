@@ -312,11 +312,14 @@ int main (void)
                "\"funding\":{\"sponsors\":[\"v\"]}}", &r), "", "sponsors alone parse");
     ok (r->allow_borrow, "sponsors imply allowBorrow");
     jt_run_destroy (r);
-    is (bad (",\"owner\":\"b\"", NULL), "", "duplicate key: json-c keeps the last");
+    is (bad (",\"owner\":\"b\"", NULL), "r.json:1:62: owner: duplicate field 'owner': "
+        "JSON keeps only the last value; remove the others\n", "duplicate key");
     is (parse ("{\"owner\":\"a b\",\"resources\":{\"gpuType\":\"h100\",\"totalGPUs\":8}}",
                NULL), "r.json:1:2: owner: 'a b' must not contain spaces or control "
         "characters\n", "owner with a space");
     is (bad (",\"resources\":1,\"x\":2", NULL),
+        "r.json:1:62: resources: duplicate field 'resources': JSON keeps only the "
+        "last value; remove the others\n"
         "r.json:1:62: resources: expected an object, got an integer\n"
         "r.json:1:76: x: unknown field 'x'\n", "several problems at once, in order");
 
@@ -332,5 +335,39 @@ int main (void)
         jt_diags_free (&d);
     }
     is_int (fails, 0, "all %zu truncations of a run are refused with a diagnostic", n - 1);
+
+    /* every single-byte corruption: parsed cleanly or refused with a reason */
+    static const char subst[] = "\"{}[],:0-9.xe\\ \n";
+    size_t bad_n = 0, total = 0;
+    char *buf = malloc (n + 1);
+    for (size_t i = 0; buf && i < n; i++) {
+        for (size_t k = 0; k < sizeof (subst) - 1; k++) {
+            if (full[i] == subst[k])
+                continue;
+            memcpy (buf, full, n + 1);
+            buf[i] = subst[k];
+            jt_diags_t d;
+            jt_diags_init (&d);
+            jt_run_t *p = jt_run_parse_json ("r.json", buf, n, &d);
+            if ((p == NULL) != (d.n > 0))
+                bad_n++;
+            if (p) {
+                char *cj = jt_run_to_json (p);
+                jt_run_t *q = cj ? jt_run_parse_json ("c", cj, strlen (cj), NULL) : NULL;
+                char *cj2 = q ? jt_run_to_json (q) : NULL;
+                if (!cj2 || strcmp (cj, cj2))
+                    bad_n++;    /* whatever parses must round-trip */
+                free (cj);
+                free (cj2);
+                jt_run_destroy (q);
+            }
+            total++;
+            jt_run_destroy (p);
+            jt_diags_free (&d);
+        }
+    }
+    free (buf);
+    is_int (bad_n, 0, "%zu corruptions: parsed and round-trips, or refused with a "
+            "reason", total);
     return done_testing ();
 }

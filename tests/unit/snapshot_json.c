@@ -222,5 +222,40 @@ int main (void)
         jt_diags_free (&d);
     }
     is_int (fails, 0, "all %zu truncations are refused with a diagnostic", n - 1);
+
+    /* every single-byte corruption: parsed (and round-trips) or refused */
+    static const char subst[] = "\"{}[],:0-9.xe\\ \n";
+    size_t bad = 0, total = 0;
+    char *buf = malloc (n + 1);
+    for (size_t i = 0; buf && i < n; i++) {
+        for (size_t k = 0; k < sizeof (subst) - 1; k++) {
+            if (good[i] == subst[k])
+                continue;
+            memcpy (buf, good, n + 1);
+            buf[i] = subst[k];
+            jt_diags_t d;
+            jt_diags_init (&d);
+            jt_snapshot_t *p = jt_snapshot_parse_json ("s.json", buf, n, &d);
+            if ((p == NULL) != (d.n > 0))
+                bad++;
+            if (p) {
+                char *a = jt_snapshot_to_json (p);
+                jt_snapshot_t *q = a ? jt_snapshot_parse_json ("c", a, strlen (a), NULL)
+                                     : NULL;
+                char *b = q ? jt_snapshot_to_json (q) : NULL;
+                if (!b || strcmp (a, b))
+                    bad++;
+                free (a);
+                free (b);
+                jt_snapshot_destroy (q);
+            }
+            total++;
+            jt_snapshot_destroy (p);
+            jt_diags_free (&d);
+        }
+    }
+    free (buf);
+    is_int (bad, 0, "%zu corruptions: parsed and round-trips, or refused with a "
+            "reason", total);
     return done_testing ();
 }
