@@ -310,6 +310,47 @@ static bool flavor_has_nodes (const jt_snapshot_t *s, const char *flavor)
     return false;
 }
 
+/* An upper bound on the GPUs Cover can fund now: charging one candidate
+ * never raises another's headroom. It keeps absurd totals (up to 2^31 GPUs)
+ * and wide malleable ranges from compiling or trying totals that cannot be
+ * funded. */
+static int64_t fundable_bound (const jt_coverer_t *c)
+{
+    int64_t sum = 0;
+
+    for (size_t i = 0; i < jt_coverer_count (c); i++) {
+        int64_t h = jt_coverer_headroom (c, i, NULL);
+        if (h > INT64_MAX - sum)
+            return INT64_MAX;
+        sum += h;
+    }
+    return sum;
+}
+
+/* Cover cannot fund `total` (it is over fundable_bound): find the group it
+ * fails on, as jt_cover would, without compiling every group. */
+static int reject_unfundable (ctx_t *x, int64_t total, jt_plan_t *out,
+                              jt_error_t *err)
+{
+    jt_coverer_t *c = jt_coverer_create (x->b, x->u, x->r, x->now, err);
+    int64_t g = x->r->group_gpus > 0 ? x->r->group_gpus : total;
+    int64_t n = (total + g - 1) / g;
+
+    if (!c)
+        return -1;
+    for (int64_t k = 0; k < n; k++) {
+        int64_t gk = k < n - 1 ? g : total - (n - 1) * g;
+        if (jt_coverer_fund (c, gk) < 0)
+            break;
+    }
+    out->decision = JT_REJECT;
+    out->reason = jt_coverer_why (c, out->detail, sizeof (out->detail));
+    if (out->reason == JT_OK)   /* cannot happen: total is over the bound */
+        out->reason = JT_INSUFFICIENT_CAPACITY;
+    jt_coverer_destroy (c);
+    return 0;
+}
+
 void jt_plan_free (jt_plan_t *p)
 {
     if (!p)
@@ -413,6 +454,7 @@ int jt_plan_run (const jt_budgets_t *b, const jt_snapshot_t *s,
     if (!probe)
         goto done;
     jt_reason_t pw = jt_coverer_why_gpus (probe, 1, why, sizeof (why));
+    int64_t fundable = fundable_bound (probe);
     jt_coverer_destroy (probe);
     if (pw == JT_NO_BUDGET || pw == JT_UNKNOWN_FLAVOR
         || pw == JT_NO_MATCHING_ENVELOPE) {
@@ -436,6 +478,12 @@ int jt_plan_run (const jt_budgets_t *b, const jt_snapshot_t *s,
         lo = 1;
     if (step < 1)
         step = 1;
+    if (lo > fundable) {
+        rc = reject_unfundable (&x, lo, out, err);
+        goto done;
+    }
+    if (hi > fundable)          /* the largest total Cover could fund */
+        hi = lo + (fundable - lo) / step * step;
     for (int64_t t = hi; t >= lo; t -= (r->malleable ? step : hi + 1)) {
         jt_groups_t g;
         if (jt_run_compile (r, t, &g, err) < 0)

@@ -176,6 +176,23 @@ static void test_policy_spares_soft (void)
         "BindNow total=96 | g0 72 west/A[a01:8 a02:8 a03:8 a04:8 a05:8 a06:8"
         " a07:8 a08:8 a09:8] west-h100 | g0 24 west/B[b01:8 b02:8 b03:8] west-h100",
         "soft group: one payer, chunks fill a domain to empty first");
+
+    /* Huge demands are decided without compiling or trying every total. */
+    jt_run_t *huge = fx_run (RUN ("rai", 2147483648, GROUP (8)));
+    jt_run_t *wide = fx_run (RUN ("rai", 8, GROUP (8) ", \"malleable\": {"
+                                  " \"minTotalGPUs\": 8, \"maxTotalGPUs\": 2147483648 }"));
+    jt_plan_t p;
+    is (fx_plan (b, s, NULL, huge, JT_PACK_TO_EMPTY, &p),
+        "Reject InsufficientCapacity total=0 want=2147483648",
+        "2^31 GPUs: Reject at the first group Cover cannot fund");
+    is (p.detail, "envelope west-h100: 256 of 256 GPUs active, run needs 8",
+        "Reject detail counts the groups funded before");
+    jt_plan_free (&p);
+    ok (strncmp (fx_plan (b, s, NULL, wide, JT_PACK_TO_EMPTY, NULL),
+                 "BindNow total=112 want=2147483648 | g0 8 west/A[a01:8]", 52) == 0,
+        "malleable up to 2^31: the largest total that binds (all 112 free GPUs)");
+    jt_run_destroy (huge);
+    jt_run_destroy (wide);
     jt_run_destroy (r);
     jt_run_destroy (sp);
     jt_run_destroy (soft);
