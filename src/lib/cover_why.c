@@ -213,18 +213,40 @@ jt_reason_t jt_cover_ever (const jt_budgets_t *b, const jt_run_t *r,
         goto done;
     }
     int64_t total = r->malleable ? r->min_gpus : r->total_gpus;
-    if (jt_run_compile (r, total, &g, &err) < 0) {
-        snprintf (detail, len, "%s", err.text);
-        why = JT_INVALID_RUN;
-        goto done;
-    }
-    /* Funding only changes when a window opens: try now and each later start. */
+    int64_t gg = r->group_gpus > 0 && r->group_gpus < total ? r->group_gpus
+                                                            : total;
+    size_t ngroups = gg > 0 ? (size_t) ((total + gg - 1) / gg) : 1;
+
+    /* Idle, each candidate funds at most its room at its earliest open
+     * time; when the total is over their sum, it never fits (and need not
+     * be compiled: a 2^31-GPU run would take gigabytes). */
+    room_t best = { -1, B_NONE, NULL, 0., 0. };
+    int64_t sum = 0;
     bool any_future = false;
     for (size_t i = 0; i < c->ncand; i++) {
         const jt_envelope_t *e = c->cand[i].env;
         if (e->end <= now)
             continue;
         any_future = true;
+        c->now = e->start > now ? e->start : now;
+        room_t rm = jt_cover_room (c, &c->cand[i], true);
+        if (rm.gpus > best.gpus)
+            best = rm;
+        sum = rm.gpus > INT64_MAX - sum ? INT64_MAX : sum + rm.gpus;
+    }
+    c->now = now;
+    if (any_future && total > sum)
+        goto never;
+    if (any_future && jt_run_compile (r, total, &g, &err) < 0) {
+        snprintf (detail, len, "%s", err.text);
+        why = JT_INVALID_RUN;
+        goto done;
+    }
+    /* Funding only changes when a window opens: try now and each later start. */
+    for (size_t i = 0; i < c->ncand; i++) {
+        const jt_envelope_t *e = c->cand[i].env;
+        if (e->end <= now)
+            continue;
         int rc = fundable_at (b, r, &g, e->start > now ? e->start : now);
         if (rc != 0) {
             why = rc > 0 ? JT_OK : JT_INVALID_RUN;
@@ -245,22 +267,11 @@ jt_reason_t jt_cover_ever (const jt_budgets_t *b, const jt_run_t *r,
         why = JT_WINDOW_CLOSED;
         goto done;
     }
-    /* Never: say which bound is too small for the largest group. */
-    int64_t largest = 0;
-    for (size_t k = 0; k < g.n; k++)
-        if (g.gpus[k] > largest)
-            largest = g.gpus[k];
-    room_t best = { -1, B_NONE, NULL, 0., 0. };
-    for (size_t i = 0; i < c->ncand; i++) {
-        const jt_envelope_t *e = c->cand[i].env;
-        if (e->end <= now)
-            continue;
-        c->now = e->start > now ? e->start : now;
-        room_t rm = jt_cover_room (c, &c->cand[i], true);
-        if (rm.gpus > best.gpus)
-            best = rm;
-    }
+never:
+    /* Never: say which bound is too small for the largest group (the first:
+     * the short last group is never the largest). */
     why = JT_NEVER_FUNDABLE;
+    int64_t largest = gg;
     if (largest > best.gpus && best.kind == B_CONC)
         snprintf (detail, len, "largest group %lld GPUs > concurrency %lld of"
                   " every candidate", (long long) largest, (long long) best.gpus);
@@ -271,7 +282,7 @@ jt_reason_t jt_cover_ever (const jt_budgets_t *b, const jt_run_t *r,
     else
         snprintf (detail, len, "%lld GPUs in %zu groups exceed what the"
                   " candidate envelopes can fund together", (long long) total,
-                  g.n);
+                  ngroups);
 done:
     jt_groups_free (&g);
     jt_coverer_destroy (c);
