@@ -11,6 +11,7 @@
  */
 #include <errno.h>
 #include <inttypes.h>
+#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -672,9 +673,40 @@ static int parse_body (json_object *o, jt_event_t *ev, jt_error_t *err)
     }
 }
 
+/* One tokener per thread, reused: allocating one per event dominated replay
+ * time (malloc churn). Freed by the key's destructor when a thread exits. */
+static pthread_key_t tok_key;
+static pthread_once_t tok_once = PTHREAD_ONCE_INIT;
+
+static void tok_free (void *p)
+{
+    json_tokener_free (p);
+}
+
+static void tok_key_init (void)
+{
+    (void) pthread_key_create (&tok_key, tok_free);
+}
+
+static json_tokener *tok_get (void)
+{
+    pthread_once (&tok_once, tok_key_init);
+    json_tokener *tok = pthread_getspecific (tok_key);
+    if (!tok) {
+        if (!(tok = json_tokener_new ()))
+            return NULL;
+        if (pthread_setspecific (tok_key, tok) != 0) {
+            json_tokener_free (tok);
+            return NULL;
+        }
+    }
+    json_tokener_reset (tok);
+    return tok;
+}
+
 jt_event_t *jt_event_from_json (const char *text, size_t len, jt_error_t *err)
 {
-    json_tokener *tok = json_tokener_new ();
+    json_tokener *tok = tok_get ();
     json_object *o = NULL;
     jt_event_t *ev = NULL;
     int64_t v = 0;
@@ -720,12 +752,10 @@ jt_event_t *jt_event_from_json (const char *text, size_t len, jt_error_t *err)
         goto error;
     free (type);
     json_object_put (o);
-    json_tokener_free (tok);
     return ev;
 error:
     free (type);
     jt_event_destroy (ev);
     json_object_put (o);
-    json_tokener_free (tok);
     return NULL;
 }
