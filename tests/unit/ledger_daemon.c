@@ -17,6 +17,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/prctl.h>
+#include <sys/resource.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
 #include <sys/un.h>
@@ -53,11 +54,19 @@ static int connect_sock (const char *path)
 /* Start the daemon in the foreground; wait until its socket answers.
  * extra: one more option or NULL. Returns the pid (or -1 if it exited,
  * *status then holds its wait status). */
+static rlim_t fsize_limit = RLIM_INFINITY;
+
 static pid_t start_daemon (const char *dir, const char *sock, const char *log,
                            const char *extra, int *status)
 {
     pid_t pid = fork ();
     if (pid == 0) {
+        if (fsize_limit != RLIM_INFINITY) {
+            /* writes past the limit fail with EFBIG instead of killing */
+            struct rlimit rl = { fsize_limit, fsize_limit };
+            signal (SIGXFSZ, SIG_IGN);
+            setrlimit (RLIMIT_FSIZE, &rl);
+        }
         /* never outlive the test, never hold the TAP driver's pipe */
         prctl (PR_SET_PDEATHSIG, SIGKILL);
         int fd = open (log, O_WRONLY | O_CREAT | O_APPEND, 0600);
@@ -549,6 +558,49 @@ static void test_spool (void)
     jt_map_destroy (ids, NULL);
 }
 
+/* A write that fails must not be acknowledged: the daemon cuts the batch
+ * back, answers ERR FAIL and exits; a restart finds exactly the acked
+ * records. */
+static void test_fail_closed (void)
+{
+    char dir[512], sock[512], log[512], buf[256], reply[256];
+    snprintf (dir, sizeof (dir), "%s/full", tmpdir);
+    snprintf (sock, sizeof (sock), "%s/full.sock", tmpdir);
+    snprintf (log, sizeof (log), "%s/full.log", tmpdir);
+    mkdir (dir, 0700);
+    int st;
+    fsize_limit = 2000;
+    pid_t pid = start_daemon (dir, sock, log, NULL, &st);
+    fsize_limit = RLIM_INFINITY;
+    int fd = connect_sock (sock), oks = 0;
+    char last[256] = "";
+    for (int i = 0; i < 100; i++) {
+        char id[16];
+        snprintf (id, sizeof (id), "f%d", i);
+        if (rpc (fd, event (buf, sizeof (buf), id), reply, sizeof (reply)) < 0)
+            break;
+        snprintf (last, sizeof (last), "%s", reply);
+        if (strncmp (reply, "OK ", 3))
+            break;
+        oks++;
+    }
+    close (fd);
+    ok (!strncmp (last, "ERR FAIL ", 9), "a failed write answers ERR FAIL (%.60s)", last);
+    waitpid (pid, &st, 0);
+    ok (WIFEXITED (st) && WEXITSTATUS (st) == 1, "and the daemon exits (fail closed)");
+    ok (strstr (slurp (log), "fatal: ledger ") != NULL, "and logs why");
+    pid = start_daemon (dir, sock, log, NULL, &st);
+    ok (pid > 0, "it restarts on the same ledger");
+    if (pid > 0)
+        stop_daemon (pid);
+    jt_map_t *ids = jt_map_create (0);
+    char e[256] = "";
+    jt_ledger_status_t ls = read_ids (dir, ids, e);
+    is (jt_ledger_status_name (ls), "OK", "the ledger verifies %s", e);
+    is_int (jt_map_count (ids), oks, "it holds exactly the %d acknowledged events", oks);
+    jt_map_destroy (ids, NULL);
+}
+
 int main (void)
 {
     const char *b = getenv ("JT_BUILDDIR");
@@ -564,6 +616,7 @@ int main (void)
     test_torn ();
     test_permission ();
     test_spool ();
+    test_fail_closed ();
     test_crash ();
     char cmd[300];
     snprintf (cmd, sizeof (cmd), "rm -rf %s", tmpdir);
