@@ -1,0 +1,114 @@
+#!/bin/bash
+# compare.sh - the same GPU workload under stock select/cons_tres with
+# --switches=1, stock with no topology hint, and select/cons_tres_jobtree,
+# each on a fresh 16-node cluster (tests/cluster/lib.sh). Prints, for each,
+# how many jobs (each job is one group: its GPUs must share a domain) were
+# split across fabric domains, the makespan and the mean wait; asserts that
+# Jobtree split none.
+#
+#   tests/cluster/compare.sh BUILDDIR [WORKLOAD]
+#
+# WORKLOAD (default tests/cluster/compare-workload.txt): "job offset_s
+# duration_s gpus team" lines, derived from the Philly 2017 trace. Every job
+# is submitted at once with --begin at its offset, so the three runs see the
+# same arrivals. Teams are Slurm accounts; for the Jobtree run each gets an
+# envelope as large as the cluster, so budgets never bind and only placement
+# differs.
+. "$(dirname "$0")/lib.sh"
+
+BUILD=${1:?usage: $0 BUILDDIR [WORKLOAD]}
+WORKLOAD=${2:-$(dirname "$0")/compare-workload.txt}
+[ -f "$WORKLOAD" ] || { echo "Bail out! no workload $WORKLOAD"; exit 255; }
+GPN=8
+RESULTS=$(mktemp -d /tmp/jt-compare.XXXXXX)
+
+plan 4
+
+# Budgets for the Jobtree run: one owner per team, concurrency = cluster.
+BUDGETS=$RESULTS/budgets
+mkdir -p "$BUDGETS"
+for t in $(awk '!/^#/ { print $5 }' "$WORKLOAD" | sort -u); do
+    cat > "$BUDGETS/$t.json" <<EOB
+{ "owner": "$t",
+  "envelopes": [ { "name": "$t-h100", "flavor": "h100", "selector": { "cluster": "c1" },
+                   "start": "2026-01-01T00:00:00Z", "end": "2031-01-01T00:00:00Z",
+                   "concurrency": 128 } ] }
+EOB
+done
+
+queue_empty () { [ -z "$(squeue -h 2>/dev/null)" ]; }
+
+# run_variant NAME SELECT MODE: MODE is switches, nohint or jobtree.
+run_variant () {
+    local name=$1 sel=$2 mode=$3 t0 job off dur gpus team nodes id ids=() begin
+    JT_CLUSTER_SELECT=$sel JT_CLUSTER_BUDGETS=$BUDGETS cluster_setup "$BUILD"
+    cluster_start
+    t0=$(( $(date +%s) + 3 ))
+    while read -r job off dur gpus team; do
+        case $job in '#'*|'') continue ;; esac
+        nodes=$(( (gpus + GPN - 1) / GPN ))
+        begin=$(date -d "@$((t0 + off))" +%Y-%m-%dT%H:%M:%S)
+        local extra=()
+        case $mode in
+            switches) extra=(--switches=1) ;;
+            jobtree) extra=(--group-gpus="$gpus") ;;
+        esac
+        id=$(submit --account="$team" -J "$job" -N "$nodes" --gres=gpu:h100:$GPN \
+             --begin="$begin" "${extra[@]}" --wrap "sleep $dur")
+        [ -n "$id" ] || bail_out "$name: $job not submitted: $(last_err)"
+        ids+=("$id")
+    done < "$WORKLOAD"
+    wait_for 600 queue_empty \
+        || bail_out "$name: jobs still queued after 600 s"
+    for id in "${ids[@]}"; do
+        echo "$id $(job_field "$id" JobState) $(job_field "$id" EligibleTime)" \
+             "$(job_field "$id" StartTime) $(job_field "$id" EndTime)" \
+             "$(scontrol show hostnames "$(job_field "$id" NodeList)" | paste -sd,)"
+    done > "$RESULTS/$name.jobs"
+    cluster_stop
+}
+
+# summarize NAME: "splits multinode makespan_s mean_wait_s failed"
+summarize () {
+    python3 - "$RESULTS/$1.jobs" <<'EOP'
+import sys, datetime
+def ts(s):
+    return datetime.datetime.strptime(s, "%Y-%m-%dT%H:%M:%S").timestamp()
+split = multi = failed = 0
+first = last = None
+waits = []
+for line in open(sys.argv[1]):
+    f = line.split()
+    if len(f) < 6 or f[1] != "COMPLETED":
+        failed += 1
+        continue
+    elig, start, end = ts(f[2]), ts(f[3]), ts(f[4])
+    nodes = f[5].split(",")
+    doms = {(int(n[3:]) - 1) // 4 for n in nodes}
+    if len(nodes) > 1:
+        multi += 1
+        split += len(doms) > 1
+    first = elig if first is None else min(first, elig)
+    last = end if last is None else max(last, end)
+    waits.append(start - elig)
+print(split, multi, int(last - first) if first is not None else 0,
+      "%.1f" % (sum(waits) / len(waits) if waits else 0), failed)
+EOP
+}
+
+run_variant stock-switches cons_tres switches
+run_variant stock-nohint cons_tres nohint
+run_variant jobtree jobtree jobtree
+
+echo "# variant          split/multi-node  makespan_s  mean_wait_s  failed"
+for v in stock-switches stock-nohint jobtree; do
+    read -r s m mk w f <<< "$(summarize $v)"
+    printf "# %-16s %5s/%-11s %10s  %11s  %6s\n" "$v" "$s" "$m" "$mk" "$w" "$f"
+    eval "split_${v//-/_}=$s; failed_${v//-/_}=$f; multi_${v//-/_}=$m"
+done
+is "$failed_jobtree" 0 "every job completed under Jobtree"
+is "$failed_stock_nohint" 0 "every job completed under stock cons_tres"
+ok "$(test "$multi_jobtree" -gt 0; echo $?)" "the workload has multi-node jobs ($multi_jobtree)"
+is "$split_jobtree" 0 "Jobtree split no group across domains"
+[ -n "${JT_COMPARE_KEEP:-}" ] && echo "# results kept in $RESULTS" || rm -rf "$RESULTS"
+done_testing
