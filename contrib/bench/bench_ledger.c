@@ -62,16 +62,17 @@ static int gen_event (uint64_t i, const char *prefix, char *buf, size_t len)
     int64_t start = T0 + (int64_t) slot * 3600, stop = start + 3000;
     unsigned owner = (unsigned) (k % 10), env = (unsigned) (k % 20);
     const char *role = k % 10 == 0 ? "Borrowed" : "Active";
-    int n = snprintf (buf, len,
-                      "{\"v\":1,\"type\":\"%s\",\"id\":\"%s%" PRIu64 "\",\"time\":%" PRId64
-                      ",\"lease\":\"c1:%" PRIu64 ":0\",\"run\":\"c1:%" PRIu64 "\","
-                      "\"group\":\"0\",\"nodes\":[\"n%04u\"],\"gpus\":8,\"role\":\"%s\","
-                      "\"envelope\":\"env%02u\",\"owner\":\"o%u\",\"start\":%" PRId64,
-                      end ? "End" : "Start", prefix, i, end ? stop : start, k, k,
-                      (unsigned) (k % 1000), role, env, owner, start);
+    int n =
+        snprintf (buf, len,
+                  "{\"v\":1,\"type\":\"%s\",\"id\":\"%s%" PRIu64 "\",\"time\":%" PRId64
+                  ",\"lease\":\"c1:%" PRIu64 ":0\",\"run\":\"c1:%" PRIu64 "\","
+                  "\"group\":\"0\",\"nodes\":[\"n%04u\"],\"gpus\":8,\"role\":\"%s\","
+                  "\"envelope\":\"env%02u\",\"owner\":\"o%u\",\"start\":%" PRId64,
+                  end ? "End" : "Start", prefix, i, end ? stop : start, k, k,
+                  (unsigned) (k % 1000), role, env, owner, start);
     if (end)
-        n += snprintf (buf + n, len - (size_t) n, ",\"end\":%" PRId64 ",\"reason\":\"End\"}",
-                       stop);
+        n += snprintf (buf + n, len - (size_t) n,
+                       ",\"end\":%" PRId64 ",\"reason\":\"End\"}", stop);
     else
         n += snprintf (buf + n, len - (size_t) n, "}");
     return n;
@@ -125,7 +126,8 @@ static void *append_ledger (void *arg)
             char *p = in, *nl;
             while ((nl = memchr (p, '\n', inlen - (size_t) (p - in)))) {
                 if (strncmp (p, "OK ", 3)) {
-                    fprintf (stderr, "bench_ledger: daemon said %.*s\n", (int) (nl - p), p);
+                    fprintf (stderr, "bench_ledger: daemon said %.*s\n", (int) (nl - p),
+                             p);
                     goto done;
                 }
                 got++;
@@ -159,9 +161,10 @@ static sqlite3 *open_db (const char *path)
     sqlite3_busy_timeout (db, 60000);
     sql (db, "PRAGMA journal_mode=WAL");
     sql (db, "PRAGMA synchronous=FULL");
-    sql (db, "CREATE TABLE IF NOT EXISTS events (seq INTEGER PRIMARY KEY, id TEXT UNIQUE, "
-             "type TEXT, lease TEXT, owner TEXT, envelope TEXT, role TEXT, gpus INTEGER, "
-             "start INTEGER, stop INTEGER, payload TEXT)");
+    sql (db,
+         "CREATE TABLE IF NOT EXISTS events (seq INTEGER PRIMARY KEY, id TEXT UNIQUE, "
+         "type TEXT, lease TEXT, owner TEXT, envelope TEXT, role TEXT, gpus INTEGER, "
+         "start INTEGER, stop INTEGER, payload TEXT)");
     return db;
 }
 
@@ -192,8 +195,8 @@ static void db_insert (sqlite3_stmt *st, const char *payload, size_t len)
     jt_event_destroy (ev);
 }
 
-#define INSERT_SQL \
-    "INSERT INTO events (id, type, lease, owner, envelope, role, gpus, start, stop, " \
+#define INSERT_SQL                                                                     \
+    "INSERT INTO events (id, type, lease, owner, envelope, role, gpus, start, stop, "  \
     "payload) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10)"
 
 static void *append_sqlite (void *arg)
@@ -321,15 +324,18 @@ static double replay_sqlite (const char *dbp, uint64_t *count)
     jt_ledger_fold_t *f = jt_ledger_fold_create ();
     jt_error_t err = { "" };
     double t0 = now_s ();
-    sqlite3_prepare_v2 (db, "SELECT seq, payload FROM events ORDER BY seq", -1, &st, NULL);
+    sqlite3_prepare_v2 (db, "SELECT seq, payload FROM events ORDER BY seq", -1, &st,
+                        NULL);
     *count = 0;
     while (sqlite3_step (st) == SQLITE_ROW) {
         const char *p = (const char *) sqlite3_column_text (st, 1);
         int len = sqlite3_column_bytes (st, 1);
         jt_event_t *ev = jt_event_from_json (p, (size_t) len, &err);
         jt_violation_t v;
-        if (!ev || jt_ledger_fold_apply (f, (uint64_t) sqlite3_column_int64 (st, 0), ev, &v,
-                                         &err) != 0) {
+        if (!ev
+            || jt_ledger_fold_apply (f, (uint64_t) sqlite3_column_int64 (st, 0), ev, &v,
+                                     &err)
+                   != 0) {
             fprintf (stderr, "bench_ledger: sqlite replay: %s %s\n", err.text, v.msg);
             exit (1);
         }
@@ -348,16 +354,17 @@ static double report_sqlite (const char *dbp, int *rows)
     sqlite3 *db = open_db (dbp);
     sqlite3_stmt *st;
     double t0 = now_s ();
-    sqlite3_prepare_v2 (db,
-                        "SELECT s.owner, s.envelope, "
-                        "SUM(CASE WHEN s.role != 'Borrowed' THEN s.gpus * (e.stop - s.start) "
-                        "ELSE 0 END) / 3600.0, "
-                        "SUM(CASE WHEN s.role = 'Borrowed' THEN s.gpus * (e.stop - s.start) "
-                        "ELSE 0 END) / 3600.0 "
-                        "FROM events s JOIN events e ON e.lease = s.lease AND e.type = 'End' "
-                        "WHERE s.type = 'Start' GROUP BY s.owner, s.envelope "
-                        "ORDER BY s.owner, s.envelope",
-                        -1, &st, NULL);
+    sqlite3_prepare_v2 (
+        db,
+        "SELECT s.owner, s.envelope, "
+        "SUM(CASE WHEN s.role != 'Borrowed' THEN s.gpus * (e.stop - s.start) "
+        "ELSE 0 END) / 3600.0, "
+        "SUM(CASE WHEN s.role = 'Borrowed' THEN s.gpus * (e.stop - s.start) "
+        "ELSE 0 END) / 3600.0 "
+        "FROM events s JOIN events e ON e.lease = s.lease AND e.type = 'End' "
+        "WHERE s.type = 'Start' GROUP BY s.owner, s.envelope "
+        "ORDER BY s.owner, s.envelope",
+        -1, &st, NULL);
     *rows = 0;
     while (sqlite3_step (st) == SQLITE_ROW)
         (*rows)++;
@@ -396,12 +403,13 @@ int main (void)
     snprintf (cmd, sizeof (cmd), "rm -rf %s && mkdir -p %s", dir, dir);
     if (system (cmd) != 0)
         die (cmd);
-    char *abs = realpath (dir, NULL);     /* the daemon wants absolute paths */
+    char *abs = realpath (dir, NULL); /* the daemon wants absolute paths */
     if (!abs)
         die (dir);
     snprintf (dir, sizeof (dir), "%s", abs);
     free (abs);
-    if (access ("src/ledgerd/jobtree-ledgerd", X_OK) < 0 || access ("src/cli/jobtree", X_OK) < 0)
+    if (access ("src/ledgerd/jobtree-ledgerd", X_OK) < 0
+        || access ("src/cli/jobtree", X_OK) < 0)
         die ("run from the top build directory (needs src/ledgerd/jobtree-ledgerd and "
              "src/cli/jobtree)");
     signal (SIGPIPE, SIG_IGN);
@@ -433,17 +441,20 @@ int main (void)
     double lrep = now_s () - t0;
     uint64_t cnt;
     double srep = replay_sqlite (dbp, &cnt);
-    printf ("replay + fold of %" PRIu64 " events (ledger also checks hashes and chain):\n",
+    printf ("replay + fold of %" PRIu64
+            " events (ledger also checks hashes and chain):\n",
             res.nrecords);
     printf ("  ledger           %10.2f s  (%.0f events/s)\n", lrep,
             (double) res.nrecords / lrep);
-    printf ("  sqlite           %10.2f s  (%.0f events/s)\n", srep, (double) cnt / srep);
+    printf ("  sqlite           %10.2f s  (%.0f events/s)\n", srep,
+            (double) cnt / srep);
     printf ("  ratio            %10.2fx (sqlite time / ledger time)\n", srep / lrep);
 
     int lrows, srows;
     double lu = report_ledger (ldir, &lrows), su = report_sqlite (dbp, &srows);
     printf ("usage report over %" PRIu64 " events (%d / %d rows):\n", n, lrows, srows);
-    printf ("  jobtree report   %10.2f s  (whole process: read, check, parse, peak)\n", lu);
+    printf ("  jobtree report   %10.2f s  (whole process: read, check, parse, peak)\n",
+            lu);
     printf ("  sqlite query     %10.2f s  (indexed join, no peak concurrency)\n", su);
     printf ("  ratio            %10.2fx (sqlite time / ledger time)\n", su / lu);
     if (!getenv ("JT_BENCH_KEEP")) {

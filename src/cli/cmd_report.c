@@ -26,10 +26,10 @@
 
 struct lrow {
     char *lease, *run, *group, *owner, *envelope, *nodes, *reason;
-    int64_t gpus, start, end;   /* end -1: running */
+    int64_t gpus, start, end; /* end -1: running */
     jt_lease_role_t role;
     uint64_t seed;
-    double hours;               /* clipped to the range */
+    double hours; /* clipped to the range */
 };
 
 struct rrow {
@@ -37,9 +37,9 @@ struct rrow {
     int64_t gpus, earliest, created, activated, released;
 };
 
-struct urow {                   /* usage, runs */
+struct urow { /* usage, runs */
     char *key1, *key2;
-    const char *sponsor;        /* usage: the envelope's owner (from caps) */
+    const char *sponsor; /* usage: the envelope's owner (from caps) */
     double owned, borrowed;
     int64_t peak, gpus, start, end, leases;
     char reasons[128];
@@ -47,10 +47,10 @@ struct urow {                   /* usage, runs */
 
 struct ctx {
     jt_map_t *leases, *res;
-    jt_map_t *sponsors;         /* envelope -> owner, from BudgetLoaded caps */
+    jt_map_t *sponsors; /* envelope -> owner, from BudgetLoaded caps */
     int64_t last_time;
     int64_t S, E;
-    int64_t now;                /* open leases run until min(now, E) */
+    int64_t now; /* open leases run until min(now, E) */
     char **owners, **jobs, **envs;
     size_t nowners, njobs, nenvs;
 };
@@ -145,15 +145,23 @@ static int read_cb (const jt_record_t *rec, void *arg, jt_error_t *err)
 static void lrow_free (void *p)
 {
     struct lrow *l = p;
-    free (l->lease); free (l->run); free (l->group); free (l->owner);
-    free (l->envelope); free (l->nodes); free (l->reason);
+    free (l->lease);
+    free (l->run);
+    free (l->group);
+    free (l->owner);
+    free (l->envelope);
+    free (l->nodes);
+    free (l->reason);
     free (l);
 }
 
 static void rrow_free (void *p)
 {
     struct rrow *r = p;
-    free (r->res); free (r->run); free (r->owner); free (r->envelope);
+    free (r->res);
+    free (r->run);
+    free (r->owner);
+    free (r->envelope);
     free (r);
 }
 
@@ -231,10 +239,10 @@ static void fmt_time (int64_t t, char *buf, size_t len)
 }
 
 static const struct field lease_fields[] = {
-    { "Lease", 16, K_STR }, { "Run", 14, K_STR }, { "Group", 6, K_STR },
-    { "Owner", 10, K_STR }, { "Envelope", 14, K_STR }, { "Role", 8, K_STR },
-    { "GPUs", 6, K_NUM }, { "Nodes", 20, K_STR }, { "Start", 20, K_STR },
-    { "End", 20, K_STR }, { "Reason", 16, K_STR }, { "Seed", 16, K_STR },
+    { "Lease", 16, K_STR },    { "Run", 14, K_STR },      { "Group", 6, K_STR },
+    { "Owner", 10, K_STR },    { "Envelope", 14, K_STR }, { "Role", 8, K_STR },
+    { "GPUs", 6, K_NUM },      { "Nodes", 20, K_STR },    { "Start", 20, K_STR },
+    { "End", 20, K_STR },      { "Reason", 16, K_STR },   { "Seed", 16, K_STR },
     { "GPUHours", 10, K_NUM },
 };
 
@@ -269,10 +277,16 @@ static void lease_get (const void *row, int f, char *b, size_t n)
 }
 
 static const struct field run_fields[] = {
-    { "Run", 14, K_STR }, { "Owner", 10, K_STR }, { "Leases", 6, K_NUM },
-    { "GPUs", 6, K_NUM }, { "Start", 20, K_STR }, { "End", 20, K_STR },
-    { "Reasons", 16, K_STR }, { "OwnedGPUHours", 13, K_NUM },
-    { "BorrowedGPUHours", 16, K_NUM }, { "GPUHours", 10, K_NUM },
+    { "Run", 14, K_STR },
+    { "Owner", 10, K_STR },
+    { "Leases", 6, K_NUM },
+    { "GPUs", 6, K_NUM },
+    { "Start", 20, K_STR },
+    { "End", 20, K_STR },
+    { "Reasons", 16, K_STR },
+    { "OwnedGPUHours", 13, K_NUM },
+    { "BorrowedGPUHours", 16, K_NUM },
+    { "GPUHours", 10, K_NUM },
 };
 
 static void run_get (const void *row, int f, char *b, size_t n)
@@ -298,9 +312,14 @@ static void run_get (const void *row, int f, char *b, size_t n)
 }
 
 static const struct field usage_fields[] = {
-    { "Owner", 10, K_STR }, { "Envelope", 14, K_STR }, { "Sponsor", 10, K_STR }, { "Leases", 6, K_NUM },
-    { "PeakGPUs", 8, K_NUM }, { "OwnedGPUHours", 13, K_NUM },
-    { "BorrowedGPUHours", 16, K_NUM }, { "GPUHours", 10, K_NUM },
+    { "Owner", 10, K_STR },
+    { "Envelope", 14, K_STR },
+    { "Sponsor", 10, K_STR },
+    { "Leases", 6, K_NUM },
+    { "PeakGPUs", 8, K_NUM },
+    { "OwnedGPUHours", 13, K_NUM },
+    { "BorrowedGPUHours", 16, K_NUM },
+    { "GPUHours", 10, K_NUM },
 };
 
 static void usage_get (const void *row, int f, char *b, size_t n)
@@ -319,9 +338,11 @@ static void usage_get (const void *row, int f, char *b, size_t n)
 }
 
 static const struct field res_fields[] = {
-    { "Reservation", 14, K_STR }, { "Run", 14, K_STR }, { "Owner", 10, K_STR },
-    { "Envelope", 14, K_STR }, { "GPUs", 6, K_NUM }, { "EarliestStart", 20, K_STR },
-    { "Created", 20, K_STR }, { "Activated", 20, K_STR }, { "Released", 20, K_STR },
+    { "Reservation", 14, K_STR }, { "Run", 14, K_STR },
+    { "Owner", 10, K_STR },       { "Envelope", 14, K_STR },
+    { "GPUs", 6, K_NUM },         { "EarliestStart", 20, K_STR },
+    { "Created", 20, K_STR },     { "Activated", 20, K_STR },
+    { "Released", 20, K_STR },
 };
 
 static void res_get (const void *row, int f, char *b, size_t n)
@@ -346,7 +367,8 @@ static const struct table tables[] = {
     { lease_fields, NF (lease_fields),
       "Lease,Run,Group,Owner,Envelope,Role,GPUs,Start,End,Reason,GPUHours", lease_get },
     { run_fields, NF (run_fields),
-      "Run,Owner,Leases,GPUs,Start,End,Reasons,OwnedGPUHours,BorrowedGPUHours", run_get },
+      "Run,Owner,Leases,GPUs,Start,End,Reasons,OwnedGPUHours,BorrowedGPUHours",
+      run_get },
     { usage_fields, NF (usage_fields),
       "Owner,Envelope,Sponsor,Leases,PeakGPUs,OwnedGPUHours,BorrowedGPUHours,GPUHours",
       usage_get },
@@ -373,7 +395,8 @@ static int parse_format (const struct table *t, const char *spec, struct col *co
             char *end;
             long w = strtol (pct + 1, &end, 10);
             if (*end || w < 1 || w > 1000) {
-                fprintf (stderr, "jobtree report: bad width in '%s%%%s'\n", tok, pct + 1);
+                fprintf (stderr, "jobtree report: bad width in '%s%%%s'\n", tok,
+                         pct + 1);
                 free (s);
                 return -1;
             }
@@ -405,7 +428,7 @@ static void print_cell (const char *s, int width, bool right)
 {
     int len = (int) strlen (s);
     if (len > width)
-        printf ("%.*s+", width - 1, s);     /* sacct marks truncation with '+' */
+        printf ("%.*s+", width - 1, s); /* sacct marks truncation with '+' */
     else
         printf (right ? "%*s" : "%-*s", width, s);
 }
@@ -501,7 +524,7 @@ static int cmp_edge (const void *a, const void *b)
     const struct edge *x = a, *y = b;
     if (x->t != y->t)
         return x->t < y->t ? -1 : 1;
-    return x->d < y->d ? -1 : x->d > y->d;  /* ends first: half-open */
+    return x->d < y->d ? -1 : x->d > y->d; /* ends first: half-open */
 }
 
 /* Peak of the sum of GPUs of the given leases (clipped) over time. */
@@ -587,21 +610,21 @@ static size_t group (struct ctx *c, struct lrow **ls, size_t n, bool by_run,
 
 static void usage (FILE *f)
 {
-    fprintf (f,
-             "Usage: jobtree report leases|runs|usage|reservations [OPTIONS] LEDGER...\n"
-             "  -S, --starttime TIME   from TIME (RFC 3339 or epoch seconds)\n"
-             "  -E, --endtime TIME     until TIME (default: no limit)\n"
-             "      --now TIME         open leases run until TIME (default: the last\n"
-             "                         event time in the ledger)\n"
-             "  -A, --accounts LIST    owners (comma-separated)\n"
-             "  -j, --jobs LIST        runs: cluster:jobid or jobid\n"
-             "      --envelope LIST    paying envelopes\n"
-             "  -o, --format LIST      fields, each FIELD[%%WIDTH]\n"
-             "  -p, --parsable         '|' after every field\n"
-             "  -P, --parsable2        '|' between fields\n"
-             "  -n, --noheader         no header\n"
-             "      --json             JSON array of objects\n"
-             "      --helpformat       list the fields of the report\n");
+    fprintf (
+        f, "Usage: jobtree report leases|runs|usage|reservations [OPTIONS] LEDGER...\n"
+           "  -S, --starttime TIME   from TIME (RFC 3339 or epoch seconds)\n"
+           "  -E, --endtime TIME     until TIME (default: no limit)\n"
+           "      --now TIME         open leases run until TIME (default: the last\n"
+           "                         event time in the ledger)\n"
+           "  -A, --accounts LIST    owners (comma-separated)\n"
+           "  -j, --jobs LIST        runs: cluster:jobid or jobid\n"
+           "      --envelope LIST    paying envelopes\n"
+           "  -o, --format LIST      fields, each FIELD[%%WIDTH]\n"
+           "  -p, --parsable         '|' after every field\n"
+           "  -P, --parsable2        '|' between fields\n"
+           "  -n, --noheader         no header\n"
+           "      --json             JSON array of objects\n"
+           "      --helpformat       list the fields of the report\n");
 }
 
 static int parse_time (const char *s, int64_t *out)
@@ -716,13 +739,15 @@ int cmd_report (int argc, char **argv)
     jt_ledger_result_t res;
     jt_error_t err = { "" };
     if (jt_ledger_read ((const char *const *) argv + optind, (size_t) (argc - optind),
-                        NULL, read_cb, &c, &res, &err) < 0) {
+                        NULL, read_cb, &c, &res, &err)
+        < 0) {
         fprintf (stderr, "jobtree report: %s\n", err.text);
         goto done;
     }
     if (res.status != JT_LEDGER_OK && res.status != JT_LEDGER_EMPTY) {
-        fprintf (stderr, "jobtree report: ledger is %s at seq %" PRIu64 " (%s offset %"
-                 PRIu64 "): %s; run `jobtree verify`\n",
+        fprintf (stderr,
+                 "jobtree report: ledger is %s at seq %" PRIu64 " (%s offset %" PRIu64
+                 "): %s; run `jobtree verify`\n",
                  jt_ledger_status_name (res.status), res.bad_seq, res.bad_file,
                  res.bad_offset, res.msg);
         rc = JT_EXIT_FAIL;

@@ -17,9 +17,18 @@
 
 /* Exit statuses, one per class (documented in jobtree-verify(1)). */
 enum {
-    VX_TRUNCATED = 3, VX_CORRUPT = 4, VX_BADCHAIN = 5, VX_BADSEQ = 6, VX_BADHEAD = 7,
-    VX_BADEVENT = 8, VX_DUPID = 9, VX_OVERLAP = 10, VX_CONCURRENCY = 11,
-    VX_GPUHOURS = 12, VX_WINDOW = 13, VX_MATCHING = 14,
+    VX_TRUNCATED = 3,
+    VX_CORRUPT = 4,
+    VX_BADCHAIN = 5,
+    VX_BADSEQ = 6,
+    VX_BADHEAD = 7,
+    VX_BADEVENT = 8,
+    VX_DUPID = 9,
+    VX_OVERLAP = 10,
+    VX_CONCURRENCY = 11,
+    VX_GPUHOURS = 12,
+    VX_WINDOW = 13,
+    VX_MATCHING = 14,
 };
 
 static int status_exit (jt_ledger_status_t s)
@@ -88,7 +97,8 @@ int cmd_verify (int argc, char **argv)
     jt_ledger_fold_t *fold = NULL;
     jt_error_t err = { "" };
     if (jt_ledger_verify ((const char *const *) argv + optind, (size_t) (argc - optind),
-                          head, &res, &v, &fold, &err) < 0) {
+                          head, &res, &v, &fold, &err)
+        < 0) {
         fprintf (stderr, "jobtree verify: %s\n", err.text);
         return JT_EXIT_USAGE;
     }

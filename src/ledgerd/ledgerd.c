@@ -79,7 +79,7 @@ static int install_signals (void)
 {
     struct sigaction sa;
     memset (&sa, 0, sizeof (sa));
-    sa.sa_handler = on_signal;      /* no SA_RESTART: poll() must wake up */
+    sa.sa_handler = on_signal; /* no SA_RESTART: poll() must wake up */
     sigemptyset (&sa.sa_mask);
     if (sigaction (SIGTERM, &sa, NULL) < 0 || sigaction (SIGINT, &sa, NULL) < 0
         || sigaction (SIGHUP, &sa, NULL) < 0)
@@ -90,21 +90,23 @@ static int install_signals (void)
 
 static void usage (FILE *f)
 {
-    fprintf (f,
-             "Usage: jobtree-ledgerd [OPTIONS]\n"
-             "  -d, --dir DIR            ledger directory (default /var/lib/jobtree/ledger)\n"
-             "  -S, --socket PATH        socket (default /run/jobtree/ledgerd.sock)\n"
-             "  -u, --slurm-user USER    SlurmUser name or uid allowed to append "
-             "(default slurm)\n"
-             "  -F, --foreground         do not daemonize\n"
-             "  -L, --log FILE           log file (default stderr)\n"
-             "  -P, --pidfile FILE       write the pid there\n"
-             "      --segment-size BYTES rotate segments at this size (default 64 MiB)\n"
-             "      --index-size N       event ids kept for idempotency (default 1048576)\n"
-             "      --batch-max N        events per group commit (default 4096)\n"
-             "      --socket-mode OCTAL  socket mode (default 0660)\n"
-             "      --force              accept a group/world-writable ledger dir\n"
-             "  -h, --help, -V, --version\n");
+    fprintf (
+        f,
+        "Usage: jobtree-ledgerd [OPTIONS]\n"
+        "  -d, --dir DIR            ledger directory (default "
+        "/var/lib/jobtree/ledger)\n"
+        "  -S, --socket PATH        socket (default /run/jobtree/ledgerd.sock)\n"
+        "  -u, --slurm-user USER    SlurmUser name or uid allowed to append "
+        "(default slurm)\n"
+        "  -F, --foreground         do not daemonize\n"
+        "  -L, --log FILE           log file (default stderr)\n"
+        "  -P, --pidfile FILE       write the pid there\n"
+        "      --segment-size BYTES rotate segments at this size (default 64 MiB)\n"
+        "      --index-size N       event ids kept for idempotency (default 1048576)\n"
+        "      --batch-max N        events per group commit (default 4096)\n"
+        "      --socket-mode OCTAL  socket mode (default 0660)\n"
+        "      --force              accept a group/world-writable ledger dir\n"
+        "  -h, --help, -V, --version\n");
 }
 
 static int parse_u64 (const char *s, uint64_t *out)
@@ -145,8 +147,10 @@ static int validate (struct ledgerd_conf *c, char *err, size_t len)
         return -1;
     }
     if ((sb.st_mode & 022) && !c->force) {
-        snprintf (err, len, "ledger dir %s is group or world writable (mode %04o); "
-                  "fix it or use --force", c->dir, (unsigned) (sb.st_mode & 07777));
+        snprintf (err, len,
+                  "ledger dir %s is group or world writable (mode %04o); "
+                  "fix it or use --force",
+                  c->dir, (unsigned) (sb.st_mode & 07777));
         return -1;
     }
     if (c->socket[0] != '/') {
@@ -210,8 +214,11 @@ static void daemonize (void)
 int main (int argc, char **argv)
 {
     struct ledgerd_conf c = {
-        .dir = "/var/lib/jobtree/ledger", .socket = "/run/jobtree/ledgerd.sock",
-        .slurm_user = "slurm", .index_max = 1048576, .batch_max = 4096,
+        .dir = "/var/lib/jobtree/ledger",
+        .socket = "/run/jobtree/ledgerd.sock",
+        .slurm_user = "slurm",
+        .index_max = 1048576,
+        .batch_max = 4096,
         .socket_mode = 0660,
     };
     enum { OPT_SEG = 256, OPT_INDEX, OPT_BATCH, OPT_SMODE, OPT_FORCE };

@@ -13,17 +13,17 @@
 #include "jobtree/ledger.h"
 
 struct ledgerd_conf {
-    const char *dir;            /* ledger directory (segments) */
-    const char *socket;         /* Unix socket path */
-    const char *slurm_user;     /* name or numeric uid allowed to append */
+    const char *dir;        /* ledger directory (segments) */
+    const char *socket;     /* Unix socket path */
+    const char *slurm_user; /* name or numeric uid allowed to append */
     uid_t slurm_uid;
-    const char *logfile;        /* NULL: stderr */
-    const char *pidfile;        /* NULL: none */
+    const char *logfile; /* NULL: stderr */
+    const char *pidfile; /* NULL: none */
     bool foreground;
-    bool force;                 /* accept insecure directory modes */
+    bool force; /* accept insecure directory modes */
     uint64_t segment_max;
-    size_t index_max;           /* event ids remembered for idempotency */
-    size_t batch_max;           /* events per group commit */
+    size_t index_max; /* event ids remembered for idempotency */
+    size_t batch_max; /* events per group commit */
     mode_t socket_mode;
 };
 

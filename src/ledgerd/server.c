@@ -53,18 +53,18 @@ enum req_kind { REQ_APPEND, REQ_DUP, REQ_BATCHDUP, REQ_REPLY, REQ_HEAD };
 struct req {
     struct client *c;
     enum req_kind kind;
-    char *payload;              /* canonical event (REQ_APPEND) */
+    char *payload; /* canonical event (REQ_APPEND) */
     size_t len;
-    uint64_t seq;               /* REQ_DUP: original seq */
-    size_t dup_of;              /* REQ_BATCHDUP: index in the batch */
-    char reply[320];            /* REQ_REPLY */
+    uint64_t seq;    /* REQ_DUP: original seq */
+    size_t dup_of;   /* REQ_BATCHDUP: index in the batch */
+    char reply[320]; /* REQ_REPLY */
     char *key;
 };
 
 struct server {
     const struct ledgerd_conf *conf;
     jt_ledger_writer_t *w;
-    jt_map_t *index;            /* event id -> seq */
+    jt_map_t *index; /* event id -> seq */
     int lfd;
     struct client *clients[MAX_CLIENTS];
     size_t nclients;
@@ -92,7 +92,7 @@ static int index_cb (const jt_record_t *rec, void *arg, jt_error_t *err)
     struct server *s = arg;
     char *key = id_key (rec->payload, rec->len);
     if (!key)
-        return 0;       /* verify reports it; recovery only indexes */
+        return 0; /* verify reports it; recovery only indexes */
     int rc = jt_map_put (s->index, key, (void *) (uintptr_t) rec->seq, NULL);
     free (key);
     return rc < 0 ? jt_errprintf (err, "out of memory") : 0;
@@ -216,7 +216,7 @@ static void take_line (struct server *s, struct client *c, char *line, size_t le
     }
     r->kind = REQ_REPLY;
     if (len == 4 && !memcmp (line, "HEAD", 4)) {
-        r->kind = REQ_HEAD;     /* answered after this batch's commit */
+        r->kind = REQ_HEAD; /* answered after this batch's commit */
         return;
     }
     jt_event_t *ev = jt_event_from_json (line, len, &err);
@@ -317,7 +317,8 @@ static int commit (struct server *s, size_t nappend, char *errbuf, size_t errlen
             snprintf (line, sizeof (line), "%s", r->reply);
         else if (r->kind == REQ_HEAD)
             snprintf (line, sizeof (line), "HEAD %" PRIu64 " %s\n",
-                      jt_ledger_writer_last_seq (s->w), jt_ledger_writer_last_hash (s->w));
+                      jt_ledger_writer_last_seq (s->w),
+                      jt_ledger_writer_last_hash (s->w));
         else if (rc < 0)
             snprintf (line, sizeof (line), "ERR FAIL %s\n", err.text);
         else if (r->kind == REQ_DUP)
@@ -391,7 +392,7 @@ static int lock_dir (const struct ledgerd_conf *conf, char *errbuf, size_t errle
             close (fd);
         return -1;
     }
-    return fd;      /* held until exit */
+    return fd; /* held until exit */
 }
 
 static int write_pidfile (const char *path, char *errbuf, size_t errlen)
@@ -419,8 +420,9 @@ static int recover (struct server *s, char *errbuf, size_t errlen)
                  res.bad_file, res.bad_offset, res.bad_seq, res.msg);
     log_msg ("ledger %s: %" PRIu64 " records in %" PRIu64 " segments, head %" PRIu64
              ":%s, %zu ids indexed",
-             s->conf->dir, res.nrecords, res.nsegments, jt_ledger_writer_last_seq (s->w),
-             jt_ledger_writer_last_hash (s->w), jt_map_count (s->index));
+             s->conf->dir, res.nrecords, res.nsegments,
+             jt_ledger_writer_last_seq (s->w), jt_ledger_writer_last_hash (s->w),
+             jt_map_count (s->index));
     return 0;
 }
 
@@ -452,9 +454,10 @@ static int loop (struct server *s, char *errbuf, size_t errlen)
         pfd[0] = (struct pollfd){ .fd = s->lfd, .events = POLLIN };
         for (size_t i = 0; i < s->nclients; i++) {
             struct client *c = s->clients[i];
-            pfd[i + 1] = (struct pollfd){ .fd = c->fd,
-                                          .events = (short) ((c->eof ? 0 : POLLIN)
-                                                             | (c->outlen ? POLLOUT : 0)) };
+            pfd[i + 1] = (struct pollfd){
+                .fd = c->fd,
+                .events = (short) ((c->eof ? 0 : POLLIN) | (c->outlen ? POLLOUT : 0))
+            };
         }
         size_t npfd = s->nclients + 1;
         int n = poll (pfd, npfd, more ? 0 : 1000);
@@ -489,7 +492,7 @@ static int loop (struct server *s, char *errbuf, size_t errlen)
         for (size_t i = 0; i < s->nclients; i++)
             client_flush (s->clients[i]);
         if (rc < 0)
-            return -1;          /* fail closed: nothing more is acknowledged */
+            return -1; /* fail closed: nothing more is acknowledged */
         drop_closed (s);
         if (pfd[0].revents & POLLIN)
             accept_clients (s);

@@ -41,12 +41,12 @@ struct jt_ledger_client {
     pthread_t th;
     bool started;
     pthread_mutex_t mu;
-    pthread_cond_t work;        /* queue non-empty or stop */
-    pthread_cond_t progress;    /* something settled */
+    pthread_cond_t work;     /* queue non-empty or stop */
+    pthread_cond_t progress; /* something settled */
     char **q;
     size_t qmax, qhead, qlen;
     bool stop;
-    size_t inflight;            /* taken from the queue, not settled/spooled */
+    size_t inflight; /* taken from the queue, not settled/spooled */
     uint64_t spool_lines;
     jt_ledger_client_stats_t st;
     /* thread-only */
@@ -322,7 +322,7 @@ static void *worker (void *arg)
         for (size_t i = 0; i < n; i++)
             free (batch[i]);
         if (tospool && spooled == tospool && !stop)
-            next_retry = now_ms () + c->retry_ms;   /* the daemon just failed */
+            next_retry = now_ms () + c->retry_ms; /* the daemon just failed */
         n = 0;
         if (stop) {
             pthread_mutex_lock (&c->mu);
@@ -375,7 +375,7 @@ jt_ledger_client_t *jt_ledger_client_create (const jt_ledger_client_opts_t *o,
     }
     struct stat sb;
     if (fstat (c->spool_fd, &sb) == 0 && sb.st_size > 0)
-        c->spool_lines = 1;     /* exact count unknown: drain it first */
+        c->spool_lines = 1; /* exact count unknown: drain it first */
     int e = pthread_create (&c->th, NULL, worker, c);
     if (e) {
         errno = e;

@@ -23,16 +23,21 @@
 #define ID_MAX 256
 
 static const char *const type_names[] = {
-    [JT_EV_START] = "Start", [JT_EV_END] = "End",
+    [JT_EV_START] = "Start",
+    [JT_EV_END] = "End",
     [JT_EV_RES_CREATE] = "ReservationCreate",
     [JT_EV_RES_ACTIVATE] = "ReservationActivate",
     [JT_EV_RES_RELEASED] = "ReservationReleased",
-    [JT_EV_BUDGET_LOADED] = "BudgetLoaded", [JT_EV_NODE_FAIL] = "NodeFail",
+    [JT_EV_BUDGET_LOADED] = "BudgetLoaded",
+    [JT_EV_NODE_FAIL] = "NodeFail",
 };
 static const char *const reason_names[] = {
-    [JT_REASON_END] = "End", [JT_REASON_SWAP] = "Swap",
-    [JT_REASON_SHRINK] = "Shrink", [JT_REASON_RANDOM_PREEMPT] = "RandomPreempt",
-    [JT_REASON_RECLAIMED_BY_SPARE] = "ReclaimedBySpare", [JT_REASON_FAIL] = "Fail",
+    [JT_REASON_END] = "End",
+    [JT_REASON_SWAP] = "Swap",
+    [JT_REASON_SHRINK] = "Shrink",
+    [JT_REASON_RANDOM_PREEMPT] = "RandomPreempt",
+    [JT_REASON_RECLAIMED_BY_SPARE] = "ReclaimedBySpare",
+    [JT_REASON_FAIL] = "Fail",
     [JT_REASON_JOB_GONE] = "JobGone",
 };
 
@@ -248,8 +253,7 @@ int jt_event_validate (const jt_event_t *ev, jt_error_t *err)
             return jt_errprintf (err, "nodes[%zu]: empty", i);
     switch (ev->type) {
     case JT_EV_START:
-    case JT_EV_END:
-        return validate_lease (ev, err);
+    case JT_EV_END: return validate_lease (ev, err);
     case JT_EV_RES_CREATE:
         if (need_str (ev->envelope, "envelope", err) < 0
             || need_str (ev->owner, "owner", err) < 0)
@@ -272,16 +276,17 @@ int jt_event_validate (const jt_event_t *ev, jt_error_t *err)
             if (!nonempty (c->envelope) || !nonempty (c->owner))
                 return jt_errprintf (err, "caps[%zu]: needs envelope and owner", i);
             if (c->concurrency < 1 || !(c->max_gpu_hours >= 0) || c->start >= c->end)
-                return jt_errprintf (err, "caps[%zu]: needs concurrency >= 1, "
-                                     "maxGPUHours >= 0 and start < end", i);
+                return jt_errprintf (err,
+                                     "caps[%zu]: needs concurrency >= 1, "
+                                     "maxGPUHours >= 0 and start < end",
+                                     i);
         }
         return 0;
     case JT_EV_NODE_FAIL:
         if (ev->nnodes == 0)
             return jt_errprintf (err, "nodes: NodeFail needs a node");
         return 0;
-    default:
-        return jt_errprintf (err, "type: unknown event type");
+    default: return jt_errprintf (err, "type: unknown event type");
     }
 }
 
@@ -371,7 +376,8 @@ static int build_budget (json_object *o, const jt_event_t *ev)
             json_object_put (f);
             return -1;
         }
-        if (add_str (f, "envelope", c->envelope) < 0 || add_str (f, "owner", c->owner) < 0
+        if (add_str (f, "envelope", c->envelope) < 0
+            || add_str (f, "owner", c->owner) < 0
             || add_int (f, "concurrency", c->concurrency) < 0
             || add (f, "maxGPUHours", json_object_new_double (c->max_gpu_hours)) < 0
             || add_int (f, "start", c->start) < 0 || add_int (f, "end", c->end) < 0)
@@ -384,8 +390,7 @@ static int build_body (json_object *o, const jt_event_t *ev)
 {
     switch (ev->type) {
     case JT_EV_START:
-    case JT_EV_END:
-        return build_lease (o, ev);
+    case JT_EV_END: return build_lease (o, ev);
     case JT_EV_RES_CREATE:
         if (add_str (o, "reservation", ev->reservation) < 0
             || add_str (o, "run", ev->run) < 0
@@ -400,16 +405,14 @@ static int build_body (json_object *o, const jt_event_t *ev)
             || add_str (o, "run", ev->run) < 0)
             return -1;
         return 0;
-    case JT_EV_BUDGET_LOADED:
-        return build_budget (o, ev);
+    case JT_EV_BUDGET_LOADED: return build_budget (o, ev);
     case JT_EV_NODE_FAIL:
         if (add_nodes (o, ev) < 0)
             return -1;
         if (ev->run && add_str (o, "run", ev->run) < 0)
             return -1;
         return 0;
-    default:
-        return -1;
+    default: return -1;
     }
 }
 
@@ -440,12 +443,11 @@ nomem:
 /* ---- parsing ---- */
 
 static const char *const keys_common[] = { "v", "type", "id", "time", "note", NULL };
-static const char *const keys_lease[] = { "lease", "run", "group", "nodes", "gpus",
-                                          "role", "envelope", "owner", "start",
-                                          NULL };
+static const char *const keys_lease[] = { "lease", "run",      "group", "nodes", "gpus",
+                                          "role",  "envelope", "owner", "start", NULL };
 static const char *const keys_end[] = { "end", "reason", "seed", NULL };
-static const char *const keys_rc[] = { "reservation", "run", "envelope", "owner",
-                                       "nodes", "gpus", "start", NULL };
+static const char *const keys_rc[] = { "reservation", "run",  "envelope", "owner",
+                                       "nodes",       "gpus", "start",    NULL };
 static const char *const keys_ra[] = { "reservation", "run", NULL };
 static const char *const keys_budget[] = { "files", "caps", NULL };
 static const char *const keys_nf[] = { "nodes", "run", NULL };
@@ -605,7 +607,8 @@ static int parse_body (json_object *o, jt_event_t *ev, jt_error_t *err)
     case JT_EV_START:
     case JT_EV_END:
         if (check_keys (o, keys_lease, ev->type == JT_EV_END ? keys_end : NULL, NULL,
-                        err) < 0
+                        err)
+                < 0
             || get_str (o, "lease", true, &ev->lease, err) < 0
             || get_str (o, "run", true, &ev->run, err) < 0
             || get_str (o, "group", true, &ev->group, err) < 0
@@ -668,8 +671,7 @@ static int parse_body (json_object *o, jt_event_t *ev, jt_error_t *err)
                 || get_str (o, "run", false, &ev->run, err) < 0)
                    ? -1
                    : 0;
-    default:
-        return jt_errprintf (err, "type: unknown event type");
+    default: return jt_errprintf (err, "type: unknown event type");
     }
 }
 

@@ -40,25 +40,30 @@ struct env {
     double max_gpu_hours;
     int64_t wstart, wend;
     int64_t active, borrowed, peak;
-    double closed_s, closed_borrowed_s;  /* GPU-seconds */
+    double closed_s, closed_borrowed_s; /* GPU-seconds */
     double open_start_sum, open_borrowed_start_sum;
 };
 
 struct jt_ledger_fold {
     jt_map_t *ids;
-    jt_map_t *leases;           /* lease id -> struct lease */
-    jt_map_t *nodes;            /* node -> struct lease */
-    jt_map_t *envs;             /* name -> struct env */
+    jt_map_t *leases; /* lease id -> struct lease */
+    jt_map_t *nodes;  /* node -> struct lease */
+    jt_map_t *envs;   /* name -> struct env */
     uint64_t events, starts, ends;
     int64_t last_time;
 };
 
 static const char *const viol_names[] = {
-    [JT_VIOL_NONE] = "none", [JT_VIOL_DUP_ID] = "duplicate-id",
-    [JT_VIOL_DUP_START] = "duplicate-start", [JT_VIOL_UNMATCHED_END] = "unmatched-end",
-    [JT_VIOL_BAD_INTERVAL] = "bad-interval", [JT_VIOL_NODE_OVERLAP] = "node-overlap",
-    [JT_VIOL_CONCURRENCY] = "concurrency", [JT_VIOL_GPU_HOURS] = "gpu-hours",
-    [JT_VIOL_WINDOW] = "window", [JT_VIOL_BAD_EVENT] = "bad-event",
+    [JT_VIOL_NONE] = "none",
+    [JT_VIOL_DUP_ID] = "duplicate-id",
+    [JT_VIOL_DUP_START] = "duplicate-start",
+    [JT_VIOL_UNMATCHED_END] = "unmatched-end",
+    [JT_VIOL_BAD_INTERVAL] = "bad-interval",
+    [JT_VIOL_NODE_OVERLAP] = "node-overlap",
+    [JT_VIOL_CONCURRENCY] = "concurrency",
+    [JT_VIOL_GPU_HOURS] = "gpu-hours",
+    [JT_VIOL_WINDOW] = "window",
+    [JT_VIOL_BAD_EVENT] = "bad-event",
 };
 
 const char *jt_violation_name (jt_violation_kind_t k)
@@ -243,8 +248,8 @@ static int apply_start (jt_ledger_fold_t *f, uint64_t seq, const jt_event_t *ev,
                    e->name, e->active, l->gpus, e->concurrency);
     if (e->capped && (l->start < e->wstart || l->start >= e->wend))
         rc = viol (v, JT_VIOL_WINDOW, seq,
-                   "lease %s starts at %" PRId64 " outside envelope %s's window",
-                   l->id, l->start, e->name);
+                   "lease %s starts at %" PRId64 " outside envelope %s's window", l->id,
+                   l->start, e->name);
     e->active += l->gpus;
     e->open_start_sum += (double) l->gpus * (double) l->start;
     if (l->role == JT_ROLE_BORROWED) {
@@ -265,8 +270,8 @@ static int apply_end (jt_ledger_fold_t *f, uint64_t seq, const jt_event_t *ev,
     int rc = 0;
     struct lease *l = jt_map_get (f->leases, ev->lease);
     if (!l)
-        return viol (v, JT_VIOL_UNMATCHED_END, seq, "End of lease %s without an open Start",
-                     ev->lease);
+        return viol (v, JT_VIOL_UNMATCHED_END, seq,
+                     "End of lease %s without an open Start", ev->lease);
     if (strcmp (l->run, ev->run) || strcmp (l->envelope, ev->envelope)
         || l->gpus != ev->gpus || l->start != ev->start || l->role != ev->role)
         rc = viol (v, JT_VIOL_BAD_INTERVAL, seq,
@@ -354,9 +359,10 @@ size_t jt_ledger_fold_envelopes (const jt_ledger_fold_t *f, int64_t now,
         o->borrowed_gpus = e->borrowed;
         o->peak_gpus = e->peak;
         o->gpu_hours = used_s (e, now) / 3600.0;
-        o->borrowed_gpu_hours = (e->closed_borrowed_s + (double) e->borrowed * (double) now
-                                 - e->open_borrowed_start_sum)
-                                / 3600.0;
+        o->borrowed_gpu_hours =
+            (e->closed_borrowed_s + (double) e->borrowed * (double) now
+             - e->open_borrowed_start_sum)
+            / 3600.0;
         o->capped = e->capped;
         o->concurrency = e->concurrency;
         o->max_gpu_hours = e->max_gpu_hours;
@@ -371,11 +377,17 @@ size_t jt_ledger_fold_open (const jt_ledger_fold_t *f, jt_fold_lease_t *out, siz
     const char **keys = jt_map_sorted_keys (f->leases, &n);
     for (size_t i = 0; i < n && i < max; i++) {
         const struct lease *l = jt_map_get (f->leases, keys[i]);
-        out[i] = (jt_fold_lease_t){ .lease = l->id, .run = l->run, .group = l->group,
-                                    .envelope = l->envelope, .owner = l->owner,
+        out[i] = (jt_fold_lease_t){ .lease = l->id,
+                                    .run = l->run,
+                                    .group = l->group,
+                                    .envelope = l->envelope,
+                                    .owner = l->owner,
                                     .nodes = (const char *const *) l->nodes,
-                                    .nnodes = l->nnodes, .gpus = l->gpus,
-                                    .role = l->role, .start = l->start, .seq = l->seq };
+                                    .nnodes = l->nnodes,
+                                    .gpus = l->gpus,
+                                    .role = l->role,
+                                    .start = l->start,
+                                    .seq = l->seq };
     }
     free (keys);
     return n;
@@ -397,7 +409,8 @@ static int verify_cb (const jt_record_t *rec, void *arg, jt_error_t *err)
         return jt_errprintf (err, "violation");
     }
     char *canon = jt_event_to_json (ev, &perr);
-    if (!canon || strlen (canon) != rec->len || memcmp (canon, rec->payload, rec->len)) {
+    if (!canon || strlen (canon) != rec->len
+        || memcmp (canon, rec->payload, rec->len)) {
         free (canon);
         jt_event_destroy (ev);
         viol (c->v, JT_VIOL_BAD_EVENT, rec->seq, "payload is not in canonical form");

@@ -15,7 +15,7 @@ struct entry {
     char *key;
     void *val;
     uint64_t h;
-    struct entry *next;         /* chain */
+    struct entry *next; /* chain */
     struct entry *older, *newer;
 };
 

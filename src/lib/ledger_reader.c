@@ -221,7 +221,8 @@ static int walk_file (struct walk *w, const char *path, bool is_last, jt_error_t
     if (sb.st_size == 0) {
         close (fd);
         if (!is_last) {
-            problem (res, JT_LEDGER_BADSEQ, path, 0, "%s", "empty segment before the last");
+            problem (res, JT_LEDGER_BADSEQ, path, 0, "%s",
+                     "empty segment before the last");
             return 1;
         }
         return 0;

@@ -40,9 +40,8 @@ int jt_ledger_sha256 (const void *data, size_t len, char hex[65])
     return 0;
 }
 
-int jt_record_format (uint64_t seq, const char *prev, const char *payload,
-                      size_t len, char **line, size_t *linelen, char hash[65],
-                      jt_error_t *err)
+int jt_record_format (uint64_t seq, const char *prev, const char *payload, size_t len,
+                      char **line, size_t *linelen, char hash[65], jt_error_t *err)
 {
     char head[128];
     int hl;

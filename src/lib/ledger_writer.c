@@ -31,7 +31,7 @@ struct jt_ledger_writer {
     char *dir;
     int dirfd;
     int fd;
-    uint64_t size;              /* good size of the open segment */
+    uint64_t size; /* good size of the open segment */
     uint64_t segment_max;
     uint64_t last_seq;
     char last_hash[65];
@@ -120,10 +120,10 @@ jt_ledger_writer_t *jt_ledger_writer_open (const char *dir, uint64_t segment_max
     switch (res->status) {
     case JT_LEDGER_EMPTY:
     case JT_LEDGER_OK:
-    case JT_LEDGER_TRUNCATED:
-        break;
+    case JT_LEDGER_TRUNCATED: break;
     default:
-        jt_errprintf (err, "%s at seq %" PRIu64 ", %s offset %" PRIu64 ": %s; refusing "
+        jt_errprintf (err,
+                      "%s at seq %" PRIu64 ", %s offset %" PRIu64 ": %s; refusing "
                       "to append (run `jobtree verify %s`)",
                       jt_ledger_status_name (res->status), res->bad_seq, res->bad_file,
                       res->bad_offset, res->msg, dir);
@@ -139,7 +139,8 @@ jt_ledger_writer_t *jt_ledger_writer_open (const char *dir, uint64_t segment_max
     if (open_segment (w, res->last_file, false, err) < 0)
         goto error;
     if (res->status == JT_LEDGER_TRUNCATED) {
-        if (ftruncate (w->fd, (off_t) res->last_good_size) < 0 || fdatasync (w->fd) < 0) {
+        if (ftruncate (w->fd, (off_t) res->last_good_size) < 0
+            || fdatasync (w->fd) < 0) {
             jt_errprintf (err, "%s: truncating the torn tail: %s", res->last_file,
                           strerror (errno));
             goto error;
@@ -201,7 +202,8 @@ int jt_ledger_writer_append (jt_ledger_writer_t *w, const char *const *payloads,
         char *line;
         size_t linelen;
         if (jt_record_format (++seq, hash, payloads[i], lens[i], &line, &linelen, hash,
-                              err) < 0)
+                              err)
+            < 0)
             return -1;
         int rc = buf_append (w, &used, line, linelen);
         free (line);

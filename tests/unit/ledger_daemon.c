@@ -108,8 +108,10 @@ static void stop_daemon (pid_t pid)
 
 static char *event (char *buf, size_t len, const char *id)
 {
-    snprintf (buf, len, "{\"v\":1,\"type\":\"NodeFail\",\"id\":\"%s\",\"time\":1,"
-              "\"nodes\":[\"n1\"]}", id);
+    snprintf (buf, len,
+              "{\"v\":1,\"type\":\"NodeFail\",\"id\":\"%s\",\"time\":1,"
+              "\"nodes\":[\"n1\"]}",
+              id);
     return buf;
 }
 
@@ -218,7 +220,8 @@ static void test_basic (void)
     pid = start_daemon (dir, sock, log, NULL, &st);
     fd = connect_sock (sock);
     rpc (fd, event (buf, sizeof (buf), "b"), reply, sizeof (reply));
-    is (reply, "OK 2", "after a restart a resent id still answers its seq (startup scan)");
+    is (reply, "OK 2",
+        "after a restart a resent id still answers its seq (startup scan)");
     rpc (fd, event (buf, sizeof (buf), "d"), reply, sizeof (reply));
     is (reply, "OK 3", "and new events continue the sequence");
     close (fd);
@@ -309,8 +312,8 @@ static void test_crash (void)
             torn++;
         else if (s != JT_LEDGER_OK && s != JT_LEDGER_EMPTY) {
             bad_status++;
-            diag ("trial %d: ledger after SIGKILL is %s %s", t, jt_ledger_status_name (s),
-                  err);
+            diag ("trial %d: ledger after SIGKILL is %s %s", t,
+                  jt_ledger_status_name (s), err);
         }
         jt_map_destroy (ids, NULL);
     }
@@ -332,11 +335,13 @@ static void test_crash (void)
                 diag ("acked id %s (seq %" PRIuPTR ") missing or moved", keys[i],
                       (uintptr_t) jt_map_get (acked, keys[i]));
     free (keys);
-    ok (nacked > 1000, "sustained appends: %" PRIu64 " acknowledged of %" PRIu64 " sent",
-        nacked, next_id);
+    ok (nacked > 1000,
+        "sustained appends: %" PRIu64 " acknowledged of %" PRIu64 " sent", nacked,
+        next_id);
     is_int (failed_start, 0, "daemon started in every trial");
     is_int (lost, 0, "no acknowledged event lost (each at its acknowledged seq)");
-    is_int (bad_status, 0, "no trial left a corrupt ledger (%d left a torn tail)", torn);
+    is_int (bad_status, 0, "no trial left a corrupt ledger (%d left a torn tail)",
+            torn);
     diag ("crash: %d trials, %" PRIu64 " acked, %zu records, %d torn tails", TRIALS,
           nacked, jt_map_count (ids), torn);
     jt_map_destroy (ids, NULL);
@@ -411,7 +416,8 @@ static void test_torn (void)
     snprintf (cmd, sizeof (cmd), "%s -d %s -S %s -u 0 2>%s.bg", daemon_path, dir, sock,
               log);
     int rc = system (cmd);
-    ok (WIFEXITED (rc) && WEXITSTATUS (rc) == 1, "background start fails with status 1");
+    ok (WIFEXITED (rc) && WEXITSTATUS (rc) == 1,
+        "background start fails with status 1");
     snprintf (cmd, sizeof (cmd), "%s.bg", log);
     ok (strstr (slurp (cmd), "CORRUPT at seq 2") != NULL,
         "and the launching shell sees why");
@@ -435,8 +441,10 @@ static pid_t as_nobody_connect (const char *sock, char *reply, size_t len)
                 snprintf (out, sizeof (out), "connect: %s", strerror (errno));
             else {
                 char ev[256];
-                if (rpc (fd, event (ev, sizeof (ev), "intruder"), out, sizeof (out)) < 0)
-                    snprintf (out + strlen (out), sizeof (out) - strlen (out), "(closed)");
+                if (rpc (fd, event (ev, sizeof (ev), "intruder"), out, sizeof (out))
+                    < 0)
+                    snprintf (out + strlen (out), sizeof (out) - strlen (out),
+                              "(closed)");
             }
         }
         if (write (p[1], out, strlen (out)) < 0)
@@ -467,7 +475,8 @@ static void test_permission (void)
     int st;
     pid_t pid = start_daemon (dir, sock, log, NULL, &st);
     as_nobody_connect (sock, reply, sizeof (reply));
-    is (reply, "connect: Permission denied", "nobody cannot even connect (socket 0660)");
+    is (reply, "connect: Permission denied",
+        "nobody cannot even connect (socket 0660)");
     stop_daemon (pid);
     pid = start_daemon (dir, sock, log, "--socket-mode=0666", &st);
     as_nobody_connect (sock, reply, sizeof (reply));
@@ -490,8 +499,9 @@ static void test_spool (void)
     snprintf (spool, sizeof (spool), "%s/client.spool", tmpdir);
     mkdir (dir, 0700);
     jt_error_t err = { "" };
-    jt_ledger_client_opts_t o = { .socket = sock, .spool = spool, .timeout_ms = 2000,
-                                  .retry_ms = 50 };
+    jt_ledger_client_opts_t o = {
+        .socket = sock, .spool = spool, .timeout_ms = 2000, .retry_ms = 50
+    };
     jt_ledger_client_t *c = jt_ledger_client_create (&o, &err);
     ok (c != NULL, "client starts while the daemon is down");
     char buf[256];
@@ -537,7 +547,8 @@ static void test_spool (void)
     }
     msleep (200);
     pid = start_daemon (dir, sock, log, NULL, &s);
-    ok (jt_ledger_client_flush (c, 20000) == 0, "after a SIGKILL and restart it settles");
+    ok (jt_ledger_client_flush (c, 20000) == 0,
+        "after a SIGKILL and restart it settles");
     jt_ledger_client_destroy (c);
     stop_daemon (pid);
 
@@ -585,7 +596,8 @@ static void test_fail_closed (void)
         oks++;
     }
     close (fd);
-    ok (!strncmp (last, "ERR FAIL ", 9), "a failed write answers ERR FAIL (%.60s)", last);
+    ok (!strncmp (last, "ERR FAIL ", 9), "a failed write answers ERR FAIL (%.60s)",
+        last);
     waitpid (pid, &st, 0);
     ok (WIFEXITED (st) && WEXITSTATUS (st) == 1, "and the daemon exits (fail closed)");
     ok (strstr (slurp (log), "fatal: ledger ") != NULL, "and logs why");
@@ -597,7 +609,8 @@ static void test_fail_closed (void)
     char e[256] = "";
     jt_ledger_status_t ls = read_ids (dir, ids, e);
     is (jt_ledger_status_name (ls), "OK", "the ledger verifies %s", e);
-    is_int (jt_map_count (ids), oks, "it holds exactly the %d acknowledged events", oks);
+    is_int (jt_map_count (ids), oks, "it holds exactly the %d acknowledged events",
+            oks);
     jt_map_destroy (ids, NULL);
 }
 

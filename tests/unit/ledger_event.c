@@ -45,10 +45,11 @@ int main (void)
     jt_event_set (&ev->owner, "rai");
     ev->start = 1767225600;
     char *s = jt_event_to_json (ev, &err);
-    is (s, "{\"v\":1,\"type\":\"Start\",\"id\":\"ctld:1:1\",\"time\":1767225600,"
-           "\"lease\":\"c1:42:0\",\"run\":\"c1:42\",\"group\":\"0\","
-           "\"nodes\":[\"a01\",\"a02\"],\"gpus\":16,\"role\":\"Active\","
-           "\"envelope\":\"west-h100\",\"owner\":\"rai\",\"start\":1767225600}",
+    is (s,
+        "{\"v\":1,\"type\":\"Start\",\"id\":\"ctld:1:1\",\"time\":1767225600,"
+        "\"lease\":\"c1:42:0\",\"run\":\"c1:42\",\"group\":\"0\","
+        "\"nodes\":[\"a01\",\"a02\"],\"gpus\":16,\"role\":\"Active\","
+        "\"envelope\":\"west-h100\",\"owner\":\"rai\",\"start\":1767225600}",
         "Start: canonical JSON in fixed key order");
     free (s);
     ev->type = JT_EV_END;
@@ -56,11 +57,13 @@ int main (void)
     ev->reason = JT_REASON_RANDOM_PREEMPT;
     ev->seed = 0x0123456789abcdefULL;
     s = jt_event_to_json (ev, &err);
-    is (s, "{\"v\":1,\"type\":\"End\",\"id\":\"ctld:1:1\",\"time\":1767225600,"
-           "\"lease\":\"c1:42:0\",\"run\":\"c1:42\",\"group\":\"0\","
-           "\"nodes\":[\"a01\",\"a02\"],\"gpus\":16,\"role\":\"Active\","
-           "\"envelope\":\"west-h100\",\"owner\":\"rai\",\"start\":1767225600,"
-           "\"end\":1767229200,\"reason\":\"RandomPreempt\",\"seed\":\"0123456789abcdef\"}",
+    is (s,
+        "{\"v\":1,\"type\":\"End\",\"id\":\"ctld:1:1\",\"time\":1767225600,"
+        "\"lease\":\"c1:42:0\",\"run\":\"c1:42\",\"group\":\"0\","
+        "\"nodes\":[\"a01\",\"a02\"],\"gpus\":16,\"role\":\"Active\","
+        "\"envelope\":\"west-h100\",\"owner\":\"rai\",\"start\":1767225600,"
+        "\"end\":1767229200,\"reason\":\"RandomPreempt\",\"seed\":"
+        "\"0123456789abcdef\"}",
         "End with RandomPreempt publishes the seed");
     if (s)
         roundtrip (s, "End");
@@ -104,8 +107,9 @@ int main (void)
             "future version");
     refuse ("{\"v\":1,\"type\":\"Begin\",\"id\":\"a\",\"time\":1}",
             "type: unknown event type 'Begin'", "unknown type");
-    refuse ("{\"v\":1,\"type\":\"NodeFail\",\"id\":\"f1\",\"time\":9,\"nodes\":[\"a\"]} x",
-            "not a JSON object: unexpected character", "trailing bytes");
+    refuse (
+        "{\"v\":1,\"type\":\"NodeFail\",\"id\":\"f1\",\"time\":9,\"nodes\":[\"a\"]} x",
+        "not a JSON object: unexpected character", "trailing bytes");
     refuse ("{\"v\":1,\"type\":\"End\",\"id\":\"x\",\"time\":5,\"lease\":\"L\","
             "\"run\":\"c:1\",\"group\":\"0\",\"nodes\":[\"n1\"],\"gpus\":8,"
             "\"role\":\"Active\",\"envelope\":\"e\",\"owner\":\"o\",\"start\":5,"

@@ -10,20 +10,22 @@
 #include "jobtree/ledger.h"
 #include "tap.h"
 
-#define CAPS "{\"v\":1,\"type\":\"BudgetLoaded\",\"id\":\"b\",\"time\":0,\"files\":[]," \
-             "\"caps\":[{\"envelope\":\"e1\",\"owner\":\"rai\",\"concurrency\":16," \
-             "\"maxGPUHours\":36.0,\"start\":0,\"end\":100000}]}"
+#define CAPS                                                                           \
+    "{\"v\":1,\"type\":\"BudgetLoaded\",\"id\":\"b\",\"time\":0,\"files\":[],"         \
+    "\"caps\":[{\"envelope\":\"e1\",\"owner\":\"rai\",\"concurrency\":16,"             \
+    "\"maxGPUHours\":36.0,\"start\":0,\"end\":100000}]}"
 
 static char *lease_ev (const char *type, const char *id, const char *lease,
-                       const char *nodes, int gpus, const char *role, int start, int end,
-                       const char *reason)
+                       const char *nodes, int gpus, const char *role, int start,
+                       int end, const char *reason)
 {
     static char buf[1024];
-    int n = snprintf (buf, sizeof (buf),
-                      "{\"v\":1,\"type\":\"%s\",\"id\":\"%s\",\"time\":%d,\"lease\":\"%s\","
-                      "\"run\":\"c:1\",\"group\":\"0\",\"nodes\":[%s],\"gpus\":%d,"
-                      "\"role\":\"%s\",\"envelope\":\"e1\",\"owner\":\"rai\",\"start\":%d",
-                      type, id, end >= 0 ? end : start, lease, nodes, gpus, role, start);
+    int n =
+        snprintf (buf, sizeof (buf),
+                  "{\"v\":1,\"type\":\"%s\",\"id\":\"%s\",\"time\":%d,\"lease\":\"%s\","
+                  "\"run\":\"c:1\",\"group\":\"0\",\"nodes\":[%s],\"gpus\":%d,"
+                  "\"role\":\"%s\",\"envelope\":\"e1\",\"owner\":\"rai\",\"start\":%d",
+                  type, id, end >= 0 ? end : start, lease, nodes, gpus, role, start);
     if (end >= 0)
         snprintf (buf + n, sizeof (buf) - (size_t) n, ",\"end\":%d,\"reason\":\"%s\"}",
                   end, reason);
@@ -75,8 +77,8 @@ int main (void)
     char *dups = EV ("Start", "8", "L2", "\"y\"", 1, "Active", 3600, -1, NULL);
     char *e2bad = EV ("End", "9", "L2", "\"c\"", 4, "Borrowed", 3600, 7200, "End");
     char *e2 = EV ("End", "10", "L2", "\"c\"", 8, "Borrowed", 3600, 7200, "Swap");
-    char *late = EV ("End", "11", "L3", "\"b\"", 8, "Active", 7200, 7200 + 3600 * 3,
-                     "End");
+    char *late =
+        EV ("End", "11", "L3", "\"b\"", 8, "Active", 7200, 7200 + 3600 * 3, "End");
     char *win = EV ("Start", "12", "L7", "\"q\"", 1, "Active", 100000, -1, NULL);
 
     jt_ledger_fold_t *f;
@@ -84,14 +86,16 @@ int main (void)
     is (run (ok_seq, &f), "none", "a valid history keeps every invariant");
     uint64_t ev, st, en, op;
     jt_ledger_fold_counts (f, &ev, &st, &en, &op);
-    is_int (ev * 1000 + st * 100 + en * 10 + op, 6321, "6 events, 3 starts, 2 ends, 1 open");
+    is_int (ev * 1000 + st * 100 + en * 10 + op, 6321,
+            "6 events, 3 starts, 2 ends, 1 open");
     jt_fold_envelope_t env[4];
     size_t n = jt_ledger_fold_envelopes (f, 10800, env, 4);
     is_int (n, 1, "one envelope");
     char buf[256];
     snprintf (buf, sizeof (buf), "%s owner=%s active=%lld peak=%lld h=%.1f bh=%.1f",
               env[0].name, env[0].owner, (long long) env[0].active_gpus,
-              (long long) env[0].peak_gpus, env[0].gpu_hours, env[0].borrowed_gpu_hours);
+              (long long) env[0].peak_gpus, env[0].gpu_hours,
+              env[0].borrowed_gpu_hours);
     is (buf, "e1 owner=rai active=8 peak=16 h=32.0 bh=8.0",
         "live figures: L1 16h + L2 8h + L3 8h at t=3h");
     jt_fold_lease_t open[2];
@@ -143,7 +147,18 @@ int main (void)
     snprintf (cmd, sizeof (cmd), "rm -rf %s", dir);
     if (system (cmd) != 0)
         diag ("rm failed");
-    free (s1); free (s2); free (e1); free (s3); free (ov); free (big); free (e9);
-    free (dupid); free (dups); free (e2bad); free (e2); free (late); free (win);
+    free (s1);
+    free (s2);
+    free (e1);
+    free (s3);
+    free (ov);
+    free (big);
+    free (e9);
+    free (dupid);
+    free (dups);
+    free (e2bad);
+    free (e2);
+    free (late);
+    free (win);
     return done_testing ();
 }

@@ -184,7 +184,8 @@ static void test_tamper (const char *dir)
             }
         }
     }
-    is_int (bad, 0, "each of %d single-byte changes fails at its record's seq", checked);
+    is_int (bad, 0, "each of %d single-byte changes fails at its record's seq",
+            checked);
 
     /* deleting any record */
     bad = 0;
@@ -270,7 +271,8 @@ static void test_recovery (const char *dir)
     ok (w != NULL, "writer opens a ledger with a torn tail");
     is (jt_ledger_status_name (res.status), "TRUNCATED", "and reports TRUNCATED");
     is_int (res.bad_seq, 3, "at seq 3");
-    const char *p = "{\"v\":1,\"type\":\"NodeFail\",\"id\":\"r\",\"time\":1,\"nodes\":[\"x\"]}";
+    const char *p =
+        "{\"v\":1,\"type\":\"NodeFail\",\"id\":\"r\",\"time\":1,\"nodes\":[\"x\"]}";
     size_t l = strlen (p);
     uint64_t first = 0;
     ok (w && jt_ledger_writer_append (w, &p, &l, 1, &first, &err) == 0, "append after");
@@ -290,7 +292,8 @@ static void test_recovery (const char *dir)
     char want[4096];
     snprintf (want, sizeof (want),
               "CORRUPT at seq 1, %s offset 0: record hash mismatch followed by good "
-              "records; refusing to append (run `jobtree verify %s`)", path, dir);
+              "records; refusing to append (run `jobtree verify %s`)",
+              path, dir);
     is (err.text, want, "and names seq, file and offset");
     unlink (path);
     free (text);
@@ -307,7 +310,8 @@ static void test_rotation (const char *dir)
         uint64_t first;
         size_t l = (size_t) snprintf (p, sizeof (p),
                                       "{\"v\":1,\"type\":\"NodeFail\",\"id\":\"s%d\","
-                                      "\"time\":1,\"nodes\":[\"n\"]}", i);
+                                      "\"time\":1,\"nodes\":[\"n\"]}",
+                                      i);
         if (jt_ledger_writer_append (w, &pp, &l, 1, &first, &err) < 0)
             bail_out ("append: %s", err.text);
     }
@@ -327,7 +331,8 @@ static void test_rotation (const char *dir)
     if (n > 2) {
         unlink (segs[1]);
         res = readone (dir, NULL);
-        is (jt_ledger_status_name (res.status), "BADSEQ", "a missing segment is BADSEQ");
+        is (jt_ledger_status_name (res.status), "BADSEQ",
+            "a missing segment is BADSEQ");
     }
     for (size_t i = 0; i < n; i++)
         unlink (segs[i]);
