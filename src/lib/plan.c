@@ -168,6 +168,13 @@ static int attempt_run (ctx_t *x, const jt_groups_t *g, ssize_t only_domain,
     memset (a, 0, sizeof (*a));
     if (!c)
         return -1;
+    /* One request per group must still fill a domain to empty before the
+     * next: freeze the order one request of all the groups would use. */
+    bool hold = only_domain < 0 && x->policy == JT_PACK_TO_EMPTY;
+    if (hold && jt_pack_view_hold_order (x->view, true) < 0) {
+        jt_coverer_destroy (c);
+        return jt_errprintf (err, "plan: out of memory");
+    }
     for (size_t k = 0; k < g->n; k++) {
         int64_t need = g->gpus[k];
         bool funded = false, placed = false;
@@ -217,15 +224,21 @@ static int attempt_run (ctx_t *x, const jt_groups_t *g, ssize_t only_domain,
             }
             attempt_undo (x, a);
             jt_coverer_destroy (c);
+            if (hold)
+                jt_pack_view_hold_order (x->view, false);
             return 1;
         }
     }
     jt_coverer_destroy (c);
+    if (hold)
+        jt_pack_view_hold_order (x->view, false);
     a->reason = JT_OK;
     return 0;
 error:
     attempt_undo (x, a);
     jt_coverer_destroy (c);
+    if (hold)
+        jt_pack_view_hold_order (x->view, false);
     return -1;
 }
 

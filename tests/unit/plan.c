@@ -166,6 +166,16 @@ static void test_policy_spares_soft (void)
     is (fx_plan (b, s, NULL, r, JT_PACK_TO_EMPTY, NULL),
         "BindNow total=32 | g0 32 west/A[a01:8 a02:8 a03:8 a04:8] west-h100",
         "pack-to-empty: the most free domain");
+    jt_snapshot_t *s98 = two_domains (9, 8);
+    jt_run_t *r96 = fx_run (RUN ("rai", 96, GROUP (32)));
+    is (fx_plan (b, s98, NULL, r96, JT_PACK_TO_EMPTY, NULL),
+        "BindNow total=96 | g0 32 west/A[a01:8 a02:8 a03:8 a04:8] west-h100"
+        " | g1 32 west/A[a05:8 a06:8 a07:8 a08:8] west-h100"
+        " | g2 32 west/B[b01:8 b02:8 b03:8 b04:8] west-h100",
+        "pack-to-empty across groups: A (72) fills before B (64) is used,"
+        " though B has more free after g0");
+    jt_run_destroy (r96);
+    jt_snapshot_destroy (s98);
     is (fx_plan (b, s, NULL, r, JT_PACK_BEST_FIT, NULL),
         "BindNow total=32 | g0 32 west/B[b01:8 b02:8 b03:8 b04:8] west-h100",
         "best-fit: the smallest domain that holds the group");
@@ -291,6 +301,42 @@ static void test_decisions (void)
 
 /* ---- property tests ---- */
 
+/* With a single payer, placing the groups one request at a time (as Plan
+ * does, to interleave funding) must give what one Pack request of all the
+ * groups gives on the same nodes. */
+static bool same_as_one_request (const jt_snapshot_t *s, const jt_run_t *r,
+                                 const jt_plan_t *p)
+{
+    jt_pack_view_t *v = jt_pack_view_create (s, r->flavor, NULL);
+    jt_groups_t g;
+    jt_placement_t pl;
+    bool same;
+
+    if (!v || jt_run_compile (r, p->total_gpus, &g, NULL) < 0)
+        bail_out ("view or compile failed");
+    jt_pack_request_t req = {
+        .groups = g.gpus, .ngroups = g.n, .soft = g.soft,
+        .single_domain = !r->cross_group_spread,
+        .spares_per_group = r->spares_per_group,
+        .selector = &p->segs[0].env->selector, .only_domain = -1,
+        .policy = JT_PACK_TO_EMPTY,
+    };
+    same = jt_pack (v, &req, &pl, NULL) == 0 && pl.ngroups == p->ngroups;
+    for (size_t i = 0; same && i < pl.ngroups; i++) {
+        const jt_pack_group_t *a = &pl.groups[i];
+        const jt_plan_group_t *b = &p->groups[i];
+        same = a->domain == b->domain && a->nnodes == b->nnodes
+               && a->nspares == b->nspares
+               && !memcmp (a->nodes, b->nodes, a->nnodes * sizeof (*a->nodes))
+               && !memcmp (a->node_gpus, b->node_gpus,
+                           a->nnodes * sizeof (*a->node_gpus));
+    }
+    jt_placement_free (&pl);
+    jt_groups_free (&g);
+    jt_pack_view_destroy (v);
+    return same;
+}
+
 static void test_properties (void)
 {
     static const uint64_t seeds[] = { 1, 42, 4242, 20260301, 987654321 };
@@ -366,6 +412,8 @@ static void test_properties (void)
                     if (!why && placed != p1.total_gpus)
                         why = "placed GPUs != total";
                     free (used);
+                    if (!why && p1.nsegs == 1 && !same_as_one_request (s, r, &p1))
+                        why = "one payer, but not the placement of one Pack request";
                 }
                 if (p1.decision == JT_BIND_NOW)
                     bound++;
