@@ -274,6 +274,8 @@ extern int job_submit (job_desc_msg_t *jd, uint32_t submit_uid, char **err_msg)
           " funded at submission (%s)", plugin_type, submit_uid, r->owner,
           r->total_gpus, r->flavor, groups.n, cover_ok ? cover.funded_gpus : 0,
           jt_reason_str (cover_ok ? cover.reason : JT_OK));
+    if (state.conf && state.conf->debug)
+        info ("%s: record: %s", plugin_type, record);
 done:
     free (record);
     if (cover_ok)
