@@ -24,6 +24,7 @@
  * linked with libslurm.so. */
 #include "src/common/slurm_xlator.h"
 
+#include <stdlib.h>
 #include <string.h>
 
 #include "src/common/read_config.h"
@@ -38,6 +39,7 @@ static jt_budgets_t *g_budgets;
 static char g_budget_error[JT_ERRMSG_MAX] = "budgets not loaded yet";
 static bool g_loaded;
 static uint64_t g_gen = 1;
+static jt_plan_opts_t g_plan_opts = { .policy = JT_PACK_TO_EMPTY };
 
 static struct {
     uint64_t gen;
@@ -68,6 +70,15 @@ static void reconfigure_locked (void)
     char *path = conf_path ();
 
     g_loaded = true;
+    /* Experiment knob (slurmctld's environment), not a supported setting:
+     * JOBTREE_PACK_POLICY=best-fit. */
+    {
+        const char *pol = getenv ("JOBTREE_PACK_POLICY");
+        jt_pack_policy_t p = JT_PACK_TO_EMPTY;
+        if (pol && jt_pack_policy_parse (pol, &p) < 0)
+            error ("select/cons_tres_jobtree: JOBTREE_PACK_POLICY=%s unknown", pol);
+        g_plan_opts.policy = p;
+    }
     jt_diags_init (&diags);
     conf = jt_config_load (path, true, &diags);
     if (!conf) {
@@ -149,6 +160,7 @@ jt_sel_cache_t *jt_sel_cache_get (jt_error_t *err)
         g_key.node_update = last_node_update;
     }
     g_cache.conf = g_conf;
+    g_cache.plan_opts = g_plan_opts;
     g_cache.budgets = g_budgets;
     snprintf (g_cache.budget_error, sizeof (g_cache.budget_error), "%s",
               g_budget_error);

@@ -313,7 +313,7 @@ int jt_sel_job_test (job_record_t *job_ptr, bitstr_t *bitmap,
     apply_bitmap (c->topo, bitmap, test_only);
     memset (&plan, 0, sizeof (plan));
     if (jt_plan_run (c->budgets, c->topo->snap, have_zero ? &zero : NULL,
-                     rec.run, now, NULL, &plan, &err) < 0) {
+                     rec.run, now, &c->plan_opts, &plan, &err) < 0) {
         restore (c->topo);
         error ("select/cons_tres_jobtree: %pJ: plan failed: %s", job_ptr, err.text);
         set_reason (job_ptr, "jobtree: internal error: %s", err.text);

@@ -84,6 +84,7 @@ typedef struct jt_sel_cache {
     const jt_budgets_t *budgets;        /* NULL: no (good) budgets loaded */
     const jt_config_t *conf;            /* never NULL (defaults if unread) */
     char budget_error[JT_ERRMSG_MAX];   /* why budgets is NULL */
+    jt_plan_opts_t plan_opts;           /* pack policy */
 } jt_sel_cache_t;
 
 jt_sel_cache_t *jt_sel_cache_get (jt_error_t *err);

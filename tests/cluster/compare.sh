@@ -4,9 +4,14 @@
 # each on a fresh 16-node cluster (tests/cluster/lib.sh). Prints, for each,
 # how many jobs (each job is one group: its GPUs must share a domain) were
 # split across fabric domains, the makespan and the mean wait; asserts that
-# Jobtree split none.
+# Jobtree split none. Jobtree runs twice: with libjobtree's default
+# pack-to-empty order and with best-fit (JOBTREE_PACK_POLICY in slurmctld's
+# environment, see docs/select-plugin.md).
 #
 #   tests/cluster/compare.sh BUILDDIR [WORKLOAD]
+#
+# JT_COMPARE_VARIANTS="jobtree" runs a subset; JT_COMPARE_KEEP=1 keeps the
+# per-job results (id state eligible start end nodes).
 #
 # WORKLOAD (default tests/cluster/compare-workload.txt): "job offset_s
 # duration_s gpus team" lines, derived from the Philly 2017 trace. Every job
@@ -22,7 +27,7 @@ WORKLOAD=${2:-$(dirname "$0")/compare-workload.txt}
 GPN=8
 RESULTS=$(mktemp -d /tmp/jt-compare.XXXXXX)
 
-plan 4
+plan 5
 
 # Budgets for the Jobtree run: one owner per team, concurrency = cluster.
 BUDGETS=$RESULTS/budgets
@@ -96,19 +101,28 @@ print(split, multi, int(last - first) if first is not None else 0,
 EOP
 }
 
-run_variant stock-switches cons_tres switches
-run_variant stock-nohint cons_tres nohint
-run_variant jobtree jobtree jobtree
+VARIANTS=${JT_COMPARE_VARIANTS:-stock-switches stock-nohint jobtree jobtree-bestfit}
+for v in $VARIANTS; do
+    case $v in
+        stock-switches) run_variant stock-switches cons_tres switches ;;
+        stock-nohint) run_variant stock-nohint cons_tres nohint ;;
+        jobtree) run_variant jobtree jobtree jobtree ;;
+        jobtree-bestfit)    # slurmctld's environment selects the pack policy
+            JOBTREE_PACK_POLICY=best-fit run_variant jobtree-bestfit jobtree jobtree ;;
+        *) bail_out "unknown variant $v" ;;
+    esac
+done
 
 echo "# variant          split/multi-node  makespan_s  mean_wait_s  failed"
-for v in stock-switches stock-nohint jobtree; do
+for v in $VARIANTS; do
     read -r s m mk w f <<< "$(summarize $v)"
     printf "# %-16s %5s/%-11s %10s  %11s  %6s\n" "$v" "$s" "$m" "$mk" "$w" "$f"
     eval "split_${v//-/_}=$s; failed_${v//-/_}=$f; multi_${v//-/_}=$m"
 done
-is "$failed_jobtree" 0 "every job completed under Jobtree"
-is "$failed_stock_nohint" 0 "every job completed under stock cons_tres"
-ok "$(test "$multi_jobtree" -gt 0; echo $?)" "the workload has multi-node jobs ($multi_jobtree)"
-is "$split_jobtree" 0 "Jobtree split no group across domains"
+is "${failed_jobtree-0}" 0 "every job completed under Jobtree"
+is "${failed_stock_nohint-0}" 0 "every job completed under stock cons_tres"
+ok "$(test "${multi_jobtree:-0}" -gt 0; echo $?)" "the workload has multi-node jobs ($multi_jobtree)"
+is "${split_jobtree-0}" 0 "Jobtree split no group across domains"
+is "${split_jobtree_bestfit-0}" 0 "Jobtree (best-fit) split no group across domains"
 [ -n "${JT_COMPARE_KEEP:-}" ] && echo "# results kept in $RESULTS" || rm -rf "$RESULTS"
 done_testing
