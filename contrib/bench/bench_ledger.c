@@ -432,7 +432,7 @@ int main (void)
     jt_error_t err = { "" };
     const char *paths[] = { ldir };
     t0 = now_s ();
-    if (jt_ledger_verify (paths, 1, NULL, &res, &v, NULL, &err) < 0
+    if (jt_ledger_verify (paths, 1, NULL, NULL, &res, &v, NULL, &err) < 0
         || res.status != JT_LEDGER_OK || v.kind != JT_VIOL_NONE) {
         fprintf (stderr, "bench_ledger: verify: %s %s %s\n", err.text,
                  jt_ledger_status_name (res.status), v.msg);

@@ -15,6 +15,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "budget.h"
 #include "error.h"
 #include "snapshot.h"
 
@@ -103,6 +104,12 @@ int jt_event_set (char **field, const char *s);
 int jt_event_add_node (jt_event_t *ev, const char *node);
 int jt_event_add_file (jt_event_t *ev, const char *path, const char *sha256);
 int jt_event_add_cap (jt_event_t *ev, const jt_ev_cap_t *cap);
+
+/* A BudgetLoaded event for a finalized budget set: every file with its
+ * SHA-256, every envelope's resolved caps (B = jt_envelope_gpu_hours_cap).
+ * NULL with err. */
+jt_event_t *jt_event_budget_loaded (const jt_budgets_t *b, const char *id,
+                                    int64_t time, jt_error_t *err);
 
 /* Check the fields required by ev->type. 0, or -1 with err. */
 int jt_event_validate (const jt_event_t *ev, jt_error_t *err);
@@ -322,14 +329,29 @@ typedef struct jt_fold_lease {
 size_t jt_ledger_fold_open (const jt_ledger_fold_t *f, jt_fold_lease_t *out,
                             size_t max);
 
-/* Convenience: read paths, parse every payload, fold it. Stops at the
- * first record problem (res) or the first violation (v, when stop_at_
- * violation). Returns 0 when it ran (see res->status and v->kind), -1 on
- * ENOMEM or an unparsable payload (err names the seq). *fold (if not NULL)
+/* Use the caps of this BudgetLoaded event from now on and ignore the caps
+ * of BudgetLoaded events applied later (an auditor's own budget files).
+ * 0, or -1 on ENOMEM. */
+int jt_ledger_fold_pin_caps (jt_ledger_fold_t *f, const jt_event_t *budget,
+                             jt_error_t *err);
+
+/* Read paths, check every payload (valid and canonical), fold it, and stop
+ * at the first record problem (res->status) or the first violation (*v).
+ * caps (may be NULL) pins the caps (jt_ledger_fold_pin_caps). Returns 0
+ * when it ran, -1 on ENOMEM or a failing read (err). *fold (if not NULL)
  * receives the fold for the caller to query and destroy. */
 int jt_ledger_verify (const char *const *paths, size_t npaths, const char *head,
-                      jt_ledger_result_t *res, jt_violation_t *v,
-                      jt_ledger_fold_t **fold, jt_error_t *err);
+                      const jt_event_t *caps, jt_ledger_result_t *res,
+                      jt_violation_t *v, jt_ledger_fold_t **fold, jt_error_t *err);
+
+/* Rebuild live state (e.g. after a slurmctld restart): fold every event of
+ * the ledger, counting violations instead of stopping (*nviolations, the
+ * first in *first). Returns the fold, or NULL with err (res tells whether
+ * the ledger itself read cleanly; a torn tail is accepted). */
+jt_ledger_fold_t *jt_ledger_fold_replay (const char *const *paths, size_t npaths,
+                                         jt_ledger_result_t *res,
+                                         uint64_t *nviolations, jt_violation_t *first,
+                                         jt_error_t *err);
 
 #ifdef __cplusplus
 }

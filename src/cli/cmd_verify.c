@@ -58,10 +58,34 @@ static int violation_exit (jt_violation_kind_t k)
     }
 }
 
+/* The caps of a budget directory, as a BudgetLoaded event. */
+static jt_event_t *load_caps (const char *dir)
+{
+    jt_diags_t diags;
+    jt_error_t err = { "" };
+    char line[1024];
+    jt_diags_init (&diags);
+    jt_budgets_t *b = jt_budgets_load_dir (dir, &diags);
+    for (size_t i = 0; i < diags.n; i++) {
+        jt_diag_format (&diags.v[i], line, sizeof (line));
+        fprintf (stderr, "jobtree verify: %s\n", line);
+    }
+    jt_diags_free (&diags);
+    if (!b)
+        return NULL;
+    jt_event_t *ev = jt_event_budget_loaded (b, "verify:budgets", 0, &err);
+    if (!ev)
+        fprintf (stderr, "jobtree verify: %s: %s\n", dir, err.text);
+    jt_budgets_destroy (b);
+    return ev;
+}
+
 static void usage (FILE *f)
 {
-    fprintf (f, "Usage: jobtree verify [--head SEQ:HASH] [-q] LEDGER...\n"
+    fprintf (f, "Usage: jobtree verify [--head SEQ:HASH] [--budgets DIR] [-q] LEDGER...\n"
                 "  LEDGER is a segment file or a directory of segments.\n"
+                "  --budgets DIR    check against these budget files' caps instead of\n"
+                "                   the caps recorded by BudgetLoaded events\n"
                 "  --head SEQ:HASH  also require record SEQ to have HASH (an anchor\n"
                 "                   kept from an earlier run: detects a cut tail)\n"
                 "  -q, --quiet      print nothing when OK\n");
@@ -71,18 +95,20 @@ int cmd_verify (int argc, char **argv)
 {
     static const struct option opts[] = {
         { "head", required_argument, NULL, 'H' },
+        { "budgets", required_argument, NULL, 'b' },
         { "quiet", no_argument, NULL, 'q' },
         { "help", no_argument, NULL, 'h' },
         { NULL, 0, NULL, 0 },
     };
-    const char *head = NULL;
+    const char *head = NULL, *budgets = NULL;
     bool quiet = false;
     int ch;
 
     optind = 1;
-    while ((ch = getopt_long (argc, argv, "H:qh", opts, NULL)) != -1) {
+    while ((ch = getopt_long (argc, argv, "H:b:qh", opts, NULL)) != -1) {
         switch (ch) {
         case 'H': head = optarg; break;
+        case 'b': budgets = optarg; break;
         case 'q': quiet = true; break;
         case 'h': usage (stdout); return JT_EXIT_OK;
         default: usage (stderr); return JT_EXIT_USAGE;
@@ -96,9 +122,14 @@ int cmd_verify (int argc, char **argv)
     jt_violation_t v;
     jt_ledger_fold_t *fold = NULL;
     jt_error_t err = { "" };
-    if (jt_ledger_verify ((const char *const *) argv + optind, (size_t) (argc - optind),
-                          head, &res, &v, &fold, &err)
-        < 0) {
+    jt_event_t *caps = NULL;
+    if (budgets && !(caps = load_caps (budgets)))
+        return JT_EXIT_USAGE;
+    int vrc = jt_ledger_verify ((const char *const *) argv + optind,
+                                (size_t) (argc - optind), head, caps, &res, &v, &fold,
+                                &err);
+    jt_event_destroy (caps);
+    if (vrc < 0) {
         fprintf (stderr, "jobtree verify: %s\n", err.text);
         return JT_EXIT_USAGE;
     }

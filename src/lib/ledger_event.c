@@ -184,6 +184,39 @@ int jt_event_add_cap (jt_event_t *ev, const jt_ev_cap_t *cap)
     return 0;
 }
 
+jt_event_t *jt_event_budget_loaded (const jt_budgets_t *b, const char *id,
+                                    int64_t time, jt_error_t *err)
+{
+    jt_event_t *ev = jt_event_create (JT_EV_BUDGET_LOADED);
+    if (!ev || jt_event_set (&ev->id, id) < 0)
+        goto nomem;
+    ev->time = time;
+    for (size_t i = 0; i < b->n; i++)
+        if (b->v[i].file && b->v[i].sha256[0]
+            && jt_event_add_file (ev, b->v[i].file, b->v[i].sha256) < 0)
+            goto nomem;
+    for (size_t i = 0; i < b->nenv; i++) {
+        const jt_envelope_t *e = b->env[i];
+        jt_ev_cap_t c = { .envelope = e->name,
+                          .owner = (char *) e->owner,
+                          .concurrency = e->concurrency,
+                          .max_gpu_hours = jt_envelope_gpu_hours_cap (e),
+                          .start = e->start,
+                          .end = e->end };
+        if (jt_event_add_cap (ev, &c) < 0)
+            goto nomem;
+    }
+    if (jt_event_validate (ev, err) < 0) {
+        jt_event_destroy (ev);
+        return NULL;
+    }
+    return ev;
+nomem:
+    jt_event_destroy (ev);
+    jt_errprintf (err, "out of memory");
+    return NULL;
+}
+
 /* ---- validation ---- */
 
 static bool nonempty (const char *s)

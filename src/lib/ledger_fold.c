@@ -51,6 +51,7 @@ struct jt_ledger_fold {
     jt_map_t *envs;   /* name -> struct env */
     uint64_t events, starts, ends;
     int64_t last_time;
+    bool caps_pinned;
 };
 
 static const char *const viol_names[] = {
@@ -321,7 +322,7 @@ int jt_ledger_fold_apply (jt_ledger_fold_t *f, uint64_t seq, const jt_event_t *e
     switch (ev->type) {
     case JT_EV_START: r = apply_start (f, seq, ev, v); break;
     case JT_EV_END: r = apply_end (f, seq, ev, v); break;
-    case JT_EV_BUDGET_LOADED: r = load_caps (f, ev); break;
+    case JT_EV_BUDGET_LOADED: r = f->caps_pinned ? 0 : load_caps (f, ev); break;
     default: break;
     }
     if (r < 0)
@@ -393,6 +394,16 @@ size_t jt_ledger_fold_open (const jt_ledger_fold_t *f, jt_fold_lease_t *out, siz
     return n;
 }
 
+int jt_ledger_fold_pin_caps (jt_ledger_fold_t *f, const jt_event_t *budget,
+                             jt_error_t *err)
+{
+    f->caps_pinned = false;
+    if (load_caps (f, budget) < 0)
+        return jt_errprintf (err, "out of memory");
+    f->caps_pinned = true;
+    return 0;
+}
+
 struct verify_ctx {
     jt_ledger_fold_t *fold;
     jt_violation_t *v;
@@ -430,8 +441,8 @@ static int verify_cb (const jt_record_t *rec, void *arg, jt_error_t *err)
 }
 
 int jt_ledger_verify (const char *const *paths, size_t npaths, const char *head,
-                      jt_ledger_result_t *res, jt_violation_t *v,
-                      jt_ledger_fold_t **fold, jt_error_t *err)
+                      const jt_event_t *caps, jt_ledger_result_t *res,
+                      jt_violation_t *v, jt_ledger_fold_t **fold, jt_error_t *err)
 {
     struct verify_ctx c = { .v = v };
     memset (v, 0, sizeof (*v));
@@ -439,6 +450,10 @@ int jt_ledger_verify (const char *const *paths, size_t npaths, const char *head,
         *fold = NULL;
     if (!(c.fold = jt_ledger_fold_create ()))
         return jt_errprintf (err, "out of memory");
+    if (caps && jt_ledger_fold_pin_caps (c.fold, caps, err) < 0) {
+        jt_ledger_fold_destroy (c.fold);
+        return -1;
+    }
     if (jt_ledger_read (paths, npaths, head, verify_cb, &c, res, err) < 0
         && v->kind == JT_VIOL_NONE) {
         jt_ledger_fold_destroy (c.fold);
@@ -467,4 +482,52 @@ int jt_ledger_verify (const char *const *paths, size_t npaths, const char *head,
     else
         jt_ledger_fold_destroy (c.fold);
     return 0;
+}
+
+struct replay_ctx {
+    jt_ledger_fold_t *fold;
+    uint64_t n;
+    jt_violation_t *first;
+};
+
+static int replay_cb (const jt_record_t *rec, void *arg, jt_error_t *err)
+{
+    struct replay_ctx *c = arg;
+    jt_error_t perr = { "" };
+    jt_violation_t v;
+    jt_event_t *ev = jt_event_from_json (rec->payload, rec->len, &perr);
+    int rc = 0;
+    if (!ev) {
+        memset (&v, 0, sizeof (v));
+        viol (&v, JT_VIOL_BAD_EVENT, rec->seq, "payload: %s", perr.text);
+        rc = 1;
+    } else
+        rc = jt_ledger_fold_apply (c->fold, rec->seq, ev, &v, err);
+    jt_event_destroy (ev);
+    if (rc < 0)
+        return -1;
+    if (rc > 0 && c->n++ == 0 && c->first)
+        *c->first = v;
+    return 0;
+}
+
+jt_ledger_fold_t *jt_ledger_fold_replay (const char *const *paths, size_t npaths,
+                                         jt_ledger_result_t *res,
+                                         uint64_t *nviolations, jt_violation_t *first,
+                                         jt_error_t *err)
+{
+    struct replay_ctx c = { .first = first };
+    if (first)
+        memset (first, 0, sizeof (*first));
+    if (!(c.fold = jt_ledger_fold_create ())) {
+        jt_errprintf (err, "out of memory");
+        return NULL;
+    }
+    if (jt_ledger_read (paths, npaths, NULL, replay_cb, &c, res, err) < 0) {
+        jt_ledger_fold_destroy (c.fold);
+        return NULL;
+    }
+    if (nviolations)
+        *nviolations = c.n;
+    return c.fold;
 }

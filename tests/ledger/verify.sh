@@ -67,6 +67,16 @@ variant '1s/"start":1767225600,"end":1798761600}/"start":1767232800,"end":179876
     "FAIL window at seq 5" "lease before its envelope's window"
 variant '9s/"nodes":\["b01"\]/"nodes": ["b01"]/' 8 "FAIL bad-event at seq 9" \
     "non-canonical payload"
+# an auditor's own budget files override the caps recorded in the ledger
+mkdir "$TMP/budgets"
+cat > "$TMP/budgets/rai.json" <<'JSON'
+{ "owner": "rai",
+  "envelopes": [ { "name": "west-h100", "flavor": "h100", "selector": {},
+                   "start": "2026-01-01T00:00:00Z", "end": "2027-01-01T00:00:00Z",
+                   "concurrency": 16 } ] }
+JSON
+check "$TMP/good.jtl" 11 "FAIL concurrency at seq 3" "--budgets caps replace the recorded ones" \
+    --budgets "$TMP/budgets"
 "$JOBTREE" verify "$TMP/missing" > /dev/null 2>&1
 is "$?" 2 "unreadable ledger: exit 2"
 done_testing

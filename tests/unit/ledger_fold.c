@@ -139,10 +139,32 @@ int main (void)
     jt_ledger_writer_close (w);
     jt_violation_t v;
     const char *paths[] = { dir };
-    ok (jt_ledger_verify (paths, 1, NULL, &res, &v, NULL, &err) == 0, "verify runs");
+    ok (jt_ledger_verify (paths, 1, NULL, NULL, &res, &v, NULL, &err) == 0, "verify runs");
     snprintf (buf, sizeof (buf), "%s %s@%llu", jt_ledger_status_name (res.status),
               jt_violation_name (v.kind), (unsigned long long) v.seq);
     is (buf, "OK node-overlap@4", "verify finds the overlap at seq 4");
+    uint64_t nv = 0;
+    jt_violation_t firstv;
+    jt_ledger_fold_t *rf = jt_ledger_fold_replay (paths, 1, &res, &nv, &firstv, &err);
+    ok (rf != NULL, "replay rebuilds live state");
+    is_int (nv, 1, "replay goes on past the one violation");
+    is_int (firstv.seq, 4, "and reports the first at seq 4");
+    jt_fold_lease_t open2[4];
+    is_int (rf ? jt_ledger_fold_open (rf, open2, 4) : 0, 2, "two leases open at the end");
+    jt_ledger_fold_destroy (rf);
+
+    /* pinned caps win over recorded ones */
+    jt_event_t *pin = jt_event_create (JT_EV_BUDGET_LOADED);
+    jt_ev_cap_t cap = { .envelope = "e1", .owner = "rai", .concurrency = 8,
+                        .max_gpu_hours = 1000, .start = 0, .end = 100000 };
+    jt_event_set (&pin->id, "pin");
+    jt_event_add_cap (pin, &cap);
+    ok (jt_ledger_verify (paths, 1, NULL, pin, &res, &v, NULL, &err) == 0, "verify, pinned");
+    snprintf (buf, sizeof (buf), "%s@%llu", jt_violation_name (v.kind),
+              (unsigned long long) v.seq);
+    is (buf, "concurrency@3", "pinned concurrency 8 is broken by the second Start");
+    jt_event_destroy (pin);
+
     char cmd[256];
     snprintf (cmd, sizeof (cmd), "rm -rf %s", dir);
     if (system (cmd) != 0)
