@@ -77,6 +77,16 @@ cat > "$TMP/budgets/rai.json" <<'JSON'
 JSON
 check "$TMP/good.jtl" 11 "FAIL concurrency at seq 3" "--budgets caps replace the recorded ones" \
     --budgets "$TMP/budgets"
+# the worked example of docs/ledger-format.md, rebuilt from the document
+doc="$JT_SRCDIR/docs/ledger-format.md"
+sed -n '/^The three payloads/,/^have lengths/p' "$doc" | grep '^    ' |
+    sed 's/^    //' | sed -e ':a' -e '/\\$/N; s/\\\n//; ta' > "$TMP/doc.jsonl"
+mk_ledger "$TMP/doc.jsonl" "$TMP/doc.jtl"
+is "$(awk '{print $2, $NF}' "$TMP/doc.jtl")" \
+   "$(grep '^    JT1 ' "$doc" | awk '{print $2, $NF}')" \
+   "the document's worked example hashes are what its grammar gives"
+"$JOBTREE" verify -q "$TMP/doc.jtl"
+is "$?" 0 "and jobtree verify accepts it"
 "$JOBTREE" verify "$TMP/missing" > /dev/null 2>&1
 is "$?" 2 "unreadable ledger: exit 2"
 done_testing
