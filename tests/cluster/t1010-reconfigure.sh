@@ -13,9 +13,9 @@ J="-N1 --gres=gpu:h100:8 --group-gpus=8 --wrap true"
 
 # slurm_conf.last_update has one-second resolution: reconfigure in a later
 # second than the previous load so the change is seen at once.
+_later_than () { [ "$(date +%s)" -gt "$1" ]; }
 reconfigure () {
-    local s=$(date +%s)
-    wait_for 3 test "$(date +%s)" -gt "$s"
+    wait_for 3 _later_than "$(date +%s)"
     scontrol reconfigure || return 1
     wait_for 10 scontrol ping
 }
