@@ -261,6 +261,10 @@ cluster_stop () {
     wait_for 5 _all_gone
     left=$(cluster_pids)
     [ -n "$left" ] && { kill -KILL $left 2>/dev/null; }
+    if [ -n "${JT_CLUSTER_VALGRIND:-}" ]; then
+        grep -h "ERROR SUMMARY" "$JT_CLUSTER_DIR"/log/valgrind.* 2>/dev/null \
+            | sed 's/^/# valgrind slurmctld: /'
+    fi
     if [ -z "${JT_CLUSTER_KEEP:-}" ]; then rm -rf "$JT_CLUSTER_DIR"
     else echo "# kept $JT_CLUSTER_DIR"; fi
     JT_CLUSTER_DIR=

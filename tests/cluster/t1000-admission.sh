@@ -5,7 +5,7 @@
 # line, plain CPU and GPU jobs untouched, and the admin_comment record.
 . "$(dirname "$0")/lib.sh"
 
-plan 44
+plan 49
 cluster_setup "${1:?usage: $0 BUILDDIR}"
 cluster_start
 
@@ -96,5 +96,22 @@ like "$(job_field "$id" AdminComment)" \
 id=$(submit --account=team-a -N2 --gpus-per-node=h100:8 --spares=1 --wrap true)
 like "$(job_field "$id" AdminComment)" '"totalGPUs":16\}.*"sparesPerGroup":1' \
     "--gpus-per-node x nodes"
+
+## salloc and srun have the options too; steps may repeat them.
+err=$(salloc --malleable=64:32 true 2>&1)
+like "$err" "^salloc: error: jobtree: --malleable=64:32: MIN must be <= MAX" \
+    "salloc refuses a bad value"
+err=$(srun --group-gpus=x true 2>&1)
+like "$err" "^srun: error: jobtree: --group-gpus=x: not a whole number, e.g. --group-gpus=32" \
+    "srun refuses a bad value"
+env JT_CLUSTER_ID="$JT_CLUSTER_DIR" srun --account=team-a -N1 $G8 --group-gpus=8 \
+    --job-name=srunjob true 2>"$JT_CLUSTER_DIR/last.err"
+ok $? "srun creating a Jobtree job runs"
+id=$(squeue -h -t all -n srunjob -o %i)
+like "$(job_field "$id" AdminComment)" '^jobtree/1 \{"run":\{"owner":"team-a".*"groupGPUs":8' \
+    "srun's job got its record"
+id=$(submit --account=team-a -N2 $G8 --group-gpus=16 --wrap 'srun --spares=1 true')
+wait_job_state "$id" COMPLETED 30
+is "$(job_field "$id" JobState)" COMPLETED "a step's srun may repeat a Jobtree option"
 
 done_testing
