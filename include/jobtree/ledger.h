@@ -233,8 +233,9 @@ typedef struct jt_ledger_writer jt_ledger_writer_t;
 
 /* Open (creating) the ledger in dir for appending. Recovery: reads it all
  * (cb sees every good record, e.g. to index event ids); a torn tail
- * (TRUNCATED) is cut off and reported in *res (status TRUNCATED, bad_offset,
- * bad_file); any other problem refuses with err naming the file and offset.
+ * (TRUNCATED) is copied to dir/torn-<seq>.bin, cut off and reported in *res
+ * (status TRUNCATED, bad_seq, bad_offset, bad_file); any other problem
+ * refuses with err naming the file and offset.
  * Segments rotate once they reach segment_max bytes (0: 64 MiB). New files
  * get mode 0640. NULL with err. */
 jt_ledger_writer_t *jt_ledger_writer_open (const char *dir, uint64_t segment_max,

@@ -416,8 +416,10 @@ static int recover (struct server *s, char *errbuf, size_t errlen)
         return -1;
     }
     if (res.status == JT_LEDGER_TRUNCATED)
-        log_msg ("truncated a torn tail: %s offset %" PRIu64 " (seq %" PRIu64 "): %s",
-                 res.bad_file, res.bad_offset, res.bad_seq, res.msg);
+        log_msg ("truncated a torn tail: %s offset %" PRIu64 " (seq %" PRIu64 "): %s; "
+                 "the cut bytes are in %s/torn-%020" PRIu64 ".bin",
+                 res.bad_file, res.bad_offset, res.bad_seq, res.msg, s->conf->dir,
+                 res.bad_seq);
     log_msg ("ledger %s: %" PRIu64 " records in %" PRIu64 " segments, head %" PRIu64
              ":%s, %zu ids indexed",
              s->conf->dir, res.nrecords, res.nsegments,

@@ -79,6 +79,58 @@ static int new_segment (jt_ledger_writer_t *w, uint64_t first, jt_error_t *err)
     return 0;
 }
 
+/* Before cutting a torn tail, keep its bytes in "torn-<seq>.bin" next to the
+ * segments: a crash leaves only unacknowledged bytes there, but a damaged or
+ * tampered last record reads the same way, and nothing may vanish unseen. */
+static int save_tail (jt_ledger_writer_t *w, jt_ledger_result_t *res, jt_error_t *err)
+{
+    char path[JT_LEDGER_PATH_MAX];
+    int in = -1, out = -1, rc = -1;
+    char buf[65536];
+    off_t off = (off_t) res->last_good_size;
+
+    snprintf (path, sizeof (path), "%s/torn-%020llu.bin", w->dir,
+              (unsigned long long) res->bad_seq);
+    if ((in = open (res->last_file, O_RDONLY | O_CLOEXEC)) < 0
+        || (out = open (path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0640)) < 0) {
+        jt_errprintf (err, "saving the torn tail to %s: %s", path, strerror (errno));
+        goto done;
+    }
+    for (;;) {
+        ssize_t n = pread (in, buf, sizeof (buf), off);
+        if (n < 0 && errno == EINTR)
+            continue;
+        if (n < 0) {
+            jt_errprintf (err, "%s: %s", res->last_file, strerror (errno));
+            goto done;
+        }
+        if (n == 0)
+            break;
+        for (ssize_t k = 0; k < n;) {
+            ssize_t m = write (out, buf + k, (size_t) (n - k));
+            if (m < 0 && errno == EINTR)
+                continue;
+            if (m <= 0) {
+                jt_errprintf (err, "%s: %s", path, strerror (m < 0 ? errno : ENOSPC));
+                goto done;
+            }
+            k += m;
+        }
+        off += n;
+    }
+    if (fsync (out) < 0 || fsync_dir (w, err) < 0) {
+        jt_errprintf (err, "%s: %s", path, strerror (errno));
+        goto done;
+    }
+    rc = 0;
+done:
+    if (in >= 0)
+        close (in);
+    if (out >= 0)
+        close (out);
+    return rc;
+}
+
 void jt_ledger_writer_close (jt_ledger_writer_t *w)
 {
     if (!w)
@@ -139,6 +191,8 @@ jt_ledger_writer_t *jt_ledger_writer_open (const char *dir, uint64_t segment_max
     if (open_segment (w, res->last_file, false, err) < 0)
         goto error;
     if (res->status == JT_LEDGER_TRUNCATED) {
+        if (save_tail (w, res, err) < 0)
+            goto error;
         if (ftruncate (w->fd, (off_t) res->last_good_size) < 0
             || fdatasync (w->fd) < 0) {
             jt_errprintf (err, "%s: truncating the torn tail: %s", res->last_file,

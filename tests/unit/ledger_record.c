@@ -271,6 +271,16 @@ static void test_recovery (const char *dir)
     ok (w != NULL, "writer opens a ledger with a torn tail");
     is (jt_ledger_status_name (res.status), "TRUNCATED", "and reports TRUNCATED");
     is_int (res.bad_seq, 3, "at seq 3");
+    char torn[1100];
+    snprintf (torn, sizeof (torn), "%s/torn-00000000000000000003.bin", dir);
+    size_t tlen = 0;
+    char *tbytes = slurp (torn, &tlen);
+    size_t rec3 = (size_t) (strrchr (text, 'J') - text); /* start of record 3 */
+    while (rec3 > 0 && text[rec3 - 1] != '\n')
+        rec3--;
+    ok (tbytes && tlen == len - 7 - rec3 && !memcmp (tbytes, text + rec3, tlen),
+        "the cut bytes are kept in torn-<seq>.bin (%zu bytes)", tlen);
+    free (tbytes);
     const char *p =
         "{\"v\":1,\"type\":\"NodeFail\",\"id\":\"r\",\"time\":1,\"nodes\":[\"x\"]}";
     size_t l = strlen (p);
