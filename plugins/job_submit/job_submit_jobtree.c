@@ -24,6 +24,7 @@
 
 #include "slurm/slurm_errno.h"
 #include "src/common/slurm_xlator.h"
+#include "src/common/assoc_mgr.h"
 #include "src/common/uid.h"
 #include "src/slurmctld/slurmctld.h"
 
@@ -106,18 +107,31 @@ static int gpu_request (const job_desc_msg_t *jd, char *type, size_t len,
     return 0;
 }
 
-/* The account charged: --account, else the user's default account, else
- * (no accounting database) the user's name. xmalloc'd. */
+/* The account charged: --account, else the user's default account (the
+ * accounting database's, as slurmctld fills it in after job_submit), else
+ * (no accounting database) the user's name. xmalloc'd, or NULL. */
 static char *owner_of (const job_desc_msg_t *jd, uint32_t uid)
 {
-    char *name;
+    assoc_mgr_lock_t locks = { .user = READ_LOCK };
+    slurmdb_user_rec_t user;
+    char *owner = NULL;
 
     if (jd->account && jd->account[0])
         return xstrdup (jd->account);
     if (jd->user_id != NO_VAL)
         uid = jd->user_id;
-    name = uid_to_string_or_null ((uid_t)uid);
-    return name;
+    /* locked=true: with no user list loaded it answers "no default"
+     * instead of querying the database under slurmctld's locks. */
+    memset (&user, 0, sizeof (user));
+    user.uid = uid;
+    assoc_mgr_lock (&locks);
+    if (assoc_mgr_fill_in_user (NULL, &user, 0, NULL, true) == SLURM_SUCCESS
+        && user.default_acct && user.default_acct[0])
+        owner = xstrdup (user.default_acct);
+    assoc_mgr_unlock (&locks);
+    if (!owner)
+        owner = uid_to_string_or_null ((uid_t)uid);
+    return owner;
 }
 
 static int64_t job_nodes (const job_desc_msg_t *jd)

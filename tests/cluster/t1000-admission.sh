@@ -5,7 +5,7 @@
 # line, plain CPU and GPU jobs untouched, and the admin_comment record.
 . "$(dirname "$0")/lib.sh"
 
-plan 49
+plan 51
 cluster_setup "${1:?usage: $0 BUILDDIR}"
 cluster_start
 
@@ -52,6 +52,8 @@ refused_by_ctld "--account=ampere -N1 $G8 --group-gpus=8" \
     "no envelope could ever fund this run (NoMatchingEnvelope): no envelope of flavor h100 for ampere, its family or a sponsor lending to it"
 refused_by_ctld "--account=nobody -N1 $G8 --group-gpus=8" \
     "account nobody has no budget (no budget file names owner nobody); use --account=ACCOUNT"
+refused_by_ctld "-N1 $G8 --group-gpus=8" \
+    "account $(id -un) has no budget (no budget file names owner $(id -un)); use --account=ACCOUNT"
 refused_by_ctld "--account=team-a -N2 $G8 --group-gpus=12" \
     "--group-gpus=12 is not a multiple of the 8 GPUs per h100 node, e.g. --group-gpus=16"
 refused_by_ctld "--account=team-a -N4 --gres=gpu:h100:4 --group-gpus=16" \
