@@ -4,7 +4,7 @@
 # logged as file:line, never a crash. Also UnfundedPolicy=passthrough.
 . "$(dirname "$0")/lib.sh"
 
-plan 16
+plan 18
 cluster_setup "${1:?usage: $0 BUILDDIR}"
 cluster_start
 B=$JT_CLUSTER_DIR/budgets
@@ -76,6 +76,15 @@ ok "$(test -n "$id"; echo $?)" "passthrough: account without budget accepted"
 is "$(job_field "$id" AdminComment)" "" "passthrough: no Jobtree record"
 id=$(submit --account=team-a -N2 --gres=gpu:h100:8 --group-gpus=12 --wrap true)
 like "$(last_err)" "not a multiple of the 8 GPUs" "passthrough: malformed runs still refused"
+
+## PlainGpuJobs=jobtree: GPU jobs without options are runs too.
+echo "PlainGpuJobs=jobtree" >> "$C"
+reconfigure
+id=$(submit --account=team-a -N1 --gres=gpu:h100:8 --wrap true)
+like "$(job_field "$id" AdminComment)" '^jobtree/1 \{"run":\{"owner":"team-a","resources":\{"gpuType":"h100","totalGPUs":8\}\}' \
+    "PlainGpuJobs=jobtree: a plain GPU job gets a record"
+id=$(submit --account=team-a --wrap true)
+is "$(job_field "$id" AdminComment)" "" "PlainGpuJobs=jobtree: CPU jobs stay untouched"
 ok "$(scontrol ping >/dev/null; echo $?)" "slurmctld survived it all"
 
 done_testing
