@@ -614,6 +614,63 @@ static void test_fail_closed (void)
     jt_map_destroy (ids, NULL);
 }
 
+/* A stuck daemon (SIGSTOP): submit never waits; a full queue says EAGAIN;
+ * after the reply timeout the client spools; once the daemon runs again
+ * every accepted event is recorded once, in order. */
+static void test_slow (void)
+{
+    char dir[512], sock[512], log[512], spool[512], buf[256];
+    snprintf (dir, sizeof (dir), "%s/slow", tmpdir);
+    snprintf (sock, sizeof (sock), "%s/slow.sock", tmpdir);
+    snprintf (log, sizeof (log), "%s/slow.log", tmpdir);
+    snprintf (spool, sizeof (spool), "%s/slow.spool", tmpdir);
+    mkdir (dir, 0700);
+    int st;
+    pid_t pid = start_daemon (dir, sock, log, NULL, &st);
+    jt_error_t err = { "" };
+    jt_ledger_client_opts_t o = { .socket = sock, .spool = spool, .queue_max = 4,
+                                  .timeout_ms = 300, .retry_ms = 50 };
+    jt_ledger_client_t *c = jt_ledger_client_create (&o, &err);
+    event (buf, sizeof (buf), "w000");
+    jt_ledger_client_submit (c, buf, strlen (buf), &err);
+    ok (jt_ledger_client_flush (c, 20000) == 0, "client connected");
+    kill (pid, SIGSTOP);
+    int accepted = 1, full = 0;
+    char ids[64][16];
+    snprintf (ids[0], sizeof (ids[0]), "w000");
+    for (int i = 1; i < 40; i++) {
+        char id[16];
+        snprintf (id, sizeof (id), "w%03d", i);
+        event (buf, sizeof (buf), id);
+        if (jt_ledger_client_submit (c, buf, strlen (buf), &err) == 0)
+            snprintf (ids[accepted++], sizeof (ids[0]), "%s", id);
+        else if (errno == EAGAIN)
+            full++;
+    }
+    ok (full > 0, "with the daemon stuck, a full queue refuses at once (%d EAGAIN)",
+        full);
+    jt_ledger_client_stats_t cs;
+    jt_ledger_client_stats (c, &cs);
+    is_int (cs.full, full, "and counts them");
+    msleep (800);
+    kill (pid, SIGCONT);
+    ok (jt_ledger_client_flush (c, 20000) == 0, "daemon running again: all settle");
+    jt_ledger_client_destroy (c);
+    stop_daemon (pid);
+    jt_map_t *m = jt_map_create (0);
+    char e[256] = "";
+    jt_ledger_status_t ls = read_ids (dir, m, e);
+    is (jt_ledger_status_name (ls), "OK", "ledger verifies (no duplicates) %s", e);
+    is_int (jt_map_count (m), accepted, "every accepted event recorded once (%d)",
+            accepted);
+    int order = 0;
+    for (int i = 0; i < accepted; i++)
+        if ((uintptr_t) jt_map_get (m, ids[i]) != (uintptr_t) i + 1)
+            order++;
+    is_int (order, 0, "in submission order");
+    jt_map_destroy (m, NULL);
+}
+
 int main (void)
 {
     const char *b = getenv ("JT_BUILDDIR");
@@ -630,6 +687,7 @@ int main (void)
     test_permission ();
     test_spool ();
     test_fail_closed ();
+    test_slow ();
     test_crash ();
     char cmd[300];
     snprintf (cmd, sizeof (cmd), "rm -rf %s", tmpdir);
