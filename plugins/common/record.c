@@ -75,7 +75,8 @@ static int get_int (json_object *o, const char *key, int64_t *v)
 {
     json_object *x;
 
-    if (!json_object_object_get_ex (o, key, &x) || !json_object_is_type (x, json_type_int))
+    if (!json_object_object_get_ex (o, key, &x)
+        || !json_object_is_type (x, json_type_int))
         return -1;
     *v = json_object_get_int64 (x);
     return 0;
@@ -85,7 +86,8 @@ static char *get_str (json_object *o, const char *key)
 {
     json_object *x;
 
-    if (!json_object_object_get_ex (o, key, &x) || !json_object_is_type (x, json_type_string))
+    if (!json_object_object_get_ex (o, key, &x)
+        || !json_object_is_type (x, json_type_string))
         return NULL;
     return strdup (json_object_get_string (x));
 }
@@ -151,10 +153,12 @@ int jt_acrec_parse (const char *text, jt_acrec_t *out, jt_error_t *err)
         json_object *s = json_object_array_get_idx (fund, i);
         jt_acrec_seg_t *g = &out->segs[i];
         out->nsegs++;
-        if (!(g->envelope = get_str (s, "envelope")) || !(g->owner = get_str (s, "owner"))
+        if (!(g->envelope = get_str (s, "envelope"))
+            || !(g->owner = get_str (s, "owner"))
             || !(g->source = get_str (s, "source"))
             || get_int (s, "firstGroup", &g->first_group) < 0
-            || get_int (s, "groups", &g->groups) < 0 || get_int (s, "gpus", &g->gpus) < 0) {
+            || get_int (s, "groups", &g->groups) < 0
+            || get_int (s, "gpus", &g->gpus) < 0) {
             jt_errprintf (err, "Jobtree record: funding[%zu] incomplete", i);
             goto fail;
         }

@@ -98,7 +98,8 @@ static int parse_gpn (const char *v, jt_flavor_gpn_t **out, size_t *nout,
         errno = 0;
         g = strtoll (colon + 1, &num_end, 10);
         if (errno || num_end != p + l || num_end == colon + 1 || g < 1 || g > 1024) {
-            snprintf (why, len, "GPUs per node must be a whole number 1..1024, e.g. h100:8");
+            snprintf (why, len,
+                      "GPUs per node must be a whole number 1..1024, e.g. h100:8");
             goto fail;
         }
         if (!(nl = realloc (list, (n + 1) * sizeof (*list))))

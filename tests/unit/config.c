@@ -59,14 +59,17 @@ int main (void)
     is_int (d.n, 5, "five findings");
     is (first_diag (&d, buf, sizeof (buf)),
         "jobtree.conf:2: unknown key FooBar (known: BudgetDir, UnfundedPolicy, "
-        "PlainGpuJobs, GpusPerNode, DomainFeature, Debug)", "unknown key with file:line");
+        "PlainGpuJobs, GpusPerNode, DomainFeature, Debug)",
+        "unknown key with file:line");
     jt_diag_format (&d.v[1], buf, sizeof (buf));
-    is (buf, "jobtree.conf:3: UnfundedPolicy must be refuse or passthrough", "bad policy");
+    is (buf, "jobtree.conf:3: UnfundedPolicy must be refuse or passthrough",
+        "bad policy");
     jt_diag_format (&d.v[2], buf, sizeof (buf));
-    is (buf, "jobtree.conf:4: expected Key=Value, e.g. UnfundedPolicy=refuse", "no '='");
+    is (buf, "jobtree.conf:4: expected Key=Value, e.g. UnfundedPolicy=refuse",
+        "no '='");
     jt_diag_format (&d.v[3], buf, sizeof (buf));
-    is (buf, "jobtree.conf:5: GPUs per node must be a whole number 1..1024, e.g. h100:8",
-        "bad GpusPerNode");
+    is (buf, "jobtree.conf:5: GPUs per node must be a whole number 1..1024, "
+        "e.g. h100:8", "bad GpusPerNode");
     jt_diag_format (&d.v[4], buf, sizeof (buf));
     is (buf, "jobtree.conf:6: BudgetDir must be an absolute path, e.g. "
         "BudgetDir=/etc/slurm/jobtree/budgets", "relative BudgetDir");

@@ -112,15 +112,19 @@ static void test_good (void)
 
 static void test_bad (void)
 {
-    refused ("group-gpus", "0", "--group-gpus=0: must be at least 1, e.g. --group-gpus=32");
-    refused ("group-gpus", "x8", "--group-gpus=x8: not a whole number, e.g. --group-gpus=32");
-    refused ("group-gpus", "-8", "--group-gpus=-8: not a whole number, e.g. --group-gpus=32");
+    refused ("group-gpus", "0",
+             "--group-gpus=0: must be at least 1, e.g. --group-gpus=32");
+    refused ("group-gpus", "x8",
+             "--group-gpus=x8: not a whole number, e.g. --group-gpus=32");
+    refused ("group-gpus", "-8",
+             "--group-gpus=-8: not a whole number, e.g. --group-gpus=32");
     refused ("group-gpus", "99999999999", "--group-gpus=99999999999: too large, "
              "e.g. --group-gpus=32");
     refused ("group-gpus", NULL, "--group-gpus: needs a value, e.g. --group-gpus=32");
     refused ("group-gpus", "", "--group-gpus=: empty value, e.g. --group-gpus=32");
-    refused ("cross-group-spread", "maybe", "--cross-group-spread=maybe: expected yes or "
-             "no, e.g. --cross-group-spread=no");
+    refused ("cross-group-spread", "maybe",
+             "--cross-group-spread=maybe: expected yes or no, "
+             "e.g. --cross-group-spread=no");
     refused ("malleable", "64:32", "--malleable=64:32: MIN must be <= MAX, "
              "e.g. --malleable=32:64:8");
     refused ("malleable", "64", "--malleable=64: expected MIN:MAX or MIN:MAX:STEP, "

@@ -48,10 +48,12 @@ int main (void)
     run_json = jt_run_to_json (r);
     ok (text != NULL && run_json != NULL, "formatted");
     {
-        const char *tail = ",\"funding\":[{\"envelope\":\"west-h100\",\"owner\":\"rai\","
-            "\"source\":\"owner\",\"firstGroup\":0,\"groups\":2,\"gpus\":32}],"
+        const char *tail = ",\"funding\":[{\"envelope\":\"west-h100\","
+            "\"owner\":\"rai\",\"source\":\"owner\",\"firstGroup\":0,"
+            "\"groups\":2,\"gpus\":32}],"
             "\"fundedGPUs\":32,\"borrowedGPUs\":0,\"reason\":\"OK\"}";
-        size_t want_len = strlen ("jobtree/1 {\"run\":") + strlen (run_json) + strlen (tail);
+        size_t want_len = strlen ("jobtree/1 {\"run\":") + strlen (run_json)
+                          + strlen (tail);
         char *want = malloc (want_len + 1);
         strcpy (want, "jobtree/1 {\"run\":");
         strcat (want, run_json);
@@ -80,7 +82,8 @@ int main (void)
     free (again);
     jt_acrec_free (&rec);
 
-    ok (jt_acrec_parse ("jobtree/1 {\"run\":{}}", &rec, &err) == -1, "incomplete refused");
+    ok (jt_acrec_parse ("jobtree/1 {\"run\":{}}", &rec, &err) == -1,
+        "incomplete refused");
     is (err.text, "Jobtree record: missing run, funding, fundedGPUs, borrowedGPUs or "
         "reason", "message");
     ok (jt_acrec_parse ("jobtree/1 [", &rec, &err) == -1, "bad JSON refused");
@@ -88,7 +91,8 @@ int main (void)
 
     free (text);
     text = jt_acrec_format (r, NULL);
-    ok (text && strstr (text, "\"funding\":[],\"fundedGPUs\":0"), "no cover: empty funding");
+    ok (text && strstr (text, "\"funding\":[],\"fundedGPUs\":0"),
+        "no cover: empty funding");
     free (text);
     free (run_json);
     jt_run_destroy (r);
