@@ -8,6 +8,7 @@
  */
 #include <errno.h>
 #include <getopt.h>
+#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -78,6 +79,7 @@ struct where {
     char *text;
     size_t len;
     json_object *root;
+    bool ready;                 /* built on first use: clean runs skip it */
     struct nodepos *byname;     /* sorted by name */
     size_t n;
     int *lines, *cols;          /* by JSON index */
@@ -93,6 +95,7 @@ static void where_init (struct where *w)
 {
     json_object *arr;
 
+    w->ready = true;
     if (!(w->root = json_tokener_parse (w->text))
         || !json_object_object_get_ex (w->root, "nodes", &arr))
         return;
@@ -121,11 +124,13 @@ static void where_free (struct where *w)
 }
 
 /* Path and line:col of node `name` ("nodes[i]"). */
-static void node_at (const struct where *w, const char *name, char *path, size_t len,
+static void node_at (struct where *w, const char *name, char *path, size_t len,
                      int *line, int *col)
 {
     struct nodepos key = { name, 0 }, *p;
 
+    if (!w->ready)
+        where_init (w);
     *line = *col = 0;
     snprintf (path, len, "nodes");
     p = w->byname ? bsearch (&key, w->byname, w->n, sizeof (key), nodepos_cmp) : NULL;
@@ -134,6 +139,26 @@ static void node_at (const struct where *w, const char *name, char *path, size_t
         *line = w->lines[p->idx];
         *col = w->cols[p->idx];
     }
+}
+
+/* Add an error about the field at path. Locating costs a scan of the
+ * text, so only the first JT_JSON_MAX_ERRORS are located. */
+static void located (jt_diags_t *d, const struct where *w, const char *path,
+                     const char *fmt, ...) __attribute__ ((format (printf, 4, 5)));
+
+static void located (jt_diags_t *d, const struct where *w, const char *path,
+                     const char *fmt, ...)
+{
+    char msg[512];
+    int line = 0, col = 0;
+    va_list ap;
+
+    va_start (ap, fmt);
+    vsnprintf (msg, sizeof (msg), fmt, ap);
+    va_end (ap);
+    if (d->n < JT_JSON_MAX_ERRORS)
+        jt_json_locate (w->text, w->len, path, &line, &col);
+    jt_diags_add (d, w->file, line, col, path, "%s", msg);
 }
 
 /* True if flavor was met before; else remember it (flavors are few). */
@@ -193,40 +218,37 @@ static void check_snapshot (struct ctx *c, const jt_budgets_t *b,
         const jt_lease_t *l = &s->leases[i];
         const jt_envelope_t *e = l->envelope ? jt_budgets_envelope (b, l->envelope)
                                              : NULL;
-        snprintf (path, sizeof (path), "leases[%zu].envelope", i);
-        jt_json_locate (w->text, w->len, path, &line, &col);
         if (!e) {
             const char **names = calloc (b->nenv + 1, sizeof (char *));
             for (size_t k = 0; names && k < b->nenv; k++)
                 names[k] = b->env[k]->name;
             const char *sug = names ? jt_json_suggest (l->envelope, names) : NULL;
-            jt_diags_add (&err, w->file, line, col, path, "lease of run %s names "
-                          "unknown envelope '%s'%s%s%s", l->run, l->envelope,
-                          sug ? "; did you mean '" : "", sug ? sug : "",
-                          sug ? "'?" : "");
+            snprintf (path, sizeof (path), "leases[%zu].envelope", i);
+            located (&err, w, path, "lease of run %s names unknown envelope '%s'%s%s%s",
+                     l->run, l->envelope, sug ? "; did you mean '" : "",
+                     sug ? sug : "", sug ? "'?" : "");
             free (names);
         }
-        snprintf (path, sizeof (path), "leases[%zu].owner", i);
-        jt_json_locate (w->text, w->len, path, &line, &col);
-        if (l->owner && !jt_budgets_owner (b, l->owner))
-            jt_diags_add (&err, w->file, line, col, path, "lease of run %s names "
-                          "unknown owner '%s'", l->run, l->owner);
+        if (l->owner && !jt_budgets_owner (b, l->owner)) {
+            snprintf (path, sizeof (path), "leases[%zu].owner", i);
+            located (&err, w, path, "lease of run %s names unknown owner '%s'", l->run,
+                     l->owner);
+        }
         for (size_t k = 0; e && k < l->nnodes; k++) {
             ssize_t ni = jt_snapshot_node_index (s, l->nodes[k]);
             if (ni < 0)
                 continue;   /* the parser reports unknown nodes */
             const jt_node_t *n = &s->nodes[ni];
             snprintf (path, sizeof (path), "leases[%zu].nodes[%zu]", i, k);
-            jt_json_locate (w->text, w->len, path, &line, &col);
             if (!n->flavor || strcmp (n->flavor, e->flavor))
-                jt_diags_add (&err, w->file, line, col, path, "node %s has flavor "
-                              "'%s' but envelope %s pays for '%s'", n->name,
-                              n->flavor ? n->flavor : "(none)", e->name, e->flavor);
+                located (&err, w, path, "node %s has flavor '%s' but envelope %s pays "
+                         "for '%s'", n->name, n->flavor ? n->flavor : "(none)", e->name,
+                         e->flavor);
             else if (!jt_labels_match (&e->selector, &n->labels)) {
                 char sel[256];
                 jt_labels_format (&e->selector, sel, sizeof (sel));
-                jt_diags_add (&err, w->file, line, col, path, "node %s does not match "
-                              "envelope %s's selector %s", n->name, e->name, sel);
+                located (&err, w, path, "node %s does not match envelope %s's "
+                         "selector %s", n->name, e->name, sel);
             }
         }
     }
@@ -299,8 +321,6 @@ int cmd_check (int argc, char **argv)
             jt_diags_init (&d);
             s = jt_snapshot_parse_json (snapfile, w.text, w.len, &d);
             print_diags (&c, &d, false);
-            if (s)
-                where_init (&w);
             if (s && b)
                 check_snapshot (&c, b, s, &w);
         }

@@ -278,63 +278,129 @@ int jt_json_locate_elements (const char *text, size_t len, const char *path,
 
 /* ---- duplicate keys ---- */
 
-struct dkey {
-    char *key;
-    size_t order;
+/* The path to the current value, as a chain of frames on the C stack; it
+ * is rendered only when a duplicate is reported, so that the walk over a
+ * 64k-node snapshot does no formatting. */
+struct frame {
+    const struct frame *up;
+    const char *key;            /* NULL: an array element */
+    size_t idx;
 };
 
-static int dkey_cmp (const void *a, const void *b)
+static size_t render (const struct frame *f, char *buf, size_t len)
 {
-    const struct dkey *x = a, *y = b;
-    int c = strcmp (x->key, y->key);
-    return c ? c : (x->order < y->order ? -1 : x->order > y->order);
+    size_t n = 0;
+
+    if (!f)
+        return 0;
+    n = render (f->up, buf, len);
+    if (n >= len)
+        return n;
+    if (f->key)
+        n += (size_t) snprintf (buf + n, len - n, "%s%s", n ? "." : "", f->key);
+    else
+        n += (size_t) snprintf (buf + n, len - n, "[%zu]", f->idx);
+    return n;
 }
 
-static int dkey_order_cmp (const void *a, const void *b)
+/* The keys of one object: offsets into a buffer of NUL-terminated keys. */
+struct keys {
+    char small[512];
+    char *buf;
+    size_t used, cap;
+    size_t *off;
+    size_t n, ncap;
+    size_t small_off[16];
+};
+
+static int keys_add (struct keys *k, const char *key, size_t len)
 {
-    const struct dkey *x = a, *y = b;
-    return x->order < y->order ? -1 : x->order > y->order;
+    if (k->used + len + 1 > k->cap) {
+        size_t cap = (k->cap + len + 1) * 2;
+        char *nb = k->buf == k->small ? malloc (cap) : realloc (k->buf, cap);
+        if (!nb)
+            return -1;
+        if (k->buf == k->small)
+            memcpy (nb, k->small, k->used);
+        k->buf = nb;
+        k->cap = cap;
+    }
+    if (k->n == k->ncap) {
+        size_t cap = k->ncap * 2;
+        size_t *no = k->off == k->small_off ? malloc (cap * sizeof (size_t))
+                                            : realloc (k->off, cap * sizeof (size_t));
+        if (!no)
+            return -1;
+        if (k->off == k->small_off)
+            memcpy (no, k->small_off, k->n * sizeof (size_t));
+        k->off = no;
+        k->ncap = cap;
+    }
+    memcpy (k->buf + k->used, key, len + 1);
+    k->off[k->n++] = k->used;
+    k->used += len + 1;
+    return 0;
 }
 
-/* Report each key that occurs twice in one object, once, in text order. */
-static void report_dups (jt_jdoc_t *d, struct dkey *keys, size_t nk, char *path,
-                         size_t plen)
+/* Keys by text, equal keys in text order (they sit in the buffer in text
+ * order, so their addresses say which came first). */
+static int key_cmp (const void *a, const void *b)
 {
+    const char *x = *(const char *const *) a, *y = *(const char *const *) b;
+    int c = strcmp (x, y);
+    return c ? c : (x < y ? -1 : x > y);
+}
+
+static int addr_cmp (const void *a, const void *b)
+{
+    const char *x = *(const char *const *) a, *y = *(const char *const *) b;
+    return x < y ? -1 : x > y;
+}
+
+/* Report each key that occurs more than once in one object, once, in the
+ * order of their first occurrence. */
+static void report_dups (jt_jdoc_t *d, struct keys *k, const struct frame *f)
+{
+    const char **v = malloc (2 * k->n * sizeof (char *)), **dups;
     size_t nd = 0;
+    char path[JT_JSON_PATH_MAX];
 
-    qsort (keys, nk, sizeof (*keys), dkey_cmp);
-    for (size_t i = 1; i < nk; i++) {
-        if (strcmp (keys[i].key, keys[i - 1].key))
-            continue;
-        if (i >= 2 && !strcmp (keys[i].key, keys[i - 2].key))
-            continue;   /* a third occurrence: reported already */
-        keys[nd].order = keys[i].order;     /* reuse the front as a list */
-        char *k = keys[nd].key;
-        keys[nd].key = keys[i].key;
-        keys[i].key = k;
-        nd++;
-    }
-    qsort (keys, nd, sizeof (*keys), dkey_order_cmp);
+    if (!v)
+        return;
+    for (size_t i = 0; i < k->n; i++)
+        v[i] = k->buf + k->off[i];
+    qsort (v, k->n, sizeof (char *), key_cmp);
+    dups = v + k->n;    /* the first occurrence of each duplicated key */
+    for (size_t i = 1; i < k->n; i++)
+        if (!strcmp (v[i], v[i - 1]) && (i < 2 || strcmp (v[i], v[i - 2])))
+            dups[nd++] = v[i - 1];
+    if (nd > 1)
+        qsort (dups, nd, sizeof (char *), addr_cmp);
     for (size_t i = 0; i < nd; i++) {
-        snprintf (path + plen, JT_JSON_PATH_MAX - plen, "%s%s", plen ? "." : "",
-                  keys[i].key);
+        struct frame kf = { f, dups[i], 0 };
+        render (&kf, path, sizeof (path));
         jt_jdoc_error (d, path, "duplicate field '%s': JSON keeps only the last "
-                       "value; remove the others", keys[i].key);
+                       "value; remove the others", dups[i]);
     }
-    path[plen] = '\0';
+    free (v);
 }
 
-static int walk_dups (jt_jdoc_t *d, struct scan *s, char *path, size_t plen)
+static int walk_dups (jt_jdoc_t *d, struct scan *s, const struct frame *f)
 {
     skip_ws (s);
     if (s->i >= s->n)
         return -1;
     char c = s->t[s->i];
     if (c == '{') {
-        struct dkey *keys = NULL;
-        size_t nk = 0, cap = 0;
-        int rc = 0;
+        struct keys k;
         char key[JT_JSON_PATH_MAX];
+        int rc = 0;
+        k.buf = k.small;
+        k.cap = sizeof (k.small);
+        k.used = 0;
+        k.off = k.small_off;
+        k.ncap = sizeof (k.small_off) / sizeof (k.small_off[0]);
+        k.n = 0;
         s->i++;
         for (;;) {
             skip_ws (s);
@@ -350,23 +416,10 @@ static int walk_dups (jt_jdoc_t *d, struct scan *s, char *path, size_t plen)
                 break;
             }
             s->i++;
-            if (kl >= 0 && nk == cap) {
-                cap = cap ? 2 * cap : 8;
-                struct dkey *nkeys = realloc (keys, cap * sizeof (*keys));
-                if (!nkeys) {
-                    rc = -1;
-                    break;
-                }
-                keys = nkeys;
-            }
-            if (kl >= 0 && (keys[nk].key = strdup (key)))
-                keys[nk].order = nk, nk++;
-            size_t nl = plen;
-            if (kl >= 0 && plen + (size_t) kl + 2 < JT_JSON_PATH_MAX)
-                nl += (size_t) snprintf (path + plen, JT_JSON_PATH_MAX - plen, "%s%s",
-                                         plen ? "." : "", key);
-            rc = walk_dups (d, s, path, nl);
-            path[plen] = '\0';
+            if (kl >= 0 && keys_add (&k, key, (size_t) kl) < 0)
+                kl = -1;
+            struct frame kf = { f, kl >= 0 ? key : "?", 0 };
+            rc = walk_dups (d, s, &kf);
             skip_ws (s);
             if (rc < 0 || s->i >= s->n)
                 break;
@@ -378,16 +431,16 @@ static int walk_dups (jt_jdoc_t *d, struct scan *s, char *path, size_t plen)
                 break;
             }
         }
-        if (nk > 1)
-            report_dups (d, keys, nk, path, plen);
-        for (size_t i = 0; i < nk; i++)
-            free (keys[i].key);
-        free (keys);
+        if (k.n > 1)
+            report_dups (d, &k, f);
+        if (k.buf != k.small)
+            free (k.buf);
+        if (k.off != k.small_off)
+            free (k.off);
         return rc;
     }
     if (c == '[') {
-        size_t idx = 0;
-        int rc = 0;
+        struct frame ef = { f, NULL, 0 };
         s->i++;
         for (;;) {
             skip_ws (s);
@@ -395,25 +448,22 @@ static int walk_dups (jt_jdoc_t *d, struct scan *s, char *path, size_t plen)
                 return -1;
             if (s->t[s->i] == ']') {
                 s->i++;
-                break;
+                return 0;
             }
-            int w = snprintf (path + plen, JT_JSON_PATH_MAX - plen, "[%zu]", idx++);
-            size_t nl = w > 0 && plen + (size_t) w < JT_JSON_PATH_MAX ? plen + (size_t) w
-                                                                      : plen;
-            rc = walk_dups (d, s, path, nl);
-            path[plen] = '\0';
+            if (walk_dups (d, s, &ef) < 0)
+                return -1;
+            ef.idx++;
             skip_ws (s);
-            if (rc < 0 || s->i >= s->n)
+            if (s->i >= s->n)
                 return -1;
             if (s->t[s->i] == ',')
                 s->i++;
             else if (s->t[s->i] == ']') {
                 s->i++;
-                break;
+                return 0;
             } else
                 return -1;
         }
-        return rc;
     }
     return skip_value (s);
 }
@@ -421,7 +471,6 @@ static int walk_dups (jt_jdoc_t *d, struct scan *s, char *path, size_t plen)
 void jt_jdoc_check_dup_keys (jt_jdoc_t *d)
 {
     struct scan s = { d->text, d->len, 0 };
-    char path[JT_JSON_PATH_MAX] = "";
 
-    walk_dups (d, &s, path, 0);
+    walk_dups (d, &s, NULL);
 }
