@@ -6,6 +6,7 @@
  * same way with "warning: " before the message and do not fail the check.
  * Exit 0 when clean, 1 on any error, 2 on a usage error.
  */
+#include <ctype.h>
 #include <errno.h>
 #include <getopt.h>
 #include <stdarg.h>
@@ -256,19 +257,34 @@ static void check_snapshot (struct ctx *c, const jt_budgets_t *b,
     print_diags (c, &warn, true);
 }
 
-/* Budget-only warnings: lending to owners that have no budget file. */
+/* Budget-only warnings: owners that can never match a Slurm account
+ * (Slurm stores account names in lower case), lending to owners that have
+ * no budget file. */
 static void check_lending (struct ctx *c, const jt_budgets_t *b)
 {
     jt_diags_t warn;
 
     jt_diags_init (&warn);
+    for (size_t i = 0; i < b->n; i++) {
+        const char *o = b->v[i].owner;
+        for (const char *p = o; *p; p++)
+            if (isupper ((unsigned char) *p)) {
+                jt_diags_add (&warn, b->v[i].file, 0, 0, "owner", "owner '%s' has "
+                              "upper-case letters, but Slurm stores account names in "
+                              "lower case, so no job will ever match it", o);
+                break;
+            }
+    }
     for (size_t i = 0; i < b->nenv; i++) {
         const jt_envelope_t *e = b->env[i];
         for (size_t k = 0; k < e->lending.nto; k++) {
             const char *to = e->lending.to[k];
             if (strcmp (to, "*") && !jt_budgets_owner (b, to)) {
                 const jt_budget_t *o = jt_budgets_owner (b, e->owner);
-                jt_diags_add (&warn, o ? o->file : NULL, 0, 0, NULL, "envelope %s "
+                char path[JT_JSON_PATH_MAX];
+                snprintf (path, sizeof (path), "envelopes[%zu].lending.to[%zu]",
+                          e->index, k);
+                jt_diags_add (&warn, o ? o->file : NULL, 0, 0, path, "envelope %s "
                               "lends to '%s', which has no budget file", e->name, to);
             }
         }

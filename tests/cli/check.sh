@@ -132,4 +132,10 @@ same err "missing snapshot: says so" <<'EOT'
 nope.json: cannot read: No such file or directory
 EOT
 
+run_check 0 "budget warnings do not fail" upper
+same err "upper-case owner, lending to an unknown owner" <<'EOT'
+upper/vision.json: warning: owner: owner 'Vision' has upper-case letters, but Slurm stores account names in lower case, so no job will ever match it
+upper/vision.json: warning: envelopes[0].lending.to[0]: envelope v lends to 'nobody', which has no budget file
+EOT
+
 echo "1..$n"
