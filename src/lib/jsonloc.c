@@ -385,12 +385,27 @@ static void report_dups (jt_jdoc_t *d, struct keys *k, const struct frame *f)
     free (v);
 }
 
+/* json-c accepts 'single-quoted' strings even in strict mode; JSON does
+ * not, and the locator would misread them, so they are an error. */
+static int quote_error (jt_jdoc_t *d, size_t off)
+{
+    int line, col;
+
+    jt_json_linecol (d->text, d->len, off, &line, &col);
+    jt_diags_add (d->diags, d->file, line, col, NULL, "syntax error: strings need "
+                  "double quotes, not single quotes");
+    d->errors++;
+    return -1;
+}
+
 static int walk_dups (jt_jdoc_t *d, struct scan *s, const struct frame *f)
 {
     skip_ws (s);
     if (s->i >= s->n)
         return -1;
     char c = s->t[s->i];
+    if (c == '\'')
+        return quote_error (d, s->i);
     if (c == '{') {
         struct keys k;
         char key[JT_JSON_PATH_MAX];
@@ -404,6 +419,10 @@ static int walk_dups (jt_jdoc_t *d, struct scan *s, const struct frame *f)
         s->i++;
         for (;;) {
             skip_ws (s);
+            if (s->i < s->n && s->t[s->i] == '\'') {
+                rc = quote_error (d, s->i);
+                break;
+            }
             if (s->i >= s->n || s->t[s->i] != '"') {
                 if (s->i < s->n && s->t[s->i] == '}')
                     s->i++;

@@ -157,7 +157,7 @@ static void read_lease (jt_jdoc_t *d, jt_snapshot_t *s, json_object *o,
 {
     jt_lease_t l;
     const char *role = "Active", *run = NULL, *owner = NULL, *env = NULL;
-    int64_t group = 0;
+    int64_t group = 0, capacity = 0;
     json_object *arr;
     char p[JT_JSON_PATH_MAX], np[JT_JSON_PATH_MAX];
     int errors = d->errors;
@@ -198,11 +198,21 @@ static void read_lease (jt_jdoc_t *d, jt_snapshot_t *s, json_object *o,
             jt_json_path_idx (p, sizeof (p), np, i);
             if (jt_jdoc_string_value (d, json_object_array_get_idx (arr, i), p, &nm) <= 0)
                 continue;
-            if (nodes_ok && jt_snapshot_node_index (s, nm) < 0)
+            ssize_t ni = nodes_ok ? jt_snapshot_node_index (s, nm) : -1;
+            if (nodes_ok && ni < 0)
                 jt_jdoc_error (d, p, "unknown node '%s': no node of the snapshot has "
                                "that name", nm);
+            for (size_t k = 0; k < l.nnodes; k++)
+                if (!strcmp (l.nodes[k], nm))
+                    jt_jdoc_error (d, p, "node '%s' is listed twice", nm);
+            if (ni >= 0)
+                capacity += s->nodes[ni].gpus;
             l.nodes[l.nnodes++] = (char *) nm;
         }
+        if (nodes_ok && d->errors == errors && l.gpus > capacity)
+            jt_jdoc_error (d, jt_json_path_key (p, sizeof (p), path, "gpus"),
+                           "gpus=%lld exceeds the %lld GPUs of the lease's nodes",
+                           (long long) l.gpus, (long long) capacity);
     }
     l.run = (char *) run;
     l.owner = (char *) owner;

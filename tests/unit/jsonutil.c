@@ -110,6 +110,11 @@ int main (void)
         "the others\n"
         "f.json:2:27: l[1].k: duplicate field 'k': JSON keeps only the last value; "
         "remove the others\n", "duplicate keys at every level, each once, in order");
+    is (all_diags ("{\"a\":1,\n 'b':2}"), "f.json:2:2: syntax error: strings need "
+        "double quotes, not single quotes\n", "single-quoted key");
+    is (all_diags ("{\"a\":[1,'x']}"), "f.json:1:9: syntax error: unexpected "
+        "character\n", "single-quoted value (json-c refuses those itself)");
+    is (all_diags ("{\"a\":\"it's\"}"), "", "a quote inside a string is fine");
     is (all_diags ("{\"a\":{\"k\":1},\"b\":{\"k\":1}}"), "",
         "the same key in two objects is fine");
 

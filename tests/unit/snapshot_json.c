@@ -207,6 +207,13 @@ int main (void)
     is (lease (",\"nodes\":[\"n1\"],\"start\":5"),
         "s.json:2:73: leases[0].start: expected a string, got an integer\n",
         "start as a number");
+    is (lease (",\"nodes\":[\"n1\",\"n1\"]"),
+        "s.json:2:72: leases[0].nodes[1]: node 'n1' is listed twice\n",
+        "lease lists a node twice");
+    is (parse ("{\"nodes\":[{\"name\":\"n1\",\"gpus\":8}],\n\"leases\":[{\"run\":\"r\","
+               "\"owner\":\"o\",\"envelope\":\"e\",\"gpus\":9,\"nodes\":[\"n1\"]}]}", NULL),
+        "s.json:2:49: leases[0].gpus: gpus=9 exceeds the 8 GPUs of the lease's nodes\n",
+        "lease larger than its nodes");
     is (lease (""), "s.json:2:11: leases[0].nodes: missing required field 'nodes'\n",
         "lease without nodes field");
 
