@@ -19,6 +19,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+#include <unistd.h>
 
 #include "cli.h"
 #include "jobtree/labels.h"
@@ -255,6 +256,14 @@ static int take_snapshot (const char *out, const char *domain_key)
     int rc = JT_EXIT_FAIL;
     FILE *f;
 
+    /* libslurm retries a missing slurm.conf for a minute, then exits: say
+     * it at once when SLURM_CONF names a file that is not there. */
+    const char *conf = getenv ("SLURM_CONF");
+    if (conf && *conf && access (conf, R_OK) < 0) {
+        fprintf (stderr, "jobtree snapshot: SLURM_CONF=%s: %s\n", conf,
+                 strerror (errno));
+        return JT_EXIT_FAIL;
+    }
     slurm_init (NULL);
     if (slurm_load_node ((time_t) 0, &nodes, SHOW_ALL | SHOW_DETAIL) != 0) {
         fprintf (stderr, "jobtree snapshot: cannot read nodes: %s\n",
