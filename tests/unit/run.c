@@ -369,5 +369,29 @@ int main (void)
     free (buf);
     is_int (bad_n, 0, "%zu corruptions: parsed and round-trips, or refused with a "
             "reason", total);
+
+    /* the examples shipped in etc/runs are valid on 8-GPU h100 nodes */
+    static const char *const examples[] = { "grouped", "malleable", "small", NULL };
+    for (size_t i = 0; examples[i]; i++) {
+        char path[4096];
+        const char *src = getenv ("JT_SRCDIR");
+        jt_diags_t d;
+        jt_error_t err = { "" };
+        snprintf (path, sizeof (path), "%s/etc/runs/%s.json", src ? src : "..",
+                  examples[i]);
+        jt_diags_init (&d);
+        jt_run_t *x = jt_run_load_file (path, &d);
+        ok (x && d.n == 0, "etc/runs/%s.json loads", examples[i]);
+        ok (x && jt_run_validate (x, 8, &err) == 0, "etc/runs/%s.json is valid%s%s",
+            examples[i], *err.text ? ": " : "", err.text);
+        jt_run_destroy (x);
+        jt_diags_free (&d);
+    }
+    jt_diags_t d;
+    jt_diags_init (&d);
+    ok (jt_run_load_file ("/nonexistent/run.json", &d) == NULL, "missing file");
+    is (d.n ? d.v[0].msg : "", "cannot open: No such file or directory",
+        "missing file message");
+    jt_diags_free (&d);
     return done_testing ();
 }

@@ -230,6 +230,31 @@ int main (void)
     }
     is_int (fails, 0, "all %zu truncations are refused with a diagnostic", n - 1);
 
+    /* the shipped example: 16 nodes in 4 domains, and it round-trips */
+    {
+        char path[4096];
+        const char *src = getenv ("JT_SRCDIR");
+        jt_diags_t d;
+        snprintf (path, sizeof (path), "%s/etc/snapshot.json", src ? src : "..");
+        jt_diags_init (&d);
+        s = jt_snapshot_load_file (path, &d);
+        ok (s && d.n == 0, "etc/snapshot.json loads");
+        ok (s && s->nnodes == 16 && s->ndomains == 4 && s->nleases == 2,
+            "16 nodes, 4 domains, 2 leases");
+        ok (s && !strcmp (s->domains[3].name, "west/c1/D")
+            && s->domains[3].nnodes == 4, "domain D has gpu13..gpu16");
+        is_int (s ? jt_snapshot_gpus_per_node (s, "h100") : 0, 8, "8 GPUs per node");
+        js = s ? jt_snapshot_to_json (s) : NULL;
+        is (js ? parse (js, &s2) : "no JSON", "", "example round-trips");
+        js2 = s2 ? jt_snapshot_to_json (s2) : NULL;
+        is (js2, js, "byte-identical");
+        free (js);
+        free (js2);
+        jt_snapshot_destroy (s2);
+        jt_snapshot_destroy (s);
+        jt_diags_free (&d);
+    }
+
     /* every single-byte corruption: parsed (and round-trips) or refused */
     static const char subst[] = "\"{}[],:0-9.xe\\ \n";
     size_t bad = 0, total = 0;
