@@ -1,0 +1,62 @@
+#!/bin/bash
+# t2010-select-restart.sh - select/cons_tres_jobtree keeps its word across a
+# slurmctld restart and a bad reconfigure: live usage per envelope is rebuilt
+# from the running jobs' bound funding (admin_comment, saved with the job
+# state), and a broken budget file keeps the last good budgets in force
+# while plain jobs are never affected.
+. "$(dirname "$0")/lib.sh"
+
+plan 12
+JT_CLUSTER_SELECT=jobtree
+cluster_setup "${1:?usage: $0 BUILDDIR}"
+cluster_start
+G8="--gres=gpu:h100:8"
+LOG=$JT_CLUSTER_DIR/log/slurmctld.log
+
+ctld_pid () {
+    local p
+    for p in $(cluster_pids); do
+        grep -qx slurmctld "/proc/$p/comm" 2>/dev/null && echo "$p"
+    done
+}
+ctld_gone () { [ -z "$(ctld_pid)" ]; }
+
+big=$(submit --account=team-a -N6 $G8 --group-gpus=16 --wrap "sleep 300")
+wait_job_state "$big" RUNNING 10
+is "$(job_field "$big" JobState)" RUNNING "48-GPU team-a run running"
+like "$(job_field "$big" AdminComment)" '"bound":\{' "its funding is bound in admin_comment"
+
+## Restart slurmctld: state (jobs, admin_comment) is saved and reloaded.
+kill -TERM "$(ctld_pid)"
+wait_for 20 ctld_gone
+ok $? "slurmctld stopped"
+_spawn "$JT_CLUSTER_DIR/log/slurmctld.out" slurmctld -D -f "$SLURM_CONF"
+wait_for 30 scontrol ping
+ok $? "slurmctld restarted (warm: state kept)"
+is "$(job_field "$big" JobState)" RUNNING "the run survived the restart"
+
+## a-west-h100 has 64 GPUs: 48 are in use, so a 32-GPU run must wait.
+over=$(submit --account=team-a -N4 $G8 --group-gpus=16 --wrap "sleep 30")
+wait_for 10 eval "job_field $over Reason | grep -q '^jobtree:'"
+is "$(job_field "$over" JobState)" PENDING "usage rebuilt after restart: 48+32 > 64 waits"
+like "$(squeue -h -j "$over" -o %r)" "^jobtree: .*(a-west-h100|borrowing)" "with a funding reason: $(squeue -h -j "$over" -o %r)"
+fits=$(submit --account=team-a -N2 $G8 --group-gpus=16 --wrap "sleep 30")
+wait_job_state "$fits" RUNNING 10
+is "$(job_field "$fits" JobState)" RUNNING "48+16 fits the envelope and starts"
+
+## Break the budgets and reconfigure: the last good ones stay in force.
+echo '{ "owner": "team-a", "envelopes": [ oops ] }' > "$JT_CLUSTER_DIR/budgets/team-a.json"
+sleep 1     # slurm_conf.last_update has one-second resolution
+scontrol reconfigure
+wait_for 10 scontrol ping
+wait_for 10 grep -q "keeping the last good" "$LOG"
+ok $? "the bad budget file is logged and the last good budgets kept"
+scancel "$big"
+wait_job_state "$over" RUNNING 15
+is "$(job_field "$over" JobState)" RUNNING "the waiting run starts under the last good budgets"
+plain=$(submit -N1 $G8 --wrap "sleep 5")
+wait_job_state "$plain" "RUNNING|COMPLETED" 10
+like "$(job_field "$plain" JobState)" "RUNNING|COMPLETED" "plain GPU jobs are unaffected"
+ok "$(grep -c 'fatal' "$LOG" | grep -qx 0; echo $?)" "no fatal in slurmctld's log"
+
+done_testing
