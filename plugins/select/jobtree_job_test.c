@@ -146,10 +146,12 @@ static uint32_t plan_bitmap (const jt_sel_topo_t *t, const jt_plan_t *p,
     return n;
 }
 
-/* WILL_RUN when Cover funds the run but Pack has no room now: let cons_tres
- * estimate the start within each domain able to hold the run (all of it
- * when cross-group spread is off or there is one group, else its largest
- * group), the earliest start winning (ties: snapshot domain order). */
+/* WILL_RUN when Cover funds the run but Pack has no room now. A run that
+ * must sit in one domain (one group, or cross-group spread off) asks
+ * cons_tres for the start within each domain able to hold it and keeps the
+ * earliest (ties: domain order), so backfill reserves nodes of one domain.
+ * A run whose groups may spread asks once over every domain node of its
+ * flavor. The start itself is always decided by Pack in RUN_NOW. */
 static int will_run_by_domain (job_record_t *job_ptr, bitstr_t *bitmap,
                                const jt_sel_topo_t *t, const jt_run_t *run,
                                uint16_t mode, bitstr_t *exc_core_bitmap)
@@ -157,8 +159,8 @@ static int will_run_by_domain (job_record_t *job_ptr, bitstr_t *bitmap,
     const jt_snapshot_t *s = t->snap;
     int gpn = jt_snapshot_gpus_per_node (s, run->flavor);
     int64_t need = run->malleable ? run->min_gpus : run->total_gpus;
-    int64_t unit, group = run->group_gpus > 0 && run->group_gpus < need
-                              ? run->group_gpus : need;
+    int64_t group = run->group_gpus > 0 && run->group_gpus < need
+                        ? run->group_gpus : need;
     bitstr_t *best = NULL, *tmp;
     time_t best_start = 0;
     uint32_t nodes;
@@ -167,9 +169,8 @@ static int will_run_by_domain (job_record_t *job_ptr, bitstr_t *bitmap,
     if (gpn <= 0 || need <= 0)
         return SLURM_ERROR;
     whole = !run->cross_group_spread || group >= need;
-    unit = whole ? need : group;
     nodes = (uint32_t) ((need + gpn - 1) / gpn);
-    for (size_t d = 0; d < s->ndomains; d++) {
+    for (size_t d = 0; whole && d < s->ndomains; d++) {
         const jt_domain_t *dom = &s->domains[d];
         int64_t cap = 0;
         uint32_t cnt;
@@ -186,24 +187,22 @@ static int will_run_by_domain (job_record_t *job_ptr, bitstr_t *bitmap,
             cap += n->gpus;
         }
         cnt = (uint32_t) bit_set_count (tmp);
-        if (cap < unit || (whole && cnt < nodes)) {
+        if (cap < need || cnt < nodes) {
             FREE_NULL_BITMAP (tmp);
             continue;
         }
-        rc = jt_sel_ops.job_test (job_ptr, tmp, whole ? nodes : 1,
-                                  whole ? nodes : cnt, whole ? nodes : cnt,
-                                  mode, NULL, NULL, exc_core_bitmap);
+        rc = jt_sel_ops.job_test (job_ptr, tmp, nodes, nodes, nodes, mode,
+                                  NULL, NULL, exc_core_bitmap);
         if (rc == SLURM_SUCCESS && (!best || job_ptr->start_time < best_start)) {
             FREE_NULL_BITMAP (best);
             best = tmp;
             best_start = job_ptr->start_time;
         } else
             FREE_NULL_BITMAP (tmp);
-        if (!whole)
-            break;      /* the spread case asks once, over every domain */
     }
-    if (!whole && !best) {
-        /* Spread allowed: one estimate over all nodes of the flavor. */
+    if (!whole) {
+        /* Groups may spread: one estimate over all domain nodes of the
+         * flavor (an estimate only; the start itself is Pack's). */
         tmp = bit_alloc (bit_size (bitmap));
         for (size_t k = 0; k < s->nnodes; k++) {
             int idx = t->snap2slurm[k];
