@@ -12,7 +12,7 @@
 # which lends up to 32 to team-a.
 . "$(dirname "$0")/lib.sh"
 
-plan 32
+plan 35
 JT_CLUSTER_SELECT=jobtree
 cluster_setup "${1:?usage: $0 BUILDDIR}"
 cluster_start
@@ -144,7 +144,21 @@ is "$(groups_of "$late" | cut -d: -f2,3)" "A:a-west-h100" "paid by its own envel
 is "$(job_field "$late" Reason)" None "its Jobtree reason is gone"
 reset_cluster
 
-## 9. Never runnable: a spread-off run larger than any domain is refused at once.
+## 9. A pure budget wait: small-h100 funds 8 GPUs; with 16 idle nodes the
+##    second run still waits, then starts when the first ends.
+s1=$(submit --account=small -N1 $G8 --group-gpus=8 --wrap "sleep 120")
+wait_job_state "$s1" RUNNING 10
+s2=$(submit --account=small -N1 $G8 --group-gpus=8 --wrap "sleep 30")
+wait_for 10 eval "job_field $s2 Reason | grep -q '^jobtree:'"
+is "$(job_field "$s2" JobState)" PENDING "over its envelope on an idle cluster: waits"
+like "$(squeue -h -j "$s2" -o %r)" "^jobtree: .*small-h100" \
+     "the reason names the exhausted envelope: $(squeue -h -j "$s2" -o %r)"
+scancel "$s1"
+wait_job_state "$s2" RUNNING 15
+is "$(job_field "$s2" JobState)" RUNNING "starts when its envelope has room again"
+reset_cluster
+
+## 10. Never runnable: a spread-off run larger than any domain is refused at once.
 nv=$(submit --account=team-a -N6 $G8 --group-gpus=16 --cross-group-spread=no --wrap true)
 is "$nv" "" "a run no domain could ever hold is refused at submission"
 like "$(last_err)" "node configuration is not available|jobtree" "with Slurm's reason: $(last_err | head -n1)"
