@@ -25,6 +25,7 @@
 
 #include <pthread.h>
 #include <string.h>
+#include <time.h>
 
 #include "src/common/plugin.h"
 #include "src/common/slurm_topology.h"
@@ -185,10 +186,21 @@ extern int select_p_job_test (job_record_t *job_ptr, bitstr_t *bitmap,
                               bitstr_t *exc_core_bitmap)
 {
     READY_OR (SLURM_ERROR);
-    if (jt_sel_is_jobtree (job_ptr))
-        return jt_sel_job_test (job_ptr, bitmap, min_nodes, max_nodes,
-                                req_nodes, mode, preemptee_candidates,
-                                preemptee_job_list, exc_core_bitmap);
+    if (jt_sel_is_jobtree (job_ptr)) {
+        struct timespec t0, t1;
+        int rc;
+
+        clock_gettime (CLOCK_MONOTONIC, &t0);
+        rc = jt_sel_job_test (job_ptr, bitmap, min_nodes, max_nodes, req_nodes,
+                              mode, preemptee_candidates, preemptee_job_list,
+                              exc_core_bitmap);
+        clock_gettime (CLOCK_MONOTONIC, &t1);
+        debug2 ("select/cons_tres_jobtree: %pJ job_test mode=0x%x rc=%d %ld us",
+                job_ptr, mode, rc,
+                (long) ((t1.tv_sec - t0.tv_sec) * 1000000
+                        + (t1.tv_nsec - t0.tv_nsec) / 1000));
+        return rc;
+    }
     return jt_sel_ops.job_test (job_ptr, bitmap, min_nodes, max_nodes,
                                 req_nodes, mode, preemptee_candidates,
                                 preemptee_job_list, exc_core_bitmap);

@@ -106,7 +106,11 @@ static int add_nodes (jt_snapshot_t *s, const char *domain_key, jt_error_t *err)
         const char *flavor, *leaf;
         int gpus, used, rc;
 
-        if (jt_sel_features_to_labels (node_ptr->features, &labels) < 0) {
+        /* Active features (a node_features plugin may change them), else
+         * the configured ones. */
+        if (jt_sel_features_to_labels (node_ptr->features_act ? node_ptr->features_act
+                                                              : node_ptr->features,
+                                       &labels) < 0) {
             jt_labels_free (&labels);
             return jt_errprintf (err, "out of memory");
         }

@@ -170,7 +170,8 @@ static int add_nodes (jt_snapshot_t *s, node_info_msg_t *nodes,
 
         if (!n->name)
             continue;
-        if (features_to_labels (n->features, &labels) < 0)
+        if (features_to_labels (n->features_act ? n->features_act : n->features,
+                                &labels) < 0)
             goto nomem;
         if (strcmp (domain_key, JT_LABEL_FABRIC)
             && (d = jt_labels_get (&labels, domain_key))
