@@ -23,9 +23,10 @@ int jt_time_parse (const char *s, int64_t *out, jt_error_t *err);
 /* Format as "YYYY-MM-DDTHH:MM:SSZ" into buf (at least 21 bytes). */
 int jt_time_format (int64_t t, char *buf, size_t len);
 
-/* Parse a duration. Accepted: plain seconds ("3600"), unit strings
- * ("90s", "30m", "2h", "1h30m", "1d"), and Slurm's time format
- * ("MM", "MM:SS", "HH:MM:SS", "D-HH", "D-HH:MM", "D-HH:MM:SS").
+/* Parse a duration string. Accepted: unit strings ("90s", "30m", "2h",
+ * "1h30m", "1d") and Slurm's time format ("MM", "MM:SS", "HH:MM:SS",
+ * "D-HH", "D-HH:MM", "D-HH:MM:SS"): a bare number is minutes, as in
+ * sbatch --time. (JSON documents may give integer seconds instead.)
  * Returns 0, or -1 with err naming an accepted example. */
 int jt_duration_parse (const char *s, int64_t *out, jt_error_t *err);
 

@@ -234,8 +234,14 @@ int jt_duration_parse (const char *s, int64_t *out, jt_error_t *err)
         s = "";
     if (!*s)
         v = -1;
-    else if (strspn (s, "0123456789") == strlen (s))
+    else if (strspn (s, "0123456789") == strlen (s)) {
+        /* A bare number is minutes, as in Slurm's time format (sbatch
+         * --time=30), so --checkpoint=30 means what a Slurm user expects.
+         * JSON documents give plain seconds as integers instead. */
         v = number (&p);
+        if (v >= 0)
+            v = v > DURATION_MAX / 60 ? -2 : v * 60;
+    }
     else if (strchr (s, ':') || strchr (s, '-'))
         v = slurm_duration (s);
     else
@@ -244,7 +250,8 @@ int jt_duration_parse (const char *s, int64_t *out, jt_error_t *err)
         return jt_errprintf (err, "duration '%s' is too long", s);
     if (v < 0)
         return jt_errprintf (err, "invalid duration '%s': use e.g. \"4h\", "
-                             "\"1h30m\", \"90s\", \"3600\" or \"1-12:00:00\"", s);
+                             "\"1h30m\", \"90s\", \"30\" (minutes) or "
+                             "\"1-12:00:00\"", s);
     *out = v;
     return 0;
 }

@@ -90,6 +90,8 @@ static void test_good (void)
     is_int (r.checkpoint_s, 5400, "checkpoint in seconds");
     ok (jt_opt_apply (&r, "checkpoint", "1-00:00:00", &err) == 0, "Slurm time format");
     is_int (r.checkpoint_s, 86400, "one day");
+    ok (jt_opt_apply (&r, "checkpoint", "30", &err) == 0, "bare number");
+    is_int (r.checkpoint_s, 1800, "a bare number is minutes, as in sbatch --time");
     ok (jt_opt_apply (&r, "borrow", NULL, &err) == 0, "--borrow without value");
     ok (r.allow_borrow && r.max_borrow_gpus == JT_UNSET, "borrow, no cap");
     ok (jt_opt_apply (&r, "borrow", "16", &err) == 0, "--borrow=16");

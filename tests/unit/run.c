@@ -278,7 +278,7 @@ int main (void)
         "'sparesPerGroup'?\n", "typo at top");
     is (bad (",\"runtime\":{\"timeLimit\":\"4 hours\"}", NULL),
         "r.json:1:73: runtime.timeLimit: invalid duration '4 hours': use e.g. \"4h\", "
-        "\"1h30m\", \"90s\", \"3600\" or \"1-12:00:00\"\n", "bad duration");
+        "\"1h30m\", \"90s\", \"30\" (minutes) or \"1-12:00:00\"\n", "bad duration");
     is (bad (",\"runtime\":{\"checkpoint\":-1}", NULL),
         "r.json:1:73: runtime.checkpoint: must be at least 0, got -1\n",
         "negative checkpoint");

@@ -51,7 +51,7 @@ static void dur_bad (const char *s)
 
     ok (jt_duration_parse (s, &v, &err) < 0, "reject duration '%s'", s);
     snprintf (want, sizeof (want), "invalid duration '%s': use e.g. \"4h\", "
-              "\"1h30m\", \"90s\", \"3600\" or \"1-12:00:00\"", s);
+              "\"1h30m\", \"90s\", \"30\" (minutes) or \"1-12:00:00\"", s);
     is (err.text, want, "message for '%s' names examples", s);
     is_int (v, 42, "output untouched on failure");
 }
@@ -88,7 +88,8 @@ int main (void)
     is_int (jt_time_format (0, buf, 8), 20, "time format reports full length");
 
     dur_ok ("0", 0, "0s");
-    dur_ok ("3600", 3600, "1h");
+    dur_ok ("60", 3600, "1h");
+    dur_ok ("30", 1800, "30m");
     dur_ok ("90s", 90, "1m30s");
     dur_ok ("30m", 1800, "30m");
     dur_ok ("2h", 7200, "2h");
