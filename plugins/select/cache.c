@@ -103,8 +103,8 @@ static void reconfigure_locked (void)
     if (!b) {
         log_diags (g_conf->budget_dir, &diags);
         if (g_budgets)
-            error ("select/cons_tres_jobtree: budgets in %s are bad; keeping the last good ones",
-                   g_conf->budget_dir);
+            error ("select/cons_tres_jobtree: budgets in %s are bad; "
+                   "keeping the last good ones", g_conf->budget_dir);
         else {
             char first[200] = "";
             if (diags.n > 0)

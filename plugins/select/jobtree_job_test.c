@@ -181,7 +181,8 @@ static int will_run_by_domain (job_record_t *job_ptr, bitstr_t *bitmap,
             const jt_node_t *n = &s->nodes[dom->nodes[k]];
             int idx = t->snap2slurm[dom->nodes[k]];
             if (!n->flavor || strcmp (n->flavor, run->flavor) || idx < 0
-                || !bit_test (bitmap, idx) || t->base_state[dom->nodes[k]] != JT_NODE_UP)
+                || !bit_test (bitmap, idx)
+                || t->base_state[dom->nodes[k]] != JT_NODE_UP)
                 continue;
             bit_set (tmp, idx);
             cap += n->gpus;
@@ -325,8 +326,8 @@ int jt_sel_job_test (job_record_t *job_ptr, bitstr_t *bitmap,
 
         restore (c->topo);
         if (n < min_nodes && !test_only) {
-            set_reason (job_ptr, "jobtree: plan of %u nodes is below the job's minimum of %u",
-                        n, min_nodes);
+            set_reason (job_ptr, "jobtree: plan of %u nodes is below the job's "
+                        "minimum of %u", n, min_nodes);
             FREE_NULL_BITMAP (narrow);
             goto out;
         }

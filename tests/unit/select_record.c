@@ -52,7 +52,8 @@ int main (void)
     ok (strstr (err.text, "jobtree/1") != NULL, "message names the tag: %s", err.text);
     ok (jt_rec_parse ("jobtree/1 {\"run\":", &rec, &err) < 0, "truncated JSON refused");
     ok (jt_rec_parse ("jobtree/1 [1]", &rec, &err) < 0, "non-object refused");
-    ok (jt_rec_parse ("jobtree/1 {\"run\":" RUN ",\"bound\":{\"leases\":[{\"gpus\":8}]}}",
+    ok (jt_rec_parse ("jobtree/1 {\"run\":" RUN
+                      ",\"bound\":{\"leases\":[{\"gpus\":8}]}}",
                       &rec, &err) < 0, "lease without envelope refused");
     ok (strstr (err.text, "envelope") != NULL, "names the field: %s", err.text);
     ok (rec.run == NULL && rec.nbound == 0, "rec left empty on error");
