@@ -121,7 +121,8 @@ for v in $VARIANTS; do
 done
 is "${failed_jobtree-0}" 0 "every job completed under Jobtree"
 is "${failed_stock_nohint-0}" 0 "every job completed under stock cons_tres"
-ok "$(test "${multi_jobtree:-0}" -gt 0; echo $?)" "the workload has multi-node jobs ($multi_jobtree)"
+ok "$(test "${multi_jobtree:-0}" -gt 0; echo $?)" \
+   "the workload has multi-node jobs (${multi_jobtree:-0})"
 is "${split_jobtree-0}" 0 "Jobtree split no group across domains"
 is "${split_jobtree_bestfit-0}" 0 "Jobtree (best-fit) split no group across domains"
 [ -n "${JT_COMPARE_KEEP:-}" ] && echo "# results kept in $RESULTS" || rm -rf "$RESULTS"
