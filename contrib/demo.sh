@@ -1,0 +1,111 @@
+#!/bin/bash
+# demo.sh - Jobtree end to end on this machine (Debian bookworm, as root):
+# install what is needed, build, start a local simulated GPU cluster (real
+# munged, slurmctld and 16 slurmd with 8 fake H100 each, 4 fast-fabric
+# domains) with the Jobtree plugins loaded, submit a demo workload of several
+# teams (grouped, malleable, borrowing), and print where each run landed and
+# who pays, then the ledger report. The cluster is left running.
+#
+#   contrib/demo.sh          run the demo
+#   contrib/demo.sh --stop   stop the demo cluster and remove its directory
+set -euo pipefail
+
+top=$(cd "$(dirname "$0")/.." && pwd)
+state=/run/jobtree-demo.env
+
+if [ "${1:-}" = --stop ]; then
+    [ -f "$state" ] || { echo "demo.sh: no demo cluster is running"; exit 0; }
+    # shellcheck disable=SC1090
+    . "$state"
+    . "$top/tests/cluster/lib.sh"
+    set +e          # teardown is best effort, like the tests' EXIT trap
+    cluster_stop
+    rm -f "$state"
+    echo "demo.sh: demo cluster stopped"
+    exit 0
+fi
+if [ -f "$state" ]; then
+    echo "demo.sh: a demo cluster is already running; stop it with: $0 --stop" >&2
+    exit 1
+fi
+
+cd "$top"
+contrib/install-deps.sh
+contrib/build.sh build
+jobtree=$top/build/src/cli/jobtree
+
+echo "=== budgets (etc/budgets)"
+"$jobtree" check etc/budgets
+
+echo "=== starting the cluster"
+export JT_CLUSTER_SELECT=jobtree JT_CLUSTER_BUDGETS=$top/etc/budgets
+. tests/cluster/lib.sh
+cluster_setup "$top/build"
+cluster_start
+trap - EXIT     # keep it running: `demo.sh --stop` tears it down
+{
+    echo "JT_CLUSTER_DIR=$JT_CLUSTER_DIR"
+    echo "SLURM_CONF=$SLURM_CONF"
+    echo "export SLURM_CONF"
+} > "$state"
+sinfo -N -o '%N %f' | sed 's/^/  /'
+
+echo "=== submitting the demo workload"
+G8="--gres=gpu:h100:8"
+declare -A what
+sub () {        # sub NAME SBATCH-ARGS...: submit, remember what it is
+    local name=$1 id; shift
+    id=$(submit -J "$name" --time=10 "$@" --wrap "sleep 300") || true
+    if [ -n "$id" ]; then
+        what[$id]="$name"
+        printf '  %-10s job %-4s sbatch %s\n' "$name" "$id" "$*"
+    else
+        printf '  %-10s refused: %s\n' "$name" "$(last_err)"
+    fi
+}
+sub pretrain  -A rai    -N 6 $G8 --group-gpus=16
+sub finetune  -A vision -N 2-6 $G8 --group-gpus=16 --malleable=16:48:16
+sub eval-east -A rai    -N 2 $G8 --group-gpus=16
+sub borrowed  -A vision -N 2 $G8 --group-gpus=16 --borrow=16 --sponsors=platform
+sub platform  -A platform -N 1 $G8
+sub too-big   -A vision -N 16 $G8 --group-gpus=128
+sub bad-group -A rai    -N 2 $G8 --group-gpus=12
+
+wait_for 10 test -z "$(squeue -h -t configuring 2>/dev/null)" || true
+sleep 2         # one backfill pass (bf_interval=1) for the pending runs
+
+echo
+echo "=== where each run landed and who pays"
+printf '%-6s %-10s %-9s %-8s %-26s %s\n' JOBID NAME ACCOUNT STATE "GROUPS (domain:nodes)" "PAID BY (role)"
+for id in $(printf '%s\n' "${!what[@]}" | sort -n); do
+    rec=$(job_field "$id" AdminComment | sed 's/^jobtree\/1 //')
+    printf '%-6s %-10s %-9s %-8s ' "$id" "${what[$id]}" "$(job_field "$id" Account)" \
+        "$(job_field "$id" JobState)"
+    python3 - "$rec" "$(job_field "$id" Reason)" <<'EOF'
+import json, sys
+rec, reason = sys.argv[1], sys.argv[2]
+try:
+    leases = json.loads(rec).get("bound", {}).get("leases", [])
+except ValueError:
+    leases = []
+dom = lambda n: chr(65 + (int(n[3:]) - 1) // 4)
+if not leases:
+    print("%-26s %s" % ("-", reason))
+else:
+    groups = " ".join("g%d:%s:%d" % (l["group"], "".join(sorted({dom(n) for n in l["nodes"]})),
+                                      len(l["nodes"])) for l in leases)
+    payers = sorted({"%s (%s)" % (l["envelope"], l["role"]) for l in leases})
+    print("%-26s %s" % (groups, ", ".join(payers)))
+EOF
+done
+
+if [ -x "$top/build/src/cli/jobtree" ] && [ -n "${JT_LEDGER_DIR:-}" ]; then
+    echo
+    echo "=== ledger report"
+    "$jobtree" report leases "$JT_LEDGER_DIR"
+    "$jobtree" report usage "$JT_LEDGER_DIR"
+fi
+
+echo
+echo "The cluster is still running (SLURM_CONF=$SLURM_CONF)."
+echo "Try: SLURM_CONF=$SLURM_CONF squeue; stop it with: $0 --stop"
