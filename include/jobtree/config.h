@@ -18,6 +18,15 @@
  *                                          the node table should not decide
  *   DomainFeature=fabric.domain            node feature key naming the domain
  *   Debug=no                               yes|no: verbose plugin logging
+ *   PackPolicy=pack-to-empty               pack-to-empty|best-fit: Pack's
+ *                                          node choice (select plugin)
+ *   LedgerSocket=/run/jobtree/ledgerd.sock jobtree-ledgerd's socket; absent:
+ *                                          no ledger events (logged once)
+ *   LedgerSpoolDir=/var/spool/slurm/jobtree  local spool while the sidecar
+ *                                          is down (default: StateSaveLocation)
+ *   LedgerDir=/var/lib/jobtree/ledger      the ledger's segments, read once
+ *                                          at slurmctld start to reconcile
+ *                                          and to fold used GPU-hours
  */
 #ifndef JOBTREE_CONFIG_H
 #define JOBTREE_CONFIG_H
@@ -27,6 +36,7 @@
 #include <stddef.h>
 
 #include "error.h"
+#include "pack.h"
 
 #ifdef __cplusplus
 extern "C" {
@@ -54,6 +64,11 @@ typedef struct jt_config {
     size_t ngpn;
     char *domain_feature;               /* default "fabric.domain" */
     bool debug;
+    jt_pack_policy_t pack_policy;       /* PackPolicy, default pack-to-empty */
+    bool pack_policy_set;               /* PackPolicy given in the file */
+    char *ledger_socket;                /* NULL: ledger off */
+    char *ledger_spool_dir;             /* NULL: the plugin's default */
+    char *ledger_dir;                   /* NULL: no reconciliation read */
 } jt_config_t;
 
 /* A configuration holding the defaults. NULL on ENOMEM. */

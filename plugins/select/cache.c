@@ -70,15 +70,6 @@ static void reconfigure_locked (void)
     char *path = conf_path ();
 
     g_loaded = true;
-    /* Experiment knob (slurmctld's environment), not a supported setting:
-     * JOBTREE_PACK_POLICY=best-fit. */
-    {
-        const char *pol = getenv ("JOBTREE_PACK_POLICY");
-        jt_pack_policy_t p = JT_PACK_TO_EMPTY;
-        if (pol && jt_pack_policy_parse (pol, &p) < 0)
-            error ("select/cons_tres_jobtree: JOBTREE_PACK_POLICY=%s unknown", pol);
-        g_plan_opts.policy = p;
-    }
     jt_diags_init (&diags);
     conf = jt_config_load (path, true, &diags);
     if (!conf) {
@@ -96,6 +87,17 @@ static void reconfigure_locked (void)
     if (!g_conf) {
         snprintf (g_budget_error, sizeof (g_budget_error), "out of memory");
         return;
+    }
+    /* PackPolicy in jobtree.conf is the documented setting; the older
+     * JOBTREE_PACK_POLICY environment variable of slurmctld still works when
+     * the file does not set it. */
+    g_plan_opts.policy = g_conf->pack_policy;
+    if (!g_conf->pack_policy_set) {
+        const char *pol = getenv ("JOBTREE_PACK_POLICY");
+        jt_pack_policy_t p = JT_PACK_TO_EMPTY;
+        if (pol && jt_pack_policy_parse (pol, &p) < 0)
+            error ("select/cons_tres_jobtree: JOBTREE_PACK_POLICY=%s unknown", pol);
+        g_plan_opts.policy = p;
     }
 
     jt_diags_init (&diags);

@@ -44,6 +44,9 @@ void jt_config_destroy (jt_config_t *c)
     free (c->file);
     free (c->budget_dir);
     free (c->domain_feature);
+    free (c->ledger_socket);
+    free (c->ledger_spool_dir);
+    free (c->ledger_dir);
     gpn_free (c->gpn, c->ngpn);
     free (c);
     errno = saved;
@@ -213,8 +216,32 @@ static int apply_kv (jt_config_t *c, const char *key, const char *val,
         }
         return 0;
     }
+    if (!strcasecmp (key, "PackPolicy")) {
+        if (jt_pack_policy_parse (val, &c->pack_policy) < 0) {
+            snprintf (why, len, "PackPolicy must be pack-to-empty or best-fit");
+            return -1;
+        }
+        c->pack_policy_set = true;
+        return 0;
+    }
+    {
+        static const char *const paths[] = { "LedgerSocket", "LedgerSpoolDir",
+                                             "LedgerDir" };
+        char **slots[] = { &c->ledger_socket, &c->ledger_spool_dir, &c->ledger_dir };
+        for (size_t i = 0; i < 3; i++) {
+            if (strcasecmp (key, paths[i]))
+                continue;
+            if (val[0] != '/') {
+                snprintf (why, len, "%s must be an absolute path", paths[i]);
+                return -1;
+            }
+            return set_str (slots[i], val) < 0
+                ? (snprintf (why, len, "out of memory"), -1) : 0;
+        }
+    }
     snprintf (why, len, "unknown key %s (known: BudgetDir, UnfundedPolicy, "
-              "PlainGpuJobs, GpusPerNode, DomainFeature, Debug)", key);
+              "PlainGpuJobs, GpusPerNode, DomainFeature, Debug, PackPolicy, "
+              "LedgerSocket, LedgerSpoolDir, LedgerDir)", key);
     return -1;
 }
 
@@ -231,6 +258,13 @@ static jt_config_t *config_copy (const jt_config_t *c)
     d->unfunded_policy = c->unfunded_policy;
     d->plain_gpu_jobs = c->plain_gpu_jobs;
     d->debug = c->debug;
+    d->pack_policy = c->pack_policy;
+    d->pack_policy_set = c->pack_policy_set;
+    if ((c->ledger_socket && set_str (&d->ledger_socket, c->ledger_socket) < 0)
+        || (c->ledger_spool_dir
+            && set_str (&d->ledger_spool_dir, c->ledger_spool_dir) < 0)
+        || (c->ledger_dir && set_str (&d->ledger_dir, c->ledger_dir) < 0))
+        goto fail;
     if (c->ngpn) {
         if (!(d->gpn = calloc (c->ngpn, sizeof (*d->gpn))))
             goto fail;

@@ -59,7 +59,8 @@ int main (void)
     is_int (d.n, 5, "five findings");
     is (first_diag (&d, buf, sizeof (buf)),
         "jobtree.conf:2: unknown key FooBar (known: BudgetDir, UnfundedPolicy, "
-        "PlainGpuJobs, GpusPerNode, DomainFeature, Debug)",
+        "PlainGpuJobs, GpusPerNode, DomainFeature, Debug, PackPolicy, LedgerSocket, "
+        "LedgerSpoolDir, LedgerDir)",
         "unknown key with file:line");
     jt_diag_format (&d.v[1], buf, sizeof (buf));
     is (buf, "jobtree.conf:3: UnfundedPolicy must be refuse or passthrough",
@@ -80,6 +81,30 @@ int main (void)
     is_int (parse (c, "GpusPerNode=h100:8,h100:4", &d), -1, "duplicate flavor");
     is (first_diag (&d, buf, sizeof (buf)), "jobtree.conf:1: flavor h100 listed twice",
         "duplicate named");
+    jt_diags_free (&d);
+
+    /* Ledger and Pack keys. */
+    jt_diags_init (&d);
+    ok (c->ledger_socket == NULL && c->ledger_spool_dir == NULL
+        && c->ledger_dir == NULL, "ledger off by default");
+    ok (c->pack_policy == JT_PACK_TO_EMPTY && !c->pack_policy_set,
+        "pack-to-empty by default");
+    is_int (parse (c, "LedgerSocket=/run/jt/l.sock\nLedgerSpoolDir=/var/spool/jt\n"
+                   "LedgerDir=/var/lib/jt\nPackPolicy=best-fit\n", &d),
+            0, "ledger keys parse");
+    is (c->ledger_socket, "/run/jt/l.sock", "LedgerSocket");
+    is (c->ledger_spool_dir, "/var/spool/jt", "LedgerSpoolDir");
+    is (c->ledger_dir, "/var/lib/jt", "LedgerDir");
+    ok (c->pack_policy == JT_PACK_BEST_FIT && c->pack_policy_set, "PackPolicy");
+    is_int (parse (c, "PackPolicy=widest\nLedgerSocket=rel.sock\n", &d), -1,
+            "bad ledger keys");
+    is (first_diag (&d, buf, sizeof (buf)),
+        "jobtree.conf:1: PackPolicy must be pack-to-empty or best-fit", "bad policy");
+    jt_diag_format (&d.v[1], buf, sizeof (buf));
+    is (buf, "jobtree.conf:2: LedgerSocket must be an absolute path", "relative socket");
+    is (c->ledger_socket, "/run/jt/l.sock", "kept after a bad file");
+    is_int (parse (c, "Debug=no\n", &d), 0, "copy keeps ledger keys");
+    is (c->ledger_dir, "/var/lib/jt", "LedgerDir survives a later parse");
     jt_diags_free (&d);
     jt_config_destroy (c);
     jt_config_destroy (NULL);
