@@ -48,6 +48,11 @@ int jt_labels_copy (jt_labels_t *dst, const jt_labels_t *src);
 
 void jt_labels_free (jt_labels_t *l);
 
+/* Add the key=value items of a Slurm node feature string
+ * ("fabric.domain=A,region=west,nvlink") to l; items without '=' (plain
+ * features) are skipped. Returns 0, or -1 on ENOMEM (l keeps what was set). */
+int jt_labels_parse_features (jt_labels_t *l, const char *features);
+
 /* Canonical text "k1=v1,k2=v2" into buf; returns snprintf-style length. */
 int jt_labels_format (const jt_labels_t *l, char *buf, size_t len);
 

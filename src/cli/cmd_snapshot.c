@@ -99,27 +99,6 @@ static int gres_gpu (const char *gres, char *type, size_t len, long *count)
     return 0;
 }
 
-static int features_to_labels (const char *features, jt_labels_t *l)
-{
-    char *copy, *tok, *save = NULL;
-    int rc = 0;
-
-    if (!features)
-        return 0;
-    if (!(copy = strdup (features)))
-        return -1;
-    for (tok = strtok_r (copy, ",", &save); tok; tok = strtok_r (NULL, ",", &save)) {
-        char *eq = strchr (tok, '=');
-        if (!eq || eq == tok || !eq[1])
-            continue;
-        *eq = '\0';
-        if (jt_labels_set (l, tok, eq + 1) < 0)
-            rc = -1;
-    }
-    free (copy);
-    return rc;
-}
-
 /* The leaf (level 0) switch listing node, or NULL. */
 static const char *leaf_switch (topo_info_response_msg_t *topo, const char *node)
 {
@@ -170,8 +149,8 @@ static int add_nodes (jt_snapshot_t *s, node_info_msg_t *nodes,
 
         if (!n->name)
             continue;
-        if (features_to_labels (n->features_act ? n->features_act : n->features,
-                                &labels) < 0)
+        if (jt_labels_parse_features (&labels, n->features_act ? n->features_act
+                                                              : n->features) < 0)
             goto nomem;
         if (strcmp (domain_key, JT_LABEL_FABRIC)
             && (d = jt_labels_get (&labels, domain_key))

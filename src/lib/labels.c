@@ -107,6 +107,27 @@ int jt_labels_copy (jt_labels_t *dst, const jt_labels_t *src)
     return 0;
 }
 
+int jt_labels_parse_features (jt_labels_t *l, const char *features)
+{
+    char *copy, *tok, *save = NULL;
+    int rc = 0;
+
+    if (!features)
+        return 0;
+    if (!(copy = strdup (features)))
+        return -1;
+    for (tok = strtok_r (copy, ",", &save); tok; tok = strtok_r (NULL, ",", &save)) {
+        char *eq = strchr (tok, '=');
+        if (!eq || eq == tok || !eq[1])
+            continue;
+        *eq = '\0';
+        if (jt_labels_set (l, tok, eq + 1) < 0)
+            rc = -1;
+    }
+    free (copy);
+    return rc;
+}
+
 int jt_labels_format (const jt_labels_t *l, char *buf, size_t len)
 {
     size_t used = 0;

@@ -36,6 +36,15 @@ int main (void)
     is_int (jt_labels_format (&cp, buf, 4), 46, "format reports full length when truncated");
     is (buf, "clu", "truncated output is NUL-terminated");
 
+    jt_labels_t f = JT_LABELS_INIT;
+    ok (jt_labels_parse_features (&f, "fabric.domain=A,nvlink,region=west,=x,y=,rack=r1")
+        == 0, "parse node features");
+    jt_labels_format (&f, buf, sizeof (buf));
+    is (buf, "fabric.domain=A,rack=r1,region=west",
+        "key=value features become labels; plain and half-empty ones are skipped");
+    ok (jt_labels_parse_features (&f, NULL) == 0, "no features is fine");
+    jt_labels_free (&f);
+
     jt_labels_free (&cp);
     jt_labels_free (&sel);
     jt_labels_free (&l);
