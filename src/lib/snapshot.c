@@ -12,6 +12,7 @@
  * const parts need no separate ownership.
  */
 #include <errno.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -299,44 +300,34 @@ int jt_snapshot_finalize (jt_snapshot_t *s, jt_error_t *err)
     return 0;
 }
 
+/* bsearch comparator: a name against an element whose first member is its
+ * name (jt_node_t and jt_domain_t both are laid out so). */
+_Static_assert (offsetof (jt_node_t, name) == 0, "jt_node_t starts with its name");
+_Static_assert (offsetof (jt_domain_t, name) == 0, "jt_domain_t starts with its name");
+
+static int cmp_name_key (const void *key, const void *elem)
+{
+    return strcmp ((const char *) key, *(char *const *) elem);
+}
+
 ssize_t jt_snapshot_node_index (const jt_snapshot_t *s, const char *name)
 {
-    size_t lo = 0, hi;
+    const jt_node_t *n;
 
-    if (!s || !name || !s->finalized)
+    if (!s || !name || !s->finalized || s->nnodes == 0)
         return -1;
-    hi = s->nnodes;
-    while (lo < hi) {
-        size_t mid = lo + (hi - lo) / 2;
-        int c = strcmp (s->nodes[mid].name, name);
-        if (c == 0)
-            return (ssize_t) mid;
-        if (c < 0)
-            lo = mid + 1;
-        else
-            hi = mid;
-    }
-    return -1;
+    n = bsearch (name, s->nodes, s->nnodes, sizeof (*n), cmp_name_key);
+    return n ? n - s->nodes : -1;
 }
 
 ssize_t jt_snapshot_domain_index (const jt_snapshot_t *s, const char *name)
 {
-    size_t lo = 0, hi;
+    const jt_domain_t *d;
 
-    if (!s || !name)
+    if (!s || !name || s->ndomains == 0)
         return -1;
-    hi = s->ndomains;
-    while (lo < hi) {
-        size_t mid = lo + (hi - lo) / 2;
-        int c = strcmp (s->domains[mid].name, name);
-        if (c == 0)
-            return (ssize_t) mid;
-        if (c < 0)
-            lo = mid + 1;
-        else
-            hi = mid;
-    }
-    return -1;
+    d = bsearch (name, s->domains, s->ndomains, sizeof (*d), cmp_name_key);
+    return d ? d - s->domains : -1;
 }
 
 int jt_snapshot_gpus_per_node (const jt_snapshot_t *s, const char *flavor)
