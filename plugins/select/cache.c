@@ -100,6 +100,7 @@ static void reconfigure_locked (void)
         g_plan_opts.policy = p;
     }
 
+    jt_sel_ledger_configure (g_conf);
     jt_diags_init (&diags);
     b = jt_budgets_load_dir (g_conf->budget_dir, &diags);
     if (!b) {
@@ -121,6 +122,7 @@ static void reconfigure_locked (void)
         g_budget_error[0] = '\0';
         info ("select/cons_tres_jobtree: %zu owners, %zu envelopes from %s",
               b->n, b->nenv, g_conf->budget_dir);
+        jt_sel_ledger_budgets (b);
     }
     jt_diags_free (&diags);
 }
@@ -168,6 +170,16 @@ jt_sel_cache_t *jt_sel_cache_get (jt_error_t *err)
               g_budget_error);
     c = &g_cache;
 out:
+    slurm_mutex_unlock (&g_lock);
+    return c;
+}
+
+const jt_config_t *jt_sel_cache_conf (void)
+{
+    const jt_config_t *c;
+
+    slurm_mutex_lock (&g_lock);
+    c = g_conf;
     slurm_mutex_unlock (&g_lock);
     return c;
 }

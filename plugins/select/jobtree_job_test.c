@@ -310,6 +310,18 @@ int jt_sel_job_test (job_record_t *job_ptr, bitstr_t *bitmap,
         have_zero = true;
     }
 
+    if (!test_only) {
+        /* Live usage from the snapshot's leases (bound records), plus the
+         * GPU-hours of closed leases folded from the ledger. */
+        jt_error_t uerr;
+        if (jt_usage_from_snapshot (&zero, c->budgets, c->topo->snap, now,
+                                    &uerr) < 0) {
+            jt_sel_record_free (&rec);
+            return SLURM_ERROR;
+        }
+        have_zero = true;
+        jt_sel_ledger_add_closed (&zero, c->budgets);
+    }
     apply_bitmap (c->topo, bitmap, test_only);
     memset (&plan, 0, sizeof (plan));
     if (jt_plan_run (c->budgets, c->topo->snap, have_zero ? &zero : NULL,
@@ -383,10 +395,3 @@ void jt_sel_job_started (job_record_t *job_ptr)
              job_ptr->nodes ? job_ptr->nodes : "?");
 }
 
-/* The ledger engineer's non-blocking client goes here; until then the
- * event is logged (debug) so tests and admins can follow leases. */
-void jt_sel_lease_event (const char *what, job_record_t *job_ptr)
-{
-    debug ("select/cons_tres_jobtree: lease %s %pJ nodes=%s", what, job_ptr,
-           job_ptr->nodes ? job_ptr->nodes : "");
-}

@@ -38,6 +38,26 @@ json_object *jt_rec_object (const char *admin_comment, jt_error_t *err)
     return o;
 }
 
+/* A JSON array of strings into a malloc'd array (*n set as filled, so a
+ * partial one is freed by jt_rec_free). Not an array: left empty. 0 or -1. */
+static int str_array (json_object *a, char ***out, size_t *n)
+{
+    size_t nn;
+
+    if (!json_object_is_type (a, json_type_array))
+        return 0;
+    nn = json_object_array_length (a);
+    if (!(*out = calloc (nn ? nn : 1, sizeof (char *))))
+        return -1;
+    for (size_t k = 0; k < nn; k++) {
+        const char *name = json_object_get_string (json_object_array_get_idx (a, k));
+        if (!((*out)[*n] = strdup (name ? name : "")))
+            return -1;
+        (*n)++;
+    }
+    return 0;
+}
+
 static int parse_leases (json_object *bound, jt_rec_t *rec, jt_error_t *err)
 {
     json_object *leases, *v;
@@ -77,18 +97,11 @@ static int parse_leases (json_object *bound, jt_rec_t *rec, jt_error_t *err)
                 || jt_role_parse (json_object_get_string (v), &sl->role) < 0))
             return jt_errprintf (err, "bound.leases[%zu].role: unknown role", i);
         if (json_object_object_get_ex (l, "nodes", &nodes)
-            && json_object_is_type (nodes, json_type_array)) {
-            size_t nn = json_object_array_length (nodes);
-            if (!(sl->nodes = calloc (nn ? nn : 1, sizeof (char *))))
-                return jt_errprintf (err, "out of memory");
-            for (size_t k = 0; k < nn; k++) {
-                const char *name = json_object_get_string (
-                    json_object_array_get_idx (nodes, k));
-                if (!(sl->nodes[sl->nnodes] = strdup (name ? name : "")))
-                    return jt_errprintf (err, "out of memory");
-                sl->nnodes++;
-            }
-        }
+            && str_array (nodes, &sl->nodes, &sl->nnodes) < 0)
+            return jt_errprintf (err, "out of memory");
+        if (json_object_object_get_ex (l, "spares", &nodes)
+            && str_array (nodes, &sl->spares, &sl->nspares) < 0)
+            return jt_errprintf (err, "out of memory");
     }
     return 0;
 }
@@ -145,6 +158,9 @@ void jt_rec_free (jt_rec_t *rec)
         for (size_t k = 0; k < rec->bound[i].nnodes; k++)
             free (rec->bound[i].nodes[k]);
         free (rec->bound[i].nodes);
+        for (size_t k = 0; k < rec->bound[i].nspares; k++)
+            free (rec->bound[i].spares[k]);
+        free (rec->bound[i].spares);
     }
     free (rec->bound);
     memset (rec, 0, sizeof (*rec));

@@ -34,6 +34,8 @@ typedef struct jt_rec_lease {
     jt_role_t role;
     char **nodes;
     size_t nnodes;
+    char **spares;              /* spare nodes of the group (may be none) */
+    size_t nspares;
 } jt_rec_lease_t;
 
 typedef struct jt_rec {

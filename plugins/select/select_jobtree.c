@@ -141,6 +141,7 @@ extern int fini (void)
 {
     int rc = SLURM_SUCCESS;
 
+    jt_sel_ledger_fini ();
     jt_sel_cache_fini ();
     slurm_mutex_lock (&g_context_lock);
     if (g_context)
@@ -167,6 +168,13 @@ extern int select_p_job_init (List jobs)
 {
     READY_OR (SLURM_ERROR);
     jt_sel_cache_invalidate ();
+    /* slurmctld has restored its jobs: reconcile them with the ledger
+     * (once per slurmctld start; it reads LedgerDir, nothing else). */
+    {
+        jt_error_t err;
+        if (jt_sel_cache_conf () || jt_sel_cache_get (&err))
+            jt_sel_ledger_reconcile (jobs);
+    }
     return jt_sel_ops.job_init (jobs);
 }
 
@@ -227,7 +235,7 @@ extern int select_p_job_expand (job_record_t *from_job_ptr,
     rc = jt_sel_ops.job_expand (from_job_ptr, to_job_ptr);
     jt_sel_cache_invalidate ();
     if (rc == SLURM_SUCCESS && jt_sel_is_jobtree (to_job_ptr))
-        jt_sel_lease_event ("expand", to_job_ptr);
+        jt_sel_lease_event ("expand", to_job_ptr, NULL);
     return rc;
 }
 
@@ -240,7 +248,7 @@ extern int select_p_job_resized (job_record_t *job_ptr,
     rc = jt_sel_ops.job_resized (job_ptr, node_ptr);
     jt_sel_cache_invalidate ();
     if (jt_sel_is_jobtree (job_ptr))
-        jt_sel_lease_event ("resized", job_ptr);
+        jt_sel_lease_event ("resized", job_ptr, node_ptr);
     return rc;
 }
 
@@ -258,7 +266,7 @@ extern int select_p_job_fini (job_record_t *job_ptr)
     rc = jt_sel_ops.job_fini (job_ptr);
     jt_sel_cache_invalidate ();
     if (jt_sel_is_jobtree (job_ptr))
-        jt_sel_lease_event ("fini", job_ptr);
+        jt_sel_lease_event ("fini", job_ptr, NULL);
     return rc;
 }
 
@@ -342,7 +350,7 @@ extern int select_p_select_nodeinfo_set (job_record_t *job_ptr)
     jt_sel_cache_invalidate ();
     if (rc == SLURM_SUCCESS && jt_sel_is_jobtree (job_ptr)) {
         jt_sel_job_started (job_ptr);
-        jt_sel_lease_event ("begin", job_ptr);
+        jt_sel_lease_event ("begin", job_ptr, NULL);
     }
     return rc;
 }

@@ -110,8 +110,31 @@ int jt_sel_job_test (job_record_t *job_ptr, bitstr_t *bitmap,
  * funding of its last RUN_NOW plan into its record. */
 void jt_sel_job_started (job_record_t *job_ptr);
 
-/* Lease event hook: where the ledger client will be called (non-blocking).
- * what is "begin", "fini", "resized" or "expand". */
-void jt_sel_lease_event (const char *what, job_record_t *job_ptr);
+/* ---- ledger.c ---- */
+
+/* Lease event hook (never blocks): what is "begin", "fini", "resized" (with
+ * the node removed) or "expand". */
+void jt_sel_lease_event (const char *what, job_record_t *job_ptr,
+                         node_record_t *node_ptr);
+
+/* (Re)create the ledger client from jobtree.conf (LedgerSocket off: none). */
+void jt_sel_ledger_configure (const jt_config_t *conf);
+
+/* A BudgetLoaded event for a (re)loaded budget set. */
+void jt_sel_ledger_budgets (const jt_budgets_t *b);
+
+/* Once, after slurmctld restored its jobs: read LedgerDir, close open
+ * leases of gone jobs (JobGone), start missing ones, fold closed GPU-hours. */
+void jt_sel_ledger_reconcile (List jobs);
+
+/* Add the GPU-hours of closed leases per envelope to u (Cover's integral
+ * bound; open leases come from the snapshot). */
+void jt_sel_ledger_add_closed (jt_usage_t *u, const jt_budgets_t *b);
+
+/* Stop the client (pending events go to the spool) and free everything. */
+void jt_sel_ledger_fini (void);
+
+/* The configuration in force (NULL before the first load). */
+const jt_config_t *jt_sel_cache_conf (void);
 
 #endif /* JT_SELECT_JOBTREE_H */

@@ -20,7 +20,14 @@
 #   JT_CLUSTER_VALGRIND=1        run slurmctld under valgrind (log/valgrind.*)
 #   JT_CLUSTER_KEEP=1            keep the directory after cluster_stop
 #   JT_CLUSTER_DEBUG=info|debug  SlurmctldDebug
-# After cluster_setup: JT_CLUSTER_DIR, SLURM_CONF (exported for clients).
+#   JT_CLUSTER_LEDGER=0|1        run jobtree-ledgerd (default 1 with
+#                     JT_CLUSTER_SELECT=jobtree, else 0): socket, ledger and
+#                     spool under the cluster dir, LedgerSocket/LedgerSpoolDir/
+#                     LedgerDir in jobtree.conf
+# After cluster_setup: JT_CLUSTER_DIR, SLURM_CONF (exported for clients);
+# with the ledger also JT_LEDGER_DIR (exported) and JT_LEDGER_SOCKET.
+# Ledger helpers: ledger_start, ledger_stop, jobtree_cli ARGS (the build's
+# jobtree), ledger_settled N (wait until the ledger holds N events).
 #
 # TAP: plan N, ok COND-STATUS MSG, is GOT WANT MSG, like GOT REGEX MSG,
 # diag, bail_out, done_testing.
@@ -149,6 +156,16 @@ cluster_setup () {
     _subst "$tpl/plugstack.conf.in" "$JT_CLUSTER_DIR/etc/plugstack.conf"
     _subst "$tpl/jobtree.conf.in" "$JT_CLUSTER_DIR/etc/jobtree.conf"
     cp "$tpl/topology.conf" "$JT_CLUSTER_DIR/etc/topology.conf"
+    JT_CLUSTER_LEDGER=${JT_CLUSTER_LEDGER:-$([ "${JT_CLUSTER_SELECT:-}" = jobtree ] && echo 1 || echo 0)}
+    if [ "$JT_CLUSTER_LEDGER" = 1 ]; then
+        [ -x "$build/src/ledgerd/jobtree-ledgerd" ] || bail_out "jobtree-ledgerd not built"
+        mkdir -p -m 0700 "$JT_CLUSTER_DIR/ledger" "$JT_CLUSTER_DIR/ledger-spool"
+        export JT_LEDGER_DIR=$JT_CLUSTER_DIR/ledger
+        JT_LEDGER_SOCKET=$JT_CLUSTER_DIR/run/ledgerd.sock
+        { echo "LedgerSocket=$JT_LEDGER_SOCKET"
+          echo "LedgerSpoolDir=$JT_CLUSTER_DIR/ledger-spool"
+          echo "LedgerDir=$JT_LEDGER_DIR"; } >> "$JT_CLUSTER_DIR/etc/jobtree.conf"
+    fi
     cp "${JT_CLUSTER_BUDGETS:-$tpl/budgets}"/*.json "$JT_CLUSTER_DIR/budgets/"
     export SLURM_CONF=$JT_CLUSTER_DIR/etc/slurm.conf
 
@@ -194,12 +211,43 @@ _all_idle () {
     [ "$(sinfo -h -N -t idle -o '%N' 2>/dev/null | sort -u | wc -l)" -eq $JT_NNODES ]
 }
 
+# jobtree-ledgerd in the foreground, marked like the other daemons.
+_ledgerd_pid () {
+    local p
+    for p in $(cluster_pids); do
+        grep -qx jobtree-ledgerd "/proc/$p/comm" 2>/dev/null && echo "$p"
+    done
+}
+_ledgerd_gone () { [ -z "$(_ledgerd_pid)" ]; }
+_ledgerd_up () { [ -S "$JT_LEDGER_SOCKET" ] && [ -n "$(_ledgerd_pid)" ]; }
+ledger_start () {
+    [ "${JT_CLUSTER_LEDGER:-0}" = 1 ] || return 0
+    _spawn "$JT_CLUSTER_DIR/log/ledgerd.out" "$JT_BUILDDIR/src/ledgerd/jobtree-ledgerd" \
+        -F -d "$JT_LEDGER_DIR" -S "$JT_LEDGER_SOCKET" -u root \
+        -L "$JT_CLUSTER_DIR/log/ledgerd.log"
+    wait_for 10 _ledgerd_up || bail_out "jobtree-ledgerd did not start: $(tail -n 5 "$JT_CLUSTER_DIR"/log/ledgerd.*)"
+}
+ledger_stop () {    # ledger_stop [SIG]
+    local p
+    for p in $(_ledgerd_pid); do kill "-${1:-TERM}" "$p" 2>/dev/null; done
+    wait_for 10 _ledgerd_gone
+}
+jobtree_cli () { "$JT_BUILDDIR/src/cli/jobtree" "$@"; }
+# Events in the ledger (one per record), 0 if none yet.
+ledger_count () {
+    cat "$JT_LEDGER_DIR"/ledger-*.jtl 2>/dev/null | wc -l
+}
+_ledger_has () { [ "$(ledger_count)" -ge "$1" ]; }
+# Wait until the ledger holds at least N events (at most SECS, default 30).
+ledger_settled () { wait_for "${2:-30}" _ledger_has "$1"; }
+
 cluster_start () {
     local d=$JT_CLUSTER_DIR i ctld=(slurmctld)
     _spawn "$d/log/munged.out" munged --socket="$d/munge/munge.socket" \
         --key-file="$d/munge/munge.key" --log-file="$d/log/munged.log" \
         --pid-file="$d/run/munged.pid" --seed-file="$d/munge/munge.seed" --foreground
     wait_for 10 test -S "$d/munge/munge.socket" || bail_out "munged did not start"
+    ledger_start
 
     if [ -n "${JT_CLUSTER_VALGRIND:-}" ]; then
         ctld=(valgrind --log-file="$d/log/valgrind.%p" --leak-check=no slurmctld)
@@ -253,6 +301,9 @@ cluster_stop () {
     _kill_named TERM '^slurmd$'
     _kill_named TERM '^(slurmctld|memcheck)'
     wait_for 10 _daemons_gone
+    # After slurmctld: its plugin's last events (spooled at fini) stay spooled.
+    _kill_named TERM '^jobtree-ledgerd$'
+    wait_for 10 _ledgerd_gone
     # Left-overs: stepds, job processes, then munged.
     for p in $(cluster_pids); do
         grep -qx munged "/proc/$p/comm" 2>/dev/null || kill -KILL "$p" 2>/dev/null

@@ -1,0 +1,87 @@
+#!/bin/bash
+# t3000-ledger.sh - select/cons_tres_jobtree writes the ledger through
+# jobtree-ledgerd: one Start and one End per lease of every run, with the
+# envelope, role, owner and nodes it was bound to; a sponsor-paid run's
+# lease is Borrowed; `scontrol update NumNodes` ends the shrunk group's lease
+# with reason Shrink and starts its remainder; the budgets are recorded
+# (BudgetLoaded) and `jobtree verify` accepts the whole ledger.
+#
+# Cluster: see t2000-select.sh (a-west-h100: 64 GPUs west; b-east-h100: 64
+# east, lends 32 to team-a).
+. "$(dirname "$0")/lib.sh"
+
+plan 14
+JT_CLUSTER_SELECT=jobtree
+cluster_setup "${1:?usage: $0 BUILDDIR}"
+cluster_start
+G8="--gres=gpu:h100:8"
+
+queue_empty () { [ -z "$(squeue -h 2>/dev/null)" ]; }
+# Leases of a job: FIELDS per line, sorted (report -P -n).
+leases () {
+    local j=$1; shift
+    # --now: a lease that started at the ledger's last event shows too
+    jobtree_cli report leases -P -n --now "$(( $(date +%s) + 60 ))" -j "$j" \
+        -o "$1" "$JT_LEDGER_DIR" | sort
+}
+# Wait until every lease of job J is closed (reason filled) in the ledger.
+_closed () { [ -n "$(leases "$1" Reason)" ] && ! leases "$1" Reason | grep -qx ''; }
+
+like "$(grep -c 'ledger events to' "$JT_CLUSTER_DIR/log/slurmctld.log")" '^[1-9]' \
+     "the plugin sends ledger events to jobtree-ledgerd"
+
+## 1. A three-group run: three leases, Active, a-west-h100, End.
+r1=$(submit --account=team-a -N6 $G8 --group-gpus=16 --wrap "sleep 2")
+wait_job_state "$r1" COMPLETED 30
+wait_for 20 _closed "$r1"
+is "$(leases "$r1" Group,Owner,Envelope,Role,GPUs,Reason | tr '\n' ' ')" \
+   "0|team-a|a-west-h100|Active|16|End 1|team-a|a-west-h100|Active|16|End 2|team-a|a-west-h100|Active|16|End " \
+   "one lease per group, closed with End"
+is "$(leases "$r1" Nodes | tr '\n' ' ')" \
+   "$(scontrol show hostnames "$(job_field "$r1" NodeList)" | paste -sd, - \
+      | python3 -c 'import sys; n=sys.stdin.read().strip().split(","); print(" ".join(",".join(n[i:i+2]) for i in range(0,len(n),2)) + " ")')" \
+   "the leases name the job's nodes, two per group"
+like "$(jobtree_cli report leases -P -n -j "$r1" -o Lease "$JT_LEDGER_DIR" | head -n1)" \
+     "^jtc:$r1:[0-9]+:g0\$" "lease ids are cluster:job:start:group"
+
+## 2. Borrowed: a-west-h100 full, the sponsor pays.
+big=$(submit --account=team-a -N8 $G8 --group-gpus=32 --wrap "sleep 300")
+wait_job_state "$big" RUNNING 15
+bor=$(submit --account=team-a -N2 $G8 --group-gpus=16 --borrow --sponsors=team-b \
+     --wrap "sleep 1")
+wait_job_state "$bor" COMPLETED 30
+wait_for 20 _closed "$bor"
+is "$(leases "$bor" Owner,Envelope,Role,GPUs,Reason)" "team-a|b-east-h100|Borrowed|16|End" \
+   "the sponsor-paid run's lease is Borrowed, paid by b-east-h100, owner team-a"
+is "$(leases "$big" Reason | tr '\n' ' ')" "  " "the big run's two leases are open"
+scancel "$big"
+wait_for 20 _closed "$big"
+is "$(leases "$big" Reason | tr '\n' ' ')" "End End " "scancel closes them with End"
+
+## 3. Shrink: 2 groups of 2 nodes; NumNodes=3 drops one node of group 1.
+wait_for 20 queue_empty
+shr=$(submit --account=team-a -N4 $G8 --group-gpus=16 --wrap "sleep 300")
+wait_job_state "$shr" RUNNING 15
+_nleases () { [ "$(leases "$shr" Lease | wc -l)" -ge "$2" ]; }
+wait_for 10 _nleases "$shr" 2
+scontrol update jobid="$shr" NumNodes=3
+ok $? "scontrol update NumNodes=3"
+is "$(scontrol show hostnames "$(job_field "$shr" NodeList)" | wc -l)" 3 \
+   "Slurm shows three nodes"
+wait_for 10 _nleases "$shr" 3
+is "$(leases "$shr" Group,GPUs,Reason | tr '\n' ' ')" "0|16| 1|16|Shrink 1|8| " \
+   "group 1's lease ends with Shrink, its 8-GPU remainder starts"
+scancel "$shr"
+wait_for 20 _closed "$shr"
+is "$(leases "$shr" Group,GPUs,Reason | tr '\n' ' ')" "0|16|End 1|16|Shrink 1|8|End " \
+   "cancel closes the rest with End"
+
+## 4. The ledger as a whole.
+like "$(jobtree_cli report leases -P -n -o Run "$JT_LEDGER_DIR" | sort -u | wc -l)" '^4$' \
+     "four runs in the ledger"
+ok "$(grep -c '"type":"BudgetLoaded"' "$JT_LEDGER_DIR"/ledger-*.jtl | grep -qv '^0$'; echo $?)" \
+   "the budgets are recorded (BudgetLoaded)"
+out=$(jobtree_cli verify "$JT_LEDGER_DIR" 2>&1)
+ok $? "jobtree verify accepts the ledger: $out"
+
+done_testing
