@@ -233,14 +233,13 @@ int jt_pack_unplace (jt_pack_view_t *v, const jt_placement_t *p)
     return 0;
 }
 
-/* The match bits of the free nodes are computed once per distinct
- * selector (Plan asks with the same envelope selector many times); the
- * per-domain counters then follow every take and untake. */
-int jt_packv_sel_cache (jt_pack_view_t *v, const jt_labels_t *sel)
+/* Is *cached the canonical text of sel? 1: yes, the cache is current;
+ * 0: no, *cached now holds sel's text and the caller recomputes (and must
+ * clear *cached if that fails); -1: ENOMEM, *cached cleared. */
+static int sel_key_update (const jt_labels_t *sel, char **cached)
 {
     char small[256], *key = small;
     int len = jt_labels_format (sel, small, sizeof (small));
-    size_t nent = v->dstart[v->ndom];
 
     if (len < 0)
         return -1;
@@ -249,21 +248,34 @@ int jt_packv_sel_cache (jt_pack_view_t *v, const jt_labels_t *sel)
             return -1;
         jt_labels_format (sel, key, (size_t) len + 1);
     }
-    if (v->sel_key && strcmp (v->sel_key, key) == 0) {
+    if (*cached && strcmp (*cached, key) == 0) {
         if (key != small)
             free (key);
-        return 0;
+        return 1;
     }
-    free (v->sel_key);
-    v->sel_key = NULL;
+    free (*cached);
+    *cached = key != small ? key : strdup (small);
+    return *cached ? 0 : -1;
+}
+
+/* The match bits of the free nodes are computed once per distinct
+ * selector (Plan asks with the same envelope selector many times); the
+ * per-domain counters then follow every take and untake. */
+int jt_packv_sel_cache (jt_pack_view_t *v, const jt_labels_t *sel)
+{
+    size_t nent = v->dstart[v->ndom];
+    int fresh = sel_key_update (sel, &v->sel_key);
+
+    if (fresh != 0)
+        return fresh > 0 ? 0 : -1;
     if (!v->sel_match) {
         v->sel_match = calloc (nent + 1, 1);
         v->sel_nodes = calloc (v->ndom + 1, sizeof (size_t));
         v->sel_gpus = calloc (v->ndom + 1, sizeof (int64_t));
     }
     if (!v->sel_match || !v->sel_nodes || !v->sel_gpus) {
-        if (key != small)
-            free (key);
+        free (v->sel_key);
+        v->sel_key = NULL;
         return -1;
     }
     for (size_t d = 0; d < v->ndom; d++) {
@@ -278,8 +290,7 @@ int jt_packv_sel_cache (jt_pack_view_t *v, const jt_labels_t *sel)
             }
         }
     }
-    v->sel_key = key != small ? key : strdup (small);
-    return v->sel_key ? 0 : -1;
+    return 0;
 }
 
 bool jt_packv_sel_domain_level (const jt_labels_t *sel)
@@ -311,32 +322,18 @@ static bool sel_match_domain (const jt_labels_t *sel, const jt_domain_t *d)
 
 int jt_packv_dsel_cache (jt_pack_view_t *v, const jt_labels_t *sel)
 {
-    char small[256], *key = small;
-    int len = jt_labels_format (sel, small, sizeof (small));
+    int fresh = sel_key_update (sel, &v->dsel_key);
 
-    if (len < 0)
-        return -1;
-    if ((size_t) len >= sizeof (small)) {
-        if (!(key = malloc ((size_t) len + 1)))
-            return -1;
-        jt_labels_format (sel, key, (size_t) len + 1);
-    }
-    if (v->dsel_key && strcmp (v->dsel_key, key) == 0) {
-        if (key != small)
-            free (key);
-        return 0;
-    }
-    free (v->dsel_key);
-    v->dsel_key = NULL;
+    if (fresh != 0)
+        return fresh > 0 ? 0 : -1;
     if (!v->dsel_ok && !(v->dsel_ok = calloc (v->ndom + 1, 1))) {
-        if (key != small)
-            free (key);
+        free (v->dsel_key);
+        v->dsel_key = NULL;
         return -1;
     }
     for (size_t d = 0; d < v->ndom; d++)
         v->dsel_ok[d] = sel_match_domain (sel, &v->s->domains[d]);
-    v->dsel_key = key != small ? key : strdup (small);
-    return v->dsel_key ? 0 : -1;
+    return 0;
 }
 
 void jt_packv_sort_domains (jt_pack_view_t *v, struct dord *a, size_t n)
