@@ -42,6 +42,7 @@
 #include <string.h>
 #include <sys/stat.h>
 
+#include "src/common/hostlist.h"
 #include "src/common/node_conf.h"
 #include "src/common/xmalloc.h"
 #include "src/common/xstring.h"
@@ -228,13 +229,25 @@ static void end_lease (size_t i, int64_t t, jt_end_reason_t reason)
 
 /* ---- derivation from the job ---- */
 
+/* Whether the job holds node now: its node bitmap, or (while slurmctld is
+ * still restoring state and has not rebuilt the bitmaps: select_p_job_init
+ * runs before them) its node list. */
 static bool job_holds (const job_record_t *job_ptr, const char *node)
 {
-    node_record_t *node_ptr = find_node_record ((char *) node);
+    node_record_t *node_ptr;
+    hostlist_t hl;
+    bool in;
 
-    return node_ptr && job_ptr->node_bitmap
-           && node_ptr->index < bit_size (job_ptr->node_bitmap)
-           && bit_test (job_ptr->node_bitmap, node_ptr->index);
+    if (job_ptr->node_bitmap) {
+        node_ptr = find_node_record ((char *) node);
+        return node_ptr && node_ptr->index < bit_size (job_ptr->node_bitmap)
+               && bit_test (job_ptr->node_bitmap, node_ptr->index);
+    }
+    if (!job_ptr->nodes || !(hl = hostlist_create (job_ptr->nodes)))
+        return false;
+    in = hostlist_find (hl, node) >= 0;
+    hostlist_destroy (hl);
+    return in;
 }
 
 static jt_event_t *derive_one (const job_record_t *job_ptr, const jt_sel_record_t *rec,

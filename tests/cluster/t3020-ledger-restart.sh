@@ -1,0 +1,85 @@
+#!/bin/bash
+# t3020-ledger-restart.sh - slurmctld killed (SIGKILL) in the middle of a
+# workload and restarted: the plugin reconciles its jobs with the ledger
+# (LedgerDir) once at start, so no lease is lost or duplicated: every lease
+# has one Start and one End, none stays open, every completed run has its
+# lease, `jobtree verify` passes, and the reconciliation is logged.
+. "$(dirname "$0")/lib.sh"
+
+N=${JT_RESTART_RUNS:-120}
+plan 10
+JT_CLUSTER_SELECT=jobtree
+cluster_setup "${1:?usage: $0 BUILDDIR}"
+cluster_start
+G8="--gres=gpu:h100:8"
+LOG=$JT_CLUSTER_DIR/log/slurmctld.log
+
+ctld_pid () {
+    local p
+    for p in $(cluster_pids); do
+        grep -qx slurmctld "/proc/$p/comm" 2>/dev/null && echo "$p"
+    done
+}
+ctld_gone () { [ -z "$(ctld_pid)" ]; }
+queue_empty () { [ -z "$(squeue -h 2>/dev/null)" ]; }
+_started_some () { [ "$(squeue -h -t running | wc -l)" -ge 8 ]; }
+_ledger_starts () { [ "$(grep -c '"type":"Start"' "$JT_LEDGER_DIR"/ledger-*.jtl)" -ge "$1" ]; }
+
+ids=()
+for i in $(seq 1 "$N"); do
+    if [ $((i % 2)) -eq 0 ]; then a=team-a; else a=team-b; fi
+    id=$(submit --account=$a -N1 $G8 --group-gpus=8 -t 1 --wrap "sleep 2")
+    [ -n "$id" ] && ids+=("$id")
+done
+is "${#ids[@]}" "$N" "$N runs submitted"
+# slurmctld saves job state in the background: wait until the file holds
+# the submissions, or a SIGKILL loses the jobs themselves (Slurm's doing).
+t_sub=$(date +%s)
+_state_saved () { [ "$(stat -c %Y "$JT_CLUSTER_DIR/state/job_state" 2>/dev/null || echo 0)" -gt "$t_sub" ]; }
+wait_for 30 _state_saved
+wait_for 30 _started_some
+wait_for 30 _ledger_starts 20
+ok $? "runs are starting and their leases reach the ledger"
+
+kill -KILL "$(ctld_pid)"
+wait_for 20 ctld_gone
+ok $? "slurmctld killed with SIGKILL mid-workload"
+sleep 2     # some runs end (and others would start) while it is down
+_spawn "$JT_CLUSTER_DIR/log/slurmctld.out" slurmctld -D -f "$SLURM_CONF"
+wait_for 30 scontrol ping
+ok $? "slurmctld restarted"
+like "$(grep 'reconciled with the ledger' "$LOG" | tail -n1)" \
+     "leases closed, [0-9]+ open" "the plugin reconciled its jobs with the ledger"
+wait_for 150 queue_empty
+ok $? "the workload finished"
+
+# Settled: no open lease left once the spool drained.
+_no_open () {
+    jobtree_cli verify "$JT_LEDGER_DIR" 2>/dev/null | grep -q ', 0 open;'
+}
+wait_for 60 _no_open
+out=$(jobtree_cli verify "$JT_LEDGER_DIR" 2>&1)
+ok $? "jobtree verify (no duplicate id, Start or End): $(head -n1 <<< "$out")"
+like "$out" ", 0 open;" "every lease that started has ended"
+# Every run that completed in Slurm has a lease closed with End.
+missing=0
+for id in "${ids[@]}"; do
+    st=$(job_field "$id" JobState)
+    [ "$st" = COMPLETED ] || continue
+    jobtree_cli report leases -P -n -j "$id" -o Reason "$JT_LEDGER_DIR" | grep -qx End \
+        || { missing=$((missing + 1)); diag "run $id: $(jobtree_cli report leases -P -n -j "$id" -o Lease,Reason "$JT_LEDGER_DIR" | tr '\n' ' ')"; }
+done
+is "$missing" 0 "every completed run has its lease ended with End"
+# Closed at reconciliation only when Slurm lost the job (JobGone).
+bad=0
+while IFS='|' read -r run reason; do
+    case $reason in
+    End) ;;
+    JobGone) [ -z "$(job_field "${run#jtc:}" JobState)" ] || { bad=$((bad + 1)); diag "$run: JobGone but known"; } ;;
+    *) bad=$((bad + 1)); diag "$run: $reason" ;;
+    esac
+done < <(jobtree_cli report leases -P -n -o Run,Reason "$JT_LEDGER_DIR")
+is "$bad" 0 "every lease ended with End, or JobGone for a job Slurm lost"
+diag "leases: $(jobtree_cli report leases -P -n -o Reason "$JT_LEDGER_DIR" | sort | uniq -c | tr '\n' ' ')"
+
+done_testing
