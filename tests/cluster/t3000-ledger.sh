@@ -10,7 +10,7 @@
 # east, lends 32 to team-a).
 . "$(dirname "$0")/lib.sh"
 
-plan 14
+plan 16
 JT_CLUSTER_SELECT=jobtree
 cluster_setup "${1:?usage: $0 BUILDDIR}"
 cluster_start
@@ -62,7 +62,7 @@ is "$(leases "$big" Reason | tr '\n' ' ')" "End End " "scancel closes them with 
 wait_for 20 queue_empty
 shr=$(submit --account=team-a -N4 $G8 --group-gpus=16 --wrap "sleep 300")
 wait_job_state "$shr" RUNNING 15
-_nleases () { [ "$(leases "$shr" Lease | wc -l)" -ge "$2" ]; }
+_nleases () { [ "$(leases "$1" Lease | wc -l)" -ge "$2" ]; }
 wait_for 10 _nleases "$shr" 2
 scontrol update jobid="$shr" NumNodes=3
 ok $? "scontrol update NumNodes=3"
@@ -76,9 +76,27 @@ wait_for 20 _closed "$shr"
 is "$(leases "$shr" Group,GPUs,Reason | tr '\n' ' ')" "0|16|End 1|16|Shrink 1|8|End " \
    "cancel closes the rest with End"
 
-## 4. The ledger as a whole.
-like "$(jobtree_cli report leases -P -n -o Run "$JT_LEDGER_DIR" | sort -u | wc -l)" '^4$' \
-     "four runs in the ledger"
+## 4. A node fails under a --no-kill run: Fail for its group's lease.
+wait_for 20 queue_empty
+wait_for 20 _all_idle
+nk=$(submit --account=team-a -N4 $G8 --group-gpus=16 --no-kill --wrap "sleep 300")
+wait_job_state "$nk" RUNNING 15
+wait_for 10 _nleases "$nk" 2
+victim=$(leases "$nk" Group,Nodes | grep '^1|' | cut -d'|' -f2 | cut -d, -f2)
+scontrol update nodename="$victim" state=down reason=t3000
+wait_for 10 _nleases "$nk" 3
+is "$(leases "$nk" Group,GPUs,Reason | tr '\n' ' ') $(job_field "$nk" JobState)" \
+   "0|16| 1|16|Fail 1|8|  RUNNING" \
+   "node $victim down: its group's lease ends with Fail, the run goes on"
+ok "$(grep -q "\"type\":\"NodeFail\".*\"$victim\"" "$JT_LEDGER_DIR"/ledger-*.jtl; echo $?)" \
+   "a NodeFail event names $victim"
+scancel "$nk"
+wait_for 20 _closed "$nk"
+scontrol update nodename="$victim" state=resume
+
+## 5. The ledger as a whole.
+like "$(jobtree_cli report leases -P -n -o Run "$JT_LEDGER_DIR" | sort -u | wc -l)" '^5$' \
+     "five runs in the ledger"
 ok "$(grep -c '"type":"BudgetLoaded"' "$JT_LEDGER_DIR"/ledger-*.jtl | grep -qv '^0$'; echo $?)" \
    "the budgets are recorded (BudgetLoaded)"
 out=$(jobtree_cli verify "$JT_LEDGER_DIR" 2>&1)
