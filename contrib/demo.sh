@@ -46,6 +46,7 @@ trap - EXIT     # keep it running: `demo.sh --stop` tears it down
 {
     echo "JT_CLUSTER_DIR=$JT_CLUSTER_DIR"
     echo "SLURM_CONF=$SLURM_CONF"
+    echo "JT_LEDGER_DIR=${JT_LEDGER_DIR:-}"
     echo "export SLURM_CONF"
 } > "$state"
 sinfo -N -o '%N %f' | sed 's/^/  /'
@@ -99,11 +100,28 @@ else:
 EOF
 done
 
-if [ -x "$top/build/src/cli/jobtree" ] && [ -n "${JT_LEDGER_DIR:-}" ]; then
+if [ -x "$jobtree" ] && [ -n "${JT_LEDGER_DIR:-}" ]; then
+    # The plugin sends lease events without waiting; give the sidecar a
+    # moment to make them durable: one Start per bound lease of each
+    # running run, plus the BudgetLoaded record.
+    want=1
+    for id in "${!what[@]}"; do
+        [ "$(job_field "$id" JobState)" = RUNNING ] || continue
+        n=$(job_field "$id" AdminComment | grep -o '"group":' | wc -l)
+        want=$((want + n))
+    done
+    ledger_settled "$want" 10 || true
+    # --now: running leases count up to now (by default the report stops at
+    # the ledger's last event, which is when they started).
+    now=$(date +%s)
     echo
-    echo "=== ledger report"
-    "$jobtree" report leases "$JT_LEDGER_DIR"
-    "$jobtree" report usage "$JT_LEDGER_DIR"
+    echo "=== ledger ($JT_LEDGER_DIR): jobtree report leases --now $now"
+    "$jobtree" report leases --now "$now" "$JT_LEDGER_DIR"
+    echo
+    echo "=== jobtree report usage (GPU-hours and peak GPUs per owner and envelope)"
+    "$jobtree" report usage --now "$now" "$JT_LEDGER_DIR"
+    echo
+    "$jobtree" verify "$JT_LEDGER_DIR" | head -n 1
 fi
 
 echo
