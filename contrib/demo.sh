@@ -72,7 +72,8 @@ sub platform  -A platform -N 1 $G8
 sub too-big   -A vision -N 16 $G8 --group-gpus=128
 sub bad-group -A rai    -N 2 $G8 --group-gpus=12
 
-wait_for 10 test -z "$(squeue -h -t configuring 2>/dev/null)" || true
+none_configuring () { [ -z "$(squeue -h -t configuring 2>/dev/null)" ]; }
+wait_for 10 none_configuring || true     # a function: re-evaluated each poll
 sleep 2         # one backfill pass (bf_interval=1) for the pending runs
 
 echo
