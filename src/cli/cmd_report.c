@@ -206,7 +206,11 @@ static bool lease_in (const struct ctx *c, const struct lrow *l, int64_t *s, int
     int64_t end = l->end >= 0 ? l->end : (c->now < c->E ? c->now : c->E);
     *s = l->start > c->S ? l->start : c->S;
     *e = end < c->E ? end : c->E;
-    if (*e < *s || (*e == *s && l->start != l->end))
+    if (*e < *s)
+        return false;
+    /* An empty slice counts only for a lease that is itself empty, or still
+     * open (it started at the ledger's last instant and is running now). */
+    if (*e == *s && l->start != l->end && !(l->end < 0 && l->start < c->E))
         return false;
     return in_list (c->owners, c->nowners, l->owner) && job_match (c, l->run)
            && in_list (c->envs, c->nenvs, l->envelope);

@@ -19,6 +19,14 @@ golden leases.jobs.out "leases -j with -o FIELD%WIDTH" -- leases -j 101,c1:103 \
     -o lease%10,reason,seed,gpuhours%8 "$L"
 golden leases.filter.out "leases --envelope -A -P -n" -- leases --envelope vis-a100 \
     -A vision -P -n -o Lease,Nodes,End "$L"
+# A lease that starts at the ledger's last instant is running: it is listed.
+{ cat "$DATA/events.jsonl"
+  echo '{"v":1,"type":"Start","id":"ctld:1:99","time":1767250000,"lease":"c1:104:0","run":"c1:104","group":"0","nodes":["a03"],"gpus":8,"role":"Active","envelope":"west-h100","owner":"rai","start":1767250000}'
+} > "$TMP/late.jsonl"
+mk_ledger "$TMP/late.jsonl" "$TMP/late.jtl"
+is "$("$JOBTREE" report leases -P -n -j 104 -o Lease,End "$TMP/late.jtl" 2>&1)" \
+   "c1:104:0|Running" "a lease started at the last event is listed as running"
+
 "$JOBTREE" report usage -o Owner,Bogus "$L" > "$TMP/out" 2>&1
 is "$?" 2 "unknown field: usage error"
 is "$(head -c 38 "$TMP/out")" "jobtree report: unknown field 'Bogus';" "and names it"
