@@ -73,7 +73,6 @@ jt_sel_topo_t *jt_sel_topo_build (const char *domain_key, jt_error_t *err);
 void jt_sel_topo_destroy (jt_sel_topo_t *t);
 
 /* Parse "k=v,k2=v2,plain" features into labels (plain ones are skipped). */
-int jt_sel_features_to_labels (const char *features, jt_labels_t *l);
 
 /* ---- cache.c ---- */
 

@@ -29,26 +29,6 @@
 
 #include "select_jobtree.h"
 
-int jt_sel_features_to_labels (const char *features, jt_labels_t *l)
-{
-    char *copy, *tok, *save = NULL;
-    int rc = 0;
-
-    if (!features)
-        return 0;
-    copy = xstrdup (features);
-    for (tok = strtok_r (copy, ",", &save); tok; tok = strtok_r (NULL, ",", &save)) {
-        char *eq = strchr (tok, '=');
-        if (!eq || eq == tok || !eq[1])
-            continue;
-        *eq = '\0';
-        if (jt_labels_set (l, tok, eq + 1) < 0)
-            rc = -1;
-    }
-    xfree (copy);
-    return rc;
-}
-
 static const char *leaf_switch (int node_index)
 {
     for (int s = 0; s < switch_record_cnt; s++) {
@@ -108,9 +88,9 @@ static int add_nodes (jt_snapshot_t *s, const char *domain_key, jt_error_t *err)
 
         /* Active features (a node_features plugin may change them), else
          * the configured ones. */
-        if (jt_sel_features_to_labels (node_ptr->features_act ? node_ptr->features_act
-                                                              : node_ptr->features,
-                                       &labels) < 0) {
+        if (jt_labels_parse_features (&labels, node_ptr->features_act
+                                                   ? node_ptr->features_act
+                                                   : node_ptr->features) < 0) {
             jt_labels_free (&labels);
             return jt_errprintf (err, "out of memory");
         }
