@@ -167,12 +167,19 @@ static void rrow_free (void *p)
 
 /* ---- filters ---- */
 
+/* Split s at commas in place into *out (malloc'd). Out of memory ends the
+ * process: this is a command-line option, parsed once at startup. */
 static size_t split (char *s, char ***out)
 {
     size_t n = 0;
     char **v = NULL, *save = NULL;
     for (char *t = strtok_r (s, ",", &save); t; t = strtok_r (NULL, ",", &save)) {
-        v = realloc (v, (n + 1) * sizeof (*v));
+        char **nv = realloc (v, (n + 1) * sizeof (*v));
+        if (!nv) {
+            fprintf (stderr, "jobtree report: out of memory\n");
+            exit (JT_EXIT_USAGE);
+        }
+        v = nv;
         v[n++] = t;
     }
     *out = v;
