@@ -50,19 +50,23 @@ wait_for 30 scontrol ping
 ok $? "slurmctld restarted"
 like "$(grep 'reconciled with the ledger' "$LOG" | tail -n1)" \
      "leases closed, [0-9]+ open" "the plugin reconciled its jobs with the ledger"
-# A batch launch caught by the restart is requeued and *held* by Slurm
-# ("launch failed requeued held"); release those so the workload can finish.
-# Each attempt is its own lease in the ledger, checked below like the rest.
+# A job launched just before the SIGKILL but not yet in the saved state is
+# launched again after the restart; its slurmd refuses ("already running, do
+# not launch second copy") and Slurm requeues it *held* ("launch failed
+# requeued held"). Release those so the workload can finish: a requeued job
+# waits out the credential lifetime (cred_expire, 120 s) before it starts
+# again, hence the long wait. Each attempt is its own lease in the ledger,
+# checked below like the rest.
 _drain () {
     local held
-    held=$(squeue -h -t pending -o '%i %r' 2>/dev/null | awk 'tolower($2) ~ /held/ { print $1 }')
+    held=$(squeue -h -t pending -o '%i %r' 2>/dev/null | awk 'tolower($0) ~ /held/ { print $1 }')
     if [ -n "$held" ]; then
         echo "$held" >> "$JT_CLUSTER_DIR/released"
         scontrol release $held >/dev/null 2>&1
     fi
     queue_empty
 }
-wait_for 150 _drain
+wait_for 300 _drain
 rc=$?
 ok $rc "the workload finished"
 [ -s "$JT_CLUSTER_DIR/released" ] && diag "released held jobs: $(sort -u "$JT_CLUSTER_DIR/released" | tr '\n' ' ')"
