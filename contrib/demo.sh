@@ -83,7 +83,7 @@ for id in $(printf '%s\n' "${!what[@]}" | sort -n); do
     rec=$(job_field "$id" AdminComment | sed 's/^jobtree\/1 //')
     printf '%-6s %-10s %-9s %-8s ' "$id" "${what[$id]}" "$(job_field "$id" Account)" \
         "$(job_field "$id" JobState)"
-    python3 - "$rec" "$(job_field "$id" Reason)" <<'EOF'
+    python3 - "$rec" "$(squeue -h -j "$id" -o %r 2>/dev/null)" <<'EOF'
 import json, sys
 rec, reason = sys.argv[1], sys.argv[2]
 try:
