@@ -41,7 +41,6 @@ for t in $(awk '!/^#/ { print $5 }' "$WORKLOAD" | sort -u); do
 EOB
 done
 
-queue_empty () { [ -z "$(squeue -h 2>/dev/null)" ]; }
 
 # run_variant NAME SELECT MODE: MODE is switches, nohint or jobtree.
 run_variant () {

@@ -28,6 +28,8 @@
 # with the ledger also JT_LEDGER_DIR (exported) and JT_LEDGER_SOCKET.
 # Ledger helpers: ledger_start, ledger_stop, jobtree_cli ARGS (the build's
 # jobtree), ledger_settled N (wait until the ledger holds N events).
+# Job helpers: submit, job_field, wait_job_state, queue_empty; ctld_pid and
+# ctld_gone for tests that kill and restart slurmctld.
 #
 # TAP: plan N, ok COND-STATUS MSG, is GOT WANT MSG, like GOT REGEX MSG,
 # diag, bail_out, done_testing.
@@ -324,6 +326,19 @@ cluster_stop () {
 ##
 # Job helpers
 ##
+
+# The queue holds no job at all.
+queue_empty () { [ -z "$(squeue -h 2>/dev/null)" ]; }
+
+# PID of this cluster's slurmctld (empty when it is not running), and
+# whether it is gone: for tests that kill and restart it.
+ctld_pid () {
+    local p
+    for p in $(cluster_pids); do
+        grep -qx slurmctld "/proc/$p/comm" 2>/dev/null && echo "$p"
+    done
+}
+ctld_gone () { [ -z "$(ctld_pid)" ]; }
 
 # One field of `scontrol show job -o JOBID` (e.g. JobState, AdminComment).
 # AdminComment and Comment hold spaces: they run to the next " Key=".

@@ -36,7 +36,6 @@ for l in rec.get("bound", {}).get("leases", []):
 # Nodes of a job, one per line, expanded.
 nodes_of () { scontrol show hostnames "$(job_field "$1" NodeList)" 2>/dev/null; }
 
-queue_empty () { [ -z "$(squeue -h 2>/dev/null)" ]; }
 
 reset_cluster () {
     scancel --quiet --user="$(id -un)"

@@ -13,13 +13,6 @@ cluster_start
 G8="--gres=gpu:h100:8"
 LOG=$JT_CLUSTER_DIR/log/slurmctld.log
 
-ctld_pid () {
-    local p
-    for p in $(cluster_pids); do
-        grep -qx slurmctld "/proc/$p/comm" 2>/dev/null && echo "$p"
-    done
-}
-ctld_gone () { [ -z "$(ctld_pid)" ]; }
 
 big=$(submit --account=team-a -N6 $G8 --group-gpus=16 --wrap "sleep 300")
 wait_job_state "$big" RUNNING 10

@@ -16,7 +16,6 @@ cluster_setup "${1:?usage: $0 BUILDDIR}"
 cluster_start
 G8="--gres=gpu:h100:8"
 
-queue_empty () { [ -z "$(squeue -h 2>/dev/null)" ]; }
 # Leases of a job: FIELDS per line, sorted (report -P -n).
 leases () {
     local j=$1; shift

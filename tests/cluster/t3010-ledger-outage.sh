@@ -13,7 +13,6 @@ cluster_setup "${1:?usage: $0 BUILDDIR}"
 cluster_start
 G8="--gres=gpu:h100:8"
 
-queue_empty () { [ -z "$(squeue -h 2>/dev/null)" ]; }
 njobs_done () { [ "$(squeue -h 2>/dev/null | wc -l)" -le "$1" ]; }
 spool_has () { [ -s "$JT_CLUSTER_DIR/ledger-spool/select.spool" ]; }
 

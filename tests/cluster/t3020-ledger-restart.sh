@@ -14,14 +14,6 @@ cluster_start
 G8="--gres=gpu:h100:8"
 LOG=$JT_CLUSTER_DIR/log/slurmctld.log
 
-ctld_pid () {
-    local p
-    for p in $(cluster_pids); do
-        grep -qx slurmctld "/proc/$p/comm" 2>/dev/null && echo "$p"
-    done
-}
-ctld_gone () { [ -z "$(ctld_pid)" ]; }
-queue_empty () { [ -z "$(squeue -h 2>/dev/null)" ]; }
 _started_some () { [ "$(squeue -h -t running | wc -l)" -ge 8 ]; }
 _ledger_starts () { [ "$(grep -c '"type":"Start"' "$JT_LEDGER_DIR"/ledger-*.jtl)" -ge "$1" ]; }
 

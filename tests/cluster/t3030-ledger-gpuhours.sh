@@ -28,13 +28,6 @@ cluster_start
 G8="--gres=gpu:h100:8"
 LOG=$JT_CLUSTER_DIR/log/slurmctld.log
 
-ctld_pid () {
-    local p
-    for p in $(cluster_pids); do
-        grep -qx slurmctld "/proc/$p/comm" 2>/dev/null && echo "$p"
-    done
-}
-ctld_gone () { [ -z "$(ctld_pid)" ]; }
 _closed () { jobtree_cli report leases -P -n -j "$1" -o Reason "$JT_LEDGER_DIR" | grep -qx End; }
 _hours_reason () { squeue -h -j "$1" -o %r | grep -Eq 'GPU-hours|GPUHoursExhausted'; }
 
