@@ -33,14 +33,22 @@ typedef struct jt_ledger_client_opts {
     int retry_ms;               /* how often to retry a down daemon; 0: 1000 */
 } jt_ledger_client_opts_t;
 
+/* Room for the daemon's longest reply line kept in the stats. */
+#define JT_LEDGER_REFUSAL_MAX 256
+
 typedef struct jt_ledger_client_stats {
     uint64_t submitted;         /* accepted by submit */
     uint64_t acked;             /* acknowledged durable by the daemon */
     uint64_t spooled;           /* written to the spool (may be acked later) */
     uint64_t rejected;          /* refused by the daemon as invalid (dropped) */
+    uint64_t refused;           /* other refusals (DENIED, FAIL): kept, spooled */
     uint64_t full;              /* submit refused: queue full */
     uint64_t pending;           /* in the queue or the spool */
     uint64_t last_seq;          /* seq of the last acknowledgement */
+    char last_refusal[JT_LEDGER_REFUSAL_MAX]; /* the daemon's last "ERR ..."
+                                 * line, verbatim ("" if none): for the
+                                 * host's log, e.g. "ERR DENIED uid 65534
+                                 * may not append (root or SlurmUser)" */
 } jt_ledger_client_stats_t;
 
 typedef struct jt_ledger_client jt_ledger_client_t;

@@ -11,9 +11,10 @@
  *    and every retry_ms the whole spool is resent; once every line is
  *    settled the spool is truncated. Resending lines the daemon already has
  *    is harmless: it answers a known event id with its original seq.
- * The socket uses send(MSG_NOSIGNAL) and SO_RCVTIMEO/SO_SNDTIMEO so that a
- * dead or stuck daemon costs at most timeout_ms and never raises SIGPIPE in
- * the host process.
+ * The socket (ledger_conn.c) is bounded by timeout_ms and never raises
+ * SIGPIPE in the host process. A refusal other than INVALID (DENIED: this
+ * process may not append; FAIL: the daemon failed closed) keeps the event
+ * for the spool and is kept in the stats for the host to log.
  */
 #define _GNU_SOURCE 1
 #include <errno.h>
@@ -23,14 +24,12 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/socket.h>
 #include <sys/stat.h>
-#include <sys/time.h>
-#include <sys/un.h>
 #include <time.h>
 #include <unistd.h>
 
 #include "jobtree/ledger_client.h"
+#include "ledger_conn.h"
 
 #define SEND_CHUNK 1024
 
@@ -51,9 +50,7 @@ struct jt_ledger_client {
     jt_ledger_client_stats_t st;
     /* thread-only */
     int spool_fd;
-    int sock;
-    char *rbuf;
-    size_t rlen, rcap;
+    jt_ledger_conn_t conn;
 };
 
 static int64_t now_ms (void)
@@ -63,72 +60,14 @@ static int64_t now_ms (void)
     return (int64_t) ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
 }
 
-static void disconnect (jt_ledger_client_t *c)
-{
-    if (c->sock >= 0)
-        close (c->sock);
-    c->sock = -1;
-    c->rlen = 0;
-}
-
-static int connect_daemon (jt_ledger_client_t *c)
-{
-    struct sockaddr_un sa = { .sun_family = AF_UNIX };
-    struct timeval tv = { .tv_sec = c->timeout_ms / 1000,
-                          .tv_usec = (c->timeout_ms % 1000) * 1000 };
-    if (c->sock >= 0)
-        return 0;
-    snprintf (sa.sun_path, sizeof (sa.sun_path), "%s", c->socket_path);
-    int fd = socket (AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
-    if (fd < 0)
-        return -1;
-    if (setsockopt (fd, SOL_SOCKET, SO_RCVTIMEO, &tv, sizeof (tv)) < 0
-        || setsockopt (fd, SOL_SOCKET, SO_SNDTIMEO, &tv, sizeof (tv)) < 0
-        || connect (fd, (struct sockaddr *) &sa, sizeof (sa)) < 0) {
-        close (fd);
-        return -1;
-    }
-    c->sock = fd;
-    return 0;
-}
-
-/* One reply line into line[len]. 0, or -1 on timeout/EOF/error. */
-static int read_line (jt_ledger_client_t *c, char *line, size_t len)
-{
-    for (;;) {
-        char *nl = c->rlen ? memchr (c->rbuf, '\n', c->rlen) : NULL;
-        if (nl) {
-            size_t n = (size_t) (nl - c->rbuf);
-            snprintf (line, len, "%.*s", (int) n, c->rbuf);
-            memmove (c->rbuf, nl + 1, c->rlen - n - 1);
-            c->rlen -= n + 1;
-            return 0;
-        }
-        if (c->rcap - c->rlen < 4096) {
-            size_t nc = c->rcap ? 2 * c->rcap : 8192;
-            char *nb = realloc (c->rbuf, nc);
-            if (!nb)
-                return -1;
-            c->rbuf = nb;
-            c->rcap = nc;
-        }
-        ssize_t k = recv (c->sock, c->rbuf + c->rlen, c->rcap - c->rlen, 0);
-        if (k < 0 && errno == EINTR)
-            continue;
-        if (k <= 0)
-            return -1;
-        c->rlen += (size_t) k;
-    }
-}
-
 /* Send n event lines pipelined and read their replies. Returns how many of
  * them (a prefix) are settled: acknowledged or rejected as invalid. */
 static size_t send_events (jt_ledger_client_t *c, char *const *ev, size_t n)
 {
     size_t total = 0, off = 0, settled = 0;
-    char line[512];
+    char line[JT_LEDGER_REFUSAL_MAX];
 
-    if (n == 0 || connect_daemon (c) < 0)
+    if (n == 0 || jt_ledger_conn_open (&c->conn, c->socket_path, c->timeout_ms) < 0)
         return 0;
     for (size_t i = 0; i < n; i++)
         total += strlen (ev[i]) + 1;
@@ -141,34 +80,37 @@ static size_t send_events (jt_ledger_client_t *c, char *const *ev, size_t n)
         buf[off + l] = '\n';
         off += l + 1;
     }
-    off = 0;
-    while (off < total) {
-        ssize_t k = send (c->sock, buf + off, total - off, MSG_NOSIGNAL);
-        if (k < 0 && errno == EINTR)
-            continue;
-        if (k <= 0)
-            break;
-        off += (size_t) k;
-    }
+    (void) jt_ledger_conn_send (&c->conn, buf, total);
     free (buf);
-    /* read replies even after a failed send: a DENIED line may be waiting */
-    while (settled < n && read_line (c, line, sizeof (line)) == 0) {
+    /* Read replies even after a failed send: the daemon refuses a peer at
+     * accept and closes, possibly before our send, and its DENIED line is
+     * then waiting in the socket. */
+    while (settled < n && jt_ledger_conn_read_line (&c->conn, line, sizeof (line)) == 0) {
         unsigned long long seq;
+        bool stop_reading = false;
         pthread_mutex_lock (&c->mu);
         if (sscanf (line, "OK %llu", &seq) == 1) {
             c->st.acked++;
             c->st.last_seq = seq;
-        } else if (!strncmp (line, "ERR INVALID", 11))
-            c->st.rejected++;
-        else {
-            pthread_mutex_unlock (&c->mu);
-            break;
+        } else {
+            /* INVALID settles the event (it can never be recorded); any
+             * other refusal (DENIED, FAIL) leaves it to the spool */
+            snprintf (c->st.last_refusal, sizeof (c->st.last_refusal), "%s", line);
+            if (!strncmp (line, "ERR INVALID", 11))
+                c->st.rejected++;
+            else {
+                c->st.refused++;
+                stop_reading = true;
+            }
         }
+        pthread_cond_broadcast (&c->progress);
         pthread_mutex_unlock (&c->mu);
+        if (stop_reading)
+            break;
         settled++;
     }
     if (settled < n)
-        disconnect (c);
+        jt_ledger_conn_close (&c->conn);
     return settled;
 }
 
@@ -355,7 +297,7 @@ jt_ledger_client_t *jt_ledger_client_create (const jt_ledger_client_opts_t *o,
         jt_errprintf (err, "out of memory");
         return NULL;
     }
-    c->sock = -1;
+    c->conn = (jt_ledger_conn_t) JT_LEDGER_CONN_INIT;
     c->spool_fd = -1;
     c->qmax = o->queue_max ? o->queue_max : 65536;
     c->timeout_ms = o->timeout_ms > 0 ? o->timeout_ms : 5000;
@@ -404,10 +346,9 @@ void jt_ledger_client_destroy (jt_ledger_client_t *c)
     for (size_t i = 0; c->q && i < c->qlen; i++)
         free (c->q[(c->qhead + i) % c->qmax]);
     free (c->q);
-    disconnect (c);
+    jt_ledger_conn_free (&c->conn);
     if (c->spool_fd >= 0)
         close (c->spool_fd);
-    free (c->rbuf);
     free (c->socket_path);
     free (c->spool_path);
     pthread_mutex_destroy (&c->mu);

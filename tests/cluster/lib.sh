@@ -74,13 +74,31 @@ done_testing () {
 # Setup
 ##
 
-# A TCP port range [base, base+n] nobody listens on (checked in /proc).
+# Local TCP ports of every socket on this host (any state; LISTEN only with
+# the argument 0A), in decimal. /proc has them in hex; Debian's awk (mawk)
+# has no strtonum, so bash converts.
+ports_in_use () {
+    local h
+    for h in $(awk -v st="${1:-}" 'NR > 1 && (st == "" || $4 == st) {
+                   split($2, a, ":"); print a[2] }' /proc/net/tcp /proc/net/tcp6 2>/dev/null | sort -u); do
+        echo $((16#$h))
+    done
+}
+
+# A TCP port range [base, base+n] that no socket uses (checked in /proc) and
+# that lies below the kernel's ephemeral range: an outgoing connection (an
+# RPC of slurmctld, srun, the previous test's teardown) takes its local port
+# from that range, and a slurmd whose port was taken that way fails to bind
+# and never registers (the "gpu08 unknown*" start-up flake). Ports below the
+# range are only ever taken by an explicit bind.
 _free_ports () {
-    local n=$1 base tries=0 used p busy
-    used=$(awk 'NR > 1 { split($2, a, ":"); print strtonum("0x" a[2]) }' \
-        /proc/net/tcp /proc/net/tcp6 2>/dev/null | sort -u)
+    local n=$1 base tries=0 used p busy lo top
+    read -r lo _ < /proc/sys/net/ipv4/ip_local_port_range 2>/dev/null || lo=32768
+    top=$(( lo - n - 1 ))
+    [ "$top" -gt 20000 ] || { echo "ephemeral ports start at $lo: no room below" >&2; return 1; }
+    used=$(ports_in_use)
     while [ $tries -lt 50 ]; do
-        base=$(( 27000 + (RANDOM % 300) * 20 ))   # 27000..32980, unusual
+        base=$(( 20000 + (RANDOM % ((top - 20000) / 20)) * 20 ))   # unusual, < lo
         busy=0
         for p in $(seq "$base" $((base + n))); do
             if grep -qx "$p" <<< "$used"; then busy=1; break; fi
@@ -190,7 +208,7 @@ _spawn () {
 cluster_log_tails () {
     local f
     for f in "$JT_CLUSTER_DIR"/log/slurmctld.log "$JT_CLUSTER_DIR"/log/munged.log \
-             "$JT_CLUSTER_DIR"/log/slurmctld.out "$JT_CLUSTER_DIR"/log/slurmd-gpu01.log; do
+             "$JT_CLUSTER_DIR"/log/slurmctld.out; do
         [ -f "$f" ] || continue
         echo "== tail $f"
         tail -n 15 "$f"
@@ -199,18 +217,81 @@ cluster_log_tails () {
 
 # Poll CMD until it succeeds, every 0.1 s, at most SECS seconds. CMD's
 # arguments are expanded once, by the caller: put a changing condition in a
-# function (or eval a quoted string).
+# function (or eval a quoted string). On timeout it says (TAP diag) what it
+# waited for and what it saw: CMD run once more, traced, with its output.
 wait_for () {
     local secs=$1; shift
     local end=$(( $(date +%s%N) / 1000000 + secs * 1000 ))
     until "$@" >/dev/null 2>&1; do
-        [ $(( $(date +%s%N) / 1000000 )) -ge $end ] && return 1
+        if [ $(( $(date +%s%N) / 1000000 )) -ge $end ]; then
+            _wait_report "$secs" "$@"
+            return 1
+        fi
         sleep 0.1
     done
 }
+_wait_report () {
+    local secs=$1 seen; shift
+    seen=$("$@" 2>&1 | tail -n 20)
+    # a silent condition: show its last traced steps (the values it tested)
+    [ -n "$seen" ] || seen=$( { set -x; "$@"; } 2>&1 >/dev/null | tail -n 6 )
+    diag "wait_for: gave up after ${secs}s waiting for: $*"
+    diag "$(sed 's/^/  saw: /' <<< "${seen:-(nothing)}")"
+}
 
+# log_has FILE TEXT: FILE holds TEXT; if not, print its last lines.
+log_has () {
+    grep -F -- "$2" "$1" 2>/dev/null && return 0
+    echo "no '$2' in $1; it ends with:"
+    tail -n 3 "$1" 2>&1
+    return 1
+}
+
+# job_field_like ID FIELD REGEX: print the field, succeed when it matches
+# (a wait_for condition that shows what it saw).
+job_field_like () {
+    local v
+    v=$(job_field "$1" "$2")
+    echo "job $1 $2=$v"
+    printf '%s' "$v" | grep -Eq -- "$3"
+}
+
+# Every node idle; prints the ones that are not (for wait_for's report).
 _all_idle () {
+    local busy
+    busy=$(sinfo -h -N -o '%N %T' 2>&1 | sort -u | grep -v ' idle$')
+    [ -n "$busy" ] && echo "not idle: $(tr '\n' ' ' <<< "$busy")"
     [ "$(sinfo -h -N -t idle -o '%N' 2>/dev/null | sort -u | wc -l)" -eq $JT_NNODES ]
+}
+
+# slurmd of node N, marked, its output in log/slurmd-N.out and its exit
+# status in run/slurmd-N.status once it exits (so a slurmd that died at
+# start says how).
+_spawn_slurmd () {
+    local n=$1 d=$JT_CLUSTER_DIR
+    rm -f "$d/run/slurmd-$n.status"
+    _spawn "$d/log/slurmd-$n.out" bash -c '"$@"; echo "exit status $?" > "$0"' \
+        "$d/run/slurmd-$n.status" slurmd -D -f "$SLURM_CONF" -N "$n"
+}
+
+# Why the cluster did not come up: every node that is not idle, with its
+# state, whether its slurmd runs, its exit status and its own logs.
+_report_not_up () {
+    local line n st p pid
+    while read -r n st; do
+        [ "$st" = idle ] && continue
+        pid=
+        for p in $(cluster_pids); do
+            grep -qx slurmd "/proc/$p/comm" 2>/dev/null \
+                && tr '\0' ' ' < "/proc/$p/cmdline" | grep -q -- "-N $n " && pid=$p
+        done
+        echo "== node $n is $st; slurmd: ${pid:+running (pid $pid)}$( [ -z "$pid" ] && { cat "$JT_CLUSTER_DIR/run/slurmd-$n.status" 2>/dev/null || echo 'not running, no exit status'; })"
+        for line in "$JT_CLUSTER_DIR/log/slurmd-$n.log" "$JT_CLUSTER_DIR/log/slurmd-$n.out"; do
+            [ -s "$line" ] && { echo "== tail $line"; tail -n 10 "$line"; }
+        done
+        grep -F "$n" "$JT_CLUSTER_DIR/log/slurmctld.log" 2>/dev/null | tail -n 5 \
+            | sed 's/^/   slurmctld.log: /'
+    done < <(sinfo -h -N -o '%N %T' 2>/dev/null | sort -u)
 }
 
 # jobtree-ledgerd in the foreground, marked like the other daemons.
@@ -220,7 +301,12 @@ _ledgerd_pid () {
         grep -qx jobtree-ledgerd "/proc/$p/comm" 2>/dev/null && echo "$p"
     done
 }
-_ledgerd_gone () { [ -z "$(_ledgerd_pid)" ]; }
+_ledgerd_gone () {
+    local p
+    p=$(_ledgerd_pid)
+    [ -n "$p" ] && echo "jobtree-ledgerd still running: pid $p"
+    [ -z "$p" ]
+}
 _ledgerd_up () { [ -S "$JT_LEDGER_SOCKET" ] && [ -n "$(_ledgerd_pid)" ]; }
 ledger_start () {
     [ "${JT_CLUSTER_LEDGER:-0}" = 1 ] || return 0
@@ -239,7 +325,12 @@ jobtree_cli () { "$JT_BUILDDIR/src/cli/jobtree" "$@"; }
 ledger_count () {
     cat "$JT_LEDGER_DIR"/ledger-*.jtl 2>/dev/null | wc -l
 }
-_ledger_has () { [ "$(ledger_count)" -ge "$1" ]; }
+_ledger_has () {
+    local n
+    n=$(ledger_count)
+    echo "ledger holds $n events, want $1"
+    [ "$n" -ge "$1" ]
+}
 # Wait until the ledger holds at least N events (at most SECS, default 30).
 ledger_settled () { wait_for "${2:-30}" _ledger_has "$1"; }
 
@@ -257,9 +348,12 @@ cluster_start () {
     _spawn "$d/log/slurmctld.out" "${ctld[@]}" -D -c -f "$SLURM_CONF"
     wait_for 30 scontrol ping || bail_out "slurmctld did not answer scontrol ping"
     for i in $(seq 1 $JT_NNODES); do
-        _spawn "$d/log/slurmd.out" slurmd -D -f "$SLURM_CONF" -N "$(printf gpu%02d "$i")"
+        _spawn_slurmd "$(printf gpu%02d "$i")"
     done
-    wait_for 60 _all_idle || bail_out "nodes not idle: $(sinfo -h -N -o '%N %T' | tr '\n' ' ')"
+    if ! wait_for 60 _all_idle; then
+        diag "$(_report_not_up)"
+        bail_out "nodes not idle after 60 s (see above)"
+    fi
 }
 
 ##
@@ -328,7 +422,12 @@ cluster_stop () {
 ##
 
 # The queue holds no job at all.
-queue_empty () { [ -z "$(squeue -h 2>/dev/null)" ]; }
+queue_empty () {
+    local q
+    q=$(squeue -h 2>/dev/null)
+    [ -n "$q" ] && echo "queue: $q"
+    [ -z "$q" ]
+}
 
 # PID of this cluster's slurmctld (empty when it is not running), and
 # whether it is gone: for tests that kill and restart it.
@@ -338,7 +437,12 @@ ctld_pid () {
         grep -qx slurmctld "/proc/$p/comm" 2>/dev/null && echo "$p"
     done
 }
-ctld_gone () { [ -z "$(ctld_pid)" ]; }
+ctld_gone () {
+    local p
+    p=$(ctld_pid)
+    [ -n "$p" ] && echo "slurmctld still running: pid $p"
+    [ -z "$p" ]
+}
 
 # One field of `scontrol show job -o JOBID` (e.g. JobState, AdminComment).
 # AdminComment and Comment hold spaces: they run to the next " Key=".
@@ -354,7 +458,7 @@ job_field () {
 # Wait until job JOBID is in one of the states (regex), at most SECS.
 wait_job_state () {
     local id=$1 re=$2 secs=${3:-30}
-    wait_for "$secs" eval "job_field $id JobState | grep -Eqx '$re'"
+    wait_for "$secs" job_field_like "$id" JobState "^($re)\$"
 }
 
 # Submit and print the job id (extra args go to sbatch); stderr kept in

@@ -84,7 +84,7 @@ blk1=$(submit -N1 -w gpu01 --wrap "sleep 120")
 blk2=$(submit -N1 -w gpu05 --wrap "sleep 120")
 wait_job_state "$blk2" RUNNING 10
 one=$(submit --account=team-a -N4 $G8 --group-gpus=16 --cross-group-spread=no --wrap "sleep 60")
-wait_for 10 eval "job_field $one Reason | grep -q '^jobtree:'"
+wait_for 10 job_field_like "$one" Reason '^jobtree:'
 is "$(job_field "$one" JobState)" PENDING \
    "spread off: pending while no west domain has 4 free nodes (6 free in all)"
 like "$(job_field "$one" Reason)" "^jobtree:" \
@@ -102,7 +102,7 @@ big=$(submit --account=team-a -N8 $G8 --group-gpus=32 --wrap "sleep 300")
 wait_job_state "$big" RUNNING 10
 is "$(job_field "$big" JobState)" RUNNING "64-GPU run uses all of a-west-h100"
 late=$(submit --account=team-a -N2 $G8 --group-gpus=16 --wrap "sleep 60")
-wait_for 10 eval "job_field $late Reason | grep -q '^jobtree:'"
+wait_for 10 job_field_like "$late" Reason '^jobtree:'
 is "$(job_field "$late" JobState)" PENDING "a run over the envelope's concurrency waits"
 like "$(squeue -h -j "$late" -o %r)" "^jobtree: .*(a-west-h100|borrow)" \
      "its reason names the envelope: $(squeue -h -j "$late" -o %r)"
@@ -160,7 +160,7 @@ reset_cluster
 s1=$(submit --account=small -N1 $G8 --group-gpus=8 --wrap "sleep 120")
 wait_job_state "$s1" RUNNING 10
 s2=$(submit --account=small -N1 $G8 --group-gpus=8 --wrap "sleep 30")
-wait_for 10 eval "job_field $s2 Reason | grep -q '^jobtree:'"
+wait_for 10 job_field_like "$s2" Reason '^jobtree:'
 is "$(job_field "$s2" JobState)" PENDING "over its envelope on an idle cluster: waits"
 like "$(squeue -h -j "$s2" -o %r)" "^jobtree: .*small-h100" \
      "the reason names the exhausted envelope: $(squeue -h -j "$s2" -o %r)"

@@ -30,7 +30,7 @@ is "$(job_field "$big" JobState)" RUNNING "the run survived the restart"
 
 ## a-west-h100 has 64 GPUs: 48 are in use, so a 32-GPU run must wait.
 over=$(submit --account=team-a -N4 $G8 --group-gpus=16 --wrap "sleep 30")
-wait_for 10 eval "job_field $over Reason | grep -q '^jobtree:'"
+wait_for 10 job_field_like "$over" Reason '^jobtree:'
 is "$(job_field "$over" JobState)" PENDING "usage rebuilt after restart: 48+32 > 64 waits"
 like "$(squeue -h -j "$over" -o %r)" "^jobtree: .*(a-west-h100|borrowing)" \
      "with a funding reason: $(squeue -h -j "$over" -o %r)"
@@ -43,7 +43,7 @@ echo '{ "owner": "team-a", "envelopes": [ oops ] }' > "$JT_CLUSTER_DIR/budgets/t
 sleep 1     # slurm_conf.last_update has one-second resolution
 scontrol reconfigure
 wait_for 10 scontrol ping
-wait_for 10 grep -q "keeping the last good" "$LOG"
+wait_for 10 log_has "$LOG" "keeping the last good"
 ok $? "the bad budget file is logged and the last good budgets kept"
 scancel "$big"
 wait_job_state "$over" RUNNING 15

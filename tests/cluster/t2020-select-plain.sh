@@ -35,7 +35,7 @@ run_plain () {
         [ -n "$id" ] || bail_out "sbatch $opts: $(last_err)"
         wait_job_state "$id" "RUNNING|PENDING" 10
         # give the scheduler a pass so a pending job is really pending
-        wait_for 3 eval "job_field $id JobState | grep -qx RUNNING"
+        wait_for 3 job_field_like "$id" JobState '^RUNNING$'
         ids+=("$id")
     done
     for id in "${ids[@]}"; do

@@ -24,7 +24,12 @@ leases () {
         -o "$1" "$JT_LEDGER_DIR" | sort
 }
 # Wait until every lease of job J is closed (reason filled) in the ledger.
-_closed () { [ -n "$(leases "$1" Reason)" ] && ! leases "$1" Reason | grep -qx ''; }
+_closed () {
+    local r
+    r=$(leases "$1" Reason)
+    echo "job $1 lease reasons: [$(tr '\n' ',' <<< "$r")]"
+    [ -n "$r" ] && ! grep -qx '' <<< "$r"
+}
 
 like "$(grep -c 'ledger events to' "$JT_CLUSTER_DIR/log/slurmctld.log")" '^[1-9]' \
      "the plugin sends ledger events to jobtree-ledgerd"

@@ -69,6 +69,7 @@ fi
 
 # Settled: no open lease left once the spool drained.
 _no_open () {
+    jobtree_cli verify "$JT_LEDGER_DIR" 2>&1 | head -n 3
     jobtree_cli verify "$JT_LEDGER_DIR" 2>/dev/null | grep -q ', 0 open;'
 }
 wait_for 60 _no_open

@@ -28,8 +28,9 @@ cluster_start
 G8="--gres=gpu:h100:8"
 LOG=$JT_CLUSTER_DIR/log/slurmctld.log
 
-_closed () { jobtree_cli report leases -P -n -j "$1" -o Reason "$JT_LEDGER_DIR" | grep -qx End; }
-_hours_reason () { squeue -h -j "$1" -o %r | grep -Eq 'GPU-hours|GPUHoursExhausted'; }
+_closed () { jobtree_cli report leases -P -n -j "$1" -o Reason "$JT_LEDGER_DIR" | grep -x End; }
+_hours_reason () { squeue -h -j "$1" -o '%T %r' | grep -E 'GPU-hours|GPUHoursExhausted' \
+                   || { echo "job $1: $(squeue -h -j "$1" -o '%T %r')"; return 1; }; }
 
 ## One 8-GPU run for 30 s uses 8 x 30 s = 0.067 GPU-hours.
 r1=$(submit --account=small -N1 $G8 --group-gpus=8 -t 1 --wrap "sleep 30")

@@ -10,6 +10,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <grp.h>
+#include <poll.h>
 #include <inttypes.h>
 #include <pthread.h>
 #include <signal.h>
@@ -27,6 +28,7 @@
 
 #include "jobtree/ledger.h"
 #include "jobtree/ledger_client.h"
+#include "ledger_conn.h"
 #include "ledger_map.h"
 #include "tap.h"
 
@@ -39,16 +41,14 @@ static void msleep (int ms)
     nanosleep (&ts, NULL);
 }
 
-static int connect_sock (const char *path)
+/* The tests speak to the daemon through the library's own transport
+ * (src/lib/ledger_conn.c), as the client does: one client, not two. */
+#define CONN_TIMEOUT_MS 20000
+
+static int connect_conn (jt_ledger_conn_t *c, const char *path)
 {
-    struct sockaddr_un sa = { .sun_family = AF_UNIX };
-    snprintf (sa.sun_path, sizeof (sa.sun_path), "%s", path);
-    int fd = socket (AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
-    if (fd >= 0 && connect (fd, (struct sockaddr *) &sa, sizeof (sa)) == 0)
-        return fd;
-    if (fd >= 0)
-        close (fd);
-    return -1;
+    *c = (jt_ledger_conn_t) JT_LEDGER_CONN_INIT;
+    return jt_ledger_conn_open (c, path, CONN_TIMEOUT_MS);
 }
 
 /* Start the daemon in the foreground; wait until its socket answers.
@@ -85,9 +85,9 @@ static pid_t start_daemon (const char *dir, const char *sock, const char *log,
         _exit (127);
     }
     for (int i = 0; i < 2000; i++) {
-        int fd = connect_sock (sock);
-        if (fd >= 0) {
-            close (fd);
+        jt_ledger_conn_t probe;
+        if (connect_conn (&probe, sock) == 0) {
+            jt_ledger_conn_free (&probe);
             return pid;
         }
         if (waitpid (pid, status, WNOHANG) == pid)
@@ -118,23 +118,17 @@ static char *event (char *buf, size_t len, const char *id)
     return buf;
 }
 
-/* Send one request line, read one reply line. */
-static int rpc (int fd, const char *req, char *reply, size_t len)
+/* Send one request line, read one reply line. Like the client, read even
+ * after a failed send: the daemon may have answered and closed first. */
+static int rpc (jt_ledger_conn_t *c, const char *req, char *reply, size_t len)
 {
     char out[4096];
     int n = snprintf (out, sizeof (out), "%s\n", req);
-    if (send (fd, out, (size_t) n, MSG_NOSIGNAL) != n)
+    (void) jt_ledger_conn_send (c, out, (size_t) n);
+    if (jt_ledger_conn_read_line (c, reply, len) < 0) {
+        reply[0] = '\0';
         return -1;
-    size_t got = 0;
-    while (got + 1 < len) {
-        ssize_t k = recv (fd, reply + got, 1, 0);
-        if (k <= 0)
-            return -1;
-        if (reply[got] == '\n')
-            break;
-        got++;
     }
-    reply[got] = '\0';
     return 0;
 }
 
@@ -190,18 +184,19 @@ static void test_basic (void)
         return;
     struct stat sb;
     ok (stat (sock, &sb) == 0 && (sb.st_mode & 0777) == 0660, "socket mode 0660");
-    int fd = connect_sock (sock);
-    rpc (fd, event (buf, sizeof (buf), "a"), reply, sizeof (reply));
+    jt_ledger_conn_t cn;
+    connect_conn (&cn, sock);
+    rpc (&cn, event (buf, sizeof (buf), "a"), reply, sizeof (reply));
     is (reply, "OK 1", "first event gets seq 1 once durable");
-    rpc (fd, event (buf, sizeof (buf), "b"), reply, sizeof (reply));
+    rpc (&cn, event (buf, sizeof (buf), "b"), reply, sizeof (reply));
     is (reply, "OK 2", "second event seq 2");
-    rpc (fd, event (buf, sizeof (buf), "a"), reply, sizeof (reply));
+    rpc (&cn, event (buf, sizeof (buf), "a"), reply, sizeof (reply));
     is (reply, "OK 1", "resent id answers its original seq");
-    rpc (fd, "{\"v\":1,\"type\":\"NodeFail\",\"id\":\"c\"}", reply, sizeof (reply));
+    rpc (&cn, "{\"v\":1,\"type\":\"NodeFail\",\"id\":\"c\"}", reply, sizeof (reply));
     is (reply, "ERR INVALID time: missing", "invalid event refused");
-    rpc (fd, "HEAD", reply, sizeof (reply));
+    rpc (&cn, "HEAD", reply, sizeof (reply));
     ok (!strncmp (reply, "HEAD 2 ", 7) && strlen (reply) == 7 + 64, "HEAD: %s", reply);
-    close (fd);
+    jt_ledger_conn_free (&cn);
     int st2 = -1;
     pid_t dup = fork ();
     if (dup == 0) {
@@ -221,13 +216,13 @@ static void test_basic (void)
         "and says why");
     stop_daemon (pid);
     pid = start_daemon (dir, sock, log, NULL, &st);
-    fd = connect_sock (sock);
-    rpc (fd, event (buf, sizeof (buf), "b"), reply, sizeof (reply));
+    connect_conn (&cn, sock);
+    rpc (&cn, event (buf, sizeof (buf), "b"), reply, sizeof (reply));
     is (reply, "OK 2",
         "after a restart a resent id still answers its seq (startup scan)");
-    rpc (fd, event (buf, sizeof (buf), "d"), reply, sizeof (reply));
+    rpc (&cn, event (buf, sizeof (buf), "d"), reply, sizeof (reply));
     is (reply, "OK 3", "and new events continue the sequence");
-    close (fd);
+    jt_ledger_conn_free (&cn);
     stop_daemon (pid);
 }
 
@@ -268,8 +263,8 @@ static void test_crash (void)
         struct killer k = { pid, 2 + (int) (rand_r (&seed) % 40) };
         pthread_t th;
         pthread_create (&th, NULL, kill_later, &k);
-        int fd = connect_sock (sock);
-        bool alive = fd >= 0;
+        jt_ledger_conn_t cn;
+        bool alive = connect_conn (&cn, sock) == 0;
         while (alive) {
             char out[PIPE * 128], ids[PIPE][32];
             size_t off = 0;
@@ -279,24 +274,14 @@ static void test_crash (void)
                 off += (size_t) snprintf (out + off, sizeof (out) - off, "%s\n",
                                           event (ev, sizeof (ev), ids[i]));
             }
-            if (send (fd, out, off, MSG_NOSIGNAL) != (ssize_t) off)
+            if (jt_ledger_conn_send (&cn, out, off) < 0)
                 alive = false;
             char rb[64];
             for (int i = 0; i < PIPE; i++) {
-                size_t got = 0;
-                while (got + 1 < sizeof (rb)) {
-                    ssize_t r = recv (fd, rb + got, 1, 0);
-                    if (r <= 0) {
-                        alive = false;
-                        break;
-                    }
-                    if (rb[got] == '\n')
-                        break;
-                    got++;
-                }
-                if (!alive)
+                if (jt_ledger_conn_read_line (&cn, rb, sizeof (rb)) < 0) {
+                    alive = false;
                     break;
-                rb[got] = '\0';
+                }
                 unsigned long long seq;
                 if (sscanf (rb, "OK %llu", &seq) == 1) {
                     jt_map_put (acked, ids[i], (void *) (uintptr_t) seq, NULL);
@@ -304,8 +289,7 @@ static void test_crash (void)
                 }
             }
         }
-        if (fd >= 0)
-            close (fd);
+        jt_ledger_conn_free (&cn);
         pthread_join (th, NULL);
         waitpid (pid, &st, 0);
         /* before any repair: OK, or a torn tail; never corruption */
@@ -361,13 +345,14 @@ static void test_torn (void)
     mkdir (dir, 0700);
     int st;
     pid_t pid = start_daemon (dir, sock, log, NULL, &st);
-    int fd = connect_sock (sock);
+    jt_ledger_conn_t cn;
+    connect_conn (&cn, sock);
     for (int i = 0; i < 5; i++) {
         char id[16];
         snprintf (id, sizeof (id), "t%d", i);
-        rpc (fd, event (buf, sizeof (buf), id), reply, sizeof (reply));
+        rpc (&cn, event (buf, sizeof (buf), id), reply, sizeof (reply));
     }
-    close (fd);
+    jt_ledger_conn_free (&cn);
     stop_daemon (pid);
     struct stat sb;
     stat (seg, &sb);
@@ -382,10 +367,10 @@ static void test_torn (void)
     snprintf (want, sizeof (want), "truncated a torn tail: %s offset %lld (seq 6)", seg,
               (long long) good);
     ok (strstr (slurp (log), want) != NULL, "and logs '%s'", want);
-    fd = connect_sock (sock);
-    rpc (fd, event (buf, sizeof (buf), "t5"), reply, sizeof (reply));
+    connect_conn (&cn, sock);
+    rpc (&cn, event (buf, sizeof (buf), "t5"), reply, sizeof (reply));
     is (reply, "OK 6", "the next event takes seq 6");
-    close (fd);
+    jt_ledger_conn_free (&cn);
     stop_daemon (pid);
     f = fopen (seg, "a");
     fputs ("garbage\n\n\x01\x02more garbage\n", f);
@@ -427,64 +412,155 @@ static void test_torn (void)
     free (text);
 }
 
-static pid_t as_nobody_connect (const char *sock, char *reply, size_t len)
+/* How a client running as nobody meets the daemon (test_permission). */
+enum nobody_way {
+    NOBODY_RPC,           /* connect and send one event, as the tests do */
+    NOBODY_REFUSED_FIRST, /* wait until the daemon refused and closed, then send */
+    NOBODY_SENT_FIRST,    /* send while the daemon is stopped, then let it refuse */
+    NOBODY_CLIENT,        /* the public client: submit, wait for the refusal */
+};
+
+/* Wait until the daemon has closed its end of c (bounded; not a timing
+ * assumption: the condition is polled). 0 when it has. */
+static int wait_peer_closed (jt_ledger_conn_t *c)
 {
-    int p[2];
-    if (pipe (p) < 0)
-        return -1;
+    for (int i = 0; i < 4000; i++) {
+        struct pollfd pf = { .fd = c->fd, .events = POLLIN | POLLRDHUP };
+        if (poll (&pf, 1, 5) == 1 && (pf.revents & POLLHUP))
+            return 0;
+    }
+    return -1;
+}
+
+static void nobody_client (const char *sock, const char *spool, char *out, size_t len)
+{
+    jt_error_t err = { "" };
+    jt_ledger_client_opts_t o = { .socket = sock, .spool = spool,
+                                  .timeout_ms = CONN_TIMEOUT_MS,
+                                  /* no resend from the spool during the test */
+                                  .retry_ms = 600000 };
+    jt_ledger_client_t *c = jt_ledger_client_create (&o, &err);
+    char ev[256];
+    event (ev, sizeof (ev), "intruder");
+    if (!c || jt_ledger_client_submit (c, ev, strlen (ev), &err) < 0) {
+        snprintf (out, len, "client: %s", err.text);
+        jt_ledger_client_destroy (c);
+        return;
+    }
+    jt_ledger_client_stats_t st = { 0 };
+    for (int i = 0; i < 4000; i++) {
+        jt_ledger_client_stats (c, &st);
+        if (st.refused && st.pending == st.spooled && st.spooled)
+            break;
+        msleep (5);
+    }
+    snprintf (out, len, "%s; refused %" PRIu64 ", acked %" PRIu64 ", pending %" PRIu64,
+              st.last_refusal, st.refused, st.acked, st.pending);
+    jt_ledger_client_destroy (c);
+}
+
+/* Fork a client as nobody, run it the given way, return what it saw in
+ * reply. With NOBODY_SENT_FIRST, daemon is stopped until the child has
+ * sent. */
+static void as_nobody (enum nobody_way way, const char *sock, const char *spool,
+                       pid_t daemon, char *reply, size_t len)
+{
+    int p[2], sync[2];
+    if (pipe (p) < 0 || pipe (sync) < 0)
+        bail_out ("pipe: %s", strerror (errno));
+    if (way == NOBODY_SENT_FIRST)
+        kill (daemon, SIGSTOP);
     pid_t pid = fork ();
     if (pid == 0) {
         close (p[0]);
-        char out[256] = "";
+        close (sync[0]);
+        char out[512] = "", ev[256], line[JT_LEDGER_REFUSAL_MAX] = "";
+        jt_ledger_conn_t cn;
         if (setgroups (0, NULL) < 0 || setgid (65534) < 0 || setuid (65534) < 0)
             snprintf (out, sizeof (out), "setuid failed");
-        else {
-            int fd = connect_sock (sock);
-            if (fd < 0)
-                snprintf (out, sizeof (out), "connect: %s", strerror (errno));
-            else {
-                char ev[256];
-                if (rpc (fd, event (ev, sizeof (ev), "intruder"), out, sizeof (out))
-                    < 0)
-                    snprintf (out + strlen (out), sizeof (out) - strlen (out),
-                              "(closed)");
-            }
+        else if (way == NOBODY_CLIENT)
+            nobody_client (sock, spool, out, sizeof (out));
+        else if (connect_conn (&cn, sock) < 0)
+            snprintf (out, sizeof (out), "connect: %s", strerror (errno));
+        else if (way == NOBODY_RPC) {
+            if (rpc (&cn, event (ev, sizeof (ev), "intruder"), out, sizeof (out)) < 0)
+                snprintf (out, sizeof (out), "(closed)");
+        } else {
+            if (way == NOBODY_REFUSED_FIRST && wait_peer_closed (&cn) < 0)
+                snprintf (out, sizeof (out), "the daemon never closed; ");
+            char req[300];
+            snprintf (req, sizeof (req), "%s\n", event (ev, sizeof (ev), "intruder"));
+            int sent = jt_ledger_conn_send (&cn, req, strlen (req));
+            int e = errno;
+            if (way == NOBODY_SENT_FIRST && write (sync[1], "s", 1) != 1)
+                _exit (1);
+            int got = jt_ledger_conn_read_line (&cn, line, sizeof (line));
+            snprintf (out + strlen (out), sizeof (out) - strlen (out),
+                      "send: %s; reply: %s", sent == 0 ? "ok" : strerror (e),
+                      got == 0 ? line : "(none)");
         }
         if (write (p[1], out, strlen (out)) < 0)
             _exit (1);
         _exit (0);
     }
     close (p[1]);
-    ssize_t n = read (p[0], reply, len - 1);
-    reply[n > 0 ? n : 0] = '\0';
+    close (sync[1]);
+    if (way == NOBODY_SENT_FIRST) {
+        char b;
+        if (read (sync[0], &b, 1) != 1)
+            diag ("the client never said it had sent");
+        kill (daemon, SIGCONT);
+    }
+    close (sync[0]);
+    size_t n = 0;
+    ssize_t k;
+    while (n + 1 < len && (k = read (p[0], reply + n, len - 1 - n)) > 0)
+        n += (size_t) k;
+    reply[n] = '\0';
     close (p[0]);
     int st;
     waitpid (pid, &st, 0);
-    return 0;
 }
+
+#define DENIED "ERR DENIED uid 65534 may not append (root or SlurmUser)"
 
 static void test_permission (void)
 {
     if (geteuid () != 0) {
-        skip (3, "permission test needs root (to run a client as nobody)");
+        skip (6, "permission test needs root (to run a client as nobody)");
         return;
     }
-    char dir[512], sock[512], log[512], reply[256];
+    char dir[512], sock[512], log[512], spooldir[512], spool[600], reply[512];
     snprintf (dir, sizeof (dir), "%s/perm", tmpdir);
     snprintf (sock, sizeof (sock), "%s/perm.sock", tmpdir);
     snprintf (log, sizeof (log), "%s/perm.log", tmpdir);
+    snprintf (spooldir, sizeof (spooldir), "%s/perm-spool", tmpdir);
+    snprintf (spool, sizeof (spool), "%s/spool", spooldir);
     mkdir (dir, 0700);
+    mkdir (spooldir, 0700);
+    if (chown (spooldir, 65534, 65534) < 0)
+        bail_out ("chown %s: %s", spooldir, strerror (errno));
     chmod (tmpdir, 0711);
     int st;
     pid_t pid = start_daemon (dir, sock, log, NULL, &st);
-    as_nobody_connect (sock, reply, sizeof (reply));
+    as_nobody (NOBODY_RPC, sock, NULL, pid, reply, sizeof (reply));
     is (reply, "connect: Permission denied",
         "nobody cannot even connect (socket 0660)");
     stop_daemon (pid);
     pid = start_daemon (dir, sock, log, "--socket-mode=0666", &st);
-    as_nobody_connect (sock, reply, sizeof (reply));
-    is (reply, "ERR DENIED uid 65534 may not append (root or SlurmUser)",
-        "with a world-writable socket, peer credentials still refuse nobody");
+    as_nobody (NOBODY_RPC, sock, NULL, pid, reply, sizeof (reply));
+    is (reply, DENIED, "with a world-writable socket, peer credentials still refuse nobody");
+    /* The daemon refuses at accept: the refusal may come before the
+     * request is sent or after. Both orders, forced: */
+    as_nobody (NOBODY_REFUSED_FIRST, sock, NULL, pid, reply, sizeof (reply));
+    is (reply, "send: Broken pipe; reply: " DENIED,
+        "refused before the request is sent: the send fails, the refusal is read");
+    as_nobody (NOBODY_SENT_FIRST, sock, NULL, pid, reply, sizeof (reply));
+    is (reply, "send: ok; reply: " DENIED,
+        "refused after the request is sent: the refusal is the reply");
+    as_nobody (NOBODY_CLIENT, sock, spool, pid, reply, sizeof (reply));
+    is (reply, DENIED "; refused 1, acked 0, pending 1",
+        "the library client reports the refusal and keeps the event (spooled)");
     stop_daemon (pid);
     jt_map_t *ids = jt_map_create (0);
     char err[256];
@@ -586,19 +662,21 @@ static void test_fail_closed (void)
     fsize_limit = 2000;
     pid_t pid = start_daemon (dir, sock, log, NULL, &st);
     fsize_limit = RLIM_INFINITY;
-    int fd = connect_sock (sock), oks = 0;
+    jt_ledger_conn_t cn;
+    int oks = 0;
+    connect_conn (&cn, sock);
     char last[256] = "";
     for (int i = 0; i < 100; i++) {
         char id[16];
         snprintf (id, sizeof (id), "f%d", i);
-        if (rpc (fd, event (buf, sizeof (buf), id), reply, sizeof (reply)) < 0)
+        if (rpc (&cn, event (buf, sizeof (buf), id), reply, sizeof (reply)) < 0)
             break;
         snprintf (last, sizeof (last), "%s", reply);
         if (strncmp (reply, "OK ", 3))
             break;
         oks++;
     }
-    close (fd);
+    jt_ledger_conn_free (&cn);
     ok (!strncmp (last, "ERR FAIL ", 9), "a failed write answers ERR FAIL (%.60s)",
         last);
     waitpid (pid, &st, 0);
