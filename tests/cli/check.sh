@@ -10,15 +10,7 @@ data=$srcdir/tests/data/inputs
 tmp=$(mktemp -d "${TMPDIR:-/tmp}/jt-check.XXXXXX") || exit 1
 trap 'rm -rf "$tmp"' EXIT INT TERM
 
-n=0
-ok () {
-    n=$((n + 1))
-    if [ "$1" -eq 0 ]; then
-        echo "ok $n - $2"
-    else
-        echo "not ok $n - $2"
-    fi
-}
+. "$srcdir/tests/tap/tap.sh"
 
 # run_check WANT_RC NAME ARGS...: run in $data (relative file names in the
 # messages), compare the exit status; stdout/stderr kept in $tmp.
@@ -38,18 +30,10 @@ run_check () {
 # same FILE NAME: $tmp/FILE equals the text on stdin.
 same () {
     cat >"$tmp/want"
-    if cmp -s "$tmp/want" "$tmp/$1"; then
-        ok 0 "$2"
-    else
-        ok 1 "$2"
-        diff -u "$tmp/want" "$tmp/$1" | sed 's/^/# /'
-    fi
+    same_file "$tmp/want" "$tmp/$1" "$2"
 }
 
-if [ ! -x "$jobtree" ]; then
-    echo "Bail out! $jobtree not built"
-    exit 1
-fi
+[ -x "$jobtree" ] || bail_out "$jobtree not built"
 
 run_check 0 "example budgets and snapshot" "$srcdir/etc/budgets" \
     --snapshot "$srcdir/etc/snapshot.json"
@@ -138,4 +122,4 @@ upper/vision.json: warning: owner: owner 'Vision' has upper-case letters, but Sl
 upper/vision.json: warning: envelopes[0].lending.to[0]: envelope v lends to 'nobody', which has no budget file
 EOT
 
-echo "1..$n"
+done_testing

@@ -13,17 +13,7 @@ data=$srcdir/tests/data/plan
 tmp=$(mktemp -d "${TMPDIR:-/tmp}/jt-plan.XXXXXX") || exit 1
 trap 'rm -rf "$tmp"' EXIT INT TERM
 
-n=0
-fail=0
-ok () {
-    n=$((n + 1))
-    if [ "$1" -eq 0 ]; then
-        echo "ok $n - $2"
-    else
-        echo "not ok $n - $2"
-        fail=$((fail + 1))
-    fi
-}
+. "$srcdir/tests/tap/tap.sh"
 
 # same_output NAME SNAPSHOT RUN [OPTIONS...]: stdout equals expected/NAME,
 # exit status 0.
@@ -56,7 +46,7 @@ fails_with () {
     fi
 }
 
-echo "1..14"
+plan 14
 same_output worked-96.txt snapshot.json worked-96
 same_output worked-96.json snapshot.json worked-96 --json
 same_output worked-128.txt snapshot.json worked-128
@@ -87,4 +77,4 @@ rc=$?
 grep -q "^Usage: jobtree plan" "$tmp/out"
 ok $((rc + $?)) "--help prints the usage and exits 0"
 
-[ $fail -eq 0 ]
+done_testing

@@ -39,35 +39,13 @@ JT_NNODES=16
 JT_STOCK_PLUGINDIR=${JT_STOCK_PLUGINDIR:-/usr/lib/x86_64-linux-gnu/slurm-wlm}
 
 ##
-# TAP
+# TAP (tests/tap/tap.sh); bail_out also shows the cluster's logs
 ##
-_tap_n=0
-_tap_fail=0
-plan () { echo "1..$1"; }
-diag () { local l; while IFS= read -r l; do echo "# $l"; done <<< "$*"; }
-_tap_result () {
-    _tap_n=$((_tap_n + 1))
-    if [ "$1" -eq 0 ]; then echo "ok $_tap_n - $2"
-    else echo "not ok $_tap_n - $2"; _tap_fail=$((_tap_fail + 1)); fi
-}
-# ok STATUS MSG: pass when STATUS is 0 (use: ok $? "msg" or ok "$(cmd; echo $?)")
-ok () { _tap_result "$1" "$2"; }
-is () {
-    if [ "$1" = "$2" ]; then _tap_result 0 "$3"
-    else _tap_result 1 "$3"; diag "got:  '$1'"; diag "want: '$2'"; fi
-}
-like () {
-    if printf '%s' "$1" | grep -Eq -- "$2"; then _tap_result 0 "$3"
-    else _tap_result 1 "$3"; diag "got:  '$1'"; diag "want match: /$2/"; fi
-}
+. "$JT_SRCDIR/tests/tap/tap.sh"
 bail_out () {
     echo "Bail out! $*"
     [ -n "${JT_CLUSTER_DIR:-}" ] && cluster_log_tails >&2
     exit 255
-}
-done_testing () {
-    echo "# $_tap_n tests, $_tap_fail failed"
-    [ "$_tap_fail" -eq 0 ]
 }
 
 ##
