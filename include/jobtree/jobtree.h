@@ -10,6 +10,7 @@
 #include "error.h"
 #include "labels.h"
 #include "timeutil.h"
+#include "reason.h"
 #include "budget.h"
 #include "run.h"
 #include "snapshot.h"

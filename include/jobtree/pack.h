@@ -35,7 +35,7 @@
 #include "labels.h"
 #include "run.h"
 #include "snapshot.h"
-#include "cover.h"
+#include "reason.h"
 
 #ifdef __cplusplus
 extern "C" {

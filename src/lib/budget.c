@@ -16,6 +16,7 @@
 
 #include "jobtree/budget.h"
 #include "jsonutil.h"
+#include "budget_int.h"
 
 struct src {
     char *text;

@@ -14,6 +14,8 @@
 #include "jobtree/budget.h"
 #include "jobtree/timeutil.h"
 #include "jsonutil.h"
+#include "budget_int.h"
+#include "sha256.h"
 
 static const char *const top_keys[] = {
     "owner", "parent", "envelopes", "aggregateCaps", NULL

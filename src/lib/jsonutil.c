@@ -458,20 +458,7 @@ int jt_jdoc_get_duration (jt_jdoc_t *d, json_object *obj, const char *path,
     return 1;
 }
 
-/* ---- hashing and output ---- */
-
-int jt_sha256_hex (const void *data, size_t len, char hex[65])
-{
-    unsigned char md[EVP_MAX_MD_SIZE];
-    unsigned int mdlen = 0;
-
-    hex[0] = '\0';
-    if (EVP_Digest (data, len, md, &mdlen, EVP_sha256 (), NULL) != 1 || mdlen != 32)
-        return -1;
-    for (unsigned i = 0; i < mdlen; i++)
-        snprintf (hex + 2 * i, 3, "%02x", md[i]);
-    return 0;
-}
+/* ---- output ---- */
 
 char *jt_json_dump (json_object *o)
 {

@@ -131,9 +131,6 @@ int jt_jdoc_int_value (jt_jdoc_t *d, json_object *v, const char *path,
 int jt_jdoc_string_value (jt_jdoc_t *d, json_object *v, const char *path,
                           const char **out);
 
-/* Lowercase hex SHA-256 of data into hex[65] (OpenSSL EVP). 0 or -1. */
-int jt_sha256_hex (const void *data, size_t len, char hex[65]);
-
 /* Canonical compact serialisation helpers: a json_object tree is built in
  * the required key order and printed with these flags. */
 #define JT_JSON_CANON_FLAGS (JSON_C_TO_STRING_PLAIN | JSON_C_TO_STRING_NOSLASHESCAPE)
@@ -145,28 +142,6 @@ char *jt_json_dump (json_object *o);
 /* Read a whole file into a NUL-terminated malloc'd buffer. NULL with a
  * diagnostic naming the file on failure. */
 char *jt_json_read_file (const char *path, size_t *len, jt_diags_t *diags);
-
-/* ---- hooks between the readers and their containers (internal) ---- */
-
-struct jt_budget;
-struct jt_budgets;
-
-/* Free the members of one budget (not the struct itself). */
-void jt_budget_clear (struct jt_budget *bud);
-
-/* Append bud (moved: on success b owns its members and *bud is zeroed)
- * and keep a copy of the file's text for finalize's diagnostics.
- * Returns 0 or -1 (ENOMEM; bud untouched). */
-int jt_budgets_push (struct jt_budgets *b, struct jt_budget *bud, const char *text,
-                     size_t len);
-
-struct jt_run;
-
-/* The run checks of jt_run_validate, each problem reported as (JSON path,
- * message). Returns the number of problems. */
-typedef void (*jt_run_report_f) (void *arg, const char *path, const char *msg);
-int jt_run_check (const struct jt_run *r, int64_t gpus_per_node,
-                  jt_run_report_f report, void *arg);
 
 /* True when s has no whitespace or control characters. */
 bool jt_json_is_name (const char *s);

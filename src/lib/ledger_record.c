@@ -19,26 +19,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include <openssl/evp.h>
-
 #include "jobtree/ledger.h"
 #include "ledger_record.h"
-
-int jt_ledger_sha256 (const void *data, size_t len, char hex[65])
-{
-    static const char digits[] = "0123456789abcdef";
-    unsigned char md[EVP_MAX_MD_SIZE];
-    unsigned int mdlen = 0;
-
-    if (!EVP_Digest (data, len, md, &mdlen, EVP_sha256 (), NULL) || mdlen != 32)
-        return -1;
-    for (unsigned int i = 0; i < 32; i++) {
-        hex[2 * i] = digits[md[i] >> 4];
-        hex[2 * i + 1] = digits[md[i] & 15];
-    }
-    hex[64] = '\0';
-    return 0;
-}
+#include "sha256.h"
 
 int jt_record_format (uint64_t seq, const char *prev, const char *payload, size_t len,
                       char **line, size_t *linelen, char hash[65], jt_error_t *err)
@@ -63,7 +46,7 @@ int jt_record_format (uint64_t seq, const char *prev, const char *payload, size_
         return jt_errprintf (err, "out of memory");
     memcpy (buf, head, (size_t) hl);
     memcpy (buf + hl, payload, len);
-    if (jt_ledger_sha256 (buf, body, hash) < 0) {
+    if (jt_sha256_hex (buf, body, hash) < 0) {
         free (buf);
         return jt_errprintf (err, "record: SHA-256 failed");
     }
@@ -163,7 +146,7 @@ jt_record_status_t jt_record_parse (const char *buf, size_t avail, jt_record_t *
         return JT_RECORD_MALFORMED;
     rec->size = pos;
     char want[65];
-    if (jt_ledger_sha256 (buf, body, want) < 0 || memcmp (want, rec->hash, 64))
+    if (jt_sha256_hex (buf, body, want) < 0 || memcmp (want, rec->hash, 64))
         return JT_RECORD_BADHASH;
     return JT_RECORD_OK;
 }

@@ -7,9 +7,6 @@
 
 #include <stddef.h>
 
-/* Lowercase hex SHA-256 (OpenSSL EVP) of data into hex[65]. 0 or -1. */
-int jt_ledger_sha256 (const void *data, size_t len, char hex[65]);
-
 /* True iff name is a segment file name ("ledger-<20 digits>.jtl"); its
  * number goes to *first. */
 int jt_ledger_segment_name (const char *name, unsigned long long *first);

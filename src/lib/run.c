@@ -14,6 +14,7 @@
 
 #include "jobtree/run.h"
 #include "jsonutil.h"
+#include "run_int.h"
 
 jt_run_t *jt_run_create (void)
 {

@@ -11,6 +11,7 @@
 #include "jobtree/budget.h"
 #include "jobtree/run.h"
 #include "jsonutil.h"
+#include "run_int.h"
 
 static const char *const top_keys[] = {
     "id", "owner", "resources", "locality", "malleable", "sparesPerGroup",

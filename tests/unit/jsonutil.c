@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "jsonutil.h"
+#include "sha256.h"
 #include "tap.h"
 
 static const char doc[] =

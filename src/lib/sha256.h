@@ -1,0 +1,14 @@
+/*
+ * sha256.h - the one SHA-256 of libjobtree (OpenSSL EVP): budget file
+ * digests (BudgetLoaded) and the ledger's record checksum and chain link.
+ * Private to libjobtree.
+ */
+#ifndef JT_SHA256_H
+#define JT_SHA256_H
+
+#include <stddef.h>
+
+/* Lowercase hex SHA-256 of data into hex[65]. 0, or -1 (hex is then ""). */
+int jt_sha256_hex (const void *data, size_t len, char hex[65]);
+
+#endif /* JT_SHA256_H */
