@@ -53,6 +53,14 @@ typedef struct jt_run {
  * time limit (GPU-hours = GPUs x time limit). */
 #define JT_RUN_DEFAULT_TIME_LIMIT_S (3600)
 
+/* The most GPUs a run may ask for (2^20): more than any cluster holds, and
+ * small enough that a run's groups, and products of its counts, stay
+ * bounded (jt_run_validate refuses more; jobtree/gres.h caps requests). */
+#define JT_RUN_GPUS_MAX (INT64_C (1) << 20)
+
+/* The most spare nodes a group may hold (--spares). */
+#define JT_RUN_SPARES_MAX 64
+
 jt_run_t *jt_run_create (void);
 void jt_run_destroy (jt_run_t *r);
 

@@ -11,7 +11,7 @@
 #include "src/common/read_config.h"
 #include "src/common/xmalloc.h"
 
-#include "gres_req.h"
+#include <jobtree/gres.h>
 #include "state.h"
 
 static void log_diags (const jt_pstate_t *st, const jt_diags_t *d)

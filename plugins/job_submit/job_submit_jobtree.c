@@ -31,10 +31,10 @@
 #include "jobtree/budget.h"
 #include "jobtree/config.h"
 #include "jobtree/cover.h"
+#include "jobtree/gres.h"
 #include "jobtree/options.h"
 #include "jobtree/run.h"
 
-#include "gres_req.h"
 #include "record.h"
 #include "state.h"
 
@@ -86,15 +86,14 @@ static int unfunded (char **err_msg, int code, uint32_t uid, const char *why)
 }
 
 /* The GPU request: which string, its type and count. Returns 1 found, 0
- * none, -1 malformed. *scope is 'j' (per job), 'n' (per node), 's' (per
- * socket). */
+ * none, -1 malformed or out of range. */
 static int gpu_request (const job_desc_msg_t *jd, char *type, size_t len,
-                        int64_t *count, char *scope)
+                        int64_t *count, jt_gres_scope_t *scope)
 {
-    struct { const char *s; char scope; } v[] = {
-        { jd->tres_per_job, 'j' },
-        { jd->tres_per_node, 'n' },
-        { jd->tres_per_socket, 's' },
+    struct { const char *s; jt_gres_scope_t scope; } v[] = {
+        { jd->tres_per_job, JT_GRES_PER_JOB },
+        { jd->tres_per_node, JT_GRES_PER_NODE },
+        { jd->tres_per_socket, JT_GRES_PER_SOCKET },
     };
 
     for (size_t i = 0; i < sizeof (v) / sizeof (v[0]); i++) {
@@ -149,7 +148,8 @@ extern int job_submit (job_desc_msg_t *jd, uint32_t submit_uid, char **err_msg)
     jt_usage_t usage;
     jt_cover_t cover;
     char type[128] = "", detail[JT_ERRMSG_MAX] = "", why[1200];
-    char scope = 0, *record = NULL, *owner = NULL;
+    jt_gres_scope_t scope = JT_GRES_PER_NODE;
+    char *record = NULL, *owner = NULL;
     int64_t count = 0, total, gpn, nodes = job_nodes (jd);
     int nopts, gpu, rc = SLURM_SUCCESS;
     jt_reason_t reason;
@@ -170,9 +170,12 @@ extern int job_submit (job_desc_msg_t *jd, uint32_t submit_uid, char **err_msg)
         goto done;              /* not a Jobtree run: untouched */
     if (gpu < 0) {
         rc = refuse (err_msg, ESLURM_INVALID_GRES, submit_uid,
-                     "jobtree: cannot read the GPU request (%s), e.g. "
-                     "--gres=gpu:h100:8", jd->tres_per_node ? jd->tres_per_node
-                     : jd->tres_per_job ? jd->tres_per_job : "?");
+                     "jobtree: cannot read the GPU request (%s): one GPU type "
+                     "and a count of at most %" PRId64 ", e.g. --gres=gpu:h100:8",
+                     jd->tres_per_node ? jd->tres_per_node
+                     : jd->tres_per_job ? jd->tres_per_job
+                     : jd->tres_per_socket ? jd->tres_per_socket : "?",
+                     (int64_t) JT_GRES_COUNT_MAX);
         goto done;
     }
     if (gpu == 0 || count <= 0) {
@@ -193,16 +196,20 @@ extern int job_submit (job_desc_msg_t *jd, uint32_t submit_uid, char **err_msg)
                      type, type);
         goto done;
     }
-    if (scope == 'j')
-        total = count;
-    else if (scope == 'n')
-        total = count * nodes;
-    else if (jd->sockets_per_node != NO_VAL16 && jd->sockets_per_node > 0)
-        total = count * jd->sockets_per_node * nodes;
-    else {
+    if (scope == JT_GRES_PER_SOCKET
+        && (jd->sockets_per_node == NO_VAL16 || jd->sockets_per_node == 0)) {
         rc = refuse (err_msg, ESLURM_INVALID_GRES, submit_uid,
                      "jobtree: --gpus-per-socket needs --sockets-per-node; "
                      "ask per node instead, e.g. --gres=gpu:%s:%" PRId64, type, gpn);
+        goto done;
+    }
+    if (jt_gres_total (count, scope, nodes, scope == JT_GRES_PER_SOCKET
+                       ? (int64_t) jd->sockets_per_node : 0, &total) < 0) {
+        rc = refuse (err_msg, ESLURM_INVALID_GRES, submit_uid,
+                     "jobtree: the job asks for more than %" PRId64 " GPUs "
+                     "(%" PRId64 " GPUs x %" PRId64 " nodes); ask for what the "
+                     "run needs, e.g. -N 4 --gres=gpu:%s:%" PRId64,
+                     (int64_t) JT_RUN_GPUS_MAX, count, nodes, type, gpn);
         goto done;
     }
     if (r->group_gpus > 0 && r->group_gpus % gpn != 0) {
@@ -213,7 +220,7 @@ extern int job_submit (job_desc_msg_t *jd, uint32_t submit_uid, char **err_msg)
                      (r->group_gpus / gpn + 1) * gpn);
         goto done;
     }
-    if (r->group_gpus > 0 && scope == 'n' && count != gpn) {
+    if (r->group_gpus > 0 && scope == JT_GRES_PER_NODE && count != gpn) {
         rc = refuse (err_msg, ESLURM_INVALID_GRES, submit_uid,
                      "jobtree: --group-gpus needs whole nodes: ask for all %"
                      PRId64 " GPUs of each node, e.g. --gres=gpu:%s:%" PRId64

@@ -22,6 +22,7 @@
 #include <unistd.h>
 
 #include "cli.h"
+#include "jobtree/gres.h"
 #include "jobtree/labels.h"
 #include "jobtree/snapshot.h"
 
@@ -54,50 +55,6 @@ static void snapshot_usage (FILE *f)
 }
 
 #ifdef HAVE_LIBSLURM
-
-/* The gpu entry of a GRES string ("gpu:h100:8(S:0-1),nic:1",
- * "gpu:h100:2(IDX:0-1)", "gpu:4"): type into type ("" when untyped) and
- * count. Returns 1 when found, 0 when none. */
-static int gres_gpu (const char *gres, char *type, size_t len, long *count)
-{
-    const char *p = gres;
-
-    type[0] = '\0';
-    *count = 0;
-    while (p && *p) {
-        const char *end = strchr (p, ',');
-        size_t n = end ? (size_t) (end - p) : strlen (p);
-        char entry[256];
-
-        if (n < sizeof (entry)) {
-            char *paren, *c1, *c2;
-            memcpy (entry, p, n);
-            entry[n] = '\0';
-            if ((paren = strchr (entry, '(')))
-                *paren = '\0';
-            if (!strncmp (entry, "gres/", 5))
-                memmove (entry, entry + 5, strlen (entry + 5) + 1);
-            c1 = strchr (entry, ':');
-            if (!strcmp (entry, "gpu") || (c1 && c1 - entry == 3
-                                           && !strncmp (entry, "gpu", 3))) {
-                *count = 1;
-                if (c1) {
-                    c2 = strchr (c1 + 1, ':');
-                    if (c2) {
-                        snprintf (type, len, "%.*s", (int) (c2 - c1 - 1), c1 + 1);
-                        *count = strtol (c2 + 1, NULL, 10);
-                    } else if (c1[1] >= '0' && c1[1] <= '9')
-                        *count = strtol (c1 + 1, NULL, 10);
-                    else
-                        snprintf (type, len, "%s", c1 + 1);
-                }
-                return 1;
-            }
-        }
-        p = end ? end + 1 : NULL;
-    }
-    return 0;
-}
 
 /* The leaf (level 0) switch listing node, or NULL. */
 static const char *leaf_switch (topo_info_response_msg_t *topo, const char *node)
@@ -142,7 +99,7 @@ static int add_nodes (jt_snapshot_t *s, node_info_msg_t *nodes,
         node_info_t *n = &nodes->node_array[i];
         jt_labels_t labels = JT_LABELS_INIT;
         char type[128], utype[128];
-        long gpus = 0, used = 0;
+        int64_t gpus = 0, used = 0;
         const char *leaf, *d;
         uint32_t base;
         int rc;
@@ -160,10 +117,10 @@ static int add_nodes (jt_snapshot_t *s, node_info_msg_t *nodes,
             && (leaf = leaf_switch (topo, n->name))
             && jt_labels_set (&labels, JT_LABEL_FABRIC, leaf) < 0)
             goto nomem;
-        if (gres_gpu (n->gres, type, sizeof (type), &gpus) != 1 || !type[0])
+        if (jt_gres_gpu_req (n->gres, type, sizeof (type), &gpus) != 1 || !type[0])
             gpus = 0;
         if (gpus > 0)
-            (void) gres_gpu (n->gres_used, utype, sizeof (utype), &used);
+            (void) jt_gres_gpu_req (n->gres_used, utype, sizeof (utype), &used);
         base = n->node_state & NODE_STATE_BASE;
         if (base == NODE_STATE_ALLOCATED || base == NODE_STATE_MIXED
             || (n->node_state & NODE_STATE_COMPLETING))

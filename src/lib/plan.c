@@ -497,6 +497,16 @@ int jt_plan_run (const jt_budgets_t *b, const jt_snapshot_t *s,
     }
     if (hi > fundable)          /* the largest total Cover could fund */
         hi = lo + (fundable - lo) / step * step;
+    /* ... and Pack could place: no more than the flavor's free whole nodes
+     * hold. With both bounds the totals tried depend on the cluster and
+     * the budgets, never on how wide a range the user asked for. Totals
+     * above either bound fail anyway, so the decision is the same; when
+     * even lo cannot be placed, lo alone is tried, for the reason. */
+    int64_t placeable = 0;
+    for (size_t d = 0; d < s->ndomains; d++)
+        placeable += jt_pack_view_free (x.view, d);
+    if (hi > placeable)
+        hi = placeable >= lo ? lo + (placeable - lo) / step * step : lo;
     for (int64_t t = hi; t >= lo; t -= (r->malleable ? step : hi + 1)) {
         jt_groups_t g;
         if (jt_run_compile (r, t, &g, err) < 0)

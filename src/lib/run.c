@@ -87,9 +87,15 @@ int jt_run_check (const jt_run_t *r, int64_t gpn, jt_run_report_f report, void *
     path = "resources.totalGPUs";
     if (r->total_gpus < 1)
         REPORT ("must be at least 1, got %lld", (long long) r->total_gpus);
+    else if (r->total_gpus > JT_RUN_GPUS_MAX)
+        REPORT ("%lld GPUs is more than a run may ask for (%lld)",
+                (long long) r->total_gpus, (long long) JT_RUN_GPUS_MAX);
     path = "locality.groupGPUs";
     if (r->group_gpus < 0)
         REPORT ("must be at least 1, got %lld", (long long) r->group_gpus);
+    else if (r->group_gpus > JT_RUN_GPUS_MAX)
+        REPORT ("%lld GPUs is more than a run may ask for (%lld)",
+                (long long) r->group_gpus, (long long) JT_RUN_GPUS_MAX);
     else if (r->group_gpus > 0 && gpn > 0 && r->group_gpus % gpn) {
         nearest (hint, sizeof (hint), r->group_gpus, gpn);
         REPORT ("groupGPUs=%lld is not a multiple of the %lld GPUs per %s node; %s",
@@ -109,13 +115,22 @@ int jt_run_check (const jt_run_t *r, int64_t gpn, jt_run_report_f report, void *
         path = "malleable.minTotalGPUs";
         if (r->min_gpus < 1)
             REPORT ("must be at least 1, got %lld", (long long) r->min_gpus);
+        else if (r->min_gpus > JT_RUN_GPUS_MAX)
+            REPORT ("%lld GPUs is more than a run may ask for (%lld)",
+                    (long long) r->min_gpus, (long long) JT_RUN_GPUS_MAX);
         path = "malleable.maxTotalGPUs";
-        if (r->max_gpus < r->min_gpus)
+        if (r->max_gpus > JT_RUN_GPUS_MAX)
+            REPORT ("%lld GPUs is more than a run may ask for (%lld)",
+                    (long long) r->max_gpus, (long long) JT_RUN_GPUS_MAX);
+        else if (r->max_gpus < r->min_gpus)
             REPORT ("maxTotalGPUs=%lld is below minTotalGPUs=%lld",
                     (long long) r->max_gpus, (long long) r->min_gpus);
         path = "malleable.stepGPUs";
         if (step < 1)
             REPORT ("must be at least 1, got %lld", (long long) step);
+        else if (step > JT_RUN_GPUS_MAX)
+            REPORT ("%lld GPUs is more than a run may ask for (%lld)",
+                    (long long) step, (long long) JT_RUN_GPUS_MAX);
         else if (r->step_given && gpn > 0 && step % gpn) {
             nearest (hint, sizeof (hint), step, gpn);
             REPORT ("stepGPUs=%lld is not a multiple of the %lld GPUs per %s node "
@@ -143,6 +158,9 @@ int jt_run_check (const jt_run_t *r, int64_t gpn, jt_run_report_f report, void *
     path = "sparesPerGroup";
     if (r->spares_per_group < 0)
         REPORT ("must be at least 0, got %lld", (long long) r->spares_per_group);
+    else if (r->spares_per_group > JT_RUN_SPARES_MAX)
+        REPORT ("%lld spare nodes per group is more than %d",
+                (long long) r->spares_per_group, JT_RUN_SPARES_MAX);
     path = "runtime.checkpoint";
     if (r->checkpoint_s < 0)
         REPORT ("must be at least 0, got %lld", (long long) r->checkpoint_s);
@@ -198,9 +216,9 @@ int jt_run_compile (const jt_run_t *r, int64_t total, jt_groups_t *out,
     size_t n;
 
     memset (out, 0, sizeof (*out));
-    if (total < 1)
-        return jt_errprintf (err, "cannot compile %lld GPUs: at least 1 is needed",
-                             (long long) total);
+    if (total < 1 || total > JT_RUN_GPUS_MAX)
+        return jt_errprintf (err, "cannot compile %lld GPUs: 1 to %lld",
+                             (long long) total, (long long) JT_RUN_GPUS_MAX);
     if (g < 0)
         return jt_errprintf (err, "groupGPUs must be at least 1, got %lld",
                              (long long) g);

@@ -5,7 +5,7 @@
 # line, plain CPU and GPU jobs untouched, and the admin_comment record.
 . "$(dirname "$0")/lib.sh"
 
-plan 51
+plan 56
 cluster_setup "${1:?usage: $0 BUILDDIR}"
 cluster_start
 
@@ -66,6 +66,12 @@ refused_by_ctld "--account=team-a --group-gpus=8" \
     "Jobtree options need a GPU request, e.g. --gres=gpu:h100:8 -N 4"
 like "$(last_err)" "Batch job submission failed: Invalid generic resource" \
     "the ESLURM code is reported too"
+## Hostile counts reach job_submit as strings: refused, never overflowed.
+refused_by_ctld "--account=team-a -N1 --gpus=h100:2000000 --group-gpus=8" \
+    "cannot read the GPU request (gres:gpu:h100:2000000): one GPU type and a count of at most 1048576, e.g. --gres=gpu:h100:8"
+refused_by_ctld "--account=team-a -N 200000 $G8 --group-gpus=8" \
+    "the job asks for more than 1048576 GPUs (8 GPUs x 200000 nodes); ask for what the run needs, e.g. -N 4 --gres=gpu:h100:8"
+is "$(scontrol ping | grep -c 'is UP')" 1 "slurmctld is up after hostile GRES counts"
 is "$(squeue -h | wc -l)" 0 "nothing was queued"
 
 ## Plain jobs pass through untouched (no budget needed, no record).

@@ -408,11 +408,12 @@ static void test_reasons (void)
         "ever: NeverFundable detail");
     is_int (jt_cover_ever (b, wide, fx_time (FX_NOW), d, sizeof (d)),
             JT_NEVER_FUNDABLE, "ever: two groups that each fit but not together");
-    jt_run_t *huge = fx_run (RUN ("rai", 2147483648, ", \"locality\": {"
+    jt_run_t *huge = fx_run (RUN ("rai", 1048576, ", \"locality\": {"
                                   " \"groupGPUs\": 8 }"));
     is_int (jt_cover_ever (b, huge, fx_time (FX_NOW), d, sizeof (d)),
-            JT_NEVER_FUNDABLE, "ever: 2^31 GPUs, decided without compiling");
-    is (d, "2147483648 GPUs in 268435456 groups exceed what the candidate"
+            JT_NEVER_FUNDABLE, "ever: 2^20 GPUs (the most a run may ask), decided "
+            "without compiling");
+    is (d, "1048576 GPUs in 131072 groups exceed what the candidate"
         " envelopes can fund together", "ever: the total is over every bound");
     jt_run_destroy (huge);
     is_int (jt_cover_ever (b, nobudget, fx_time (FX_NOW), d, sizeof (d)),

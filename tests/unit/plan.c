@@ -187,20 +187,40 @@ static void test_policy_spares_soft (void)
         " a07:8 a08:8 a09:8] west-h100 | g0 24 west/B[b01:8 b02:8 b03:8] west-h100",
         "soft group: one payer, chunks fill a domain to empty first");
 
-    /* Huge demands are decided without compiling or trying every total. */
-    jt_run_t *huge = fx_run (RUN ("rai", 2147483648, GROUP (8)));
+    /* Huge demands are decided without compiling or trying every total
+     * (the largest a run may ask for is 2^20 GPUs: run.c). */
+    jt_run_t *huge = fx_run (RUN ("rai", 1048576, GROUP (8)));
     jt_run_t *wide = fx_run (RUN ("rai", 8, GROUP (8) ", \"malleable\": {"
-                                  " \"minTotalGPUs\": 8, \"maxTotalGPUs\": 2147483648 }"));
+                                  " \"minTotalGPUs\": 8, \"maxTotalGPUs\": 1048576 }"));
     jt_plan_t p;
     is (fx_plan (b, s, NULL, huge, JT_PACK_TO_EMPTY, &p),
-        "Reject InsufficientCapacity total=0 want=2147483648",
-        "2^31 GPUs: Reject at the first group Cover cannot fund");
+        "Reject InsufficientCapacity total=0 want=1048576",
+        "2^20 GPUs: Reject at the first group Cover cannot fund");
     is (p.detail, "envelope west-h100: 256 of 256 GPUs active, run needs 8",
         "Reject detail counts the groups funded before");
     jt_plan_free (&p);
     ok (strncmp (fx_plan (b, s, NULL, wide, JT_PACK_TO_EMPTY, NULL),
-                 "BindNow total=112 want=2147483648 | g0 8 west/A[a01:8]", 52) == 0,
-        "malleable up to 2^31: the largest total that binds (all 112 free GPUs)");
+                 "BindNow total=112 want=1048576 | g0 8 west/A[a01:8]", 49) == 0,
+        "malleable up to 2^20: the largest total that binds (all 112 free GPUs)");
+    /* Under a budget that could fund a million GPUs, the totals tried are
+     * bounded by the 112 free GPUs of the flavor, not by the user's range
+     * (before: 131072 totals compiled and tried, seconds per plan). */
+    jt_budgets_t *big = fx_budgets (
+        RAI (FX_ENV ("west-h100", "\"region\": \"west\"", 1048576, "")), NULL);
+    jt_run_t *vast = fx_run (RUN ("rai", 8, GROUP (8) ", \"malleable\": {"
+                                  " \"minTotalGPUs\": 8, \"maxTotalGPUs\": 1048576 }"));
+    ok (strncmp (fx_plan (big, s, NULL, vast, JT_PACK_TO_EMPTY, NULL),
+                 "BindNow total=112 want=1048576 | g0 8 west/A[a01:8]", 49) == 0,
+        "malleable up to 2^20 under a 2^20 envelope: the largest total that binds");
+    jt_run_t *vast2 = fx_run (RUN ("rai", 128, GROUP (128) ", \"malleable\": {"
+                                   " \"minTotalGPUs\": 128, \"maxTotalGPUs\": 1048576 }"));
+    ok (strncmp (fx_plan (big, s, NULL, vast2, JT_PACK_TO_EMPTY, NULL),
+                 "PlanLater NoDomainFits", 22) == 0,
+        "min above the free GPUs: one total tried, the placement reason: %s",
+        fx_plan (big, s, NULL, vast2, JT_PACK_TO_EMPTY, NULL));
+    jt_run_destroy (vast);
+    jt_run_destroy (vast2);
+    jt_budgets_destroy (big);
     jt_run_destroy (huge);
     jt_run_destroy (wide);
     jt_run_destroy (r);

@@ -235,6 +235,39 @@ int main (void)
     r->max_gpus = 128;
     r->min_gpus = 0;
     validate_is (r, 8, "malleable.minTotalGPUs: must be at least 1, got 0");
+    /* sizes a user picks are bounded by what a cluster can hold (2^20 GPUs):
+     * compile allocates per group, and plan works per step */
+    r->min_gpus = 32;
+    r->max_gpus = INT64_C (1) << 31;
+    validate_is (r, 8, "malleable.maxTotalGPUs: 2147483648 GPUs is more than a run "
+                 "may ask for (1048576)");
+    r->max_gpus = 128;
+    r->total_gpus = INT64_MAX;
+    r->malleable = false;
+    validate_is (r, 8, "resources.totalGPUs: 9223372036854775807 GPUs is more than a "
+                 "run may ask for (1048576)");
+    r->total_gpus = (INT64_C (1) << 20) + 8;
+    validate_is (r, 8, "resources.totalGPUs: 1048584 GPUs is more than a run may ask "
+                 "for (1048576)");
+    r->total_gpus = INT64_C (1) << 20;
+    validate_is (r, 8, "");
+    r->group_gpus = INT64_MAX - 7;
+    validate_is (r, 8, "locality.groupGPUs: 9223372036854775800 GPUs is more than a "
+                 "run may ask for (1048576)");
+    r->group_gpus = 64;
+    r->spares_per_group = 65;
+    validate_is (r, 8, "sparesPerGroup: 65 spare nodes per group is more than 64");
+    r->spares_per_group = 1;
+    {
+        jt_groups_t g;
+        jt_error_t e = { "" };
+        ok (jt_run_compile (r, INT64_C (1) << 31, &g, &e) < 0 && g.n == 0,
+            "compile refuses 2^31 GPUs (no 2^25-entry allocation): %s", e.text);
+        ok (jt_run_compile (r, INT64_C (1) << 20, &g, &e) == 0 && g.n == 16384,
+            "compile of 2^20 GPUs in groups of 64: 16384 groups");
+        jt_groups_free (&g);
+    }
+    r->total_gpus = 64;
     jt_run_destroy (r);
     ok (jt_run_validate (NULL, 8, NULL) < 0, "NULL run");
     jt_run_destroy (NULL);
