@@ -14,6 +14,8 @@ pkgs=(
     libpmix-dev libpam0g-dev libhwloc-dev liblz4-dev dpkg-dev
     # tests: sanitizer runtimes, valgrind, process tools
     valgrind procps util-linux python3
+    # fuzzing (contrib/fuzz.sh): clang and its libFuzzer runtime
+    clang clang-14 libclang-rt-14-dev
 )
 
 missing=()

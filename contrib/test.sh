@@ -50,6 +50,13 @@ else
     tail -n 40 build-asan/distcheck.out
 fi
 
+step "fuzz smoke (every parser's libFuzzer target: regressions, then 10 s each)"
+if contrib/fuzz.sh --smoke 10; then
+    passed=$((passed + 1))
+else
+    failed=$((failed + 1)); failures+=("fuzz smoke")
+fi
+
 step "build with the Slurm plugins"
 if contrib/build.sh build; then
     if [ -x tests/cluster/run.sh ]; then

@@ -1,0 +1,114 @@
+#!/bin/bash
+# fuzz.sh - build and run the libFuzzer targets (tests/fuzz/, docs/fuzzing.md).
+#
+#   contrib/fuzz.sh --smoke [SECS]   every target: its regression inputs,
+#                                    then SECS (default 10) over the seeds;
+#                                    fails on any crash (CI runs this)
+#   contrib/fuzz.sh TARGET MINUTES   one target for MINUTES (e.g. fuzz_plan 10)
+#   contrib/fuzz.sh --all MINUTES    every target for MINUTES each
+#   contrib/fuzz.sh --list           the targets
+#
+# Builds in build-fuzz/ (CC=clang --enable-sanitizers --enable-fuzzing).
+# Corpora grow in build-fuzz/corpus/TARGET/ (seeded from tests/data and
+# etc/); crashes are written to build-fuzz/crashes/TARGET/. A crash is a
+# defect: fix it in the parser, add a unit test, and keep the input in
+# tests/fuzz/regress/TARGET/ so every smoke run replays it.
+set -uo pipefail
+top=$(cd "$(dirname "$0")/.." && pwd)
+bdir=${JT_FUZZ_BUILD:-$top/build-fuzz}
+targets=(fuzz_budget fuzz_run fuzz_snapshot fuzz_options fuzz_config fuzz_text
+         fuzz_event fuzz_ledger fuzz_record fuzz_plan)
+
+usage () { sed -n '2,17p' "$0" | sed 's/^# \{0,1\}//'; exit "${1:-2}"; }
+
+build () {
+    cd "$top" || exit 1
+    if [ ! -x configure ] || [ configure.ac -nt configure ]; then
+        autoreconf -fi >/dev/null 2>&1 || { echo "fuzz: autoreconf failed" >&2; exit 1; }
+    fi
+    command -v clang >/dev/null || { echo "fuzz: clang not found (contrib/install-deps.sh)" >&2; exit 1; }
+    mkdir -p "$bdir"
+    if [ ! -f "$bdir/Makefile" ]; then
+        (cd "$bdir" && "$top/configure" CC=clang --enable-sanitizers --enable-fuzzing \
+            >configure.out 2>&1) || { tail -n 20 "$bdir/configure.out" >&2; exit 1; }
+    fi
+    make -C "$bdir" -j"$(nproc)" fuzz >"$bdir/make.out" 2>&1 \
+        || { grep -E 'error' "$bdir/make.out" | head -n 20 >&2; exit 1; }
+}
+
+# seed CORPUSDIR FILES...: copy existing files in (names kept unique)
+seed () {
+    local dir=$1 f; shift
+    mkdir -p "$dir"
+    for f in "$@"; do
+        [ -f "$f" ] && cp "$f" "$dir/seed-$(echo "$f" | tr '/' '_')"
+    done
+}
+# seed_text CORPUSDIR NAME TEXT
+seed_text () { mkdir -p "$1"; printf '%s' "$3" > "$1/seed-$2"; }
+
+seeds () {
+    local c=$bdir/corpus t d=$top/tests/data
+    seed "$c/fuzz_budget" "$top"/etc/budgets/*.json "$d"/plan/budgets/*.json \
+        "$d"/inputs/*/*.json "$top"/etc/slurm/test-cluster/budgets/*.json
+    seed "$c/fuzz_run" "$top"/etc/runs/*.json "$d"/plan/runs/*.json
+    seed "$c/fuzz_snapshot" "$top"/etc/snapshot.json "$d"/plan/snapshot*.json \
+        "$d"/inputs/snap-*.json
+    seed "$c/fuzz_config" "$top"/etc/slurm/jobtree.conf \
+        "$top"/etc/slurm/test-cluster/jobtree.conf.in
+    seed "$c/fuzz_ledger" "$d"/ledger/*.jtl
+    seed "$c/fuzz_event" "$d"/ledger/events.jsonl
+    seed_text "$c/fuzz_options" full $'JOBTREE_GROUP_GPUS=32\nJOBTREE_CROSS_GROUP_SPREAD=no\nJOBTREE_MALLEABLE=64:96:32\nJOBTREE_SPARES=1\nJOBTREE_CHECKPOINT=30m\nJOBTREE_BORROW=32\nJOBTREE_SPONSORS=vision,speech'
+    seed_text "$c/fuzz_options" spank $'SPANK_JOBTREE_GROUP_GPUS=16\nSPANK_JOBTREE_BORROW=(null)'
+    for t in "2026-03-01T12:00:00Z" "30m" "1-00:00:00" "90" "2h30m" \
+             "fabric.domain=A,region=west,rack=r1,plain" "gres:gpu:h100:8" \
+             "gpu:h100:8(S:0-1),nic:1" "gres/gpu:h100=8;gres:gpu:h100:4"; do
+        seed_text "$c/fuzz_text" "$(echo "$t" | md5sum | cut -c1-8)" "$t"
+    done
+    seed_text "$c/fuzz_record" rec 'jobtree/1 {"run":{"owner":"rai","resources":{"gpuType":"h100","totalGPUs":16},"locality":{"groupGPUs":16}},"funding":[{"envelope":"west-h100","owner":"rai","source":"owner","firstGroup":0,"groups":1,"gpus":16}],"fundedGPUs":16,"borrowedGPUs":0,"reason":"OK","bound":{"time":"2026-03-01T12:00:00Z","leases":[{"group":0,"envelope":"west-h100","role":"Active","gpus":16,"nodes":["a01","a02"],"spares":[]}]}}'
+    # one budget file that stands alone (no parent), the plan tests' snapshot
+    local bud='{ "owner": "rai", "envelopes": [ { "name": "west-h100", "flavor": "h100", "selector": { "region": "west" }, "start": "2026-01-01T00:00:00Z", "end": "2027-01-01T00:00:00Z", "concurrency": 128, "maxGPUHours": 500000, "lending": { "allow": true, "to": ["vision"], "maxGPUs": 32 } } ], "aggregateCaps": [] }'
+    mkdir -p "$c/fuzz_plan"
+    for r in "$d"/plan/runs/*.json; do
+        { printf '%s' "$bud"; printf '\n----\n'; cat "$d/plan/snapshot.json"
+          printf '\n----\n'; cat "$r"; } > "$c/fuzz_plan/seed-$(basename "$r")"
+    done
+    for t in "${targets[@]}"; do mkdir -p "$c/$t" "$bdir/crashes/$t"; done
+}
+
+# run TARGET SECS: regressions once, then fuzz SECS seconds.
+run () {
+    local t=$1 secs=$2 exe=$bdir/tests/fuzz/$1 reg=$top/tests/fuzz/regress/$1 out
+    out=$bdir/crashes/$t/log
+    local opts=(-max_len=16384 -timeout=10 -rss_limit_mb=2048 -print_final_stats=1
+                "-artifact_prefix=$bdir/crashes/$t/")
+    if [ -d "$reg" ] && [ -n "$(ls -A "$reg")" ]; then
+        if ! "$exe" "${opts[@]}" "$reg"/* >"$out.regress" 2>&1; then
+            echo "fuzz: $t: a regression input fails again:"; tail -n 30 "$out.regress"
+            return 1
+        fi
+    fi
+    if ! "$exe" "${opts[@]}" -max_total_time="$secs" "$bdir/corpus/$t" >"$out" 2>&1; then
+        echo "fuzz: $t: CRASH (input in $bdir/crashes/$t/):"; grep -A25 -m1 'ERROR:\|==ERROR\|deadly signal\|timeout' "$out" | head -n 40
+        return 1
+    fi
+    printf 'fuzz: %-14s ok: %s runs, %s, corpus %s\n' "$t" \
+        "$(sed -n 's/^stat::number_of_executed_units: *//p' "$out")" \
+        "$(grep -o 'cov: [0-9]*' "$out" | tail -n 1)" "$(ls "$bdir/corpus/$t" | wc -l)"
+}
+
+case "${1:-}" in
+--list) printf '%s\n' "${targets[@]}"; exit 0 ;;
+-h|--help) usage 0 ;;
+--smoke) secs=${2:-10}; sel=("${targets[@]}") ;;
+--all) secs=$(( ${2:?--all MINUTES} * 60 )); sel=("${targets[@]}") ;;
+fuzz_*) secs=$(( ${2:?TARGET MINUTES} * 60 )); sel=("$1") ;;
+*) usage ;;
+esac
+case "$secs" in ''|*[!0-9]*) echo "fuzz: time must be a whole number" >&2; exit 2 ;; esac
+build
+seeds
+bad=0
+for t in "${sel[@]}"; do run "$t" "$secs" || bad=1; done
+[ $bad -eq 0 ] && echo "fuzz: all ${#sel[@]} targets clean" || echo "fuzz: FAILED"
+exit $bad

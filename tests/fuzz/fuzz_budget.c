@@ -1,0 +1,16 @@
+/* fuzz_budget.c - one budget file (jobtree-budgets(5)), then finalize. */
+#include "jobtree/budget.h"
+#include "jobtree/error.h"
+#include "fuzz.h"
+
+int LLVMFuzzerTestOneInput (const uint8_t *data, size_t size)
+{
+    jt_diags_t d;
+    jt_budgets_t *b = jt_budgets_create ();
+    jt_diags_init (&d);
+    if (b && jt_budgets_add_json (b, "f.json", (const char *) data, size, &d) == 0)
+        (void) jt_budgets_finalize (b, &d);
+    jt_budgets_destroy (b);
+    jt_diags_free (&d);
+    return 0;
+}
