@@ -17,6 +17,7 @@
 #include "cover.h"
 #include "pack.h"
 #include "plan.h"
+#include "record.h"
 #include "ledger.h"
 
 #endif /* JOBTREE_JOBTREE_H */

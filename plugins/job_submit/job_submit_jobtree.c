@@ -8,7 +8,7 @@
  * it builds the Run (owner = account, flavor = GPU type, totalGPUs from the
  * GPU request), checks it is well formed and that some envelope could ever
  * fund it (jt_cover_ever), and records the Run and its intended funding in
- * admin_comment (format in plugins/common/record.h and the admin guide).
+ * admin_comment (format in include/jobtree/record.h and the admin guide).
  * Everything else passes through untouched.
  *
  * Refusals are one line each, "jobtree: ...", returned to sbatch through
@@ -33,9 +33,9 @@
 #include "jobtree/cover.h"
 #include "jobtree/gres.h"
 #include "jobtree/options.h"
+#include "jobtree/record.h"
 #include "jobtree/run.h"
 
-#include "record.h"
 #include "state.h"
 
 const char plugin_name[] = "Jobtree admission (budgets, groups, options)";
@@ -285,7 +285,7 @@ extern int job_submit (job_desc_msg_t *jd, uint32_t submit_uid, char **err_msg)
         if (jt_cover (state.budgets, &usage, r, &groups, (int64_t)now, &cover, &e) >= 0)
             cover_ok = true;
     }
-    if (!(record = jt_acrec_format (r, cover_ok ? &cover : NULL))) {
+    if (!(record = jt_jobrec_format (r, cover_ok ? &cover : NULL))) {
         rc = refuse (err_msg, ENOMEM, submit_uid, "jobtree: out of memory");
         goto done;
     }

@@ -257,7 +257,7 @@ int jt_sel_job_test (job_record_t *job_ptr, bitstr_t *bitmap,
     bool test_only = SELECT_IS_MODE_TEST_ONLY (mode);
     bool will_run = SELECT_IS_MODE_WILL_RUN (mode);
     int64_t now = (int64_t) time (NULL);
-    jt_sel_record_t rec;
+    jt_jobrec_t rec;
     jt_sel_cache_t *c;
     jt_plan_t plan;
     jt_error_t err;
@@ -270,20 +270,20 @@ int jt_sel_job_test (job_record_t *job_ptr, bitstr_t *bitmap,
         return jt_sel_ops.job_test (job_ptr, bitmap, min_nodes, max_nodes,
                                     req_nodes, mode, preemptee_candidates,
                                     preemptee_job_list, exc_core_bitmap);
-    if (jt_sel_record_parse (job_ptr->admin_comment, &rec, &err) < 0) {
+    if (jt_jobrec_parse (job_ptr->admin_comment, &rec, &err) < 0) {
         set_reason (job_ptr, "jobtree: unreadable run record: %s", err.text);
         return SLURM_ERROR;
     }
     if (!rec.run || !rec.run->flavor) {
         set_reason (job_ptr, "jobtree: run record has no GPU flavor");
-        jt_sel_record_free (&rec);
+        jt_jobrec_free (&rec);
         return SLURM_ERROR;
     }
     if (!(c = jt_sel_cache_get (&err)) || !c->budgets) {
         /* A configuration problem is not the job's: in TEST_ONLY say it
          * could run (so it stays pending, not "never runnable"). */
         const char *why = c ? c->budget_error : err.text;
-        jt_sel_record_free (&rec);
+        jt_jobrec_free (&rec);
         if (test_only)
             return jt_sel_ops.job_test (job_ptr, bitmap, min_nodes, max_nodes,
                                         req_nodes, mode, preemptee_candidates,
@@ -300,11 +300,11 @@ int jt_sel_job_test (job_record_t *job_ptr, bitstr_t *bitmap,
         if (r != JT_OK) {
             set_reason (job_ptr, "jobtree: never fundable: %s",
                         detail[0] ? detail : jt_reason_str (r));
-            jt_sel_record_free (&rec);
+            jt_jobrec_free (&rec);
             return SLURM_ERROR;
         }
         if (jt_usage_init (&zero, c->budgets) < 0) {
-            jt_sel_record_free (&rec);
+            jt_jobrec_free (&rec);
             return SLURM_ERROR;
         }
         have_zero = true;
@@ -316,7 +316,7 @@ int jt_sel_job_test (job_record_t *job_ptr, bitstr_t *bitmap,
         jt_error_t uerr;
         if (jt_usage_from_snapshot (&zero, c->budgets, c->topo->snap, now,
                                     &uerr) < 0) {
-            jt_sel_record_free (&rec);
+            jt_jobrec_free (&rec);
             return SLURM_ERROR;
         }
         have_zero = true;
@@ -385,7 +385,7 @@ out:
     jt_plan_free (&plan);
     if (have_zero)
         jt_usage_free (&zero);
-    jt_sel_record_free (&rec);
+    jt_jobrec_free (&rec);
     return rc;
 }
 

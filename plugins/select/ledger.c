@@ -250,8 +250,8 @@ static bool job_holds (const job_record_t *job_ptr, const char *node)
     return in;
 }
 
-static jt_event_t *derive_one (const job_record_t *job_ptr, const jt_sel_record_t *rec,
-                               const jt_rec_lease_t *b, bool spare, char **nodes,
+static jt_event_t *derive_one (const job_record_t *job_ptr, const jt_jobrec_t *rec,
+                               const jt_jobrec_lease_t *b, bool spare, char **nodes,
                                size_t nnodes)
 {
     int64_t gpn = b->nnodes > 0 ? b->gpus / (int64_t) b->nnodes : b->gpus;
@@ -296,13 +296,13 @@ static jt_event_t *derive_one (const job_record_t *job_ptr, const jt_sel_record_
  * xmalloc; events owned by the caller). */
 static size_t derive (const job_record_t *job_ptr, jt_event_t ***out)
 {
-    jt_sel_record_t rec;
+    jt_jobrec_t rec;
     jt_error_t err;
     size_t n = 0;
 
     *out = NULL;
     if (!jt_sel_is_jobtree (job_ptr)
-        || jt_sel_record_parse (job_ptr->admin_comment, &rec, &err) < 0)
+        || jt_jobrec_parse (job_ptr->admin_comment, &rec, &err) < 0)
         return 0;
     *out = xcalloc (2 * rec.nbound + 1, sizeof (**out));
     for (size_t i = 0; i < rec.nbound; i++) {
@@ -315,7 +315,7 @@ static size_t derive (const job_record_t *job_ptr, jt_event_t ***out)
                                  rec.bound[i].spares, rec.bound[i].nspares)))
             (*out)[n++] = ev;
     }
-    jt_sel_record_free (&rec);
+    jt_jobrec_free (&rec);
     return n;
 }
 

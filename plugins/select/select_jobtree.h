@@ -6,7 +6,7 @@
  * jobtree_job_test.c  job_test for a Jobtree run (Cover + Pack, narrowing)
  * topology.c       a jt_snapshot_t from slurmctld's node/switch tables
  * cache.c          per-cycle state: snapshot, budgets, live usage, config
- * record.c         the admin_comment record: parse the run, write funding
+ * record.c         the admin_comment record of a job (libjobtree's record.h)
  *
  * Everything here runs inside slurmctld with the job write lock and node
  * read/write locks held by the caller: it never blocks, never exits, and a
@@ -27,11 +27,6 @@
 #include <jobtree/jobtree.h>
 #include <jobtree/config.h>
 
-#include "record_parse.h"
-
-/* What admin_comment starts with on a Jobtree run (job_submit writes it). */
-#define JT_SEL_RECORD_TAG JT_REC_TAG
-
 /* Select modes (src/common/select.h SELECT_MODE_*); flags are masked off. */
 #define JT_SEL_MODE(m) ((m) & SELECT_MODE_BASE)
 
@@ -39,11 +34,7 @@
 extern slurm_select_ops_t jt_sel_ops;
 int jt_sel_ops_ready (void);
 
-/* ---- record.c: the run record in admin_comment ---- */
-
-typedef jt_rec_t jt_sel_record_t;
-#define jt_sel_record_parse jt_rec_parse
-#define jt_sel_record_free jt_rec_free
+/* ---- record.c: the run record in admin_comment (jobtree/record.h) ---- */
 
 /* True iff admin_comment carries a Jobtree record. */
 bool jt_sel_is_jobtree (const job_record_t *job_ptr);

@@ -139,14 +139,14 @@ static int add_leases (jt_snapshot_t *s, jt_error_t *err)
         return 0;
     it = list_iterator_create (job_list);
     while ((job_ptr = list_next (it)) && rc == 0) {
-        jt_sel_record_t rec;
+        jt_jobrec_t rec;
         jt_error_t perr;
         char id[64];
 
         if (!(IS_JOB_RUNNING (job_ptr) || IS_JOB_SUSPENDED (job_ptr))
             || !jt_sel_is_jobtree (job_ptr))
             continue;
-        if (jt_sel_record_parse (job_ptr->admin_comment, &rec, &perr) < 0) {
+        if (jt_jobrec_parse (job_ptr->admin_comment, &rec, &perr) < 0) {
             error ("select/cons_tres_jobtree: %pJ: bad Jobtree record: %s",
                    job_ptr, perr.text);
             continue;
@@ -170,7 +170,7 @@ static int add_leases (jt_snapshot_t *s, jt_error_t *err)
                 l.owner = "";
             rc = jt_snapshot_add_lease (s, &l, err);
         }
-        jt_sel_record_free (&rec);
+        jt_jobrec_free (&rec);
     }
     list_iterator_destroy (it);
     return rc;

@@ -30,7 +30,7 @@
 #include <slurm/slurm.h>
 #include <slurm/slurm_errno.h>
 
-#include "../../plugins/select/record_parse.h"
+#include "jobtree/record.h"
 #endif
 
 static void snapshot_usage (FILE *f)
@@ -147,13 +147,13 @@ static int add_leases (jt_snapshot_t *s, job_info_msg_t *jobs, jt_error_t *err)
         slurm_job_info_t *j = &jobs->job_array[i];
         uint32_t st = j->job_state & JOB_STATE_BASE;
         jt_error_t perr;
-        jt_rec_t rec;
+        jt_jobrec_t rec;
         char id[32];
 
         if ((st != JOB_RUNNING && st != JOB_SUSPENDED) || !j->admin_comment
-            || strncmp (j->admin_comment, JT_REC_TAG, strlen (JT_REC_TAG)))
+            || !jt_jobrec_is (j->admin_comment))
             continue;
-        if (jt_rec_parse (j->admin_comment, &rec, &perr) < 0) {
+        if (jt_jobrec_parse (j->admin_comment, &rec, &perr) < 0) {
             fprintf (stderr, "jobtree snapshot: job %u: bad Jobtree record: %s\n",
                      j->job_id, perr.text);
             continue;
@@ -173,11 +173,11 @@ static int add_leases (jt_snapshot_t *s, job_info_msg_t *jobs, jt_error_t *err)
                 .start = rec.bound_time ? rec.bound_time : (int64_t) j->start_time,
             };
             if (jt_snapshot_add_lease (s, &l, err) < 0) {
-                jt_rec_free (&rec);
+                jt_jobrec_free (&rec);
                 return -1;
             }
         }
-        jt_rec_free (&rec);
+        jt_jobrec_free (&rec);
     }
     return 0;
 }
