@@ -17,7 +17,7 @@ set -uo pipefail
 top=$(cd "$(dirname "$0")/.." && pwd)
 bdir=${JT_FUZZ_BUILD:-$top/build-fuzz}
 targets=(fuzz_budget fuzz_run fuzz_snapshot fuzz_options fuzz_config fuzz_text
-         fuzz_event fuzz_ledger fuzz_record fuzz_plan)
+         fuzz_event fuzz_ledger fuzz_record fuzz_plan fuzz_nodemap)
 
 usage () { sed -n '2,17p' "$0" | sed 's/^# \{0,1\}//'; exit "${1:-2}"; }
 
@@ -66,6 +66,10 @@ seeds () {
         seed_text "$c/fuzz_text" "$(echo "$t" | md5sum | cut -c1-8)" "$t"
     done
     seed_text "$c/fuzz_record" rec 'jobtree/1 {"run":{"owner":"rai","resources":{"gpuType":"h100","totalGPUs":16},"locality":{"groupGPUs":16}},"funding":[{"envelope":"west-h100","owner":"rai","source":"owner","firstGroup":0,"groups":1,"gpus":16}],"fundedGPUs":16,"borrowedGPUs":0,"reason":"OK","bound":{"time":"2026-03-01T12:00:00Z","leases":[{"group":0,"envelope":"west-h100","role":"Active","gpus":16,"nodes":["a01","a02"],"spares":[]}]}}'
+    # nodes as the plugin and `jobtree snapshot` read them (fuzz_nodemap.c):
+    # domain key, then name, features, GRES, GRES in use, allocated, flags, leaf
+    seed_text "$c/fuzz_nodemap" cluster $'\na01\nfabric.domain=A,region=west,cluster=c1,rack=r1,ib\ngpu:h100:8(S:0-1)\ngpu:h100:2(IDX:0-1)\n0\n0\n\na02\nregion=west,cluster=c1\ngpu:h100:8\n-\n3\n16\ndomA\nb01\nregion=east\ngpu:8,nic:1\n-\n0\n256\ndomB\n\nfabric.domain=A\ngpu:h100:8\n-\n0\n0\n'
+    seed_text "$c/fuzz_nodemap" rack $'rack\nc01\nrack=r1,fabric.domain=A\ngpu:a100:4,gpu:h100:4\ngpu:a100:1\n0\n1\n\nc02\nrack=r2\ngpu:h100:1048576\n-\n18446744073709551615\n8\nsw1'
     # one budget file that stands alone (no parent), the plan tests' snapshot
     local bud='{ "owner": "rai", "envelopes": [ { "name": "west-h100", "flavor": "h100", "selector": { "region": "west" }, "start": "2026-01-01T00:00:00Z", "end": "2027-01-01T00:00:00Z", "concurrency": 128, "maxGPUHours": 500000, "lending": { "allow": true, "to": ["vision"], "maxGPUs": 32 } } ], "aggregateCaps": [] }'
     mkdir -p "$c/fuzz_plan"

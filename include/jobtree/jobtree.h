@@ -14,6 +14,7 @@
 #include "budget.h"
 #include "run.h"
 #include "snapshot.h"
+#include "nodemap.h"
 #include "cover.h"
 #include "pack.h"
 #include "plan.h"

@@ -55,15 +55,13 @@ typedef struct jt_sel_topo {
     int *snap2slurm;            /* snapshot index -> slurm node index */
     int *base_used;             /* used GPUs per snapshot node (live) */
     jt_node_state_t *base_state;/* state per snapshot node (live) */
-    size_t nlabelled;           /* nodes with a flavor and a domain */
+    size_t nlabelled;           /* jt_nodemap_labelled nodes */
 } jt_sel_topo_t;
 
 /* Build the topology and live usage of slurmctld's nodes; running Jobtree
  * jobs' bound funding become leases. Returns NULL with err set. */
 jt_sel_topo_t *jt_sel_topo_build (const char *domain_key, jt_error_t *err);
 void jt_sel_topo_destroy (jt_sel_topo_t *t);
-
-/* Parse "k=v,k2=v2,plain" features into labels (plain ones are skipped). */
 
 /* ---- cache.c ---- */
 

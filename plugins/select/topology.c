@@ -2,15 +2,13 @@
  * topology.c - the cluster as libjobtree sees it, built from slurmctld's
  * node and switch tables and its running jobs.
  *
- * Labels are node features of the form key=value (fabric.domain=A,
- * region=west, cluster=c1, rack=r1; DomainFeature in jobtree.conf renames
- * the domain key). A node without a domain feature falls back to its
- * topology.conf leaf switch (level 0) as its domain. Flavor and GPU count
- * come from the node's gpu GRES type (Gres=gpu:h100:8); used GPUs are the
- * GRES allocated, and a node holding any allocation (CPUs of a CPU job,
- * completing jobs) counts as fully used, because Jobtree gives groups whole
- * nodes only. Running Jobtree jobs become leases from the funding bound in
- * their admin_comment, so Cover sees live usage per envelope.
+ * This file only reads slurmctld's structures: each node's features, gpu
+ * GRES (as GRES text) and GPUs allocated, state bits and topology.conf leaf
+ * switch, and each running Jobtree job's record. What that makes in the
+ * snapshot (labels, domain or leaf-switch fallback, flavor, GPUs, used
+ * GPUs, state, which nodes are labelled, the leases of bound funding) is
+ * libjobtree's nodemap (jobtree/nodemap.h), the same code `jobtree
+ * snapshot` calls through libslurm, so its snapshots predict this plugin.
  */
 #include "config.h"
 
@@ -19,6 +17,7 @@
  * linked with libslurm.so. */
 #include "src/common/slurm_xlator.h"
 
+#include <inttypes.h>
 #include <string.h>
 
 #include "src/common/gres.h"
@@ -29,101 +28,96 @@
 
 #include "select_jobtree.h"
 
-static const char *leaf_switch (int node_index)
+/* The leaf (level 0) switch of every node, by node index: the first one
+ * listing it, NULL for none. One pass over each leaf's bitmap range. */
+static const char **leaf_switches (void)
 {
+    const char **leaf = xcalloc (node_record_count > 0 ? node_record_count : 1,
+                                 sizeof (*leaf));
+
     for (int s = 0; s < switch_record_cnt; s++) {
         switch_record_t *sw = &switch_record_table[s];
-        if (sw->level == 0 && sw->node_bitmap
-            && node_index < (int) bit_size (sw->node_bitmap)
-            && bit_test (sw->node_bitmap, node_index))
-            return sw->name;
+        int first, last;
+
+        if (sw->level != 0 || !sw->node_bitmap
+            || (first = bit_ffs (sw->node_bitmap)) < 0)
+            continue;
+        last = bit_fls (sw->node_bitmap);
+        for (int i = first; i <= last && i < node_record_count; i++)
+            if (!leaf[i] && bit_test (sw->node_bitmap, i))
+                leaf[i] = sw->name;
     }
-    return NULL;
+    return leaf;
 }
 
-/* The node's gpu GRES: flavor (first type), configured and allocated. */
-static void node_gpus (node_record_t *node_ptr, const char **flavor,
-                       int *gpus, int *used)
+/* The node's gpu GRES as GRES text ("gpu:h100:8", one entry per type;
+ * xfree it) and its GPUs allocated. NULL when it has none. */
+static char *node_gres (node_record_t *node_ptr, uint64_t *alloc)
 {
     ListIterator it;
     gres_state_t *gs;
+    char *gres = NULL;
 
-    *flavor = NULL;
-    *gpus = *used = 0;
+    *alloc = 0;
     if (!node_ptr->gres_list)
-        return;
+        return NULL;
     it = list_iterator_create (node_ptr->gres_list);
     while ((gs = list_next (it))) {
         gres_node_state_t *ns = gs->gres_data;
         if (!gs->gres_name || strcmp (gs->gres_name, "gpu") || !ns)
             continue;
-        *gpus = (int) ns->gres_cnt_avail;
-        *used = (int) ns->gres_cnt_alloc;
-        if (ns->type_cnt > 0 && ns->type_name && ns->type_name[0])
-            *flavor = ns->type_name[0];
+        for (int i = 0; i < ns->type_cnt && ns->type_name; i++)
+            if (ns->type_name[i])
+                xstrfmtcat (gres, "%sgpu:%s:%" PRIu64, gres ? "," : "",
+                            ns->type_name[i], ns->type_cnt_avail[i]);
+        if (!gres)
+            xstrfmtcat (gres, "gpu:%" PRIu64, ns->gres_cnt_avail);
+        *alloc = ns->gres_cnt_alloc;
         break;
     }
     list_iterator_destroy (it);
+    return gres;
 }
 
-static jt_node_state_t node_state (node_record_t *node_ptr)
+/* slurmctld's node state as the library's flags. */
+static unsigned node_flags (node_record_t *node_ptr)
 {
-    if (IS_NODE_DOWN (node_ptr) || IS_NODE_FAIL (node_ptr)
-        || IS_NODE_NO_RESPOND (node_ptr) || IS_NODE_FUTURE (node_ptr)
-        || IS_NODE_POWERED_DOWN (node_ptr))
-        return JT_NODE_DOWN;
-    if (IS_NODE_DRAIN (node_ptr))
-        return JT_NODE_DRAIN;
-    return JT_NODE_UP;
+    return (IS_NODE_DOWN (node_ptr) ? JT_NODEMAP_DOWN : 0)
+           | (IS_NODE_UNKNOWN (node_ptr) ? JT_NODEMAP_UNKNOWN : 0)
+           | (IS_NODE_FUTURE (node_ptr) ? JT_NODEMAP_FUTURE : 0)
+           | (IS_NODE_ALLOCATED (node_ptr) ? JT_NODEMAP_ALLOCATED : 0)
+           | (IS_NODE_MIXED (node_ptr) ? JT_NODEMAP_MIXED : 0)
+           | (IS_NODE_FAIL (node_ptr) ? JT_NODEMAP_FAIL : 0)
+           | (IS_NODE_NO_RESPOND (node_ptr) ? JT_NODEMAP_NO_RESPOND : 0)
+           | (IS_NODE_POWERED_DOWN (node_ptr) ? JT_NODEMAP_POWERED_DOWN : 0)
+           | (IS_NODE_DRAIN (node_ptr) ? JT_NODEMAP_DRAIN : 0)
+           | (IS_NODE_COMPLETING (node_ptr) ? JT_NODEMAP_COMPLETING : 0);
 }
 
 static int add_nodes (jt_snapshot_t *s, const char *domain_key, jt_error_t *err)
 {
+    const char **leaf = leaf_switches ();
     node_record_t *node_ptr;
+    int rc = 0;
 
-    for (int i = 0; (node_ptr = next_node (&i)); i++) {
-        jt_labels_t labels = JT_LABELS_INIT;
-        const char *flavor, *leaf;
-        int gpus, used, rc;
+    for (int i = 0; rc >= 0 && (node_ptr = next_node (&i)); i++) {
+        jt_nodemap_node_t nm = {
+            .name = node_ptr->name,
+            /* active features (a node_features plugin may change them),
+             * else the configured ones */
+            .features = node_ptr->features_act ? node_ptr->features_act
+                                               : node_ptr->features,
+            .flags = node_flags (node_ptr),
+            .leaf_switch = leaf[node_ptr->index],
+        };
+        char *gres = node_gres (node_ptr, &nm.used_gpus);
 
-        /* Active features (a node_features plugin may change them), else
-         * the configured ones. */
-        if (jt_labels_parse_features (&labels, node_ptr->features_act
-                                                   ? node_ptr->features_act
-                                                   : node_ptr->features) < 0) {
-            jt_labels_free (&labels);
-            return jt_errprintf (err, "out of memory");
-        }
-        /* The domain key of jobtree.conf is what libjobtree calls
-         * fabric.domain. */
-        if (strcmp (domain_key, JT_LABEL_FABRIC)) {
-            const char *d = jt_labels_get (&labels, domain_key);
-            if (d && jt_labels_set (&labels, JT_LABEL_FABRIC, d) < 0) {
-                jt_labels_free (&labels);
-                return jt_errprintf (err, "out of memory");
-            }
-        }
-        if (!jt_labels_get (&labels, JT_LABEL_FABRIC)
-            && (leaf = leaf_switch ((int) node_ptr->index))
-            && jt_labels_set (&labels, JT_LABEL_FABRIC, leaf) < 0) {
-            jt_labels_free (&labels);
-            return jt_errprintf (err, "out of memory");
-        }
-        node_gpus (node_ptr, &flavor, &gpus, &used);
-        if (IS_NODE_ALLOCATED (node_ptr) || IS_NODE_MIXED (node_ptr)
-            || IS_NODE_COMPLETING (node_ptr))
-            used = gpus > used ? gpus : used;
-        if (used < 0)
-            used = 0;
-        rc = jt_snapshot_add_node (s, node_ptr->name, &labels,
-                                   flavor && gpus > 0 ? flavor : NULL,
-                                   flavor ? gpus : 0, flavor ? used : 0,
-                                   node_state (node_ptr), err);
-        jt_labels_free (&labels);
-        if (rc < 0)
-            return -1;
+        nm.gres = gres;
+        rc = jt_nodemap_add (s, &nm, domain_key, err);
+        xfree (gres);
     }
-    return 0;
+    xfree (leaf);
+    return rc < 0 ? -1 : 0;
 }
 
 /* Running Jobtree jobs' bound funding as leases. A job with a bad record is
@@ -141,7 +135,6 @@ static int add_leases (jt_snapshot_t *s, jt_error_t *err)
     while ((job_ptr = list_next (it)) && rc == 0) {
         jt_jobrec_t rec;
         jt_error_t perr;
-        char id[64];
 
         if (!(IS_JOB_RUNNING (job_ptr) || IS_JOB_SUSPENDED (job_ptr))
             || !jt_sel_is_jobtree (job_ptr))
@@ -151,25 +144,8 @@ static int add_leases (jt_snapshot_t *s, jt_error_t *err)
                    job_ptr, perr.text);
             continue;
         }
-        snprintf (id, sizeof (id), "%u", job_ptr->job_id);
-        for (size_t i = 0; i < rec.nbound && rc == 0; i++) {
-            jt_lease_t l = {
-                .run = id,
-                .group = rec.bound[i].group,
-                .owner = rec.run && rec.run->owner ? rec.run->owner
-                                                   : job_ptr->account,
-                .envelope = rec.bound[i].envelope,
-                .nodes = rec.bound[i].nodes,
-                .nnodes = rec.bound[i].nnodes,
-                .gpus = rec.bound[i].gpus,
-                .role = rec.bound[i].role,
-                .start = rec.bound_time ? rec.bound_time
-                                        : (int64_t) job_ptr->start_time,
-            };
-            if (!l.owner)
-                l.owner = "";
-            rc = jt_snapshot_add_lease (s, &l, err);
-        }
+        rc = jt_nodemap_add_record (s, job_ptr->job_id, job_ptr->account,
+                                    (int64_t) job_ptr->start_time, &rec, err);
         jt_jobrec_free (&rec);
     }
     list_iterator_destroy (it);
@@ -186,7 +162,7 @@ jt_sel_topo_t *jt_sel_topo_build (const char *domain_key, jt_error_t *err)
         goto fail;
     }
     t->snap->time = (int64_t) time (NULL);
-    if (add_nodes (t->snap, domain_key ? domain_key : JT_LABEL_FABRIC, err) < 0
+    if (add_nodes (t->snap, domain_key, err) < 0
         || add_leases (t->snap, err) < 0
         || jt_snapshot_finalize (t->snap, err) < 0)
         goto fail;
@@ -209,7 +185,7 @@ jt_sel_topo_t *jt_sel_topo_build (const char *domain_key, jt_error_t *err)
             t->slurm2snap[idx] = (ssize_t) k;
         t->base_used[k] = n->used_gpus;
         t->base_state[k] = n->state;
-        if (n->flavor && n->domain >= 0)
+        if (jt_nodemap_labelled (n))
             t->nlabelled++;
     }
     return t;

@@ -4,12 +4,11 @@
  * would happen if" with the same library code slurmctld's select plugin
  * runs (see jobtree-snapshot(1)).
  *
- * It reads the nodes the way the select plugin does (plugins/select/
- * topology.c): labels from key=value node features, the topology.conf leaf
- * switch as the domain of a node without a domain feature, flavor and GPUs
- * from the gpu GRES, a node holding any allocation as fully used (Jobtree
- * gives groups whole nodes), and running Jobtree jobs' bound funding (their
- * admin_comment record) as leases.
+ * It only reads Slurm's node, topology and job messages; what a node is
+ * in the snapshot (labels, domain or leaf-switch fallback, flavor, GPUs,
+ * used GPUs, state) and what a bound group is as a lease is decided by
+ * libjobtree's nodemap (jobtree/nodemap.h), the same code the select
+ * plugin (plugins/select/topology.c) calls inside slurmctld.
  */
 #include "config.h"
 
@@ -22,8 +21,7 @@
 #include <unistd.h>
 
 #include "cli.h"
-#include "jobtree/gres.h"
-#include "jobtree/labels.h"
+#include "jobtree/nodemap.h"
 #include "jobtree/snapshot.h"
 
 #ifdef HAVE_LIBSLURM
@@ -56,88 +54,97 @@ static void snapshot_usage (FILE *f)
 
 #ifdef HAVE_LIBSLURM
 
-/* The leaf (level 0) switch listing node, or NULL. */
-static const char *leaf_switch (topo_info_response_msg_t *topo, const char *node)
-{
-    if (!topo)
-        return NULL;
-    for (uint32_t i = 0; i < topo->record_count; i++) {
-        topo_info_t *t = &topo->topo_array[i];
-        hostlist_t hl;
-        int found;
+/* A node name and its position in node_info_msg_t, sorted by name. */
+struct named {
+    const char *name;
+    uint32_t i;
+};
 
-        if (t->level != 0 || !t->nodes)
-            continue;
-        if (!(hl = slurm_hostlist_create (t->nodes)))
-            continue;
-        found = slurm_hostlist_find (hl, node) >= 0;
-        slurm_hostlist_destroy (hl);
-        if (found)
-            return t->name;
-    }
-    return NULL;
+static int by_name (const void *a, const void *b)
+{
+    return strcmp (((const struct named *) a)->name, ((const struct named *) b)->name);
 }
 
-static jt_node_state_t node_state (uint32_t st)
+/* The leaf (level 0) switch of each node of nodes (by position): the first
+ * one listing it, NULL for none. One pass over the switches' host lists
+ * with a binary search per host. NULL on out of memory. */
+static const char **leaf_switches (topo_info_response_msg_t *topo,
+                                   node_info_msg_t *nodes)
+{
+    uint32_t n = nodes->record_count, nn = 0;
+    const char **leaf = calloc (n ? n : 1, sizeof (*leaf));
+    struct named *v = calloc (n ? n : 1, sizeof (*v)), *hit;
+
+    if (!leaf || !v) {
+        free (leaf);
+        free (v);
+        return NULL;
+    }
+    for (uint32_t i = 0; i < n; i++)
+        if (nodes->node_array[i].name)
+            v[nn++] = (struct named) { nodes->node_array[i].name, i };
+    qsort (v, nn, sizeof (*v), by_name);
+    for (uint32_t t = 0; topo && t < topo->record_count; t++) {
+        topo_info_t *sw = &topo->topo_array[t];
+        hostlist_t hl;
+        char *host;
+
+        if (sw->level != 0 || !sw->nodes || !(hl = slurm_hostlist_create (sw->nodes)))
+            continue;
+        while ((host = slurm_hostlist_shift (hl))) {
+            struct named key = { host, 0 };
+            if ((hit = bsearch (&key, v, nn, sizeof (*v), by_name)) && !leaf[hit->i])
+                leaf[hit->i] = sw->name;
+            free (host);
+        }
+        slurm_hostlist_destroy (hl);
+    }
+    free (v);
+    return leaf;
+}
+
+/* Slurm's node state word as the library's flags. */
+static unsigned node_flags (uint32_t st)
 {
     uint32_t base = st & NODE_STATE_BASE;
 
-    if (base == NODE_STATE_DOWN || base == NODE_STATE_FUTURE
-        || base == NODE_STATE_UNKNOWN
-        || (st & (NODE_STATE_FAIL | NODE_STATE_NO_RESPOND | NODE_STATE_POWERED_DOWN)))
-        return JT_NODE_DOWN;
-    if (st & NODE_STATE_DRAIN)
-        return JT_NODE_DRAIN;
-    return JT_NODE_UP;
+    return (base == NODE_STATE_DOWN ? JT_NODEMAP_DOWN : 0)
+           | (base == NODE_STATE_UNKNOWN ? JT_NODEMAP_UNKNOWN : 0)
+           | (base == NODE_STATE_FUTURE ? JT_NODEMAP_FUTURE : 0)
+           | (base == NODE_STATE_ALLOCATED ? JT_NODEMAP_ALLOCATED : 0)
+           | (base == NODE_STATE_MIXED ? JT_NODEMAP_MIXED : 0)
+           | (st & NODE_STATE_FAIL ? JT_NODEMAP_FAIL : 0)
+           | (st & NODE_STATE_NO_RESPOND ? JT_NODEMAP_NO_RESPOND : 0)
+           | (st & NODE_STATE_POWERED_DOWN ? JT_NODEMAP_POWERED_DOWN : 0)
+           | (st & NODE_STATE_DRAIN ? JT_NODEMAP_DRAIN : 0)
+           | (st & NODE_STATE_COMPLETING ? JT_NODEMAP_COMPLETING : 0);
 }
 
 static int add_nodes (jt_snapshot_t *s, node_info_msg_t *nodes,
                       topo_info_response_msg_t *topo, const char *domain_key,
                       jt_error_t *err)
 {
+    const char **leaf = leaf_switches (topo, nodes);
+
+    if (!leaf)
+        return jt_errprintf (err, "out of memory");
     for (uint32_t i = 0; i < nodes->record_count; i++) {
         node_info_t *n = &nodes->node_array[i];
-        jt_labels_t labels = JT_LABELS_INIT;
-        char type[128], utype[128];
-        int64_t gpus = 0, used = 0;
-        const char *leaf, *d;
-        uint32_t base;
-        int rc;
+        jt_nodemap_node_t nm = {
+            .name = n->name,
+            .features = n->features_act ? n->features_act : n->features,
+            .gres = n->gres,
+            .gres_used = n->gres_used,
+            .flags = node_flags (n->node_state),
+            .leaf_switch = leaf[i],
+        };
 
-        if (!n->name)
-            continue;
-        if (jt_labels_parse_features (&labels, n->features_act ? n->features_act
-                                                              : n->features) < 0)
-            goto nomem;
-        if (strcmp (domain_key, JT_LABEL_FABRIC)
-            && (d = jt_labels_get (&labels, domain_key))
-            && jt_labels_set (&labels, JT_LABEL_FABRIC, d) < 0)
-            goto nomem;
-        if (!jt_labels_get (&labels, JT_LABEL_FABRIC)
-            && (leaf = leaf_switch (topo, n->name))
-            && jt_labels_set (&labels, JT_LABEL_FABRIC, leaf) < 0)
-            goto nomem;
-        if (jt_gres_gpu_req (n->gres, type, sizeof (type), &gpus) != 1 || !type[0])
-            gpus = 0;
-        if (gpus > 0)
-            (void) jt_gres_gpu_req (n->gres_used, utype, sizeof (utype), &used);
-        base = n->node_state & NODE_STATE_BASE;
-        if (base == NODE_STATE_ALLOCATED || base == NODE_STATE_MIXED
-            || (n->node_state & NODE_STATE_COMPLETING))
-            used = gpus;
-        if (used > gpus)
-            used = gpus;
-        rc = jt_snapshot_add_node (s, n->name, &labels, gpus > 0 ? type : NULL,
-                                   (int) gpus, (int) used,
-                                   node_state (n->node_state), err);
-        jt_labels_free (&labels);
-        if (rc < 0)
+        if (jt_nodemap_add (s, &nm, domain_key, err) < 0) {
+            free (leaf);
             return -1;
-        continue;
-nomem:
-        jt_labels_free (&labels);
-        return jt_errprintf (err, "out of memory");
+        }
     }
+    free (leaf);
     return 0;
 }
 
@@ -148,7 +155,7 @@ static int add_leases (jt_snapshot_t *s, job_info_msg_t *jobs, jt_error_t *err)
         uint32_t st = j->job_state & JOB_STATE_BASE;
         jt_error_t perr;
         jt_jobrec_t rec;
-        char id[32];
+        int rc;
 
         if ((st != JOB_RUNNING && st != JOB_SUSPENDED) || !j->admin_comment
             || !jt_jobrec_is (j->admin_comment))
@@ -158,26 +165,11 @@ static int add_leases (jt_snapshot_t *s, job_info_msg_t *jobs, jt_error_t *err)
                      j->job_id, perr.text);
             continue;
         }
-        snprintf (id, sizeof (id), "%u", j->job_id);
-        for (size_t k = 0; k < rec.nbound; k++) {
-            jt_lease_t l = {
-                .run = id,
-                .group = rec.bound[k].group,
-                .owner = rec.run && rec.run->owner ? rec.run->owner
-                         : j->account ? j->account : "",
-                .envelope = rec.bound[k].envelope,
-                .nodes = rec.bound[k].nodes,
-                .nnodes = rec.bound[k].nnodes,
-                .gpus = rec.bound[k].gpus,
-                .role = rec.bound[k].role,
-                .start = rec.bound_time ? rec.bound_time : (int64_t) j->start_time,
-            };
-            if (jt_snapshot_add_lease (s, &l, err) < 0) {
-                jt_jobrec_free (&rec);
-                return -1;
-            }
-        }
+        rc = jt_nodemap_add_record (s, j->job_id, j->account,
+                                    (int64_t) j->start_time, &rec, err);
         jt_jobrec_free (&rec);
+        if (rc < 0)
+            return -1;
     }
     return 0;
 }

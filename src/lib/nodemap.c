@@ -1,0 +1,159 @@
+/*
+ * nodemap.c - a Slurm node (plain values) as a snapshot node, and a running
+ * Jobtree job's bound groups as leases (see jobtree/nodemap.h). The one
+ * place that decides labels, domain fallback, flavor, GPUs, used GPUs,
+ * state and lease fields for both the select plugin (plugins/select/
+ * topology.c) and `jobtree snapshot` (src/cli/cmd_snapshot.c).
+ *
+ * DESIGN: every count comes from jt_gres_gpu_req (bounded by
+ * JT_GRES_COUNT_MAX, so it fits an int); the used count is clamped to the
+ * node's GPUs before it is narrowed. Nothing is added to the snapshot
+ * unless the whole node (or lease) could be.
+ */
+#include <stdio.h>
+#include <string.h>
+
+#include "jobtree/gres.h"
+#include "jobtree/labels.h"
+#include "jobtree/nodemap.h"
+
+jt_node_state_t jt_nodemap_state (unsigned flags)
+{
+    if (flags & (JT_NODEMAP_DOWN | JT_NODEMAP_UNKNOWN | JT_NODEMAP_FUTURE
+                 | JT_NODEMAP_FAIL | JT_NODEMAP_NO_RESPOND
+                 | JT_NODEMAP_POWERED_DOWN))
+        return JT_NODE_DOWN;
+    if (flags & JT_NODEMAP_DRAIN)
+        return JT_NODE_DRAIN;
+    return JT_NODE_UP;
+}
+
+/* Labels of the node: its key=value features, the domain key copied to
+ * fabric.domain, else the leaf switch. 0 or -1 (out of memory). */
+static int node_labels (jt_labels_t *l, const jt_nodemap_node_t *node,
+                        const char *domain_key)
+{
+    const char *d;
+
+    if (jt_labels_parse_features (l, node->features) < 0)
+        return -1;
+    if (strcmp (domain_key, JT_LABEL_FABRIC) != 0
+        && (d = jt_labels_get (l, domain_key))
+        && jt_labels_set (l, JT_LABEL_FABRIC, d) < 0)
+        return -1;
+    if (!jt_labels_get (l, JT_LABEL_FABRIC) && node->leaf_switch
+        && node->leaf_switch[0]
+        && jt_labels_set (l, JT_LABEL_FABRIC, node->leaf_switch) < 0)
+        return -1;
+    return 0;
+}
+
+/* Flavor (into type) and GPUs of the node's GRES, and the GPUs in use.
+ * A GRES that is not one typed gpu entry with a positive count in range
+ * gives no flavor and no GPUs. */
+static void node_gpus (const jt_nodemap_node_t *node, char *type, size_t len,
+                       int *gpus, int *used)
+{
+    char utype[128];
+    int64_t n = 0, u = 0;
+
+    *gpus = *used = 0;
+    if (jt_gres_gpu_req (node->gres, type, len, &n) != 1 || !type[0] || n <= 0) {
+        type[0] = '\0';
+        return;
+    }
+    if (node->flags & (JT_NODEMAP_ALLOCATED | JT_NODEMAP_MIXED
+                       | JT_NODEMAP_COMPLETING))
+        u = n;
+    else if (node->gres_used) {
+        /* a malformed GRES in use counts nothing (jt_gres_gpu_req leaves
+         * u at 0); its type is not checked against the node's */
+        if (jt_gres_gpu_req (node->gres_used, utype, sizeof (utype), &u) < 0)
+            u = 0;
+    } else
+        u = node->used_gpus < (uint64_t) n ? (int64_t) node->used_gpus : n;
+    if (u > n)
+        u = n;
+    /* n is at most JT_GRES_COUNT_MAX (2^20): both fit an int */
+    *gpus = (int) n;
+    *used = (int) u;
+}
+
+int jt_nodemap_add (jt_snapshot_t *s, const jt_nodemap_node_t *node,
+                    const char *domain_key, jt_error_t *err)
+{
+    jt_labels_t labels = JT_LABELS_INIT;
+    char type[128];
+    int gpus, used, rc;
+
+    if (!s || !node)
+        return jt_errprintf (err, "nodemap: no snapshot or node");
+    if (!node->name || !node->name[0])
+        return 0;
+    if (node->flags & ~JT_NODEMAP_FLAGS_ALL)
+        return jt_errprintf (err, "node %s: unknown state flags 0x%x",
+                             node->name, node->flags & ~JT_NODEMAP_FLAGS_ALL);
+    if (node_labels (&labels, node, domain_key ? domain_key : JT_LABEL_FABRIC) < 0) {
+        jt_labels_free (&labels);
+        return jt_errprintf (err, "node %s: out of memory", node->name);
+    }
+    node_gpus (node, type, sizeof (type), &gpus, &used);
+    rc = jt_snapshot_add_node (s, node->name, &labels, gpus > 0 ? type : NULL,
+                               gpus, used, jt_nodemap_state (node->flags), err);
+    jt_labels_free (&labels);
+    return rc < 0 ? -1 : 1;
+}
+
+bool jt_nodemap_labelled (const jt_node_t *n)
+{
+    return n && n->flavor && n->domain >= 0;
+}
+
+int jt_nodemap_add_lease (jt_snapshot_t *s, const jt_nodemap_job_t *job,
+                          int group, const char *envelope, char *const *nodes,
+                          size_t nnodes, int64_t gpus, jt_role_t role,
+                          jt_error_t *err)
+{
+    char id[16];
+
+    if (!job)
+        return jt_errprintf (err, "nodemap: lease without a job");
+    if (nnodes > 0 && !nodes)
+        return jt_errprintf (err, "job %u: lease without its nodes", job->job_id);
+    snprintf (id, sizeof (id), "%u", job->job_id);
+    jt_lease_t l = {
+        .run = id,
+        .group = group,
+        .owner = (char *) (job->owner ? job->owner
+                           : job->account ? job->account : ""),
+        .envelope = (char *) envelope,
+        /* jt_snapshot_add_lease only reads (and copies) them */
+        .nodes = (char **) nodes,
+        .nnodes = nnodes,
+        .gpus = gpus,
+        .role = role,
+        .start = job->bound_time ? job->bound_time : job->start_time,
+    };
+    return jt_snapshot_add_lease (s, &l, err);
+}
+
+int jt_nodemap_add_record (jt_snapshot_t *s, uint32_t job_id, const char *account,
+                           int64_t start_time, const jt_jobrec_t *rec,
+                           jt_error_t *err)
+{
+    jt_nodemap_job_t job = {
+        .job_id = job_id,
+        .owner = rec->run ? rec->run->owner : NULL,
+        .account = account,
+        .start_time = start_time,
+        .bound_time = rec->bound_time,
+    };
+
+    for (size_t i = 0; i < rec->nbound; i++) {
+        const jt_jobrec_lease_t *b = &rec->bound[i];
+        if (jt_nodemap_add_lease (s, &job, b->group, b->envelope, b->nodes,
+                                  b->nnodes, b->gpus, b->role, err) < 0)
+            return -1;
+    }
+    return 0;
+}
