@@ -19,5 +19,6 @@
 #include "plan.h"
 #include "record.h"
 #include "ledger.h"
+#include "reload.h"
 
 #endif /* JOBTREE_JOBTREE_H */
