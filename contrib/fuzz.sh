@@ -17,7 +17,7 @@ set -uo pipefail
 top=$(cd "$(dirname "$0")/.." && pwd)
 bdir=${JT_FUZZ_BUILD:-$top/build-fuzz}
 targets=(fuzz_budget fuzz_run fuzz_snapshot fuzz_options fuzz_config fuzz_text
-         fuzz_event fuzz_ledger fuzz_record fuzz_plan fuzz_nodemap)
+         fuzz_event fuzz_ledger fuzz_record fuzz_plan fuzz_nodemap fuzz_admit)
 
 usage () { sed -n '2,17p' "$0" | sed 's/^# \{0,1\}//'; exit "${1:-2}"; }
 
@@ -65,6 +65,11 @@ seeds () {
              "gpu:h100:8(S:0-1),nic:1" "gres/gpu:h100=8;gres:gpu:h100:4"; do
         seed_text "$c/fuzz_text" "$(echo "$t" | md5sum | cut -c1-8)" "$t"
     done
+    seed_text "$c/fuzz_admit" run $'@account=rai\n@node=gres:gpu:h100:8\n@nodes=4\n@time=10\nJOBTREE_GROUP_GPUS=16\nJOBTREE_MALLEABLE=16:64:16\nJOBTREE_SPARES=0\nJOBTREE_CHECKPOINT=30m\nJOBTREE_CROSS_GROUP_SPREAD=no'
+    seed_text "$c/fuzz_admit" borrow $'@account=vision\n@job=gres:gpu:h100:16\nSPANK_JOBTREE_GROUP_GPUS=8\nSPANK_JOBTREE_SPONSORS=rai\nSPANK_JOBTREE_BORROW=16'
+    seed_text "$c/fuzz_admit" socket $'@socket=gres/gpu:h100=2\n@sockets=2\n@nodes=2\nJOBTREE_SPARES=1\n@passthrough'
+    seed_text "$c/fuzz_admit" plain $'@plain\n@node=gpu:8\n@nodes=200000\n@account=nobody'
+    seed_text "$c/fuzz_admit" refuse $'@account=rai\n@node=gres:gpu:h100:4\n@nodes=3\nJOBTREE_GROUP_GPUS=12\nJOBTREE_MALLEABLE=32:64'
     seed_text "$c/fuzz_record" rec 'jobtree/1 {"run":{"owner":"rai","resources":{"gpuType":"h100","totalGPUs":16},"locality":{"groupGPUs":16}},"funding":[{"envelope":"west-h100","owner":"rai","source":"owner","firstGroup":0,"groups":1,"gpus":16}],"fundedGPUs":16,"borrowedGPUs":0,"reason":"OK","bound":{"time":"2026-03-01T12:00:00Z","leases":[{"group":0,"envelope":"west-h100","role":"Active","gpus":16,"nodes":["a01","a02"],"spares":[]}]}}'
     # nodes as the plugin and `jobtree snapshot` read them (fuzz_nodemap.c):
     # domain key, then name, features, GRES, GRES in use, allocated, flags, leaf

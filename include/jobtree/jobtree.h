@@ -20,5 +20,7 @@
 #include "plan.h"
 #include "record.h"
 #include "ledger.h"
+#include "admit.h"
+#include "reload.h"
 
 #endif /* JOBTREE_JOBTREE_H */

@@ -1,5 +1,6 @@
 /*
- * state.c - jobtree.conf and budgets inside slurmctld (see state.h).
+ * state.c - jobtree.conf and budgets inside slurmctld (see state.h): when
+ * to reload and logging through Slurm; the reload itself is jt_reload.
  */
 #include "config.h"             /* Slurm's, via -iquote $(SLURM_SRC) */
 
@@ -14,60 +15,26 @@
 #include <jobtree/gres.h>
 #include "state.h"
 
-static void log_diags (const jt_pstate_t *st, const jt_diags_t *d)
-{
-    for (size_t i = 0; i < d->n; i++) {
-        char line[1024];
-        jt_diag_format (&d->v[i], line, sizeof (line));
-        error ("%s: %s", st->who, line);
-    }
-}
-
 int jt_pstate_reload (jt_pstate_t *st)
 {
     char *path = get_extra_conf_path (JT_CONFIG_FILE);
-    jt_config_t *conf;
-    jt_budgets_t *b;
-    jt_diags_t d;
-    int rc = 0;
+    jt_reload_result_t res;
+    int rc;
 
-    jt_diags_init (&d);
-    conf = jt_config_load (path, true, &d);
-    if (conf) {
-        jt_config_destroy (st->conf);
-        st->conf = conf;
-    } else {
-        log_diags (st, &d);
-        error ("%s: %s has errors: keeping the %s configuration", st->who, path,
-               st->conf ? "previous" : "default");
-        rc = -1;
-        if (!st->conf)
-            st->conf = jt_config_create ();
-    }
-    jt_diags_free (&d);
-    xfree (path);
-    if (!st->conf)
+    if (!st->set && !(st->set = jt_reload_create ())) {
+        error ("%s: out of memory: no configuration", st->who);
+        xfree (path);
         return -1;
-
-    jt_diags_init (&d);
-    b = jt_budgets_load_dir (st->conf->budget_dir, &d);
-    if (b) {
-        jt_budgets_destroy (st->budgets);
-        st->budgets = b;
-        info ("%s: loaded %zu budget file(s), %zu envelope(s) from %s", st->who,
-              b->n, b->nenv, st->conf->budget_dir);
-    } else {
-        log_diags (st, &d);
-        if (st->budgets)
-            error ("%s: budget directory %s has errors: keeping the last good "
-                   "budgets (%zu owner(s))", st->who, st->conf->budget_dir,
-                   st->budgets->n);
-        else
-            error ("%s: budget directory %s has errors: no budgets loaded",
-                   st->who, st->conf->budget_dir);
-        rc = -1;
     }
-    jt_diags_free (&d);
+    rc = jt_reload (st->set, path, &res);
+    for (size_t i = 0; i < res.nlines; i++) {
+        if (res.lines[i].level == JT_RELOAD_ERROR)
+            error ("%s: %s", st->who, res.lines[i].text);
+        else
+            info ("%s: %s", st->who, res.lines[i].text);
+    }
+    jt_reload_result_free (&res);
+    xfree (path);
     st->loaded = true;
     return rc;
 }
@@ -89,11 +56,19 @@ void jt_pstate_refresh (jt_pstate_t *st)
 
 void jt_pstate_fini (jt_pstate_t *st)
 {
-    jt_config_destroy (st->conf);
-    jt_budgets_destroy (st->budgets);
-    st->conf = NULL;
-    st->budgets = NULL;
+    jt_reload_destroy (st->set);
+    st->set = NULL;
     st->loaded = false;
+}
+
+const jt_config_t *jt_pstate_conf (const jt_pstate_t *st)
+{
+    return jt_reload_conf (st->set);
+}
+
+const jt_budgets_t *jt_pstate_budgets (const jt_pstate_t *st)
+{
+    return jt_reload_budgets (st->set);
 }
 
 /* The node's configured GRES string ("gpu:h100:8"). */
@@ -104,13 +79,14 @@ static const char *node_gres (node_record_t *node)
     return node->gres;
 }
 
-int64_t jt_pstate_gpus_per_node (const jt_pstate_t *st, const char *flavor)
+int64_t jt_pstate_node_gpus (void *arg, const char *flavor)
 {
-    int64_t best = st->conf ? jt_config_gpus_per_node (st->conf, flavor) : 0;
     node_record_t *node;
+    int64_t best = 0;
 
-    if (best > 0 || !flavor)
-        return best;
+    (void)arg;
+    if (!flavor)
+        return 0;
     for (int i = 0; (node = next_node (&i)); i++) {
         char type[128];
         int64_t n;
@@ -121,12 +97,12 @@ int64_t jt_pstate_gpus_per_node (const jt_pstate_t *st, const char *flavor)
     return best;
 }
 
-int jt_pstate_only_flavor (const jt_pstate_t *st, char *buf, size_t len)
+int jt_pstate_only_flavor (void *arg, char *buf, size_t len)
 {
     node_record_t *node;
     int found = 0;
 
-    (void)st;
+    (void)arg;
     for (int i = 0; (node = next_node (&i)); i++) {
         char type[128];
         int64_t n;

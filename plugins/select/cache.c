@@ -12,8 +12,9 @@
  * call is applied (jobtree_job_test.c).
  *
  * jobtree.conf (next to slurm.conf) and its BudgetDir are
- * read at the first use and on `scontrol reconfigure`; a bad file keeps the
- * last good configuration and budgets in force and is logged file:line.
+ * read at the first use and on `scontrol reconfigure` through jt_reload
+ * (jobtree/reload.h, shared with job_submit): a bad file keeps the last
+ * good configuration and budgets in force and is logged file:line:col.
  * With no good budgets at all, Jobtree runs are refused (with the reason in
  * squeue) and every other job is scheduled as by cons_tres.
  */
@@ -34,9 +35,7 @@
 #include "select_jobtree.h"
 
 static pthread_mutex_t g_lock = PTHREAD_MUTEX_INITIALIZER;
-static jt_config_t *g_conf;
-static jt_budgets_t *g_budgets;
-static char g_budget_error[JT_ERRMSG_MAX] = "budgets not loaded yet";
+static jt_reload_t *g_set;              /* jobtree.conf + budgets in force */
 static bool g_loaded;
 static uint64_t g_gen = 1;
 static jt_plan_opts_t g_plan_opts = { .policy = JT_PACK_TO_EMPTY };
@@ -47,84 +46,48 @@ static struct {
 } g_key;
 static jt_sel_cache_t g_cache;
 
-static void log_diags (const char *what, jt_diags_t *d)
-{
-    for (size_t i = 0; i < d->n; i++) {
-        char line[512];
-        jt_diag_format (&d->v[i], line, sizeof (line));
-        error ("select/cons_tres_jobtree: %s: %s", what, line);
-    }
-}
-
-/* jobtree.conf next to slurm.conf, as for every other Slurm config file. */
-static char *conf_path (void)
-{
-    return get_extra_conf_path (JT_CONFIG_FILE);
-}
-
+/* Reload through the library (it keeps the last good set and says why),
+ * log its lines, then what only the select plugin does with a new set:
+ * the pack policy, the ledger client, a BudgetLoaded event. */
 static void reconfigure_locked (void)
 {
-    jt_diags_t diags;
-    jt_config_t *conf;
-    jt_budgets_t *b;
-    char *path = conf_path ();
+    char *path = get_extra_conf_path (JT_CONFIG_FILE);
+    jt_reload_result_t res;
+    const jt_config_t *conf;
 
     g_loaded = true;
-    jt_diags_init (&diags);
-    conf = jt_config_load (path, true, &diags);
-    if (!conf) {
-        log_diags (path, &diags);
-        error ("select/cons_tres_jobtree: %s is bad; keeping the %s configuration",
-               path, g_conf ? "last good" : "default");
-        if (!g_conf)
-            g_conf = jt_config_create ();
-    } else {
-        jt_config_destroy (g_conf);
-        g_conf = conf;
+    if (!g_set && !(g_set = jt_reload_create ())) {
+        error ("select/cons_tres_jobtree: out of memory: no configuration");
+        xfree (path);
+        return;
     }
-    jt_diags_free (&diags);
+    (void) jt_reload (g_set, path, &res);
     xfree (path);
-    if (!g_conf) {
-        snprintf (g_budget_error, sizeof (g_budget_error), "out of memory");
+    for (size_t i = 0; i < res.nlines; i++) {
+        if (res.lines[i].level == JT_RELOAD_ERROR)
+            error ("select/cons_tres_jobtree: %s", res.lines[i].text);
+        else
+            info ("select/cons_tres_jobtree: %s", res.lines[i].text);
+    }
+    if (!(conf = jt_reload_conf (g_set))) {
+        jt_reload_result_free (&res);
         return;
     }
     /* PackPolicy in jobtree.conf is the documented setting; the older
      * JOBTREE_PACK_POLICY environment variable of slurmctld still works when
      * the file does not set it. */
-    g_plan_opts.policy = g_conf->pack_policy;
-    if (!g_conf->pack_policy_set) {
+    g_plan_opts.policy = conf->pack_policy;
+    if (!conf->pack_policy_set) {
         const char *pol = getenv ("JOBTREE_PACK_POLICY");
         jt_pack_policy_t p = JT_PACK_TO_EMPTY;
         if (pol && jt_pack_policy_parse (pol, &p) < 0)
             error ("select/cons_tres_jobtree: JOBTREE_PACK_POLICY=%s unknown", pol);
         g_plan_opts.policy = p;
     }
-
-    jt_sel_ledger_configure (g_conf);
-    jt_diags_init (&diags);
-    b = jt_budgets_load_dir (g_conf->budget_dir, &diags);
-    if (!b) {
-        log_diags (g_conf->budget_dir, &diags);
-        if (g_budgets)
-            error ("select/cons_tres_jobtree: budgets in %s are bad; "
-                   "keeping the last good ones", g_conf->budget_dir);
-        else {
-            char first[200] = "";
-            if (diags.n > 0)
-                jt_diag_format (&diags.v[0], first, sizeof (first));
-            snprintf (g_budget_error, sizeof (g_budget_error),
-                      "no valid budgets in %s (%s)", g_conf->budget_dir,
-                      first[0] ? first : "unreadable");
-        }
-    } else {
-        jt_budgets_destroy (g_budgets);
-        g_budgets = b;
-        g_budget_error[0] = '\0';
-        info ("select/cons_tres_jobtree: %zu owners, %zu envelopes from %s",
-              b->n, b->nenv, g_conf->budget_dir);
-        jt_sel_ledger_budgets (b);
-    }
-    jt_diags_free (&diags);
+    jt_sel_ledger_configure (conf);
+    if (res.changed & JT_RELOAD_BUDGETS)
+        jt_sel_ledger_budgets (jt_reload_budgets (g_set));
+    jt_reload_result_free (&res);
 }
 
 void jt_sel_cache_reconfigure (void)
@@ -145,11 +108,12 @@ void jt_sel_cache_invalidate (void)
 jt_sel_cache_t *jt_sel_cache_get (jt_error_t *err)
 {
     jt_sel_cache_t *c = NULL;
+    const jt_config_t *conf;
 
     slurm_mutex_lock (&g_lock);
     if (!g_loaded)
         reconfigure_locked ();
-    if (!g_conf) {
+    if (!(conf = jt_reload_conf (g_set))) {
         jt_errprintf (err, "no configuration (out of memory)");
         goto out;
     }
@@ -157,17 +121,17 @@ jt_sel_cache_t *jt_sel_cache_get (jt_error_t *err)
         || g_key.node_update != last_node_update
         || g_cache.topo->nslurm != node_record_count) {
         jt_sel_topo_destroy (g_cache.topo);
-        g_cache.topo = jt_sel_topo_build (g_conf->domain_feature, err);
+        g_cache.topo = jt_sel_topo_build (conf->domain_feature, err);
         if (!g_cache.topo)
             goto out;
         g_key.gen = g_gen;
         g_key.node_update = last_node_update;
     }
-    g_cache.conf = g_conf;
+    g_cache.conf = conf;
     g_cache.plan_opts = g_plan_opts;
-    g_cache.budgets = g_budgets;
+    g_cache.budgets = jt_reload_budgets (g_set);
     snprintf (g_cache.budget_error, sizeof (g_cache.budget_error), "%s",
-              g_budget_error);
+              jt_reload_budget_error (g_set));
     c = &g_cache;
 out:
     slurm_mutex_unlock (&g_lock);
@@ -179,7 +143,7 @@ const jt_config_t *jt_sel_cache_conf (void)
     const jt_config_t *c;
 
     slurm_mutex_lock (&g_lock);
-    c = g_conf;
+    c = jt_reload_conf (g_set);
     slurm_mutex_unlock (&g_lock);
     return c;
 }
@@ -189,10 +153,8 @@ void jt_sel_cache_fini (void)
     slurm_mutex_lock (&g_lock);
     jt_sel_topo_destroy (g_cache.topo);
     memset (&g_cache, 0, sizeof (g_cache));
-    jt_budgets_destroy (g_budgets);
-    g_budgets = NULL;
-    jt_config_destroy (g_conf);
-    g_conf = NULL;
+    jt_reload_destroy (g_set);
+    g_set = NULL;
     g_loaded = false;
     slurm_mutex_unlock (&g_lock);
 }

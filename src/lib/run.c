@@ -5,7 +5,8 @@
  *
  * DESIGN: the checks are written once (jt_run_check) and report each
  * problem as (JSON path, message); jt_run_validate keeps the first one,
- * jt_run_parse_json locates every one of them in the document.
+ * jt_run_parse_json locates every one of them in the document, and the
+ * admission step (admit.c) asks for the sbatch options' words.
  */
 #include <errno.h>
 #include <stdio.h>
@@ -71,9 +72,10 @@ static void nearest (char *buf, size_t len, int64_t x, int64_t m)
         n++; \
     } while (0)
 
-int jt_run_check (const jt_run_t *r, int64_t gpn, jt_run_report_f report, void *arg)
+int jt_run_check (const jt_run_t *r, int64_t gpn, jt_run_words_t words,
+                  jt_run_report_f report, void *arg)
 {
-    char msg[256], hint[64];
+    char msg[512], hint[64];
     const char *path;
     const char *fl = r->flavor ? r->flavor : "?";
     int n = 0;
@@ -97,9 +99,16 @@ int jt_run_check (const jt_run_t *r, int64_t gpn, jt_run_report_f report, void *
         REPORT ("%lld GPUs is more than a run may ask for (%lld)",
                 (long long) r->group_gpus, (long long) JT_RUN_GPUS_MAX);
     else if (r->group_gpus > 0 && gpn > 0 && r->group_gpus % gpn) {
-        nearest (hint, sizeof (hint), r->group_gpus, gpn);
-        REPORT ("groupGPUs=%lld is not a multiple of the %lld GPUs per %s node; %s",
-                (long long) r->group_gpus, (long long) gpn, fl, hint);
+        if (words == JT_RUN_WORDS_OPTIONS) {
+            path = "--group-gpus";
+            REPORT ("--group-gpus=%lld is not a multiple of the %lld GPUs per %s "
+                    "node, e.g. --group-gpus=%lld", (long long) r->group_gpus,
+                    (long long) gpn, fl, (long long) ((r->group_gpus / gpn + 1) * gpn));
+        } else {
+            nearest (hint, sizeof (hint), r->group_gpus, gpn);
+            REPORT ("groupGPUs=%lld is not a multiple of the %lld GPUs per %s node; %s",
+                    (long long) r->group_gpus, (long long) gpn, fl, hint);
+        }
     } else if (r->group_gpus > 0 && gpn > 0 && r->total_gpus > 0
                && r->total_gpus % gpn) {
         /* groups are whole nodes, the short last group included */
@@ -145,7 +154,22 @@ int jt_run_check (const jt_run_t *r, int64_t gpn, jt_run_report_f report, void *
         }
         if (n == bad && r->total_gpus >= 1) {
             path = "resources.totalGPUs";
-            if (r->total_gpus < r->min_gpus || r->total_gpus > r->max_gpus)
+            if ((r->total_gpus < r->min_gpus || r->total_gpus > r->max_gpus)
+                && words == JT_RUN_WORDS_OPTIONS) {
+                /* min and gpn are at most 2^20 here: no overflow */
+                path = "--malleable";
+                if (gpn > 0)
+                    snprintf (hint, sizeof (hint), "-N %lld --gres=gpu:",
+                              (long long) ((r->min_gpus + gpn - 1) / gpn));
+                else
+                    snprintf (hint, sizeof (hint), "--gpus=");
+                REPORT ("--malleable=%lld:%lld: the job asks for %lld GPUs, outside "
+                        "MIN..MAX; ask for %lld to %lld GPUs, e.g. %s%s:%lld",
+                        (long long) r->min_gpus, (long long) r->max_gpus,
+                        (long long) r->total_gpus, (long long) r->min_gpus,
+                        (long long) r->max_gpus, hint, fl,
+                        (long long) (gpn > 0 ? gpn : r->min_gpus));
+            } else if (r->total_gpus < r->min_gpus || r->total_gpus > r->max_gpus)
                 REPORT ("totalGPUs=%lld is outside the malleable range [%lld, %lld]",
                         (long long) r->total_gpus, (long long) r->min_gpus,
                         (long long) r->max_gpus);
@@ -205,7 +229,8 @@ int jt_run_validate (const jt_run_t *r, int64_t gpus_per_node, jt_error_t *err)
 
     if (!r)
         return jt_errprintf (err, "no run");
-    return jt_run_check (r, gpus_per_node, keep_first, &f) ? -1 : 0;
+    return jt_run_check (r, gpus_per_node, JT_RUN_WORDS_JSON, keep_first, &f) ? -1
+                                                                           : 0;
 }
 
 /* Returns 0, or -1 (err set). */

@@ -162,7 +162,7 @@ jt_run_t *jt_run_parse_json (const char *file, const char *text, size_t len,
                                &o) > 0)
         read_funding (&d, o, r);
     if (d.errors == 0)
-        jt_run_check (r, 0, report_at, &d);
+        jt_run_check (r, 0, JT_RUN_WORDS_JSON, report_at, &d);
 done:
     jt_jdoc_sort (&d, first);
     json_object_put (root);
