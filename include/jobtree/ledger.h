@@ -406,6 +406,11 @@ jt_ledger_fold_t *jt_ledger_fold_replay (const char *const *paths, size_t npaths
                                          uint64_t *nviolations, jt_violation_t *first,
                                          jt_error_t *err);
 
+/* jt_ledger_fold_replay of the segments in dir (jt_ledger_segments). */
+jt_ledger_fold_t *jt_ledger_fold_replay_dir (const char *dir, jt_ledger_result_t *res,
+                                             uint64_t *nviolations,
+                                             jt_violation_t *first, jt_error_t *err);
+
 #ifdef __cplusplus
 }
 #endif

@@ -777,3 +777,19 @@ jt_ledger_fold_t *jt_ledger_fold_replay (const char *const *paths, size_t npaths
         *nviolations = c.n;
     return c.fold;
 }
+
+jt_ledger_fold_t *jt_ledger_fold_replay_dir (const char *dir, jt_ledger_result_t *res,
+                                             uint64_t *nviolations,
+                                             jt_violation_t *first, jt_error_t *err)
+{
+    char **paths = NULL;
+    size_t n = 0;
+    jt_ledger_fold_t *f;
+
+    if (jt_ledger_segments (dir, &paths, &n, err) < 0)
+        return NULL;
+    f = jt_ledger_fold_replay ((const char *const *) paths, n, res, nviolations, first,
+                               err);
+    jt_ledger_segments_free (paths, n);
+    return f;
+}
