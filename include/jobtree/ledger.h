@@ -290,6 +290,8 @@ typedef struct jt_fold_envelope {
     int64_t peak_gpus;
     double gpu_hours;           /* closed leases + open ones up to `now` */
     double borrowed_gpu_hours;
+    double closed_gpu_hours;    /* closed leases only (all roles) */
+    double closed_borrowed_gpu_hours; /* of which role Borrowed */
     bool capped;                /* caps known from a BudgetLoaded */
     int64_t concurrency;
     double max_gpu_hours;
@@ -297,6 +299,17 @@ typedef struct jt_fold_envelope {
 
 jt_ledger_fold_t *jt_ledger_fold_create (void);
 void jt_ledger_fold_destroy (jt_ledger_fold_t *f);
+
+/* Also keep the history: every lease ever started and every reservation
+ * (jt_ledger_fold_leases, jt_ledger_fold_reservations; `jobtree report`).
+ * Ask before the first event. 0, or -1 with err (EINVAL: events already
+ * applied; ENOMEM). */
+int jt_ledger_fold_keep_history (jt_ledger_fold_t *f, jt_error_t *err);
+
+/* Drop the event ids seen so far and stop remembering them: a long-lived
+ * fold (the select plugin's) then holds open leases and envelopes only;
+ * duplicate ids are no longer reported. Accepts NULL. */
+void jt_ledger_fold_forget_ids (jt_ledger_fold_t *f);
 
 /* Apply one event (seq is its record's). Returns 0 when it keeps every
  * invariant, 1 when it breaks one (*v filled; the state is still updated so
@@ -314,8 +327,16 @@ void jt_ledger_fold_counts (const jt_ledger_fold_t *f, uint64_t *events,
 size_t jt_ledger_fold_envelopes (const jt_ledger_fold_t *f, int64_t now,
                                  jt_fold_envelope_t *out, size_t max);
 
-/* An open lease as the fold holds it (strings owned by the fold, valid
- * until the next apply or destroy). */
+/* One envelope's figures (as jt_ledger_fold_envelopes), found by name in
+ * O(1): 0, or -1 with errno ENOENT when the fold has not seen it. */
+int jt_ledger_fold_envelope (const jt_ledger_fold_t *f, const char *name,
+                             int64_t now, jt_fold_envelope_t *out);
+
+/* The latest event time applied (0 before any). */
+int64_t jt_ledger_fold_last_time (const jt_ledger_fold_t *f);
+
+/* A lease as the fold holds it (strings owned by the fold: an open lease's
+ * are valid until the next apply, a history row's until destroy). */
 typedef struct jt_fold_lease {
     const char *lease, *run, *group, *envelope, *owner;
     const char *const *nodes;
@@ -324,11 +345,42 @@ typedef struct jt_fold_lease {
     jt_lease_role_t role;
     int64_t start;
     uint64_t seq;               /* of its Start */
+    int64_t end;                /* -1 while open */
+    jt_end_reason_t reason;     /* of its End (JT_REASON_NONE while open) */
+    uint64_t seed;              /* of its End (RandomPreempt) */
 } jt_fold_lease_t;
 
 /* Open leases, sorted by lease id. Fills up to max; returns the count. */
 size_t jt_ledger_fold_open (const jt_ledger_fold_t *f, jt_fold_lease_t *out,
                             size_t max);
+
+/* Open leases of run ("cluster:jobid"; NULL: all), sorted by lease id, in a
+ * malloc'd *out (free it; *n entries). One pass over the open leases.
+ * 0, or -1 with err on ENOMEM (*out NULL). */
+int jt_ledger_fold_open_list (const jt_ledger_fold_t *f, const char *run,
+                              jt_fold_lease_t **out, size_t *n, jt_error_t *err);
+
+/* History (jt_ledger_fold_keep_history; none otherwise): every lease once,
+ * as its first Start made it, closed by the first End that matched it while
+ * open (end, reason, seed), sorted by lease id, in a malloc'd *out (free
+ * it). 0, or -1 with err on ENOMEM. */
+int jt_ledger_fold_leases (const jt_ledger_fold_t *f, jt_fold_lease_t **out,
+                           size_t *n, jt_error_t *err);
+
+/* A reservation of the history: created by its first ReservationCreate;
+ * activated/released are the times of the latest such events (-1: none). */
+typedef struct jt_fold_reservation {
+    const char *reservation, *run, *owner, *envelope;
+    int64_t gpus;
+    int64_t earliest;           /* earliest start */
+    int64_t created, activated, released;
+} jt_fold_reservation_t;
+
+/* Reservations of the history sorted by id, in a malloc'd *out (free it).
+ * 0, or -1 with err on ENOMEM. */
+int jt_ledger_fold_reservations (const jt_ledger_fold_t *f,
+                                 jt_fold_reservation_t **out, size_t *n,
+                                 jt_error_t *err);
 
 /* Use the caps of this BudgetLoaded event from now on and ignore the caps
  * of BudgetLoaded events applied later (an auditor's own budget files).
@@ -353,6 +405,11 @@ jt_ledger_fold_t *jt_ledger_fold_replay (const char *const *paths, size_t npaths
                                          jt_ledger_result_t *res,
                                          uint64_t *nviolations, jt_violation_t *first,
                                          jt_error_t *err);
+
+/* jt_ledger_fold_replay of the segments in dir (jt_ledger_segments). */
+jt_ledger_fold_t *jt_ledger_fold_replay_dir (const char *dir, jt_ledger_result_t *res,
+                                             uint64_t *nviolations,
+                                             jt_violation_t *first, jt_error_t *err);
 
 #ifdef __cplusplus
 }

@@ -11,10 +11,17 @@
  * spooled or acknowledged) and nothing is duplicated. Events that were
  * still in the in-memory queue when the process died are lost: after a
  * restart the plugin reconciles live state with the ledger.
+ *
+ * The spool is the one durable path: with overflow_to_spool, an event that
+ * finds the queue full is still accepted (submit does no I/O either way)
+ * and the background thread writes it to the spool (fsync'd) at its next
+ * turn instead of sending it, so the caller needs no backlog or file of
+ * its own. Without it, a full queue refuses (EAGAIN).
  */
 #ifndef JOBTREE_LEDGER_CLIENT_H
 #define JOBTREE_LEDGER_CLIENT_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -31,6 +38,8 @@ typedef struct jt_ledger_client_opts {
     size_t queue_max;           /* 0: 65536 events */
     int timeout_ms;             /* connect/reply timeout; 0: 5000 */
     int retry_ms;               /* how often to retry a down daemon; 0: 1000 */
+    bool overflow_to_spool;     /* a full queue spools the event instead of
+                                 * refusing it (EAGAIN) */
 } jt_ledger_client_opts_t;
 
 /* Room for the daemon's longest reply line kept in the stats. */
@@ -42,7 +51,8 @@ typedef struct jt_ledger_client_stats {
     uint64_t spooled;           /* written to the spool (may be acked later) */
     uint64_t rejected;          /* refused by the daemon as invalid (dropped) */
     uint64_t refused;           /* other refusals (DENIED, FAIL): kept, spooled */
-    uint64_t full;              /* submit refused: queue full */
+    uint64_t full;              /* submits that found the queue full (refused,
+                                 * or spooled with overflow_to_spool) */
     uint64_t pending;           /* in the queue or the spool */
     uint64_t last_seq;          /* seq of the last acknowledgement */
     char last_refusal[JT_LEDGER_REFUSAL_MAX]; /* the daemon's last "ERR ..."
@@ -63,8 +73,10 @@ jt_ledger_client_t *jt_ledger_client_create (const jt_ledger_client_opts_t *opts
 void jt_ledger_client_destroy (jt_ledger_client_t *c);
 
 /* Queue one event (JSON text or struct). Never blocks on I/O. 0 when
- * queued; -1 with errno EINVAL (invalid event, err says why) or EAGAIN
- * (queue full: the caller must log it; the event is not recorded). */
+ * queued (or, the queue full, put behind it for the spool with
+ * overflow_to_spool); -1 with errno EINVAL (invalid event, err says why),
+ * ENOMEM, or EAGAIN (queue full without overflow_to_spool: the caller must
+ * log it; the event is not recorded). */
 int jt_ledger_client_submit (jt_ledger_client_t *c, const char *json, size_t len,
                              jt_error_t *err);
 int jt_ledger_client_submit_event (jt_ledger_client_t *c, const jt_event_t *ev,

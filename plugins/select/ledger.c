@@ -1,33 +1,20 @@
 /*
- * ledger.c - the select plugin's side of the ledger: lease events sent to
- * jobtree-ledgerd, reconciliation after a slurmctld restart, and the
- * GPU-hours already used per envelope (closed leases) for Cover.
+ * ledger.c - the select plugin's adapter to the ledger: it reads Slurm's
+ * job records into plain facts, asks libjobtree for the lease events
+ * (jobtree/ledger_lease.h: ids, derivation, reconciliation) and submits
+ * them to jobtree-ledgerd through the client (jobtree/ledger_client.h).
  *
- * Leases are derived from the job alone, so every id is deterministic and a
- * resend (after a restart, or from the spool) is idempotent:
- *   lease  "<cluster>:<jobid>:<start_time>:g<group>"   (group's nodes)
- *          "<cluster>:<jobid>:<start_time>:s<group>"   (its spares, Spare)
- *          with ":n<count>" appended once the lease holds fewer nodes than
- *          bound (after a shrink or a node failure);
- *   events "<lease>:start" and "<lease>:end".
- * The nodes of a lease are the bound nodes ("bound" in admin_comment) that
- * the job still holds; GPUs are the bound GPUs per node times that count.
+ * State is one fold of the ledger (jobtree/ledger.h): the ledger in
+ * LedgerDir as read once at job_init, plus every event emitted since. Its
+ * open leases are what the next events are derived against; its closed
+ * GPU-hours per envelope (owned and Borrowed) are what Cover adds to live
+ * usage, one lookup per envelope. It forgets event ids, so it holds open
+ * leases and envelopes only.
  *
- * The plugin keeps the leases it believes open (g_open). Submitting never
- * blocks: the client only queues (jobtree/ledger_client.h). A full queue is
- * logged and counted, and the event is kept in a backlog retried at the
- * next emission (written to LedgerSpoolDir/select.overflow at fini and read
- * back at the next start), so nothing is dropped silently.
- *
- * Reconciliation runs once, from select_p_job_init (slurmctld has restored
- * its jobs): the ledger in LedgerDir is read (bounded: one pass over the
- * files, at start-up only, never from a scheduling path), its open leases of
- * this cluster are compared with the leases derived from Slurm's jobs, and
- * the difference is emitted (End JobGone for a gone job, End/Fail for a job
- * that ended while slurmctld was down, Start for a running run without one).
- * The same pass folds the GPU-hours of closed leases per envelope; later
- * Ends emitted here add to that sum, so Cover's per-call cost is one lookup
- * per envelope.
+ * Submitting never blocks: the client only queues, and a full queue sends
+ * the event to the client's spool (overflow_to_spool) — the one durable
+ * path; nothing is dropped. Reconciliation runs once, from
+ * select_p_job_init, and reads LedgerDir there only.
  */
 #include "config.h"
 
@@ -38,7 +25,6 @@
 
 #include <inttypes.h>
 #include <stdio.h>
-#include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
 
@@ -49,475 +35,203 @@
 
 #include <jobtree/ledger.h>
 #include <jobtree/ledger_client.h>
+#include <jobtree/ledger_lease.h>
 
 #include "select_jobtree.h"
 
 #define WHO "select/cons_tres_jobtree"
 
-typedef struct closed_hours {
-    char *envelope;
-    double hours;               /* all closed leases paid by it */
-    double borrowed;            /* of which role Borrowed */
-} closed_hours_t;
-
 static pthread_mutex_t l_lock = PTHREAD_MUTEX_INITIALIZER;
 static jt_ledger_client_t *g_client;
 static char *g_socket, *g_spool_dir;
 static bool g_off_logged, g_reconciled;
-static jt_event_t **g_open;             /* Start events of open leases */
-static size_t g_nopen, g_capopen;
-static char **g_backlog;                /* JSON refused by a full queue */
-static size_t g_nbacklog;
-static uint64_t g_full;
-static closed_hours_t *g_closed;
-static size_t g_nclosed;
+static jt_ledger_fold_t *g_fold;
 
 static const char *cluster (void)
 {
     return slurm_conf.cluster_name ? slurm_conf.cluster_name : "cluster";
 }
 
-/* ---- closed GPU-hours ---- */
+/* ---- a job as facts ---- */
 
-static closed_hours_t *closed_slot (const char *env)
+/* The facts of a job: its record (parsed, xmalloc'd) and the bound nodes it
+ * holds only when with_rec. The bound nodes it holds: by its node bitmap,
+ * or (select_p_job_init runs before slurmctld rebuilds the bitmaps) by its
+ * node list. An unreadable record is one with no leases (parse empties it). */
+static void facts_of (const job_record_t *job_ptr, bool ending, bool with_rec,
+                      jt_job_facts_t *x)
 {
-    for (size_t i = 0; i < g_nclosed; i++)
-        if (!strcmp (g_closed[i].envelope, env))
-            return &g_closed[i];
-    xrecalloc (g_closed, g_nclosed + 1, sizeof (*g_closed));
-    g_closed[g_nclosed].envelope = xstrdup (env);
-    return &g_closed[g_nclosed++];
-}
-
-static void closed_add (const char *env, jt_lease_role_t role, double hours)
-{
-    closed_hours_t *c;
-
-    if (!env || hours <= 0.)
-        return;
-    c = closed_slot (env);
-    c->hours += hours;
-    if (role == JT_ROLE_BORROWED)
-        c->borrowed += hours;
-}
-
-void jt_sel_ledger_add_closed (jt_usage_t *u, const jt_budgets_t *b)
-{
-    slurm_mutex_lock (&l_lock);
-    for (size_t i = 0; i < g_nclosed; i++) {
-        const jt_envelope_t *e = jt_budgets_envelope (b, g_closed[i].envelope);
-        if (!e)
-            continue;
-        /* Owned part charged as the owner's, borrowed as someone else's
-         * (jt_usage_add counts it as lent). */
-        jt_usage_add (u, e, e->owner, 0, g_closed[i].hours - g_closed[i].borrowed);
-        if (g_closed[i].borrowed > 0.)
-            jt_usage_add (u, e, "", 0, g_closed[i].borrowed);
-    }
-    slurm_mutex_unlock (&l_lock);
-}
-
-/* ---- submission ---- */
-
-static void submit_json (char *json)
-{
-    jt_error_t err;
-
-    if (!g_client) {
-        xfree (json);
-        return;
-    }
-    /* Keep order: the backlog goes first. */
-    while (g_nbacklog > 0) {
-        if (jt_ledger_client_submit (g_client, g_backlog[0], strlen (g_backlog[0]),
-                                     &err) < 0 && errno == EAGAIN)
-            break;
-        xfree (g_backlog[0]);
-        memmove (g_backlog, g_backlog + 1, (g_nbacklog - 1) * sizeof (char *));
-        g_nbacklog--;
-    }
-    if (g_nbacklog == 0) {
-        if (jt_ledger_client_submit (g_client, json, strlen (json), &err) == 0) {
-            xfree (json);
-            return;
-        }
-        if (errno != EAGAIN) {
-            error ("%s: ledger event refused: %s", WHO, err.text);
-            xfree (json);
-            return;
-        }
-    }
-    g_full++;
-    error ("%s: ledger queue full (%" PRIu64 " times): event kept in the backlog",
-           WHO, g_full);
-    xrecalloc (g_backlog, g_nbacklog + 1, sizeof (char *));
-    g_backlog[g_nbacklog++] = json;
-}
-
-static void submit (const jt_event_t *ev)
-{
-    jt_error_t err;
-    char *json;
-
-    if (!g_client)
-        return;
-    if (!(json = jt_event_to_json (ev, &err))) {
-        error ("%s: invalid ledger event %s: %s", WHO, ev->id ? ev->id : "?",
-               err.text);
-        return;
-    }
-    debug ("%s: ledger %s %s", WHO, jt_ev_type_name (ev->type), ev->id);
-    submit_json (xstrdup (json));
-    free (json);
-}
-
-/* ---- open leases ---- */
-
-static ssize_t open_find (const char *lease)
-{
-    for (size_t i = 0; i < g_nopen; i++)
-        if (!strcmp (g_open[i]->lease, lease))
-            return (ssize_t) i;
-    return -1;
-}
-
-static void open_add (jt_event_t *start)
-{
-    if (g_nopen == g_capopen) {
-        g_capopen = g_capopen ? 2 * g_capopen : 64;
-        xrecalloc (g_open, g_capopen, sizeof (*g_open));
-    }
-    g_open[g_nopen++] = start;
-}
-
-static jt_event_t *open_take (size_t i)
-{
-    jt_event_t *ev = g_open[i];
-
-    g_open[i] = g_open[--g_nopen];
-    return ev;
-}
-
-/* Emit the Start of a derived lease unless it is already open. Takes ev. */
-static void start_lease (jt_event_t *ev)
-{
-    if (open_find (ev->lease) >= 0) {
-        jt_event_destroy (ev);
-        return;
-    }
-    submit (ev);
-    open_add (ev);
-}
-
-/* Close open lease i at time t with reason. */
-static void end_lease (size_t i, int64_t t, jt_end_reason_t reason)
-{
-    jt_event_t *ev = open_take (i);
-    char id[512];
-
-    ev->type = JT_EV_END;
-    ev->end = t < ev->start ? ev->start : t;
-    ev->reason = reason;
-    ev->time = ev->end;
-    snprintf (id, sizeof (id), "%s:end", ev->lease);
-    jt_event_set (&ev->id, id);
-    submit (ev);
-    closed_add (ev->envelope, ev->role,
-                (double) ev->gpus * (double) (ev->end - ev->start) / 3600.);
-    jt_event_destroy (ev);
-}
-
-/* ---- derivation from the job ---- */
-
-/* Whether the job holds node now: its node bitmap, or (while slurmctld is
- * still restoring state and has not rebuilt the bitmaps: select_p_job_init
- * runs before them) its node list. */
-static bool job_holds (const job_record_t *job_ptr, const char *node)
-{
-    node_record_t *node_ptr;
-    hostlist_t hl;
-    bool in;
-
-    if (job_ptr->node_bitmap) {
-        node_ptr = find_node_record ((char *) node);
-        return node_ptr && node_ptr->index < bit_size (job_ptr->node_bitmap)
-               && bit_test (job_ptr->node_bitmap, node_ptr->index);
-    }
-    if (!job_ptr->nodes || !(hl = hostlist_create (job_ptr->nodes)))
-        return false;
-    in = hostlist_find (hl, node) >= 0;
-    hostlist_destroy (hl);
-    return in;
-}
-
-static jt_event_t *derive_one (const job_record_t *job_ptr, const jt_jobrec_t *rec,
-                               const jt_jobrec_lease_t *b, bool spare, char **nodes,
-                               size_t nnodes)
-{
-    int64_t gpn = b->nnodes > 0 ? b->gpus / (int64_t) b->nnodes : b->gpus;
-    jt_event_t *ev;
-    char lease[256], id[300], run[128], group[32];
-    const char *owner = rec->run && rec->run->owner ? rec->run->owner
-                                                     : job_ptr->account;
-    size_t full = spare ? b->nspares : b->nnodes;
-    size_t held = 0;
-
-    for (size_t k = 0; k < nnodes; k++)
-        if (job_holds (job_ptr, nodes[k]))
-            held++;
-    if (held == 0 || gpn < 1 || !(ev = jt_event_create (JT_EV_START)))
-        return NULL;
-    snprintf (run, sizeof (run), "%s:%u", cluster (), job_ptr->job_id);
-    snprintf (lease, sizeof (lease), "%s:%" PRId64 ":%c%d", run,
-              (int64_t) job_ptr->start_time, spare ? 's' : 'g', b->group);
-    if (held < full) {
-        size_t l = strlen (lease);
-        snprintf (lease + l, sizeof (lease) - l, ":n%zu", held);
-    }
-    snprintf (id, sizeof (id), "%s:start", lease);
-    snprintf (group, sizeof (group), spare ? "spare/%d" : "%d", b->group);
-    jt_event_set (&ev->id, id);
-    jt_event_set (&ev->lease, lease);
-    jt_event_set (&ev->run, run);
-    jt_event_set (&ev->group, group);
-    jt_event_set (&ev->envelope, b->envelope);
-    jt_event_set (&ev->owner, owner && *owner ? owner : "unknown");
-    for (size_t k = 0; k < nnodes; k++)
-        if (job_holds (job_ptr, nodes[k]))
-            jt_event_add_node (ev, nodes[k]);
-    ev->gpus = gpn * (int64_t) held;
-    ev->role = spare ? JT_ROLE_SPARE : b->role;
-    ev->start = rec->bound_time ? rec->bound_time : (int64_t) job_ptr->start_time;
-    ev->time = ev->start;
-    return ev;
-}
-
-/* The leases a running job holds now. Returns the count (*out malloc'd with
- * xmalloc; events owned by the caller). */
-static size_t derive (const job_record_t *job_ptr, jt_event_t ***out)
-{
-    jt_jobrec_t rec;
+    bitstr_t *bm = job_ptr->node_bitmap;
+    hostlist_t hl = NULL;
+    jt_jobrec_t *rec;
+    const char **held;
     jt_error_t err;
     size_t n = 0;
 
-    *out = NULL;
-    if (!jt_sel_is_jobtree (job_ptr)
-        || jt_jobrec_parse (job_ptr->admin_comment, &rec, &err) < 0)
-        return 0;
-    *out = xcalloc (2 * rec.nbound + 1, sizeof (**out));
-    for (size_t i = 0; i < rec.nbound; i++) {
-        jt_event_t *ev = derive_one (job_ptr, &rec, &rec.bound[i], false,
-                                     rec.bound[i].nodes, rec.bound[i].nnodes);
-        if (ev)
-            (*out)[n++] = ev;
-        if (rec.bound[i].nspares
-            && (ev = derive_one (job_ptr, &rec, &rec.bound[i], true,
-                                 rec.bound[i].spares, rec.bound[i].nspares)))
-            (*out)[n++] = ev;
+    *x = (jt_job_facts_t){ .cluster = cluster (), .job_id = job_ptr->job_id,
+                           .start_time = (int64_t) job_ptr->start_time,
+                           .end_time = (int64_t) job_ptr->end_time,
+                           .account = job_ptr->account, .state = JT_JOB_ENDED };
+    if (!ending && (IS_JOB_RUNNING (job_ptr) || IS_JOB_SUSPENDED (job_ptr)))
+        x->state = JT_JOB_RUNNING;
+    else if (IS_JOB_NODE_FAILED (job_ptr) || job_ptr->state_reason == FAIL_DOWN_NODE)
+        x->state = JT_JOB_NODE_FAILED;
+    if (!with_rec || !jt_sel_is_jobtree (job_ptr))
+        return;
+    x->rec = rec = xcalloc (1, sizeof (*rec));
+    (void) jt_jobrec_parse (job_ptr->admin_comment, rec, &err);
+    for (size_t i = 0; i < rec->nbound; i++)
+        n += rec->bound[i].nnodes + rec->bound[i].nspares;
+    x->held = held = xcalloc (n + 1, sizeof (*held));
+    if (!bm && job_ptr->nodes)
+        hl = hostlist_create (job_ptr->nodes);
+    for (size_t i = 0; i < rec->nbound; i++) {
+        const jt_jobrec_lease_t *b = &rec->bound[i];
+        for (size_t k = 0; k < b->nnodes + b->nspares; k++) {
+            char *node = k < b->nnodes ? b->nodes[k] : b->spares[k - b->nnodes];
+            node_record_t *np = bm ? find_node_record (node) : NULL;
+            if (bm ? np && np->index < bit_size (bm) && bit_test (bm, np->index)
+                   : hl && hostlist_find (hl, node) >= 0)
+                held[x->nheld++] = node;
+        }
     }
-    jt_jobrec_free (&rec);
-    return n;
+    if (hl)
+        hostlist_destroy (hl);
 }
 
-static bool is_run_of (const char *run, const job_record_t *job_ptr)
+static void facts_free (jt_job_facts_t *x)
 {
-    char want[128];
+    jt_jobrec_t *rec = (jt_jobrec_t *) x->rec;  /* ours, from facts_of */
 
-    snprintf (want, sizeof (want), "%s:%u", cluster (), job_ptr->job_id);
-    return run && !strcmp (run, want);
+    jt_jobrec_free (rec);
+    xfree (rec);
+    xfree (x->held);
 }
 
-/* Bring the job's open leases in line with what it holds now: leases no
- * longer derived end with `gone` (Shrink, Fail), new ones start. */
-static void sync_job (const job_record_t *job_ptr, int64_t now,
-                      jt_end_reason_t gone)
+/* ---- emission ---- */
+
+/* Submit one event and apply it to the fold. */
+static void emit_one (const jt_event_t *e)
 {
-    jt_event_t **d;
-    size_t nd = derive (job_ptr, &d);
+    jt_error_t err;
+    jt_violation_t v;
 
-    for (size_t i = 0; i < g_nopen;) {
-        bool keep = !is_run_of (g_open[i]->run, job_ptr);
-        for (size_t k = 0; !keep && k < nd; k++)
-            keep = !strcmp (d[k]->lease, g_open[i]->lease);
-        if (keep)
-            i++;
-        else
-            end_lease (i, now, gone);
-    }
-    for (size_t k = 0; k < nd; k++) {
-        const char *last = strrchr (d[k]->lease, ':');
-        /* A shrunk remainder (":n<count>") starts now. */
-        if (last && last[1] == 'n' && now > d[k]->start)
-            d[k]->start = d[k]->time = now;
-        start_lease (d[k]);
-    }
-    xfree (d);
+    debug ("%s: ledger %s %s", WHO, jt_ev_type_name (e->type), e->id);
+    if (jt_ledger_client_submit_event (g_client, e, &err) < 0)
+        error ("%s: ledger event %s refused: %s", WHO, e->id, err.text);
+    if (g_fold && jt_ledger_fold_apply (g_fold, 0, e, &v, &err) < 0)
+        error ("%s: ledger fold: %s", WHO, err.text);
 }
 
-static jt_end_reason_t fini_reason (const job_record_t *job_ptr)
+/* Emit the events in order; empties ev. */
+static void emit (jt_lease_events_t *ev)
 {
-    if (IS_JOB_NODE_FAILED (job_ptr) || job_ptr->state_reason == FAIL_DOWN_NODE)
-        return JT_REASON_FAIL;
-    return JT_REASON_END;
+    for (size_t i = 0; i < ev->n; i++)
+        emit_one (ev->v[i]);
+    jt_lease_events_clear (ev);
 }
-
-/* ---- hooks ---- */
 
 void jt_sel_lease_event (const char *what, job_record_t *job_ptr,
                          node_record_t *node_ptr)
 {
     int64_t now = (int64_t) time (NULL);
+    jt_lease_events_t ev = { 0 };
+    jt_fold_lease_t *open = NULL;
+    size_t nopen = 0;
+    char run[256];
+    jt_error_t err = { "" };
+    jt_job_facts_t x;
+    int rc;
 
     slurm_mutex_lock (&l_lock);
-    if (!g_client) {
+    if (!g_client || !g_fold) {
         slurm_mutex_unlock (&l_lock);
         return;
     }
     debug ("%s: lease %s %pJ nodes=%s", WHO, what, job_ptr,
            job_ptr->nodes ? job_ptr->nodes : "");
-    if (!strcmp (what, "begin") || !strcmp (what, "expand"))
-        sync_job (job_ptr, now, JT_REASON_SHRINK);
+    facts_of (job_ptr, !strcmp (what, "fini"), strcmp (what, "fini") != 0, &x);
+    if (jt_lease_run_id (cluster (), job_ptr->job_id, run, sizeof (run)) < 0)
+        rc = jt_errprintf (&err, "run id too long");
+    else if (jt_ledger_fold_open_list (g_fold, run, &open, &nopen, &err) < 0)
+        rc = -1;
+    else if (!strcmp (what, "fini"))
+        rc = jt_lease_fini (&x, open, nopen, now, &ev, &err);
     else if (!strcmp (what, "resized")) {
         bool failed = node_ptr && (IS_NODE_DOWN (node_ptr) || IS_NODE_FAIL (node_ptr)
                                    || IS_NODE_NO_RESPOND (node_ptr));
-        if (failed) {
-            jt_event_t *nf = jt_event_create (JT_EV_NODE_FAIL);
-            char id[300], run[128];
-            if (nf) {
-                snprintf (run, sizeof (run), "%s:%u", cluster (), job_ptr->job_id);
-                snprintf (id, sizeof (id), "%s:%" PRId64 ":nodefail:%s", run,
-                          (int64_t) job_ptr->start_time, node_ptr->name);
-                jt_event_set (&nf->id, id);
-                jt_event_set (&nf->run, run);
-                jt_event_add_node (nf, node_ptr->name);
-                nf->time = now;
-                submit (nf);
-                jt_event_destroy (nf);
-            }
-        }
-        sync_job (job_ptr, now, failed ? JT_REASON_FAIL : JT_REASON_SHRINK);
-    } else if (!strcmp (what, "fini")) {
-        jt_end_reason_t r = fini_reason (job_ptr);
-        int64_t t = job_ptr->end_time > 0 ? (int64_t) job_ptr->end_time : now;
-        for (size_t i = 0; i < g_nopen;) {
-            if (is_run_of (g_open[i]->run, job_ptr))
-                end_lease (i, t, r);
-            else
-                i++;
-        }
-    }
+        rc = jt_lease_resized (&x, failed ? node_ptr->name : NULL, open, nopen, now,
+                               &ev, &err);
+    } else /* begin, expand */
+        rc = jt_lease_sync (&x, open, nopen, now, JT_REASON_SHRINK, &ev, &err);
+    if (rc < 0)
+        error ("%s: lease events of %pJ: %s", WHO, job_ptr, err.text);
+    free (open);
+    emit (&ev);
+    facts_free (&x);
     slurm_mutex_unlock (&l_lock);
 }
 
 void jt_sel_ledger_budgets (const jt_budgets_t *b)
 {
-    jt_event_t *ev;
+    jt_event_t *e;
     jt_error_t err;
-    char id[128];
-    uint64_t h = 1469598103934665603ULL;    /* FNV-1a of the file hashes */
 
     slurm_mutex_lock (&l_lock);
-    if (!g_client || !b) {
-        slurm_mutex_unlock (&l_lock);
-        return;
+    if (g_client && b) {
+        if (!(e = jt_lease_budget_event (b, cluster (), (int64_t) time (NULL), &err)))
+            error ("%s: BudgetLoaded event: %s", WHO, err.text);
+        else
+            emit_one (e);
+        jt_event_destroy (e);
     }
-    if (!(ev = jt_event_budget_loaded (b, "pending", (int64_t) time (NULL), &err))) {
-        error ("%s: BudgetLoaded event: %s", WHO, err.text);
-        slurm_mutex_unlock (&l_lock);
-        return;
+    slurm_mutex_unlock (&l_lock);
+}
+
+void jt_sel_ledger_add_closed (jt_usage_t *u, const jt_budgets_t *b)
+{
+    jt_fold_envelope_t c;
+
+    slurm_mutex_lock (&l_lock);
+    for (size_t i = 0; g_fold && b && i < b->nenv; i++) {
+        const jt_envelope_t *e = b->env[i];
+        if (jt_ledger_fold_envelope (g_fold, e->name, 0, &c) < 0)
+            continue;
+        /* Owned part charged as the owner's, borrowed as someone else's
+         * (jt_usage_add counts it as lent). */
+        jt_usage_add (u, e, e->owner, 0,
+                      c.closed_gpu_hours - c.closed_borrowed_gpu_hours);
+        if (c.closed_borrowed_gpu_hours > 0.)
+            jt_usage_add (u, e, "", 0, c.closed_borrowed_gpu_hours);
     }
-    /* The same budget files loaded again (a reconfigure, a restart) give
-     * the same id, so the ledger records each distinct set once. */
-    for (size_t i = 0; i < ev->nfiles; i++)
-        for (const char *p = ev->files[i].sha256; *p; p++) {
-            h ^= (unsigned char) *p;
-            h *= 1099511628211ULL;
-        }
-    snprintf (id, sizeof (id), "%s:budgets:%016" PRIx64, cluster (), h);
-    jt_event_set (&ev->id, id);
-    submit (ev);
-    jt_event_destroy (ev);
     slurm_mutex_unlock (&l_lock);
 }
 
 /* ---- client lifetime ---- */
 
-static char *overflow_path (void)
-{
-    return xstrdup_printf ("%s/select.overflow", g_spool_dir);
-}
-
-/* Events a full queue left in the backlog at the last fini. */
-static void overflow_load (void)
-{
-    char *path = overflow_path (), *line = NULL;
-    size_t cap = 0;
-    ssize_t n;
-    FILE *f = fopen (path, "r");
-
-    if (f) {
-        while ((n = getline (&line, &cap, f)) > 0) {
-            if (line[n - 1] == '\n')
-                line[--n] = '\0';
-            if (n > 0)
-                submit_json (xstrdup (line));
-        }
-        free (line);
-        fclose (f);
-        unlink (path);
-    }
-    xfree (path);
-}
-
-static void overflow_save (void)
-{
-    char *path;
-    FILE *f;
-
-    if (!g_nbacklog)
-        return;
-    path = overflow_path ();
-    if ((f = fopen (path, "a"))) {
-        for (size_t i = 0; i < g_nbacklog; i++)
-            fprintf (f, "%s\n", g_backlog[i]);
-        fflush (f);
-        fsync (fileno (f));
-        fclose (f);
-    } else
-        error ("%s: cannot save %zu ledger events to %s: %m", WHO, g_nbacklog, path);
-    xfree (path);
-    for (size_t i = 0; i < g_nbacklog; i++)
-        xfree (g_backlog[i]);
-    xfree (g_backlog);
-    g_nbacklog = 0;
-}
-
 static void client_stop (void)
 {
-    if (g_client) {
-        jt_ledger_client_stats_t st;
-        jt_ledger_client_stats (g_client, &st);
-        info ("%s: ledger client: %" PRIu64 " submitted, %" PRIu64 " acked, %"
-              PRIu64 " spooled, %" PRIu64 " rejected, %" PRIu64 " queue-full",
-              WHO, st.submitted, st.acked, st.spooled, st.rejected, g_full);
-        jt_ledger_client_destroy (g_client);    /* pending -> spool */
-        g_client = NULL;
-    }
-    if (g_spool_dir)
-        overflow_save ();
+    jt_ledger_client_stats_t st;
+
+    if (!g_client)
+        return;
+    jt_ledger_client_stats (g_client, &st);
+    info ("%s: ledger client: %" PRIu64 " submitted, %" PRIu64 " acked, %" PRIu64
+          " spooled, %" PRIu64 " rejected, %" PRIu64 " queue-full (spooled)",
+          WHO, st.submitted, st.acked, st.spooled, st.rejected, st.full);
+    jt_ledger_client_destroy (g_client);    /* queued -> spool */
+    g_client = NULL;
 }
 
 void jt_sel_ledger_configure (const jt_config_t *conf)
 {
     const char *spool_dir;
-    jt_ledger_client_opts_t o;
+    jt_ledger_client_opts_t o = { .overflow_to_spool = true };
     jt_error_t err;
-    char *spool;
 
     slurm_mutex_lock (&l_lock);
     if (!conf->ledger_socket) {
-        if (g_client)
-            client_stop ();
+        client_stop ();
         if (!g_off_logged)
             info ("%s: LedgerSocket not set in jobtree.conf: the ledger is off "
                   "(no lease events)", WHO);
@@ -537,19 +251,19 @@ void jt_sel_ledger_configure (const jt_config_t *conf)
     xfree (g_spool_dir);
     g_socket = xstrdup (conf->ledger_socket);
     g_spool_dir = xstrdup (spool_dir);
-    (void) mkdir (g_spool_dir, 0700);
-    spool = xstrdup_printf ("%s/select.spool", g_spool_dir);
-    memset (&o, 0, sizeof (o));
+    (void) mkdir (g_spool_dir, 0700);   /* exists already, or the client says */
     o.socket = g_socket;
-    o.spool = spool;
-    if (!(g_client = jt_ledger_client_create (&o, &err)))
+    o.spool = xstrdup_printf ("%s/select.spool", g_spool_dir);
+    if (!g_fold && (g_fold = jt_ledger_fold_create ()))
+        jt_ledger_fold_forget_ids (g_fold);
+    if (!g_fold)
+        error ("%s: ledger fold: out of memory (no lease events)", WHO);
+    else if (!(g_client = jt_ledger_client_create (&o, &err)))
         error ("%s: ledger client for %s: %s (no lease events)", WHO, g_socket,
                err.text);
-    else {
-        info ("%s: ledger events to %s (spool %s)", WHO, g_socket, spool);
-        overflow_load ();
-    }
-    xfree (spool);
+    else
+        info ("%s: ledger events to %s (spool %s)", WHO, g_socket, o.spool);
+    xfree (o.spool);
 out:
     slurm_mutex_unlock (&l_lock);
 }
@@ -558,14 +272,8 @@ void jt_sel_ledger_fini (void)
 {
     slurm_mutex_lock (&l_lock);
     client_stop ();
-    for (size_t i = 0; i < g_nopen; i++)
-        jt_event_destroy (g_open[i]);
-    xfree (g_open);
-    g_nopen = g_capopen = 0;
-    for (size_t i = 0; i < g_nclosed; i++)
-        xfree (g_closed[i].envelope);
-    xfree (g_closed);
-    g_nclosed = 0;
+    jt_ledger_fold_destroy (g_fold);
+    g_fold = NULL;
     xfree (g_socket);
     xfree (g_spool_dir);
     g_reconciled = g_off_logged = false;
@@ -574,145 +282,73 @@ void jt_sel_ledger_fini (void)
 
 /* ---- reconciliation ---- */
 
-static job_record_t *find_job_of_run (List jobs, const char *run)
+/* Read the ledger once into a new fold (which replaces g_fold). */
+static void read_ledger (const char *dir)
 {
-    const char *colon = strrchr (run, ':');
-    size_t cl = strlen (cluster ());
-    ListIterator it;
-    job_record_t *job_ptr, *found = NULL;
-    uint32_t id;
-
-    if (!colon || (size_t) (colon - run) != cl || strncmp (run, cluster (), cl))
-        return NULL;
-    id = (uint32_t) strtoul (colon + 1, NULL, 10);
-    it = list_iterator_create (jobs);
-    while ((job_ptr = list_next (it)))
-        if (job_ptr->job_id == id) {
-            found = job_ptr;
-            break;
-        }
-    list_iterator_destroy (it);
-    return found;
-}
-
-/* Read the ledger once: its open leases of this cluster become g_open, the
- * GPU-hours of its closed leases g_closed. */
-static void read_ledger (const char *dir, int64_t now)
-{
-    char **paths = NULL;
-    size_t npaths = 0, nopen, nenv;
     jt_ledger_result_t res;
     jt_violation_t v;
-    uint64_t nviol = 0;
-    jt_ledger_fold_t *f;
-    jt_fold_lease_t *open;
-    jt_fold_envelope_t *envs;
+    uint64_t nviol = 0, nopen;
     jt_error_t err;
-    size_t cl = strlen (cluster ());
+    jt_ledger_fold_t *f = jt_ledger_fold_replay_dir (dir, &res, &nviol, &v, &err);
 
-    if (jt_ledger_segments (dir, &paths, &npaths, &err) < 0) {
-        error ("%s: ledger %s: %s (no reconciliation)", WHO, dir, err.text);
-        return;
-    }
-    f = jt_ledger_fold_replay ((const char *const *) paths, npaths, &res, &nviol,
-                               &v, &err);
-    jt_ledger_segments_free (paths, npaths);
     if (!f) {
-        error ("%s: ledger %s unreadable: %s (no reconciliation)", WHO, dir, err.text);
+        error ("%s: ledger %s: %s (no reconciliation)", WHO, dir, err.text);
         return;
     }
     if (nviol)
         error ("%s: ledger %s: %" PRIu64 " invariant violations (first at seq %"
                PRIu64 ": %s)", WHO, dir, nviol, v.seq, v.msg);
-    nenv = jt_ledger_fold_envelopes (f, now, NULL, 0);
-    envs = xcalloc (nenv + 1, sizeof (*envs));
-    jt_ledger_fold_envelopes (f, now, envs, nenv);
-    for (size_t i = 0; i < nenv; i++) {
-        closed_add (envs[i].name, JT_ROLE_ACTIVE,
-                    envs[i].gpu_hours - envs[i].borrowed_gpu_hours);
-        closed_add (envs[i].name, JT_ROLE_BORROWED, envs[i].borrowed_gpu_hours);
-    }
-    nopen = jt_ledger_fold_open (f, NULL, 0);
-    open = xcalloc (nopen + 1, sizeof (*open));
-    jt_ledger_fold_open (f, open, nopen);
-    for (size_t i = 0; i < nopen; i++) {
-        const jt_fold_lease_t *l = &open[i];
-        double el = l->start < now ? (double) l->gpus * (double) (now - l->start)
-                                         / 3600. : 0.;
-        jt_event_t *ev;
-        char id[300];
-
-        /* gpu_hours above counted open leases up to now: take that back. */
-        {
-            closed_hours_t *c = closed_slot (l->envelope);
-            c->hours -= el;
-            if (l->role == JT_ROLE_BORROWED)
-                c->borrowed -= el;
-        }
-        if (strncmp (l->run, cluster (), cl) || l->run[cl] != ':')
-            continue;
-        if (!(ev = jt_event_create (JT_EV_START)))
-            continue;
-        snprintf (id, sizeof (id), "%s:start", l->lease);
-        jt_event_set (&ev->id, id);
-        jt_event_set (&ev->lease, l->lease);
-        jt_event_set (&ev->run, l->run);
-        jt_event_set (&ev->group, l->group);
-        jt_event_set (&ev->envelope, l->envelope);
-        jt_event_set (&ev->owner, l->owner);
-        for (size_t k = 0; k < l->nnodes; k++)
-            jt_event_add_node (ev, l->nodes[k]);
-        ev->gpus = l->gpus;
-        ev->role = l->role;
-        ev->start = ev->time = l->start;
-        open_add (ev);
-    }
-    info ("%s: ledger %s: %" PRIu64 " records (%s), %zu open leases, %zu envelopes",
-          WHO, dir, res.nrecords, jt_ledger_status_name (res.status), nopen, nenv);
-    xfree (open);
-    xfree (envs);
-    jt_ledger_fold_destroy (f);
+    jt_ledger_fold_forget_ids (f);
+    jt_ledger_fold_counts (f, NULL, NULL, NULL, &nopen);
+    info ("%s: ledger %s: %" PRIu64 " records (%s), %" PRIu64 " open leases",
+          WHO, dir, res.nrecords, jt_ledger_status_name (res.status), nopen);
+    jt_ledger_fold_destroy (g_fold);
+    g_fold = f;
 }
 
 void jt_sel_ledger_reconcile (List jobs)
 {
     const jt_config_t *conf = jt_sel_cache_conf ();
     int64_t now = (int64_t) time (NULL);
+    jt_lease_events_t ev = { 0 };
+    jt_fold_lease_t *open = NULL;
+    size_t nopen = 0, nj = 0, ended = 0, started = 0;
+    jt_job_facts_t *x;
     ListIterator it;
     job_record_t *job_ptr;
-    size_t ended = 0, before;
+    jt_error_t err = { "" };
+    uint64_t after;
 
     slurm_mutex_lock (&l_lock);
-    if (g_reconciled || !g_client || !jobs) {
+    if (g_reconciled || !g_client || !g_fold || !jobs) {
         slurm_mutex_unlock (&l_lock);
         return;
     }
     g_reconciled = true;
     if (conf && conf->ledger_dir)
-        read_ledger (conf->ledger_dir, now);
+        read_ledger (conf->ledger_dir);
     else
         info ("%s: LedgerDir not set: no reconciliation with the ledger", WHO);
-    /* Open leases whose job is gone, ended, or holds other nodes now. */
-    for (size_t i = 0; i < g_nopen;) {
-        job_record_t *j = find_job_of_run (jobs, g_open[i]->run);
-        if (!j) {
-            end_lease (i, now, JT_REASON_JOB_GONE);
-            ended++;
-        } else if (!(IS_JOB_RUNNING (j) || IS_JOB_SUSPENDED (j))) {
-            end_lease (i, j->end_time > 0 ? (int64_t) j->end_time : now,
-                       fini_reason (j));
-            ended++;
-        } else
-            i++;
-    }
-    before = g_nopen;
+    x = xcalloc (list_count (jobs) + 1, sizeof (*x));
     it = list_iterator_create (jobs);
     while ((job_ptr = list_next (it)))
-        if ((IS_JOB_RUNNING (job_ptr) || IS_JOB_SUSPENDED (job_ptr))
-            && jt_sel_is_jobtree (job_ptr))
-            sync_job (job_ptr, now, JT_REASON_SHRINK);
+        facts_of (job_ptr, false, IS_JOB_RUNNING (job_ptr) || IS_JOB_SUSPENDED (job_ptr),
+                  &x[nj++]);
     list_iterator_destroy (it);
-    info ("%s: reconciled with the ledger: %zu leases closed, %zu open, %zd started",
-          WHO, ended, g_nopen, (ssize_t) g_nopen - (ssize_t) before);
+    if (jt_ledger_fold_open_list (g_fold, NULL, &open, &nopen, &err) < 0
+        || jt_lease_reconcile (cluster (), open, nopen, x, nj, now, &ev, &err) < 0)
+        error ("%s: reconciliation with the ledger failed: %s", WHO, err.text);
+    free (open);
+    for (size_t i = 0; i < ev.n; i++) {
+        ended += ev.v[i]->type == JT_EV_END;
+        started += ev.v[i]->type == JT_EV_START;
+    }
+    emit (&ev);
+    for (size_t i = 0; i < nj; i++)
+        facts_free (&x[i]);
+    xfree (x);
+    jt_ledger_fold_counts (g_fold, NULL, NULL, NULL, &after);
+    info ("%s: reconciled with the ledger: %zu leases closed, %" PRIu64 " open, %zu "
+          "started", WHO, ended, after, started);
     slurm_mutex_unlock (&l_lock);
 }

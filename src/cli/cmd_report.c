@@ -2,12 +2,14 @@
  * cmd_report.c - `jobtree report leases|runs|usage|reservations`: the sacct
  * of Jobtree, computed from the ledger alone (see jobtree-report(1)).
  *
- * DESIGN: one pass over the ledger (the shared reader) builds lease and
- * reservation rows; each report is a list of rows with named fields, printed
- * by one formatter with sacct's habits (-o FIELD[%WIDTH], -p/-P, -n,
- * --json). Intervals are clipped to [-S, -E); open leases run until --now,
- * by default the last event time in the ledger, so that the same ledger
- * always gives the same report. Rows are sorted by total orders.
+ * DESIGN: one pass over the ledger (the shared reader) feeds the ledger's
+ * one fold (jobtree/ledger.h), kept with its history: its lease and
+ * reservation rows are the report's rows; nothing is folded here. Each
+ * report is a list of rows with named fields, printed by one formatter with
+ * sacct's habits (-o FIELD[%WIDTH], -p/-P, -n, --json). Intervals are
+ * clipped to [-S, -E); open leases run until --now, by default the last
+ * instant in the ledger, so that the same ledger always gives the same
+ * report. Rows are sorted by total orders.
  */
 #include <ctype.h>
 #include <getopt.h>
@@ -24,17 +26,10 @@
 #include "jobtree/timeutil.h"
 #include "ledger_map.h"
 
+/* A lease row: the fold's history row and its hours clipped to the range. */
 struct lrow {
-    char *lease, *run, *group, *owner, *envelope, *nodes, *reason;
-    int64_t gpus, start, end; /* end -1: running */
-    jt_lease_role_t role;
-    uint64_t seed;
-    double hours; /* clipped to the range */
-};
-
-struct rrow {
-    char *res, *run, *owner, *envelope;
-    int64_t gpus, earliest, created, activated, released;
+    jt_fold_lease_t l;
+    double hours;
 };
 
 struct urow { /* usage, runs */
@@ -46,123 +41,48 @@ struct urow { /* usage, runs */
 };
 
 struct ctx {
-    jt_map_t *leases, *res;
-    jt_map_t *sponsors; /* envelope -> owner, from BudgetLoaded caps */
-    int64_t last_time;
+    jt_ledger_fold_t *fold; /* the ledger's fold, with its history */
     int64_t S, E;
     int64_t now; /* open leases run until min(now, E) */
     char **owners, **jobs, **envs;
     size_t nowners, njobs, nenvs;
 };
 
+static int oom (void)
+{
+    fprintf (stderr, "jobtree report: out of memory\n");
+    return JT_EXIT_FAIL;
+}
+
 /* ---- reading ---- */
 
-static char *join_nodes (const jt_event_t *ev)
-{
-    size_t len = 1;
-    for (size_t i = 0; i < ev->nnodes; i++)
-        len += strlen (ev->nodes[i]) + 1;
-    char *s = calloc (1, len);
-    for (size_t i = 0; s && i < ev->nnodes; i++) {
-        if (i)
-            strcat (s, ",");
-        strcat (s, ev->nodes[i]);
-    }
-    return s;
-}
-
-static char *dup0 (const char *s)
-{
-    return strdup (s ? s : "");
-}
-
+/* Each event goes to the fold (its history makes the rows); an event that
+ * does not parse stops the report. */
 static int read_cb (const jt_record_t *rec, void *arg, jt_error_t *err)
 {
     struct ctx *c = arg;
     jt_error_t perr = { "" };
+    jt_violation_t v;
     jt_event_t *ev = jt_event_from_json (rec->payload, rec->len, &perr);
     if (!ev)
         return jt_errprintf (err, "seq %" PRIu64 ": %s", rec->seq, perr.text);
-    if (ev->time > c->last_time)
-        c->last_time = ev->time;
-    for (size_t i = 0; ev->type == JT_EV_BUDGET_LOADED && i < ev->ncaps; i++) {
-        char *old = jt_map_get (c->sponsors, ev->caps[i].envelope);
-        char *o = strdup (ev->caps[i].owner);
-        if (o && jt_map_put (c->sponsors, ev->caps[i].envelope, o, NULL) == 0)
-            free (old);
-        else
-            free (o);
-    }
-    if (ev->type == JT_EV_START && !jt_map_get (c->leases, ev->lease)) {
-        struct lrow *l = calloc (1, sizeof (*l));
-        l->lease = dup0 (ev->lease);
-        l->run = dup0 (ev->run);
-        l->group = dup0 (ev->group);
-        l->owner = dup0 (ev->owner);
-        l->envelope = dup0 (ev->envelope);
-        l->nodes = join_nodes (ev);
-        l->reason = dup0 ("");
-        l->gpus = ev->gpus;
-        l->start = ev->start;
-        l->end = -1;
-        l->role = ev->role;
-        jt_map_put (c->leases, l->lease, l, NULL);
-        if (ev->start > c->last_time)
-            c->last_time = ev->start;
-    } else if (ev->type == JT_EV_END) {
-        struct lrow *l = jt_map_get (c->leases, ev->lease);
-        if (l && l->end < 0) {
-            l->end = ev->end;
-            free (l->reason);
-            l->reason = dup0 (jt_end_reason_name (ev->reason));
-            l->seed = ev->seed;
-            if (ev->end > c->last_time)
-                c->last_time = ev->end;
-        }
-    } else if (ev->type == JT_EV_RES_CREATE || ev->type == JT_EV_RES_ACTIVATE
-               || ev->type == JT_EV_RES_RELEASED) {
-        struct rrow *r = jt_map_get (c->res, ev->reservation);
-        if (!r && ev->type == JT_EV_RES_CREATE) {
-            r = calloc (1, sizeof (*r));
-            r->res = dup0 (ev->reservation);
-            r->run = dup0 (ev->run);
-            r->owner = dup0 (ev->owner);
-            r->envelope = dup0 (ev->envelope);
-            r->gpus = ev->gpus;
-            r->earliest = ev->start;
-            r->created = ev->time;
-            r->activated = r->released = -1;
-            jt_map_put (c->res, r->res, r, NULL);
-        } else if (r && ev->type == JT_EV_RES_ACTIVATE)
-            r->activated = ev->time;
-        else if (r)
-            r->released = ev->time;
-    }
+    int rc = jt_ledger_fold_apply (c->fold, rec->seq, ev, &v, err);
     jt_event_destroy (ev);
-    return 0;
+    return rc < 0 ? -1 : 0;
 }
 
-static void lrow_free (void *p)
+/* Open leases run until --now, by default the last instant of the ledger:
+ * its latest event time, lease start or lease end. */
+static int64_t last_instant (const struct ctx *c, const struct lrow *ls, size_t n)
 {
-    struct lrow *l = p;
-    free (l->lease);
-    free (l->run);
-    free (l->group);
-    free (l->owner);
-    free (l->envelope);
-    free (l->nodes);
-    free (l->reason);
-    free (l);
-}
-
-static void rrow_free (void *p)
-{
-    struct rrow *r = p;
-    free (r->res);
-    free (r->run);
-    free (r->owner);
-    free (r->envelope);
-    free (r);
+    int64_t t = jt_ledger_fold_last_time (c->fold);
+    for (size_t i = 0; i < n; i++) {
+        if (ls[i].l.start > t)
+            t = ls[i].l.start;
+        if (ls[i].l.end > t)
+            t = ls[i].l.end;
+    }
+    return t;
 }
 
 /* ---- filters ---- */
@@ -208,7 +128,8 @@ static bool job_match (const struct ctx *c, const char *run)
 }
 
 /* Lease clipped to the range; false if outside it or filtered. */
-static bool lease_in (const struct ctx *c, const struct lrow *l, int64_t *s, int64_t *e)
+static bool lease_in (const struct ctx *c, const jt_fold_lease_t *l, int64_t *s,
+                      int64_t *e)
 {
     int64_t end = l->end >= 0 ? l->end : (c->now < c->E ? c->now : c->E);
     *s = l->start > c->S ? l->start : c->S;
@@ -257,9 +178,22 @@ static const struct field lease_fields[] = {
     { "GPUHours", 10, K_NUM },
 };
 
+/* The nodes joined with commas, cut to the buffer like a "%s" would be. */
+static void join_nodes (const jt_fold_lease_t *l, char *b, size_t n)
+{
+    size_t k = 0;
+    b[0] = '\0';
+    for (size_t i = 0; i < l->nnodes && k + 1 < n; i++) {
+        int w = snprintf (b + k, n - k, "%s%s", i ? "," : "", l->nodes[i]);
+        if (w < 0)
+            break;
+        k += (size_t) w;
+    }
+}
+
 static void lease_get (const void *row, int f, char *b, size_t n)
 {
-    const struct lrow *l = row;
+    const jt_fold_lease_t *l = &((const struct lrow *) row)->l;
     switch (f) {
     case 0: snprintf (b, n, "%s", l->lease); break;
     case 1: snprintf (b, n, "%s", l->run); break;
@@ -268,7 +202,7 @@ static void lease_get (const void *row, int f, char *b, size_t n)
     case 4: snprintf (b, n, "%s", l->envelope); break;
     case 5: snprintf (b, n, "%s", jt_lease_role_name (l->role)); break;
     case 6: snprintf (b, n, "%" PRId64, l->gpus); break;
-    case 7: snprintf (b, n, "%s", l->nodes); break;
+    case 7: join_nodes (l, b, n); break;
     case 8: fmt_time (l->start, b, n); break;
     case 9:
         if (l->end < 0)
@@ -276,14 +210,14 @@ static void lease_get (const void *row, int f, char *b, size_t n)
         else
             fmt_time (l->end, b, n);
         break;
-    case 10: snprintf (b, n, "%s", l->end < 0 ? "" : l->reason); break;
+    case 10: snprintf (b, n, "%s", l->end < 0 ? "" : jt_end_reason_name (l->reason)); break;
     case 11:
         if (l->seed)
             snprintf (b, n, "%016" PRIx64, l->seed);
         else
             b[0] = '\0';
         break;
-    default: snprintf (b, n, "%.2f", l->hours); break;
+    default: snprintf (b, n, "%.2f", ((const struct lrow *) row)->hours); break;
     }
 }
 
@@ -358,9 +292,9 @@ static const struct field res_fields[] = {
 
 static void res_get (const void *row, int f, char *b, size_t n)
 {
-    const struct rrow *r = row;
+    const jt_fold_reservation_t *r = row;
     switch (f) {
-    case 0: snprintf (b, n, "%s", r->res); break;
+    case 0: snprintf (b, n, "%s", r->reservation); break;
     case 1: snprintf (b, n, "%s", r->run); break;
     case 2: snprintf (b, n, "%s", r->owner); break;
     case 3: snprintf (b, n, "%s", r->envelope); break;
@@ -398,6 +332,10 @@ static int parse_format (const struct table *t, const char *spec, struct col *co
 {
     char *s = strdup (spec), *save = NULL;
     *ncols = 0;
+    if (!s) {
+        oom ();
+        return -1;
+    }
     for (char *tok = strtok_r (s, ",", &save); tok; tok = strtok_r (NULL, ",", &save)) {
         char *pct = strchr (tok, '%');
         int width = -1;
@@ -444,14 +382,22 @@ static void print_cell (const char *s, int width, bool right)
         printf (right ? "%*s" : "%-*s", width, s);
 }
 
-static void print_rows (const struct table *t, const struct col *cols, size_t ncols,
-                        void *const *rows, size_t nrows, enum mode m, bool header)
+/* Print the rows; -1 on ENOMEM (JSON only). */
+static int print_rows (const struct table *t, const struct col *cols, size_t ncols,
+                       const void *const *rows, size_t nrows, enum mode m, bool header)
 {
     char buf[4096];
     if (m == M_JSON) {
         json_object *a = json_object_new_array ();
+        if (!a)
+            return -1;
         for (size_t r = 0; r < nrows; r++) {
             json_object *o = json_object_new_object ();
+            if (!o || json_object_array_add (a, o) < 0) {
+                json_object_put (o);
+                json_object_put (a);
+                return -1;
+            }
             for (size_t c = 0; c < ncols; c++) {
                 const struct field *f = &t->fields[cols[c].field];
                 t->get (rows[r], cols[c].field, buf, sizeof (buf));
@@ -460,15 +406,18 @@ static void print_rows (const struct table *t, const struct col *cols, size_t nc
                                             ? json_object_new_double_s (atof (buf), buf)
                                             : json_object_new_int64 (atoll (buf)))
                                      : json_object_new_string (buf);
-                json_object_object_add (o, f->name, v);
+                if (!v || json_object_object_add (o, f->name, v) < 0) {
+                    json_object_put (v);
+                    json_object_put (a);
+                    return -1;
+                }
             }
-            json_object_array_add (a, o);
         }
         printf ("%s\n", json_object_to_json_string_ext (
                             a, JSON_C_TO_STRING_PRETTY | JSON_C_TO_STRING_SPACED
                                    | JSON_C_TO_STRING_NOSLASHESCAPE));
         json_object_put (a);
-        return;
+        return 0;
     }
     if (header) {
         for (size_t c = 0; c < ncols; c++) {
@@ -501,13 +450,15 @@ static void print_rows (const struct table *t, const struct col *cols, size_t nc
         if (m != M_TABLE)
             printf ("\n");
     }
+    return 0;
 }
 
 /* ---- aggregation ---- */
 
 static int cmp_lrow (const void *a, const void *b)
 {
-    const struct lrow *x = *(void *const *) a, *y = *(void *const *) b;
+    const jt_fold_lease_t *x = &(*(struct lrow *const *) a)->l;
+    const jt_fold_lease_t *y = &(*(struct lrow *const *) b)->l;
     if (x->start != y->start)
         return x->start < y->start ? -1 : 1;
     return strcmp (x->lease, y->lease);
@@ -518,11 +469,6 @@ static int cmp_urow (const void *a, const void *b)
     const struct urow *x = *(void *const *) a, *y = *(void *const *) b;
     int c = strcmp (x->key1, y->key1);
     return c ? c : strcmp (x->key2, y->key2);
-}
-
-static int cmp_rrow (const void *a, const void *b)
-{
-    return strcmp ((*(struct rrow *const *) a)->res, (*(struct rrow *const *) b)->res);
 }
 
 struct edge {
@@ -538,19 +484,22 @@ static int cmp_edge (const void *a, const void *b)
     return x->d < y->d ? -1 : x->d > y->d; /* ends first: half-open */
 }
 
-/* Peak of the sum of GPUs of the given leases (clipped) over time. */
-static int64_t peak (struct lrow **ls, size_t n, const struct ctx *c)
+/* Peak of the sum of GPUs of the given leases (clipped) over time; -1 on
+ * ENOMEM. */
+static int64_t peak (struct lrow *const *ls, size_t n, const struct ctx *c)
 {
     struct edge *e = malloc ((2 * n + 1) * sizeof (*e));
     size_t k = 0;
     int64_t cur = 0, best = 0;
+    if (!e)
+        return -1;
     for (size_t i = 0; i < n; i++) {
         int64_t s, en;
-        lease_in (c, ls[i], &s, &en);
+        lease_in (c, &ls[i]->l, &s, &en);
         if (en <= s)
             continue;
-        e[k++] = (struct edge){ s, ls[i]->gpus };
-        e[k++] = (struct edge){ en, -ls[i]->gpus };
+        e[k++] = (struct edge){ s, ls[i]->l.gpus };
+        e[k++] = (struct edge){ en, -ls[i]->l.gpus };
     }
     qsort (e, k, sizeof (*e), cmp_edge);
     for (size_t i = 0; i < k; i++) {
@@ -562,61 +511,115 @@ static int64_t peak (struct lrow **ls, size_t n, const struct ctx *c)
     return best;
 }
 
-/* Group leases by a key (run, or owner+envelope) into urows. */
-static size_t group (struct ctx *c, struct lrow **ls, size_t n, bool by_run,
-                     struct urow ***out)
+/* A row of runs/usage and the leases it sums. */
+struct ugroup {
+    struct urow u;
+    struct lrow **members;
+    size_t nmembers;
+};
+
+static void ugroup_free (void *p)
+{
+    struct ugroup *g = p;
+    if (!g)
+        return;
+    free (g->u.key1);
+    free (g->u.key2);
+    free (g->members);
+    free (g);
+}
+
+static struct ugroup *ugroup_new (struct ctx *c, const jt_fold_lease_t *l, bool by_run,
+                                  size_t n)
+{
+    struct ugroup *g = calloc (1, sizeof (*g));
+    jt_fold_envelope_t env;
+    if (!g || !(g->u.key1 = strdup (by_run ? l->run : l->owner))
+        || !(g->u.key2 = strdup (by_run ? l->owner : l->envelope))
+        || !(g->members = calloc (n, sizeof (*g->members)))) {
+        ugroup_free (g);
+        return NULL;
+    }
+    if (!by_run && jt_ledger_fold_envelope (c->fold, l->envelope, 0, &env) == 0)
+        g->u.sponsor = env.owner;
+    g->u.start = l->start;
+    g->u.end = l->end;
+    return g;
+}
+
+static void ugroup_add (struct ugroup *g, struct lrow *row)
+{
+    struct urow *u = &g->u;
+    const jt_fold_lease_t *l = &row->l;
+    const char *reason = jt_end_reason_name (l->reason);
+
+    g->members[g->nmembers++] = row;
+    u->leases++;
+    u->gpus += l->gpus;
+    if (l->role == JT_ROLE_BORROWED)
+        u->borrowed += row->hours;
+    else
+        u->owned += row->hours;
+    if (l->start < u->start)
+        u->start = l->start;
+    if (u->end >= 0 && (l->end < 0 || l->end > u->end))
+        u->end = l->end;
+    if (l->end >= 0 && !strstr (u->reasons, reason)) {
+        size_t len = strlen (u->reasons);
+        snprintf (u->reasons + len, sizeof (u->reasons) - len, "%s%s", len ? "+" : "",
+                  reason);
+    }
+}
+
+/* Group leases by a key (run, or owner+envelope) into rows sorted by key
+ * (*out malloc'd, pointing into *groups, which the caller destroys with
+ * ugroup_free). Returns the count, or -1 on ENOMEM. */
+static ssize_t group (struct ctx *c, struct lrow *const *ls, size_t n, bool by_run,
+                      jt_map_t **groups, struct urow ***out)
 {
     jt_map_t *m = jt_map_create (0);
-    jt_map_t *members = jt_map_create (0);
+    const char **keys = NULL;
+    struct urow **v = NULL;
+    size_t nk = 0;
+
+    *groups = m;
+    *out = NULL;
+    if (!m)
+        return -1;
     for (size_t i = 0; i < n; i++) {
-        struct lrow *l = ls[i];
+        const jt_fold_lease_t *l = &ls[i]->l;
         char key[1024];
         snprintf (key, sizeof (key), "%s\x1f%s", by_run ? l->run : l->owner,
                   by_run ? "" : l->envelope);
-        struct urow *u = jt_map_get (m, key);
-        if (!u) {
-            u = calloc (1, sizeof (*u));
-            u->key1 = strdup (by_run ? l->run : l->owner);
-            u->key2 = strdup (by_run ? l->owner : l->envelope);
-            u->sponsor = by_run ? NULL : jt_map_get (c->sponsors, l->envelope);
-            u->start = l->start;
-            u->end = l->end;
-            jt_map_put (m, key, u, NULL);
-            jt_map_put (members, key, calloc (1, sizeof (size_t) + n * sizeof (void *)),
-                        NULL);
+        struct ugroup *g = jt_map_get (m, key);
+        if (!g) {
+            if (!(g = ugroup_new (c, l, by_run, n)))
+                return -1;
+            if (jt_map_put (m, key, g, NULL) < 0) {
+                ugroup_free (g);
+                return -1;
+            }
         }
-        size_t *mem = jt_map_get (members, key);
-        ((struct lrow **) (mem + 1))[(*mem)++] = l;
-        u->leases++;
-        u->gpus += l->gpus;
-        if (l->role == JT_ROLE_BORROWED)
-            u->borrowed += l->hours;
-        else
-            u->owned += l->hours;
-        if (l->start < u->start)
-            u->start = l->start;
-        if (u->end >= 0 && (l->end < 0 || l->end > u->end))
-            u->end = l->end;
-        if (l->end >= 0 && !strstr (u->reasons, l->reason)) {
-            size_t len = strlen (u->reasons);
-            snprintf (u->reasons + len, sizeof (u->reasons) - len, "%s%s",
-                      len ? "+" : "", l->reason);
-        }
+        ugroup_add (g, ls[i]);
     }
-    size_t nk;
-    const char **keys = jt_map_sorted_keys (m, &nk);
-    struct urow **v = calloc (nk ? nk : 1, sizeof (*v));
+    keys = jt_map_sorted_keys (m, &nk);
+    if ((nk == 0 && jt_map_count (m) > 0) || !(v = calloc (nk ? nk : 1, sizeof (*v)))) {
+        free (keys);
+        return -1;
+    }
     for (size_t i = 0; i < nk; i++) {
-        v[i] = jt_map_get (m, keys[i]);
-        size_t *mem = jt_map_get (members, keys[i]);
-        v[i]->peak = peak ((struct lrow **) (mem + 1), *mem, c);
+        struct ugroup *g = jt_map_get (m, keys[i]);
+        if ((g->u.peak = peak (g->members, g->nmembers, c)) < 0) {
+            free (keys);
+            free (v);
+            return -1;
+        }
+        v[i] = &g->u;
     }
     free (keys);
-    jt_map_destroy (members, free);
-    jt_map_destroy (m, NULL);
     qsort (v, nk, sizeof (*v), cmp_urow);
     *out = v;
-    return nk;
+    return (ssize_t) nk;
 }
 
 static void usage (FILE *f)
@@ -740,15 +743,25 @@ int cmd_report (int argc, char **argv)
         return JT_EXIT_USAGE;
     char *ob = owners ? strdup (owners) : NULL, *jb = jobs ? strdup (jobs) : NULL,
          *eb = envs ? strdup (envs) : NULL;
+    jt_fold_lease_t *hist = NULL;
+    jt_fold_reservation_t *rv = NULL;
+    struct lrow *rows = NULL, **ls = NULL;
+    jt_map_t *groups = NULL;
+    struct urow **u = NULL;
+    const void **rs = NULL;
+    size_t nl = 0, n = 0, nr = 0, k = 0;
+    jt_ledger_result_t res;
+    jt_error_t err = { "" };
+
+    if ((owners && !ob) || (jobs && !jb) || (envs && !eb)
+        || !(c.fold = jt_ledger_fold_create ())
+        || jt_ledger_fold_keep_history (c.fold, &err) < 0) {
+        rc = oom ();
+        goto done;
+    }
     c.nowners = ob ? split (ob, &c.owners) : 0;
     c.njobs = jb ? split (jb, &c.jobs) : 0;
     c.nenvs = eb ? split (eb, &c.envs) : 0;
-    c.leases = jt_map_create (0);
-    c.res = jt_map_create (0);
-    c.sponsors = jt_map_create (0);
-
-    jt_ledger_result_t res;
-    jt_error_t err = { "" };
     if (jt_ledger_read ((const char *const *) argv + optind, (size_t) (argc - optind),
                         NULL, read_cb, &c, &res, &err)
         < 0) {
@@ -764,40 +777,47 @@ int cmd_report (int argc, char **argv)
         rc = JT_EXIT_FAIL;
         goto done;
     }
-    if (c.now < 0)
-        c.now = c.last_time;
-
-    size_t nl, n = 0;
-    const char **keys = jt_map_sorted_keys (c.leases, &nl);
-    struct lrow **ls = calloc (nl ? nl : 1, sizeof (*ls));
-    for (size_t i = 0; i < nl; i++) {
-        struct lrow *l = jt_map_get (c.leases, keys[i]);
-        int64_t s, e;
-        if (!lease_in (&c, l, &s, &e))
-            continue;
-        l->hours = (double) l->gpus * (double) (e - s) / 3600.0;
-        ls[n++] = l;
+    if (jt_ledger_fold_leases (c.fold, &hist, &nl, &err) < 0
+        || !(rows = calloc (nl ? nl : 1, sizeof (*rows)))
+        || !(ls = calloc (nl ? nl : 1, sizeof (*ls)))) {
+        rc = oom ();
+        goto done;
     }
-    free (keys);
+    for (size_t i = 0; i < nl; i++)
+        rows[i].l = hist[i];
+    if (c.now < 0)
+        c.now = last_instant (&c, rows, nl);
+    for (size_t i = 0; i < nl; i++) {
+        int64_t s, e;
+        if (!lease_in (&c, &rows[i].l, &s, &e))
+            continue;
+        rows[i].hours = (double) rows[i].l.gpus * (double) (e - s) / 3600.0;
+        ls[n++] = &rows[i];
+    }
     if (kind == 0) {
         qsort (ls, n, sizeof (*ls), cmp_lrow);
-        print_rows (t, cols, ncols, (void *const *) ls, n, m, header);
-    } else if (kind == 1 || kind == 2) {
-        struct urow **u;
-        size_t nu = group (&c, ls, n, kind == 1, &u);
-        print_rows (t, cols, ncols, (void *const *) u, nu, m, header);
-        for (size_t i = 0; i < nu; i++) {
-            free (u[i]->key1);
-            free (u[i]->key2);
-            free (u[i]);
+        if (print_rows (t, cols, ncols, (const void *const *) ls, n, m, header) < 0) {
+            rc = oom ();
+            goto done;
         }
-        free (u);
+    } else if (kind == 1 || kind == 2) {
+        ssize_t nu = group (&c, ls, n, kind == 1, &groups, &u);
+        if (nu < 0
+            || print_rows (t, cols, ncols, (const void *const *) u, (size_t) nu, m,
+                           header)
+                   < 0) {
+            rc = oom ();
+            goto done;
+        }
     } else {
-        size_t nr, k = 0;
-        const char **rk = jt_map_sorted_keys (c.res, &nr);
-        struct rrow **rs = calloc (nr ? nr : 1, sizeof (*rs));
+        /* sorted by id by the fold */
+        if (jt_ledger_fold_reservations (c.fold, &rv, &nr, &err) < 0
+            || !(rs = calloc (nr ? nr : 1, sizeof (*rs)))) {
+            rc = oom ();
+            goto done;
+        }
         for (size_t i = 0; i < nr; i++) {
-            struct rrow *r = jt_map_get (c.res, rk[i]);
+            const jt_fold_reservation_t *r = &rv[i];
             int64_t end = r->released >= 0 ? r->released : c.now;
             if (end < c.S || r->created > c.E
                 || !in_list (c.owners, c.nowners, r->owner) || !job_match (&c, r->run)
@@ -805,17 +825,21 @@ int cmd_report (int argc, char **argv)
                 continue;
             rs[k++] = r;
         }
-        qsort (rs, k, sizeof (*rs), cmp_rrow);
-        print_rows (t, cols, ncols, (void *const *) rs, k, m, header);
-        free (rk);
-        free (rs);
+        if (print_rows (t, cols, ncols, rs, k, m, header) < 0) {
+            rc = oom ();
+            goto done;
+        }
     }
-    free (ls);
     rc = JT_EXIT_OK;
 done:
-    jt_map_destroy (c.leases, lrow_free);
-    jt_map_destroy (c.res, rrow_free);
-    jt_map_destroy (c.sponsors, free);
+    free (u);
+    jt_map_destroy (groups, ugroup_free);
+    free (rs);
+    free (rv);
+    free (ls);
+    free (rows);
+    free (hist);
+    jt_ledger_fold_destroy (c.fold);
     free (c.owners);
     free (c.jobs);
     free (c.envs);

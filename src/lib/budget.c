@@ -413,7 +413,8 @@ int jt_budgets_finalize (jt_budgets_t *b, jt_diags_t *diags)
 
     /* All good: sort and index. Envelope pointers stay valid because each
      * budget's env array is its own allocation. */
-    qsort (b->v, b->n, sizeof (*b->v), budget_cmp);
+    if (b->n > 1)   /* qsort (NULL, 0, ...) is undefined: an empty set has no array */
+        qsort (b->v, b->n, sizeof (*b->v), budget_cmp);
     k = 0;
     for (size_t i = 0; i < b->n; i++) {
         for (size_t e = 0; e < b->v[i].nenv; e++) {

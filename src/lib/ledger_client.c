@@ -15,6 +15,16 @@
  * SIGPIPE in the host process. A refusal other than INVALID (DENIED: this
  * process may not append; FAIL: the daemon failed closed) keeps the event
  * for the spool and is kept in the stats for the host to log.
+ *
+ * A full queue (opts.overflow_to_spool): submit still does no I/O; the
+ * event goes to an overflow list behind the queue (and so does every later
+ * one while the list is not empty, which keeps the order). The thread takes
+ * the queue first, then the overflow, and writes any batch holding
+ * overflowed events to the spool (fsync'd) instead of sending it: the
+ * daemon is not keeping up, and the spool is the one durable place, drained
+ * as above. Nothing is dropped; memory beyond queue_max lasts only until
+ * the thread's next write. Without the option a full queue refuses
+ * (EAGAIN), for callers that prefer to shed load.
  */
 #define _GNU_SOURCE 1
 #include <errno.h>
@@ -44,6 +54,9 @@ struct jt_ledger_client {
     pthread_cond_t progress; /* something settled */
     char **q;
     size_t qmax, qhead, qlen;
+    bool overflow_to_spool;
+    char **ovf; /* overflow behind the queue, oldest first from ovfhead */
+    size_t ovfhead, novf, ovfcap;
     bool stop;
     size_t inflight; /* taken from the queue, not settled/spooled */
     uint64_t spool_lines;
@@ -210,7 +223,7 @@ static void *worker (void *arg)
 
     for (;;) {
         pthread_mutex_lock (&c->mu);
-        while (n == 0 && c->qlen == 0 && !c->stop
+        while (n == 0 && c->qlen == 0 && c->novf == 0 && !c->stop
                && !(c->spool_lines && now_ms () >= next_retry)) {
             struct timespec ts;
             clock_gettime (CLOCK_REALTIME, &ts);
@@ -231,12 +244,22 @@ static void *worker (void *arg)
             c->qlen--;
             c->inflight++;
         }
+        /* the overflow is behind the queue: only once the queue is empty */
+        bool overflowed = false;
+        while (n < SEND_CHUNK && c->qlen == 0 && c->novf) {
+            batch[n++] = c->ovf[c->ovfhead++];
+            c->novf--;
+            c->inflight++;
+            overflowed = true;
+        }
+        if (c->novf == 0)
+            c->ovfhead = 0;
         bool stop = c->stop;
         uint64_t spooled = c->spool_lines;
         pthread_mutex_unlock (&c->mu);
 
         size_t done = 0;
-        if (n && !spooled && !stop)
+        if (n && !spooled && !stop && !overflowed)
             done = send_events (c, batch, n);
         size_t tospool = n - done;
         if (tospool && spool_append (c, batch + done, tospool) < 0) {
@@ -268,7 +291,7 @@ static void *worker (void *arg)
         n = 0;
         if (stop) {
             pthread_mutex_lock (&c->mu);
-            bool empty = c->qlen == 0;
+            bool empty = c->qlen == 0 && c->novf == 0;
             pthread_mutex_unlock (&c->mu);
             if (empty)
                 break;
@@ -300,6 +323,7 @@ jt_ledger_client_t *jt_ledger_client_create (const jt_ledger_client_opts_t *o,
     c->conn = (jt_ledger_conn_t) JT_LEDGER_CONN_INIT;
     c->spool_fd = -1;
     c->qmax = o->queue_max ? o->queue_max : 65536;
+    c->overflow_to_spool = o->overflow_to_spool;
     c->timeout_ms = o->timeout_ms > 0 ? o->timeout_ms : 5000;
     c->retry_ms = o->retry_ms > 0 ? o->retry_ms : 1000;
     pthread_mutex_init (&c->mu, NULL);
@@ -346,6 +370,9 @@ void jt_ledger_client_destroy (jt_ledger_client_t *c)
     for (size_t i = 0; c->q && i < c->qlen; i++)
         free (c->q[(c->qhead + i) % c->qmax]);
     free (c->q);
+    for (size_t i = 0; i < c->novf; i++)
+        free (c->ovf[c->ovfhead + i]);
+    free (c->ovf);
     jt_ledger_conn_free (&c->conn);
     if (c->spool_fd >= 0)
         close (c->spool_fd);
@@ -358,9 +385,43 @@ void jt_ledger_client_destroy (jt_ledger_client_t *c)
     errno = saved;
 }
 
+/* Put canon behind the queue, in the overflow (c->mu held). 0, or -1 on
+ * ENOMEM. */
+static int overflow (jt_ledger_client_t *c, char *canon)
+{
+    if (c->ovfhead + c->novf == c->ovfcap) {
+        if (c->ovfhead > 0) { /* reuse the room the thread took */
+            memmove (c->ovf, c->ovf + c->ovfhead, c->novf * sizeof (*c->ovf));
+            c->ovfhead = 0;
+        } else {
+            size_t cap = c->ovfcap ? 2 * c->ovfcap : 1024;
+            char **v = realloc (c->ovf, cap * sizeof (*v));
+            if (!v)
+                return -1;
+            c->ovf = v;
+            c->ovfcap = cap;
+        }
+    }
+    c->ovf[c->ovfhead + c->novf++] = canon;
+    return 0;
+}
+
 static int enqueue (jt_ledger_client_t *c, char *canon, jt_error_t *err)
 {
     pthread_mutex_lock (&c->mu);
+    if (c->overflow_to_spool && (c->qlen == c->qmax || c->novf)) {
+        if (overflow (c, canon) < 0) {
+            pthread_mutex_unlock (&c->mu);
+            free (canon);
+            errno = ENOMEM;
+            return jt_errprintf (err, "out of memory");
+        }
+        c->st.full++;
+        c->st.submitted++;
+        pthread_cond_signal (&c->work);
+        pthread_mutex_unlock (&c->mu);
+        return 0;
+    }
     if (c->qlen == c->qmax) {
         c->st.full++;
         pthread_mutex_unlock (&c->mu);
@@ -404,7 +465,7 @@ int jt_ledger_client_flush (jt_ledger_client_t *c, int timeout_ms)
 {
     int64_t deadline = now_ms () + timeout_ms;
     pthread_mutex_lock (&c->mu);
-    while (c->qlen || c->inflight || c->spool_lines) {
+    while (c->qlen || c->novf || c->inflight || c->spool_lines) {
         int64_t left = deadline - now_ms ();
         if (left <= 0) {
             pthread_mutex_unlock (&c->mu);
@@ -430,6 +491,6 @@ void jt_ledger_client_stats (jt_ledger_client_t *c, jt_ledger_client_stats_t *st
 {
     pthread_mutex_lock (&c->mu);
     *st = c->st;
-    st->pending = c->qlen + c->inflight + c->spool_lines;
+    st->pending = c->qlen + c->novf + c->inflight + c->spool_lines;
     pthread_mutex_unlock (&c->mu);
 }

@@ -11,6 +11,12 @@
  * envelope and at the last event time covers every instant in between.
  * Caps come from the latest BudgetLoaded event (docs/ledger-format.md):
  * envelopes without caps are tracked but not checked.
+ *
+ * This is the one fold of the ledger: `jobtree verify` checks it, `jobtree
+ * report` asks it for every lease and reservation (history, kept on
+ * request), and the select plugin keeps one for its open leases and the
+ * closed GPU-hours per envelope (it applies the events it emits, and stops
+ * remembering event ids so that its memory follows open leases only).
  */
 #include <errno.h>
 #include <inttypes.h>
@@ -30,6 +36,14 @@ struct lease {
     jt_lease_role_t role;
     int64_t start;
     uint64_t seq;
+    int64_t end;                /* history: -1 while open */
+    jt_end_reason_t reason;
+    uint64_t seed;
+};
+
+struct resv {
+    char *id, *run, *owner, *envelope;
+    int64_t gpus, earliest, created, activated, released;
 };
 
 struct env {
@@ -45,10 +59,12 @@ struct env {
 };
 
 struct jt_ledger_fold {
-    jt_map_t *ids;
+    jt_map_t *ids;    /* event id -> seq; NULL once ids are forgotten */
     jt_map_t *leases; /* lease id -> struct lease */
     jt_map_t *nodes;  /* node -> struct lease */
     jt_map_t *envs;   /* name -> struct env */
+    jt_map_t *hist;   /* history (NULL: not kept): lease id -> struct lease */
+    jt_map_t *resv;   /* history: reservation id -> struct resv */
     uint64_t events, starts, ends;
     int64_t last_time;
     bool caps_pinned;
@@ -90,6 +106,18 @@ static void lease_free (void *p)
     free (l);
 }
 
+static void resv_free (void *p)
+{
+    struct resv *r = p;
+    if (!r)
+        return;
+    free (r->id);
+    free (r->run);
+    free (r->owner);
+    free (r->envelope);
+    free (r);
+}
+
 static void env_free (void *p)
 {
     struct env *e = p;
@@ -121,7 +149,34 @@ void jt_ledger_fold_destroy (jt_ledger_fold_t *f)
     jt_map_destroy (f->nodes, NULL);
     jt_map_destroy (f->leases, lease_free);
     jt_map_destroy (f->envs, env_free);
+    jt_map_destroy (f->hist, lease_free);
+    jt_map_destroy (f->resv, resv_free);
     free (f);
+}
+
+int jt_ledger_fold_keep_history (jt_ledger_fold_t *f, jt_error_t *err)
+{
+    if (f->hist)
+        return 0;
+    if (f->events) {
+        errno = EINVAL;
+        return jt_errprintf (err, "history must be asked for before the first event");
+    }
+    if (!(f->hist = jt_map_create (0)) || !(f->resv = jt_map_create (0))) {
+        jt_map_destroy (f->hist, NULL);
+        f->hist = NULL;
+        errno = ENOMEM;
+        return jt_errprintf (err, "out of memory");
+    }
+    return 0;
+}
+
+void jt_ledger_fold_forget_ids (jt_ledger_fold_t *f)
+{
+    if (!f)
+        return;
+    jt_map_destroy (f->ids, NULL);
+    f->ids = NULL;
 }
 
 static int viol (jt_violation_t *v, jt_violation_kind_t k, uint64_t seq,
@@ -205,6 +260,7 @@ static struct lease *lease_new (const jt_event_t *ev, uint64_t seq)
     l->role = ev->role;
     l->start = ev->start;
     l->seq = seq;
+    l->end = -1;
     if (!(l->id = strdup (ev->lease)) || !(l->run = strdup (ev->run))
         || !(l->group = strdup (ev->group)) || !(l->envelope = strdup (ev->envelope))
         || !(l->owner = strdup (ev->owner))
@@ -305,6 +361,63 @@ static int apply_end (jt_ledger_fold_t *f, uint64_t seq, const jt_event_t *ev,
     return rc;
 }
 
+static char *dup0 (const char *s)
+{
+    return strdup (s ? s : "");
+}
+
+/* History: every lease once (its first Start; an End closes it once) and
+ * every reservation (created once; activation and release times). */
+static int apply_history (jt_ledger_fold_t *f, uint64_t seq, const jt_event_t *ev)
+{
+    struct lease *l;
+    struct resv *r;
+
+    switch (ev->type) {
+    case JT_EV_START:
+        if (jt_map_get (f->hist, ev->lease))
+            return 0;
+        if (!(l = lease_new (ev, seq)) || jt_map_put (f->hist, l->id, l, NULL) < 0) {
+            lease_free (l);
+            return -1;
+        }
+        return 0;
+    case JT_EV_END:
+        if ((l = jt_map_get (f->hist, ev->lease)) && l->end < 0) {
+            l->end = ev->end;
+            l->reason = ev->reason;
+            l->seed = ev->seed;
+        }
+        return 0;
+    case JT_EV_RES_CREATE:
+        if (jt_map_get (f->resv, ev->reservation))
+            return 0;
+        if (!(r = calloc (1, sizeof (*r))) || !(r->id = dup0 (ev->reservation))
+            || !(r->run = dup0 (ev->run)) || !(r->owner = dup0 (ev->owner))
+            || !(r->envelope = dup0 (ev->envelope))
+            || jt_map_put (f->resv, r->id, r, NULL) < 0) {
+            resv_free (r);
+            return -1;
+        }
+        r->gpus = ev->gpus;
+        r->earliest = ev->start;
+        r->created = ev->time;
+        r->activated = r->released = -1;
+        return 0;
+    case JT_EV_RES_ACTIVATE:
+    case JT_EV_RES_RELEASED:
+        if ((r = jt_map_get (f->resv, ev->reservation))) {
+            if (ev->type == JT_EV_RES_ACTIVATE)
+                r->activated = ev->time;
+            else
+                r->released = ev->time;
+        }
+        return 0;
+    default:
+        return 0;
+    }
+}
+
 int jt_ledger_fold_apply (jt_ledger_fold_t *f, uint64_t seq, const jt_event_t *ev,
                           jt_violation_t *v, jt_error_t *err)
 {
@@ -314,9 +427,11 @@ int jt_ledger_fold_apply (jt_ledger_fold_t *f, uint64_t seq, const jt_event_t *e
     f->events++;
     if (ev->time > f->last_time)
         f->last_time = ev->time;
-    if (jt_map_get (f->ids, ev->id))
+    if (f->ids && jt_map_get (f->ids, ev->id))
         rc = viol (v, JT_VIOL_DUP_ID, seq, "event id %s appears twice", ev->id);
-    else if (jt_map_put (f->ids, ev->id, (void *) (uintptr_t) seq, NULL) < 0)
+    else if (f->ids && jt_map_put (f->ids, ev->id, (void *) (uintptr_t) seq, NULL) < 0)
+        goto nomem;
+    if (f->hist && apply_history (f, seq, ev) < 0)
         goto nomem;
     int r = 0;
     switch (ev->type) {
@@ -346,52 +461,183 @@ void jt_ledger_fold_counts (const jt_ledger_fold_t *f, uint64_t *events,
         *open = jt_map_count (f->leases);
 }
 
+static void env_fill (const struct env *e, int64_t now, jt_fold_envelope_t *o)
+{
+    o->name = e->name;
+    o->owner = e->owner;
+    o->active_gpus = e->active;
+    o->borrowed_gpus = e->borrowed;
+    o->peak_gpus = e->peak;
+    o->gpu_hours = used_s (e, now) / 3600.0;
+    o->borrowed_gpu_hours = (e->closed_borrowed_s + (double) e->borrowed * (double) now
+                             - e->open_borrowed_start_sum)
+                            / 3600.0;
+    o->closed_gpu_hours = e->closed_s / 3600.0;
+    o->closed_borrowed_gpu_hours = e->closed_borrowed_s / 3600.0;
+    o->capped = e->capped;
+    o->concurrency = e->concurrency;
+    o->max_gpu_hours = e->max_gpu_hours;
+}
+
 size_t jt_ledger_fold_envelopes (const jt_ledger_fold_t *f, int64_t now,
                                  jt_fold_envelope_t *out, size_t max)
 {
     size_t n;
     const char **keys = jt_map_sorted_keys (f->envs, &n);
-    for (size_t i = 0; i < n && i < max; i++) {
-        const struct env *e = jt_map_get (f->envs, keys[i]);
-        jt_fold_envelope_t *o = &out[i];
-        o->name = e->name;
-        o->owner = e->owner;
-        o->active_gpus = e->active;
-        o->borrowed_gpus = e->borrowed;
-        o->peak_gpus = e->peak;
-        o->gpu_hours = used_s (e, now) / 3600.0;
-        o->borrowed_gpu_hours =
-            (e->closed_borrowed_s + (double) e->borrowed * (double) now
-             - e->open_borrowed_start_sum)
-            / 3600.0;
-        o->capped = e->capped;
-        o->concurrency = e->concurrency;
-        o->max_gpu_hours = e->max_gpu_hours;
-    }
+    for (size_t i = 0; i < n && i < max; i++)
+        env_fill (jt_map_get (f->envs, keys[i]), now, &out[i]);
     free (keys);
     return n;
+}
+
+int jt_ledger_fold_envelope (const jt_ledger_fold_t *f, const char *name, int64_t now,
+                             jt_fold_envelope_t *out)
+{
+    const struct env *e = name ? jt_map_get (f->envs, name) : NULL;
+    if (!e) {
+        errno = ENOENT;
+        return -1;
+    }
+    env_fill (e, now, out);
+    return 0;
+}
+
+int64_t jt_ledger_fold_last_time (const jt_ledger_fold_t *f)
+{
+    return f->last_time;
+}
+
+static void lease_fill (const struct lease *l, jt_fold_lease_t *o)
+{
+    *o = (jt_fold_lease_t){ .lease = l->id,
+                            .run = l->run,
+                            .group = l->group,
+                            .envelope = l->envelope,
+                            .owner = l->owner,
+                            .nodes = (const char *const *) l->nodes,
+                            .nnodes = l->nnodes,
+                            .gpus = l->gpus,
+                            .role = l->role,
+                            .start = l->start,
+                            .seq = l->seq,
+                            .end = l->end,
+                            .reason = l->reason,
+                            .seed = l->seed };
+}
+
+struct collect {
+    const char *run; /* NULL: all */
+    const struct lease **v;
+    size_t n;
+};
+
+static void collect_cb (const char *key, void *val, void *arg)
+{
+    struct collect *c = arg;
+    const struct lease *l = val;
+    (void) key;
+    if (!c->run || !strcmp (c->run, l->run))
+        c->v[c->n++] = l;
+}
+
+static int cmp_lease (const void *a, const void *b)
+{
+    return strcmp ((*(const struct lease *const *) a)->id,
+                   (*(const struct lease *const *) b)->id);
+}
+
+/* Leases of m (of run, or all), sorted by id, into a malloc'd array. */
+static int leases_of (const jt_map_t *m, const char *run, jt_fold_lease_t **out,
+                      size_t *n, jt_error_t *err)
+{
+    size_t total = m ? jt_map_count (m) : 0;
+    struct collect c = { .run = run };
+
+    *out = NULL;
+    *n = 0;
+    if (!(c.v = malloc ((total ? total : 1) * sizeof (*c.v)))
+        || !(*out = calloc (total ? total : 1, sizeof (**out)))) {
+        free (c.v);
+        errno = ENOMEM;
+        return jt_errprintf (err, "out of memory");
+    }
+    if (m)
+        jt_map_each (m, collect_cb, &c);
+    qsort (c.v, c.n, sizeof (*c.v), cmp_lease);
+    for (size_t i = 0; i < c.n; i++)
+        lease_fill (c.v[i], &(*out)[i]);
+    *n = c.n;
+    free (c.v);
+    return 0;
 }
 
 size_t jt_ledger_fold_open (const jt_ledger_fold_t *f, jt_fold_lease_t *out, size_t max)
 {
     size_t n;
     const char **keys = jt_map_sorted_keys (f->leases, &n);
-    for (size_t i = 0; i < n && i < max; i++) {
-        const struct lease *l = jt_map_get (f->leases, keys[i]);
-        out[i] = (jt_fold_lease_t){ .lease = l->id,
-                                    .run = l->run,
-                                    .group = l->group,
-                                    .envelope = l->envelope,
-                                    .owner = l->owner,
-                                    .nodes = (const char *const *) l->nodes,
-                                    .nnodes = l->nnodes,
-                                    .gpus = l->gpus,
-                                    .role = l->role,
-                                    .start = l->start,
-                                    .seq = l->seq };
-    }
+    for (size_t i = 0; i < n && i < max; i++)
+        lease_fill (jt_map_get (f->leases, keys[i]), &out[i]);
     free (keys);
     return n;
+}
+
+int jt_ledger_fold_open_list (const jt_ledger_fold_t *f, const char *run,
+                              jt_fold_lease_t **out, size_t *n, jt_error_t *err)
+{
+    return leases_of (f->leases, run, out, n, err);
+}
+
+int jt_ledger_fold_leases (const jt_ledger_fold_t *f, jt_fold_lease_t **out,
+                           size_t *n, jt_error_t *err)
+{
+    return leases_of (f->hist, NULL, out, n, err);
+}
+
+static int cmp_resv (const void *a, const void *b)
+{
+    return strcmp (((const jt_fold_reservation_t *) a)->reservation,
+                   ((const jt_fold_reservation_t *) b)->reservation);
+}
+
+struct resv_collect {
+    jt_fold_reservation_t *v;
+    size_t n;
+};
+
+static void resv_cb (const char *key, void *val, void *arg)
+{
+    struct resv_collect *c = arg;
+    const struct resv *r = val;
+    (void) key;
+    c->v[c->n++] = (jt_fold_reservation_t){ .reservation = r->id,
+                                            .run = r->run,
+                                            .owner = r->owner,
+                                            .envelope = r->envelope,
+                                            .gpus = r->gpus,
+                                            .earliest = r->earliest,
+                                            .created = r->created,
+                                            .activated = r->activated,
+                                            .released = r->released };
+}
+
+int jt_ledger_fold_reservations (const jt_ledger_fold_t *f, jt_fold_reservation_t **out,
+                                 size_t *n, jt_error_t *err)
+{
+    size_t total = f->resv ? jt_map_count (f->resv) : 0;
+    struct resv_collect c = { NULL, 0 };
+
+    *out = NULL;
+    *n = 0;
+    if (!(c.v = calloc (total ? total : 1, sizeof (*c.v)))) {
+        errno = ENOMEM;
+        return jt_errprintf (err, "out of memory");
+    }
+    if (f->resv)
+        jt_map_each (f->resv, resv_cb, &c);
+    qsort (c.v, c.n, sizeof (*c.v), cmp_resv);
+    *out = c.v;
+    *n = c.n;
+    return 0;
 }
 
 int jt_ledger_fold_pin_caps (jt_ledger_fold_t *f, const jt_event_t *budget,
@@ -530,4 +776,20 @@ jt_ledger_fold_t *jt_ledger_fold_replay (const char *const *paths, size_t npaths
     if (nviolations)
         *nviolations = c.n;
     return c.fold;
+}
+
+jt_ledger_fold_t *jt_ledger_fold_replay_dir (const char *dir, jt_ledger_result_t *res,
+                                             uint64_t *nviolations,
+                                             jt_violation_t *first, jt_error_t *err)
+{
+    char **paths = NULL;
+    size_t n = 0;
+    jt_ledger_fold_t *f;
+
+    if (jt_ledger_segments (dir, &paths, &n, err) < 0)
+        return NULL;
+    f = jt_ledger_fold_replay ((const char *const *) paths, n, res, nviolations, first,
+                               err);
+    jt_ledger_segments_free (paths, n);
+    return f;
 }

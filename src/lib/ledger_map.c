@@ -176,6 +176,13 @@ static int cmpstr (const void *a, const void *b)
     return strcmp (*(const char *const *) a, *(const char *const *) b);
 }
 
+void jt_map_each (const jt_map_t *m, void (*fn) (const char *key, void *val, void *arg),
+                  void *arg)
+{
+    for (const struct entry *e = m->oldest; e; e = e->newer)
+        fn (e->key, e->val, arg);
+}
+
 const char **jt_map_sorted_keys (const jt_map_t *m, size_t *n)
 {
     *n = 0;

@@ -28,6 +28,9 @@ int jt_map_put (jt_map_t *m, const char *key, void *val, void **evicted);
 /* Remove key; returns its value or NULL. */
 void *jt_map_remove (jt_map_t *m, const char *key);
 size_t jt_map_count (const jt_map_t *m);
+/* Call fn on every entry, oldest first (fn must not change the map). */
+void jt_map_each (const jt_map_t *m, void (*fn) (const char *key, void *val, void *arg),
+                  void *arg);
 
 /* Keys sorted by strcmp (malloc'd array of pointers into the map, valid
  * until the next change). NULL on ENOMEM or when empty (*n = 0). */

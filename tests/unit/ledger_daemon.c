@@ -785,6 +785,67 @@ static void test_slow (void)
     jt_map_destroy (m, NULL);
 }
 
+/* overflow_to_spool: with the daemon stuck, a full queue still accepts at
+ * once; the overflow goes to the spool, also when the client is destroyed
+ * right away; the next client sends it all, once, in order. */
+static void test_overflow (void)
+{
+    char dir[512], sock[512], log[512], spool[512], buf[256];
+    snprintf (dir, sizeof (dir), "%s/ovf", tmpdir);
+    snprintf (sock, sizeof (sock), "%s/ovf.sock", tmpdir);
+    snprintf (log, sizeof (log), "%s/ovf.log", tmpdir);
+    snprintf (spool, sizeof (spool), "%s/ovf.spool", tmpdir);
+    mkdir (dir, 0700);
+    int st;
+    pid_t pid = start_daemon (dir, sock, log, NULL, &st);
+    jt_error_t err = { "" };
+    jt_ledger_client_opts_t o = { .socket = sock, .spool = spool, .queue_max = 4,
+                                  .timeout_ms = 300, .retry_ms = 50,
+                                  .overflow_to_spool = true };
+    jt_ledger_client_t *c = jt_ledger_client_create (&o, &err);
+    event (buf, sizeof (buf), "o000");
+    jt_ledger_client_submit (c, buf, strlen (buf), &err);
+    ok (jt_ledger_client_flush (c, 20000) == 0, "client connected");
+    kill (pid, SIGSTOP);
+    int refused = 0;
+    for (int i = 1; i < 200; i++) {
+        char id[16];
+        snprintf (id, sizeof (id), "o%03d", i);
+        event (buf, sizeof (buf), id);
+        if (jt_ledger_client_submit (c, buf, strlen (buf), &err) < 0)
+            refused++;
+    }
+    is_int (refused, 0, "with the daemon stuck, a full queue still accepts every event");
+    jt_ledger_client_stats_t cs;
+    jt_ledger_client_stats (c, &cs);
+    ok (cs.full > 0, "and counts the overflow (%llu)", (unsigned long long) cs.full);
+    jt_ledger_client_destroy (c);
+    struct stat sb;
+    int src = stat (spool, &sb);
+    ok (src == 0 && sb.st_size > 0,
+        "destroyed at once: the overflow is in the spool (%lld bytes)",
+        src == 0 ? (long long) sb.st_size : -1LL);
+    kill (pid, SIGCONT);
+    c = jt_ledger_client_create (&o, &err);
+    ok (c && jt_ledger_client_flush (c, 20000) == 0, "the next client drains the spool");
+    jt_ledger_client_destroy (c);
+    stop_daemon (pid);
+    jt_map_t *m = jt_map_create (0);
+    char e[256] = "";
+    jt_ledger_status_t ls = read_ids (dir, m, e);
+    is (jt_ledger_status_name (ls), "OK", "ledger verifies (no duplicates) %s", e);
+    is_int (jt_map_count (m), 200, "all 200 events recorded once");
+    int order = 0;
+    for (int i = 0; i < 200; i++) {
+        char id[16];
+        snprintf (id, sizeof (id), "o%03d", i);
+        if ((uintptr_t) jt_map_get (m, id) != (uintptr_t) i + 1)
+            order++;
+    }
+    is_int (order, 0, "in submission order");
+    jt_map_destroy (m, NULL);
+}
+
 int main (void)
 {
     const char *b = getenv ("JT_BUILDDIR");
@@ -802,6 +863,7 @@ int main (void)
     test_spool ();
     test_fail_closed ();
     test_slow ();
+    test_overflow ();
     test_crash ();
     char cmd[300];
     snprintf (cmd, sizeof (cmd), "rm -rf %s", tmpdir);

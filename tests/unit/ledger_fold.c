@@ -165,6 +165,85 @@ int main (void)
     is (buf, "concurrency@3", "pinned concurrency 8 is broken by the second Start");
     jt_event_destroy (pin);
 
+    /* history (report), closed hours, forgotten ids (the plugin) */
+    {
+        const char *hs[] = {
+            CAPS, s1, s2, e1, s3, e2,
+            "{\"v\":1,\"type\":\"ReservationCreate\",\"id\":\"r1\",\"time\":50,"
+            "\"run\":\"c:2\",\"gpus\":8,\"envelope\":\"e1\",\"owner\":\"rai\","
+            "\"start\":9000,\"reservation\":\"R1\"}",
+            "{\"v\":1,\"type\":\"ReservationActivate\",\"id\":\"r2\",\"time\":60,\"run\":\"c:2\","
+            "\"reservation\":\"R1\"}",
+            s1, /* a Start again: not a second row */
+            NULL };
+        jt_ledger_fold_t *h = jt_ledger_fold_create ();
+        ok (jt_ledger_fold_keep_history (h, &err) == 0, "history kept");
+        for (size_t i = 0; hs[i]; i++) {
+            jt_event_t *e = jt_event_from_json (hs[i], strlen (hs[i]), &err);
+            if (!e)
+                bail_out ("history event %zu: %s", i, err.text);
+            jt_ledger_fold_apply (h, i + 1, e, &v, &err);
+            jt_event_destroy (e);
+        }
+        ok (jt_ledger_fold_keep_history (h, &err) == 0, "asking again is harmless");
+        jt_fold_lease_t *rows;
+        size_t nr;
+        ok (jt_ledger_fold_leases (h, &rows, &nr, &err) == 0, "history rows");
+        buf[0] = '\0';
+        for (size_t i = 0; i < nr; i++)
+            snprintf (buf + strlen (buf), sizeof (buf) - strlen (buf),
+                      "%s:%lld-%lld:%s ", rows[i].lease, (long long) rows[i].start,
+                      (long long) rows[i].end, jt_end_reason_name (rows[i].reason));
+        is (buf, "L1:0-7200:End L2:3600-7200:Swap L3:7200--1:None ",
+            "every lease once, sorted, closed by its End");
+        free (rows);
+        jt_fold_reservation_t *rv;
+        ok (jt_ledger_fold_reservations (h, &rv, &nr, &err) == 0 && nr == 1, "one reservation");
+        if (nr == 1) {
+            snprintf (buf, sizeof (buf), "%s %s %lld %lld %lld", rv[0].reservation,
+                      rv[0].run, (long long) rv[0].created, (long long) rv[0].activated,
+                      (long long) rv[0].released);
+            is (buf, "R1 c:2 50 60 -1", "created, activated, not released");
+        }
+        free (rv);
+        jt_fold_envelope_t e1f;
+        ok (jt_ledger_fold_envelope (h, "e1", 10800, &e1f) == 0, "envelope by name");
+        snprintf (buf, sizeof (buf), "closed=%.1f borrowed=%.1f live=%.1f",
+                  e1f.closed_gpu_hours, e1f.closed_borrowed_gpu_hours, e1f.gpu_hours);
+        is (buf, "closed=24.0 borrowed=8.0 live=56.0",
+            "closed GPU-hours (L1 16, L2 8 Borrowed) apart from open ones (L1 again, L3)");
+        is_int (jt_ledger_fold_last_time (h), 7200, "last event time");
+        jt_fold_lease_t *ol;
+        ok (jt_ledger_fold_open_list (h, "c:1", &ol, &nr, &err) == 0 && nr == 2
+                && !strcmp (ol[0].lease, "L1") && !strcmp (ol[1].lease, "L3")
+                && ol[0].end == -1,
+            "open leases of a run, sorted (L1 started again, L3)");
+        free (ol);
+        ok (jt_ledger_fold_open_list (h, "c:9", &ol, &nr, &err) == 0 && nr == 0,
+            "none for another run");
+        free (ol);
+        jt_ledger_fold_destroy (h);
+
+        h = jt_ledger_fold_create ();
+        jt_ledger_fold_forget_ids (h);
+        const char *twice[] = { s1, e1, e1, NULL };
+        int viols = 0;
+        for (size_t i = 0; twice[i]; i++) {
+            jt_event_t *e = jt_event_from_json (twice[i], strlen (twice[i]), &err);
+            if (jt_ledger_fold_apply (h, i + 1, e, &v, &err) > 0
+                && v.kind == JT_VIOL_DUP_ID)
+                viols++;
+            jt_event_destroy (e);
+        }
+        is_int (viols, 0, "ids forgotten: a repeated id is not remembered");
+        jt_fold_lease_t *none;
+        ok (jt_ledger_fold_leases (h, &none, &nr, &err) == 0 && nr == 0,
+            "no history unless asked for");
+        free (none);
+        ok (jt_ledger_fold_keep_history (h, &err) < 0, "history refused after events");
+        jt_ledger_fold_destroy (h);
+    }
+
     char cmd[256];
     snprintf (cmd, sizeof (cmd), "rm -rf %s", dir);
     if (system (cmd) != 0)

@@ -1,0 +1,130 @@
+/*
+ * jobtree/ledger_lease.h - the lease events of Slurm jobs: lease and event
+ * ids, the leases a job holds, what to emit when it starts, resizes or
+ * ends, and reconciliation with the ledger after a slurmctld restart.
+ *
+ * Pure functions over plain facts of a job (jt_job_facts_t: what the select
+ * plugin reads from Slurm's job record) and the open leases of the ledger's
+ * fold (jt_ledger_fold_open_list); they return the events to emit, in
+ * order. The plugin submits them and applies them to its fold.
+ *
+ * A lease is derived from the job alone, so every id is deterministic and a
+ * resend (after a restart, or from the spool) is idempotent:
+ *   run    "<cluster>:<jobid>"
+ *   lease  "<run>:<start_time>:g<group>"    (group's nodes)
+ *          "<run>:<start_time>:s<group>"    (its spares, role Spare)
+ *          with ":n<count>" appended once the lease holds fewer nodes than
+ *          bound (after a shrink or a node failure);
+ *   events "<lease>:start" and "<lease>:end";
+ *          "<run>:<start_time>:nodefail:<node>" (NodeFail);
+ *          "<cluster>:budgets:<FNV-1a of the file hashes, 16 hex>"
+ *          (BudgetLoaded).
+ * start_time is Slurm's start time of the job (epoch seconds). A lease's
+ * nodes are the bound nodes ("bound" in the record) the job still holds;
+ * its GPUs are the bound GPUs per node times that count; it starts at the
+ * bound time (a shrunk remainder: when it was derived). These ids are a
+ * format: ledgers written since the first release must stay valid.
+ * Nothing here knows about Slurm.
+ */
+#ifndef JOBTREE_LEDGER_LEASE_H
+#define JOBTREE_LEDGER_LEASE_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "budget.h"
+#include "error.h"
+#include "ledger.h"
+#include "record.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+typedef enum jt_job_state {
+    JT_JOB_RUNNING = 0,         /* running or suspended: holds its nodes */
+    JT_JOB_ENDED,               /* ended (completed, cancelled, timed out...) */
+    JT_JOB_NODE_FAILED,         /* ended because a node failed */
+    JT_JOB_GONE,                /* Slurm no longer knows it */
+} jt_job_state_t;
+
+/* What the plugin knows of a job (nothing is copied or freed). */
+typedef struct jt_job_facts {
+    const char *cluster;        /* ClusterName */
+    uint32_t job_id;
+    int64_t start_time;         /* Slurm's start time: part of the lease ids */
+    int64_t end_time;           /* <= 0: unknown (now is used) */
+    jt_job_state_t state;
+    const jt_jobrec_t *rec;     /* its record ("bound" leases); NULL: not a
+                                 * Jobtree job (its leases are left alone) */
+    const char *account;        /* owner when the record's run names none */
+    const char *const *held;    /* the nodes it holds now */
+    size_t nheld;
+} jt_job_facts_t;
+
+/* Events to emit, in order (each owned by the list). */
+typedef struct jt_lease_events {
+    jt_event_t **v;
+    size_t n, cap;
+} jt_lease_events_t;
+
+/* Destroy the events and empty the list (it may be reused). Accepts NULL. */
+void jt_lease_events_clear (jt_lease_events_t *e);
+
+/* The run id "<cluster>:<jobid>" into buf. 0, or -1 with errno ERANGE when
+ * it does not fit. */
+int jt_lease_run_id (const char *cluster, uint32_t job_id, char *buf, size_t len);
+
+/* Append the Start events of the leases the job holds now (one per bound
+ * group that still holds a node, one for its spares likewise; ids above).
+ * Nothing for a job without a record. 0, or -1 with err (ENOMEM). */
+int jt_lease_derive (const jt_job_facts_t *job, jt_lease_events_t *out,
+                     jt_error_t *err);
+
+/* Bring the job's open leases in line with what it holds at now (it
+ * started, grew, or shrank): each open lease of its run (others in open
+ * are ignored) that is no longer derived ends at now with reason `gone`
+ * (Shrink, or Fail after a node failure), then each derived lease that is
+ * not open starts (a shrunk remainder, ":n<count>", at now). Nothing for a
+ * job without a record. 0, or -1 with err (ENOMEM). */
+int jt_lease_sync (const jt_job_facts_t *job, const jt_fold_lease_t *open,
+                   size_t nopen, int64_t now, jt_end_reason_t gone,
+                   jt_lease_events_t *out, jt_error_t *err);
+
+/* The job lost a node (failed: its name; NULL for a plain shrink): a
+ * NodeFail event for a failed node, then jt_lease_sync with reason Fail
+ * (failed) or Shrink. 0, or -1 with err. */
+int jt_lease_resized (const jt_job_facts_t *job, const char *failed,
+                      const jt_fold_lease_t *open, size_t nopen, int64_t now,
+                      jt_lease_events_t *out, jt_error_t *err);
+
+/* The job ended: every open lease of its run ends at its end time (now if
+ * unknown; never before the lease's start) with reason Fail when a node
+ * failure ended it, End otherwise. 0, or -1 with err. */
+int jt_lease_fini (const jt_job_facts_t *job, const jt_fold_lease_t *open,
+                   size_t nopen, int64_t now, jt_lease_events_t *out,
+                   jt_error_t *err);
+
+/* Reconciliation after a restart. open: the open leases of the ledger's
+ * fold; jobs: the jobs Slurm restored (any order, each id once). For each
+ * open lease of this cluster's runs (in lease id order): its job missing
+ * or gone ends it at now with JobGone; a job that ended while slurmctld was
+ * down ends it at the job's end time (End, or Fail for a node failure).
+ * Then each running job with a record is synced (jt_lease_sync, Shrink):
+ * a lease with no Start gets one, a lease the job no longer holds ends.
+ * Leases of other clusters are left alone. 0, or -1 with err. */
+int jt_lease_reconcile (const char *cluster, const jt_fold_lease_t *open,
+                        size_t nopen, const jt_job_facts_t *jobs, size_t njobs,
+                        int64_t now, jt_lease_events_t *out, jt_error_t *err);
+
+/* The BudgetLoaded event of a finalized budget set, with its id (above):
+ * the same files loaded again give the same id. NULL with err. */
+jt_event_t *jt_lease_budget_event (const jt_budgets_t *b, const char *cluster,
+                                   int64_t now, jt_error_t *err);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif /* JOBTREE_LEDGER_LEASE_H */

@@ -1,0 +1,419 @@
+/*
+ * ledger_lease.c - the lease events of Slurm jobs (jobtree/ledger_lease.h):
+ * lease and event ids, derivation of a job's leases from its record and
+ * the nodes it holds, the events of start, resize and end, reconciliation
+ * after a restart, and the BudgetLoaded id.
+ *
+ * DESIGN: every function appends to a jt_lease_events_t and, on failure,
+ * cuts it back to what it held on entry (no side effects). The held nodes
+ * are indexed once per derivation (a map), so deriving is linear in the
+ * bound nodes. Open leases come from the fold as jt_fold_lease_t; an End is
+ * built from its Start's fields, so the fold accepts it.
+ */
+#include <errno.h>
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "jobtree/ledger_lease.h"
+#include "ledger_map.h"
+
+/* Ids are short; anything that does not fit is refused, never cut. */
+#define ID_MAX 512
+
+void jt_lease_events_clear (jt_lease_events_t *e)
+{
+    if (!e)
+        return;
+    for (size_t i = 0; i < e->n; i++)
+        jt_event_destroy (e->v[i]);
+    free (e->v);
+    e->v = NULL;
+    e->n = e->cap = 0;
+}
+
+/* Destroy the events appended after n0. */
+static int cut_back (jt_lease_events_t *e, size_t n0)
+{
+    while (e->n > n0)
+        jt_event_destroy (e->v[--e->n]);
+    return -1;
+}
+
+/* Take ev into out. 0, or -1 (ev destroyed) on ENOMEM. */
+static int push (jt_lease_events_t *out, jt_event_t *ev)
+{
+    if (out->n == out->cap) {
+        size_t cap = out->cap ? 2 * out->cap : 16;
+        jt_event_t **v = realloc (out->v, cap * sizeof (*v));
+        if (!v) {
+            jt_event_destroy (ev);
+            return -1;
+        }
+        out->v = v;
+        out->cap = cap;
+    }
+    out->v[out->n++] = ev;
+    return 0;
+}
+
+/* Cut out back to n0 and say why (errno: ERANGE for an id too long,
+ * otherwise out of memory). */
+static int nomem (jt_lease_events_t *out, size_t n0, jt_error_t *err)
+{
+    int e = errno == ERANGE ? ERANGE : ENOMEM;
+
+    cut_back (out, n0);
+    errno = e;
+    return jt_errprintf (err, "%s", e == ERANGE ? "lease id too long" : "out of memory");
+}
+
+static int fits (int w, size_t len)
+{
+    if (w < 0 || (size_t) w >= len) {
+        errno = ERANGE;
+        return -1;
+    }
+    return 0;
+}
+
+int jt_lease_run_id (const char *cluster, uint32_t job_id, char *buf, size_t len)
+{
+    return fits (snprintf (buf, len, "%s:%" PRIu32, cluster, job_id), len);
+}
+
+static bool is_run_of (const char *run, const jt_job_facts_t *job)
+{
+    char want[ID_MAX];
+
+    return run && jt_lease_run_id (job->cluster, job->job_id, want, sizeof (want)) == 0
+           && !strcmp (run, want);
+}
+
+/* ---- derivation ---- */
+
+static void *held_mark = &held_mark;
+
+/* The lease of bound group b (or its spares) as the job holds it now, or
+ * *ev NULL when it holds none of its nodes. 0, or -1 (errno). */
+static int derive_one (const jt_job_facts_t *job, const jt_jobrec_lease_t *b,
+                       bool spare, const jt_map_t *held, jt_event_t **ev)
+{
+    const jt_jobrec_t *rec = job->rec;
+    int64_t gpn = b->nnodes > 0 ? b->gpus / (int64_t) b->nnodes : b->gpus;
+    char *const *nodes = spare ? b->spares : b->nodes;
+    size_t full = spare ? b->nspares : b->nnodes, nheld = 0;
+    const char *owner = rec->run && rec->run->owner ? rec->run->owner : job->account;
+    char run[ID_MAX], lease[ID_MAX], id[ID_MAX], group[32];
+    jt_event_t *e;
+
+    *ev = NULL;
+    for (size_t k = 0; k < full; k++)
+        if (jt_map_get (held, nodes[k]))
+            nheld++;
+    if (nheld == 0 || gpn < 1)
+        return 0;
+    if (jt_lease_run_id (job->cluster, job->job_id, run, sizeof (run)) < 0
+        || fits (snprintf (lease, sizeof (lease), "%s:%" PRId64 ":%c%d", run,
+                           job->start_time, spare ? 's' : 'g', b->group),
+                 sizeof (lease))
+               < 0)
+        return -1;
+    if (nheld < full) {
+        size_t l = strlen (lease);
+        if (fits (snprintf (lease + l, sizeof (lease) - l, ":n%zu", nheld),
+                  sizeof (lease) - l)
+            < 0)
+            return -1;
+    }
+    if (fits (snprintf (id, sizeof (id), "%s:start", lease), sizeof (id)) < 0)
+        return -1;
+    snprintf (group, sizeof (group), spare ? "spare/%d" : "%d", b->group);
+    if (!(e = jt_event_create (JT_EV_START)))
+        return -1;
+    if (jt_event_set (&e->id, id) < 0 || jt_event_set (&e->lease, lease) < 0
+        || jt_event_set (&e->run, run) < 0 || jt_event_set (&e->group, group) < 0
+        || jt_event_set (&e->envelope, b->envelope) < 0
+        || jt_event_set (&e->owner, owner && *owner ? owner : "unknown") < 0)
+        goto nomem;
+    for (size_t k = 0; k < full; k++)
+        if (jt_map_get (held, nodes[k]) && jt_event_add_node (e, nodes[k]) < 0)
+            goto nomem;
+    e->gpus = gpn * (int64_t) nheld;
+    e->role = spare ? JT_ROLE_SPARE : b->role;
+    e->start = rec->bound_time ? rec->bound_time : job->start_time;
+    e->time = e->start;
+    *ev = e;
+    return 0;
+nomem:
+    jt_event_destroy (e);
+    errno = ENOMEM;
+    return -1;
+}
+
+int jt_lease_derive (const jt_job_facts_t *job, jt_lease_events_t *out,
+                     jt_error_t *err)
+{
+    size_t n0 = out->n;
+    jt_map_t *held;
+
+    if (!job->rec)
+        return 0;
+    if (!(held = jt_map_create (0))) {
+        errno = ENOMEM;
+        return nomem (out, n0, err);
+    }
+    for (size_t i = 0; i < job->nheld; i++)
+        if (jt_map_put (held, job->held[i], held_mark, NULL) < 0)
+            goto fail;
+    for (size_t i = 0; i < job->rec->nbound; i++) {
+        const jt_jobrec_lease_t *b = &job->rec->bound[i];
+        jt_event_t *ev;
+        if (derive_one (job, b, false, held, &ev) < 0 || (ev && push (out, ev) < 0))
+            goto fail;
+        if (b->nspares
+            && (derive_one (job, b, true, held, &ev) < 0 || (ev && push (out, ev) < 0)))
+            goto fail;
+    }
+    jt_map_destroy (held, NULL);
+    return 0;
+fail:
+    jt_map_destroy (held, NULL);
+    return nomem (out, n0, err);
+}
+
+/* ---- events from open leases ---- */
+
+/* The End of open lease l at t (never before its start) with reason. */
+static jt_event_t *end_of (const jt_fold_lease_t *l, int64_t t, jt_end_reason_t reason)
+{
+    jt_event_t *ev = jt_event_create (JT_EV_END);
+    char id[ID_MAX];
+
+    if (!ev)
+        return NULL;
+    if (fits (snprintf (id, sizeof (id), "%s:end", l->lease), sizeof (id)) < 0
+        || jt_event_set (&ev->id, id) < 0 || jt_event_set (&ev->lease, l->lease) < 0
+        || jt_event_set (&ev->run, l->run) < 0 || jt_event_set (&ev->group, l->group) < 0
+        || jt_event_set (&ev->envelope, l->envelope) < 0
+        || jt_event_set (&ev->owner, l->owner) < 0)
+        goto fail;
+    for (size_t k = 0; k < l->nnodes; k++)
+        if (jt_event_add_node (ev, l->nodes[k]) < 0)
+            goto fail;
+    ev->gpus = l->gpus;
+    ev->role = l->role;
+    ev->start = l->start;
+    ev->end = t < l->start ? l->start : t;
+    ev->reason = reason;
+    ev->time = ev->end;
+    return ev;
+fail:
+    jt_event_destroy (ev);
+    return NULL;
+}
+
+static int push_end (jt_lease_events_t *out, const jt_fold_lease_t *l, int64_t t,
+                     jt_end_reason_t reason)
+{
+    jt_event_t *ev = end_of (l, t, reason);
+    return ev ? push (out, ev) : -1;
+}
+
+int jt_lease_sync (const jt_job_facts_t *job, const jt_fold_lease_t *open,
+                   size_t nopen, int64_t now, jt_end_reason_t gone,
+                   jt_lease_events_t *out, jt_error_t *err)
+{
+    jt_lease_events_t d = { 0 };
+    size_t n0 = out->n;
+
+    if (!job->rec)
+        return 0;
+    if (jt_lease_derive (job, &d, err) < 0)
+        return -1;
+    for (size_t i = 0; i < nopen; i++) {
+        bool keep = !is_run_of (open[i].run, job);
+        for (size_t k = 0; !keep && k < d.n; k++)
+            keep = !strcmp (d.v[k]->lease, open[i].lease);
+        if (!keep && push_end (out, &open[i], now, gone) < 0)
+            goto fail;
+    }
+    for (size_t k = 0; k < d.n; k++) {
+        jt_event_t *ev = d.v[k];
+        const char *last = strrchr (ev->lease, ':');
+        bool is_open = false;
+        for (size_t i = 0; !is_open && i < nopen; i++)
+            is_open = !strcmp (open[i].lease, ev->lease);
+        if (is_open)
+            continue;
+        /* A shrunk remainder (":n<count>") starts now. */
+        if (last && last[1] == 'n' && now > ev->start)
+            ev->start = ev->time = now;
+        d.v[k] = NULL;
+        if (push (out, ev) < 0)
+            goto fail;
+    }
+    jt_lease_events_clear (&d);
+    return 0;
+fail:
+    jt_lease_events_clear (&d);
+    return nomem (out, n0, err);
+}
+
+static int node_fail_event (const jt_job_facts_t *job, const char *node, int64_t now,
+                            jt_lease_events_t *out)
+{
+    char run[ID_MAX], id[ID_MAX];
+    jt_event_t *ev;
+
+    if (jt_lease_run_id (job->cluster, job->job_id, run, sizeof (run)) < 0
+        || fits (snprintf (id, sizeof (id), "%s:%" PRId64 ":nodefail:%s", run,
+                           job->start_time, node),
+                 sizeof (id))
+               < 0)
+        return -1;
+    if (!(ev = jt_event_create (JT_EV_NODE_FAIL)))
+        return -1;
+    if (jt_event_set (&ev->id, id) < 0 || jt_event_set (&ev->run, run) < 0
+        || jt_event_add_node (ev, node) < 0) {
+        jt_event_destroy (ev);
+        return -1;
+    }
+    ev->time = now;
+    return push (out, ev);
+}
+
+int jt_lease_resized (const jt_job_facts_t *job, const char *failed,
+                      const jt_fold_lease_t *open, size_t nopen, int64_t now,
+                      jt_lease_events_t *out, jt_error_t *err)
+{
+    size_t n0 = out->n;
+
+    if (failed && node_fail_event (job, failed, now, out) < 0)
+        return nomem (out, n0, err);
+    if (jt_lease_sync (job, open, nopen, now, failed ? JT_REASON_FAIL : JT_REASON_SHRINK,
+                       out, err)
+        < 0)
+        return cut_back (out, n0);
+    return 0;
+}
+
+static jt_end_reason_t end_reason (const jt_job_facts_t *job)
+{
+    return job->state == JT_JOB_NODE_FAILED ? JT_REASON_FAIL : JT_REASON_END;
+}
+
+static int64_t end_time (const jt_job_facts_t *job, int64_t now)
+{
+    return job->end_time > 0 ? job->end_time : now;
+}
+
+int jt_lease_fini (const jt_job_facts_t *job, const jt_fold_lease_t *open,
+                   size_t nopen, int64_t now, jt_lease_events_t *out,
+                   jt_error_t *err)
+{
+    size_t n0 = out->n;
+
+    for (size_t i = 0; i < nopen; i++)
+        if (is_run_of (open[i].run, job)
+            && push_end (out, &open[i], end_time (job, now), end_reason (job)) < 0)
+            return nomem (out, n0, err);
+    return 0;
+}
+
+/* ---- reconciliation ---- */
+
+/* The job id of a run of this cluster, or -1 (another cluster's, or not a
+ * run id). */
+static int64_t run_job_id (const char *run, const char *cluster)
+{
+    size_t cl = strlen (cluster);
+    const char *colon = strrchr (run, ':');
+    char *end;
+    unsigned long id;
+
+    if (!colon || (size_t) (colon - run) != cl || strncmp (run, cluster, cl))
+        return -1;
+    errno = 0;
+    id = strtoul (colon + 1, &end, 10);
+    if (errno || end == colon + 1 || id > UINT32_MAX)
+        return -1;
+    return (int64_t) id;
+}
+
+int jt_lease_reconcile (const char *cluster, const jt_fold_lease_t *open,
+                        size_t nopen, const jt_job_facts_t *jobs, size_t njobs,
+                        int64_t now, jt_lease_events_t *out, jt_error_t *err)
+{
+    size_t n0 = out->n;
+    jt_map_t *byid = jt_map_create (0);
+
+    if (!byid)
+        return nomem (out, n0, err);
+    for (size_t j = 0; j < njobs; j++) {
+        char key[16];
+        snprintf (key, sizeof (key), "%" PRIu32, jobs[j].job_id);
+        if (jt_map_put (byid, key, (void *) &jobs[j], NULL) < 0)
+            goto fail;
+    }
+    /* Open leases whose job is gone or ended. */
+    for (size_t i = 0; i < nopen; i++) {
+        int64_t id = run_job_id (open[i].run, cluster);
+        const jt_job_facts_t *j;
+        char key[16];
+        if (id < 0)
+            continue;
+        snprintf (key, sizeof (key), "%" PRId64, id);
+        j = jt_map_get (byid, key);
+        if ((!j || j->state == JT_JOB_GONE)
+            && push_end (out, &open[i], now, JT_REASON_JOB_GONE) < 0)
+            goto fail;
+        if (j && (j->state == JT_JOB_ENDED || j->state == JT_JOB_NODE_FAILED)
+            && push_end (out, &open[i], end_time (j, now), end_reason (j)) < 0)
+            goto fail;
+    }
+    /* Running jobs: their leases as they hold them now. Their open leases
+     * were not touched above. */
+    for (size_t j = 0; j < njobs; j++)
+        if (jobs[j].state == JT_JOB_RUNNING && jobs[j].rec
+            && jt_lease_sync (&jobs[j], open, nopen, now, JT_REASON_SHRINK, out, err)
+                   < 0) {
+            jt_map_destroy (byid, NULL);
+            return cut_back (out, n0);
+        }
+    jt_map_destroy (byid, NULL);
+    return 0;
+fail:
+    jt_map_destroy (byid, NULL);
+    return nomem (out, n0, err);
+}
+
+/* ---- budgets ---- */
+
+jt_event_t *jt_lease_budget_event (const jt_budgets_t *b, const char *cluster,
+                                   int64_t now, jt_error_t *err)
+{
+    /* FNV-1a 64 of the file hashes, from a basis a digit short of the
+     * standard one since the first release: kept, it is in existing ids */
+    uint64_t h = 1469598103934665603ULL;
+    char id[ID_MAX];
+    jt_event_t *ev = jt_event_budget_loaded (b, "pending", now, err);
+
+    if (!ev)
+        return NULL;
+    for (size_t i = 0; i < ev->nfiles; i++)
+        for (const char *p = ev->files[i].sha256; *p; p++) {
+            h ^= (unsigned char) *p;
+            h *= 1099511628211ULL;
+        }
+    if (fits (snprintf (id, sizeof (id), "%s:budgets:%016" PRIx64, cluster, h),
+              sizeof (id))
+            < 0
+        || jt_event_set (&ev->id, id) < 0) {
+        jt_errprintf (err, "BudgetLoaded id: %s", strerror (errno));
+        jt_event_destroy (ev);
+        return NULL;
+    }
+    return ev;
+}
