@@ -17,7 +17,8 @@
  * JT_BENCH_DIR (default ./bench-ledger.tmp, i.e. the build directory's
  * disk, not a tmpfs). Run from the top build directory.
  */
-#define _GNU_SOURCE 1
+#include "config.h"
+
 #include <errno.h>
 #include <inttypes.h>
 #include <pthread.h>

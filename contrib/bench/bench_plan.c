@@ -10,6 +10,8 @@
  * envelope (selector region=west, every node) has concurrency to spare, no
  * usage; Plan is the whole admission decision (view build + Cover + Pack).
  */
+#include "config.h"
+
 #include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>

@@ -1,6 +1,7 @@
 /*
  * record.c - format and parse the admin_comment record (see record.h).
  */
+#include "config.h"
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>

@@ -3,6 +3,7 @@
  * without Slurm (shared by the select plugin and `jobtree snapshot`).
  * The format is described in record_parse.h.
  */
+#include "config.h"
 #include <stdlib.h>
 #include <string.h>
 

@@ -11,6 +11,8 @@
  * processes the command line, then #SBATCH lines, then the command line
  * again); the last value given wins, exactly as for Slurm's own options.
  */
+#include "config.h"
+
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>

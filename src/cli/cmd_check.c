@@ -6,6 +6,8 @@
  * same way with "warning: " before the message and do not fail the check.
  * Exit 0 when clean, 1 on any error, 2 on a usage error.
  */
+#include "config.h"
+
 #include <ctype.h>
 #include <errno.h>
 #include <getopt.h>

@@ -4,12 +4,13 @@
  * Dispatches to one subcommand per file (see cli.h). The same library runs
  * inside slurmctld, so what `jobtree plan` predicts is what the plugins do.
  */
+#include "config.h"
+
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include "config.h"
 #include "cli.h"
 
 struct command {

@@ -5,6 +5,8 @@
  * good, so a bad edit never half-applies: the plugins keep the last good
  * configuration and log the file:line findings.
  */
+#include "config.h"
+
 #include <ctype.h>
 #include <errno.h>
 #include <stdio.h>

@@ -7,6 +7,8 @@
  * only understands strings, brackets, commas and colons: json-c stays the
  * parser, and the locator runs only on text json-c already accepted.
  */
+#include "config.h"
+
 #include <ctype.h>
 #include <errno.h>
 #include <math.h>

@@ -16,7 +16,8 @@
  * process may not append; FAIL: the daemon failed closed) keeps the event
  * for the spool and is kept in the stats for the host to log.
  */
-#define _GNU_SOURCE 1
+#include "config.h"
+
 #include <errno.h>
 #include <fcntl.h>
 #include <pthread.h>

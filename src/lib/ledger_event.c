@@ -9,6 +9,8 @@
  * Times are integer epoch seconds; the RandomPreempt seed is 16 hex digits
  * because JSON integers are signed 64-bit in json-c.
  */
+#include "config.h"
+
 #include <errno.h>
 #include <inttypes.h>
 #include <pthread.h>

@@ -12,6 +12,7 @@
  * Caps come from the latest BudgetLoaded event (docs/ledger-format.md):
  * envelopes without caps are tracked but not checked.
  */
+#include "config.h"
 #include <errno.h>
 #include <inttypes.h>
 #include <stdarg.h>

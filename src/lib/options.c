@@ -6,6 +6,8 @@
  * Every parser checks the whole value before touching the run, so a refused
  * value leaves the run unchanged.
  */
+#include "config.h"
+
 #include <ctype.h>
 #include <errno.h>
 #include <stdint.h>

@@ -2,6 +2,8 @@
  * pack_dump.c - the pure parts of Pack: policy names, freeing a placement,
  * and the canonical placement dump used by tests and logs.
  */
+#include "config.h"
+
 #include <errno.h>
 #include <stdarg.h>
 #include <stdbool.h>

@@ -3,6 +3,8 @@
  * compact canonical dump the tests compare, the human table of
  * `jobtree plan`, and its JSON form (json-c).
  */
+#include "config.h"
+
 #include <ctype.h>
 #include <stdarg.h>
 #include <stdbool.h>

@@ -7,6 +7,8 @@
  * problem as (JSON path, message); jt_run_validate keeps the first one,
  * jt_run_parse_json locates every one of them in the document.
  */
+#include "config.h"
+
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>

@@ -5,6 +5,8 @@
  * of jt_run_check (with the GPUs per node unknown) run on the result, and
  * every problem is reported at its field's line:col.
  */
+#include "config.h"
+
 #include <stdlib.h>
 #include <string.h>
 

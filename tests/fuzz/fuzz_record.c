@@ -1,6 +1,8 @@
 /* fuzz_record.c - the Jobtree record in a job's admin_comment, as the
  * select plugin and jobtree snapshot read it back (plugins/common/record.c,
  * plugins/select/record_parse.c: Slurm-free, compiled in here). */
+#include "config.h"
+
 #include "jobtree/error.h"
 #include "record.h"
 #include "record_parse.h"

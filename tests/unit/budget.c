@@ -3,6 +3,8 @@
  * rule with its exact diagnostic (path and line:col), cross-file checks,
  * malformed input (every prefix of a valid file), lookups.
  */
+#include "config.h"
+
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>

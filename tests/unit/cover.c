@@ -4,6 +4,8 @@
  * exact outcome so that breaking the rule fails it; plus live usage from a
  * snapshot and the "could it ever be funded" admission test.
  */
+#include "config.h"
+
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>

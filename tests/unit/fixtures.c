@@ -2,6 +2,8 @@
  * fixtures.c - helpers shared by the Cover and Plan unit tests (see
  * fixtures.h).
  */
+#include "config.h"
+
 #include <stdarg.h>
 #include <stdbool.h>
 #include <stdio.h>
@@ -139,7 +141,6 @@ void fx_seed (uint64_t seed)
 {
     rng_state = seed * 0x9E3779B97F4A7C15ULL + 1;
 }
-
 
 /* xorshift64*: a small fixed PRNG so the seeds give the same cases anywhere. */
 uint64_t fx_rand (void)

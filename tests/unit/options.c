@@ -3,6 +3,8 @@
  * every option's good values, each refusal's exact message, and the
  * SPANK-environment round trip used by job_submit.
  */
+#include "config.h"
+
 #include <stdlib.h>
 #include <string.h>
 

@@ -8,6 +8,8 @@
  * The PRNG is splitmix64 with fixed seeds, so every run checks the same
  * few hundred clusters.
  */
+#include "config.h"
+
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>

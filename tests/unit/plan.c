@@ -4,6 +4,8 @@
  * policies, spares, borrowing, the Reject/Plan-Later split, the outputs;
  * and property tests over random budgets and clusters (fixed seeds).
  */
+#include "config.h"
+
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>

@@ -2,6 +2,8 @@
  * record.c - unit tests of the admin_comment record (plugins/common/record.h):
  * the exact text job_submit writes and that it parses back to the same run.
  */
+#include "config.h"
+
 #include <stdlib.h>
 #include <string.h>
 

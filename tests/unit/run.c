@@ -3,6 +3,8 @@
  * validation rule, compilation (DESIGN decision 1), GPU-hours and the
  * canonical JSON round trip.
  */
+#include "config.h"
+
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>

@@ -3,6 +3,8 @@
  * (plugins/select/record_parse.c): the job_submit form with a "run" member,
  * the bare run form, the "bound" funding written at start, and refusals.
  */
+#include "config.h"
+
 #include <stdlib.h>
 #include <string.h>
 

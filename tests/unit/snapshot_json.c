@@ -4,6 +4,8 @@
  * error with its path and line:col, the round trip parse(to_json(s)) == s,
  * and truncated input.
  */
+#include "config.h"
+
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>

@@ -5,6 +5,8 @@
  * Owner RAI, envelope west-h100 with headroom for the run; domain A has 72
  * free GPUs (9 free 8-GPU nodes), domain B 48 (6 nodes).
  */
+#include "config.h"
+
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
