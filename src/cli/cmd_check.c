@@ -21,6 +21,7 @@
 #include "jobtree/snapshot.h"
 #include "cli.h"
 #include "jsonutil.h"
+#include "readfile.h"
 
 static const char usage_text[] =
     "Usage: jobtree check BUDGET_DIR [--snapshot FILE] [--quiet]\n"
@@ -332,7 +333,7 @@ int cmd_check (int argc, char **argv)
         check_lending (&c, b);
     if (snapfile) {
         w.file = snapfile;
-        if (!(w.text = cli_read_file (snapfile, &w.len))) {
+        if (!(w.text = jt_read_file (snapfile, &w.len, NULL))) {
             fprintf (stderr, "%s: cannot read: %s\n", snapfile, strerror (errno));
             c.errors++;
         } else {
