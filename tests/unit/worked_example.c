@@ -26,7 +26,7 @@
 
 int main (void)
 {
-    jt_budgets_t *b = fx_budgets (RAI, NULL);
+    jt_budgets_t *b = fx_budgets (RAI, FX_END);
     jt_snapshot_t *s = jt_snapshot_create ();
     jt_plan_t p;
 
