@@ -12,6 +12,7 @@
 #include "jobtree/labels.h"
 #include "jobtree/timeutil.h"
 #include "fixtures.h"
+#include "prng.h"
 #include "tap.h"
 
 static void bail_diags (const char *what, const jt_diags_t *d)
@@ -217,18 +218,14 @@ void fx_seed (uint64_t seed)
     rng_state = seed * 0x9E3779B97F4A7C15ULL + 1;
 }
 
-/* xorshift64*: a small fixed PRNG so the seeds give the same cases anywhere. */
 uint64_t fx_rand (void)
 {
-    rng_state ^= rng_state >> 12;
-    rng_state ^= rng_state << 25;
-    rng_state ^= rng_state >> 27;
-    return rng_state * 2685821657736338717ULL;
+    return prng_next (&rng_state);
 }
 
 int fx_pick (int n)
 {
-    return (int) (fx_rand () % (uint64_t) n);
+    return prng_below (&rng_state, n);
 }
 
 static const char *regions[] = { "west", "east" };

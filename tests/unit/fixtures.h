@@ -79,8 +79,8 @@ const char *fx_plan (const jt_budgets_t *b, const jt_snapshot_t *s,
                      const jt_usage_t *u, const jt_run_t *r,
                      jt_pack_policy_t policy, jt_plan_t *out);
 
-/* Random cases for property tests, from a fixed PRNG (xorshift64*) so a
- * seed gives the same cases on every machine. */
+/* Random cases for property tests, from the tests' PRNG (splitmix64,
+ * tests/tap/prng.h) so a seed gives the same cases on every machine. */
 void fx_seed (uint64_t seed);
 uint64_t fx_rand (void);
 int fx_pick (int n);                    /* uniform in [0, n) */
