@@ -17,7 +17,8 @@
  * JT_BENCH_DIR (default ./bench-ledger.tmp, i.e. the build directory's
  * disk, not a tmpfs). Run from the top build directory.
  */
-#define _GNU_SOURCE 1
+#include "config.h"
+
 #include <errno.h>
 #include <inttypes.h>
 #include <pthread.h>
@@ -182,7 +183,7 @@ static void db_insert (sqlite3_stmt *st, const char *payload, size_t len)
     sqlite3_bind_text (st, 3, ev->lease, -1, SQLITE_TRANSIENT);
     sqlite3_bind_text (st, 4, ev->owner, -1, SQLITE_TRANSIENT);
     sqlite3_bind_text (st, 5, ev->envelope, -1, SQLITE_TRANSIENT);
-    sqlite3_bind_text (st, 6, jt_lease_role_name (ev->role), -1, SQLITE_STATIC);
+    sqlite3_bind_text (st, 6, jt_role_str (ev->role), -1, SQLITE_STATIC);
     sqlite3_bind_int64 (st, 7, ev->gpus);
     sqlite3_bind_int64 (st, 8, ev->start);
     sqlite3_bind_int64 (st, 9, ev->type == JT_EV_END ? ev->end : -1);

@@ -10,6 +10,8 @@
  * envelope (selector region=west, every node) has concurrency to spare, no
  * usage; Plan is the whole admission decision (view build + Cover + Pack).
  */
+#include "config.h"
+
 #include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -21,16 +23,9 @@
 #include "jobtree/pack.h"
 #include "jobtree/plan.h"
 #include "jobtree/run.h"
+#include "prng.h"           /* tests/tap: the tests' splitmix64 */
 
 static uint64_t rng_state;
-
-static uint64_t splitmix64 (void)
-{
-    uint64_t z = (rng_state += 0x9e3779b97f4a7c15ULL);
-    z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ULL;
-    z = (z ^ (z >> 27)) * 0x94d049bb133111ebULL;
-    return z ^ (z >> 31);
-}
 
 static double now_us (void)
 {
@@ -71,7 +66,7 @@ static jt_snapshot_t *make_cluster (int nnodes)
     for (int i = 0; i < nnodes; i++)
         perm[i] = i;
     for (int i = nnodes - 1; i > 0; i--) {
-        int j = (int) (splitmix64 () % (uint64_t) (i + 1));
+        int j = prng_below (&rng_state, i + 1);
         int t = perm[i];
         perm[i] = perm[j];
         perm[j] = t;

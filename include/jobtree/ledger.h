@@ -121,14 +121,15 @@ char *jt_event_to_json (const jt_event_t *ev, jt_error_t *err);
 /* Parse and validate one event. Unknown keys are refused. NULL with err. */
 jt_event_t *jt_event_from_json (const char *text, size_t len, jt_error_t *err);
 
-/* Names as used in the JSON ("Start", "Active", "RandomPreempt", ...) and
- * back (JT_EV_NONE / JT_REASON_NONE for unknown names; the role parser
- * returns 0 and sets *out, or -1 for an unknown name). */
+/* Names as used in the JSON ("Start", "RandomPreempt", ...) and back
+ * (JT_EV_NONE / JT_REASON_NONE for unknown names). A lease's role is named
+ * and parsed by jt_role_str / jt_role_parse (jobtree/snapshot.h: the one
+ * role table, "?" for an unknown role); jt_lease_role_name is the same
+ * function under its old name. */
 const char *jt_ev_type_name (jt_ev_type_t t);
 const char *jt_lease_role_name (jt_lease_role_t r);
 const char *jt_end_reason_name (jt_end_reason_t r);
 jt_ev_type_t jt_ev_type_parse (const char *s);
-int jt_lease_role_parse (const char *s, jt_lease_role_t *out);
 jt_end_reason_t jt_end_reason_parse (const char *s);
 
 /* ---- Records ----------------------------------------------------------- */

@@ -61,7 +61,14 @@ typedef struct jt_run {
 /* The most spare nodes a group may hold (--spares). */
 #define JT_RUN_SPARES_MAX 64
 
-jt_run_t *jt_run_create (void);
+/* The one place a run's defaults are written: everything zero or absent,
+ * except allowCrossGroupSpread (true), maxBorrowGPUs (JT_UNSET: no cap) and
+ * stepGPUs (1, not given). jt_run_init fills a caller's jt_run_t with them;
+ * jt_run_clear frees its members and leaves it as jt_run_init does. */
+void jt_run_init (jt_run_t *r);
+void jt_run_clear (jt_run_t *r);
+
+jt_run_t *jt_run_create (void);     /* a jt_run_init'ed run; NULL on ENOMEM */
 void jt_run_destroy (jt_run_t *r);
 
 /* Parse a run document. NULL on error, with every problem in diags. */

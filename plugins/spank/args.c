@@ -11,6 +11,8 @@
  * processes the command line, then #SBATCH lines, then the command line
  * again); the last value given wins, exactly as for Slurm's own options.
  */
+#include "config.h"
+
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -32,21 +34,6 @@ static struct {
 static struct spank_option opts[ARGS_MAX];
 static char *usage[ARGS_MAX];
 
-/* A run with the documented defaults, for checking one value in isolation. */
-static void scratch_init (jt_run_t *r)
-{
-    memset (r, 0, sizeof (*r));
-    r->cross_group_spread = true;
-    r->max_borrow_gpus = JT_UNSET;
-}
-
-static void scratch_free (jt_run_t *r)
-{
-    for (size_t i = 0; i < r->nsponsors; i++)
-        free (r->sponsors[i]);
-    free (r->sponsors);
-}
-
 static int option_cb (int val, const char *optarg, int remote)
 {
     const jt_opt_info_t *tab;
@@ -62,9 +49,9 @@ static int option_cb (int val, const char *optarg, int remote)
         return 0;
     if (optarg && (*optarg == '\0' || strcmp (optarg, "(null)") == 0))
         optarg = NULL;
-    scratch_init (&r);
+    jt_run_init (&r);           /* checking one value in isolation */
     rc = jt_opt_apply (&r, tab[val].name, optarg, &err);
-    scratch_free (&r);
+    jt_run_clear (&r);
     if (rc < 0) {
         slurm_error ("jobtree: %s", err.text);
         return -1;

@@ -7,6 +7,8 @@
  * the compute nodes: the decisions are slurmctld's (job_submit and select
  * plugins). Loaded from plugstack.conf.
  */
+#include "config.h"
+
 #include <slurm/spank.h>
 
 #include "args.h"

@@ -18,7 +18,4 @@ int cmd_snapshot (int argc, char **argv);
 int cmd_verify (int argc, char **argv);
 int cmd_report (int argc, char **argv);
 
-/* Read a whole file into a NUL-terminated malloc'd buffer. NULL with errno. */
-char *cli_read_file (const char *path, size_t *len);
-
 #endif /* JT_CLI_H */

@@ -6,6 +6,8 @@
  * same way with "warning: " before the message and do not fail the check.
  * Exit 0 when clean, 1 on any error, 2 on a usage error.
  */
+#include "config.h"
+
 #include <ctype.h>
 #include <errno.h>
 #include <getopt.h>
@@ -19,6 +21,7 @@
 #include "jobtree/snapshot.h"
 #include "cli.h"
 #include "jsonutil.h"
+#include "readfile.h"
 
 static const char usage_text[] =
     "Usage: jobtree check BUDGET_DIR [--snapshot FILE] [--quiet]\n"
@@ -330,7 +333,7 @@ int cmd_check (int argc, char **argv)
         check_lending (&c, b);
     if (snapfile) {
         w.file = snapfile;
-        if (!(w.text = cli_read_file (snapfile, &w.len))) {
+        if (!(w.text = jt_read_file (snapfile, &w.len, NULL))) {
             fprintf (stderr, "%s: cannot read: %s\n", snapfile, strerror (errno));
             c.errors++;
         } else {

@@ -3,6 +3,8 @@
  * run against a budget directory and a cluster snapshot, offline, with the
  * same library code slurmctld runs (see jobtree-plan(1)).
  */
+#include "config.h"
+
 #include <getopt.h>
 #include <stdio.h>
 #include <stdlib.h>

@@ -11,6 +11,7 @@
  * instant in the ledger, so that the same ledger always gives the same
  * report. Rows are sorted by total orders.
  */
+#include "config.h"
 #include <ctype.h>
 #include <getopt.h>
 #include <inttypes.h>

@@ -6,6 +6,8 @@
  * with its sequence number; the exit status names the class (see
  * jobtree-verify(1)).
  */
+#include "config.h"
+
 #include <getopt.h>
 #include <inttypes.h>
 #include <stdio.h>

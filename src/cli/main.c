@@ -4,12 +4,12 @@
  * Dispatches to one subcommand per file (see cli.h). The same library runs
  * inside slurmctld, so what `jobtree plan` predicts is what the plugins do.
  */
-#include <errno.h>
+#include "config.h"
+
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include "config.h"
 #include "cli.h"
 
 struct command {
@@ -34,45 +34,6 @@ static void usage (FILE *f)
         fprintf (f, "  %-10s %s\n", c->name, c->summary);
     fprintf (f, "\nRun `jobtree COMMAND --help` for a command's options;"
                 " see jobtree(1).\n");
-}
-
-char *cli_read_file (const char *path, size_t *len)
-{
-    FILE *f = fopen (path, "rb");
-    char *buf = NULL;
-    size_t n = 0, cap = 0;
-
-    if (!f)
-        return NULL;
-    for (;;) {
-        if (cap - n < 65536) {
-            cap = cap ? cap * 2 : 65536;
-            char *nb = realloc (buf, cap + 1);
-            if (!nb) {
-                free (buf);
-                fclose (f);
-                errno = ENOMEM;
-                return NULL;
-            }
-            buf = nb;
-        }
-        size_t got = fread (buf + n, 1, cap - n, f);
-        n += got;
-        if (got == 0)
-            break;
-    }
-    if (ferror (f)) {
-        int saved = errno;
-        free (buf);
-        fclose (f);
-        errno = saved ? saved : EIO;
-        return NULL;
-    }
-    fclose (f);
-    buf[n] = '\0';
-    if (len)
-        *len = n;
-    return buf;
 }
 
 int main (int argc, char **argv)

@@ -9,6 +9,8 @@
  * only set flags), then serve; the lock, the recovery and the socket are in
  * server.c, torn down in reverse order there.
  */
+#include "config.h"
+
 #include <errno.h>
 #include <fcntl.h>
 #include <getopt.h>
@@ -23,7 +25,6 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "config.h"
 #include "ledgerd.h"
 
 volatile sig_atomic_t ledgerd_exit_flag;

@@ -17,7 +17,8 @@
  * Protocol (one line each way): an event JSON -> "OK <seq>" once durable,
  * or "ERR INVALID|DENIED|FAIL <text>"; "HEAD" -> "HEAD <seq> <hash>".
  */
-#define _GNU_SOURCE 1 /* SO_PEERCRED, struct ucred */
+#include "config.h"
+
 #include <errno.h>
 #include <fcntl.h>
 #include <inttypes.h>

@@ -8,6 +8,8 @@
  * keeps each file's text until finalize, so cross-file errors (duplicate
  * names, unknown parents, cycles) can still point at the field's line:col.
  */
+#include "config.h"
+
 #include <dirent.h>
 #include <errno.h>
 #include <stdio.h>

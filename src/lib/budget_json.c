@@ -7,6 +7,8 @@
  * with the JSON path and line:col of the field, and the file is added only
  * when it had none.
  */
+#include "config.h"
+
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>

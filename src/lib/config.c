@@ -5,6 +5,8 @@
  * good, so a bad edit never half-applies: the plugins keep the last good
  * configuration and log the file:line findings.
  */
+#include "config.h"
+
 #include <ctype.h>
 #include <errno.h>
 #include <stdio.h>
@@ -13,6 +15,7 @@
 #include <strings.h>
 
 #include "jobtree/config.h"
+#include "readfile.h"
 
 jt_config_t *jt_config_create (void)
 {
@@ -356,42 +359,20 @@ jt_config_t *jt_config_load (const char *path, bool missing_ok,
                              jt_diags_t *diags)
 {
     jt_config_t *c = jt_config_create ();
-    FILE *f = NULL;
+    jt_error_t err;
     char *text = NULL;
-    size_t len = 0, cap = 0;
+    size_t len = 0;
 
     if (!c) {
         jt_diags_add (diags, path, 0, 0, NULL, "out of memory");
         return NULL;
     }
-    if (!(f = fopen (path, "r"))) {
+    if (!(text = jt_read_file (path, &len, &err))) {
         if (errno == ENOENT && missing_ok)
             return c;
-        jt_diags_add (diags, path, 0, 0, NULL, "cannot open: %s", strerror (errno));
+        jt_diags_add (diags, path, 0, 0, NULL, "%s", err.text);
         goto fail;
     }
-    for (;;) {
-        size_t got;
-        if (cap - len < 4096) {
-            char *nt = realloc (text, cap + 8192);
-            if (!nt) {
-                jt_diags_add (diags, path, 0, 0, NULL, "out of memory");
-                goto fail;
-            }
-            text = nt;
-            cap += 8192;
-        }
-        got = fread (text + len, 1, cap - len, f);
-        len += got;
-        if (got == 0)
-            break;
-    }
-    if (ferror (f)) {
-        jt_diags_add (diags, path, 0, 0, NULL, "read error");
-        goto fail;
-    }
-    fclose (f);
-    f = NULL;
     if (jt_config_parse (c, path, text, len, diags) < 0)
         goto fail;
     if (!(c->file = strdup (path))) {
@@ -401,8 +382,6 @@ jt_config_t *jt_config_load (const char *path, bool missing_ok,
     free (text);
     return c;
 fail:
-    if (f)
-        fclose (f);
     free (text);
     jt_config_destroy (c);
     return NULL;

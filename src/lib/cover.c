@@ -12,6 +12,8 @@
  * only used to say "BorrowLimit" instead of a vaguer reason. Reasons and
  * the "ever fundable" test are in cover_why.c.
  */
+#include "config.h"
+
 #include <errno.h>
 #include <math.h>
 #include <stdio.h>
@@ -346,7 +348,6 @@ const jt_cover_cand_t *jt_coverer_cand (const jt_coverer_t *c, size_t i)
 }
 
 /* ---- bounds ---- */
-
 
 static void room_min (room_t *rm, int64_t gpus, enum bound_kind kind,
                       const jt_aggcap_t *cap, double used, double limit)

@@ -3,6 +3,8 @@
  * one-line detail (jt_coverer_why), and whether it could ever be funded
  * (jt_cover_ever, the job_submit admission test). See docs/cover.md.
  */
+#include "config.h"
+
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>

@@ -1,6 +1,8 @@
 /*
  * error.c - jt_error_t and the diagnostics list (see jobtree/error.h).
  */
+#include "config.h"
+
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>

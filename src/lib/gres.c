@@ -1,6 +1,8 @@
 /*
  * gres.c - the GPU entries of a GRES/TRES string (see jobtree/gres.h).
  */
+#include "config.h"
+
 #include <errno.h>
 #include <stdbool.h>
 #include <stdlib.h>

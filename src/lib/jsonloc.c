@@ -8,6 +8,8 @@
  * stays the parser, and these run only on text json-c already accepted
  * (so nesting is bounded by json-c's depth limit).
  */
+#include "config.h"
+
 #include <ctype.h>
 #include <errno.h>
 #include <stdio.h>
@@ -236,7 +238,6 @@ int jt_json_locate (const char *text, size_t len, const char *path, int *line,
     jt_json_linecol (text, len, pos, line, col);
     return rc;
 }
-
 
 int jt_json_locate_elements (const char *text, size_t len, const char *path,
                              int *lines, int *cols, size_t n)

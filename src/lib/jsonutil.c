@@ -7,6 +7,8 @@
  * only understands strings, brackets, commas and colons: json-c stays the
  * parser, and the locator runs only on text json-c already accepted.
  */
+#include "config.h"
+
 #include <ctype.h>
 #include <errno.h>
 #include <math.h>
@@ -19,6 +21,7 @@
 
 #include "jobtree/timeutil.h"
 #include "jsonutil.h"
+#include "readfile.h"
 
 void jt_jdoc_init (jt_jdoc_t *d, const char *file, const char *text, size_t len,
                    jt_diags_t *diags)
@@ -476,38 +479,10 @@ bool jt_json_is_name (const char *s)
 
 char *jt_json_read_file (const char *path, size_t *len, jt_diags_t *diags)
 {
-    FILE *f = fopen (path, "rb");
-    char *buf = NULL, *nb;
-    size_t n = 0, cap = 0;
+    jt_error_t err;
+    char *buf = jt_read_file (path, len, &err);
 
-    if (!f) {
-        jt_diags_add (diags, path, 0, 0, NULL, "cannot open: %s", strerror (errno));
-        return NULL;
-    }
-    for (;;) {
-        if (cap - n < 4096) {
-            cap = cap ? cap * 2 : 8192;
-            if (!(nb = realloc (buf, cap))) {
-                free (buf);
-                fclose (f);
-                jt_diags_add (diags, path, 0, 0, NULL, "out of memory");
-                return NULL;
-            }
-            buf = nb;
-        }
-        size_t got = fread (buf + n, 1, cap - n - 1, f);
-        n += got;
-        if (got == 0)
-            break;
-    }
-    if (ferror (f)) {
-        jt_diags_add (diags, path, 0, 0, NULL, "cannot read: %s", strerror (errno));
-        free (buf);
-        fclose (f);
-        return NULL;
-    }
-    fclose (f);
-    buf[n] = '\0';
-    *len = n;
+    if (!buf)
+        jt_diags_add (diags, path, 0, 0, NULL, "%s", err.text);
     return buf;
 }

@@ -139,8 +139,7 @@ int jt_jdoc_string_value (jt_jdoc_t *d, json_object *v, const char *path,
  * ENOMEM. Does not consume o. */
 char *jt_json_dump (json_object *o);
 
-/* Read a whole file into a NUL-terminated malloc'd buffer. NULL with a
- * diagnostic naming the file on failure. */
+/* jt_read_file (readfile.h), its failure as a diagnostic naming the file. */
 char *jt_json_read_file (const char *path, size_t *len, jt_diags_t *diags);
 
 /* True when s has no whitespace or control characters. */

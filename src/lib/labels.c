@@ -1,6 +1,8 @@
 /*
  * labels.c - sorted key=value label sets and selectors (see jobtree/labels.h).
  */
+#include "config.h"
+
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>

@@ -26,7 +26,8 @@
  * the thread's next write. Without the option a full queue refuses
  * (EAGAIN), for callers that prefer to shed load.
  */
-#define _GNU_SOURCE 1
+#include "config.h"
+
 #include <errno.h>
 #include <fcntl.h>
 #include <pthread.h>

@@ -1,7 +1,8 @@
 /*
  * ledger_conn.c - one connection to jobtree-ledgerd (see ledger_conn.h).
  */
-#define _GNU_SOURCE 1
+#include "config.h"
+
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>

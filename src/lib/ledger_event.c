@@ -9,6 +9,8 @@
  * Times are integer epoch seconds; the RandomPreempt seed is 16 hex digits
  * because JSON integers are signed 64-bit in json-c.
  */
+#include "config.h"
+
 #include <errno.h>
 #include <inttypes.h>
 #include <pthread.h>
@@ -62,12 +64,7 @@ const char *jt_ev_type_name (jt_ev_type_t t)
 }
 const char *jt_lease_role_name (jt_lease_role_t r)
 {
-    switch (r) {
-    case JT_ROLE_ACTIVE: return "Active";
-    case JT_ROLE_SPARE: return "Spare";
-    case JT_ROLE_BORROWED: return "Borrowed";
-    }
-    return "None";
+    return jt_role_str (r);     /* the one role table: snapshot.c */
 }
 const char *jt_end_reason_name (jt_end_reason_t r)
 {
@@ -76,17 +73,6 @@ const char *jt_end_reason_name (jt_end_reason_t r)
 jt_ev_type_t jt_ev_type_parse (const char *s)
 {
     return parse_name (type_names, NELEM (type_names), s);
-}
-int jt_lease_role_parse (const char *s, jt_lease_role_t *out)
-{
-    static const jt_lease_role_t roles[] = { JT_ROLE_ACTIVE, JT_ROLE_SPARE,
-                                             JT_ROLE_BORROWED };
-    for (size_t i = 0; s && i < NELEM (roles); i++)
-        if (!strcmp (s, jt_lease_role_name (roles[i]))) {
-            *out = roles[i];
-            return 0;
-        }
-    return -1;
 }
 jt_end_reason_t jt_end_reason_parse (const char *s)
 {
@@ -556,9 +542,9 @@ static int get_enum (json_object *o, const char *key, int *out,
 
 static int parse_role (const char *s)
 {
-    jt_lease_role_t r;
+    jt_role_t r;
     /* get_enum treats 0 as unknown: shift the role by one */
-    return jt_lease_role_parse (s, &r) < 0 ? 0 : (int) r + 1;
+    return jt_role_parse (s, &r) < 0 ? 0 : (int) r + 1;
 }
 static int parse_reason (const char *s)
 {

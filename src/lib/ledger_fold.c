@@ -18,6 +18,7 @@
  * closed GPU-hours per envelope (it applies the events it emits, and stops
  * remembering event ids so that its memory follows open leases only).
  */
+#include "config.h"
 #include <errno.h>
 #include <inttypes.h>
 #include <stdarg.h>

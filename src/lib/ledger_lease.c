@@ -10,6 +10,8 @@
  * bound nodes. Open leases come from the fold as jt_fold_lease_t; an End is
  * built from its Start's fields, so the fold accepts it.
  */
+#include "config.h"
+
 #include <errno.h>
 #include <inttypes.h>
 #include <stdio.h>

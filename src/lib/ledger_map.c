@@ -5,6 +5,8 @@
  * insertion list so that the oldest can be evicted in O(1) and removal
  * stays O(1).
  */
+#include "config.h"
+
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>

@@ -10,7 +10,8 @@
  * file: cutting it then loses nothing that was ever complete. Otherwise it
  * is CORRUPT and nobody may truncate.
  */
-#define _GNU_SOURCE 1 /* memmem */
+#include "config.h"
+
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>

@@ -13,6 +13,8 @@
  * or dropped without breaking the record itself or its successor. len
  * makes a record self-delimiting even when damaged bytes contain '\n'.
  */
+#include "config.h"
+
 #include <errno.h>
 #include <inttypes.h>
 #include <stdio.h>

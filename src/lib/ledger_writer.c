@@ -13,6 +13,8 @@
  * "ledger-<seq>.jtl" named for its first record, and the directory is
  * fsync'd so the new name is durable too.
  */
+#include "config.h"
+
 #include <errno.h>
 #include <fcntl.h>
 #include <inttypes.h>

@@ -10,6 +10,8 @@
  * node's GPUs before it is narrowed. Nothing is added to the snapshot
  * unless the whole node (or lease) could be.
  */
+#include "config.h"
+
 #include <stdio.h>
 #include <string.h>
 

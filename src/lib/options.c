@@ -6,6 +6,8 @@
  * Every parser checks the whole value before touching the run, so a refused
  * value leaves the run unchanged.
  */
+#include "config.h"
+
 #include <ctype.h>
 #include <errno.h>
 #include <stdint.h>
@@ -146,7 +148,7 @@ static int apply_malleable (jt_run_t *r, const jt_opt_info_t *o,
     r->min_gpus = f[0];
     r->max_gpus = f[1];
     r->step_given = nf == 3;
-    r->step_gpus = nf == 3 ? f[2] : r->group_gpus > 0 ? r->group_gpus : 1;
+    r->step_gpus = nf == 3 ? f[2] : jt_run_step_gpus (r, 0);
     return 0;
 }
 
@@ -260,7 +262,7 @@ void jt_opts_finish (jt_run_t *r)
 {
     /* As jt_run_parse_json does: without STEP, groupGPUs, else 1. */
     if (r && r->malleable && !r->step_given)
-        r->step_gpus = r->group_gpus > 0 ? r->group_gpus : 1;
+        r->step_gpus = jt_run_step_gpus (r, 0);
 }
 
 int jt_opts_from_env (jt_run_t *r, char *const *env, size_t n,

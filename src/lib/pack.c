@@ -18,6 +18,8 @@
  * and, when one cannot be placed, everything taken so far is given back
  * (jt_pack_unplace), which restores counters, flags and heads exactly.
  */
+#include "config.h"
+
 #include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>

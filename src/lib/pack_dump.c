@@ -2,14 +2,14 @@
  * pack_dump.c - the pure parts of Pack: policy names, freeing a placement,
  * and the canonical placement dump used by tests and logs.
  */
-#include <errno.h>
-#include <stdarg.h>
-#include <stdbool.h>
+#include "config.h"
+
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "jobtree/pack.h"
+#include "strbuf.h"
 
 const char *jt_pack_policy_str (jt_pack_policy_t p)
 {
@@ -52,76 +52,29 @@ void jt_placement_free (jt_placement_t *p)
     p->total_gpus = 0;
 }
 
-struct sbuf {
-    char *s;
-    size_t len, cap;
-    bool oom;
-};
-
-static void sb_add (struct sbuf *b, const char *fmt, ...)
-    __attribute__ ((format (printf, 2, 3)));
-
-static void sb_add (struct sbuf *b, const char *fmt, ...)
-{
-    va_list ap;
-    int n;
-
-    if (b->oom)
-        return;
-    va_start (ap, fmt);
-    n = vsnprintf (b->s ? b->s + b->len : NULL, b->s ? b->cap - b->len : 0,
-                   fmt, ap);
-    va_end (ap);
-    if (n < 0) {
-        b->oom = true;
-        return;
-    }
-    if (!b->s || b->len + (size_t) n >= b->cap) {
-        size_t cap = b->cap ? b->cap : 128;
-        while (cap <= b->len + (size_t) n)
-            cap *= 2;
-        char *ns = realloc (b->s, cap);
-        if (!ns) {
-            b->oom = true;
-            return;
-        }
-        b->s = ns;
-        b->cap = cap;
-        va_start (ap, fmt);
-        vsnprintf (b->s + b->len, b->cap - b->len, fmt, ap);
-        va_end (ap);
-    }
-    b->len += (size_t) n;
-}
-
 char *jt_placement_dump (const jt_placement_t *p, const jt_snapshot_t *s)
 {
-    struct sbuf b = { NULL, 0, 0, false };
+    jt_strbuf_t b = JT_STRBUF_INIT;
 
     if (!p || !s || p->ngroups == 0)
         return strdup ("-");
     for (size_t i = 0; i < p->ngroups; i++) {
         const jt_pack_group_t *g = &p->groups[i];
-        sb_add (&b, "%sg%zu %s[", i ? " | " : "", i,
+        jt_strbuf_printf (&b, "%sg%zu %s[", i ? " | " : "", i,
                 g->domain < s->ndomains ? s->domains[g->domain].name : "?");
         for (size_t k = 0; k < g->nnodes; k++)
-            sb_add (&b, "%s%s:%d", k ? " " : "",
+            jt_strbuf_printf (&b, "%s%s:%d", k ? " " : "",
                     g->nodes[k] < s->nnodes ? s->nodes[g->nodes[k]].name : "?",
                     g->node_gpus[k]);
-        sb_add (&b, "]");
+        jt_strbuf_printf (&b, "]");
         if (g->nspares > 0) {
-            sb_add (&b, " s[");
+            jt_strbuf_printf (&b, " s[");
             for (size_t k = 0; k < g->nspares; k++)
-                sb_add (&b, "%s%s", k ? " " : "",
+                jt_strbuf_printf (&b, "%s%s", k ? " " : "",
                         g->spares[k] < s->nnodes ? s->nodes[g->spares[k]].name
                                                  : "?");
-            sb_add (&b, "]");
+            jt_strbuf_printf (&b, "]");
         }
     }
-    if (b.oom) {
-        free (b.s);
-        errno = ENOMEM;
-        return NULL;
-    }
-    return b.s;
+    return jt_strbuf_take (&b);
 }

@@ -9,6 +9,8 @@
  * (O(domains + max free)) rather than a comparison sort; this keeps jt_pack
  * O(domains + nodes taken) on clusters of tens of thousands of nodes.
  */
+#include "config.h"
+
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>

@@ -15,6 +15,8 @@
  * When nothing binds, Cover alone (no placement) decides between Plan-Later
  * (the money is there, the nodes are not) and Reject (Cover's reason).
  */
+#include "config.h"
+
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>

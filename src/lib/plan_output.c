@@ -3,8 +3,9 @@
  * compact canonical dump the tests compare, the human table of
  * `jobtree plan`, and its JSON form (json-c).
  */
+#include "config.h"
+
 #include <ctype.h>
-#include <stdarg.h>
 #include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -13,6 +14,7 @@
 #include <json-c/json.h>
 
 #include "jobtree/plan.h"
+#include "strbuf.h"
 
 static const char *node_name (const jt_snapshot_t *s, size_t i)
 {
@@ -24,105 +26,51 @@ static const char *domain_name (const jt_snapshot_t *s, size_t d)
     return s && d < s->ndomains ? s->domains[d].name : "?";
 }
 
-/* ---- growable string ---- */
-
-typedef struct sbuf {
-    char *p;
-    size_t n, cap;
-    bool oom;
-} sbuf_t;
-
-static void sb_printf (sbuf_t *b, const char *fmt, ...)
-    __attribute__ ((format (printf, 2, 3)));
-
-static void sb_printf (sbuf_t *b, const char *fmt, ...)
-{
-    va_list ap;
-    int len;
-
-    if (b->oom)
-        return;
-    va_start (ap, fmt);
-    len = vsnprintf (NULL, 0, fmt, ap);
-    va_end (ap);
-    if (len < 0) {
-        b->oom = true;
-        return;
-    }
-    if (b->n + (size_t) len + 1 > b->cap) {
-        size_t ncap = b->cap ? b->cap : 256;
-        while (ncap < b->n + (size_t) len + 1)
-            ncap *= 2;
-        char *np = realloc (b->p, ncap);
-        if (!np) {
-            b->oom = true;
-            return;
-        }
-        b->p = np;
-        b->cap = ncap;
-    }
-    va_start (ap, fmt);
-    vsnprintf (b->p + b->n, b->cap - b->n, fmt, ap);
-    va_end (ap);
-    b->n += (size_t) len;
-}
-
-static char *sb_take (sbuf_t *b)
-{
-    if (b->oom) {
-        free (b->p);
-        return NULL;
-    }
-    if (!b->p)
-        return strdup ("");
-    return b->p;
-}
-
 /* ---- canonical dump ---- */
 
 char *jt_plan_dump (const jt_plan_t *p, const jt_snapshot_t *s)
 {
-    sbuf_t b = { NULL, 0, 0, false };
+    jt_strbuf_t b = JT_STRBUF_INIT;
 
     if (!p)
         return NULL;
-    sb_printf (&b, "%s", jt_decision_str (p->decision));
+    jt_strbuf_printf (&b, "%s", jt_decision_str (p->decision));
     if (p->reason != JT_OK)
-        sb_printf (&b, " %s", jt_reason_str (p->reason));
-    sb_printf (&b, " total=%lld", (long long) p->total_gpus);
+        jt_strbuf_printf (&b, " %s", jt_reason_str (p->reason));
+    jt_strbuf_printf (&b, " total=%lld", (long long) p->total_gpus);
     if (p->requested_gpus != p->total_gpus)
-        sb_printf (&b, " want=%lld", (long long) p->requested_gpus);
+        jt_strbuf_printf (&b, " want=%lld", (long long) p->requested_gpus);
     if (p->decision == JT_BIND_NOW) {
         for (size_t i = 0; i < p->ngroups; i++) {
             const jt_plan_group_t *g = &p->groups[i];
-            sb_printf (&b, " | g%zu %lld %s[", g->index, (long long) g->gpus,
+            jt_strbuf_printf (&b, " | g%zu %lld %s[", g->index, (long long) g->gpus,
                        domain_name (s, g->domain));
             for (size_t j = 0; j < g->nnodes; j++)
-                sb_printf (&b, "%s%s:%d", j ? " " : "",
+                jt_strbuf_printf (&b, "%s%s:%d", j ? " " : "",
                            node_name (s, g->nodes[j]), g->node_gpus[j]);
-            sb_printf (&b, "]");
+            jt_strbuf_printf (&b, "]");
             if (g->nspares) {
-                sb_printf (&b, " s[");
+                jt_strbuf_printf (&b, " s[");
                 for (size_t j = 0; j < g->nspares; j++)
-                    sb_printf (&b, "%s%s", j ? " " : "",
+                    jt_strbuf_printf (&b, "%s%s", j ? " " : "",
                                node_name (s, g->spares[j]));
-                sb_printf (&b, "]");
+                jt_strbuf_printf (&b, "]");
             }
-            sb_printf (&b, " %s%s", g->env ? g->env->name : "?",
+            jt_strbuf_printf (&b, " %s%s", g->env ? g->env->name : "?",
                        g->source == JT_SRC_SPONSOR ? " borrowed" : "");
         }
     } else {
         for (size_t i = 0; i < p->nsegs; i++) {
             const jt_cover_seg_t *sg = &p->segs[i];
-            sb_printf (&b, " | pay %s g%zu", sg->env ? sg->env->name : "?",
+            jt_strbuf_printf (&b, " | pay %s g%zu", sg->env ? sg->env->name : "?",
                        sg->first_group);
             if (sg->ngroups > 1)
-                sb_printf (&b, "-g%zu", sg->first_group + sg->ngroups - 1);
-            sb_printf (&b, " %lld%s", (long long) sg->gpus,
+                jt_strbuf_printf (&b, "-g%zu", sg->first_group + sg->ngroups - 1);
+            jt_strbuf_printf (&b, " %lld%s", (long long) sg->gpus,
                        sg->source == JT_SRC_SPONSOR ? " borrowed" : "");
         }
     }
-    return sb_take (&b);
+    return jt_strbuf_take (&b);
 }
 
 /* ---- hostlist-like node lists ---- */
@@ -145,7 +93,7 @@ static bool name_split (const char *name, size_t *plen, long *num, int *width)
 
 /* "a[01-08]:8,b03:4": consecutive nodes with the same prefix, digit width
  * and GPUs collapse into a range. gpus may be NULL (spares). */
-static void sb_nodes (sbuf_t *b, const jt_snapshot_t *s, const size_t *nodes,
+static void sb_nodes (jt_strbuf_t *b, const jt_snapshot_t *s, const size_t *nodes,
                       const int *gpus, size_t n)
 {
     size_t i = 0;
@@ -166,14 +114,14 @@ static void sb_nodes (sbuf_t *b, const jt_snapshot_t *s, const size_t *nodes,
                 j++;
             }
         }
-        sb_printf (b, "%s", i ? "," : "");
+        jt_strbuf_printf (b, "%s", i ? "," : "");
         if (j - i > 1)
-            sb_printf (b, "%.*s[%0*ld-%0*ld]", (int) pa, a, wa, na, wa,
+            jt_strbuf_printf (b, "%.*s[%0*ld-%0*ld]", (int) pa, a, wa, na, wa,
                        na + (long) (j - i - 1));
         else
-            sb_printf (b, "%s", a);
+            jt_strbuf_printf (b, "%s", a);
         if (gpus)
-            sb_printf (b, ":%d", gpus[i]);
+            jt_strbuf_printf (b, ":%d", gpus[i]);
         i = j;
     }
 }
@@ -232,13 +180,13 @@ int jt_plan_print (const jt_plan_t *p, const jt_snapshot_t *s, FILE *f)
                  "GPUS", wd, "DOMAIN", we, "PAYER", "ROLE", "NODES");
         for (size_t i = 0; i < p->ngroups; i++) {
             const jt_plan_group_t *g = &p->groups[i];
-            sbuf_t b = { NULL, 0, 0, false };
+            jt_strbuf_t b = JT_STRBUF_INIT;
             sb_nodes (&b, s, g->nodes, g->node_gpus, g->nnodes);
             if (g->nspares) {
-                sb_printf (&b, " spares=");
+                jt_strbuf_printf (&b, " spares=");
                 sb_nodes (&b, s, g->spares, NULL, g->nspares);
             }
-            char *nodes = sb_take (&b);
+            char *nodes = jt_strbuf_take (&b);
             fprintf (f, "  %-5zu  %-5lld  %-*s  %-*s  %-8s  %s\n", g->index,
                      (long long) g->gpus, wd, domain_name (s, g->domain), we,
                      g->env->name, jt_role_str (g->role), nodes ? nodes : "?");

@@ -2,12 +2,16 @@
  * run.c - a Run: create/destroy, well-formedness (calculus section 3 and
  * DESIGN decision 2), compilation into groups (decision 1: the last group
  * is short), GPU-hours, and the canonical JSON text. Parsing is run_json.c.
+ * It owns a run's defaults (jt_run_init) and the malleable step's default
+ * (jt_run_step_gpus); the JSON and option parsers use those.
  *
  * DESIGN: the checks are written once (jt_run_check) and report each
  * problem as (JSON path, message); jt_run_validate keeps the first one,
  * jt_run_parse_json locates every one of them in the document, and the
  * admission step (admit.c) asks for the sbatch options' words.
  */
+#include "config.h"
+
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -17,19 +21,15 @@
 #include "jsonutil.h"
 #include "run_int.h"
 
-jt_run_t *jt_run_create (void)
+void jt_run_init (jt_run_t *r)
 {
-    jt_run_t *r = calloc (1, sizeof (*r));
-
-    if (!r)
-        return NULL;
+    memset (r, 0, sizeof (*r));
     r->cross_group_spread = true;
     r->max_borrow_gpus = -1;    /* JT_UNSET (budget.h) */
     r->step_gpus = 1;
-    return r;
 }
 
-void jt_run_destroy (jt_run_t *r)
+void jt_run_clear (jt_run_t *r)
 {
     int saved = errno;
 
@@ -41,6 +41,26 @@ void jt_run_destroy (jt_run_t *r)
     for (size_t i = 0; i < r->nsponsors; i++)
         free (r->sponsors[i]);
     free (r->sponsors);
+    jt_run_init (r);
+    errno = saved;
+}
+
+jt_run_t *jt_run_create (void)
+{
+    jt_run_t *r = malloc (sizeof (*r));
+
+    if (r)
+        jt_run_init (r);
+    return r;
+}
+
+void jt_run_destroy (jt_run_t *r)
+{
+    int saved = errno;
+
+    if (!r)
+        return;
+    jt_run_clear (r);
     free (r);
     errno = saved;
 }

@@ -5,6 +5,8 @@
  * of jt_run_check (with the GPUs per node unknown) run on the result, and
  * every problem is reported at its field's line:col.
  */
+#include "config.h"
+
 #include <stdlib.h>
 #include <string.h>
 
@@ -149,7 +151,7 @@ jt_run_t *jt_run_parse_json (const char *file, const char *text, size_t len,
             r->malleable = false;   /* already reported; skip the range checks */
     }
     if (!r->step_given)
-        r->step_gpus = r->group_gpus > 0 ? r->group_gpus : 1;
+        r->step_gpus = jt_run_step_gpus (r, 0);
     jt_jdoc_get_int (&d, root, "", "sparesPerGroup", false, 0, JT_JSON_INT_MAX,
                      &r->spares_per_group);
     if (jt_jdoc_get_container (&d, root, "", "runtime", false, json_type_object,

@@ -1,6 +1,8 @@
 /*
  * sha256.c - SHA-256 in lowercase hex (see sha256.h).
  */
+#include "config.h"
+
 #include <openssl/evp.h>
 
 #include "sha256.h"

@@ -11,6 +11,8 @@
  * parts live in one allocation (name\0region\0cluster\0fabric\0) so the
  * const parts need no separate ownership.
  */
+#include "config.h"
+
 #include <errno.h>
 #include <stddef.h>
 #include <stdio.h>

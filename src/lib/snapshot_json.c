@@ -8,6 +8,8 @@
  * (idle, mixed, allocated, completing, down, fail, drained, ..., with
  * Slurm's flag suffixes such as "idle*" or "mixed+drain"), any case.
  */
+#include "config.h"
+
 #include <ctype.h>
 #include <stdio.h>
 #include <stdlib.h>

@@ -5,6 +5,8 @@
  * rather than with mktime/timegm so that the result never depends on the
  * process's TZ or locale.
  */
+#include "config.h"
+
 #include <ctype.h>
 #include <stdbool.h>
 #include <stdio.h>

@@ -7,6 +7,8 @@
  * counts toward its payer's active GPUs); GPUs funding a run of another
  * owner are also counted as lent, which is what lending caps bound.
  */
+#include "config.h"
+
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>

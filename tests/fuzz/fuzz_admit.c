@@ -5,6 +5,8 @@
  * every other line a SPANK environment entry ("JOBTREE_GROUP_GPUS=16").
  * The budgets are fixed; a run's record must parse back, a refusal must be
  * one "jobtree: " line. */
+#include "config.h"
+
 #include <stdio.h>
 
 #include "jobtree/admit.h"

@@ -1,4 +1,6 @@
 /* fuzz_budget.c - one budget file (jobtree-budgets(5)), then finalize. */
+#include "config.h"
+
 #include "jobtree/budget.h"
 #include "jobtree/error.h"
 #include "fuzz.h"

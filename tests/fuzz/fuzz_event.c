@@ -1,5 +1,7 @@
 /* fuzz_event.c - one ledger event line as jobtree-ledgerd receives it,
  * and its canonical form read back. */
+#include "config.h"
+
 #include "jobtree/error.h"
 #include "jobtree/ledger.h"
 #include "fuzz.h"

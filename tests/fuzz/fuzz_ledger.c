@@ -1,5 +1,7 @@
 /* fuzz_ledger.c - a ledger segment file as the daemon's recovery and
  * jobtree verify read it (records, hashes, chain). */
+#include "config.h"
+
 #include <stdio.h>
 #include <unistd.h>
 

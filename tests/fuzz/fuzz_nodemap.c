@@ -7,6 +7,8 @@
  * count is used), GPUs allocated, state flags (both decimal), leaf switch;
  * the last node may be short. Every added node also gets a lease of a job
  * numbered by its flags. */
+#include "config.h"
+
 #include <stdbool.h>
 
 #include "jobtree/error.h"

@@ -1,5 +1,7 @@
 /* fuzz_options.c - a job's SPANK environment as job_submit reads it (one
  * "NAME=VALUE" per line), then the run validated and compiled. */
+#include "config.h"
+
 #include "jobtree/error.h"
 #include "jobtree/options.h"
 #include "jobtree/run.h"

@@ -1,6 +1,8 @@
 /* fuzz_plan.c - the whole decision on small structured inputs: a budget
  * file, a snapshot and a run, separated by lines "----", planned at a
  * fixed time under both pack policies (what job_test does per call). */
+#include "config.h"
+
 #include "jobtree/budget.h"
 #include "jobtree/error.h"
 #include "jobtree/plan.h"

@@ -1,6 +1,8 @@
 /* fuzz_record.c - the Jobtree record in a job's admin_comment, as the
  * select plugin and jobtree snapshot read it back (src/lib/record.c), and
  * re-formatted from what was read (what job_submit writes). */
+#include "config.h"
+
 #include "jobtree/error.h"
 #include "jobtree/record.h"
 #include "fuzz.h"

@@ -1,5 +1,7 @@
 /* fuzz_run.c - a run document (jobtree-run(5)), validated, compiled and
  * serialised as job_submit and the select plugin do. */
+#include "config.h"
+
 #include "jobtree/error.h"
 #include "jobtree/run.h"
 #include "fuzz.h"

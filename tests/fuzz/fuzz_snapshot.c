@@ -1,5 +1,7 @@
 /* fuzz_snapshot.c - a snapshot document (jobtree-snapshot(5)), and its
  * canonical form read back. */
+#include "config.h"
+
 #include "jobtree/error.h"
 #include "jobtree/snapshot.h"
 #include "fuzz.h"

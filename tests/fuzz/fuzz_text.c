@@ -1,6 +1,8 @@
 /* fuzz_text.c - the small text parsers: times and durations (budgets, run
  * files, --checkpoint, jobtree report -S/-E), Slurm node features
  * (key=value labels) and GPU GRES strings (sbatch's requests, node GRES). */
+#include "config.h"
+
 #include "jobtree/error.h"
 #include "jobtree/gres.h"
 #include "jobtree/labels.h"

@@ -1,6 +1,8 @@
 /*
  * tap.c - see tap.h.
  */
+#include "config.h"
+
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>

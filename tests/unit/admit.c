@@ -7,6 +7,8 @@
  * The budgets are the test cluster's (etc/slurm/test-cluster/budgets),
  * inline; the cluster is one with 8-GPU h100 nodes.
  */
+#include "config.h"
+
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>

@@ -3,11 +3,14 @@
  * rule with its exact diagnostic (path and line:col), cross-file checks,
  * malformed input (every prefix of a valid file), lookups.
  */
+#include "config.h"
+
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "jobtree/budget.h"
+#include "fixtures.h"
 #include "tap.h"
 
 #define VALID \
@@ -34,21 +37,6 @@
 
 #define RESEARCH "{ \"owner\": \"research\" }"
 
-/* Render all diagnostics, one per line. */
-static char *render (const jt_diags_t *d)
-{
-    static char out[8192];
-    size_t len = 0;
-
-    out[0] = '\0';
-    for (size_t i = 0; i < d->n && len < sizeof (out); i++) {
-        len += (size_t) jt_diag_format (&d->v[i], out + len, sizeof (out) - len);
-        if (len < sizeof (out) - 1)
-            out[len++] = '\n', out[len] = '\0';
-    }
-    return out;
-}
-
 /* Add one file and return its diagnostics as text (rc in *rc). */
 static char *one (const char *text, int *rc)
 {
@@ -58,7 +46,7 @@ static char *one (const char *text, int *rc)
 
     jt_diags_init (&d);
     *rc = jt_budgets_add_json (b, "t.json", text, strlen (text), &d);
-    out = render (&d);
+    out = fx_diags_text (&d);
     jt_diags_free (&d);
     jt_budgets_destroy (b);
     return out;
@@ -75,7 +63,7 @@ static void check_valid (void)
     ok (jt_budgets_add_json (b, "research.json", RESEARCH, strlen (RESEARCH), &d) == 0,
         "owner with no envelopes is added");
     ok (jt_budgets_finalize (b, &d) == 0, "finalize");
-    is (render (&d), "", "no diagnostics");
+    is (fx_diags_text (&d), "", "no diagnostics");
     is_int (b->n, 2, "two owners");
     is (b->v[0].owner, "rai", "sorted by owner");
     is_int (b->nenv, 2, "two envelopes");
@@ -130,7 +118,7 @@ static char *many (const char *const *texts, int *rc)
     }
     if (*rc == 0)
         *rc = jt_budgets_finalize (b, &d);
-    out = render (&d);
+    out = fx_diags_text (&d);
     jt_diags_free (&d);
     jt_budgets_destroy (b);
     return out;
@@ -425,31 +413,28 @@ static void check_truncations (void)
 /* Every single-byte corruption of a valid file either loads cleanly or is
  * refused with at least one diagnostic; never a crash (ASan/UBSan run
  * these) and never "refused without saying why". */
+/* One corrupted budget file: loads cleanly or says why (refusals counted
+ * in *arg). */
+static size_t corrupt_budget (const char *buf, size_t n, void *arg)
+{
+    size_t *refused = arg;
+    jt_budgets_t *b = jt_budgets_create ();
+    jt_diags_t d;
+
+    jt_diags_init (&d);
+    int rc = jt_budgets_add_json (b, "t.json", buf, n, &d);
+    size_t bad = (rc < 0) != (d.n > 0);
+    *refused += rc < 0;
+    jt_diags_free (&d);
+    jt_budgets_destroy (b);
+    return bad;
+}
+
 static void check_corruptions (void)
 {
-    static const char subst[] = "\"{}[],:0-9.xe\\ \n";
-    size_t n = strlen (VALID), bad = 0, refused = 0, total = 0;
-    char *buf = malloc (n + 1);
+    size_t refused = 0, total;
+    size_t bad = fx_corruptions (VALID, corrupt_budget, &refused, &total);
 
-    for (size_t i = 0; buf && i < n; i++) {
-        for (size_t k = 0; k < sizeof (subst) - 1; k++) {
-            if (VALID[i] == subst[k])
-                continue;
-            memcpy (buf, VALID, n + 1);
-            buf[i] = subst[k];
-            jt_budgets_t *b = jt_budgets_create ();
-            jt_diags_t d;
-            jt_diags_init (&d);
-            int rc = jt_budgets_add_json (b, "t.json", buf, n, &d);
-            if ((rc < 0) != (d.n > 0))
-                bad++;
-            refused += rc < 0;
-            total++;
-            jt_diags_free (&d);
-            jt_budgets_destroy (b);
-        }
-    }
-    free (buf);
     is_int (bad, 0, "%zu corruptions: each loads cleanly or says why", total);
     ok (refused > total / 2, "most corruptions are refused (%zu of %zu)", refused,
         total);
@@ -473,7 +458,7 @@ static char *load_dir_text (const char *name, bool *loaded)
     jt_budgets_t *b = jt_budgets_load_dir (fixture (name), &d);
     *loaded = b != NULL;
     jt_budgets_destroy (b);
-    out = render (&d);
+    out = fx_diags_text (&d);
     /* make file names relative to the fixture directory */
     snprintf (prefix, sizeof (prefix), "%s", fixture (""));
     for (char *p; (p = strstr (out, prefix));)

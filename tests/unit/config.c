@@ -2,6 +2,8 @@
  * config.c - unit tests of jobtree.conf parsing (jobtree/config.h): defaults,
  * every key, file:line diagnostics, and all-or-nothing application.
  */
+#include "config.h"
+
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>

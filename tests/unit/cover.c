@@ -4,6 +4,8 @@
  * exact outcome so that breaking the rule fails it; plus live usage from a
  * snapshot and the "could it ever be funded" admission test.
  */
+#include "config.h"
+
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -135,7 +137,7 @@ static void test_order (void)
         "{ \"owner\": \"delta\", \"envelopes\": ["
         FX_ENV ("delta-h100", "", 8, ", \"lending\": { \"allow\": true,"
                 " \"to\": [\"nlp\"] }") "] }",
-        NULL);
+        FX_END);
     jt_run_t *r = fx_run (RUN ("rai", 8, ", \"funding\": { \"allowBorrow\": true,"
                                " \"sponsors\": [\"zeta\", \"rai\", \"nlp\"] }"));
     jt_run_t *nob = fx_run (RUN ("rai", 8, ""));
@@ -183,7 +185,7 @@ static void test_window (void)
         " \"concurrency\": 64 },"
         "{ \"name\": \"later\", \"flavor\": \"h100\", \"selector\": {},"
         " \"start\": \"2026-06-01T00:00:00Z\", \"end\": \"2026-07-01T00:00:00Z\","
-        " \"concurrency\": 64 }"), NULL);
+        " \"concurrency\": 64 }"), FX_END);
     jt_run_t *r = fx_run (RUN ("rai", 16, ""));
     char d[256];
 
@@ -208,7 +210,7 @@ static void test_window (void)
 
 static void test_pointwise (void)
 {
-    jt_budgets_t *b = fx_budgets (RAI (FX_ENV ("west-h100", "", 128, "")), NULL);
+    jt_budgets_t *b = fx_budgets (RAI (FX_ENV ("west-h100", "", 128, "")), FX_END);
     jt_run_t *r64 = fx_run (RUN ("rai", 64, ""));
     jt_run_t *r32 = fx_run (RUN ("rai", 32, ""));
     jt_usage_t u;
@@ -227,7 +229,7 @@ static void test_pointwise (void)
 static void test_integral (void)
 {
     jt_budgets_t *b = fx_budgets (RAI (FX_ENV ("west-h100", "", 128,
-                                               ", \"maxGPUHours\": 1000")), NULL);
+                                               ", \"maxGPUHours\": 1000")), FX_END);
     jt_run_t *r4 = fx_run (RUN ("rai", 64, ", \"runtime\": { \"timeLimit\": \"4h\" }"));
     jt_run_t *r16 = fx_run (RUN ("rai", 64, ", \"runtime\": { \"timeLimit\": \"16h\" }"));
     jt_usage_t u;
@@ -256,7 +258,7 @@ static void test_aggregate (void)
         FX_ENV ("east-h100", "\"region\": \"east\"", 128, "")
         "], \"aggregateCaps\": [ { \"name\": \"h100-total\", \"flavor\": \"h100\","
         " \"envelopes\": [\"west-h100\", \"east-h100\"], \"maxConcurrency\": 160 }"),
-        NULL);
+        FX_END);
     jt_run_t *r64 = fx_run (RUN ("rai", 64, ""));
     jt_run_t *r60 = fx_run (RUN ("rai", 60, ""));
     jt_usage_t u;
@@ -281,8 +283,8 @@ static void test_aggregate (void)
 
 static void test_lending (void)
 {
-    jt_budgets_t *b1 = fx_budgets (RAI (""), VISION ("\"nlp\"", ""), NULL);
-    jt_budgets_t *b2 = fx_budgets (RAI (""), VISION ("\"*\"", ""), NULL);
+    jt_budgets_t *b1 = fx_budgets (RAI (""), VISION ("\"nlp\"", ""), FX_END);
+    jt_budgets_t *b2 = fx_budgets (RAI (""), VISION ("\"*\"", ""), FX_END);
     jt_run_t *r = fx_run (RUN ("rai", 32, BORROW ("")));
 
     is (order (b1, r), "", "lending ACL: not listed -> not a candidate");
@@ -297,7 +299,7 @@ static void test_lending (void)
     /* Lending caps: concurrency and GPU-hours lent. */
     jt_budgets_t *b = fx_budgets (RAI (""), VISION ("\"*\"",
                                   ", \"maxConcurrency\": 32, \"maxGPUHours\": 100"),
-                                  NULL);
+                                  FX_END);
     jt_run_t *r32 = fx_run (RUN ("rai", 32, BORROW ("")));
     jt_run_t *r16 = fx_run (RUN ("rai", 16, BORROW ("")));
     jt_run_t *r64 = fx_run (RUN ("rai", 64, BORROW ("")));
@@ -329,7 +331,7 @@ static void test_lending (void)
 static void test_borrow_limits (void)
 {
     jt_budgets_t *b = fx_budgets (RAI (FX_ENV ("west-h100", "", 16, "")),
-                                  VISION ("\"rai\"", ""), NULL);
+                                  VISION ("\"rai\"", ""), FX_END);
     jt_run_t *r = fx_run (RUN ("rai", 48, ", \"locality\": { \"groupGPUs\": 16 }"
                                BORROW (", \"maxBorrowGPUs\": 16")));
     jt_run_t *r2 = fx_run (RUN ("rai", 32, ", \"locality\": { \"groupGPUs\": 16 }"
@@ -349,7 +351,7 @@ static void test_borrow_limits (void)
     jt_run_destroy (off);
     jt_budgets_destroy (b);
 
-    b = fx_budgets (RAI (""), VISION ("\"rai\"", ""), NULL);
+    b = fx_budgets (RAI (""), VISION ("\"rai\"", ""), FX_END);
     off = fx_run (RUN ("rai", 16, ""));
     is (cov (b, NULL, off), "BorrowLimit: borrowing is off: sponsor envelope"
         " vision-h100 (vision) could pay 16 GPUs",
@@ -363,7 +365,7 @@ static void test_borrow_limits (void)
 static void test_whole_groups (void)
 {
     jt_budgets_t *b = fx_budgets (RAI (FX_ENV ("w1", "", 48, "") ","
-                                       FX_ENV ("w2", "", 48, "")), NULL);
+                                       FX_ENV ("w2", "", 48, "")), FX_END);
     jt_run_t *one = fx_run (RUN ("rai", 64, ""));
     jt_run_t *two = fx_run (RUN ("rai", 96, ", \"locality\": { \"groupGPUs\": 48 }"));
     jt_run_t *three = fx_run (RUN ("rai", 80, ", \"locality\": { \"groupGPUs\": 32 }"));
@@ -387,7 +389,7 @@ static void test_reasons (void)
                                   "{ \"owner\": \"nlp\", \"envelopes\": ["
                                   "{ \"name\": \"nlp-a100\", \"flavor\": \"a100\","
                                   " \"selector\": {}, " FX_WINDOW ","
-                                  " \"concurrency\": 8 }] }", NULL);
+                                  " \"concurrency\": 8 }] }", FX_END);
     jt_run_t *nobudget = fx_run (RUN ("ghost", 8, ""));
     jt_run_t *h200 = fx_run ("{ \"owner\": \"rai\", \"resources\": {"
                              " \"gpuType\": \"h200\", \"totalGPUs\": 8 } }");
@@ -444,7 +446,7 @@ static void test_reasons (void)
 
 static void test_coverer_api (void)
 {
-    jt_budgets_t *b = fx_budgets (RAI (FX_ENV ("west-h100", "", 64, "")), NULL);
+    jt_budgets_t *b = fx_budgets (RAI (FX_ENV ("west-h100", "", 64, "")), FX_END);
     jt_run_t *r = fx_run (RUN ("rai", 64, ""));
     jt_coverer_t *c = jt_coverer_create (b, NULL, r, fx_time (FX_NOW), NULL);
     jt_reason_t why;
@@ -472,7 +474,7 @@ static void test_coverer_api (void)
 static void test_usage (void)
 {
     jt_budgets_t *b = fx_budgets (RAI (FX_ENV ("west-h100", "", 128, "")),
-                                  VISION ("\"*\"", ""), NULL);
+                                  VISION ("\"*\"", ""), FX_END);
     jt_snapshot_t *s = jt_snapshot_create ();
     char *n1[] = { "a01" }, *n2[] = { "a02" }, *n3[] = { "a03" }, *n4[] = { "a04" };
     jt_lease_t l[] = {

@@ -1,7 +1,8 @@
 /*
- * fixtures.c - helpers shared by the Cover and Plan unit tests (see
- * fixtures.h).
+ * fixtures.c - owns the helpers shared by the unit tests (see fixtures.h).
  */
+#include "config.h"
+
 #include <stdarg.h>
 #include <stdbool.h>
 #include <stdio.h>
@@ -11,6 +12,7 @@
 #include "jobtree/labels.h"
 #include "jobtree/timeutil.h"
 #include "fixtures.h"
+#include "prng.h"
 #include "tap.h"
 
 static void bail_diags (const char *what, const jt_diags_t *d)
@@ -22,6 +24,82 @@ static void bail_diags (const char *what, const jt_diags_t *d)
         diag ("%s: %s", what, buf);
     }
     bail_out ("fixture %s is invalid", what);
+}
+
+char *fx_diags_text (const jt_diags_t *d)
+{
+    static char out[8192];
+    size_t len = 0;
+
+    out[0] = '\0';
+    for (size_t i = 0; i < d->n && len + 2 < sizeof (out); i++) {
+        len += (size_t) jt_diag_format (&d->v[i], out + len, sizeof (out) - len - 1);
+        if (len + 1 < sizeof (out))
+            out[len++] = '\n', out[len] = '\0';
+    }
+    return out;
+}
+
+const char *fx_parse_run (const char *text, jt_run_t **out)
+{
+    static char buf[4096];
+    jt_diags_t d;
+
+    jt_diags_init (&d);
+    jt_run_t *r = jt_run_parse_json ("r.json", text, strlen (text), &d);
+    snprintf (buf, sizeof (buf), "%s", fx_diags_text (&d));
+    if (!r && d.n == 0)
+        snprintf (buf, sizeof (buf), "NULL without a diagnostic");
+    if (r && d.n)
+        snprintf (buf, sizeof (buf), "a run AND diagnostics: %s", fx_diags_text (&d));
+    jt_diags_free (&d);
+    if (out)
+        *out = r;
+    else
+        jt_run_destroy (r);
+    return buf;
+}
+
+const char *fx_parse_snapshot (const char *text, jt_snapshot_t **out)
+{
+    static char buf[4096];
+    jt_diags_t d;
+
+    jt_diags_init (&d);
+    jt_snapshot_t *s = jt_snapshot_parse_json ("s.json", text, strlen (text), &d);
+    snprintf (buf, sizeof (buf), "%s", fx_diags_text (&d));
+    if (!s && d.n == 0)
+        snprintf (buf, sizeof (buf), "NULL without a diagnostic");
+    jt_diags_free (&d);
+    if (out)
+        *out = s;
+    else
+        jt_snapshot_destroy (s);
+    return buf;
+}
+
+size_t fx_corruptions (const char *text, fx_corrupt_f check, void *arg,
+                       size_t *total)
+{
+    static const char subst[] = "\"{}[],:0-9.xe\\ \n";
+    size_t n = strlen (text), bad = 0;
+    char *buf = malloc (n + 1);
+
+    if (!buf)
+        bail_out ("out of memory");
+    *total = 0;
+    for (size_t i = 0; i < n; i++) {
+        for (size_t k = 0; k < sizeof (subst) - 1; k++) {
+            if (text[i] == subst[k])
+                continue;
+            memcpy (buf, text, n + 1);
+            buf[i] = subst[k];
+            bad += check (buf, n, arg);
+            (*total)++;
+        }
+    }
+    free (buf);
+    return bad;
 }
 
 jt_budgets_t *fx_budgets (const char *doc, ...)
@@ -140,19 +218,14 @@ void fx_seed (uint64_t seed)
     rng_state = seed * 0x9E3779B97F4A7C15ULL + 1;
 }
 
-
-/* xorshift64*: a small fixed PRNG so the seeds give the same cases anywhere. */
 uint64_t fx_rand (void)
 {
-    rng_state ^= rng_state >> 12;
-    rng_state ^= rng_state << 25;
-    rng_state ^= rng_state >> 27;
-    return rng_state * 2685821657736338717ULL;
+    return prng_next (&rng_state);
 }
 
 int fx_pick (int n)
 {
-    return (int) (fx_rand () % (uint64_t) n);
+    return prng_below (&rng_state, n);
 }
 
 static const char *regions[] = { "west", "east" };

@@ -1,8 +1,11 @@
 /*
- * fixtures.h - shared helpers of the Cover and Plan unit tests: budgets and
- * runs from inline JSON, snapshots from node ranges, times from RFC 3339.
- * Every helper bails out of the test (TAP "Bail out!") on bad input, so a
- * typo in a fixture is never mistaken for a rule failing.
+ * fixtures.h - the helpers shared by the unit tests (one copy, linked into
+ * every test that needs it): diagnostics as text, parsing with the
+ * diagnostics returned, every single-byte corruption of a document; and for
+ * the Cover and Plan tests budgets and runs from inline JSON, snapshots from
+ * node ranges, times from RFC 3339. The fx_budgets/fx_run/fx_nodes family
+ * bails out of the test (TAP "Bail out!") on bad input, so a typo in a
+ * fixture is never mistaken for a rule failing.
  */
 #ifndef JT_TEST_FIXTURES_H
 #define JT_TEST_FIXTURES_H
@@ -27,7 +30,32 @@
     "{ \"name\": \"" name "\", \"flavor\": \"h100\", \"selector\": { " sel \
     " }, " FX_WINDOW ", \"concurrency\": " #conc extra " }"
 
-/* Budgets from NULL-terminated JSON documents (added then finalized). */
+/* All diagnostics of d as "file:line:col: path: msg" lines, each ending in
+ * a newline ("" for none). Static buffer, overwritten by the next call. */
+char *fx_diags_text (const jt_diags_t *d);
+
+/* Parse text as file "r.json" / "s.json" and return the diagnostics as
+ * fx_diags_text does ("" when it parsed; "NULL without a diagnostic" if it
+ * failed silently; for runs also "a run AND diagnostics: ..."). The result
+ * is kept in *out when out is not NULL (caller destroys), else destroyed.
+ * Static buffer, overwritten by the next call. */
+const char *fx_parse_run (const char *text, jt_run_t **out);
+const char *fx_parse_snapshot (const char *text, jt_snapshot_t **out);
+
+/* Every single-byte corruption of text: each byte replaced in turn by each
+ * of the bytes "{}[],:0-9.xe\ and space and newline that differs from it.
+ * check(buf, len, arg) gets each variant (NUL-terminated, len bytes) and
+ * returns how many problems it found; the sum is returned and the number
+ * of variants put in *total. */
+typedef size_t (*fx_corrupt_f) (const char *buf, size_t len, void *arg);
+size_t fx_corruptions (const char *text, fx_corrupt_f check, void *arg,
+                       size_t *total);
+
+/* The end of fx_budgets' list (a typed null pointer, as a variadic
+ * function needs). */
+#define FX_END ((const char *) NULL)
+
+/* Budgets from JSON documents ending with FX_END (added then finalized). */
 jt_budgets_t *fx_budgets (const char *doc, ...);
 
 /* A run from its JSON text. */
@@ -51,8 +79,8 @@ const char *fx_plan (const jt_budgets_t *b, const jt_snapshot_t *s,
                      const jt_usage_t *u, const jt_run_t *r,
                      jt_pack_policy_t policy, jt_plan_t *out);
 
-/* Random cases for property tests, from a fixed PRNG (xorshift64*) so a
- * seed gives the same cases on every machine. */
+/* Random cases for property tests, from the tests' PRNG (splitmix64,
+ * tests/tap/prng.h) so a seed gives the same cases on every machine. */
 void fx_seed (uint64_t seed);
 uint64_t fx_rand (void);
 int fx_pick (int n);                    /* uniform in [0, n) */

@@ -3,6 +3,8 @@
  * strings sbatch makes of --gres, --gpus, --gpus-per-node, a node's GRES
  * and GRES in use, hostile counts, and the checked request arithmetic.
  */
+#include "config.h"
+
 #include <string.h>
 
 #include <stdint.h>

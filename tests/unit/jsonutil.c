@@ -2,6 +2,8 @@
  * jsonutil.c - unit tests of the JSON helpers: the path locator, syntax
  * error positions, typed getters and their limits, suggestions, SHA-256.
  */
+#include "config.h"
+
 #include <stdio.h>
 #include <string.h>
 

@@ -1,6 +1,8 @@
 /*
  * labels.c - unit tests of label sets and selector matching.
  */
+#include "config.h"
+
 #include <stdlib.h>
 
 #include "jobtree/labels.h"

@@ -6,7 +6,8 @@
  * client library's spool (daemon down -> spooled; back -> drained once, in
  * order).
  */
-#define _GNU_SOURCE 1
+#include "config.h"
+
 #include <errno.h>
 #include <fcntl.h>
 #include <grp.h>

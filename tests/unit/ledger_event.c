@@ -2,6 +2,8 @@
  * ledger_event.c - unit tests of the ledger event model: canonical JSON of
  * every event type (exact strings), parse/serialize round trips, refusals.
  */
+#include "config.h"
+
 #include <stdlib.h>
 #include <string.h>
 

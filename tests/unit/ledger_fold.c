@@ -2,6 +2,8 @@
  * ledger_fold.c - unit tests of the fold (live state) and each invariant
  * class of `jobtree verify`, plus jt_ledger_verify over a written ledger.
  */
+#include "config.h"
+
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>

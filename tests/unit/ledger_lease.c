@@ -6,6 +6,8 @@
  * down, node failure, missing Start, shrink while down), each compared as a
  * canonical dump of the events; the events are checked against the fold.
  */
+#include "config.h"
+
 #include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>

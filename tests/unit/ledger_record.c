@@ -3,6 +3,8 @@
  * reader's named outcomes and the writer's recovery: known-answer vectors,
  * every-byte tamper loop, deletions, swaps, torn tails, rotation.
  */
+#include "config.h"
+
 #include <errno.h>
 #include <fcntl.h>
 #include <inttypes.h>

@@ -5,6 +5,8 @@
  * and hostile GRES, GPUs in use, node states, skipped and unlabelled
  * nodes, and bound groups as leases.
  */
+#include "config.h"
+
 #include <stdint.h>
 #include <stdio.h>
 #include <string.h>

@@ -3,6 +3,8 @@
  * every option's good values, each refusal's exact message, and the
  * SPANK-environment round trip used by job_submit.
  */
+#include "config.h"
+
 #include <stdlib.h>
 #include <string.h>
 
@@ -10,36 +12,20 @@
 #include "jobtree/options.h"
 #include "tap.h"
 
-/* A run with the documented defaults, without depending on run.c. */
-static void run_init (jt_run_t *r)
-{
-    memset (r, 0, sizeof (*r));
-    r->cross_group_spread = true;
-    r->max_borrow_gpus = JT_UNSET;
-}
-
-static void run_clear (jt_run_t *r)
-{
-    for (size_t i = 0; i < r->nsponsors; i++)
-        free (r->sponsors[i]);
-    free (r->sponsors);
-    run_init (r);
-}
-
 /* Expect a refusal with exactly msg, and the run left as it was. */
 static void refused (const char *name, const char *value, const char *msg)
 {
     jt_run_t r;
     jt_error_t err = { "" };
 
-    run_init (&r);
+    jt_run_init (&r);
     ok (jt_opt_apply (&r, name, value, &err) == -1, "--%s=%s refused", name,
         value ? value : "(none)");
     is (err.text, msg, "message for --%s=%s", name, value ? value : "(none)");
     ok (r.group_gpus == 0 && !r.malleable && r.nsponsors == 0 && !r.allow_borrow
         && r.cross_group_spread && r.checkpoint_s == 0,
         "run unchanged after refusing --%s", name);
-    run_clear (&r);
+    jt_run_clear (&r);
 }
 
 static void test_table (void)
@@ -56,10 +42,10 @@ static void test_table (void)
         jt_run_t r;
         jt_error_t err;
         const char *ex = strchr (tab[i].example, '=') + 1;
-        run_init (&r);
+        jt_run_init (&r);
         ok (jt_opt_apply (&r, tab[i].name, ex, &err) == 0,
             "the example %s is accepted", tab[i].example);
-        run_clear (&r);
+        jt_run_clear (&r);
     }
 }
 
@@ -68,7 +54,7 @@ static void test_good (void)
     jt_run_t r;
     jt_error_t err;
 
-    run_init (&r);
+    jt_run_init (&r);
     ok (jt_opt_apply (&r, "group-gpus", "32", &err) == 0, "group-gpus=32");
     is_int (r.group_gpus, 32, "group_gpus set");
     ok (jt_opt_apply (&r, "cross-group-spread", "no", &err) == 0, "spread=no");
@@ -101,15 +87,15 @@ static void test_good (void)
     is (r.sponsors[1], "speech-2", "sponsor order kept");
     ok (jt_opt_apply (&r, "sponsors", "x", &err) == 0, "sponsors replaced");
     is_int (r.nsponsors, 1, "one sponsor");
-    run_clear (&r);
+    jt_run_clear (&r);
 
-    run_init (&r);
+    jt_run_init (&r);
     ok (jt_opt_apply (&r, "sponsors", "vision", &err) == 0, "sponsors alone");
     ok (r.allow_borrow && r.max_borrow_gpus == JT_UNSET, "--sponsors implies --borrow");
     ok (jt_opt_apply (&r, "malleable", "8:64", &err) == 0, "malleable w/o groups");
     jt_opts_finish (&r);
     is_int (r.step_gpus, 1, "STEP defaults to 1 without groups");
-    run_clear (&r);
+    jt_run_clear (&r);
 }
 
 static void test_bad (void)
@@ -175,7 +161,7 @@ static void test_env (void)
     char *env3[] = { "PATH=/bin", "HOME=/" };
     char *env4[] = { "JOBTREE_BORROW=", "JOBTREE_SPARES=" };
 
-    run_init (&r);
+    jt_run_init (&r);
     is_int (jt_opts_from_env (&r, env1, 8, &err), 5, "five Jobtree options found");
     is_int (r.group_gpus, 16, "SPANK_ prefix accepted");
     ok (r.malleable && r.min_gpus == 16 && r.max_gpus == 64, "malleable");
@@ -184,24 +170,24 @@ static void test_env (void)
     is_int (r.nsponsors, 1, "sponsors");
     ok (!r.cross_group_spread, "spread off");
     is_int (r.spares_per_group, 0, "automatic _SLURM_SPANK_OPTION_ ignored");
-    run_clear (&r);
+    jt_run_clear (&r);
 
-    run_init (&r);
+    jt_run_init (&r);
     is_int (jt_opts_from_env (&r, env2, 1, &err), -1, "bad env value refused");
     is (err.text, "--spares=-1: not a whole number, e.g. --spares=1", "names option");
-    run_clear (&r);
+    jt_run_clear (&r);
 
-    run_init (&r);
+    jt_run_init (&r);
     is_int (jt_opts_from_env (&r, env4, 1, &err), 1, "empty value is a flag");
     ok (r.allow_borrow && r.max_borrow_gpus == JT_UNSET, "JOBTREE_BORROW= is --borrow");
     is_int (jt_opts_from_env (&r, env4, 2, &err), -1, "empty required value refused");
     is (err.text, "--spares: needs a value, e.g. --spares=1", "needs a value");
-    run_clear (&r);
+    jt_run_clear (&r);
 
-    run_init (&r);
+    jt_run_init (&r);
     is_int (jt_opts_from_env (&r, env3, 2, &err), 0, "no Jobtree option: 0");
     is_int (jt_opts_from_env (&r, NULL, 0, &err), 0, "empty env: 0");
-    run_clear (&r);
+    jt_run_clear (&r);
 }
 
 int main (void)

@@ -2,6 +2,8 @@
  * pack.c - unit tests of Pack: one named test per packing rule, comparing
  * jt_placement_dump strings exactly.
  */
+#include "config.h"
+
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>

@@ -5,30 +5,25 @@
  * naive re-implementation of the placement rule says the request cannot be
  * placed (and the same domains when it can).
  *
- * The PRNG is splitmix64 with fixed seeds, so every run checks the same
+ * The PRNG is splitmix64 (tests/tap/prng.h) with fixed seeds, so every run checks the same
  * few hundred clusters.
  */
+#include "config.h"
+
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "jobtree/pack.h"
+#include "prng.h"
 #include "tap.h"
 
 static uint64_t rng_state;
 
-static uint64_t splitmix64 (void)
-{
-    uint64_t z = (rng_state += 0x9e3779b97f4a7c15ULL);
-    z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ULL;
-    z = (z ^ (z >> 27)) * 0x94d049bb133111ebULL;
-    return z ^ (z >> 31);
-}
-
 /* Uniform in [0, n). */
 static int rnd (int n)
 {
-    return (int) (splitmix64 () % (uint64_t) n);
+    return prng_below (&rng_state, n);
 }
 
 struct nspec {

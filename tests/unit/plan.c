@@ -4,6 +4,8 @@
  * policies, spares, borrowing, the Reject/Plan-Later split, the outputs;
  * and property tests over random budgets and clusters (fixed seeds).
  */
+#include "config.h"
+
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -37,7 +39,7 @@ static void test_payer_selector (void)
         "{ \"owner\": \"research\", \"envelopes\": ["
         FX_ENV ("east-h100", "\"region\": \"east\"", 128, "") "] }",
         "{ \"owner\": \"rai\", \"parent\": \"research\", \"envelopes\": ["
-        FX_ENV ("west-h100", "\"region\": \"west\"", 128, "") "] }", NULL);
+        FX_ENV ("west-h100", "\"region\": \"west\"", 128, "") "] }", FX_END);
     jt_snapshot_t *s = jt_snapshot_create ();
     jt_run_t *r = fx_run (RUN ("rai", 64, GROUP (32)));
     jt_plan_t p;
@@ -117,7 +119,7 @@ static void test_payer_selector (void)
 
 static void test_spread (void)
 {
-    jt_budgets_t *b = fx_budgets (RAI (WEST), NULL);
+    jt_budgets_t *b = fx_budgets (RAI (WEST), FX_END);
     jt_snapshot_t *s1 = two_domains (6, 5), *s2 = two_domains (6, 8);
     jt_run_t *on = fx_run (RUN ("rai", 64, GROUP (32)));
     jt_run_t *off = fx_run (RUN ("rai", 64, ", \"locality\": { \"groupGPUs\": 32,"
@@ -157,7 +159,7 @@ static void test_spread (void)
 
 static void test_policy_spares_soft (void)
 {
-    jt_budgets_t *b = fx_budgets (RAI (WEST), NULL);
+    jt_budgets_t *b = fx_budgets (RAI (WEST), FX_END);
     jt_snapshot_t *s = two_domains (9, 5);
     jt_run_t *r = fx_run (RUN ("rai", 32, GROUP (32)));
     jt_run_t *sp = fx_run (RUN ("rai", 32, GROUP (32) ", \"sparesPerGroup\": 1"));
@@ -206,7 +208,7 @@ static void test_policy_spares_soft (void)
      * bounded by the 112 free GPUs of the flavor, not by the user's range
      * (before: 131072 totals compiled and tried, seconds per plan). */
     jt_budgets_t *big = fx_budgets (
-        RAI (FX_ENV ("west-h100", "\"region\": \"west\"", 1048576, "")), NULL);
+        RAI (FX_ENV ("west-h100", "\"region\": \"west\"", 1048576, "")), FX_END);
     jt_run_t *vast = fx_run (RUN ("rai", 8, GROUP (8) ", \"malleable\": {"
                                   " \"minTotalGPUs\": 8, \"maxTotalGPUs\": 1048576 }"));
     ok (strncmp (fx_plan (big, s, NULL, vast, JT_PACK_TO_EMPTY, NULL),
@@ -237,7 +239,7 @@ static void test_decisions (void)
                                   "{ \"owner\": \"vision\", \"envelopes\": ["
                                   FX_ENV ("vision-h100", "", 64,
                                           ", \"lending\": { \"allow\": true,"
-                                          " \"to\": [\"*\"] }") "] }", NULL);
+                                          " \"to\": [\"*\"] }") "] }", FX_END);
     jt_snapshot_t *s = jt_snapshot_create ();
     char *n[] = { "a01", "a02", "a03", "a04", "a05", "a06" };
     jt_lease_t l = { "c1:1", 0, "rai", "west-h100", n, 6, 48, JT_ROLE_ACTIVE,

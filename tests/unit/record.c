@@ -4,6 +4,8 @@
  * the select plugin's reading (job_submit form, bare run, "bound" leases,
  * refusals, bounds on what a record may claim); bind.
  */
+#include "config.h"
+
 #include <stdlib.h>
 #include <string.h>
 

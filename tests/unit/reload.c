@@ -4,6 +4,8 @@
  * good set with file:line:col lines, all-or-nothing, picking up a good
  * change, the generation, a first load that fails, and determinism.
  */
+#include "config.h"
+
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>

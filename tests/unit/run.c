@@ -3,12 +3,15 @@
  * validation rule, compilation (DESIGN decision 1), GPU-hours and the
  * canonical JSON round trip.
  */
+#include "config.h"
+
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "jobtree/budget.h"
 #include "jobtree/run.h"
+#include "fixtures.h"
 #include "tap.h"
 
 static const char full[] =
@@ -21,41 +24,6 @@ static const char full[] =
     "  \"funding\": { \"allowBorrow\": true, \"maxBorrowGPUs\": 32,\n"
     "               \"sponsors\": [\"vision\"] } }\n";
 
-static const char *diags_text (const jt_diags_t *d)
-{
-    static char out[4096];
-    size_t len = 0;
-
-    out[0] = '\0';
-    for (size_t i = 0; i < d->n && len + 2 < sizeof (out); i++) {
-        len += (size_t) jt_diag_format (&d->v[i], out + len, sizeof (out) - len - 1);
-        if (len + 1 < sizeof (out))
-            out[len++] = '\n', out[len] = '\0';
-    }
-    return out;
-}
-
-/* Parse text; return its diagnostics ("" when it parsed). */
-static const char *parse (const char *text, jt_run_t **out)
-{
-    jt_diags_t d;
-    static char buf[4096];
-
-    jt_diags_init (&d);
-    jt_run_t *r = jt_run_parse_json ("r.json", text, strlen (text), &d);
-    snprintf (buf, sizeof (buf), "%s", diags_text (&d));
-    if (!r && d.n == 0)
-        snprintf (buf, sizeof (buf), "NULL without a diagnostic");
-    if (r && d.n)
-        snprintf (buf, sizeof (buf), "a run AND diagnostics: %s", diags_text (&d));
-    jt_diags_free (&d);
-    if (out)
-        *out = r;
-    else
-        jt_run_destroy (r);
-    return buf;
-}
-
 /* A run of owner rai, flavor h100, with extra members inserted. */
 static const char *bad (const char *extra, const char *resources)
 {
@@ -63,7 +31,7 @@ static const char *bad (const char *extra, const char *resources)
     snprintf (text, sizeof (text), "{\"owner\":\"rai\",\"resources\":%s%s}",
               resources ? resources : "{\"gpuType\":\"h100\",\"totalGPUs\":64}",
               extra);
-    return parse (text, NULL);
+    return fx_parse_run (text, NULL);
 }
 
 static void groups_are (const jt_run_t *r, int64_t total, const char *want)
@@ -81,6 +49,32 @@ static void groups_are (const jt_run_t *r, int64_t total, const char *want)
     jt_groups_free (&g);
 }
 
+
+/* One corrupted run: parsed and round-trips, or refused with a reason. */
+static size_t corrupt_run (const char *buf, size_t n, void *arg)
+{
+    jt_diags_t d;
+    size_t bad = 0;
+
+    jt_diags_init (&d);
+    jt_run_t *p = jt_run_parse_json ("r.json", buf, n, &d);
+    if ((p == NULL) != (d.n > 0))
+        bad++;
+    if (p) {
+        char *cj = jt_run_to_json (p);
+        jt_run_t *q = cj ? jt_run_parse_json ("c", cj, strlen (cj), NULL) : NULL;
+        char *cj2 = q ? jt_run_to_json (q) : NULL;
+        if (!cj2 || strcmp (cj, cj2))
+            bad++;      /* whatever parses must round-trip */
+        free (cj);
+        free (cj2);
+        jt_run_destroy (q);
+    }
+    jt_run_destroy (p);
+    jt_diags_free (&d);
+    return bad;
+}
+
 static void validate_is (jt_run_t *r, int64_t gpn, const char *want)
 {
     jt_error_t err = { "" };
@@ -94,7 +88,7 @@ int main (void)
     jt_run_t *r;
     char *js;
 
-    is (parse (full, &r), "", "full example parses");
+    is (fx_parse_run (full, &r), "", "full example parses");
     is (r->id, "c1:4242", "id");
     is (r->owner, "rai", "owner");
     is (r->flavor, "h100", "flavor");
@@ -126,7 +120,7 @@ int main (void)
         "\"funding\":{\"allowBorrow\":true,\"maxBorrowGPUs\":32,\"sponsors\":"
         "[\"vision\"]}}", "canonical JSON");
     jt_run_t *r2;
-    is (parse (js, &r2), "", "canonical JSON parses back");
+    is (fx_parse_run (js, &r2), "", "canonical JSON parses back");
     char *js2 = jt_run_to_json (r2);
     is (js2, js, "round trip is byte-identical");
     free (js2);
@@ -135,7 +129,7 @@ int main (void)
     jt_run_destroy (r);
 
     /* minimal run: defaults */
-    is (parse ("{\"owner\":\"a\",\"resources\":{\"gpuType\":\"h100\",\"totalGPUs\":8}}",
+    is (fx_parse_run ("{\"owner\":\"a\",\"resources\":{\"gpuType\":\"h100\",\"totalGPUs\":8}}",
                &r), "", "minimal run");
     ok (r->cross_group_spread, "spread defaults to true");
     ok (!r->allow_borrow, "no borrowing by default");
@@ -151,7 +145,7 @@ int main (void)
     jt_run_destroy (r);
 
     /* groupGPUs vs GPUs per node (DESIGN decision 2) */
-    is (parse ("{\"owner\":\"a\",\"resources\":{\"gpuType\":\"h100\",\"totalGPUs\":24},"
+    is (fx_parse_run ("{\"owner\":\"a\",\"resources\":{\"gpuType\":\"h100\",\"totalGPUs\":24},"
                "\"locality\":{\"groupGPUs\":12}}", &r), "", "groupGPUs=12 parses");
     validate_is (r, 8, "locality.groupGPUs: groupGPUs=12 is not a multiple of the 8 GPUs "
                  "per h100 node; use 8 or 16");
@@ -292,9 +286,9 @@ int main (void)
     is (bad ("", "{\"totalGPUs\":8}"),
         "r.json:1:16: resources.gpuType: missing required field 'gpuType'\n",
         "missing gpuType");
-    is (parse ("{\"resources\":{\"gpuType\":\"h100\",\"totalGPUs\":8}}", NULL),
+    is (fx_parse_run ("{\"resources\":{\"gpuType\":\"h100\",\"totalGPUs\":8}}", NULL),
         "r.json:1:1: owner: missing required field 'owner'\n", "missing owner");
-    is (parse ("[]", NULL), "r.json:1:1: a run must be a JSON object, got an array\n",
+    is (fx_parse_run ("[]", NULL), "r.json:1:1: a run must be a JSON object, got an array\n",
         "array document");
     is (bad (",\"sparesPerGroup\":-1", NULL),
         "r.json:1:62: sparesPerGroup: must be at least 0, got -1\n", "negative spares");
@@ -341,13 +335,13 @@ int main (void)
     is (bad (",\"funding\":{\"maxBorrowGPUs\":-1}", NULL),
         "r.json:1:73: funding.maxBorrowGPUs: must be at least 0, got -1\n",
         "negative borrow cap");
-    is (parse ("{\"owner\":\"a\",\"resources\":{\"gpuType\":\"h100\",\"totalGPUs\":8},"
+    is (fx_parse_run ("{\"owner\":\"a\",\"resources\":{\"gpuType\":\"h100\",\"totalGPUs\":8},"
                "\"funding\":{\"sponsors\":[\"v\"]}}", &r), "", "sponsors alone parse");
     ok (r->allow_borrow, "sponsors imply allowBorrow");
     jt_run_destroy (r);
     is (bad (",\"owner\":\"b\"", NULL), "r.json:1:62: owner: duplicate field 'owner': "
         "JSON keeps only the last value; remove the others\n", "duplicate key");
-    is (parse ("{\"owner\":\"a b\",\"resources\":{\"gpuType\":\"h100\",\"totalGPUs\":8}}",
+    is (fx_parse_run ("{\"owner\":\"a b\",\"resources\":{\"gpuType\":\"h100\",\"totalGPUs\":8}}",
                NULL), "r.json:1:2: owner: 'a b' must not contain spaces or control "
         "characters\n", "owner with a space");
     is (bad (",\"resources\":1,\"x\":2", NULL),
@@ -370,36 +364,8 @@ int main (void)
     is_int (fails, 0, "all %zu truncations of a run are refused with a diagnostic", n - 1);
 
     /* every single-byte corruption: parsed cleanly or refused with a reason */
-    static const char subst[] = "\"{}[],:0-9.xe\\ \n";
-    size_t bad_n = 0, total = 0;
-    char *buf = malloc (n + 1);
-    for (size_t i = 0; buf && i < n; i++) {
-        for (size_t k = 0; k < sizeof (subst) - 1; k++) {
-            if (full[i] == subst[k])
-                continue;
-            memcpy (buf, full, n + 1);
-            buf[i] = subst[k];
-            jt_diags_t d;
-            jt_diags_init (&d);
-            jt_run_t *p = jt_run_parse_json ("r.json", buf, n, &d);
-            if ((p == NULL) != (d.n > 0))
-                bad_n++;
-            if (p) {
-                char *cj = jt_run_to_json (p);
-                jt_run_t *q = cj ? jt_run_parse_json ("c", cj, strlen (cj), NULL) : NULL;
-                char *cj2 = q ? jt_run_to_json (q) : NULL;
-                if (!cj2 || strcmp (cj, cj2))
-                    bad_n++;    /* whatever parses must round-trip */
-                free (cj);
-                free (cj2);
-                jt_run_destroy (q);
-            }
-            total++;
-            jt_run_destroy (p);
-            jt_diags_free (&d);
-        }
-    }
-    free (buf);
+    size_t total;
+    size_t bad_n = fx_corruptions (full, corrupt_run, NULL, &total);
     is_int (bad_n, 0, "%zu corruptions: parsed and round-trips, or refused with a "
             "reason", total);
 

@@ -2,6 +2,8 @@
  * snapshot.c - unit tests of the snapshot model: construction, finalize
  * (sorting, duplicates, domains), look-ups, gpus_per_node, names.
  */
+#include "config.h"
+
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>

@@ -4,11 +4,14 @@
  * error with its path and line:col, the round trip parse(to_json(s)) == s,
  * and truncated input.
  */
+#include "config.h"
+
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "jobtree/snapshot.h"
+#include "fixtures.h"
 #include "tap.h"
 
 static const char good[] =
@@ -28,45 +31,13 @@ static const char good[] =
     "                \"envelope\": \"west-h100\", \"nodes\": [\"b01\"], \"gpus\": 4,\n"
     "                \"role\": \"borrowed\", \"start\": \"2026-03-01T10:00:00Z\" } ] }\n";
 
-static const char *diags_text (const jt_diags_t *d)
-{
-    static char out[4096];
-    size_t len = 0;
-
-    out[0] = '\0';
-    for (size_t i = 0; i < d->n && len + 2 < sizeof (out); i++) {
-        len += (size_t) jt_diag_format (&d->v[i], out + len, sizeof (out) - len - 1);
-        if (len + 1 < sizeof (out))
-            out[len++] = '\n', out[len] = '\0';
-    }
-    return out;
-}
-
-static const char *parse (const char *text, jt_snapshot_t **out)
-{
-    static char buf[4096];
-    jt_diags_t d;
-
-    jt_diags_init (&d);
-    jt_snapshot_t *s = jt_snapshot_parse_json ("s.json", text, strlen (text), &d);
-    snprintf (buf, sizeof (buf), "%s", diags_text (&d));
-    if (!s && d.n == 0)
-        snprintf (buf, sizeof (buf), "NULL without a diagnostic");
-    jt_diags_free (&d);
-    if (out)
-        *out = s;
-    else
-        jt_snapshot_destroy (s);
-    return buf;
-}
-
 /* One node with the given members; returns the diagnostics. */
 static const char *node (const char *members)
 {
     char text[1024];
     snprintf (text, sizeof (text), "{\"nodes\":[{\"name\":\"n1\",\"gpus\":8%s}]}",
               members);
-    return parse (text, NULL);
+    return fx_parse_snapshot (text, NULL);
 }
 
 static const char *lease (const char *members)
@@ -75,7 +46,7 @@ static const char *lease (const char *members)
     snprintf (text, sizeof (text), "{\"nodes\":[{\"name\":\"n1\",\"gpus\":8}],\n"
               "\"leases\":[{\"run\":\"r\",\"owner\":\"o\",\"envelope\":\"e\","
               "\"gpus\":8%s}]}", members);
-    return parse (text, NULL);
+    return fx_parse_snapshot (text, NULL);
 }
 
 static void state_is (const char *word, jt_node_state_t want)
@@ -84,10 +55,37 @@ static void state_is (const char *word, jt_node_state_t want)
     jt_snapshot_t *s;
     snprintf (text, sizeof (text), "{\"nodes\":[{\"name\":\"n\",\"state\":\"%s\"}]}",
               word);
-    is (parse (text, &s), "", "state '%s' parses", word);
+    is (fx_parse_snapshot (text, &s), "", "state '%s' parses", word);
     ok (s && s->nodes[0].state == want, "state '%s' is %s", word,
         jt_node_state_str (want));
     jt_snapshot_destroy (s);
+}
+
+
+/* One corrupted snapshot: parsed and round-trips, or refused with a reason. */
+static size_t corrupt_snapshot (const char *buf, size_t n, void *arg)
+{
+    jt_diags_t d;
+    size_t bad = 0;
+
+    jt_diags_init (&d);
+    jt_snapshot_t *p = jt_snapshot_parse_json ("s.json", buf, n, &d);
+    if ((p == NULL) != (d.n > 0))
+        bad++;
+    if (p) {
+        char *a = jt_snapshot_to_json (p);
+        jt_snapshot_t *q = a ? jt_snapshot_parse_json ("c", a, strlen (a), NULL)
+                             : NULL;
+        char *b = q ? jt_snapshot_to_json (q) : NULL;
+        if (!b || strcmp (a, b))
+            bad++;
+        free (a);
+        free (b);
+        jt_snapshot_destroy (q);
+    }
+    jt_snapshot_destroy (p);
+    jt_diags_free (&d);
+    return bad;
 }
 
 int main (void)
@@ -95,7 +93,7 @@ int main (void)
     jt_snapshot_t *s, *s2;
     char *js, *js2;
 
-    is (parse (good, &s), "", "example parses");
+    is (fx_parse_snapshot (good, &s), "", "example parses");
     ok (s && s->finalized, "finalized");
     is_int (s->time, 1772366400, "time");
     is_int (s->nnodes, 4, "four nodes");
@@ -114,7 +112,7 @@ int main (void)
     is_int (s->leases[0].group, 1, "lease group");
     is_int (s->leases[0].start, 1772359200, "lease start");
     js = jt_snapshot_to_json (s);
-    is (parse (js, &s2), "", "to_json parses back");
+    is (fx_parse_snapshot (js, &s2), "", "to_json parses back");
     js2 = s2 ? jt_snapshot_to_json (s2) : NULL;
     is (js2, js, "round trip is byte-identical");
     ok (s2 && s2->nnodes == s->nnodes && s2->ndomains == s->ndomains
@@ -154,7 +152,7 @@ int main (void)
     state_is ("mixed+drain", JT_NODE_DRAIN);
     state_is ("down+drain", JT_NODE_DRAIN);
 
-    is (parse ("{\"nodes\":[]}", &s), "", "empty cluster");
+    is (fx_parse_snapshot ("{\"nodes\":[]}", &s), "", "empty cluster");
     is_int (s ? s->nnodes : 99, 0, "no nodes");
     jt_snapshot_destroy (s);
 
@@ -168,10 +166,10 @@ int main (void)
         "s.json:1:33: nodes[0].usedGPUs: usedGPUs=9 exceeds gpus=8\n", "used > gpus");
     is (node (",\"usedGPUs\":-1"),
         "s.json:1:33: nodes[0].usedGPUs: must be at least 0, got -1\n", "used < 0");
-    is (parse ("{\"nodes\":[{\"name\":\"n1\",\"gpus\":99999999999}]}", NULL),
+    is (fx_parse_snapshot ("{\"nodes\":[{\"name\":\"n1\",\"gpus\":99999999999}]}", NULL),
         "s.json:1:24: nodes[0].gpus: 99999999999 is too large (the limit is 1048576)\n",
         "huge gpus");
-    is (parse ("{\"nodes\":[{\"name\":\"n1\",\"gpus\":\"8\"}]}", NULL),
+    is (fx_parse_snapshot ("{\"nodes\":[{\"name\":\"n1\",\"gpus\":\"8\"}]}", NULL),
         "s.json:1:24: nodes[0].gpus: expected an integer, got a string\n",
         "gpus as a string");
     is (node (",\"flavor\":\"a100\",\"labels\":{\"gpu.flavor\":\"h100\"}"),
@@ -183,16 +181,16 @@ int main (void)
     is (node (",\"lables\":{}"),
         "s.json:1:33: nodes[0].lables: unknown field 'lables'; did you mean "
         "'labels'?\n", "typo in node");
-    is (parse ("{\"nodes\":[{\"name\":\"n1\"},\n{\"name\":\"n1\"}]}", NULL),
+    is (fx_parse_snapshot ("{\"nodes\":[{\"name\":\"n1\"},\n{\"name\":\"n1\"}]}", NULL),
         "s.json:2:2: nodes[1].name: duplicate node name 'n1' (first defined at line "
         "1)\n", "duplicate node");
-    is (parse ("{\"nodes\":[{\"gpus\":8}]}", NULL),
+    is (fx_parse_snapshot ("{\"nodes\":[{\"gpus\":8}]}", NULL),
         "s.json:1:11: nodes[0].name: missing required field 'name'\n", "nameless node");
-    is (parse ("{\"nodes\":{}}", NULL),
+    is (fx_parse_snapshot ("{\"nodes\":{}}", NULL),
         "s.json:1:2: nodes: expected an array, got an object\n", "nodes not an array");
-    is (parse ("{}", NULL),
+    is (fx_parse_snapshot ("{}", NULL),
         "s.json:1:1: nodes: missing required field 'nodes'\n", "no nodes");
-    is (parse ("{\"nodes\":[],\"time\":\"noon\"}", NULL),
+    is (fx_parse_snapshot ("{\"nodes\":[],\"time\":\"noon\"}", NULL),
         "s.json:1:13: time: invalid time 'noon': expected RFC 3339 like "
         "2026-01-01T00:00:00Z\n", "bad time");
     is (lease (",\"nodes\":[\"n2\"]"),
@@ -210,7 +208,7 @@ int main (void)
     is (lease (",\"nodes\":[\"n1\",\"n1\"]"),
         "s.json:2:72: leases[0].nodes[1]: node 'n1' is listed twice\n",
         "lease lists a node twice");
-    is (parse ("{\"nodes\":[{\"name\":\"n1\",\"gpus\":8}],\n\"leases\":[{\"run\":\"r\","
+    is (fx_parse_snapshot ("{\"nodes\":[{\"name\":\"n1\",\"gpus\":8}],\n\"leases\":[{\"run\":\"r\","
                "\"owner\":\"o\",\"envelope\":\"e\",\"gpus\":9,\"nodes\":[\"n1\"]}]}", NULL),
         "s.json:2:49: leases[0].gpus: gpus=9 exceeds the 8 GPUs of the lease's nodes\n",
         "lease larger than its nodes");
@@ -245,7 +243,7 @@ int main (void)
             && s->domains[3].nnodes == 4, "domain D has gpu13..gpu16");
         is_int (s ? jt_snapshot_gpus_per_node (s, "h100") : 0, 8, "8 GPUs per node");
         js = s ? jt_snapshot_to_json (s) : NULL;
-        is (js ? parse (js, &s2) : "no JSON", "", "example round-trips");
+        is (js ? fx_parse_snapshot (js, &s2) : "no JSON", "", "example round-trips");
         js2 = s2 ? jt_snapshot_to_json (s2) : NULL;
         is (js2, js, "byte-identical");
         free (js);
@@ -256,37 +254,8 @@ int main (void)
     }
 
     /* every single-byte corruption: parsed (and round-trips) or refused */
-    static const char subst[] = "\"{}[],:0-9.xe\\ \n";
-    size_t bad = 0, total = 0;
-    char *buf = malloc (n + 1);
-    for (size_t i = 0; buf && i < n; i++) {
-        for (size_t k = 0; k < sizeof (subst) - 1; k++) {
-            if (good[i] == subst[k])
-                continue;
-            memcpy (buf, good, n + 1);
-            buf[i] = subst[k];
-            jt_diags_t d;
-            jt_diags_init (&d);
-            jt_snapshot_t *p = jt_snapshot_parse_json ("s.json", buf, n, &d);
-            if ((p == NULL) != (d.n > 0))
-                bad++;
-            if (p) {
-                char *a = jt_snapshot_to_json (p);
-                jt_snapshot_t *q = a ? jt_snapshot_parse_json ("c", a, strlen (a), NULL)
-                                     : NULL;
-                char *b = q ? jt_snapshot_to_json (q) : NULL;
-                if (!b || strcmp (a, b))
-                    bad++;
-                free (a);
-                free (b);
-                jt_snapshot_destroy (q);
-            }
-            total++;
-            jt_snapshot_destroy (p);
-            jt_diags_free (&d);
-        }
-    }
-    free (buf);
+    size_t total;
+    size_t bad = fx_corruptions (good, corrupt_snapshot, NULL, &total);
     is_int (bad, 0, "%zu corruptions: parsed and round-trips, or refused with a "
             "reason", total);
     return done_testing ();

@@ -1,6 +1,8 @@
 /*
  * timeutil.c - unit tests of RFC 3339 times and durations.
  */
+#include "config.h"
+
 #include <stdio.h>
 #include <string.h>
 

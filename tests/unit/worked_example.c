@@ -5,6 +5,8 @@
  * Owner RAI, envelope west-h100 with headroom for the run; domain A has 72
  * free GPUs (9 free 8-GPU nodes), domain B 48 (6 nodes).
  */
+#include "config.h"
+
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -24,7 +26,7 @@
 
 int main (void)
 {
-    jt_budgets_t *b = fx_budgets (RAI, NULL);
+    jt_budgets_t *b = fx_budgets (RAI, FX_END);
     jt_snapshot_t *s = jt_snapshot_create ();
     jt_plan_t p;
 

@@ -1,0 +1,58 @@
+/*
+ * strbuf.c - owns libjobtree's growable string (see strbuf.h).
+ */
+#include "config.h"
+
+#include <errno.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "strbuf.h"
+
+void jt_strbuf_printf (jt_strbuf_t *b, const char *fmt, ...)
+{
+    va_list ap;
+    int len;
+
+    if (b->oom)
+        return;
+    va_start (ap, fmt);
+    len = vsnprintf (NULL, 0, fmt, ap);
+    va_end (ap);
+    if (len < 0) {
+        b->oom = true;
+        return;
+    }
+    if (b->n + (size_t) len + 1 > b->cap) {
+        size_t ncap = b->cap ? b->cap : 256;
+        while (ncap < b->n + (size_t) len + 1)
+            ncap *= 2;
+        char *np = realloc (b->p, ncap);
+        if (!np) {
+            b->oom = true;
+            return;
+        }
+        b->p = np;
+        b->cap = ncap;
+    }
+    va_start (ap, fmt);
+    vsnprintf (b->p + b->n, b->cap - b->n, fmt, ap);
+    va_end (ap);
+    b->n += (size_t) len;
+}
+
+char *jt_strbuf_take (jt_strbuf_t *b)
+{
+    char *p = b->p;
+    bool oom = b->oom;
+
+    *b = (jt_strbuf_t) JT_STRBUF_INIT;
+    if (oom) {
+        free (p);
+        errno = ENOMEM;
+        return NULL;
+    }
+    return p ? p : strdup ("");
+}
