@@ -2,7 +2,7 @@
  * state.c - jobtree.conf and budgets inside slurmctld (see state.h): when
  * to reload and logging through Slurm; the reload itself is jt_reload.
  */
-#include "config.h"             /* Slurm's, via -iquote $(SLURM_SRC) */
+#include "config.h"             /* Slurm's: plugins have no -I to ours */
 
 #include <stdio.h>
 #include <string.h>

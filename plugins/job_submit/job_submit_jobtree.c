@@ -14,7 +14,7 @@
  * a bad budget file keeps the last good budgets (jobtree/reload.h, through
  * plugins/common/state.c).
  */
-#include "config.h"             /* Slurm's, via -iquote $(SLURM_SRC) */
+#include "config.h"             /* Slurm's: plugins have no -I to ours */
 
 #include <inttypes.h>
 #include <stdio.h>
