@@ -33,7 +33,7 @@
 #include <stdint.h>
 
 #include "budget.h"
-#include "config.h"
+#include "conf.h"
 
 #ifdef __cplusplus
 extern "C" {

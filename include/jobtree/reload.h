@@ -23,7 +23,7 @@
 #include <stdint.h>
 
 #include "budget.h"
-#include "config.h"
+#include "conf.h"
 #include "error.h"
 
 #ifdef __cplusplus

@@ -15,7 +15,7 @@
 #include <jobtree/gres.h>
 #include "state.h"
 
-int jt_pstate_reload (jt_pstate_t *st)
+int jtsub_state_reload (jtsub_state_t *st)
 {
     char *path = get_extra_conf_path (JT_CONFIG_FILE);
     jt_reload_result_t res;
@@ -39,7 +39,7 @@ int jt_pstate_reload (jt_pstate_t *st)
     return rc;
 }
 
-void jt_pstate_refresh (jt_pstate_t *st)
+void jtsub_state_refresh (jtsub_state_t *st)
 {
     time_t now = time (NULL);
 
@@ -51,22 +51,22 @@ void jt_pstate_refresh (jt_pstate_t *st)
         return;
     st->seen_update = slurm_conf.last_update;
     st->loaded_at = now;
-    (void)jt_pstate_reload (st);
+    (void)jtsub_state_reload (st);
 }
 
-void jt_pstate_fini (jt_pstate_t *st)
+void jtsub_state_fini (jtsub_state_t *st)
 {
     jt_reload_destroy (st->set);
     st->set = NULL;
     st->loaded = false;
 }
 
-const jt_config_t *jt_pstate_conf (const jt_pstate_t *st)
+const jt_config_t *jtsub_state_conf (const jtsub_state_t *st)
 {
     return jt_reload_conf (st->set);
 }
 
-const jt_budgets_t *jt_pstate_budgets (const jt_pstate_t *st)
+const jt_budgets_t *jtsub_state_budgets (const jtsub_state_t *st)
 {
     return jt_reload_budgets (st->set);
 }
@@ -79,7 +79,7 @@ static const char *node_gres (node_record_t *node)
     return node->gres;
 }
 
-int64_t jt_pstate_node_gpus (void *arg, const char *flavor)
+int64_t jtsub_state_node_gpus (void *arg, const char *flavor)
 {
     node_record_t *node;
     int64_t best = 0;
@@ -97,7 +97,7 @@ int64_t jt_pstate_node_gpus (void *arg, const char *flavor)
     return best;
 }
 
-int jt_pstate_only_flavor (void *arg, char *buf, size_t len)
+int jtsub_state_only_flavor (void *arg, char *buf, size_t len)
 {
     node_record_t *node;
     int found = 0;

@@ -19,37 +19,37 @@
 #include <time.h>
 
 #include "jobtree/budget.h"
-#include "jobtree/config.h"
+#include "jobtree/conf.h"
 #include "jobtree/reload.h"
 
-typedef struct jt_pstate {
+typedef struct jtsub_state {
     const char *who;            /* log prefix, e.g. "job_submit/jobtree" */
     jt_reload_t *set;           /* the set in force; NULL before the first load */
     time_t seen_update;         /* slurm_conf.last_update at the last load */
     time_t loaded_at;           /* when that load happened */
     bool loaded;
-} jt_pstate_t;
+} jtsub_state_t;
 
 /* Load on first use and again whenever slurm.conf was re-read. */
-void jt_pstate_refresh (jt_pstate_t *st);
+void jtsub_state_refresh (jtsub_state_t *st);
 
 /* Re-read jobtree.conf and the budget directory now, logging what the
  * reload says. Returns 0 when both loaded, -1 when something kept the
  * previous version. */
-int jt_pstate_reload (jt_pstate_t *st);
+int jtsub_state_reload (jtsub_state_t *st);
 
-void jt_pstate_fini (jt_pstate_t *st);
+void jtsub_state_fini (jtsub_state_t *st);
 
 /* The configuration in force (NULL only when out of memory), the budgets
  * in force (NULL when none loaded). */
-const jt_config_t *jt_pstate_conf (const jt_pstate_t *st);
-const jt_budgets_t *jt_pstate_budgets (const jt_pstate_t *st);
+const jt_config_t *jtsub_state_conf (const jtsub_state_t *st);
+const jt_budgets_t *jtsub_state_budgets (const jtsub_state_t *st);
 
 /* For jt_admit_cluster_t (jobtree/admit.h), from the node table (the caller
  * holds at least the node read lock; arg is unused): the largest configured
  * GPU count among nodes of flavor, else 0; and the only GPU flavor
  * configured on any node into buf, 0, or -1 when none or several. */
-int64_t jt_pstate_node_gpus (void *arg, const char *flavor);
-int jt_pstate_only_flavor (void *arg, char *buf, size_t len);
+int64_t jtsub_state_node_gpus (void *arg, const char *flavor);
+int jtsub_state_only_flavor (void *arg, char *buf, size_t len);
 
 #endif /* JOBTREE_PLUGINS_STATE_H */

@@ -35,7 +35,7 @@ const char plugin_name[] = "Jobtree admission (budgets, groups, options)";
 const char plugin_type[] = "job_submit/jobtree";
 const uint32_t plugin_version = SLURM_VERSION_NUMBER;
 
-static jt_pstate_t state = { .who = "job_submit/jobtree" };
+static jtsub_state_t state = { .who = "job_submit/jobtree" };
 
 /* The job being admitted, for the callbacks that ask slurmctld. */
 struct who {
@@ -45,13 +45,13 @@ struct who {
 
 extern int init (void)
 {
-    jt_pstate_refresh (&state);
+    jtsub_state_refresh (&state);
     return SLURM_SUCCESS;
 }
 
 extern int fini (void)
 {
-    jt_pstate_fini (&state);
+    jtsub_state_fini (&state);
     return SLURM_SUCCESS;
 }
 
@@ -113,8 +113,8 @@ extern int job_submit (job_desc_msg_t *jd, uint32_t submit_uid, char **err_msg)
 {
     struct who who = { jd, submit_uid };
     jt_admit_cluster_t cluster = {
-        .gpus_per_node = jt_pstate_node_gpus,
-        .only_flavor = jt_pstate_only_flavor,
+        .gpus_per_node = jtsub_state_node_gpus,
+        .only_flavor = jtsub_state_only_flavor,
         .default_account = default_account,
         .arg = &who,
     };
@@ -136,9 +136,9 @@ extern int job_submit (job_desc_msg_t *jd, uint32_t submit_uid, char **err_msg)
     jt_admit_t a;
     int rc = SLURM_SUCCESS;
 
-    jt_pstate_refresh (&state);
-    jconf = jt_pstate_conf (&state);
-    switch (jt_admit (&req, jconf, jt_pstate_budgets (&state), &cluster, &a)) {
+    jtsub_state_refresh (&state);
+    jconf = jtsub_state_conf (&state);
+    switch (jt_admit (&req, jconf, jtsub_state_budgets (&state), &cluster, &a)) {
     case JT_ADMIT_PASS:
         break;                  /* not a Jobtree run: untouched */
     case JT_ADMIT_UNFUNDED:

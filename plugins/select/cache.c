@@ -44,7 +44,7 @@ static struct {
     uint64_t gen;
     time_t node_update;
 } g_key;
-static jt_sel_cache_t g_cache;
+static jtsel_cache_t g_cache;
 
 /* Reload through the library (it keeps the last good set and says why),
  * log its lines, then what only the select plugin does with a new set:
@@ -84,13 +84,13 @@ static void reconfigure_locked (void)
             error ("select/cons_tres_jobtree: JOBTREE_PACK_POLICY=%s unknown", pol);
         g_plan_opts.policy = p;
     }
-    jt_sel_ledger_configure (conf);
+    jtsel_ledger_configure (conf);
     if (res.changed & JT_RELOAD_BUDGETS)
-        jt_sel_ledger_budgets (jt_reload_budgets (g_set));
+        jtsel_ledger_budgets (jt_reload_budgets (g_set));
     jt_reload_result_free (&res);
 }
 
-void jt_sel_cache_reconfigure (void)
+void jtsel_cache_reconfigure (void)
 {
     slurm_mutex_lock (&g_lock);
     reconfigure_locked ();
@@ -98,16 +98,16 @@ void jt_sel_cache_reconfigure (void)
     slurm_mutex_unlock (&g_lock);
 }
 
-void jt_sel_cache_invalidate (void)
+void jtsel_cache_invalidate (void)
 {
     slurm_mutex_lock (&g_lock);
     g_gen++;
     slurm_mutex_unlock (&g_lock);
 }
 
-jt_sel_cache_t *jt_sel_cache_get (jt_error_t *err)
+jtsel_cache_t *jtsel_cache_get (jt_error_t *err)
 {
-    jt_sel_cache_t *c = NULL;
+    jtsel_cache_t *c = NULL;
     const jt_config_t *conf;
 
     slurm_mutex_lock (&g_lock);
@@ -120,8 +120,8 @@ jt_sel_cache_t *jt_sel_cache_get (jt_error_t *err)
     if (!g_cache.topo || g_key.gen != g_gen
         || g_key.node_update != last_node_update
         || g_cache.topo->nslurm != node_record_count) {
-        jt_sel_topo_destroy (g_cache.topo);
-        g_cache.topo = jt_sel_topo_build (conf->domain_feature, err);
+        jtsel_topo_destroy (g_cache.topo);
+        g_cache.topo = jtsel_topo_build (conf->domain_feature, err);
         if (!g_cache.topo)
             goto out;
         g_key.gen = g_gen;
@@ -138,7 +138,7 @@ out:
     return c;
 }
 
-const jt_config_t *jt_sel_cache_conf (void)
+const jt_config_t *jtsel_cache_conf (void)
 {
     const jt_config_t *c;
 
@@ -148,10 +148,10 @@ const jt_config_t *jt_sel_cache_conf (void)
     return c;
 }
 
-void jt_sel_cache_fini (void)
+void jtsel_cache_fini (void)
 {
     slurm_mutex_lock (&g_lock);
-    jt_sel_topo_destroy (g_cache.topo);
+    jtsel_topo_destroy (g_cache.topo);
     memset (&g_cache, 0, sizeof (g_cache));
     jt_reload_destroy (g_set);
     g_set = NULL;

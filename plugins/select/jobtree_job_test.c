@@ -87,7 +87,7 @@ static bool is_pack_reason (jt_reason_t r)
 
 /* Apply the caller's bitmap to the cached snapshot: nodes outside it are
  * busy; with `idle`, nodes inside it are free and up (TEST_ONLY). */
-static void apply_bitmap (jt_sel_topo_t *t, bitstr_t *bitmap, bool idle)
+static void apply_bitmap (jtsel_topo_t *t, bitstr_t *bitmap, bool idle)
 {
     int nbits = bitmap ? (int) bit_size (bitmap) : 0;
 
@@ -109,7 +109,7 @@ static void apply_bitmap (jt_sel_topo_t *t, bitstr_t *bitmap, bool idle)
     }
 }
 
-static void restore (jt_sel_topo_t *t)
+static void restore (jtsel_topo_t *t)
 {
     for (size_t k = 0; k < t->snap->nnodes; k++) {
         t->snap->nodes[k].used_gpus = t->base_used[k];
@@ -119,7 +119,7 @@ static void restore (jt_sel_topo_t *t)
 
 /* The planned nodes (groups, then spares while max_nodes allows) as a
  * bitmap of slurm node indexes. Returns the node count. */
-static uint32_t plan_bitmap (const jt_sel_topo_t *t, const jt_plan_t *p,
+static uint32_t plan_bitmap (const jtsel_topo_t *t, const jt_plan_t *p,
                              bitstr_t *bitmap, uint32_t max_nodes)
 {
     uint32_t n = 0;
@@ -153,7 +153,7 @@ static uint32_t plan_bitmap (const jt_sel_topo_t *t, const jt_plan_t *p,
  * A run whose groups may spread asks once over every domain node of its
  * flavor. The start itself is always decided by Pack in RUN_NOW. */
 static int will_run_by_domain (job_record_t *job_ptr, bitstr_t *bitmap,
-                               const jt_sel_topo_t *t, const jt_run_t *run,
+                               const jtsel_topo_t *t, const jt_run_t *run,
                                uint16_t mode, bitstr_t *exc_core_bitmap)
 {
     const jt_snapshot_t *s = t->snap;
@@ -192,7 +192,7 @@ static int will_run_by_domain (job_record_t *job_ptr, bitstr_t *bitmap,
             FREE_NULL_BITMAP (tmp);
             continue;
         }
-        rc = jt_sel_ops.job_test (job_ptr, tmp, nodes, nodes, nodes, mode,
+        rc = jtsel_ops.job_test (job_ptr, tmp, nodes, nodes, nodes, mode,
                                   NULL, NULL, exc_core_bitmap);
         if (rc == SLURM_SUCCESS && (!best || job_ptr->start_time < best_start)) {
             FREE_NULL_BITMAP (best);
@@ -211,7 +211,7 @@ static int will_run_by_domain (job_record_t *job_ptr, bitstr_t *bitmap,
                 && s->nodes[k].domain >= 0 && idx >= 0 && bit_test (bitmap, idx))
                 bit_set (tmp, idx);
         }
-        if (jt_sel_ops.job_test (job_ptr, tmp, nodes, nodes, nodes, mode, NULL,
+        if (jtsel_ops.job_test (job_ptr, tmp, nodes, nodes, nodes, mode, NULL,
                                  NULL, exc_core_bitmap) == SLURM_SUCCESS) {
             best = tmp;
             best_start = job_ptr->start_time;
@@ -247,7 +247,7 @@ static void clamp_malleable (jt_run_t *run, const jt_snapshot_t *s,
     }
 }
 
-int jt_sel_job_test (job_record_t *job_ptr, bitstr_t *bitmap,
+int jtsel_job_test (job_record_t *job_ptr, bitstr_t *bitmap,
                      uint32_t min_nodes, uint32_t max_nodes,
                      uint32_t req_nodes, uint16_t mode,
                      List preemptee_candidates, List *preemptee_job_list,
@@ -258,7 +258,7 @@ int jt_sel_job_test (job_record_t *job_ptr, bitstr_t *bitmap,
     bool will_run = SELECT_IS_MODE_WILL_RUN (mode);
     int64_t now = (int64_t) time (NULL);
     jt_jobrec_t rec;
-    jt_sel_cache_t *c;
+    jtsel_cache_t *c;
     jt_plan_t plan;
     jt_error_t err;
     jt_usage_t zero;
@@ -267,7 +267,7 @@ int jt_sel_job_test (job_record_t *job_ptr, bitstr_t *bitmap,
 
     (void) req_nodes;
     if (SELECT_IS_MODE_RESV (mode) || base > SELECT_MODE_WILL_RUN)
-        return jt_sel_ops.job_test (job_ptr, bitmap, min_nodes, max_nodes,
+        return jtsel_ops.job_test (job_ptr, bitmap, min_nodes, max_nodes,
                                     req_nodes, mode, preemptee_candidates,
                                     preemptee_job_list, exc_core_bitmap);
     if (jt_jobrec_parse (job_ptr->admin_comment, &rec, &err) < 0) {
@@ -279,13 +279,13 @@ int jt_sel_job_test (job_record_t *job_ptr, bitstr_t *bitmap,
         jt_jobrec_free (&rec);
         return SLURM_ERROR;
     }
-    if (!(c = jt_sel_cache_get (&err)) || !c->budgets) {
+    if (!(c = jtsel_cache_get (&err)) || !c->budgets) {
         /* A configuration problem is not the job's: in TEST_ONLY say it
          * could run (so it stays pending, not "never runnable"). */
         const char *why = c ? c->budget_error : err.text;
         jt_jobrec_free (&rec);
         if (test_only)
-            return jt_sel_ops.job_test (job_ptr, bitmap, min_nodes, max_nodes,
+            return jtsel_ops.job_test (job_ptr, bitmap, min_nodes, max_nodes,
                                         req_nodes, mode, preemptee_candidates,
                                         preemptee_job_list, exc_core_bitmap);
         set_reason (job_ptr, "jobtree: %s", why);
@@ -320,7 +320,7 @@ int jt_sel_job_test (job_record_t *job_ptr, bitstr_t *bitmap,
             return SLURM_ERROR;
         }
         have_zero = true;
-        jt_sel_ledger_add_closed (&zero, c->budgets);
+        jtsel_ledger_add_closed (&zero, c->budgets);
     }
     apply_bitmap (c->topo, bitmap, test_only);
     memset (&plan, 0, sizeof (plan));
@@ -343,14 +343,14 @@ int jt_sel_job_test (job_record_t *job_ptr, bitstr_t *bitmap,
             FREE_NULL_BITMAP (narrow);
             goto out;
         }
-        rc = jt_sel_ops.job_test (job_ptr, narrow, n, n, n, mode,
+        rc = jtsel_ops.job_test (job_ptr, narrow, n, n, n, mode,
                                   preemptee_candidates, preemptee_job_list,
                                   exc_core_bitmap);
         if (rc == SLURM_SUCCESS) {
             bit_copybits (bitmap, narrow);
             if (base == SELECT_MODE_RUN_NOW && !test_only && !will_run) {
                 char *dump = jt_plan_dump (&plan, c->topo->snap);
-                if (jt_sel_record_bind (job_ptr, &plan, c->topo->snap, now, &err) < 0)
+                if (jtsel_record_bind (job_ptr, &plan, c->topo->snap, now, &err) < 0)
                     error ("select/cons_tres_jobtree: %pJ: cannot record funding: %s",
                            job_ptr, err.text);
                 info ("select/cons_tres_jobtree: %pJ: %s", job_ptr, dump ? dump : "");
@@ -372,7 +372,7 @@ int jt_sel_job_test (job_record_t *job_ptr, bitstr_t *bitmap,
             plan_reason (job_ptr, &plan);
             goto out;
         }
-        rc = jt_sel_ops.job_test (job_ptr, bitmap, min_nodes, max_nodes,
+        rc = jtsel_ops.job_test (job_ptr, bitmap, min_nodes, max_nodes,
                                   req_nodes, mode, preemptee_candidates,
                                   preemptee_job_list, exc_core_bitmap);
         goto out;
@@ -389,7 +389,7 @@ out:
     return rc;
 }
 
-void jt_sel_job_started (job_record_t *job_ptr)
+void jtsel_job_started (job_record_t *job_ptr)
 {
     verbose ("select/cons_tres_jobtree: %pJ started on %s", job_ptr,
              job_ptr->nodes ? job_ptr->nodes : "?");

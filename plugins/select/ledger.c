@@ -76,7 +76,7 @@ static void facts_of (const job_record_t *job_ptr, bool ending, bool with_rec,
         x->state = JT_JOB_RUNNING;
     else if (IS_JOB_NODE_FAILED (job_ptr) || job_ptr->state_reason == FAIL_DOWN_NODE)
         x->state = JT_JOB_NODE_FAILED;
-    if (!with_rec || !jt_sel_is_jobtree (job_ptr))
+    if (!with_rec || !jtsel_is_jobtree (job_ptr))
         return;
     x->rec = rec = xcalloc (1, sizeof (*rec));
     (void) jt_jobrec_parse (job_ptr->admin_comment, rec, &err);
@@ -131,7 +131,7 @@ static void emit (jt_lease_events_t *ev)
     jt_lease_events_clear (ev);
 }
 
-void jt_sel_lease_event (const char *what, job_record_t *job_ptr,
+void jtsel_lease_event (const char *what, job_record_t *job_ptr,
                          node_record_t *node_ptr)
 {
     int64_t now = (int64_t) time (NULL);
@@ -172,7 +172,7 @@ void jt_sel_lease_event (const char *what, job_record_t *job_ptr,
     slurm_mutex_unlock (&l_lock);
 }
 
-void jt_sel_ledger_budgets (const jt_budgets_t *b)
+void jtsel_ledger_budgets (const jt_budgets_t *b)
 {
     jt_event_t *e;
     jt_error_t err;
@@ -188,7 +188,7 @@ void jt_sel_ledger_budgets (const jt_budgets_t *b)
     slurm_mutex_unlock (&l_lock);
 }
 
-void jt_sel_ledger_add_closed (jt_usage_t *u, const jt_budgets_t *b)
+void jtsel_ledger_add_closed (jt_usage_t *u, const jt_budgets_t *b)
 {
     jt_fold_envelope_t c;
 
@@ -223,7 +223,7 @@ static void client_stop (void)
     g_client = NULL;
 }
 
-void jt_sel_ledger_configure (const jt_config_t *conf)
+void jtsel_ledger_configure (const jt_config_t *conf)
 {
     const char *spool_dir;
     jt_ledger_client_opts_t o = { .overflow_to_spool = true };
@@ -268,7 +268,7 @@ out:
     slurm_mutex_unlock (&l_lock);
 }
 
-void jt_sel_ledger_fini (void)
+void jtsel_ledger_fini (void)
 {
     slurm_mutex_lock (&l_lock);
     client_stop ();
@@ -306,9 +306,9 @@ static void read_ledger (const char *dir)
     g_fold = f;
 }
 
-void jt_sel_ledger_reconcile (List jobs)
+void jtsel_ledger_reconcile (List jobs)
 {
-    const jt_config_t *conf = jt_sel_cache_conf ();
+    const jt_config_t *conf = jtsel_cache_conf ();
     int64_t now = (int64_t) time (NULL);
     jt_lease_events_t ev = { 0 };
     jt_fold_lease_t *open = NULL;

@@ -19,12 +19,12 @@
 
 #include "select_jobtree.h"
 
-bool jt_sel_is_jobtree (const job_record_t *job_ptr)
+bool jtsel_is_jobtree (const job_record_t *job_ptr)
 {
     return job_ptr && jt_jobrec_is (job_ptr->admin_comment);
 }
 
-int jt_sel_record_bind (job_record_t *job_ptr, const jt_plan_t *plan,
+int jtsel_record_bind (job_record_t *job_ptr, const jt_plan_t *plan,
                         const jt_snapshot_t *s, int64_t now, jt_error_t *err)
 {
     char *text = jt_jobrec_bind (job_ptr->admin_comment, plan, s, now, err);

@@ -95,14 +95,14 @@ static const char *syms[] = {
     "select_p_resv_test",
 };
 
-slurm_select_ops_t jt_sel_ops;
+slurm_select_ops_t jtsel_ops;
 static plugin_context_t *g_context;
 static pthread_mutex_t g_context_lock = PTHREAD_MUTEX_INITIALIZER;
 static bool g_ready;
 
 /* Create the cons_tres context once. Lazy, because init() may run before
  * slurmctld has read its configuration. Returns 0 or -1 (logged). */
-int jt_sel_ops_ready (void)
+int jtsel_ops_ready (void)
 {
     int rc = 0;
 
@@ -111,7 +111,7 @@ int jt_sel_ops_ready (void)
     slurm_mutex_lock (&g_context_lock);
     if (!g_context) {
         g_context = plugin_context_create ("select", "select/cons_tres",
-                                           (void **) &jt_sel_ops, syms,
+                                           (void **) &jtsel_ops, syms,
                                            sizeof (syms));
         if (!g_context) {
             error ("%s: cannot load select/cons_tres to wrap", plugin_type);
@@ -125,7 +125,7 @@ int jt_sel_ops_ready (void)
 
 #define READY_OR(ret) \
     do { \
-        if (jt_sel_ops_ready () < 0) \
+        if (jtsel_ops_ready () < 0) \
             return (ret); \
     } while (0)
 
@@ -141,8 +141,8 @@ extern int fini (void)
 {
     int rc = SLURM_SUCCESS;
 
-    jt_sel_ledger_fini ();
-    jt_sel_cache_fini ();
+    jtsel_ledger_fini ();
+    jtsel_cache_fini ();
     slurm_mutex_lock (&g_context_lock);
     if (g_context)
         rc = plugin_context_destroy (g_context);
@@ -155,35 +155,35 @@ extern int fini (void)
 extern int select_p_state_save (char *dir_name)
 {
     READY_OR (SLURM_ERROR);
-    return jt_sel_ops.state_save (dir_name);
+    return jtsel_ops.state_save (dir_name);
 }
 
 extern int select_p_state_restore (char *dir_name)
 {
     READY_OR (SLURM_ERROR);
-    return jt_sel_ops.state_restore (dir_name);
+    return jtsel_ops.state_restore (dir_name);
 }
 
 extern int select_p_job_init (List jobs)
 {
     READY_OR (SLURM_ERROR);
-    jt_sel_cache_invalidate ();
+    jtsel_cache_invalidate ();
     /* slurmctld has restored its jobs: reconcile them with the ledger
      * (once per slurmctld start; it reads LedgerDir, nothing else). */
     {
         jt_error_t err;
-        if (jt_sel_cache_conf () || jt_sel_cache_get (&err))
-            jt_sel_ledger_reconcile (jobs);
+        if (jtsel_cache_conf () || jtsel_cache_get (&err))
+            jtsel_ledger_reconcile (jobs);
     }
-    return jt_sel_ops.job_init (jobs);
+    return jtsel_ops.job_init (jobs);
 }
 
 extern int select_p_node_init (void)
 {
     READY_OR (SLURM_ERROR);
-    jt_sel_cache_invalidate ();
-    jt_sel_cache_reconfigure ();
-    return jt_sel_ops.node_init ();
+    jtsel_cache_invalidate ();
+    jtsel_cache_reconfigure ();
+    return jtsel_ops.node_init ();
 }
 
 extern int select_p_job_test (job_record_t *job_ptr, bitstr_t *bitmap,
@@ -194,12 +194,12 @@ extern int select_p_job_test (job_record_t *job_ptr, bitstr_t *bitmap,
                               bitstr_t *exc_core_bitmap)
 {
     READY_OR (SLURM_ERROR);
-    if (jt_sel_is_jobtree (job_ptr)) {
+    if (jtsel_is_jobtree (job_ptr)) {
         struct timespec t0, t1;
         int rc;
 
         clock_gettime (CLOCK_MONOTONIC, &t0);
-        rc = jt_sel_job_test (job_ptr, bitmap, min_nodes, max_nodes, req_nodes,
+        rc = jtsel_job_test (job_ptr, bitmap, min_nodes, max_nodes, req_nodes,
                               mode, preemptee_candidates, preemptee_job_list,
                               exc_core_bitmap);
         clock_gettime (CLOCK_MONOTONIC, &t1);
@@ -209,7 +209,7 @@ extern int select_p_job_test (job_record_t *job_ptr, bitstr_t *bitmap,
                         + (t1.tv_nsec - t0.tv_nsec) / 1000));
         return rc;
     }
-    return jt_sel_ops.job_test (job_ptr, bitmap, min_nodes, max_nodes,
+    return jtsel_ops.job_test (job_ptr, bitmap, min_nodes, max_nodes,
                                 req_nodes, mode, preemptee_candidates,
                                 preemptee_job_list, exc_core_bitmap);
 }
@@ -217,13 +217,13 @@ extern int select_p_job_test (job_record_t *job_ptr, bitstr_t *bitmap,
 extern int select_p_job_begin (job_record_t *job_ptr)
 {
     READY_OR (SLURM_ERROR);
-    return jt_sel_ops.job_begin (job_ptr);
+    return jtsel_ops.job_begin (job_ptr);
 }
 
 extern int select_p_job_ready (job_record_t *job_ptr)
 {
     READY_OR (SLURM_ERROR);
-    return jt_sel_ops.job_ready (job_ptr);
+    return jtsel_ops.job_ready (job_ptr);
 }
 
 extern int select_p_job_expand (job_record_t *from_job_ptr,
@@ -232,10 +232,10 @@ extern int select_p_job_expand (job_record_t *from_job_ptr,
     int rc;
 
     READY_OR (SLURM_ERROR);
-    rc = jt_sel_ops.job_expand (from_job_ptr, to_job_ptr);
-    jt_sel_cache_invalidate ();
-    if (rc == SLURM_SUCCESS && jt_sel_is_jobtree (to_job_ptr))
-        jt_sel_lease_event ("expand", to_job_ptr, NULL);
+    rc = jtsel_ops.job_expand (from_job_ptr, to_job_ptr);
+    jtsel_cache_invalidate ();
+    if (rc == SLURM_SUCCESS && jtsel_is_jobtree (to_job_ptr))
+        jtsel_lease_event ("expand", to_job_ptr, NULL);
     return rc;
 }
 
@@ -245,17 +245,17 @@ extern int select_p_job_resized (job_record_t *job_ptr,
     int rc;
 
     READY_OR (SLURM_ERROR);
-    rc = jt_sel_ops.job_resized (job_ptr, node_ptr);
-    jt_sel_cache_invalidate ();
-    if (jt_sel_is_jobtree (job_ptr))
-        jt_sel_lease_event ("resized", job_ptr, node_ptr);
+    rc = jtsel_ops.job_resized (job_ptr, node_ptr);
+    jtsel_cache_invalidate ();
+    if (jtsel_is_jobtree (job_ptr))
+        jtsel_lease_event ("resized", job_ptr, node_ptr);
     return rc;
 }
 
 extern int select_p_job_signal (job_record_t *job_ptr, int signal)
 {
     READY_OR (SLURM_ERROR);
-    return jt_sel_ops.job_signal (job_ptr, signal);
+    return jtsel_ops.job_signal (job_ptr, signal);
 }
 
 extern int select_p_job_fini (job_record_t *job_ptr)
@@ -263,25 +263,25 @@ extern int select_p_job_fini (job_record_t *job_ptr)
     int rc;
 
     READY_OR (SLURM_ERROR);
-    rc = jt_sel_ops.job_fini (job_ptr);
-    jt_sel_cache_invalidate ();
-    if (jt_sel_is_jobtree (job_ptr))
-        jt_sel_lease_event ("fini", job_ptr, NULL);
+    rc = jtsel_ops.job_fini (job_ptr);
+    jtsel_cache_invalidate ();
+    if (jtsel_is_jobtree (job_ptr))
+        jtsel_lease_event ("fini", job_ptr, NULL);
     return rc;
 }
 
 extern int select_p_job_suspend (job_record_t *job_ptr, bool indf_susp)
 {
     READY_OR (SLURM_ERROR);
-    jt_sel_cache_invalidate ();
-    return jt_sel_ops.job_suspend (job_ptr, indf_susp);
+    jtsel_cache_invalidate ();
+    return jtsel_ops.job_suspend (job_ptr, indf_susp);
 }
 
 extern int select_p_job_resume (job_record_t *job_ptr, bool indf_susp)
 {
     READY_OR (SLURM_ERROR);
-    jt_sel_cache_invalidate ();
-    return jt_sel_ops.job_resume (job_ptr, indf_susp);
+    jtsel_cache_invalidate ();
+    return jtsel_ops.job_resume (job_ptr, indf_susp);
 }
 
 extern bitstr_t *select_p_step_pick_nodes (job_record_t *job_ptr,
@@ -290,20 +290,20 @@ extern bitstr_t *select_p_step_pick_nodes (job_record_t *job_ptr,
                                            bitstr_t **avail_nodes)
 {
     READY_OR (NULL);
-    return jt_sel_ops.step_pick_nodes (job_ptr, jobinfo, node_count,
+    return jtsel_ops.step_pick_nodes (job_ptr, jobinfo, node_count,
                                        avail_nodes);
 }
 
 extern int select_p_step_start (step_record_t *step_ptr)
 {
     READY_OR (SLURM_ERROR);
-    return jt_sel_ops.step_start (step_ptr);
+    return jtsel_ops.step_start (step_ptr);
 }
 
 extern int select_p_step_finish (step_record_t *step_ptr, bool killing_step)
 {
     READY_OR (SLURM_ERROR);
-    return jt_sel_ops.step_finish (step_ptr, killing_step);
+    return jtsel_ops.step_finish (step_ptr, killing_step);
 }
 
 extern int select_p_select_nodeinfo_pack (select_nodeinfo_t *nodeinfo,
@@ -311,7 +311,7 @@ extern int select_p_select_nodeinfo_pack (select_nodeinfo_t *nodeinfo,
                                           uint16_t protocol_version)
 {
     READY_OR (SLURM_ERROR);
-    return jt_sel_ops.nodeinfo_pack (nodeinfo, buffer, protocol_version);
+    return jtsel_ops.nodeinfo_pack (nodeinfo, buffer, protocol_version);
 }
 
 extern int select_p_select_nodeinfo_unpack (select_nodeinfo_t **nodeinfo,
@@ -319,25 +319,25 @@ extern int select_p_select_nodeinfo_unpack (select_nodeinfo_t **nodeinfo,
                                             uint16_t protocol_version)
 {
     READY_OR (SLURM_ERROR);
-    return jt_sel_ops.nodeinfo_unpack (nodeinfo, buffer, protocol_version);
+    return jtsel_ops.nodeinfo_unpack (nodeinfo, buffer, protocol_version);
 }
 
 extern select_nodeinfo_t *select_p_select_nodeinfo_alloc (void)
 {
     READY_OR (NULL);
-    return jt_sel_ops.nodeinfo_alloc ();
+    return jtsel_ops.nodeinfo_alloc ();
 }
 
 extern int select_p_select_nodeinfo_free (select_nodeinfo_t *nodeinfo)
 {
     READY_OR (SLURM_ERROR);
-    return jt_sel_ops.nodeinfo_free (nodeinfo);
+    return jtsel_ops.nodeinfo_free (nodeinfo);
 }
 
 extern int select_p_select_nodeinfo_set_all (void)
 {
     READY_OR (SLURM_ERROR);
-    return jt_sel_ops.nodeinfo_set_all ();
+    return jtsel_ops.nodeinfo_set_all ();
 }
 
 /* slurmctld's commit point of an allocation (node_scheduler.c). */
@@ -346,11 +346,11 @@ extern int select_p_select_nodeinfo_set (job_record_t *job_ptr)
     int rc;
 
     READY_OR (SLURM_ERROR);
-    rc = jt_sel_ops.nodeinfo_set (job_ptr);
-    jt_sel_cache_invalidate ();
-    if (rc == SLURM_SUCCESS && jt_sel_is_jobtree (job_ptr)) {
-        jt_sel_job_started (job_ptr);
-        jt_sel_lease_event ("begin", job_ptr, NULL);
+    rc = jtsel_ops.nodeinfo_set (job_ptr);
+    jtsel_cache_invalidate ();
+    if (rc == SLURM_SUCCESS && jtsel_is_jobtree (job_ptr)) {
+        jtsel_job_started (job_ptr);
+        jtsel_lease_event ("begin", job_ptr, NULL);
     }
     return rc;
 }
@@ -360,19 +360,19 @@ extern int select_p_select_nodeinfo_get (select_nodeinfo_t *nodeinfo,
                                          enum node_states state, void *data)
 {
     READY_OR (SLURM_ERROR);
-    return jt_sel_ops.nodeinfo_get (nodeinfo, dinfo, state, data);
+    return jtsel_ops.nodeinfo_get (nodeinfo, dinfo, state, data);
 }
 
 extern select_jobinfo_t *select_p_select_jobinfo_alloc (void)
 {
     READY_OR (NULL);
-    return jt_sel_ops.jobinfo_alloc ();
+    return jtsel_ops.jobinfo_alloc ();
 }
 
 extern int select_p_select_jobinfo_free (select_jobinfo_t *jobinfo)
 {
     READY_OR (SLURM_ERROR);
-    return jt_sel_ops.jobinfo_free (jobinfo);
+    return jtsel_ops.jobinfo_free (jobinfo);
 }
 
 extern int select_p_select_jobinfo_set (select_jobinfo_t *jobinfo,
@@ -380,7 +380,7 @@ extern int select_p_select_jobinfo_set (select_jobinfo_t *jobinfo,
                                         void *data)
 {
     READY_OR (SLURM_ERROR);
-    return jt_sel_ops.jobinfo_set (jobinfo, data_type, data);
+    return jtsel_ops.jobinfo_set (jobinfo, data_type, data);
 }
 
 extern int select_p_select_jobinfo_get (select_jobinfo_t *jobinfo,
@@ -388,13 +388,13 @@ extern int select_p_select_jobinfo_get (select_jobinfo_t *jobinfo,
                                         void *data)
 {
     READY_OR (SLURM_ERROR);
-    return jt_sel_ops.jobinfo_get (jobinfo, data_type, data);
+    return jtsel_ops.jobinfo_get (jobinfo, data_type, data);
 }
 
 extern select_jobinfo_t *select_p_select_jobinfo_copy (select_jobinfo_t *jobinfo)
 {
     READY_OR (NULL);
-    return jt_sel_ops.jobinfo_copy (jobinfo);
+    return jtsel_ops.jobinfo_copy (jobinfo);
 }
 
 extern int select_p_select_jobinfo_pack (select_jobinfo_t *jobinfo,
@@ -402,7 +402,7 @@ extern int select_p_select_jobinfo_pack (select_jobinfo_t *jobinfo,
                                          uint16_t protocol_version)
 {
     READY_OR (SLURM_ERROR);
-    return jt_sel_ops.jobinfo_pack (jobinfo, buffer, protocol_version);
+    return jtsel_ops.jobinfo_pack (jobinfo, buffer, protocol_version);
 }
 
 extern int select_p_select_jobinfo_unpack (select_jobinfo_t **jobinfo,
@@ -410,35 +410,35 @@ extern int select_p_select_jobinfo_unpack (select_jobinfo_t **jobinfo,
                                            uint16_t protocol_version)
 {
     READY_OR (SLURM_ERROR);
-    return jt_sel_ops.jobinfo_unpack (jobinfo, buffer, protocol_version);
+    return jtsel_ops.jobinfo_unpack (jobinfo, buffer, protocol_version);
 }
 
 extern char *select_p_select_jobinfo_sprint (select_jobinfo_t *jobinfo,
                                              char *buf, size_t size, int mode)
 {
     READY_OR (NULL);
-    return jt_sel_ops.jobinfo_sprint (jobinfo, buf, size, mode);
+    return jtsel_ops.jobinfo_sprint (jobinfo, buf, size, mode);
 }
 
 extern char *select_p_select_jobinfo_xstrdup (select_jobinfo_t *jobinfo,
                                               int mode)
 {
     READY_OR (NULL);
-    return jt_sel_ops.jobinfo_xstrdup (jobinfo, mode);
+    return jtsel_ops.jobinfo_xstrdup (jobinfo, mode);
 }
 
 extern int select_p_get_info_from_plugin (enum select_plugindata_info dinfo,
                                           job_record_t *job_ptr, void *data)
 {
     READY_OR (SLURM_ERROR);
-    return jt_sel_ops.get_info_from_plugin (dinfo, job_ptr, data);
+    return jtsel_ops.get_info_from_plugin (dinfo, job_ptr, data);
 }
 
 extern int select_p_update_node_config (int index)
 {
     READY_OR (SLURM_ERROR);
-    jt_sel_cache_invalidate ();
-    return jt_sel_ops.update_node_config (index);
+    jtsel_cache_invalidate ();
+    return jtsel_ops.update_node_config (index);
 }
 
 /* `scontrol reconfigure`: cons_tres re-reads its parameters; we re-read
@@ -446,9 +446,9 @@ extern int select_p_update_node_config (int index)
 extern int select_p_reconfigure (void)
 {
     READY_OR (SLURM_ERROR);
-    jt_sel_cache_invalidate ();
-    jt_sel_cache_reconfigure ();
-    return jt_sel_ops.reconfigure ();
+    jtsel_cache_invalidate ();
+    jtsel_cache_reconfigure ();
+    return jtsel_ops.reconfigure ();
 }
 
 extern bitstr_t *select_p_resv_test (resv_desc_msg_t *resv_desc_ptr,
@@ -457,6 +457,6 @@ extern bitstr_t *select_p_resv_test (resv_desc_msg_t *resv_desc_ptr,
                                      bitstr_t **core_bitmap)
 {
     READY_OR (NULL);
-    return jt_sel_ops.resv_test (resv_desc_ptr, node_cnt, avail_bitmap,
+    return jtsel_ops.resv_test (resv_desc_ptr, node_cnt, avail_bitmap,
                                  core_bitmap);
 }

@@ -25,30 +25,30 @@
 #include "src/slurmctld/slurmctld.h"
 
 #include <jobtree/jobtree.h>
-#include <jobtree/config.h>
+#include <jobtree/conf.h>
 
 /* Select modes (src/common/select.h SELECT_MODE_*); flags are masked off. */
 #define JT_SEL_MODE(m) ((m) & SELECT_MODE_BASE)
 
 /* The wrapped cons_tres: every select_p_* of ours calls one of these. */
-extern slurm_select_ops_t jt_sel_ops;
-int jt_sel_ops_ready (void);
+extern slurm_select_ops_t jtsel_ops;
+int jtsel_ops_ready (void);
 
 /* ---- record.c: the run record in admin_comment (jobtree/record.h) ---- */
 
 /* True iff admin_comment carries a Jobtree record. */
-bool jt_sel_is_jobtree (const job_record_t *job_ptr);
+bool jtsel_is_jobtree (const job_record_t *job_ptr);
 
 
 /* Rewrite job_ptr->admin_comment with `plan`'s funding as its "bound"
  * member (keeping everything job_submit wrote). Returns 0 or -1. */
-int jt_sel_record_bind (job_record_t *job_ptr, const jt_plan_t *plan,
+int jtsel_record_bind (job_record_t *job_ptr, const jt_plan_t *plan,
                         const jt_snapshot_t *s, int64_t now, jt_error_t *err);
 
 /* ---- topology.c ---- */
 
 /* Per-slurm-node facts kept with the snapshot. */
-typedef struct jt_sel_topo {
+typedef struct jtsel_topo {
     jt_snapshot_t *snap;        /* finalized */
     int nslurm;                 /* node_record_count when built */
     ssize_t *slurm2snap;        /* slurm node index -> snapshot index, -1 */
@@ -56,39 +56,39 @@ typedef struct jt_sel_topo {
     int *base_used;             /* used GPUs per snapshot node (live) */
     jt_node_state_t *base_state;/* state per snapshot node (live) */
     size_t nlabelled;           /* jt_nodemap_labelled nodes */
-} jt_sel_topo_t;
+} jtsel_topo_t;
 
 /* Build the topology and live usage of slurmctld's nodes; running Jobtree
  * jobs' bound funding become leases. Returns NULL with err set. */
-jt_sel_topo_t *jt_sel_topo_build (const char *domain_key, jt_error_t *err);
-void jt_sel_topo_destroy (jt_sel_topo_t *t);
+jtsel_topo_t *jtsel_topo_build (const char *domain_key, jt_error_t *err);
+void jtsel_topo_destroy (jtsel_topo_t *t);
 
 /* ---- cache.c ---- */
 
 /* The state shared by job_test calls of one scheduling cycle. Valid until
- * the next jt_sel_cache_get; do not keep pointers across calls. */
-typedef struct jt_sel_cache {
-    jt_sel_topo_t *topo;
+ * the next jtsel_cache_get; do not keep pointers across calls. */
+typedef struct jtsel_cache {
+    jtsel_topo_t *topo;
     const jt_budgets_t *budgets;        /* NULL: no (good) budgets loaded */
     const jt_config_t *conf;            /* never NULL (defaults if unread) */
     char budget_error[JT_ERRMSG_MAX];   /* why budgets is NULL */
     jt_plan_opts_t plan_opts;           /* pack policy */
-} jt_sel_cache_t;
+} jtsel_cache_t;
 
-jt_sel_cache_t *jt_sel_cache_get (jt_error_t *err);
+jtsel_cache_t *jtsel_cache_get (jt_error_t *err);
 
 /* Something changed allocations (a job started, ended, resized): the next
- * jt_sel_cache_get rebuilds. */
-void jt_sel_cache_invalidate (void);
+ * jtsel_cache_get rebuilds. */
+void jtsel_cache_invalidate (void);
 
 /* (Re)read jobtree.conf and the budget directory; keep the last good
  * budgets when the new ones are bad (logged). */
-void jt_sel_cache_reconfigure (void);
-void jt_sel_cache_fini (void);
+void jtsel_cache_reconfigure (void);
+void jtsel_cache_fini (void);
 
 /* ---- jobtree_job_test.c ---- */
 
-int jt_sel_job_test (job_record_t *job_ptr, bitstr_t *bitmap,
+int jtsel_job_test (job_record_t *job_ptr, bitstr_t *bitmap,
                      uint32_t min_nodes, uint32_t max_nodes,
                      uint32_t req_nodes, uint16_t mode,
                      List preemptee_candidates, List *preemptee_job_list,
@@ -96,33 +96,33 @@ int jt_sel_job_test (job_record_t *job_ptr, bitstr_t *bitmap,
 
 /* Commit point of a Jobtree run (select_p_select_nodeinfo_set): write the
  * funding of its last RUN_NOW plan into its record. */
-void jt_sel_job_started (job_record_t *job_ptr);
+void jtsel_job_started (job_record_t *job_ptr);
 
 /* ---- ledger.c ---- */
 
 /* Lease event hook (never blocks): what is "begin", "fini", "resized" (with
  * the node removed) or "expand". */
-void jt_sel_lease_event (const char *what, job_record_t *job_ptr,
+void jtsel_lease_event (const char *what, job_record_t *job_ptr,
                          node_record_t *node_ptr);
 
 /* (Re)create the ledger client from jobtree.conf (LedgerSocket off: none). */
-void jt_sel_ledger_configure (const jt_config_t *conf);
+void jtsel_ledger_configure (const jt_config_t *conf);
 
 /* A BudgetLoaded event for a (re)loaded budget set. */
-void jt_sel_ledger_budgets (const jt_budgets_t *b);
+void jtsel_ledger_budgets (const jt_budgets_t *b);
 
 /* Once, after slurmctld restored its jobs: read LedgerDir, close open
  * leases of gone jobs (JobGone), start missing ones, fold closed GPU-hours. */
-void jt_sel_ledger_reconcile (List jobs);
+void jtsel_ledger_reconcile (List jobs);
 
 /* Add the GPU-hours of closed leases per envelope to u (Cover's integral
  * bound; open leases come from the snapshot). */
-void jt_sel_ledger_add_closed (jt_usage_t *u, const jt_budgets_t *b);
+void jtsel_ledger_add_closed (jt_usage_t *u, const jt_budgets_t *b);
 
 /* Stop the client (pending events go to the spool) and free everything. */
-void jt_sel_ledger_fini (void);
+void jtsel_ledger_fini (void);
 
 /* The configuration in force (NULL before the first load). */
-const jt_config_t *jt_sel_cache_conf (void);
+const jt_config_t *jtsel_cache_conf (void);
 
 #endif /* JT_SELECT_JOBTREE_H */

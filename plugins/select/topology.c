@@ -137,7 +137,7 @@ static int add_leases (jt_snapshot_t *s, jt_error_t *err)
         jt_error_t perr;
 
         if (!(IS_JOB_RUNNING (job_ptr) || IS_JOB_SUSPENDED (job_ptr))
-            || !jt_sel_is_jobtree (job_ptr))
+            || !jtsel_is_jobtree (job_ptr))
             continue;
         if (jt_jobrec_parse (job_ptr->admin_comment, &rec, &perr) < 0) {
             error ("select/cons_tres_jobtree: %pJ: bad Jobtree record: %s",
@@ -152,9 +152,9 @@ static int add_leases (jt_snapshot_t *s, jt_error_t *err)
     return rc;
 }
 
-jt_sel_topo_t *jt_sel_topo_build (const char *domain_key, jt_error_t *err)
+jtsel_topo_t *jtsel_topo_build (const char *domain_key, jt_error_t *err)
 {
-    jt_sel_topo_t *t = xmalloc (sizeof (*t));
+    jtsel_topo_t *t = xmalloc (sizeof (*t));
 
     t->snap = jt_snapshot_create ();
     if (!t->snap) {
@@ -190,11 +190,11 @@ jt_sel_topo_t *jt_sel_topo_build (const char *domain_key, jt_error_t *err)
     }
     return t;
 fail:
-    jt_sel_topo_destroy (t);
+    jtsel_topo_destroy (t);
     return NULL;
 }
 
-void jt_sel_topo_destroy (jt_sel_topo_t *t)
+void jtsel_topo_destroy (jtsel_topo_t *t)
 {
     if (!t)
         return;

@@ -66,7 +66,7 @@ static int option_cb (int val, const char *optarg, int remote)
     return 0;
 }
 
-int jt_spank_args_register (spank_t sp)
+int jtspank_args_register (spank_t sp)
 {
     const jt_opt_info_t *tab;
     size_t n = jt_opt_table (&tab);
@@ -93,7 +93,7 @@ int jt_spank_args_register (spank_t sp)
     return 0;
 }
 
-int jt_spank_args_export (spank_t sp)
+int jtspank_args_export (spank_t sp)
 {
     const jt_opt_info_t *tab;
     size_t n = jt_opt_table (&tab);
@@ -114,7 +114,7 @@ int jt_spank_args_export (spank_t sp)
     return 0;
 }
 
-void jt_spank_args_clear (void)
+void jtspank_args_clear (void)
 {
     for (size_t i = 0; i < ARGS_MAX; i++) {
         free (given[i].value);

@@ -8,14 +8,14 @@
 
 /* Register every option with spank_option_register (the static table is
  * ignored in allocator context). Returns 0 or -1. */
-int jt_spank_args_register (spank_t sp);
+int jtspank_args_register (spank_t sp);
 
 /* Put every option that was given into the job's SPANK environment as
  * JOBTREE_<OPTION>=<value> (what slurmctld's job_submit plugin reads).
  * Returns 0 or -1. */
-int jt_spank_args_export (spank_t sp);
+int jtspank_args_export (spank_t sp);
 
 /* Forget every value (plugin exit). */
-void jt_spank_args_clear (void);
+void jtspank_args_clear (void);
 
 #endif /* JOBTREE_SPANK_ARGS_H */

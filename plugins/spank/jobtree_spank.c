@@ -19,7 +19,7 @@ int slurm_spank_init (spank_t sp, int ac, char **av)
 {
     /* Registering in every context keeps the option known wherever srun
      * forwards it (slurmstepd checks forwarded options by name). */
-    return jt_spank_args_register (sp);
+    return jtspank_args_register (sp);
 }
 
 int slurm_spank_init_post_opt (spank_t sp, int ac, char **av)
@@ -27,7 +27,7 @@ int slurm_spank_init_post_opt (spank_t sp, int ac, char **av)
     switch (spank_context ()) {
     case S_CTX_LOCAL:
     case S_CTX_ALLOCATOR:
-        return jt_spank_args_export (sp);
+        return jtspank_args_export (sp);
     default:
         return 0;
     }
@@ -35,6 +35,6 @@ int slurm_spank_init_post_opt (spank_t sp, int ac, char **av)
 
 int slurm_spank_exit (spank_t sp, int ac, char **av)
 {
-    jt_spank_args_clear ();
+    jtspank_args_clear ();
     return 0;
 }

@@ -20,8 +20,10 @@
 #include "jobtree/labels.h"
 #include "jobtree/snapshot.h"
 #include "cli.h"
-#include "jsonutil.h"
-#include "readfile.h"
+#include <json-c/json.h>
+
+#include "jobtree/jsonloc.h"
+#include "jobtree/readfile.h"
 
 static const char usage_text[] =
     "Usage: jobtree check BUDGET_DIR [--snapshot FILE] [--quiet]\n"

@@ -25,7 +25,7 @@
 #include "cli.h"
 #include "jobtree/ledger.h"
 #include "jobtree/timeutil.h"
-#include "ledger_map.h"
+#include "jobtree/map.h"
 
 /* A lease row: the fold's history row and its hours clipped to the range. */
 struct lrow {

@@ -32,7 +32,7 @@
 #include <sys/un.h>
 #include <unistd.h>
 
-#include "ledger_map.h"
+#include "jobtree/map.h"
 #include "ledgerd.h"
 
 #define MAX_CLIENTS 1024

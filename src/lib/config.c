@@ -1,5 +1,5 @@
 /*
- * config.c - jobtree.conf parsing (see jobtree/config.h).
+ * config.c - jobtree.conf parsing (see jobtree/conf.h).
  *
  * Parsing works on a scratch copy and swaps it in only when every line was
  * good, so a bad edit never half-applies: the plugins keep the last good
@@ -14,8 +14,8 @@
 #include <string.h>
 #include <strings.h>
 
-#include "jobtree/config.h"
-#include "readfile.h"
+#include "jobtree/conf.h"
+#include "jobtree/readfile.h"
 
 jt_config_t *jt_config_create (void)
 {

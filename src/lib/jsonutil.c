@@ -21,7 +21,7 @@
 
 #include "jobtree/timeutil.h"
 #include "jsonutil.h"
-#include "readfile.h"
+#include "jobtree/readfile.h"
 
 void jt_jdoc_init (jt_jdoc_t *d, const char *file, const char *text, size_t len,
                    jt_diags_t *diags)

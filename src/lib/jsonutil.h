@@ -19,14 +19,14 @@
 
 #include <json-c/json.h>
 
+#include "jobtree/jsonloc.h"
+
 #include "jobtree/error.h"
 
 /* Integers above this are refused outright (counts of GPUs, nodes, ...). */
 #define JT_JSON_INT_MAX (INT64_C (2147483648))
 /* Numbers (GPU-hours) above this are refused. */
 #define JT_JSON_NUM_MAX (1e12)
-/* JSON paths longer than this are truncated in diagnostics. */
-#define JT_JSON_PATH_MAX 256
 
 /* One document being read: where diagnostics go and how many were added. */
 typedef struct jt_jdoc {
@@ -38,9 +38,6 @@ typedef struct jt_jdoc {
     int suppressed;             /* errors beyond JT_JSON_MAX_ERRORS */
 } jt_jdoc_t;
 
-/* A document reports at most this many errors (then a count of the rest):
- * a systematically broken 64k-node snapshot must not take minutes. */
-#define JT_JSON_MAX_ERRORS 100
 
 void jt_jdoc_init (jt_jdoc_t *d, const char *file, const char *text, size_t len,
                    jt_diags_t *diags);
@@ -62,19 +59,6 @@ void jt_jdoc_sort (jt_jdoc_t *d, size_t from);
 void jt_jdoc_error (jt_jdoc_t *d, const char *path, const char *fmt, ...)
     __attribute__ ((format (printf, 3, 4)));
 
-/* Map a JSON path ("envelopes[2].concurrency", "labels.fabric.domain") to
- * the 1-based line:col of that field in text: the opening quote of the key
- * for an object member, the first character of the value for an array
- * element. Keys may contain dots. Returns 0, or -1 when the path is not
- * found (line/col then point at the deepest container found). */
-int jt_json_locate (const char *text, size_t len, const char *path, int *line,
-                    int *col);
-
-/* Positions of the first n elements of the array at path, in one pass.
- * Returns how many were found, or -1 if path is not an array. */
-int jt_json_locate_elements (const char *text, size_t len, const char *path,
-                             int *lines, int *cols, size_t n);
-
 /* Report every key that appears twice in one object (json-c silently keeps
  * the last value). Called by jt_jdoc_parse. */
 void jt_jdoc_check_dup_keys (jt_jdoc_t *d);
@@ -90,9 +74,6 @@ const char *jt_json_type_phrase (const json_object *o);
  * "b", "a" + [2] -> "a[2]". Returns buf. */
 char *jt_json_path_key (char *buf, size_t len, const char *path, const char *key);
 char *jt_json_path_idx (char *buf, size_t len, const char *path, size_t idx);
-
-/* Closest candidate to word within a small edit distance, or NULL. */
-const char *jt_json_suggest (const char *word, const char *const *candidates);
 
 /* Report every key of obj not in allowed (NULL-terminated), with a
  * suggestion when one is close. Returns the number reported. */

@@ -27,7 +27,7 @@
 #include <string.h>
 
 #include "jobtree/ledger.h"
-#include "ledger_map.h"
+#include "jobtree/map.h"
 
 struct lease {
     char *id, *run, *group, *envelope, *owner;

@@ -19,7 +19,7 @@
 #include <string.h>
 
 #include "jobtree/ledger_lease.h"
-#include "ledger_map.h"
+#include "jobtree/map.h"
 
 /* Ids are short; anything that does not fit is refused, never cut. */
 #define ID_MAX 512

@@ -11,7 +11,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "ledger_map.h"
+#include "jobtree/map.h"
 
 struct entry {
     char *key;

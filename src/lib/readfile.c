@@ -8,7 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "readfile.h"
+#include "jobtree/readfile.h"
 
 char *jt_read_file (const char *path, size_t *len, jt_error_t *err)
 {

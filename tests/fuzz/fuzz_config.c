@@ -1,7 +1,7 @@
 /* fuzz_config.c - jobtree.conf (jobtree.conf(5)). */
 #include "config.h"
 
-#include "jobtree/config.h"
+#include "jobtree/conf.h"
 #include "jobtree/error.h"
 #include "fuzz.h"
 

@@ -1,5 +1,5 @@
 /*
- * config.c - unit tests of jobtree.conf parsing (jobtree/config.h): defaults,
+ * config.c - unit tests of jobtree.conf parsing (jobtree/conf.h): defaults,
  * every key, file:line diagnostics, and all-or-nothing application.
  */
 #include "config.h"
@@ -9,7 +9,7 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "jobtree/config.h"
+#include "jobtree/conf.h"
 #include "tap.h"
 
 static int parse (jt_config_t *c, const char *text, jt_diags_t *d)

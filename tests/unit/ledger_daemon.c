@@ -31,7 +31,7 @@
 #include "jobtree/ledger.h"
 #include "jobtree/ledger_client.h"
 #include "ledger_conn.h"
-#include "ledger_map.h"
+#include "jobtree/map.h"
 #include "tap.h"
 
 static char daemon_path[1024];

@@ -1,10 +1,9 @@
 /*
  * readfile.h - read a whole file into memory: the one reader of budget,
- * run and snapshot files, jobtree.conf and the CLI's inputs (internal, not
- * public API).
+ * run and snapshot files, jobtree.conf and the CLI's inputs.
  */
-#ifndef JT_READFILE_H
-#define JT_READFILE_H
+#ifndef JOBTREE_READFILE_H
+#define JOBTREE_READFILE_H
 
 #include <stddef.h>
 
@@ -16,4 +15,4 @@
  * err: "cannot open: ...", "cannot read: ..." or "out of memory". */
 char *jt_read_file (const char *path, size_t *len, jt_error_t *err);
 
-#endif /* JT_READFILE_H */
+#endif /* JOBTREE_READFILE_H */

@@ -1,13 +1,15 @@
 /*
  * ledger_map.h - a small string-keyed hash map for the ledger code (event id
- * index, open leases, node owners, envelopes). Internal, not public API.
+ * index, open leases, node owners, envelopes), the report's groupings and
+ * the daemon's id index. Public so the CLI and the daemon need no private
+ * header of the library.
  *
  * Keys are copied; values are opaque pointers the caller owns. Insertion
  * order is kept in a FIFO so the map can be bounded (the oldest key is
  * evicted first) and iterated deterministically.
  */
-#ifndef JT_LEDGER_MAP_H
-#define JT_LEDGER_MAP_H
+#ifndef JOBTREE_MAP_H
+#define JOBTREE_MAP_H
 
 #include <stddef.h>
 #include <stdint.h>
@@ -36,4 +38,4 @@ void jt_map_each (const jt_map_t *m, void (*fn) (const char *key, void *val, voi
  * until the next change). NULL on ENOMEM or when empty (*n = 0). */
 const char **jt_map_sorted_keys (const jt_map_t *m, size_t *n);
 
-#endif /* JT_LEDGER_MAP_H */
+#endif /* JOBTREE_MAP_H */

@@ -1,5 +1,5 @@
 /*
- * jobtree/config.h - jobtree.conf, the plugins' configuration file.
+ * jobtree/conf.h - jobtree.conf, the plugins' configuration file.
  *
  * Read by the job_submit and select plugins from the directory of
  * slurm.conf (like cgroup.conf). One "Key=Value" per line, keys
@@ -28,8 +28,8 @@
  *                                          at slurmctld start to reconcile
  *                                          and to fold used GPU-hours
  */
-#ifndef JOBTREE_CONFIG_H
-#define JOBTREE_CONFIG_H
+#ifndef JOBTREE_CONF_H
+#define JOBTREE_CONF_H
 
 #include <stdbool.h>
 #include <stdint.h>
@@ -96,4 +96,4 @@ const char *jt_unfunded_policy_str (jt_unfunded_policy_t p);
 }
 #endif
 
-#endif /* JOBTREE_CONFIG_H */
+#endif /* JOBTREE_CONF_H */
