@@ -172,6 +172,28 @@ static jt_ledger_status_t read_ids (const char *dir, jt_map_t *ids, char *err_ou
     return res.status;
 }
 
+/* The ledger in dir verifies and holds events PREFIX000..PREFIX(n-1) once
+ * each, event i at seq i+1 (the order they were submitted in). */
+static void expect_once_in_order (const char *dir, const char *prefix, int n)
+{
+    jt_map_t *ids = jt_map_create (0);
+    char e[256] = "";
+    jt_ledger_status_t ls = read_ids (dir, ids, e);
+    int order = 0;
+
+    is (jt_ledger_status_name (ls), "OK", "ledger verifies (no duplicate ids) %s", e);
+    is_int (jt_map_count (ids), n, "%d events recorded exactly once", n);
+    for (int i = 0; i < n; i++) {
+        char id[16];
+        snprintf (id, sizeof (id), "%s%03d", prefix, i);
+        if ((uintptr_t) jt_map_get (ids, id) != (uintptr_t) i + 1)
+            order++;
+    }
+    is_int (order, 0, "each event i has seq i+1: submission order kept");
+    jt_map_destroy (ids, NULL);
+}
+
+
 static void test_basic (void)
 {
     char dir[512], sock[512], log[512], buf[512], reply[512];
@@ -666,20 +688,7 @@ static void test_spool (void)
     stop_daemon (pid);
 
     /* exactly once, in order */
-    jt_map_t *ids = jt_map_create (0);
-    char e[256] = "";
-    jt_ledger_status_t ls = read_ids (dir, ids, e);
-    is (jt_ledger_status_name (ls), "OK", "ledger verifies (no duplicate ids) %s", e);
-    is_int (jt_map_count (ids), 150, "150 events recorded exactly once");
-    int order = 0;
-    for (int i = 0; i < 150; i++) {
-        char id[16];
-        snprintf (id, sizeof (id), "s%03d", i);
-        if ((uintptr_t) jt_map_get (ids, id) != (uintptr_t) i + 1)
-            order++;
-    }
-    is_int (order, 0, "each event i has seq i+1: submission order kept");
-    jt_map_destroy (ids, NULL);
+    expect_once_in_order (dir, "s", 150);
 }
 
 /* A write that fails must not be acknowledged: the daemon cuts the batch
@@ -831,20 +840,7 @@ static void test_overflow (void)
     ok (c && jt_ledger_client_flush (c, 20000) == 0, "the next client drains the spool");
     jt_ledger_client_destroy (c);
     stop_daemon (pid);
-    jt_map_t *m = jt_map_create (0);
-    char e[256] = "";
-    jt_ledger_status_t ls = read_ids (dir, m, e);
-    is (jt_ledger_status_name (ls), "OK", "ledger verifies (no duplicates) %s", e);
-    is_int (jt_map_count (m), 200, "all 200 events recorded once");
-    int order = 0;
-    for (int i = 0; i < 200; i++) {
-        char id[16];
-        snprintf (id, sizeof (id), "o%03d", i);
-        if ((uintptr_t) jt_map_get (m, id) != (uintptr_t) i + 1)
-            order++;
-    }
-    is_int (order, 0, "in submission order");
-    jt_map_destroy (m, NULL);
+    expect_once_in_order (dir, "o", 200);
 }
 
 int main (void)
