@@ -21,6 +21,7 @@
 #include "record.h"
 #include "ledger.h"
 #include "admit.h"
+#include "schedule.h"
 #include "reload.h"
 
 #endif /* JOBTREE_JOBTREE_H */

@@ -3,7 +3,7 @@
  * plugin that wraps select/cons_tres and places Jobtree runs with libjobtree.
  *
  * select_jobtree.c  plugin symbols, the cons_tres context, forwarding
- * jobtree_job_test.c  job_test for a Jobtree run (Cover + Pack, narrowing)
+ * jobtree_job_test.c  job_test for a Jobtree run (jobtree/schedule.h)
  * topology.c       a jt_snapshot_t from slurmctld's node/switch tables
  * cache.c          per-cycle state: snapshot, budgets, live usage, config
  * record.c         the admin_comment record of a job (libjobtree's record.h)
@@ -49,12 +49,10 @@ int jtsel_record_bind (job_record_t *job_ptr, const jt_plan_t *plan,
 
 /* Per-slurm-node facts kept with the snapshot. */
 typedef struct jtsel_topo {
-    jt_snapshot_t *snap;        /* finalized */
+    jt_snapshot_t *snap;        /* finalized, live usage and states */
     int nslurm;                 /* node_record_count when built */
     ssize_t *slurm2snap;        /* slurm node index -> snapshot index, -1 */
     int *snap2slurm;            /* snapshot index -> slurm node index */
-    int *base_used;             /* used GPUs per snapshot node (live) */
-    jt_node_state_t *base_state;/* state per snapshot node (live) */
     size_t nlabelled;           /* jt_nodemap_labelled nodes */
 } jtsel_topo_t;
 

@@ -170,9 +170,6 @@ jtsel_topo_t *jtsel_topo_build (const char *domain_key, jt_error_t *err)
     t->slurm2snap = xcalloc (node_record_count > 0 ? node_record_count : 1,
                              sizeof (ssize_t));
     t->snap2slurm = xcalloc (t->snap->nnodes ? t->snap->nnodes : 1, sizeof (int));
-    t->base_used = xcalloc (t->snap->nnodes ? t->snap->nnodes : 1, sizeof (int));
-    t->base_state = xcalloc (t->snap->nnodes ? t->snap->nnodes : 1,
-                             sizeof (jt_node_state_t));
     for (int i = 0; i < node_record_count; i++)
         t->slurm2snap[i] = -1;
     for (size_t k = 0; k < t->snap->nnodes; k++) {
@@ -183,8 +180,6 @@ jtsel_topo_t *jtsel_topo_build (const char *domain_key, jt_error_t *err)
         t->snap2slurm[k] = idx;
         if (idx >= 0 && idx < node_record_count)
             t->slurm2snap[idx] = (ssize_t) k;
-        t->base_used[k] = n->used_gpus;
-        t->base_state[k] = n->state;
         if (jt_nodemap_labelled (n))
             t->nlabelled++;
     }
@@ -201,7 +196,5 @@ void jtsel_topo_destroy (jtsel_topo_t *t)
     jt_snapshot_destroy (t->snap);
     xfree (t->slurm2snap);
     xfree (t->snap2slurm);
-    xfree (t->base_used);
-    xfree (t->base_state);
     xfree (t);
 }

@@ -1,0 +1,123 @@
+/*
+ * jobtree/schedule.h - the scheduler's answer for one run at one instant.
+ *
+ * Slurm asks a select plugin the same question in three tenses (job_test's
+ * modes); the answers must agree so the main scheduler and backfill do:
+ *
+ *   JT_TENSE_NOW       may it start now, on these nodes? (SELECT_MODE_RUN_NOW)
+ *                      Plan against live usage; nodes outside the caller's
+ *                      set count as busy.
+ *   JT_TENSE_EVER      could it ever run on these nodes? (TEST_ONLY)
+ *                      Every node of the set free and up, no usage. Only a
+ *                      run no envelope could ever fund, or a group that fits
+ *                      no domain even when idle, is refused.
+ *   JT_TENSE_ESTIMATE  when could it start? (WILL_RUN, backfill)
+ *                      As NOW when the plan binds now; when only placement
+ *                      is missing, the node sets on which a start should be
+ *                      estimated: one per domain able to hold the run when
+ *                      the run must sit in one domain (so backfill reserves
+ *                      inside one domain), else one over every domain node
+ *                      of the flavor. A run its envelopes cannot fund gets
+ *                      no estimate.
+ *
+ * The adapter translates its node set into `eligible`, asks, and turns the
+ * answer into node bitmaps for the per-node check (cons_tres: cores,
+ * memory, GRES). Every rule about what each tense means is here, once.
+ */
+#ifndef JOBTREE_SCHEDULE_H
+#define JOBTREE_SCHEDULE_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "budget.h"
+#include "cover.h"
+#include "error.h"
+#include "plan.h"
+#include "run.h"
+#include "snapshot.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+typedef enum jt_tense {
+    JT_TENSE_NOW = 0,
+    JT_TENSE_EVER,
+    JT_TENSE_ESTIMATE,
+} jt_tense_t;
+
+const char *jt_tense_str (jt_tense_t t);        /* "now", "ever", "estimate" */
+
+typedef enum jt_answer_kind {
+    JT_ANSWER_BIND = 0, /* run on exactly `bind` (groups, then spares) */
+    JT_ANSWER_REFUSE,   /* no (NOW, ESTIMATE: not now; EVER: never): reason */
+    JT_ANSWER_DEFER,    /* EVER: nothing of Jobtree's stops it; the per-node
+                         * check over the whole set decides */
+    JT_ANSWER_ESTIMATE, /* ESTIMATE, placement missing: estimate a start on
+                         * each of `cands` (cand_nodes nodes), earliest wins,
+                         * ties by order; reason says why not now */
+} jt_answer_kind_t;
+
+const char *jt_answer_kind_str (jt_answer_kind_t k);   /* "bind", ... */
+
+typedef struct jt_node_set {
+    size_t *nodes;              /* snapshot node indexes, ascending per group */
+    size_t nnodes;
+} jt_node_set_t;
+
+/* Adds the GPU-hours of closed leases (the ledger's) to u: Cover's integral
+ * bound counts them; open leases come from the snapshot. */
+typedef void (*jt_closed_hours_fn) (jt_usage_t *u, const jt_budgets_t *b,
+                                    void *arg);
+
+typedef struct jt_sched_request {
+    const jt_budgets_t *budgets;
+    jt_snapshot_t *snap;        /* live: used_gpus and state of every node,
+                                 * leases of running runs. The call views it
+                                 * through `eligible` and restores it. */
+    const bool *eligible;       /* per snapshot node: in the caller's set */
+    const jt_run_t *run;
+    int64_t now;
+    jt_tense_t tense;
+    uint32_t min_nodes;         /* the job's node range (Slurm's) */
+    uint32_t max_nodes;         /* 0 or >= JT_SCHED_NODES_ANY: no bound */
+    jt_plan_opts_t opts;
+    jt_closed_hours_fn closed_hours;    /* may be NULL */
+    void *closed_hours_arg;
+} jt_sched_request_t;
+
+#define JT_SCHED_NODES_ANY 0xfffffffeu  /* Slurm's NO_VAL and above */
+
+typedef struct jt_answer {
+    jt_answer_kind_t kind;
+    /* REFUSE and ESTIMATE: the line users see ("jobtree: ..."), empty for
+     * BIND and DEFER. */
+    char reason[JT_ERRMSG_MAX + 64];
+    jt_plan_t plan;             /* the plan behind the answer */
+    jt_node_set_t bind;         /* BIND: the nodes to run on */
+    bool record;                /* BIND in NOW: once the per-node check
+                                 * passes, the plan's funding is the run's */
+    jt_node_set_t *cands;       /* ESTIMATE */
+    size_t ncands;
+    uint32_t cand_nodes;        /* ESTIMATE: nodes the run needs */
+} jt_answer_t;
+
+/* Answer req. Returns 0 with out filled (any kind; jt_answer_free it), or
+ * -1 with err set and out empty (an internal error, not the run's). Work is
+ * one plan plus a pass over the snapshot's nodes. */
+int jt_sched_answer (const jt_sched_request_t *req, jt_answer_t *out,
+                     jt_error_t *err);
+void jt_answer_free (jt_answer_t *a);
+
+/* Compact canonical dump for tests (malloc'd; NULL on ENOMEM):
+ *   "bind[a01 a02] record" | "refuse: jobtree: ..." | "defer"
+ *   | "estimate 2 nodes {a01 a02 a03} {b01 b02}: jobtree: ..." */
+char *jt_answer_dump (const jt_answer_t *a, const jt_snapshot_t *s);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif /* JOBTREE_SCHEDULE_H */

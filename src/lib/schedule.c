@@ -1,0 +1,389 @@
+/*
+ * schedule.c - the scheduler's answer for one run at one instant, in the
+ * three tenses of Slurm's job_test (see jobtree/schedule.h). It owns what
+ * each tense means: which usage counts, how the caller's node set is
+ * viewed, which refusals are final, the node range a malleable run may
+ * bind, which nodes a bound plan runs on, and where a start is estimated.
+ * Funding and placement themselves are jt_plan_run's.
+ */
+#include "config.h"
+
+#include <inttypes.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "jobtree/schedule.h"
+#include "strbuf.h"
+
+const char *jt_tense_str (jt_tense_t t)
+{
+    switch (t) {
+    case JT_TENSE_NOW:
+        return "now";
+    case JT_TENSE_EVER:
+        return "ever";
+    case JT_TENSE_ESTIMATE:
+        return "estimate";
+    }
+    return "?";
+}
+
+const char *jt_answer_kind_str (jt_answer_kind_t k)
+{
+    switch (k) {
+    case JT_ANSWER_BIND:
+        return "bind";
+    case JT_ANSWER_REFUSE:
+        return "refuse";
+    case JT_ANSWER_DEFER:
+        return "defer";
+    case JT_ANSWER_ESTIMATE:
+        return "estimate";
+    }
+    return "?";
+}
+
+void jt_answer_free (jt_answer_t *a)
+{
+    if (!a)
+        return;
+    jt_plan_free (&a->plan);
+    free (a->bind.nodes);
+    for (size_t i = 0; i < a->ncands; i++)
+        free (a->cands[i].nodes);
+    free (a->cands);
+    memset (a, 0, sizeof (*a));
+}
+
+static void say (jt_answer_t *a, jt_answer_kind_t kind, const char *fmt, ...)
+    __attribute__ ((format (printf, 3, 4)));
+static void say (jt_answer_t *a, jt_answer_kind_t kind, const char *fmt, ...)
+{
+    va_list ap;
+
+    a->kind = kind;
+    va_start (ap, fmt);
+    vsnprintf (a->reason, sizeof (a->reason), fmt, ap);
+    va_end (ap);
+}
+
+/* Why the plan does not bind now, as users read it. */
+static void say_plan (jt_answer_t *a, jt_answer_kind_t kind)
+{
+    const jt_plan_t *p = &a->plan;
+
+    if (p->detail[0])
+        say (a, kind, "jobtree: %s", p->detail);
+    else
+        say (a, kind, "jobtree: %s (%s)", jt_decision_str (p->decision),
+             jt_reason_str (p->reason));
+}
+
+/* Placement, not funding, is what is missing: time can cure it. */
+static bool is_pack_reason (jt_reason_t r)
+{
+    return r == JT_NO_DOMAIN_FITS || r == JT_SPREAD_NO_DOMAIN || r == JT_NO_NODES;
+}
+
+static bool no_bound (uint32_t max_nodes)
+{
+    return max_nodes == 0 || max_nodes >= JT_SCHED_NODES_ANY;
+}
+
+/* A malleable run binds a total between its bounds; keep that inside the
+ * node range Slurm will accept for the job, so the plan and the job agree
+ * (when the ranges do not meet, the run's own bounds stand). */
+static void clamp_malleable (jt_run_t *run, const jt_snapshot_t *s,
+                             uint32_t min_nodes, uint32_t max_nodes)
+{
+    int gpn = jt_snapshot_gpus_per_node (s, run->flavor);
+    int64_t lo, hi;
+
+    if (!run->malleable || gpn <= 0)
+        return;
+    lo = run->min_gpus > (int64_t) min_nodes * gpn ? run->min_gpus
+                                                   : (int64_t) min_nodes * gpn;
+    hi = run->max_gpus;
+    if (!no_bound (max_nodes) && (int64_t) max_nodes * gpn < hi)
+        hi = (int64_t) max_nodes * gpn;
+    if (lo <= hi) {
+        run->min_gpus = lo;
+        run->max_gpus = hi;
+        /* The run asks for its maximum; keep the request inside the range. */
+        if (run->total_gpus > hi)
+            run->total_gpus = hi;
+        if (run->total_gpus < lo)
+            run->total_gpus = lo;
+    }
+}
+
+/* The snapshot as the tense sees it: nodes outside the caller's set are
+ * busy; in EVER, nodes inside it are free and up. `keep` receives the live
+ * values so view_restore can put them back. */
+typedef struct node_live {
+    int used_gpus;
+    jt_node_state_t state;
+} node_live_t;
+
+static void view_apply (jt_snapshot_t *s, const bool *eligible, bool idle,
+                        node_live_t *keep)
+{
+    for (size_t k = 0; k < s->nnodes; k++) {
+        jt_node_t *n = &s->nodes[k];
+
+        keep[k] = (node_live_t){ n->used_gpus, n->state };
+        if (!eligible[k])
+            n->used_gpus = n->gpus;
+        else if (idle) {
+            n->used_gpus = 0;
+            n->state = JT_NODE_UP;
+        }
+    }
+}
+
+static void view_restore (jt_snapshot_t *s, const node_live_t *keep)
+{
+    for (size_t k = 0; k < s->nnodes; k++) {
+        s->nodes[k].used_gpus = keep[k].used_gpus;
+        s->nodes[k].state = keep[k].state;
+    }
+}
+
+/* Add node k to set once (seen marks members). */
+static void set_add (jt_node_set_t *set, bool *seen, size_t k)
+{
+    if (!seen[k]) {
+        seen[k] = true;
+        set->nodes[set->nnodes++] = k;
+    }
+}
+
+/* The nodes a bound plan runs on: every group's, then spares while the
+ * count stays below the job's max_nodes. */
+static int bind_nodes (jt_answer_t *a, size_t nnodes, uint32_t max_nodes,
+                       bool *seen, jt_error_t *err)
+{
+    const jt_plan_t *p = &a->plan;
+    size_t cap = 0;
+
+    for (size_t g = 0; g < p->ngroups; g++)
+        cap += p->groups[g].nnodes + p->groups[g].nspares;
+    if (cap > nnodes)
+        cap = nnodes;
+    if (!(a->bind.nodes = calloc (cap ? cap : 1, sizeof (size_t))))
+        return jt_errprintf (err, "out of memory");
+    memset (seen, 0, nnodes * sizeof (*seen));
+    for (size_t g = 0; g < p->ngroups; g++)
+        for (size_t k = 0; k < p->groups[g].nnodes; k++)
+            set_add (&a->bind, seen, p->groups[g].nodes[k]);
+    for (size_t g = 0; g < p->ngroups; g++)
+        for (size_t k = 0; k < p->groups[g].nspares; k++) {
+            if (a->bind.nnodes >= max_nodes)
+                break;
+            set_add (&a->bind, seen, p->groups[g].spares[k]);
+        }
+    return 0;
+}
+
+static int cand_push (jt_answer_t *a, jt_node_set_t set, jt_error_t *err)
+{
+    jt_node_set_t *c = realloc (a->cands, (a->ncands + 1) * sizeof (*c));
+
+    if (!c) {
+        free (set.nodes);
+        return jt_errprintf (err, "out of memory");
+    }
+    a->cands = c;
+    a->cands[a->ncands++] = set;
+    return 0;
+}
+
+static bool of_flavor (const jt_node_t *n, const char *flavor)
+{
+    return n->flavor && !strcmp (n->flavor, flavor);
+}
+
+/* ESTIMATE when Cover funds the run but Pack has no room now. A run that
+ * must sit in one domain (one group, or cross-group spread off) gets one
+ * node set per domain able to hold it (its eligible up nodes of the
+ * flavor, enough GPUs and nodes), in domain order. A run whose groups may
+ * spread gets one set over every eligible domain node of its flavor (an
+ * estimate only; the start itself is always Pack's, in NOW). */
+static int estimate_sets (jt_answer_t *a, const jt_sched_request_t *req,
+                          const jt_run_t *run, jt_error_t *err)
+{
+    const jt_snapshot_t *s = req->snap;
+    int gpn = jt_snapshot_gpus_per_node (s, run->flavor);
+    int64_t need = run->malleable ? run->min_gpus : run->total_gpus;
+    int64_t group = run->group_gpus > 0 && run->group_gpus < need
+                        ? run->group_gpus : need;
+    bool whole;
+
+    if (gpn <= 0 || need <= 0)
+        return 0;
+    whole = !run->cross_group_spread || group >= need;
+    a->cand_nodes = (uint32_t) ((need + gpn - 1) / gpn);
+    for (size_t d = 0; whole && d < s->ndomains; d++) {
+        const jt_domain_t *dom = &s->domains[d];
+        jt_node_set_t set = { calloc (dom->nnodes ? dom->nnodes : 1,
+                                      sizeof (size_t)), 0 };
+        int64_t cap = 0;
+
+        if (!set.nodes)
+            return jt_errprintf (err, "out of memory");
+        for (size_t k = 0; k < dom->nnodes; k++) {
+            const jt_node_t *n = &s->nodes[dom->nodes[k]];
+            if (!of_flavor (n, run->flavor) || !req->eligible[dom->nodes[k]]
+                || n->state != JT_NODE_UP)
+                continue;
+            set.nodes[set.nnodes++] = dom->nodes[k];
+            cap += n->gpus;
+        }
+        if (cap < need || set.nnodes < a->cand_nodes) {
+            free (set.nodes);
+            continue;
+        }
+        if (cand_push (a, set, err) < 0)
+            return -1;
+    }
+    if (!whole) {
+        jt_node_set_t set = { calloc (s->nnodes ? s->nnodes : 1,
+                                      sizeof (size_t)), 0 };
+        if (!set.nodes)
+            return jt_errprintf (err, "out of memory");
+        for (size_t k = 0; k < s->nnodes; k++)
+            if (of_flavor (&s->nodes[k], run->flavor) && s->nodes[k].domain >= 0
+                && req->eligible[k])
+                set.nodes[set.nnodes++] = k;
+        if (cand_push (a, set, err) < 0)
+            return -1;
+    }
+    return 0;
+}
+
+/* The usage the tense counts: none in EVER; else the snapshot's leases and
+ * the ledger's closed GPU-hours. */
+static int tense_usage (const jt_sched_request_t *req, jt_usage_t *u,
+                        jt_error_t *err)
+{
+    if (req->tense == JT_TENSE_EVER) {
+        if (jt_usage_init (u, req->budgets) < 0)
+            return jt_errprintf (err, "out of memory");
+        return 0;
+    }
+    if (jt_usage_from_snapshot (u, req->budgets, req->snap, req->now, err) < 0)
+        return -1;
+    if (req->closed_hours)
+        req->closed_hours (u, req->budgets, req->closed_hours_arg);
+    return 0;
+}
+
+int jt_sched_answer (const jt_sched_request_t *req, jt_answer_t *out,
+                     jt_error_t *err)
+{
+    jt_snapshot_t *s = req->snap;
+    node_live_t *keep = NULL;
+    bool *seen = NULL;
+    jt_usage_t usage;
+    jt_run_t run;
+    int rc;
+
+    memset (out, 0, sizeof (*out));
+    if (!req->budgets || !s || !req->run || !req->run->flavor || !req->eligible)
+        return jt_errprintf (err, "scheduling request without budgets, "
+                             "snapshot, run flavor or node set");
+    run = *req->run;    /* shallow: only the malleable bounds change */
+    clamp_malleable (&run, s, req->min_nodes, req->max_nodes);
+    if (req->tense == JT_TENSE_EVER) {
+        char detail[JT_ERRMSG_MAX] = "";
+        jt_reason_t r = jt_cover_ever (req->budgets, &run, req->now, detail,
+                                       sizeof (detail));
+        if (r != JT_OK) {
+            say (out, JT_ANSWER_REFUSE, "jobtree: never fundable: %s",
+                 detail[0] ? detail : jt_reason_str (r));
+            return 0;
+        }
+    }
+    if (tense_usage (req, &usage, err) < 0)
+        return -1;
+    keep = calloc (s->nnodes ? s->nnodes : 1, sizeof (*keep));
+    seen = calloc (s->nnodes ? s->nnodes : 1, sizeof (*seen));
+    if (!keep || !seen) {
+        rc = jt_errprintf (err, "out of memory");
+        goto out;
+    }
+    view_apply (s, req->eligible, req->tense == JT_TENSE_EVER, keep);
+    rc = jt_plan_run (req->budgets, s, &usage, &run, req->now, &req->opts,
+                      &out->plan, err);
+    view_restore (s, keep);
+    if (rc < 0)
+        goto out;
+
+    if (out->plan.decision == JT_BIND_NOW) {
+        out->kind = JT_ANSWER_BIND;
+        if ((rc = bind_nodes (out, s->nnodes, req->max_nodes, seen, err)) < 0)
+            goto out;
+        if (req->tense != JT_TENSE_EVER && out->bind.nnodes < req->min_nodes)
+            say (out, JT_ANSWER_REFUSE, "jobtree: plan of %zu nodes is below "
+                 "the job's minimum of %" PRIu32, out->bind.nnodes,
+                 req->min_nodes);
+        out->record = out->kind == JT_ANSWER_BIND && req->tense == JT_TENSE_NOW;
+    } else if (req->tense == JT_TENSE_EVER) {
+        /* Idle set, no usage: only placement can make it never run. */
+        if (is_pack_reason (out->plan.reason))
+            say_plan (out, JT_ANSWER_REFUSE);
+        else
+            out->kind = JT_ANSWER_DEFER;
+    } else if (req->tense == JT_TENSE_ESTIMATE
+               && out->plan.decision == JT_PLAN_LATER
+               && is_pack_reason (out->plan.reason)) {
+        say_plan (out, JT_ANSWER_ESTIMATE);
+        rc = estimate_sets (out, req, &run, err);
+    } else
+        say_plan (out, JT_ANSWER_REFUSE);
+out:
+    free (keep);
+    free (seen);
+    jt_usage_free (&usage);
+    if (rc < 0)
+        jt_answer_free (out);
+    return rc;
+}
+
+static void dump_set (jt_strbuf_t *b, const jt_node_set_t *set,
+                      const jt_snapshot_t *s)
+{
+    for (size_t k = 0; k < set->nnodes; k++)
+        jt_strbuf_printf (b, "%s%s", k ? " " : "", s->nodes[set->nodes[k]].name);
+}
+
+char *jt_answer_dump (const jt_answer_t *a, const jt_snapshot_t *s)
+{
+    jt_strbuf_t b = JT_STRBUF_INIT;
+
+    switch (a->kind) {
+    case JT_ANSWER_BIND:
+        jt_strbuf_printf (&b, "bind[");
+        dump_set (&b, &a->bind, s);
+        jt_strbuf_printf (&b, "]%s", a->record ? " record" : "");
+        break;
+    case JT_ANSWER_REFUSE:
+        jt_strbuf_printf (&b, "refuse: %s", a->reason);
+        break;
+    case JT_ANSWER_DEFER:
+        jt_strbuf_printf (&b, "defer");
+        break;
+    case JT_ANSWER_ESTIMATE:
+        jt_strbuf_printf (&b, "estimate %" PRIu32 " nodes", a->cand_nodes);
+        for (size_t i = 0; i < a->ncands; i++) {
+            jt_strbuf_printf (&b, " {");
+            dump_set (&b, &a->cands[i], s);
+            jt_strbuf_printf (&b, "}");
+        }
+        jt_strbuf_printf (&b, ": %s", a->reason);
+        break;
+    }
+    return jt_strbuf_take (&b);
+}

@@ -1,0 +1,283 @@
+/*
+ * schedule.c - unit tests of the scheduler's answer in each tense
+ * (jobtree/schedule.h): which nodes a bound run runs on (spares within
+ * max_nodes), the job's node range, the caller's node set, the usage each
+ * tense counts, which refusals are final (EVER), where a start is estimated
+ * (ESTIMATE: one set per domain able to hold a one-domain run, else one set
+ * over the flavor), and that the snapshot is left as it was.
+ */
+#include "config.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+#include "jobtree/schedule.h"
+#include "fixtures.h"
+#include "tap.h"
+
+#define RUN(owner, total, extra) \
+    "{ \"owner\": \"" owner "\", \"resources\": { \"gpuType\": \"h100\"," \
+    " \"totalGPUs\": " #total " }" extra " }"
+#define GROUP(g) ", \"locality\": { \"groupGPUs\": " #g " }"
+#define NOSPREAD(g) \
+    ", \"locality\": { \"groupGPUs\": " #g ", \"allowCrossGroupSpread\": false }"
+#define RAI(envs) "{ \"owner\": \"rai\", \"envelopes\": [" envs "] }"
+#define WEST(conc, extra) FX_ENV ("west-h100", "\"region\": \"west\"", conc, extra)
+
+static int closed_calls;
+
+/* The ledger's closed hours, as the adapter's hook adds them: 100 GPU-hours
+ * to west-h100. */
+static void closed_100 (jt_usage_t *u, const jt_budgets_t *b, void *arg)
+{
+    const jt_envelope_t *e = jt_budgets_envelope (b, "west-h100");
+
+    (void) arg;
+    closed_calls++;
+    if (e)
+        jt_usage_add (u, e, "rai", 0, 100.0);
+}
+
+/* Domains A (a01..) and B (b01..) of region west, 8 GPUs a node; the first
+ * used_a / used_b nodes fully used. */
+static jt_snapshot_t *cluster (int na, int used_a, int nb, int used_b)
+{
+    jt_snapshot_t *s = jt_snapshot_create ();
+    fx_nodes (s, "a", 1, na, "region=west,fabric.domain=A", 8, used_a);
+    fx_nodes (s, "b", 1, nb, "region=west,fabric.domain=B", 8, used_b);
+    return fx_finalize (s);
+}
+
+/* Every node eligible except those named in `out` (space separated). */
+static bool *eligible (const jt_snapshot_t *s, const char *out)
+{
+    bool *e = calloc (s->nnodes, sizeof (*e));
+
+    for (size_t k = 0; k < s->nnodes; k++) {
+        const char *p = out ? strstr (out, s->nodes[k].name) : NULL;
+        e[k] = !p;
+    }
+    return e;
+}
+
+/* Ask and return jt_answer_dump's text (static buffer). */
+static const char *ask (const jt_budgets_t *b, jt_snapshot_t *s,
+                        const char *run_json, jt_tense_t tense,
+                        const char *not_eligible, uint32_t min_nodes,
+                        uint32_t max_nodes)
+{
+    static char buf[2048];
+    jt_run_t *r = fx_run (run_json);
+    bool *el = eligible (s, not_eligible);
+    jt_sched_request_t req = {
+        .budgets = b, .snap = s, .eligible = el, .run = r,
+        .now = fx_time (FX_NOW), .tense = tense, .min_nodes = min_nodes,
+        .max_nodes = max_nodes, .opts = { .policy = JT_PACK_TO_EMPTY },
+        .closed_hours = closed_100,
+    };
+    jt_answer_t a;
+    jt_error_t err;
+    char *d;
+
+    if (jt_sched_answer (&req, &a, &err) < 0)
+        snprintf (buf, sizeof (buf), "error: %s", err.text);
+    else {
+        d = jt_answer_dump (&a, s);
+        snprintf (buf, sizeof (buf), "%s", d ? d : "(ENOMEM)");
+        free (d);
+        jt_answer_free (&a);
+    }
+    free (el);
+    jt_run_destroy (r);
+    return buf;
+}
+
+static void test_now (void)
+{
+    jt_budgets_t *b = fx_budgets (RAI (WEST (256, "")), FX_END);
+    jt_snapshot_t *s = cluster (4, 1, 4, 0);
+
+    is (ask (b, s, RUN ("rai", 16, GROUP (16)), JT_TENSE_NOW, NULL, 1, 8),
+        "bind[b01 b02] record",
+        "now: binds on free nodes of the emptiest domain; funding is recorded");
+    is (ask (b, s, RUN ("rai", 16, GROUP (16)), JT_TENSE_NOW, "b01 b02 b03", 1, 8),
+        "bind[a02 a03] record",
+        "now: nodes outside the caller's set count as busy");
+    is (ask (b, s, RUN ("rai", 16, GROUP (16)), JT_TENSE_ESTIMATE, NULL, 1, 8),
+        "bind[b01 b02]",
+        "estimate: a run that binds now is estimated on its nodes, not recorded");
+    is (ask (b, s, RUN ("rai", 16, GROUP (16)), JT_TENSE_NOW, NULL, 3, 8),
+        "refuse: jobtree: plan of 2 nodes is below the job's minimum of 3",
+        "now: a plan below the job's minimum node count is refused");
+    is (ask (b, s, RUN ("rai", 16, GROUP (16)), JT_TENSE_EVER, NULL, 3, 8),
+        "bind[a01 a02]",
+        "ever: the set viewed idle (A first again); the job's minimum is left"
+        " to the per-node check");
+    jt_snapshot_destroy (s);
+    jt_budgets_destroy (b);
+}
+
+static void test_spares (void)
+{
+    jt_budgets_t *b = fx_budgets (RAI (WEST (256, "")), FX_END);
+    jt_snapshot_t *s = cluster (4, 0, 0, 0);
+    const char *run = RUN ("rai", 16, GROUP (16) ", \"sparesPerGroup\": 1");
+
+    is (ask (b, s, run, JT_TENSE_NOW, NULL, 2, 3), "bind[a01 a02 a03] record",
+        "spares run with the group while max_nodes allows");
+    is (ask (b, s, run, JT_TENSE_NOW, NULL, 2, 2), "bind[a01 a02] record",
+        "spares beyond max_nodes are left out");
+    jt_snapshot_destroy (s);
+    jt_budgets_destroy (b);
+}
+
+static void test_malleable_range (void)
+{
+    jt_budgets_t *b = fx_budgets (RAI (WEST (256, "")), FX_END);
+    jt_snapshot_t *s = cluster (8, 0, 0, 0);
+    const char *run = RUN ("rai", 64, ", \"malleable\": { \"minTotalGPUs\": 8,"
+                           " \"maxTotalGPUs\": 64, \"stepGPUs\": 8 }");
+
+    is (ask (b, s, run, JT_TENSE_NOW, NULL, 1, 3), "bind[a01 a02 a03] record",
+        "a malleable run binds no more than max_nodes allows");
+    is (ask (b, s, run, JT_TENSE_NOW, NULL, 1, JT_SCHED_NODES_ANY),
+        "bind[a01 a02 a03 a04 a05 a06 a07 a08] record",
+        "no node bound: its own maximum");
+    is (ask (b, s, run, JT_TENSE_NOW, "a04 a05 a06 a07 a08", 4, JT_SCHED_NODES_ANY),
+        "refuse: jobtree: group 0: soft demand of 32 GPUs: only 24 placeable",
+        "the job's minimum raises the run's: 32 GPUs do not fit 3 free nodes");
+    jt_snapshot_destroy (s);
+    jt_budgets_destroy (b);
+}
+
+static void test_usage_by_tense (void)
+{
+    jt_budgets_t *b = fx_budgets (RAI (WEST (256, ", \"maxGPUHours\": 120")), FX_END);
+    jt_snapshot_t *s = cluster (4, 0, 0, 0);
+    const char *run = RUN ("rai", 16, GROUP (16) ", \"runtime\": { \"timeLimit\": \"2:00:00\" }");
+    const char *got;
+
+    closed_calls = 0;
+    got = ask (b, s, run, JT_TENSE_NOW, NULL, 1, 8);
+    ok (strstr (got, "refuse: jobtree: ") && strstr (got, "GPU"),
+        "now: the ledger's closed hours count (100 + 32 > 120): %s", got);
+    is_int (closed_calls, 1, "now asks the ledger once");
+    got = ask (b, s, run, JT_TENSE_ESTIMATE, NULL, 1, 8);
+    ok (!strncmp (got, "refuse: ", 8),
+        "estimate: a run its envelopes cannot fund gets no estimate: %s", got);
+    closed_calls = 0;
+    is (ask (b, s, run, JT_TENSE_EVER, NULL, 1, 8), "bind[a01 a02]",
+        "ever: no usage counts, closed hours included");
+    is_int (closed_calls, 0, "ever does not ask the ledger");
+    jt_snapshot_destroy (s);
+    jt_budgets_destroy (b);
+}
+
+static void test_ever (void)
+{
+    jt_budgets_t *b = fx_budgets (RAI (WEST (32, "")), FX_END);
+    jt_budgets_t *later = fx_budgets (RAI (
+        "{ \"name\": \"west-h100\", \"flavor\": \"h100\", \"selector\": {"
+        " \"region\": \"west\" }, \"start\": \"2026-06-01T00:00:00Z\","
+        " \"end\": \"2027-01-01T00:00:00Z\", \"concurrency\": 64 }"), FX_END);
+    jt_snapshot_t *s = cluster (4, 4, 2, 2);
+    const char *got;
+
+    got = ask (b, s, RUN ("rai", 64, GROUP (32)), JT_TENSE_EVER, NULL, 1, 8);
+    ok (!strncmp (got, "refuse: jobtree: never fundable: ", 33),
+        "ever: more than any envelope could ever fund is final: %s", got);
+    is (ask (b, s, RUN ("rai", 32, GROUP (32)), JT_TENSE_EVER, NULL, 1, 8),
+        "bind[a01 a02 a03 a04]",
+        "ever: a full cluster is viewed idle");
+    is (ask (b, s, RUN ("rai", 24, GROUP (24)), JT_TENSE_EVER, "a01 a02", 1, 8),
+        "refuse: jobtree: group 0 (24 GPUs) fits no domain: most free is west/A with 16",
+        "ever: a group that fits no domain of the set even when idle is final");
+    is (ask (later, s, RUN ("rai", 32, GROUP (32)), JT_TENSE_EVER, NULL, 1, 8),
+        "defer",
+        "ever: a window that opens later is not Jobtree's refusal to make");
+    jt_snapshot_destroy (s);
+    jt_budgets_destroy (later);
+    jt_budgets_destroy (b);
+}
+
+static void test_estimate (void)
+{
+    jt_budgets_t *b = fx_budgets (RAI (WEST (256, "")), FX_END);
+    jt_snapshot_t *s = jt_snapshot_create ();
+    const char *got;
+
+    fx_nodes (s, "a", 1, 4, "region=west,fabric.domain=A", 8, 4);
+    fx_nodes (s, "b", 1, 3, "region=west,fabric.domain=B", 8, 3);
+    fx_nodes (s, "c", 1, 4, "region=west,fabric.domain=C", 8, 2);
+    fx_finalize (s);
+    s->nodes[9].state = JT_NODE_DOWN;   /* c03 */
+    is (ask (b, s, RUN ("rai", 32, GROUP (32)), JT_TENSE_ESTIMATE, NULL, 1, 8),
+        "estimate 4 nodes {a01 a02 a03 a04}: jobtree: group 0 (32 GPUs) fits"
+        " no domain: most free is west/C with 8",
+        "estimate: one set per domain able to hold the group (B is too small,"
+        " C has a down node)");
+    is (ask (b, s, RUN ("rai", 24, NOSPREAD (8)), JT_TENSE_ESTIMATE, NULL, 1, 8),
+        "estimate 3 nodes {a01 a02 a03 a04} {b01 b02 b03} {c01 c02 c04}: jobtree:"
+        " no domain holds all 3 groups (24 GPUs) on nodes its payers may use;"
+        " most free is west/C with 8",
+        "estimate: spread off, every group in one domain: sets in domain order"
+        " (C without its down node)");
+    is (ask (b, s, RUN ("rai", 48, GROUP (8)), JT_TENSE_ESTIMATE, "b02", 1, 8),
+        "estimate 6 nodes {a01 a02 a03 a04 b01 b03 c01 c02 c03 c04}: jobtree:"
+        " group 1 (8 GPUs) fits no domain: no domain has a free node",
+        "estimate: groups that may spread get one set over the flavor's"
+        " eligible domain nodes");
+    got = ask (b, s, RUN ("rai", 32, GROUP (32)), JT_TENSE_NOW, NULL, 1, 8);
+    is (got, "refuse: jobtree: group 0 (32 GPUs) fits no domain: most free is west/C with 8",
+        "now: the same run is refused with the reason users see");
+    jt_snapshot_destroy (s);
+    jt_budgets_destroy (b);
+}
+
+static void test_snapshot_restored (void)
+{
+    jt_budgets_t *b = fx_budgets (RAI (WEST (256, "")), FX_END);
+    jt_snapshot_t *s = cluster (4, 2, 4, 0);
+    int used[8];
+    jt_node_state_t st[8];
+    bool same = true;
+
+    s->nodes[5].state = JT_NODE_DRAIN;
+    for (size_t k = 0; k < 8; k++) {
+        used[k] = s->nodes[k].used_gpus;
+        st[k] = s->nodes[k].state;
+    }
+    for (int t = JT_TENSE_NOW; t <= JT_TENSE_ESTIMATE; t++)
+        (void) ask (b, s, RUN ("rai", 64, GROUP (32)), (jt_tense_t) t,
+                    "a03 b04", 1, 8);
+    for (size_t k = 0; k < 8; k++)
+        same = same && used[k] == s->nodes[k].used_gpus && st[k] == s->nodes[k].state;
+    ok (same, "every tense leaves the snapshot's live usage and states as they were");
+    jt_snapshot_destroy (s);
+    jt_budgets_destroy (b);
+}
+
+static void test_bad_request (void)
+{
+    jt_sched_request_t req = { 0 };
+    jt_answer_t a;
+    jt_error_t err;
+
+    ok (jt_sched_answer (&req, &a, &err) < 0 && a.kind == 0 && !a.bind.nodes,
+        "a request without budgets is an error, answer left empty");
+    is (jt_tense_str (JT_TENSE_ESTIMATE), "estimate", "tense names");
+    is (jt_answer_kind_str (JT_ANSWER_DEFER), "defer", "answer names");
+}
+
+int main (void)
+{
+    test_now ();
+    test_spares ();
+    test_malleable_range ();
+    test_usage_by_tense ();
+    test_ever ();
+    test_estimate ();
+    test_snapshot_restored ();
+    test_bad_request ();
+    done_testing ();
+}
