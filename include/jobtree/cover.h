@@ -76,6 +76,15 @@ int jt_usage_from_snapshot (jt_usage_t *u, const jt_budgets_t *b,
                             const jt_snapshot_t *s, int64_t now,
                             jt_error_t *err);
 
+/* The same, as it will be at instant `at` (>= now) if nothing else starts:
+ * a lease whose expected end (jt_lease_t.end, when known) is at or before
+ * `at` holds no GPUs, and every lease has consumed GPU-hours up to `at` or
+ * its end. jt_usage_from_snapshot is this with no horizon (every lease
+ * holds, hours up to now). */
+int jt_usage_from_snapshot_at (jt_usage_t *u, const jt_budgets_t *b,
+                               const jt_snapshot_t *s, int64_t now,
+                               int64_t at, jt_error_t *err);
+
 typedef struct jt_cover_cand {
     const jt_envelope_t *env;
     jt_source_t source;

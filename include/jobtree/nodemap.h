@@ -91,10 +91,12 @@ typedef struct jt_nodemap_job {
     const char *account;        /* the job's Slurm account, or NULL */
     int64_t start_time;         /* the job's start time (epoch seconds) */
     int64_t bound_time;         /* the record's bound time, 0 when absent */
+    int64_t end_time;           /* the job's expected end (start + time
+                                 * limit), 0 when unknown */
 } jt_nodemap_job_t;
 
-/* Add one bound group of job as a lease of s: run = job id, owner and
- * start as above; group, envelope, nodes, gpus and role as recorded.
+/* Add one bound group of job as a lease of s: run = job id, owner, start
+ * and expected end as above; group, envelope, nodes, gpus and role as recorded.
  * Returns 0, or -1 with err set (nothing added). */
 int jt_nodemap_add_lease (jt_snapshot_t *s, const jt_nodemap_job_t *job,
                           int group, const char *envelope, char *const *nodes,
@@ -105,8 +107,8 @@ int jt_nodemap_add_lease (jt_snapshot_t *s, const jt_nodemap_job_t *job,
  * as jt_nodemap_add_lease does, with the owner and bound time taken from
  * rec. Returns 0, or -1 with err set (leases added before it stay). */
 int jt_nodemap_add_record (jt_snapshot_t *s, uint32_t job_id, const char *account,
-                           int64_t start_time, const jt_jobrec_t *rec,
-                           jt_error_t *err);
+                           int64_t start_time, int64_t end_time,
+                           const jt_jobrec_t *rec, jt_error_t *err);
 
 #ifdef __cplusplus
 }

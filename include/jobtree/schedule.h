@@ -12,13 +12,19 @@
  *                      run no envelope could ever fund, or a group that fits
  *                      no domain even when idle, is refused.
  *   JT_TENSE_ESTIMATE  when could it start? (WILL_RUN, backfill)
- *                      As NOW when the plan binds now; when only placement
- *                      is missing, the node sets on which a start should be
- *                      estimated: one per domain able to hold the run when
- *                      the run must sit in one domain (so backfill reserves
- *                      inside one domain), else one over every domain node
- *                      of the flavor. A run its envelopes cannot fund gets
- *                      no estimate.
+ *                      As NOW when the plan binds now. Otherwise the node
+ *                      sets on which a start should be estimated: one per
+ *                      domain able to hold the run when the run must sit in
+ *                      one domain (so backfill reserves inside one domain),
+ *                      else one over every domain node of the flavor; and
+ *                      when funding is what is missing, the instant it
+ *                      frees (`not_before`): the first lease end or window
+ *                      boundary after which the run's envelopes fund it,
+ *                      counting the leases still running then. Funding
+ *                      waits and placement waits are alike (DESIGN decision
+ *                      9): both get an estimate, so backfill holds room for
+ *                      a run waiting for its budget. A run no lease end or
+ *                      window opening would fund gets no estimate.
  *
  * The adapter translates its node set into `eligible`, asks, and turns the
  * answer into node bitmaps for the per-node check (cons_tres: cores,
@@ -102,18 +108,23 @@ typedef struct jt_answer {
     jt_node_set_t *cands;       /* ESTIMATE */
     size_t ncands;
     uint32_t cand_nodes;        /* ESTIMATE: nodes the run needs */
+    int64_t not_before;         /* ESTIMATE: funding frees then (0: funded
+                                 * now, only room is missing) */
 } jt_answer_t;
 
 /* Answer req. Returns 0 with out filled (any kind; jt_answer_free it), or
  * -1 with err set and out empty (an internal error, not the run's). Work is
- * one plan plus a pass over the snapshot's nodes. */
+ * one plan plus a pass over the snapshot's nodes; an estimate for a run
+ * waiting for funding adds one plan per step of a binary search over the
+ * lease ends within each window interval (windows x log leases). */
 int jt_sched_answer (const jt_sched_request_t *req, jt_answer_t *out,
                      jt_error_t *err);
 void jt_answer_free (jt_answer_t *a);
 
 /* Compact canonical dump for tests (malloc'd; NULL on ENOMEM):
  *   "bind[a01 a02] record" | "refuse: jobtree: ..." | "defer"
- *   | "estimate 2 nodes {a01 a02 a03} {b01 b02}: jobtree: ..." */
+ *   | "estimate 2 nodes {a01 a02 a03} {b01 b02}: jobtree: ..."
+ *   | "estimate 2 nodes from 2026-03-01T13:00:00Z {a01 a02}: jobtree: ..." */
 char *jt_answer_dump (const jt_answer_t *a, const jt_snapshot_t *s);
 
 #ifdef __cplusplus

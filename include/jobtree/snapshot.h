@@ -71,6 +71,8 @@ typedef struct jt_lease {
     int64_t gpus;
     jt_role_t role;
     int64_t start;              /* epoch seconds */
+    int64_t end;                /* expected end (its job's end time: start +
+                                 * time limit), epoch seconds; 0: unknown */
 } jt_lease_t;
 
 typedef struct jt_snapshot {

@@ -5,8 +5,9 @@
  * answer back: cons_tres does the per-node accounting (cores, memory, GRES)
  * on exactly the nodes of a bound plan, estimates a start on each node set
  * of an estimate (the earliest wins, ties by order, so backfill's
- * reservation stays inside one domain), or judges the whole bitmap when
- * Jobtree has nothing against the run.
+ * reservation stays inside one domain; never before the run's funding
+ * frees), or judges the whole bitmap when Jobtree has nothing against the
+ * run.
  *
  * A refused run keeps a Jobtree reason in state_desc ("jobtree: ..."),
  * shown by squeue and scontrol. The reason code WAIT_BLOCK_MAX_ERR is the
@@ -89,7 +90,8 @@ static bitstr_t *set_bitmap (const jtsel_topo_t *t, const jt_node_set_t *set,
 }
 
 /* cons_tres's start estimate on each candidate set; the earliest wins
- * (ties: the answer's order). */
+ * (ties: the answer's order), and never before funding frees, so backfill
+ * holds the nodes for the run from then on. */
 static int estimate (job_record_t *job_ptr, bitstr_t *bitmap,
                      const jtsel_topo_t *t, const jt_answer_t *a,
                      uint16_t mode, bitstr_t *exc_core_bitmap)
@@ -113,6 +115,8 @@ static int estimate (job_record_t *job_ptr, bitstr_t *bitmap,
         return SLURM_ERROR;
     bit_copybits (bitmap, best);
     FREE_NULL_BITMAP (best);
+    if (best_start < (time_t) a->not_before)
+        best_start = (time_t) a->not_before;
     job_ptr->start_time = best_start;
     return SLURM_SUCCESS;
 }

@@ -145,7 +145,8 @@ static int add_leases (jt_snapshot_t *s, jt_error_t *err)
             continue;
         }
         rc = jt_nodemap_add_record (s, job_ptr->job_id, job_ptr->account,
-                                    (int64_t) job_ptr->start_time, &rec, err);
+                                    (int64_t) job_ptr->start_time,
+                                    (int64_t) job_ptr->end_time, &rec, err);
         jt_jobrec_free (&rec);
     }
     list_iterator_destroy (it);

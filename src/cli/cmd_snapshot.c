@@ -166,7 +166,8 @@ static int add_leases (jt_snapshot_t *s, job_info_msg_t *jobs, jt_error_t *err)
             continue;
         }
         rc = jt_nodemap_add_record (s, j->job_id, j->account,
-                                    (int64_t) j->start_time, &rec, err);
+                                    (int64_t) j->start_time,
+                                    (int64_t) j->end_time, &rec, err);
         jt_jobrec_free (&rec);
         if (rc < 0)
             return -1;

@@ -135,13 +135,14 @@ int jt_nodemap_add_lease (jt_snapshot_t *s, const jt_nodemap_job_t *job,
         .gpus = gpus,
         .role = role,
         .start = job->bound_time ? job->bound_time : job->start_time,
+        .end = job->end_time,
     };
     return jt_snapshot_add_lease (s, &l, err);
 }
 
 int jt_nodemap_add_record (jt_snapshot_t *s, uint32_t job_id, const char *account,
-                           int64_t start_time, const jt_jobrec_t *rec,
-                           jt_error_t *err)
+                           int64_t start_time, int64_t end_time,
+                           const jt_jobrec_t *rec, jt_error_t *err)
 {
     jt_nodemap_job_t job = {
         .job_id = job_id,
@@ -149,6 +150,7 @@ int jt_nodemap_add_record (jt_snapshot_t *s, uint32_t job_id, const char *accoun
         .account = account,
         .start_time = start_time,
         .bound_time = rec->bound_time,
+        .end_time = end_time,
     };
 
     for (size_t i = 0; i < rec->nbound; i++) {

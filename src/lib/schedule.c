@@ -15,6 +15,7 @@
 #include <string.h>
 
 #include "jobtree/schedule.h"
+#include "jobtree/timeutil.h"
 #include "strbuf.h"
 
 const char *jt_tense_str (jt_tense_t t)
@@ -85,6 +86,23 @@ static void say_plan (jt_answer_t *a, jt_answer_kind_t kind)
 static bool is_pack_reason (jt_reason_t r)
 {
     return r == JT_NO_DOMAIN_FITS || r == JT_SPREAD_NO_DOMAIN || r == JT_NO_NODES;
+}
+
+/* Funding, not placement, is what is missing, and time could cure it: a
+ * lease ending or a window opening. */
+static bool is_funding_reason (jt_reason_t r)
+{
+    switch (r) {
+    case JT_WINDOW_CLOSED:
+    case JT_INSUFFICIENT_CAPACITY:
+    case JT_GPU_HOURS_EXHAUSTED:
+    case JT_AGGREGATE_CAP:
+    case JT_LENDING_CAP:
+    case JT_BORROW_LIMIT:
+        return true;
+    default:
+        return false;
+    }
 }
 
 static bool no_bound (uint32_t max_nodes)
@@ -264,20 +282,139 @@ static int estimate_sets (jt_answer_t *a, const jt_sched_request_t *req,
 }
 
 /* The usage the tense counts: none in EVER; else the snapshot's leases and
- * the ledger's closed GPU-hours. */
-static int tense_usage (const jt_sched_request_t *req, jt_usage_t *u,
-                        jt_error_t *err)
+ * the ledger's closed GPU-hours, as they are now (at 0) or will be at `at`
+ * if nothing else starts. */
+static int tense_usage (const jt_sched_request_t *req, int64_t at,
+                        jt_usage_t *u, jt_error_t *err)
 {
     if (req->tense == JT_TENSE_EVER) {
         if (jt_usage_init (u, req->budgets) < 0)
             return jt_errprintf (err, "out of memory");
         return 0;
     }
-    if (jt_usage_from_snapshot (u, req->budgets, req->snap, req->now, err) < 0)
+    if (jt_usage_from_snapshot_at (u, req->budgets, req->snap, req->now, at,
+                                   err) < 0)
         return -1;
     if (req->closed_hours)
         req->closed_hours (u, req->budgets, req->closed_hours_arg);
     return 0;
+}
+
+/* ---- when funding frees ---- */
+
+static int cmp_i64 (const void *a, const void *b)
+{
+    int64_t x = *(const int64_t *) a, y = *(const int64_t *) b;
+    return x < y ? -1 : x > y;
+}
+
+/* Sort and drop duplicates; returns the new count. */
+static size_t sort_unique (int64_t *v, size_t n)
+{
+    size_t m = 0;
+
+    if (n)
+        qsort (v, n, sizeof (*v), cmp_i64);
+    for (size_t i = 0; i < n; i++)
+        if (!m || v[m - 1] != v[i])
+            v[m++] = v[i];
+    return m;
+}
+
+/* Would the run be funded at t (placement assumed: the caller's nodes are
+ * viewed idle)? 1 yes, 0 no, -1 error. */
+static int funded_at (const jt_sched_request_t *req, const jt_run_t *run,
+                      int64_t t, jt_error_t *err)
+{
+    jt_usage_t u;
+    jt_plan_t p;
+    int rc;
+
+    if (tense_usage (req, t, &u, err) < 0)
+        return -1;
+    memset (&p, 0, sizeof (p));
+    rc = jt_plan_run (req->budgets, req->snap, &u, run, t, &req->opts, &p, err);
+    if (rc == 0)
+        rc = p.decision == JT_BIND_NOW;
+    jt_plan_free (&p);
+    jt_usage_free (&u);
+    return rc;
+}
+
+/* The first instant after now at which the run's envelopes fund it:
+ * candidates are the snapshot's lease ends and the window boundaries of
+ * envelopes of its flavor. Between two window boundaries usage only falls
+ * as leases end, so the first funded lease end is found by binary search;
+ * intervals are tried in time order. *when = 0 when none funds it. The
+ * snapshot must already be viewed idle on the caller's nodes. */
+static int funding_time (const jt_sched_request_t *req, const jt_run_t *run,
+                         int64_t *when, jt_error_t *err)
+{
+    const jt_snapshot_t *s = req->snap;
+    const jt_budgets_t *b = req->budgets;
+    int64_t *ends, *walls;
+    size_t ne = 0, nw = 0, i = 0;
+    int rc = 0;
+
+    *when = 0;
+    ends = calloc (s->nleases + 1, sizeof (*ends));
+    walls = calloc (2 * b->nenv + 1, sizeof (*walls));
+    if (!ends || !walls) {
+        free (ends);
+        free (walls);
+        return jt_errprintf (err, "out of memory");
+    }
+    for (size_t k = 0; k < s->nleases; k++)
+        if (s->leases[k].end > req->now)
+            ends[ne++] = s->leases[k].end;
+    for (size_t k = 0; k < b->nenv; k++) {
+        const jt_envelope_t *e = b->env[k];
+        if (!e->flavor || strcmp (e->flavor, run->flavor))
+            continue;
+        if (e->start > req->now)
+            walls[nw++] = e->start;
+        if (e->end > req->now)
+            walls[nw++] = e->end;
+    }
+    ne = sort_unique (ends, ne);
+    nw = sort_unique (walls, nw);
+    /* Interval w is [walls[w-1], walls[w]) (the first starts after now,
+     * the last has no end); its candidates are its opening wall and the
+     * lease ends inside it, ascending. */
+    for (size_t w = 0; w <= nw && !*when && rc >= 0; w++) {
+        int64_t open = w ? walls[w - 1] : req->now;
+        int64_t close = w < nw ? walls[w] : INT64_MAX;
+        size_t first = i, n;
+        int64_t cand_lo = w ? open : -1;
+
+        while (i < ne && ends[i] < close)
+            i++;
+        n = i - first;  /* lease ends in (open, close) are ends[first..i) */
+        /* candidate j: j == 0 the opening wall (none in the first
+         * interval: now was already tried), else ends[first + j - 1] */
+        size_t lo = cand_lo >= 0 ? 0 : 1, hi = n, found = SIZE_MAX;
+        if (lo > hi)
+            continue;
+        int64_t last = hi ? ends[first + hi - 1] : cand_lo;
+        if ((rc = funded_at (req, run, last, err)) <= 0)
+            continue;
+        found = hi;
+        while (lo < hi) {
+            size_t mid = lo + (hi - lo) / 2;
+            int64_t t = mid ? ends[first + mid - 1] : cand_lo;
+            if ((rc = funded_at (req, run, t, err)) < 0)
+                break;
+            if (rc)
+                found = hi = mid;
+            else
+                lo = mid + 1;
+        }
+        if (rc >= 0)
+            *when = found ? ends[first + found - 1] : cand_lo;
+    }
+    free (ends);
+    free (walls);
+    return rc < 0 ? -1 : 0;
 }
 
 int jt_sched_answer (const jt_sched_request_t *req, jt_answer_t *out,
@@ -306,7 +443,7 @@ int jt_sched_answer (const jt_sched_request_t *req, jt_answer_t *out,
             return 0;
         }
     }
-    if (tense_usage (req, &usage, err) < 0)
+    if (tense_usage (req, 0, &usage, err) < 0)
         return -1;
     keep = calloc (s->nnodes ? s->nnodes : 1, sizeof (*keep));
     seen = calloc (s->nnodes ? s->nnodes : 1, sizeof (*seen));
@@ -341,6 +478,26 @@ int jt_sched_answer (const jt_sched_request_t *req, jt_answer_t *out,
                && is_pack_reason (out->plan.reason)) {
         say_plan (out, JT_ANSWER_ESTIMATE);
         rc = estimate_sets (out, req, &run, err);
+    } else if (req->tense == JT_TENSE_ESTIMATE
+               && is_funding_reason (out->plan.reason)) {
+        int64_t when;
+
+        view_apply (s, req->eligible, true, keep);
+        rc = funding_time (req, &run, &when, err);
+        view_restore (s, keep);
+        if (rc == 0 && when) {
+            char t[40];
+            size_t len;
+
+            say_plan (out, JT_ANSWER_ESTIMATE);
+            jt_time_format (when, t, sizeof (t));
+            len = strlen (out->reason);
+            snprintf (out->reason + len, sizeof (out->reason) - len,
+                      "; funded from %s", t);
+            out->not_before = when;
+            rc = estimate_sets (out, req, &run, err);
+        } else if (rc == 0)
+            say_plan (out, JT_ANSWER_REFUSE);
     } else
         say_plan (out, JT_ANSWER_REFUSE);
 out:
@@ -377,6 +534,11 @@ char *jt_answer_dump (const jt_answer_t *a, const jt_snapshot_t *s)
         break;
     case JT_ANSWER_ESTIMATE:
         jt_strbuf_printf (&b, "estimate %" PRIu32 " nodes", a->cand_nodes);
+        if (a->not_before) {
+            char t[40];
+            jt_time_format (a->not_before, t, sizeof (t));
+            jt_strbuf_printf (&b, " from %s", t);
+        }
         for (size_t i = 0; i < a->ncands; i++) {
             jt_strbuf_printf (&b, " {");
             dump_set (&b, &a->cands[i], s);

@@ -153,6 +153,7 @@ int jt_snapshot_add_lease (jt_snapshot_t *s, const jt_lease_t *lease,
     l.gpus = lease->gpus;
     l.role = lease->role;
     l.start = lease->start;
+    l.end = lease->end;
     s->leases[s->nleases++] = l;
     return 0;
 nomem:

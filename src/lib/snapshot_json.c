@@ -27,7 +27,7 @@ static const char *const node_keys[] = {
     "name", "flavor", "gpus", "usedGPUs", "state", "labels", NULL
 };
 static const char *const lease_keys[] = {
-    "run", "group", "owner", "envelope", "nodes", "gpus", "role", "start", NULL
+    "run", "group", "owner", "envelope", "nodes", "gpus", "role", "start", "end", NULL
 };
 
 /* Map one state word; -1 if unknown. */
@@ -188,6 +188,10 @@ static void read_lease (jt_jdoc_t *d, jt_snapshot_t *s, json_object *o,
                            "unknown role '%s': use Active, Spare or Borrowed", role);
     }
     jt_jdoc_get_time (d, o, path, "start", false, &l.start);
+    if (jt_jdoc_get_time (d, o, path, "end", false, &l.end) > 0 && l.end < l.start)
+        jt_jdoc_error (d, jt_json_path_key (p, sizeof (p), path, "end"),
+                       "end is before start: a lease's expected end is its start"
+                       " plus its time limit");
     if (jt_jdoc_get_container (d, o, path, "nodes", true, json_type_array, &arr) > 0) {
         size_t n = json_object_array_length (arr);
         jt_json_path_key (np, sizeof (np), path, "nodes");
@@ -382,6 +386,10 @@ char *jt_snapshot_to_json (const jt_snapshot_t *s)
                                     json_object_new_string (jt_role_str (l->role)));
             jt_time_format (l->start, t, sizeof (t));
             json_object_object_add (x, "start", json_object_new_string (t));
+            if (l->end) {
+                jt_time_format (l->end, t, sizeof (t));
+                json_object_object_add (x, "end", json_object_new_string (t));
+            }
             json_object_array_add (arr, x);
         }
         json_object_object_add (o, "leases", arr);

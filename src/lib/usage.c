@@ -68,6 +68,13 @@ int jt_usage_from_snapshot (jt_usage_t *u, const jt_budgets_t *b,
                             const jt_snapshot_t *s, int64_t now,
                             jt_error_t *err)
 {
+    return jt_usage_from_snapshot_at (u, b, s, now, 0, err);
+}
+
+int jt_usage_from_snapshot_at (jt_usage_t *u, const jt_budgets_t *b,
+                               const jt_snapshot_t *s, int64_t now,
+                               int64_t at, jt_error_t *err)
+{
     size_t unknown = 0;
     const char *first = NULL;
 
@@ -82,10 +89,12 @@ int jt_usage_from_snapshot (jt_usage_t *u, const jt_budgets_t *b,
                 first = l->envelope ? l->envelope : "(none)";
             continue;
         }
+        bool ended = at > 0 && l->end > 0 && l->end <= at;
+        int64_t until = at <= 0 ? now : ended ? l->end : at;
         double hours = 0.;
-        if (l->start < now)
-            hours = (double) l->gpus * (double) (now - l->start) / 3600.;
-        jt_usage_add (u, e, l->owner, l->gpus, hours);
+        if (l->start < until)
+            hours = (double) l->gpus * (double) (until - l->start) / 3600.;
+        jt_usage_add (u, e, l->owner, ended ? 0 : l->gpus, hours);
     }
     if (unknown) {
         jt_errprintf (err, "%zu lease(s) name an unknown envelope (first: %s);"

@@ -479,15 +479,15 @@ static void test_usage (void)
     char *n1[] = { "a01" }, *n2[] = { "a02" }, *n3[] = { "a03" }, *n4[] = { "a04" };
     jt_lease_t l[] = {
         { "c1:1", 0, "rai", "west-h100", n1, 1, 8, JT_ROLE_ACTIVE,
-          fx_time ("2026-03-01T10:00:00Z") },
+          fx_time ("2026-03-01T10:00:00Z"), fx_time ("2026-03-01T13:00:00Z") },
         { "c1:1", 0, "rai", "west-h100", n2, 1, 8, JT_ROLE_SPARE,
-          fx_time ("2026-03-01T11:00:00Z") },
+          fx_time ("2026-03-01T11:00:00Z"), 0 },
         { "c1:2", 0, "rai", "vision-h100", n3, 1, 8, JT_ROLE_BORROWED,
-          fx_time ("2026-03-01T11:30:00Z") },
+          fx_time ("2026-03-01T11:30:00Z"), 0 },
         { "c1:3", 0, "rai", "nowhere", n4, 1, 8, JT_ROLE_ACTIVE,
-          fx_time ("2026-03-01T11:30:00Z") },
+          fx_time ("2026-03-01T11:30:00Z"), 0 },
         { "c1:4", 0, "vision", "vision-h100", n4, 1, 8, JT_ROLE_ACTIVE,
-          fx_time ("2026-03-01T13:00:00Z") },
+          fx_time ("2026-03-01T13:00:00Z"), 0 },
     };
     jt_error_t err;
     jt_usage_t u;
@@ -510,6 +510,15 @@ static void test_usage (void)
     is_int (u.lent_active[v], 8, "lent GPUs: lease owner != envelope owner");
     ok (u.lent_hours[v] == 4. && u.used_hours[v] == 4.,
         "a lease starting after now adds no hours");
+    jt_usage_free (&u);
+    is_int (jt_usage_from_snapshot_at (&u, b, s, fx_time (FX_NOW),
+                                       fx_time ("2026-03-01T14:00:00Z"), &err), 1,
+            "usage at a later instant");
+    is_int (u.active[w], 8, "at 14:00 the lease that ends at 13:00 holds nothing");
+    ok (u.used_hours[w] == 8 * 3. + 8 * 3.,
+        "hours run to a lease's end, or to the instant (%.1f)", u.used_hours[w]);
+    ok (u.used_hours[v] == 8 * 2.5 + 8 * 1.,
+        "a lease without a known end runs to the instant (%.1f)", u.used_hours[v]);
     jt_usage_free (&u);
     jt_usage_free (&u);
     jt_snapshot_destroy (s);

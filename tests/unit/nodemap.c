@@ -303,20 +303,21 @@ static void test_record (void)
         "\"nodes\":[\"b01\"]}]}}";
 
     ok (jt_jobrec_parse (text, &rec, &err) == 0, "record: %s", err.text);
-    ok (jt_nodemap_add_record (s, 77, "team-a", 1000, &rec, &err) == 0,
+    ok (jt_nodemap_add_record (s, 77, "team-a", 1000, 4600, &rec, &err) == 0,
         "its leases added: %s", err.text);
     is_int (s->nleases, 2, "one lease per bound group");
     if (s->nleases == 2) {
         char buf[256];
-        snprintf (buf, sizeof (buf), "%s/%d %s %s %zu %lld %s %lld | %s/%d %s %s",
+        snprintf (buf, sizeof (buf), "%s/%d %s %s %zu %lld %s %lld-%lld | %s/%d %s %s",
                   s->leases[0].run, s->leases[0].group, s->leases[0].owner,
                   s->leases[0].envelope, s->leases[0].nnodes,
                   (long long) s->leases[0].gpus, jt_role_str (s->leases[0].role),
-                  (long long) s->leases[0].start, s->leases[1].run,
+                  (long long) s->leases[0].start, (long long) s->leases[0].end,
+                  s->leases[1].run,
                   s->leases[1].group, s->leases[1].envelope,
                   jt_role_str (s->leases[1].role));
-        is (buf, "77/0 rai west-h100 2 16 Active 2000 | 77/1 vision-h100 Borrowed",
-            "run, owner, bound time, roles");
+        is (buf, "77/0 rai west-h100 2 16 Active 2000-4600 | 77/1 vision-h100 Borrowed",
+            "run, owner, bound time, the job's expected end, roles");
     } else
         skip (1, "leases missing");
     jt_jobrec_free (&rec);

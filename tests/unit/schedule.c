@@ -234,6 +234,108 @@ static void test_estimate (void)
     jt_budgets_destroy (b);
 }
 
+/* A lease of run `run` (owner rai, west-h100) on `node`, 8 GPUs, started an
+ * hour before FX_NOW, ending `end_h` hours after FX_NOW (0: unknown). */
+static void lease (jt_snapshot_t *s, const char *run, const char *env,
+                   char *node, int end_h)
+{
+    char *nodes[] = { node };
+    jt_lease_t l = { .run = (char *) run, .owner = "rai", .envelope = (char *) env,
+                     .nodes = nodes, .nnodes = 1, .gpus = 8,
+                     .start = fx_time (FX_NOW) - 3600,
+                     .end = end_h ? fx_time (FX_NOW) + 3600 * end_h : 0 };
+    jt_error_t err;
+
+    if (jt_snapshot_add_lease (s, &l, &err) < 0)
+        bail_out ("lease: %s", err.text);
+}
+
+static void test_funding_time (void)
+{
+    jt_budgets_t *b = fx_budgets (RAI (WEST (32, "")), FX_END);
+    jt_snapshot_t *s = jt_snapshot_create ();
+
+    fx_nodes (s, "a", 1, 8, "region=west,fabric.domain=A", 8, 4);
+    lease (s, "1", "west-h100", "a01", 1);
+    lease (s, "2", "west-h100", "a02", 3);
+    lease (s, "3", "west-h100", "a03", 2);
+    lease (s, "4", "west-h100", "a04", 5);
+    fx_finalize (s);
+    is (ask (b, s, RUN ("rai", 16, GROUP (16)), JT_TENSE_ESTIMATE, NULL, 1, 8),
+        "estimate 2 nodes from 2026-03-01T14:00:00Z {a01 a02 a03 a04 a05 a06 a07 a08}:"
+        " jobtree: envelope west-h100: 32 of 32 GPUs active, run needs 16;"
+        " funded from 2026-03-01T14:00:00Z",
+        "a run waiting for its envelope is estimated from the second lease end"
+        " (32 - 16 free at 14:00)");
+    is (ask (b, s, RUN ("rai", 32, GROUP (32)), JT_TENSE_ESTIMATE, NULL, 1, 8),
+        "estimate 4 nodes from 2026-03-01T17:00:00Z {a01 a02 a03 a04 a05 a06 a07 a08}:"
+        " jobtree: envelope west-h100: 32 of 32 GPUs active, run needs 32;"
+        " funded from 2026-03-01T17:00:00Z",
+        "the whole envelope frees when its last lease ends");
+    is (ask (b, s, RUN ("rai", 16, GROUP (16)), JT_TENSE_NOW, NULL, 1, 8),
+        "refuse: jobtree: envelope west-h100: 32 of 32 GPUs active, run needs 16",
+        "now: the same run is refused, no funding time in the reason");
+    jt_snapshot_destroy (s);
+    jt_budgets_destroy (b);
+}
+
+static void test_funding_unknown_end (void)
+{
+    jt_budgets_t *b = fx_budgets (RAI (WEST (16, "")), FX_END);
+    jt_snapshot_t *s = jt_snapshot_create ();
+    const char *got;
+
+    fx_nodes (s, "a", 1, 4, "region=west,fabric.domain=A", 8, 2);
+    lease (s, "1", "west-h100", "a01", 0);
+    lease (s, "2", "west-h100", "a02", 2);
+    fx_finalize (s);
+    got = ask (b, s, RUN ("rai", 16, GROUP (16)), JT_TENSE_ESTIMATE, NULL, 1, 8);
+    ok (!strncmp (got, "refuse: jobtree: envelope west-h100", 35),
+        "a lease without a known end never frees its GPUs: no estimate: %s", got);
+    is (ask (b, s, RUN ("rai", 8, ""), JT_TENSE_ESTIMATE, NULL, 1, 8),
+        "estimate 1 nodes from 2026-03-01T14:00:00Z {a01 a02 a03 a04}:"
+        " jobtree: envelope west-h100: 16 of 16 GPUs active, run needs 8;"
+        " funded from 2026-03-01T14:00:00Z",
+        "the lease with a known end frees 8");
+    jt_snapshot_destroy (s);
+    jt_budgets_destroy (b);
+}
+
+static void test_funding_windows (void)
+{
+    /* Envelope now: 16 GPUs, full until 17:00. Envelope later: opens at
+     * 15:00 with 32. Envelope shut: open only 13:00-14:00. */
+    jt_budgets_t *b = fx_budgets (RAI (
+        FX_ENV ("now-h100", "\"region\": \"west\"", 16, "") ","
+        "{ \"name\": \"later-h100\", \"flavor\": \"h100\", \"selector\": {"
+        " \"region\": \"west\" }, \"start\": \"2026-03-01T15:00:00Z\","
+        " \"end\": \"2027-01-01T00:00:00Z\", \"concurrency\": 32 }"), FX_END);
+    jt_budgets_t *shut = fx_budgets (RAI (
+        "{ \"name\": \"shut-h100\", \"flavor\": \"h100\", \"selector\": {"
+        " \"region\": \"west\" }, \"start\": \"2026-03-01T13:00:00Z\","
+        " \"end\": \"2026-03-01T14:00:00Z\", \"concurrency\": 32 }"), FX_END);
+    jt_snapshot_t *s = jt_snapshot_create ();
+    const char *got;
+
+    fx_nodes (s, "a", 1, 6, "region=west,fabric.domain=A", 8, 2);
+    lease (s, "1", "now-h100", "a01", 5);
+    lease (s, "2", "now-h100", "a02", 5);
+    fx_finalize (s);
+    got = ask (b, s, RUN ("rai", 16, GROUP (16)), JT_TENSE_ESTIMATE, NULL, 1, 8);
+    ok (strstr (got, "estimate 2 nodes from 2026-03-01T15:00:00Z ") == got,
+        "a window opening before the leases end funds it first: %s", got);
+    got = ask (b, s, RUN ("rai", 48, GROUP (16)), JT_TENSE_ESTIMATE, NULL, 1, 8);
+    ok (strstr (got, "estimate 6 nodes from 2026-03-01T17:00:00Z ") == got,
+        "both envelopes together once the leases end: %s", got);
+    got = ask (shut, s, RUN ("rai", 16, GROUP (16)), JT_TENSE_ESTIMATE, NULL, 1, 8);
+    ok (strstr (got, "estimate 2 nodes from 2026-03-01T13:00:00Z ") == got,
+        "a window that opens later and closes again is found at its opening: %s",
+        got);
+    jt_snapshot_destroy (s);
+    jt_budgets_destroy (shut);
+    jt_budgets_destroy (b);
+}
+
 static void test_snapshot_restored (void)
 {
     jt_budgets_t *b = fx_budgets (RAI (WEST (256, "")), FX_END);
@@ -277,6 +379,9 @@ int main (void)
     test_usage_by_tense ();
     test_ever ();
     test_estimate ();
+    test_funding_time ();
+    test_funding_unknown_end ();
+    test_funding_windows ();
     test_snapshot_restored ();
     test_bad_request ();
     done_testing ();

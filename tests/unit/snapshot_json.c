@@ -29,7 +29,8 @@ static const char good[] =
     "  ],\n"
     "  \"leases\": [ { \"run\": \"c1:1\", \"group\": 1, \"owner\": \"rai\",\n"
     "                \"envelope\": \"west-h100\", \"nodes\": [\"b01\"], \"gpus\": 4,\n"
-    "                \"role\": \"borrowed\", \"start\": \"2026-03-01T10:00:00Z\" } ] }\n";
+    "                \"role\": \"borrowed\", \"start\": \"2026-03-01T10:00:00Z\",\n"
+    "                \"end\": \"2026-03-01T14:00:00Z\" } ] }\n";
 
 /* One node with the given members; returns the diagnostics. */
 static const char *node (const char *members)
@@ -111,6 +112,7 @@ int main (void)
     ok (s->leases[0].role == JT_ROLE_BORROWED, "role is case-insensitive");
     is_int (s->leases[0].group, 1, "lease group");
     is_int (s->leases[0].start, 1772359200, "lease start");
+    is_int (s->leases[0].end, 1772359200 + 4 * 3600, "lease's expected end");
     js = jt_snapshot_to_json (s);
     is (fx_parse_snapshot (js, &s2), "", "to_json parses back");
     js2 = s2 ? jt_snapshot_to_json (s2) : NULL;
@@ -129,7 +131,8 @@ int main (void)
         "\"rack\":\"r2\",\"region\":\"west\"}},{\"name\":\"cpu1\",\"gpus\":0,"
         "\"usedGPUs\":0,\"state\":\"up\",\"labels\":{}}],\"leases\":[{\"run\":\"c1:1\","
         "\"group\":1,\"owner\":\"rai\",\"envelope\":\"west-h100\",\"nodes\":[\"b01\"],"
-        "\"gpus\":4,\"role\":\"Borrowed\",\"start\":\"2026-03-01T10:00:00Z\"}]}",
+        "\"gpus\":4,\"role\":\"Borrowed\",\"start\":\"2026-03-01T10:00:00Z\","
+        "\"end\":\"2026-03-01T14:00:00Z\"}]}",
         "canonical JSON");
     free (js);
     free (js2);
@@ -205,6 +208,10 @@ int main (void)
     is (lease (",\"nodes\":[\"n1\"],\"start\":5"),
         "s.json:2:73: leases[0].start: expected a string, got an integer\n",
         "start as a number");
+    is (lease (",\"nodes\":[\"n1\"],\"start\":\"2026-03-01T10:00:00Z\","
+               "\"end\":\"2026-03-01T09:00:00Z\""),
+        "s.json:2:104: leases[0].end: end is before start: a lease's expected end"
+        " is its start plus its time limit\n", "end before start");
     is (lease (",\"nodes\":[\"n1\",\"n1\"]"),
         "s.json:2:72: leases[0].nodes[1]: node 'n1' is listed twice\n",
         "lease lists a node twice");
