@@ -1,0 +1,131 @@
+/*
+ * jobtree/activate.h - activation of a reservation whose slice is not free:
+ * who gives way, decided structurally first and by the published lottery
+ * last (seed 000 section 6, seed 002, DESIGN decisions 4 and 5). No numeric
+ * priority is an input.
+ *
+ * A slice needs GPUs in pools: a pool is a fast-fabric domain (room) or an
+ * envelope (funding: a lender reclaiming what it lent). Each need has a
+ * deficit. Holders are the leases in scope: one group of a running run, on
+ * whole nodes, counted in one pool.
+ *
+ * The slice's alternatives (candidate domains, top-K) are tried in
+ * preference order; the first whose deficits the holders can cover wins
+ * (nothing is cut for the others). Within it, in this order, each step
+ * only while some need of the slice is still short:
+ *   1. spares: Spare leases in a short pool, by run then group;
+ *   2. shrink: a malleable run gives up whole groups in a short pool,
+ *      highest group first, never below its minimum (runs by id);
+ *   3. lottery: the conflict set is the runs (whole gangs: one token per
+ *      run, never part of one) holding GPUs in a short pool. When runs that
+ *      free at least as much in the short pools as they lose elsewhere
+ *      ("local": gain >= global cost - gain) can cover what is short, the
+ *      others are left out. Draw an owner uniformly among the set's owners
+ *      (sorted by name), then one of its runs uniformly (sorted by id); all
+ *      of that run's holders end with RandomPreempt(rho); recompute the set
+ *      from what is still short; repeat.
+ * With one short pool, the GPUs freed there never exceed the deficit plus
+ * what the last unit taken (a spare, a group, a gang) held there. With
+ * several, a gang taken for one pool also frees what it holds in the others
+ * (gangs are never split).
+ *
+ * Cost: sorting the holders plus one pass per cut; independent of any
+ * number a user chose.
+ */
+#ifndef JOBTREE_ACTIVATE_H
+#define JOBTREE_ACTIVATE_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "error.h"
+#include "snapshot.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+typedef struct jt_holder {
+    const char *run;            /* the gang: evicted as a whole */
+    const char *owner;
+    int group;                  /* group index in its run */
+    jt_role_t role;             /* Spare leases are the first cut */
+    int64_t gpus;               /* held in `pool` */
+    size_t pool;
+    int64_t run_gpus;           /* the run's GPUs in every pool (its global
+                                 * cost), spares excluded */
+    int64_t run_min_gpus;       /* malleable minimum; run_gpus when the run
+                                 * is not malleable */
+} jt_holder_t;
+
+typedef struct jt_need {
+    size_t pool;
+    int64_t deficit;            /* GPUs missing in pool (<= 0: none) */
+} jt_need_t;
+
+typedef struct jt_slice_alt {
+    const jt_need_t *needs;
+    size_t nneeds;
+} jt_slice_alt_t;
+
+typedef struct jt_activation_req {
+    const char *scope;          /* published with the seed, e.g. "west/A,west/B" */
+    const char *resv_id;
+    int64_t time;               /* the activation instant */
+    const jt_slice_alt_t *alts; /* preference order */
+    size_t nalts;
+    const jt_holder_t *holders;
+    size_t nholders;
+} jt_activation_req_t;
+
+typedef enum jt_cut_kind {
+    JT_CUT_SPARE = 0,           /* End reason DropSpare */
+    JT_CUT_SHRINK,              /* End reason Shrink */
+    JT_CUT_LOTTERY,             /* End reason RandomPreempt(rho) */
+} jt_cut_kind_t;
+
+const char *jt_cut_kind_str (jt_cut_kind_t k);  /* "DropSpare", "Shrink", "RandomPreempt" */
+
+typedef struct jt_cut {
+    size_t holder;              /* index into the request's holders */
+    jt_cut_kind_t kind;
+    size_t draw;                /* JT_CUT_LOTTERY: index into draws */
+} jt_cut_t;
+
+/* One lottery draw, as verify replays it. */
+typedef struct jt_draw {
+    size_t nowners, owner;      /* owner index among the set's owners */
+    size_t nruns, run;          /* run index among that owner's runs */
+    const char *run_id;         /* the run taken */
+} jt_draw_t;
+
+typedef struct jt_activation {
+    bool resolved;              /* every need of `alt` covered */
+    size_t alt;                 /* the alternative chosen (nalts when none) */
+    uint64_t rho;               /* the seed (also when no draw was needed) */
+    jt_cut_t *cuts;             /* in the order they were made */
+    size_t ncuts;
+    jt_draw_t *draws;
+    size_t ndraws;
+    int64_t deficit;            /* sum of the chosen alternative's deficits */
+    int64_t freed;              /* GPUs freed in its short pools */
+} jt_activation_t;
+
+/* Decide. Returns 0 with out filled (resolved or not; jt_activation_free
+ * it), -1 on error (err set, out empty). */
+int jt_activate (const jt_activation_req_t *req, jt_activation_t *out,
+                 jt_error_t *err);
+void jt_activation_free (jt_activation_t *a);
+
+/* Canonical dump for tests and `jobtree plan` (malloc'd; NULL on ENOMEM):
+ *   "resolved alt=0 deficit=16 freed=16 rho=0123456789abcdef | DropSpare 7/0
+ *    | Shrink 9/3 | RandomPreempt 12/1 draw 0 owner 1/2 run 0/1" ...
+ *   or "unresolved deficit=..." */
+char *jt_activation_dump (const jt_activation_t *a, const jt_activation_req_t *req);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif /* JOBTREE_ACTIVATE_H */

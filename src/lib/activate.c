@@ -1,0 +1,361 @@
+/*
+ * activate.c - who gives way when a reservation activates on a slice that
+ * is not free (jobtree/activate.h): structural cuts (spares, then malleable
+ * groups), then the published lottery over whole gangs, in the slice's
+ * first alternative the holders can cover.
+ */
+#include "config.h"
+
+#include <inttypes.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "jobtree/activate.h"
+#include "jobtree/lottery.h"
+#include "strbuf.h"
+
+const char *jt_cut_kind_str (jt_cut_kind_t k)
+{
+    switch (k) {
+    case JT_CUT_SPARE:
+        return "DropSpare";
+    case JT_CUT_SHRINK:
+        return "Shrink";
+    case JT_CUT_LOTTERY:
+        return "RandomPreempt";
+    }
+    return "?";
+}
+
+void jt_activation_free (jt_activation_t *a)
+{
+    if (!a)
+        return;
+    free (a->cuts);
+    free (a->draws);
+    memset (a, 0, sizeof (*a));
+}
+
+/* A run of the holders: its holders are order[first .. first + n). */
+typedef struct gang {
+    const char *id, *owner;
+    size_t first, n;
+    int64_t left;               /* GPUs it still holds (spares excluded) */
+    int64_t min;
+    bool taken;
+} gang_t;
+
+typedef struct work {
+    const jt_activation_req_t *req;
+    const jt_slice_alt_t *alt;
+    size_t *order;              /* holder indexes by (run, group) */
+    ssize_t *need_of;           /* holder -> need index in alt, or -1 */
+    bool *cut;                  /* holder already ended */
+    int64_t *short_;            /* per need: GPUs still missing */
+    gang_t *gangs;
+    size_t ngangs;
+    jt_activation_t *out;
+} work_t;
+
+static int by_run_group (const void *a, const void *b, void *arg)
+{
+    const jt_holder_t *hs = arg;
+    const jt_holder_t *x = &hs[*(const size_t *) a];
+    const jt_holder_t *y = &hs[*(const size_t *) b];
+    int c = strcmp (x->run, y->run);
+
+    if (c)
+        return c;
+    if (x->group != y->group)
+        return x->group < y->group ? -1 : 1;
+    return x->pool < y->pool ? -1 : x->pool > y->pool;
+}
+
+static bool any_short (const work_t *w)
+{
+    for (size_t i = 0; i < w->alt->nneeds; i++)
+        if (w->short_[i] > 0)
+            return true;
+    return false;
+}
+
+/* Is holder h in a pool that is still short? */
+static bool in_short (const work_t *w, size_t h)
+{
+    return w->need_of[h] >= 0 && w->short_[w->need_of[h]] > 0;
+}
+
+static int cut (work_t *w, size_t h, jt_cut_kind_t kind, size_t draw)
+{
+    jt_activation_t *o = w->out;
+    const jt_holder_t *x = &w->req->holders[h];
+    jt_cut_t *c = realloc (o->cuts, (o->ncuts + 1) * sizeof (*c));
+
+    if (!c)
+        return -1;
+    o->cuts = c;
+    o->cuts[o->ncuts++] = (jt_cut_t){ h, kind, draw };
+    w->cut[h] = true;
+    if (w->need_of[h] >= 0) {
+        w->short_[w->need_of[h]] -= x->gpus;
+        o->freed += x->gpus;
+    }
+    return 0;
+}
+
+/* 1. Spare leases in short pools, by run then group. */
+static int cut_spares (work_t *w)
+{
+    for (size_t k = 0; k < w->req->nholders && any_short (w); k++) {
+        size_t h = w->order[k];
+        if (w->req->holders[h].role == JT_ROLE_SPARE && !w->cut[h] && in_short (w, h)
+            && cut (w, h, JT_CUT_SPARE, 0) < 0)
+            return -1;
+    }
+    return 0;
+}
+
+/* 2. Malleable runs give up whole groups in short pools, highest first,
+ * never below their minimum; runs by id. */
+static int cut_shrink (work_t *w)
+{
+    for (size_t g = 0; g < w->ngangs && any_short (w); g++) {
+        gang_t *r = &w->gangs[g];
+        for (size_t k = r->n; k-- > 0 && any_short (w);) {
+            size_t h = w->order[r->first + k];
+            const jt_holder_t *x = &w->req->holders[h];
+            if (x->role == JT_ROLE_SPARE || w->cut[h] || !in_short (w, h)
+                || r->left - x->gpus < r->min)
+                continue;
+            if (cut (w, h, JT_CUT_SHRINK, 0) < 0)
+                return -1;
+            r->left -= x->gpus;
+        }
+    }
+    return 0;
+}
+
+/* GPUs run g would free in short pools now. */
+static int64_t gain (const work_t *w, const gang_t *r)
+{
+    int64_t sum = 0;
+
+    for (size_t k = 0; k < r->n; k++) {
+        size_t h = w->order[r->first + k];
+        if (!w->cut[h] && in_short (w, h))
+            sum += w->req->holders[h].gpus;
+    }
+    return sum;
+}
+
+static int by_str (const void *a, const void *b)
+{
+    return strcmp (*(const char *const *) a, *(const char *const *) b);
+}
+
+/* 3. The lottery over whole gangs. */
+static int lottery (work_t *w)
+{
+    jt_activation_t *o = w->out;
+    jt_lottery_t lot;
+    const char **owners = calloc (w->ngangs + 1, sizeof (*owners));
+    size_t *cand = calloc (w->ngangs + 1, sizeof (*cand));
+    bool *in = calloc (w->ngangs + 1, sizeof (*in));
+    int rc = -1;
+
+    if (!owners || !cand || !in)
+        goto out;
+    jt_lottery_init (&lot, o->rho);
+    while (any_short (w)) {
+        int64_t need = 0, local = 0;
+        size_t nown = 0, nrun = 0, pick = 0;
+        jt_draw_t *d;
+        bool only_local;
+
+        for (size_t i = 0; i < w->alt->nneeds; i++)
+            if (w->short_[i] > 0)
+                need += w->short_[i];
+        /* the conflict set, and whether its local runs can cover alone */
+        for (size_t g = 0; g < w->ngangs; g++) {
+            int64_t gn = w->gangs[g].taken ? 0 : gain (w, &w->gangs[g]);
+            in[g] = gn > 0;
+            if (in[g] && gn >= w->gangs[g].left - gn)
+                local += gn;
+        }
+        only_local = local >= need;
+        for (size_t g = 0; g < w->ngangs; g++)
+            if (in[g] && only_local) {
+                int64_t gn = gain (w, &w->gangs[g]);
+                in[g] = gn >= w->gangs[g].left - gn;
+            }
+        for (size_t g = 0; g < w->ngangs; g++)
+            if (in[g])
+                owners[nown++] = w->gangs[g].owner;
+        if (!nown)
+            break;                              /* nothing left to take */
+        qsort (owners, nown, sizeof (*owners), by_str);
+        {
+            size_t m = 0;
+            for (size_t i = 0; i < nown; i++)
+                if (!m || strcmp (owners[m - 1], owners[i]))
+                    owners[m++] = owners[i];
+            nown = m;
+        }
+        d = realloc (o->draws, (o->ndraws + 1) * sizeof (*d));
+        if (!d)
+            goto out;
+        o->draws = d;
+        d = &o->draws[o->ndraws];
+        d->nowners = nown;
+        d->owner = (size_t) jt_lottery_below (&lot, nown);
+        /* the owner's runs, by id (gangs are sorted by id already) */
+        for (size_t g = 0; g < w->ngangs; g++)
+            if (in[g] && !strcmp (w->gangs[g].owner, owners[d->owner]))
+                cand[nrun++] = g;
+        d->nruns = nrun;
+        d->run = (size_t) jt_lottery_below (&lot, nrun);
+        pick = cand[d->run];
+        d->run_id = w->gangs[pick].id;
+        o->ndraws++;
+        w->gangs[pick].taken = true;
+        for (size_t k = 0; k < w->gangs[pick].n; k++) {
+            size_t h = w->order[w->gangs[pick].first + k];
+            if (!w->cut[h] && cut (w, h, JT_CUT_LOTTERY, o->ndraws - 1) < 0)
+                goto out;
+        }
+    }
+    rc = 0;
+out:
+    free (owners);
+    free (cand);
+    free (in);
+    return rc;
+}
+
+/* Could the holders cover every need of alt at all? */
+static bool coverable (const jt_activation_req_t *req, const jt_slice_alt_t *alt)
+{
+    for (size_t i = 0; i < alt->nneeds; i++) {
+        int64_t have = 0;
+        if (alt->needs[i].deficit <= 0)
+            continue;
+        for (size_t h = 0; h < req->nholders; h++)
+            if (req->holders[h].pool == alt->needs[i].pool)
+                have += req->holders[h].gpus;
+        if (have < alt->needs[i].deficit)
+            return false;
+    }
+    return true;
+}
+
+static int resolve (work_t *w)
+{
+    const jt_activation_req_t *req = w->req;
+    size_t n = req->nholders;
+
+    for (size_t i = 0; i < w->alt->nneeds; i++) {
+        w->short_[i] = w->alt->needs[i].deficit;
+        if (w->short_[i] > 0)
+            w->out->deficit += w->short_[i];
+    }
+    for (size_t h = 0; h < n; h++) {
+        w->need_of[h] = -1;
+        for (size_t i = 0; i < w->alt->nneeds; i++)
+            if (req->holders[h].pool == w->alt->needs[i].pool)
+                w->need_of[h] = (ssize_t) i;
+    }
+    if (cut_spares (w) < 0 || cut_shrink (w) < 0 || lottery (w) < 0)
+        return -1;
+    w->out->resolved = !any_short (w);
+    return 0;
+}
+
+int jt_activate (const jt_activation_req_t *req, jt_activation_t *out,
+                 jt_error_t *err)
+{
+    work_t w = { .req = req, .out = out };
+    size_t n = req->nholders, maxneeds = 1;
+    int rc = -1;
+
+    memset (out, 0, sizeof (*out));
+    for (size_t h = 0; h < n; h++)
+        if (!req->holders[h].run || !req->holders[h].owner
+            || req->holders[h].gpus < 0)
+            return jt_errprintf (err, "activation: holder %zu without run, "
+                                 "owner or with negative GPUs", h);
+    for (size_t a = 0; a < req->nalts; a++)
+        if (req->alts[a].nneeds > maxneeds)
+            maxneeds = req->alts[a].nneeds;
+    if (jt_lottery_seed (req->scope, req->resv_id, req->time, &out->rho, err) < 0)
+        return -1;
+    w.order = calloc (n + 1, sizeof (*w.order));
+    w.need_of = calloc (n + 1, sizeof (*w.need_of));
+    w.cut = calloc (n + 1, sizeof (*w.cut));
+    w.gangs = calloc (n + 1, sizeof (*w.gangs));
+    w.short_ = calloc (maxneeds, sizeof (*w.short_));
+    if (!w.order || !w.need_of || !w.cut || !w.gangs || !w.short_) {
+        jt_errprintf (err, "activation: out of memory");
+        goto out;
+    }
+    for (size_t h = 0; h < n; h++)
+        w.order[h] = h;
+    if (n)
+        qsort_r (w.order, n, sizeof (*w.order), by_run_group,
+                 (void *) req->holders);
+    for (size_t k = 0; k < n; k++) {
+        const jt_holder_t *x = &req->holders[w.order[k]];
+        gang_t *g = w.ngangs ? &w.gangs[w.ngangs - 1] : NULL;
+        if (!g || strcmp (g->id, x->run)) {
+            g = &w.gangs[w.ngangs++];
+            *g = (gang_t){ .id = x->run, .owner = x->owner, .first = k,
+                           .left = x->run_gpus, .min = x->run_min_gpus };
+        }
+        g->n++;
+    }
+    out->alt = req->nalts;
+    for (size_t a = 0; a < req->nalts; a++)
+        if (coverable (req, &req->alts[a])) {
+            out->alt = a;
+            w.alt = &req->alts[a];
+            break;
+        }
+    if (!w.alt) {
+        rc = 0;
+        goto out;
+    }
+    if (resolve (&w) < 0) {
+        jt_errprintf (err, "activation: out of memory");
+        goto out;
+    }
+    rc = 0;
+out:
+    free (w.order);
+    free (w.need_of);
+    free (w.cut);
+    free (w.gangs);
+    free (w.short_);
+    if (rc < 0)
+        jt_activation_free (out);
+    return rc;
+}
+
+char *jt_activation_dump (const jt_activation_t *a, const jt_activation_req_t *req)
+{
+    jt_strbuf_t b = JT_STRBUF_INIT;
+
+    jt_strbuf_printf (&b, "%s alt=%zu deficit=%" PRId64 " freed=%" PRId64
+                      " rho=%016" PRIx64, a->resolved ? "resolved" : "unresolved",
+                      a->alt, a->deficit, a->freed, a->rho);
+    for (size_t i = 0; i < a->ncuts; i++) {
+        const jt_cut_t *c = &a->cuts[i];
+        const jt_holder_t *h = &req->holders[c->holder];
+        jt_strbuf_printf (&b, " | %s %s/%d", jt_cut_kind_str (c->kind), h->run,
+                          h->group);
+        if (c->kind == JT_CUT_LOTTERY) {
+            const jt_draw_t *d = &a->draws[c->draw];
+            jt_strbuf_printf (&b, " draw %zu owner %zu/%zu run %zu/%zu", c->draw,
+                              d->owner, d->nowners, d->run, d->nruns);
+        }
+    }
+    return jt_strbuf_take (&b);
+}

@@ -1,0 +1,365 @@
+/*
+ * activate.c - unit tests of activation (jobtree/activate.h): the worked
+ * example's deficit on B resolved by cuts then the lottery, each rule as a
+ * named test that fails when the rule is broken (spares first, shrink by
+ * whole groups highest first and never below the minimum, whole gangs,
+ * local gain over global cost, alternatives in preference order, nothing
+ * cut when nothing can cover), and properties over random holders (fixed
+ * seeds): victims are whole gangs, freed <= deficit + the last gang,
+ * structural cuts before the lottery, the same input in any order gives the
+ * same victims.
+ */
+#include "config.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "jobtree/activate.h"
+#include "fixtures.h"
+#include "tap.h"
+
+#define A 0
+#define B 1
+#define C 2
+
+/* holder: run, owner, group, role, gpus, pool, run GPUs, run minimum */
+#define H(run, owner, group, role, gpus, pool, rg, rmin) \
+    { run, owner, group, JT_ROLE_##role, gpus, pool, rg, rmin }
+
+/* Activate with one alternative of the given needs; the dump (static). */
+static const char *act (const jt_holder_t *h, size_t nh, const jt_need_t *needs,
+                        size_t nneeds, jt_activation_t *keep)
+{
+    static char buf[4096];
+    jt_slice_alt_t alt = { needs, nneeds };
+    jt_activation_req_t req = { "west/B", "r-1", fx_time (FX_NOW), &alt, 1, h, nh };
+    jt_activation_t a;
+    jt_error_t err;
+    char *d;
+
+    if (jt_activate (&req, &a, &err) < 0) {
+        snprintf (buf, sizeof (buf), "error: %s", err.text);
+        return buf;
+    }
+    d = jt_activation_dump (&a, &req);
+    snprintf (buf, sizeof (buf), "%s", d ? d : "(ENOMEM)");
+    free (d);
+    if (keep)
+        *keep = a;
+    else
+        jt_activation_free (&a);
+    return buf;
+}
+
+/* Everything after "rho=XXXXXXXXXXXXXXXX" (the seed is checked once). */
+static const char *cuts (const char *dump)
+{
+    const char *p = strstr (dump, " | ");
+    return p ? p + 3 : "";
+}
+
+/* The calculus's worked example (seed 000 section 8): group 1 (64) fits
+ * A; group 2 (64) needs B, where 48 are free: deficit 16 at activation,
+ * here 24 with a malleable neighbour and a spare so that every step runs:
+ * the spare (8), one malleable group (8), then the lottery for 8 among the
+ * local gangs (g2 spans B and C and would lose more than it frees). */
+static void test_worked_example (void)
+{
+    const jt_holder_t h[] = {
+        H ("s1", "vision", 0, SPARE, 8, B, 16, 16),
+        H ("s1", "vision", 0, ACTIVE, 16, A, 16, 16),
+        H ("m1", "vision", 0, ACTIVE, 8, B, 16, 8),
+        H ("m1", "vision", 1, ACTIVE, 8, B, 16, 8),
+        H ("g1", "research", 0, ACTIVE, 16, B, 16, 16),
+        H ("g2", "rai", 0, ACTIVE, 24, B, 64, 64),
+        H ("g2", "rai", 1, ACTIVE, 40, C, 64, 64),
+    };
+    const jt_need_t need[] = { { B, 24 } };
+    jt_activation_t a;
+    const char *d = act (h, 7, need, 1, &a);
+
+    ok (a.resolved, "resolved: %s", d);
+    is (cuts (d), "DropSpare s1/0 | Shrink m1/1 | RandomPreempt g1/0 draw 0 owner 0/2 run 0/1",
+        "spare, then m1's highest group, then the lottery among the local gangs"
+        " (research, vision): it drew research's g1");
+    ok (a.freed - a.deficit <= 16, "freed %lld for a deficit of %lld: over by no more"
+        " than the last gang", (long long) a.freed, (long long) a.deficit);
+    is_int (a.ndraws, 1, "one draw");
+    jt_activation_free (&a);
+
+    const jt_need_t need16[] = { { B, 16 } };
+    is (cuts (act (h, 7, need16, 1, NULL)), "DropSpare s1/0 | Shrink m1/1",
+        "deficit 16 (the example's): the structural cuts suffice, no lottery");
+}
+
+static void test_no_deficit (void)
+{
+    const jt_holder_t h[] = { H ("g1", "rai", 0, ACTIVE, 16, B, 16, 16) };
+    const jt_need_t need[] = { { B, 0 } };
+
+    is (act (h, 1, need, 1, NULL),
+        "resolved alt=0 deficit=0 freed=0 rho=85aa9c757fc1dbcd",
+        "no deficit: nothing is cut; the seed is still published");
+}
+
+static void test_spares_first (void)
+{
+    const jt_holder_t h[] = {
+        H ("g1", "rai", 0, ACTIVE, 8, B, 8, 8),
+        H ("z9", "vision", 2, SPARE, 8, B, 32, 32),
+        H ("a1", "vision", 0, SPARE, 8, A, 8, 8),
+    };
+    const jt_need_t need[] = { { B, 8 } };
+
+    is (cuts (act (h, 3, need, 1, NULL)), "DropSpare z9/2",
+        "a spare in the short pool goes before any gang; a spare elsewhere stays");
+}
+
+static void test_shrink (void)
+{
+    const jt_holder_t h[] = {
+        H ("m1", "rai", 0, ACTIVE, 8, B, 32, 16),
+        H ("m1", "rai", 1, ACTIVE, 8, B, 32, 16),
+        H ("m1", "rai", 2, ACTIVE, 8, B, 32, 16),
+        H ("m1", "rai", 3, ACTIVE, 8, A, 32, 16),
+        H ("g1", "vision", 0, ACTIVE, 16, B, 16, 16),
+    };
+    const jt_need_t need[] = { { B, 16 } };
+    const jt_need_t need24[] = { { B, 24 } };
+
+    is (cuts (act (h, 5, need, 1, NULL)), "Shrink m1/2 | Shrink m1/1",
+        "shrink by whole groups in the short pool, highest first (group 3 is on A)");
+    is (cuts (act (h, 5, need24, 1, NULL)),
+        "Shrink m1/2 | Shrink m1/1 | RandomPreempt m1/0 draw 0 owner 0/2 run 0/1"
+        " | RandomPreempt m1/3 draw 0 owner 0/2 run 0/1",
+        "never below the minimum (16): the rest goes to the lottery, which drew"
+        " rai's m1, taken whole (its group on A too)");
+}
+
+static void test_whole_gang (void)
+{
+    const jt_holder_t h[] = {
+        H ("g1", "rai", 0, ACTIVE, 8, B, 24, 24),
+        H ("g1", "rai", 1, ACTIVE, 8, B, 24, 24),
+        H ("g1", "rai", 2, ACTIVE, 8, B, 24, 24),
+    };
+    const jt_need_t need[] = { { B, 8 } };
+
+    is (cuts (act (h, 3, need, 1, NULL)),
+        "RandomPreempt g1/0 draw 0 owner 0/1 run 0/1 | RandomPreempt g1/1 draw 0"
+        " owner 0/1 run 0/1 | RandomPreempt g1/2 draw 0 owner 0/1 run 0/1",
+        "a gang is taken whole, never part of it (even when 8 of 24 suffice)");
+}
+
+static void test_local_gain (void)
+{
+    const jt_holder_t h[] = {
+        H ("wide", "aaa", 0, ACTIVE, 8, B, 64, 64),
+        H ("wide", "aaa", 1, ACTIVE, 56, C, 64, 64),
+        H ("near", "zzz", 0, ACTIVE, 16, B, 16, 16),
+    };
+    const jt_need_t need[] = { { B, 8 } };
+    const jt_need_t need24[] = { { B, 24 } };
+
+    is (cuts (act (h, 3, need, 1, NULL)), "RandomPreempt near/0 draw 0 owner 0/1 run 0/1",
+        "a gang losing more elsewhere than it frees here is left out when a"
+        " local one covers the deficit");
+    is (cuts (act (h, 3, need24, 1, NULL)),
+        "RandomPreempt wide/0 draw 0 owner 0/2 run 0/1 | RandomPreempt wide/1 draw 0"
+        " owner 0/2 run 0/1 | RandomPreempt near/0 draw 1 owner 0/1 run 0/1",
+        "when the local gangs cannot cover it, every gang is in the set");
+}
+
+static void test_alternatives (void)
+{
+    const jt_holder_t h[] = {
+        H ("g1", "rai", 0, ACTIVE, 8, A, 8, 8),
+        H ("g2", "rai", 0, ACTIVE, 16, B, 16, 16),
+    };
+    const jt_need_t on_a[] = { { A, 16 } }, on_b[] = { { B, 16 } };
+    const jt_slice_alt_t alts[] = { { on_a, 1 }, { on_b, 1 } };
+    jt_activation_req_t req = { "west", "r-2", fx_time (FX_NOW), alts, 2, h, 2 };
+    jt_activation_t a;
+    jt_error_t err;
+
+    ok (jt_activate (&req, &a, &err) == 0 && a.resolved && a.alt == 1
+        && a.ncuts == 1 && !strcmp (h[a.cuts[0].holder].run, "g2"),
+        "domains in preference order: A cannot be covered (8 < 16), nothing"
+        " is cut there; B wins");
+    jt_activation_free (&a);
+    req.nalts = 1;
+    ok (jt_activate (&req, &a, &err) == 0 && !a.resolved && a.alt == 1
+        && a.ncuts == 0, "no alternative coverable: unresolved, nothing cut");
+    jt_activation_free (&a);
+}
+
+static void test_multi_pool (void)
+{
+    /* funding: lender envelope pool 7 short by 16; borrowers hold it */
+    const jt_holder_t h[] = {
+        H ("b1", "vision", 0, ACTIVE, 8, 7, 8, 8),
+        H ("b2", "vision", 0, ACTIVE, 8, 7, 8, 8),
+        H ("b3", "research", 0, ACTIVE, 8, 7, 8, 8),
+        H ("own", "rai", 0, ACTIVE, 8, 5, 8, 8),
+    };
+    const jt_need_t need[] = { { 7, 16 } };
+    jt_activation_t a;
+    const char *d = act (h, 4, need, 1, &a);
+
+    ok (a.resolved && a.freed == 16 && a.ndraws == 2,
+        "reclaim: borrowers of the lender's envelope are the set; two whole"
+        " gangs free exactly 16: %s", d);
+    ok (!strstr (d, "own/"), "the lender's own run is not in the set");
+    jt_activation_free (&a);
+}
+
+/* ---- properties over random holders ---- */
+
+typedef struct rcase {
+    jt_holder_t h[40];
+    char names[40][24], owners[5][8];
+    size_t n;
+    jt_need_t need[2];
+    size_t nneeds;
+} rcase_t;
+
+static void random_case (rcase_t *c)
+{
+    size_t runs = 1 + (size_t) fx_pick (12);
+
+    memset (c, 0, sizeof (*c));
+    for (int o = 0; o < 5; o++)
+        snprintf (c->owners[o], sizeof (c->owners[o]), "o%d", o);
+    for (size_t r = 0; r < runs && c->n < 36; r++) {
+        size_t groups = 1 + (size_t) fx_pick (3);
+        int64_t gpus = 8 * (1 + fx_pick (2)), total = (int64_t) groups * gpus;
+        bool malleable = fx_pick (3) == 0;
+        const char *owner = c->owners[fx_pick (5)];
+        snprintf (c->names[r], sizeof (c->names[r]), "r%02zu", r);
+        for (size_t g = 0; g < groups; g++)
+            c->h[c->n++] = (jt_holder_t){ c->names[r], owner, (int) g,
+                                          JT_ROLE_ACTIVE, gpus, (size_t) fx_pick (3),
+                                          total, malleable ? gpus : total };
+        if (fx_pick (4) == 0)
+            c->h[c->n++] = (jt_holder_t){ c->names[r], owner, 0, JT_ROLE_SPARE, 8,
+                                          (size_t) fx_pick (3), total,
+                                          malleable ? gpus : total };
+    }
+    c->nneeds = 1 + (size_t) fx_pick (2);
+    for (size_t i = 0; i < c->nneeds; i++)
+        c->need[i] = (jt_need_t){ i, 8 * (int64_t) fx_pick (6) };
+}
+
+/* The cut set as sorted "kind run/group" lines (order-free). */
+static char *cut_set (const jt_activation_t *a, const jt_holder_t *h)
+{
+    char lines[80][64], *out = calloc (80 * 64 + 1, 1);
+    size_t n = 0;
+
+    for (size_t i = 0; i < a->ncuts && n < 80; i++)
+        snprintf (lines[n++], 64, "%s %s/%d/%zu", jt_cut_kind_str (a->cuts[i].kind),
+                  h[a->cuts[i].holder].run, h[a->cuts[i].holder].group,
+                  (size_t) h[a->cuts[i].holder].role);
+    qsort (lines, n, 64, (int (*) (const void *, const void *)) strcmp);
+    for (size_t i = 0; i < n; i++) {
+        strcat (out, lines[i]);
+        strcat (out, "\n");
+    }
+    return out;
+}
+
+static void test_properties (void)
+{
+    int cases = 0, whole = 0, bounded = 0, ordered = 0, same = 0, lot = 0;
+    int single = 0;
+
+    fx_seed (20261124);
+    for (int k = 0; k < 400; k++) {
+        rcase_t c, sh;
+        jt_slice_alt_t alt;
+        jt_activation_req_t req;
+        jt_activation_t a, b;
+        jt_error_t err;
+        bool ok_whole = true, ok_order = true;
+        int last_kind = 0;
+        int64_t last_gang = 0;
+        char *s1, *s2;
+
+        random_case (&c);
+        alt = (jt_slice_alt_t){ c.need, c.nneeds };
+        req = (jt_activation_req_t){ "p", "r", fx_time (FX_NOW) + k, &alt, 1, c.h, c.n };
+        if (jt_activate (&req, &a, &err) < 0)
+            bail_out ("activate: %s", err.text);
+        cases++;
+        lot += a.ndraws > 0;
+        /* whole gangs: a run drawn has every holder cut */
+        for (size_t i = 0; i < a.ndraws; i++)
+            for (size_t h = 0; h < c.n; h++)
+                if (!strcmp (c.h[h].run, a.draws[i].run_id)) {
+                    bool found = false;
+                    for (size_t j = 0; j < a.ncuts; j++)
+                        found = found || a.cuts[j].holder == h;
+                    ok_whole = ok_whole && found;
+                }
+        whole += ok_whole;
+        /* cuts in order: spares, shrink, lottery; the last gang's GPUs in
+         * the needs' pools */
+        for (size_t j = 0; j < a.ncuts; j++) {
+            ok_order = ok_order && (int) a.cuts[j].kind >= last_kind;
+            last_kind = (int) a.cuts[j].kind;
+        }
+        ordered += ok_order;
+        if (a.ndraws) {
+            const char *r = a.draws[a.ndraws - 1].run_id;
+            for (size_t h = 0; h < c.n; h++)
+                if (!strcmp (c.h[h].run, r) && c.h[h].pool < c.nneeds)
+                    last_gang += c.h[h].gpus;
+        } else
+            last_gang = 16;     /* a spare or a malleable group: at most 16 */
+        /* one short pool: the issue's bound exactly (several pools: a
+         * gang taken for one also frees what it holds in the others) */
+        if (c.nneeds == 1) {
+            single++;
+            bounded += !a.resolved || a.freed <= a.deficit + last_gang;
+        }
+        /* the same holders in another order: the same cuts */
+        sh = c;
+        for (size_t i = sh.n; i > 1; i--) {
+            size_t j = (size_t) fx_pick ((int) i);
+            jt_holder_t t = sh.h[i - 1];
+            sh.h[i - 1] = sh.h[j];
+            sh.h[j] = t;
+        }
+        req.holders = sh.h;
+        if (jt_activate (&req, &b, &err) < 0)
+            bail_out ("activate: %s", err.text);
+        s1 = cut_set (&a, c.h);
+        s2 = cut_set (&b, sh.h);
+        same += !strcmp (s1, s2) && a.resolved == b.resolved;
+        free (s1);
+        free (s2);
+        jt_activation_free (&a);
+        jt_activation_free (&b);
+    }
+    ok (lot > 50, "the lottery ran in %d of %d cases", lot, cases);
+    is_int (whole, cases, "victims of the lottery are whole gangs");
+    is_int (ordered, cases, "structural cuts always come before the lottery");
+    is_int (bounded, single, "one short pool: freed <= deficit + the GPUs of the"
+            " last gang taken (%d cases)", single);
+    is_int (same, cases, "the same holders in any order give the same victims");
+}
+
+int main (void)
+{
+    test_worked_example ();
+    test_no_deficit ();
+    test_spares_first ();
+    test_shrink ();
+    test_whole_gang ();
+    test_local_gain ();
+    test_alternatives ();
+    test_multi_pool ();
+    test_properties ();
+    done_testing ();
+}
