@@ -71,6 +71,8 @@ const char *jt_answer_kind_str (jt_answer_kind_t k);   /* "bind", ... */
 typedef struct jt_node_set {
     size_t *nodes;              /* snapshot node indexes, ascending per group */
     size_t nnodes;
+    int domain;                 /* an estimate set within one domain: its
+                                 * index; -1 otherwise */
 } jt_node_set_t;
 
 /* Adds the GPU-hours of closed leases (the ledger's) to u: Cover's integral
@@ -103,6 +105,9 @@ typedef struct jt_answer {
     char reason[JT_ERRMSG_MAX + 64];
     jt_plan_t plan;             /* the plan behind the answer */
     jt_node_set_t bind;         /* BIND: the nodes to run on */
+    bool waits;                 /* REFUSE in NOW: time can cure it (room or
+                                 * funding), so a reservation line backfill
+                                 * set may stand */
     bool record;                /* BIND in NOW: once the per-node check
                                  * passes, the plan's funding is the run's */
     jt_node_set_t *cands;       /* ESTIMATE */
@@ -120,6 +125,12 @@ typedef struct jt_answer {
 int jt_sched_answer (const jt_sched_request_t *req, jt_answer_t *out,
                      jt_error_t *err);
 void jt_answer_free (jt_answer_t *a);
+
+/* The line users see once an estimate is taken: candidate set `cand`
+ * starts at `start` (never before a->not_before): "jobtree: reserved 4
+ * nodes in west/A from 2026-03-01T14:00:00Z (why it waits)". */
+void jt_answer_reserved (const jt_answer_t *a, const jt_snapshot_t *s,
+                         size_t cand, int64_t start, char *buf, size_t len);
 
 /* Compact canonical dump for tests (malloc'd; NULL on ENOMEM):
  *   "bind[a01 a02] record" | "refuse: jobtree: ..." | "defer"

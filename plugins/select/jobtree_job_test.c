@@ -99,6 +99,8 @@ static int estimate (job_record_t *job_ptr, bitstr_t *bitmap,
     bitstr_t *best = NULL;
     time_t best_start = 0;
     uint32_t n = a->cand_nodes;
+    size_t best_i = 0;
+    char line[JT_ERRMSG_MAX + 128];
 
     for (size_t i = 0; i < a->ncands; i++) {
         bitstr_t *tmp = set_bitmap (t, &a->cands[i], bit_size (bitmap));
@@ -108,6 +110,7 @@ static int estimate (job_record_t *job_ptr, bitstr_t *bitmap,
             FREE_NULL_BITMAP (best);
             best = tmp;
             best_start = job_ptr->start_time;
+            best_i = i;
         } else
             FREE_NULL_BITMAP (tmp);
     }
@@ -118,6 +121,9 @@ static int estimate (job_record_t *job_ptr, bitstr_t *bitmap,
     if (best_start < (time_t) a->not_before)
         best_start = (time_t) a->not_before;
     job_ptr->start_time = best_start;
+    jt_answer_reserved (a, t->snap, best_i, (int64_t) best_start, line,
+                        sizeof (line));
+    set_reason (job_ptr, "%s", line);
     return SLURM_SUCCESS;
 }
 
@@ -226,11 +232,16 @@ int jtsel_job_test (job_record_t *job_ptr, bitstr_t *bitmap,
                                   preemptee_job_list, exc_core_bitmap);
         break;
     case JT_ANSWER_ESTIMATE:
-        set_reason (job_ptr, "%s", a.reason);
+        set_reason (job_ptr, "%s", a.reason);   /* until an estimate is taken */
         rc = estimate (job_ptr, bitmap, c->topo, &a, mode, exc_core_bitmap);
         break;
     case JT_ANSWER_REFUSE:
-        set_reason (job_ptr, "%s", a.reason);
+        /* A wait keeps the reservation backfill announced (it refreshes
+         * it every pass); anything else says why. */
+        if (!(a.waits && job_ptr->state_reason == JT_SEL_REASON
+              && job_ptr->state_desc
+              && !strncmp (job_ptr->state_desc, "jobtree: reserved ", 18)))
+            set_reason (job_ptr, "%s", a.reason);
         break;
     }
     jt_answer_free (&a);

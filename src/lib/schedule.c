@@ -192,6 +192,7 @@ static int bind_nodes (jt_answer_t *a, size_t nnodes, uint32_t max_nodes,
         cap = nnodes;
     if (!(a->bind.nodes = calloc (cap ? cap : 1, sizeof (size_t))))
         return jt_errprintf (err, "out of memory");
+    a->bind.domain = -1;
     memset (seen, 0, nnodes * sizeof (*seen));
     for (size_t g = 0; g < p->ngroups; g++)
         for (size_t k = 0; k < p->groups[g].nnodes; k++)
@@ -246,7 +247,7 @@ static int estimate_sets (jt_answer_t *a, const jt_sched_request_t *req,
     for (size_t d = 0; whole && d < s->ndomains; d++) {
         const jt_domain_t *dom = &s->domains[d];
         jt_node_set_t set = { calloc (dom->nnodes ? dom->nnodes : 1,
-                                      sizeof (size_t)), 0 };
+                                      sizeof (size_t)), 0, (int) d };
         int64_t cap = 0;
 
         if (!set.nodes)
@@ -268,7 +269,7 @@ static int estimate_sets (jt_answer_t *a, const jt_sched_request_t *req,
     }
     if (!whole) {
         jt_node_set_t set = { calloc (s->nnodes ? s->nnodes : 1,
-                                      sizeof (size_t)), 0 };
+                                      sizeof (size_t)), 0, -1 };
         if (!set.nodes)
             return jt_errprintf (err, "out of memory");
         for (size_t k = 0; k < s->nnodes; k++)
@@ -498,8 +499,12 @@ int jt_sched_answer (const jt_sched_request_t *req, jt_answer_t *out,
             rc = estimate_sets (out, req, &run, err);
         } else if (rc == 0)
             say_plan (out, JT_ANSWER_REFUSE);
-    } else
+    } else {
         say_plan (out, JT_ANSWER_REFUSE);
+        out->waits = req->tense == JT_TENSE_NOW
+                     && (is_pack_reason (out->plan.reason)
+                         || is_funding_reason (out->plan.reason));
+    }
 out:
     free (keep);
     free (seen);
@@ -507,6 +512,25 @@ out:
     if (rc < 0)
         jt_answer_free (out);
     return rc;
+}
+
+void jt_answer_reserved (const jt_answer_t *a, const jt_snapshot_t *s,
+                         size_t cand, int64_t start, char *buf, size_t len)
+{
+    const jt_node_set_t *set = cand < a->ncands ? &a->cands[cand] : NULL;
+    const char *why = strncmp (a->reason, "jobtree: ", 9) ? a->reason
+                                                           : a->reason + 9;
+    char t[40];
+
+    if (start < a->not_before)
+        start = a->not_before;
+    jt_time_format (start, t, sizeof (t));
+    if (set && set->domain >= 0 && (size_t) set->domain < s->ndomains)
+        snprintf (buf, len, "jobtree: reserved %" PRIu32 " nodes in %s from %s"
+                  " (%s)", a->cand_nodes, s->domains[set->domain].name, t, why);
+    else
+        snprintf (buf, len, "jobtree: reserved %" PRIu32 " nodes from %s (%s)",
+                  a->cand_nodes, t, why);
 }
 
 static void dump_set (jt_strbuf_t *b, const jt_node_set_t *set,

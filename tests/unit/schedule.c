@@ -227,6 +227,36 @@ static void test_estimate (void)
         " group 1 (8 GPUs) fits no domain: no domain has a free node",
         "estimate: groups that may spread get one set over the flavor's"
         " eligible domain nodes");
+    {
+        jt_run_t *r = fx_run (RUN ("rai", 32, GROUP (32)));
+        bool *el = eligible (s, NULL);
+        jt_sched_request_t req = {
+            .budgets = b, .snap = s, .eligible = el, .run = r,
+            .now = fx_time (FX_NOW), .tense = JT_TENSE_ESTIMATE, .min_nodes = 1,
+            .max_nodes = 8, .opts = { .policy = JT_PACK_TO_EMPTY } };
+        jt_answer_t a;
+        jt_error_t err;
+        char line[512];
+
+        if (jt_sched_answer (&req, &a, &err) < 0)
+            bail_out ("answer: %s", err.text);
+        jt_answer_reserved (&a, s, 0, fx_time ("2026-03-01T14:00:00Z"), line,
+                            sizeof (line));
+        is_int (a.waits, 0, "an estimate is not a refusal");
+        is (line, "jobtree: reserved 4 nodes in west/A from 2026-03-01T14:00:00Z"
+            " (group 0 (32 GPUs) fits no domain: most free is west/C with 8)",
+            "the reason once backfill holds a domain's nodes for the run");
+        jt_answer_free (&a);
+        req.tense = JT_TENSE_NOW;
+        if (jt_sched_answer (&req, &a, &err) < 0)
+            bail_out ("answer: %s", err.text);
+        ok (a.kind == JT_ANSWER_REFUSE && a.waits,
+            "now: a placement wait is a refusal that waits (the reservation"
+            " line may stand)");
+        jt_answer_free (&a);
+        free (el);
+        jt_run_destroy (r);
+    }
     got = ask (b, s, RUN ("rai", 32, GROUP (32)), JT_TENSE_NOW, NULL, 1, 8);
     is (got, "refuse: jobtree: group 0 (32 GPUs) fits no domain: most free is west/C with 8",
         "now: the same run is refused with the reason users see");
