@@ -103,21 +103,22 @@ void jtsel_job_started (job_record_t *job_ptr);
 void jtsel_lease_event (const char *what, job_record_t *job_ptr,
                          node_record_t *node_ptr);
 
-/* (Re)create the ledger client from jobtree.conf (LedgerSocket off: none). */
+/* Configure the ledger sink (jobtree/ledger_sink.h) from jobtree.conf and
+ * slurm.conf (LedgerSocket off: no events). */
 void jtsel_ledger_configure (const jt_config_t *conf);
 
 /* A BudgetLoaded event for a (re)loaded budget set. */
 void jtsel_ledger_budgets (const jt_budgets_t *b);
 
-/* Once, after slurmctld restored its jobs: read LedgerDir, close open
- * leases of gone jobs (JobGone), start missing ones, fold closed GPU-hours. */
+/* Once, after slurmctld restored its jobs: the sink reads LedgerDir and
+ * reconciles the jobs' facts with it (jt_ledger_sink_reconcile). */
 void jtsel_ledger_reconcile (List jobs);
 
 /* Add the GPU-hours of closed leases per envelope to u (Cover's integral
  * bound; open leases come from the snapshot). */
 void jtsel_ledger_add_closed (jt_usage_t *u, const jt_budgets_t *b);
 
-/* Stop the client (pending events go to the spool) and free everything. */
+/* Destroy the sink (pending events go to the spool). */
 void jtsel_ledger_fini (void);
 
 /* The configuration in force (NULL before the first load). */

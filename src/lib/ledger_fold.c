@@ -1,6 +1,10 @@
 /*
  * ledger_fold.c - live state as a fold over ledger events, and the
- * calculus's invariants checked event by event (`jobtree verify`).
+ * calculus's invariants checked event by event: applying an event (or a
+ * record's payload), and the queries on the state (counts, envelopes, open
+ * leases, the history's lease and reservation rows). Reading a ledger on
+ * disk through a fold (`jobtree verify`, the replay after a restart) is
+ * ledger_fold_replay.c's.
  *
  * DESIGN: events are applied in ledger order, which is emission order (the
  * client keeps it through its queue and spool). State: open leases by id,
@@ -14,9 +18,10 @@
  *
  * This is the one fold of the ledger: `jobtree verify` checks it, `jobtree
  * report` asks it for every lease and reservation (history, kept on
- * request), and the select plugin keeps one for its open leases and the
- * closed GPU-hours per envelope (it applies the events it emits, and stops
- * remembering event ids so that its memory follows open leases only).
+ * request), and the ledger sink (ledger_sink.c, the select plugin's) keeps
+ * one for its open leases and the closed GPU-hours per envelope (it applies
+ * the events it emits, and stops remembering event ids so that its memory
+ * follows open leases only).
  */
 #include "config.h"
 #include <errno.h>
@@ -28,6 +33,7 @@
 
 #include "jobtree/ledger.h"
 #include "jobtree/map.h"
+#include "ledger_fold.h"
 
 struct lease {
     char *id, *run, *group, *envelope, *owner;
@@ -224,6 +230,21 @@ static int check_hours (const struct env *e, uint64_t seq, int64_t t, jt_violati
                      "envelope %s: %.3f GPU-hours used by t=%" PRId64 " > cap %.3f",
                      e->name, used, t, e->max_gpu_hours);
     return 0;
+}
+
+int jt_ledger_fold_check_hours (const jt_ledger_fold_t *f, uint64_t seq, int64_t t,
+                                jt_violation_t *v)
+{
+    size_t n;
+    const char **keys = jt_map_sorted_keys (f->envs, &n);
+    int rc = 0;
+
+    if (!keys && jt_map_count (f->envs))
+        return -1;
+    for (size_t i = 0; i < n && !rc; i++)
+        rc = check_hours (jt_map_get (f->envs, keys[i]), seq, t, v);
+    free (keys);
+    return rc;
 }
 
 static int load_caps (jt_ledger_fold_t *f, const jt_event_t *ev)
@@ -449,6 +470,27 @@ nomem:
     return jt_errprintf (err, "out of memory");
 }
 
+int jt_ledger_fold_apply_record (jt_ledger_fold_t *f, const jt_record_t *rec,
+                                 bool canonical, jt_violation_t *v, jt_error_t *err)
+{
+    jt_error_t perr = { "" };
+    jt_event_t *ev = jt_event_from_json (rec->payload, rec->len, &perr);
+    char *canon = NULL;
+    int rc;
+
+    memset (v, 0, sizeof (*v));
+    if (!ev)
+        return viol (v, JT_VIOL_BAD_EVENT, rec->seq, "payload: %s", perr.text);
+    if (canonical && (!(canon = jt_event_to_json (ev, &perr)) || strlen (canon) != rec->len
+                      || memcmp (canon, rec->payload, rec->len)))
+        rc = viol (v, JT_VIOL_BAD_EVENT, rec->seq, "payload is not in canonical form");
+    else
+        rc = jt_ledger_fold_apply (f, rec->seq, ev, v, err);
+    free (canon);
+    jt_event_destroy (ev);
+    return rc;
+}
+
 void jt_ledger_fold_counts (const jt_ledger_fold_t *f, uint64_t *events,
                             uint64_t *starts, uint64_t *ends, uint64_t *open)
 {
@@ -649,148 +691,4 @@ int jt_ledger_fold_pin_caps (jt_ledger_fold_t *f, const jt_event_t *budget,
         return jt_errprintf (err, "out of memory");
     f->caps_pinned = true;
     return 0;
-}
-
-struct verify_ctx {
-    jt_ledger_fold_t *fold;
-    jt_violation_t *v;
-    int64_t last_time;
-};
-
-static int verify_cb (const jt_record_t *rec, void *arg, jt_error_t *err)
-{
-    struct verify_ctx *c = arg;
-    jt_error_t perr = { "" };
-    jt_event_t *ev = jt_event_from_json (rec->payload, rec->len, &perr);
-    if (!ev) {
-        viol (c->v, JT_VIOL_BAD_EVENT, rec->seq, "payload: %s", perr.text);
-        return jt_errprintf (err, "violation");
-    }
-    char *canon = jt_event_to_json (ev, &perr);
-    if (!canon || strlen (canon) != rec->len
-        || memcmp (canon, rec->payload, rec->len)) {
-        free (canon);
-        jt_event_destroy (ev);
-        viol (c->v, JT_VIOL_BAD_EVENT, rec->seq, "payload is not in canonical form");
-        return jt_errprintf (err, "violation");
-    }
-    free (canon);
-    jt_violation_t v;
-    int rc = jt_ledger_fold_apply (c->fold, rec->seq, ev, &v, err);
-    jt_event_destroy (ev);
-    if (rc < 0)
-        return -1;
-    if (rc > 0) {
-        *c->v = v;
-        return jt_errprintf (err, "violation");
-    }
-    return 0;
-}
-
-int jt_ledger_verify (const char *const *paths, size_t npaths, const char *head,
-                      const jt_event_t *caps, jt_ledger_result_t *res,
-                      jt_violation_t *v, jt_ledger_fold_t **fold, jt_error_t *err)
-{
-    struct verify_ctx c = { .v = v };
-    memset (v, 0, sizeof (*v));
-    if (fold)
-        *fold = NULL;
-    if (!(c.fold = jt_ledger_fold_create ()))
-        return jt_errprintf (err, "out of memory");
-    if (caps && jt_ledger_fold_pin_caps (c.fold, caps, err) < 0) {
-        jt_ledger_fold_destroy (c.fold);
-        return -1;
-    }
-    if (jt_ledger_read (paths, npaths, head, verify_cb, &c, res, err) < 0
-        && v->kind == JT_VIOL_NONE) {
-        jt_ledger_fold_destroy (c.fold);
-        return -1;
-    }
-    if (v->kind == JT_VIOL_NONE && (res->status == JT_LEDGER_OK)) {
-        /* open leases accrue up to the last event: the integral bound holds now */
-        size_t n = jt_ledger_fold_envelopes (c.fold, c.fold->last_time, NULL, 0);
-        jt_fold_envelope_t *e = calloc (n ? n : 1, sizeof (*e));
-        if (!e) {
-            jt_ledger_fold_destroy (c.fold);
-            return jt_errprintf (err, "out of memory");
-        }
-        jt_ledger_fold_envelopes (c.fold, c.fold->last_time, e, n);
-        for (size_t i = 0; i < n; i++)
-            if (e[i].capped && e[i].gpu_hours > e[i].max_gpu_hours + 1e-9) {
-                viol (v, JT_VIOL_GPU_HOURS, res->last_seq,
-                      "envelope %s: %.3f GPU-hours used by t=%" PRId64 " > cap %.3f",
-                      e[i].name, e[i].gpu_hours, c.fold->last_time, e[i].max_gpu_hours);
-                break;
-            }
-        free (e);
-    }
-    if (fold)
-        *fold = c.fold;
-    else
-        jt_ledger_fold_destroy (c.fold);
-    return 0;
-}
-
-struct replay_ctx {
-    jt_ledger_fold_t *fold;
-    uint64_t n;
-    jt_violation_t *first;
-};
-
-static int replay_cb (const jt_record_t *rec, void *arg, jt_error_t *err)
-{
-    struct replay_ctx *c = arg;
-    jt_error_t perr = { "" };
-    jt_violation_t v;
-    jt_event_t *ev = jt_event_from_json (rec->payload, rec->len, &perr);
-    int rc = 0;
-    if (!ev) {
-        memset (&v, 0, sizeof (v));
-        viol (&v, JT_VIOL_BAD_EVENT, rec->seq, "payload: %s", perr.text);
-        rc = 1;
-    } else
-        rc = jt_ledger_fold_apply (c->fold, rec->seq, ev, &v, err);
-    jt_event_destroy (ev);
-    if (rc < 0)
-        return -1;
-    if (rc > 0 && c->n++ == 0 && c->first)
-        *c->first = v;
-    return 0;
-}
-
-jt_ledger_fold_t *jt_ledger_fold_replay (const char *const *paths, size_t npaths,
-                                         jt_ledger_result_t *res,
-                                         uint64_t *nviolations, jt_violation_t *first,
-                                         jt_error_t *err)
-{
-    struct replay_ctx c = { .first = first };
-    if (first)
-        memset (first, 0, sizeof (*first));
-    if (!(c.fold = jt_ledger_fold_create ())) {
-        jt_errprintf (err, "out of memory");
-        return NULL;
-    }
-    if (jt_ledger_read (paths, npaths, NULL, replay_cb, &c, res, err) < 0) {
-        jt_ledger_fold_destroy (c.fold);
-        return NULL;
-    }
-    if (nviolations)
-        *nviolations = c.n;
-    return c.fold;
-}
-
-jt_ledger_fold_t *jt_ledger_fold_replay_dir (const char *dir, jt_ledger_result_t *res,
-                                             uint64_t *nviolations,
-                                             jt_violation_t *first, jt_error_t *err)
-{
-    char **paths = NULL;
-    size_t n = 0;
-    jt_ledger_fold_t *f;
-
-    if (jt_ledger_segments (dir, &paths, &n, err) < 0)
-        return NULL;
-    f = jt_ledger_fold_replay ((const char *const *) paths, n, res, nviolations, first,
-                               err);
-    jt_ledger_segments_free (paths, n);
-    return f;
 }

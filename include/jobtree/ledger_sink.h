@@ -1,0 +1,130 @@
+/*
+ * jobtree/ledger_sink.h - where a scheduler's lease events go: one object
+ * that holds the ledger client (jobtree/ledger_client.h) and the fold of
+ * the ledger as this process knows it (jobtree/ledger.h), and sequences the
+ * two. The select plugin keeps one; it only reads Slurm's jobs into facts
+ * (jt_job_facts_t) and Slurm's configuration into jt_ledger_sink_conf_t.
+ *
+ * Emitting an event submits it to the client and applies it to the fold,
+ * in that order. Which events a job's start, resize or end gives, and what
+ * reconciliation after a restart closes or starts, is decided by
+ * jobtree/ledger_lease.h alone; the sink asks it, against its fold's open
+ * leases, and emits the answer. Its fold is the ledger in LedgerDir as read
+ * once at reconciliation plus every event emitted since (event ids
+ * forgotten: it holds open leases and envelopes only); Cover adds its
+ * closed GPU-hours per envelope to live usage.
+ *
+ * The ledger is off while no socket is configured (or the client could not
+ * start): nothing is emitted, and it says so once. The fold is kept across
+ * off and on, so closed GPU-hours stay counted.
+ *
+ * Never blocks on I/O after configure: the client only queues, and a full
+ * queue sends the event to the client's spool (overflow_to_spool), the one
+ * durable path. Configure (which starts or stops the client), reconcile
+ * (which reads LedgerDir) and destroy (which moves queued events to the
+ * spool) do I/O.
+ *
+ * Messages go to the caller's log callback, without a prefix (the host adds
+ * its own). Not thread-safe: the caller serializes every call on one sink
+ * (the select plugin holds one mutex around each).
+ */
+#ifndef JOBTREE_LEDGER_SINK_H
+#define JOBTREE_LEDGER_SINK_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "budget.h"
+#include "cover.h"
+#include "error.h"
+#include "ledger.h"
+#include "ledger_lease.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+typedef enum jt_ledger_sink_level {
+    JT_LEDGER_SINK_ERROR = 0,
+    JT_LEDGER_SINK_INFO,
+    JT_LEDGER_SINK_DEBUG,
+} jt_ledger_sink_level_t;
+
+/* One line to log (no prefix, no newline). */
+typedef void (*jt_ledger_sink_log_f) (jt_ledger_sink_level_t level, const char *msg,
+                                      void *arg);
+
+/* What the sink needs of the configuration (strings are copied). */
+typedef struct jt_ledger_sink_conf {
+    const char *cluster;        /* ClusterName: run ids, the BudgetLoaded id */
+    const char *socket;         /* jobtree-ledgerd's socket; NULL: ledger off */
+    const char *spool_dir;      /* the spool's directory (created 0700) */
+    const char *spool_name;     /* the client's spool file in spool_dir */
+    const char *ledger_dir;     /* LedgerDir, read by reconcile; NULL: none */
+} jt_ledger_sink_conf_t;
+
+typedef struct jt_ledger_sink jt_ledger_sink_t;
+
+/* An off sink (log may be NULL). NULL on ENOMEM. */
+jt_ledger_sink_t *jt_ledger_sink_create (jt_ledger_sink_log_f log, void *arg);
+
+/* Stop the client (its counts are logged, queued events go to the spool)
+ * and free everything. Accepts NULL. */
+void jt_ledger_sink_destroy (jt_ledger_sink_t *s);
+
+/* Apply a configuration: no socket turns the ledger off (logged once per
+ * sink); a socket or spool that differs from the running client's restarts
+ * it; the same ones keep it. 0 when the ledger is on or off as asked, -1
+ * when it could not start (logged; it stays off until the next call). */
+int jt_ledger_sink_configure (jt_ledger_sink_t *s, const jt_ledger_sink_conf_t *conf);
+
+/* True iff events are emitted (false for NULL). */
+bool jt_ledger_sink_on (const jt_ledger_sink_t *s);
+
+/* The events of a job that started, grew or stayed (jt_lease_sync with
+ * Shrink), lost a node (jt_lease_resized; failed: its name if it failed,
+ * else NULL) or ended (jt_lease_fini), against the fold's open leases of
+ * its run, at now. Each returns the number of events emitted (0 when off),
+ * or -1 with err when they could not be derived; what was derived before
+ * the failure is still emitted. */
+int jt_ledger_sink_job_sync (jt_ledger_sink_t *s, const jt_job_facts_t *job,
+                             int64_t now, jt_error_t *err);
+int jt_ledger_sink_job_resized (jt_ledger_sink_t *s, const jt_job_facts_t *job,
+                                const char *failed, int64_t now, jt_error_t *err);
+int jt_ledger_sink_job_ended (jt_ledger_sink_t *s, const jt_job_facts_t *job,
+                              int64_t now, jt_error_t *err);
+
+/* A BudgetLoaded event for a (re)loaded budget set (jt_lease_budget_event).
+ * The number of events emitted: 1, or 0 when off, for NULL b, or when it
+ * could not be made (logged). */
+int jt_ledger_sink_budgets (jt_ledger_sink_t *s, const jt_budgets_t *b, int64_t now);
+
+/* True while the ledger is on and reconcile has not run yet: the host
+ * gathers the facts of its jobs only then. */
+bool jt_ledger_sink_reconcile_due (const jt_ledger_sink_t *s);
+
+/* Once per sink, while on, after the host restored its jobs: read
+ * LedgerDir (if configured) into a new fold that replaces the sink's, then
+ * emit what jt_lease_reconcile decides for jobs (njobs facts) at now.
+ * Failures are logged and the rest goes on. Returns the number of events
+ * emitted (0 when not due). */
+int jt_ledger_sink_reconcile (jt_ledger_sink_t *s, const jt_job_facts_t *jobs,
+                              size_t njobs, int64_t now);
+
+/* Add the GPU-hours of the fold's closed leases to u, per envelope of b:
+ * the owned part charged to the envelope's owner, the Borrowed part as lent
+ * (Cover's integral bound; open leases come from the snapshot). Also while
+ * off. Accepts NULL s or b. */
+void jt_ledger_sink_add_closed (const jt_ledger_sink_t *s, jt_usage_t *u,
+                                const jt_budgets_t *b);
+
+/* The sink's fold (NULL before the ledger was first on); valid until the
+ * next call on s. */
+const jt_ledger_fold_t *jt_ledger_sink_fold (const jt_ledger_sink_t *s);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif /* JOBTREE_LEDGER_SINK_H */

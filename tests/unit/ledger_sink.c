@@ -1,0 +1,428 @@
+/*
+ * ledger_sink.c - unit tests of the ledger sink (jobtree/ledger_sink.h):
+ * every emitted event is applied to its fold (the next events are derived
+ * against it) and reaches the client's spool in order; closed GPU-hours
+ * are added per envelope, owned and Borrowed apart; the off state emits
+ * nothing and says so once; reconciliation emits what jt_lease_reconcile
+ * decides, once, after reading a ledger written before the "restart".
+ * No daemon: the socket does not exist, so the client spools everything.
+ */
+#include "config.h"
+
+#include <errno.h>
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "jobtree/ledger_sink.h"
+#include "fixtures.h"
+#include "tap.h"
+
+#define T0 1772366400 /* the bound time, 2026-03-01T12:00:00Z */
+#define START 1772366395
+
+/* Group 0: two west-h100 nodes (16 GPUs) and a spare; group 1: one node of
+ * vision-h100 paid as Borrowed (8 GPUs). Job ids pick the node prefix. */
+#define REC_FMT                                                                    \
+    "jobtree/1 {\"run\":{\"owner\":\"rai\",\"resources\":{\"gpuType\":\"h100\","   \
+    "\"totalGPUs\":24},\"locality\":{\"groupGPUs\":16}},\"funding\":[],"           \
+    "\"fundedGPUs\":24,\"borrowedGPUs\":8,\"reason\":\"OK\",\"bound\":{\"time\":"  \
+    "\"2026-03-01T12:00:00Z\",\"leases\":[{\"group\":0,\"envelope\":\"west-h100\"," \
+    "\"role\":\"Active\",\"gpus\":16,\"nodes\":[\"%sa1\",\"%sa2\"],\"spares\":"     \
+    "[\"%ss1\"]},{\"group\":1,\"envelope\":\"vision-h100\",\"role\":\"Borrowed\"," \
+    "\"gpus\":8,\"nodes\":[\"%sb1\"]}]}}"
+
+static char tmp[256];
+static char logbuf[16384];
+
+/* Log lines as "E msg", "I msg" (debug lines are left out). */
+static void logcb (jt_ledger_sink_level_t level, const char *msg, void *arg)
+{
+    size_t k = strlen (logbuf);
+    (void) arg;
+    if (level != JT_LEDGER_SINK_DEBUG)
+        snprintf (logbuf + k, sizeof (logbuf) - k, "%c %s\n",
+                  level == JT_LEDGER_SINK_ERROR ? 'E' : 'I', msg);
+}
+
+/* ok() that the log holds line (it is shown when not). */
+static void logged (const char *line, const char *what)
+{
+    if (!ok (strstr (logbuf, line) != NULL, "%s", what))
+        diag ("log:\n%s", logbuf);
+}
+
+static int count (const char *hay, const char *needle)
+{
+    int n = 0;
+    for (const char *p = hay; (p = strstr (p, needle)); p++)
+        n++;
+    return n;
+}
+
+/* A job's facts: its record (parsed once per id), the nodes it holds of
+ * "<p>a1 <p>a2 <p>s1 <p>b1" (holds: a bit per node, in that order). */
+struct job {
+    jt_jobrec_t rec;
+    char names[4][32];
+    const char *held[4];
+};
+static struct job jobs[16];
+
+static jt_job_facts_t facts (uint32_t id, jt_job_state_t state, unsigned holds)
+{
+    struct job *j = &jobs[id];
+    jt_job_facts_t x = { .cluster = "jtc", .job_id = id, .start_time = START,
+                         .state = state, .rec = &j->rec, .account = "acct",
+                         .held = j->held };
+    static const char *const suffix[] = { "a1", "a2", "s1", "b1" };
+    char p[16], text[2048];
+    jt_error_t err = { "" };
+
+    snprintf (p, sizeof (p), "j%u", id);
+    if (!j->rec.run) {
+        snprintf (text, sizeof (text), REC_FMT, p, p, p, p);
+        if (jt_jobrec_parse (text, &j->rec, &err) < 0)
+            bail_out ("record %u: %s", id, err.text);
+    }
+    for (int k = 0; k < 4; k++) {
+        snprintf (j->names[k], sizeof (j->names[k]), "%s%s", p, suffix[k]);
+        if (holds & (1u << k))
+            j->held[x.nheld++] = j->names[k];
+    }
+    return x;
+}
+#define ALL 0xfu
+
+static jt_budgets_t *budgets (void)
+{
+    return fx_budgets ("{ \"owner\": \"rai\", \"envelopes\": ["
+                       FX_ENV ("west-h100", "", 64, "") "] }",
+                       "{ \"owner\": \"vision\", \"envelopes\": ["
+                       FX_ENV ("vision-h100", "", 64, "") "] }",
+                       FX_END);
+}
+
+static jt_ledger_sink_t *sink_on (const char *name, const char *ledger_dir)
+{
+    char sock[300], spool[300];
+    jt_ledger_sink_t *s = jt_ledger_sink_create (logcb, NULL);
+    jt_ledger_sink_conf_t c = { .cluster = "jtc", .socket = sock, .spool_dir = spool,
+                                .spool_name = "select.spool", .ledger_dir = ledger_dir };
+
+    snprintf (sock, sizeof (sock), "%s/no-daemon.sock", tmp);
+    snprintf (spool, sizeof (spool), "%s/%s", tmp, name);
+    if (!s || jt_ledger_sink_configure (s, &c) < 0 || !jt_ledger_sink_on (s))
+        bail_out ("sink %s: %s", name, logbuf);
+    return s;
+}
+
+/* The event ids in a spool file, one a line ("" if none). */
+static const char *spool_ids (const char *name)
+{
+    static char out[8192];
+    char path[400], line[8192];
+    FILE *f;
+
+    snprintf (path, sizeof (path), "%s/%s/select.spool", tmp, name);
+    out[0] = '\0';
+    if (!(f = fopen (path, "r")))
+        return strerror (errno);
+    while (fgets (line, sizeof (line), f)) {
+        const char *p = strstr (line, "\"id\":\"");
+        const char *e = p ? strchr (p + 6, '"') : NULL;
+        if (e)
+            snprintf (out + strlen (out), sizeof (out) - strlen (out), "%.*s\n",
+                      (int) (e - p - 6), p + 6);
+    }
+    fclose (f);
+    return out;
+}
+
+/* The open leases of the sink's fold: "id gpus role" a line. */
+static const char *open_dump (const jt_ledger_fold_t *f)
+{
+    static char out[4096];
+    jt_fold_lease_t *o;
+    size_t n;
+    jt_error_t err = { "" };
+
+    out[0] = '\0';
+    if (!f || jt_ledger_fold_open_list (f, NULL, &o, &n, &err) < 0)
+        return "no fold";
+    for (size_t i = 0; i < n; i++)
+        snprintf (out + strlen (out), sizeof (out) - strlen (out), "%s %" PRId64 " %s\n",
+                  o[i].lease, o[i].gpus, jt_lease_role_name (o[i].role));
+    free (o);
+    return out;
+}
+
+/* Closed GPU-hours added to fresh usage: "west used/lent vision used/lent". */
+static const char *closed (const jt_ledger_sink_t *s, const jt_budgets_t *b)
+{
+    static char out[128];
+    jt_usage_t u;
+    size_t w = jt_budgets_envelope (b, "west-h100")->id;
+    size_t v = jt_budgets_envelope (b, "vision-h100")->id;
+
+    if (jt_usage_init (&u, b) < 0)
+        bail_out ("usage: out of memory");
+    jt_ledger_sink_add_closed (s, &u, b);
+    snprintf (out, sizeof (out), "west %.1f/%.1f vision %.1f/%.1f active %" PRId64,
+              u.used_hours[w], u.lent_hours[w], u.used_hours[v], u.lent_hours[v],
+              u.active[w] + u.active[v]);
+    jt_usage_free (&u);
+    return out;
+}
+
+static void test_off (void)
+{
+    jt_budgets_t *b = budgets ();
+    jt_ledger_sink_t *s = jt_ledger_sink_create (logcb, NULL);
+    jt_ledger_sink_conf_t c = { .cluster = "jtc", .spool_dir = tmp,
+                                .spool_name = "select.spool" };
+    jt_job_facts_t x = facts (1, JT_JOB_RUNNING, ALL);
+    jt_error_t err = { "" };
+    char bad[300];
+
+    logbuf[0] = '\0';
+    ok (!jt_ledger_sink_on (NULL) && !jt_ledger_sink_on (s), "a new sink is off");
+    ok (jt_ledger_sink_configure (s, &c) == 0 && !jt_ledger_sink_on (s),
+        "no socket: off, as asked");
+    ok (jt_ledger_sink_configure (s, &c) == 0, "off again");
+    is_int (count (logbuf, "LedgerSocket not set in jobtree.conf: the ledger is off "
+                           "(no lease events)"), 1, "off is said once");
+    is_int (jt_ledger_sink_job_sync (s, &x, T0, &err), 0, "off: a start emits nothing");
+    is_int (jt_ledger_sink_job_ended (s, &x, T0, &err), 0, "off: an end emits nothing");
+    is_int (jt_ledger_sink_budgets (s, b, T0), 0, "off: no BudgetLoaded");
+    ok (!jt_ledger_sink_reconcile_due (s) && jt_ledger_sink_reconcile (s, &x, 1, T0) == 0,
+        "off: no reconciliation");
+    ok (jt_ledger_sink_fold (s) == NULL, "off from the start: no fold");
+    is (closed (s, b), "west 0.0/0.0 vision 0.0/0.0 active 0", "off: no closed hours");
+
+    /* a spool that cannot be made: the client does not start, still off */
+    snprintf (bad, sizeof (bad), "%s/a-file", tmp);
+    fclose (fopen (bad, "w"));
+    c.socket = "/nonexistent/ledgerd.sock";
+    c.spool_dir = bad;
+    logbuf[0] = '\0';
+    ok (jt_ledger_sink_configure (s, &c) < 0 && !jt_ledger_sink_on (s),
+        "client cannot start: -1 and off");
+    logged ("E ledger client for /nonexistent/ledgerd.sock: spool ", "and it says why");
+    is_int (jt_ledger_sink_job_sync (s, &x, T0, &err), 0, "nothing emitted");
+    jt_ledger_sink_destroy (s);
+    jt_ledger_sink_destroy (NULL);
+    jt_budgets_destroy (b);
+}
+
+static void test_emit (void)
+{
+    jt_budgets_t *b = budgets ();
+    jt_ledger_sink_t *s;
+    jt_job_facts_t x;
+    jt_error_t err = { "" };
+    jt_fold_envelope_t fe;
+
+    logbuf[0] = '\0';
+    s = sink_on ("emit", NULL);
+    ok (strstr (logbuf, "I ledger events to ") && strstr (logbuf, "/emit/select.spool)"),
+        "on: says where events go");
+    x = facts (2, JT_JOB_RUNNING, ALL);
+    is_int (jt_ledger_sink_job_sync (s, &x, T0 + 5, &err), 3,
+            "a job starts: a lease per group and one for the spares");
+    is (open_dump (jt_ledger_sink_fold (s)),
+        "jtc:2:1772366395:g0 16 Active\n"
+        "jtc:2:1772366395:g1 8 Borrowed\n"
+        "jtc:2:1772366395:s0 8 Spare\n",
+        "each emitted event is applied to the fold");
+    is_int (jt_ledger_sink_job_sync (s, &x, T0 + 10, &err), 0,
+            "synced again: nothing (derived against the fold's open leases)");
+
+    /* b1 fails at +30 min; the job keeps a1, a2, s1 */
+    x = facts (2, JT_JOB_RUNNING, 0x7u);
+    is_int (jt_ledger_sink_job_resized (s, &x, "j2b1", T0 + 1800, &err), 2,
+            "node failure: NodeFail and the group's End");
+    x = facts (2, JT_JOB_ENDED, 0);
+    x.end_time = T0 + 3600;
+    is_int (jt_ledger_sink_job_ended (s, &x, T0 + 9999, &err), 2,
+            "the job ends: its two open leases end");
+    is (open_dump (jt_ledger_sink_fold (s)), "", "nothing open");
+
+    /* west: g0 16 GPUs x 1 h + s0 8 x 1 h, owned; vision: 8 x 0.5 h Borrowed */
+    is (closed (s, b), "west 24.0/0.0 vision 4.0/4.0 active 0",
+        "closed GPU-hours per envelope: owned charged to the owner, Borrowed as lent");
+
+    is_int (jt_ledger_sink_budgets (s, b, T0 + 4000), 1, "BudgetLoaded emitted");
+    ok (jt_ledger_fold_envelope (jt_ledger_sink_fold (s), "west-h100", 0, &fe) == 0
+            && fe.capped && fe.concurrency == 64,
+        "and applied to the fold (caps known)");
+    is_int (jt_ledger_sink_budgets (s, NULL, T0), 0, "no budgets: nothing");
+
+    /* the same configuration keeps the client; no socket turns it off but
+     * keeps the fold */
+    logbuf[0] = '\0';
+    {
+        char sock[300], spool[300];
+        jt_ledger_sink_conf_t c = { .cluster = "jtc", .socket = sock, .spool_dir = spool,
+                                    .spool_name = "select.spool" };
+        snprintf (sock, sizeof (sock), "%s/no-daemon.sock", tmp);
+        snprintf (spool, sizeof (spool), "%s/emit", tmp);
+        ok (jt_ledger_sink_configure (s, &c) == 0 && jt_ledger_sink_on (s)
+                && !strstr (logbuf, "ledger events to"),
+            "the same socket and spool: the client is kept");
+        c.socket = NULL;
+        ok (jt_ledger_sink_configure (s, &c) == 0 && !jt_ledger_sink_on (s),
+            "then off");
+    }
+    logged ("I ledger client: 8 submitted, 0 acked,", "stopping the client logs its counts");
+    is_int (jt_ledger_sink_job_sync (s, &x, T0, &err), 0, "off: nothing");
+    is (closed (s, b), "west 24.0/0.0 vision 4.0/4.0 active 0",
+        "off: the fold's closed hours still count");
+    jt_ledger_sink_destroy (s);
+    const char *want = "jtc:2:1772366395:g0:start\n"
+                       "jtc:2:1772366395:s0:start\n"
+                       "jtc:2:1772366395:g1:start\n"
+                       "jtc:2:1772366395:nodefail:j2b1\n"
+                       "jtc:2:1772366395:g1:end\n"
+                       "jtc:2:1772366395:g0:end\n"
+                       "jtc:2:1772366395:s0:end\n"
+                       "jtc:budgets:";
+    const char *got = spool_ids ("emit");
+    ok (!strncmp (got, want, strlen (want)) && count (got, "\n") == 8,
+        "every event reached the client's spool, in emission order");
+    jt_budgets_destroy (b);
+}
+
+/* The ids of events, one a line. */
+static const char *ids_of (const jt_lease_events_t *e)
+{
+    static char out[4096];
+    out[0] = '\0';
+    for (size_t i = 0; i < e->n; i++)
+        snprintf (out + strlen (out), sizeof (out) - strlen (out), "%s\n", e->v[i]->id);
+    return out;
+}
+
+/* Before the restart, jobs 7, 8 and 9 started (written to a ledger). After
+ * it: 7 is gone, 8 ended while slurmctld was down, 9 still runs and 10
+ * runs but its Start never reached the ledger. */
+static void test_restart (void)
+{
+    char dir[300], *json[16];
+    size_t lens[16], n = 0;
+    uint64_t first;
+    jt_ledger_result_t res;
+    jt_lease_events_t ev = { 0 };
+    jt_error_t err = { "" };
+    jt_ledger_writer_t *w;
+    jt_ledger_sink_t *s;
+
+    snprintf (dir, sizeof (dir), "%s/ledger", tmp);
+    if (mkdir (dir, 0700) < 0)
+        bail_out ("mkdir %s: %s", dir, strerror (errno));
+    for (uint32_t id = 7; id <= 9; id++) {
+        jt_job_facts_t x = facts (id, JT_JOB_RUNNING, ALL);
+        if (jt_lease_sync (&x, NULL, 0, T0, JT_REASON_SHRINK, &ev, &err) < 0)
+            bail_out ("sync: %s", err.text);
+    }
+    for (size_t i = 0; i < ev.n; i++) {
+        if (!(json[n] = jt_event_to_json (ev.v[i], &err)))
+            bail_out ("json: %s", err.text);
+        lens[n] = strlen (json[n]);
+        n++;
+    }
+    jt_lease_events_clear (&ev);
+    if (!(w = jt_ledger_writer_open (dir, 0, NULL, NULL, &res, &err))
+        || jt_ledger_writer_append (w, (const char *const *) json, lens, n, &first, &err) < 0)
+        bail_out ("ledger: %s", err.text);
+    jt_ledger_writer_close (w);
+    for (size_t i = 0; i < n; i++)
+        free (json[i]);
+
+    jt_job_facts_t after[] = { facts (8, JT_JOB_ENDED, 0), facts (9, JT_JOB_RUNNING, ALL),
+                               facts (10, JT_JOB_RUNNING, ALL) };
+    after[0].end_time = T0 + 600;
+
+    /* what ledger_lease decides for this ledger and these jobs */
+    jt_ledger_fold_t *f = jt_ledger_fold_replay_dir (dir, &res, NULL, NULL, &err);
+    jt_fold_lease_t *open;
+    size_t nopen;
+    if (!f || jt_ledger_fold_open_list (f, NULL, &open, &nopen, &err) < 0
+        || jt_lease_reconcile ("jtc", open, nopen, after, 3, T0 + 1000, &ev, &err) < 0)
+        bail_out ("reconcile: %s", err.text);
+    free (open);
+    jt_ledger_fold_destroy (f);
+    char want[4096];
+    snprintf (want, sizeof (want), "%s", ids_of (&ev));
+    is (want,
+        "jtc:7:1772366395:g0:end\njtc:7:1772366395:g1:end\njtc:7:1772366395:s0:end\n"
+        "jtc:8:1772366395:g0:end\njtc:8:1772366395:g1:end\njtc:8:1772366395:s0:end\n"
+        "jtc:10:1772366395:g0:start\njtc:10:1772366395:s0:start\n"
+        "jtc:10:1772366395:g1:start\n",
+        "ledger_lease: gone and ended jobs close, the missing Start starts");
+
+    /* the sink, restarted with that ledger */
+    logbuf[0] = '\0';
+    s = sink_on ("restart", dir);
+    jt_budgets_t *b = budgets ();
+    jt_ledger_sink_budgets (s, b, T0 + 900);   /* replaced by the ledger's fold */
+    ok (jt_ledger_sink_reconcile_due (s), "reconciliation is due");
+    is_int (jt_ledger_sink_reconcile (s, after, 3, T0 + 1000), (int) ev.n,
+            "it emits as many events");
+    logged ("/ledger: 9 records (OK), 9 open leases\n", "it read LedgerDir: 9 records, 9 open");
+    logged ("I reconciled with the ledger: 6 leases closed, 6 open, 3 started\n",
+            "and says what it did");
+    is (open_dump (jt_ledger_sink_fold (s)),
+        "jtc:10:1772366395:g0 16 Active\njtc:10:1772366395:g1 8 Borrowed\n"
+        "jtc:10:1772366395:s0 8 Spare\n"
+        "jtc:9:1772366395:g0 16 Active\njtc:9:1772366395:g1 8 Borrowed\n"
+        "jtc:9:1772366395:s0 8 Spare\n",
+        "its fold: the ledger's, then the reconciliation");
+    /* 8 ended at +600: 16 + 8 GPUs x 600 s west, 8 x 600 s vision (Borrowed);
+     * 7 gone at +1000: 24 x 1000 s west, 8 x 1000 s vision */
+    is (closed (s, b), "west 10.7/0.0 vision 3.6/3.6 active 0",
+        "closed GPU-hours from the ledger's leases and the reconciliation");
+    ok (!jt_ledger_sink_reconcile_due (s)
+            && jt_ledger_sink_reconcile (s, after, 0, T0 + 2000) == 0,
+        "only once: a second call emits nothing (every job would be gone)");
+    jt_ledger_sink_destroy (s);
+    /* the spool: the BudgetLoaded of before, then the reconciliation */
+    const char *got = spool_ids ("restart");
+    ok (!strncmp (got, "jtc:budgets:", 12) && strchr (got, '\n')
+            && !strcmp (strchr (got, '\n') + 1, want),
+        "the spool holds exactly ledger_lease's events, in its order");
+    jt_lease_events_clear (&ev);
+
+    /* no LedgerDir: reconciled against what this sink emitted */
+    logbuf[0] = '\0';
+    s = sink_on ("nodir", NULL);
+    jt_job_facts_t x = facts (11, JT_JOB_RUNNING, ALL);
+    jt_ledger_sink_job_sync (s, &x, T0, &err);
+    is_int (jt_ledger_sink_reconcile (s, NULL, 0, T0 + 60), 3,
+            "no LedgerDir: the sink's own open leases (its job gone) close");
+    logged ("I LedgerDir not set: no reconciliation with the ledger\n",
+            "and it says LedgerDir is not set");
+    jt_ledger_sink_destroy (s);
+    jt_budgets_destroy (b);
+}
+
+int main (void)
+{
+    char cmd[300];
+
+    snprintf (tmp, sizeof (tmp), "/tmp/jt-sink.XXXXXX");
+    if (!mkdtemp (tmp))
+        bail_out ("mkdtemp: %s", strerror (errno));
+    test_off ();
+    test_emit ();
+    test_restart ();
+    for (size_t i = 0; i < sizeof (jobs) / sizeof (jobs[0]); i++)
+        jt_jobrec_free (&jobs[i].rec);
+    snprintf (cmd, sizeof (cmd), "rm -rf %s", tmp);
+    if (system (cmd) != 0)
+        diag ("could not remove %s", tmp);
+    return done_testing ();
+}
