@@ -131,6 +131,18 @@ static void one_is (const char *text, const char *want, const char *name)
     is_int (rc, *want ? -1 : 0, "%s: rc", name);
 }
 
+/* A single file, the diagnostics it must give ("" if it is added) and the
+ * test's name; each_one_is runs one_is on every case of a table. */
+struct one_case {
+    const char *text, *want, *name;
+};
+
+static void each_one_is (const struct one_case *c, size_t n)
+{
+    for (size_t i = 0; i < n; i++)
+        one_is (c[i].text, c[i].want, c[i].name);
+}
+
 static void many_is (const char *const *texts, const char *want, const char *name)
 {
     int rc;
@@ -140,151 +152,163 @@ static void many_is (const char *const *texts, const char *want, const char *nam
 
 static void check_envelope_rules (void)
 {
-    one_is (ENV (WIN ",\"concurrency\":8"), "", "minimal envelope");
-    one_is (ENV ("\"start\":\"2026-01-02T00:00:00Z\",\"end\":\"2026-01-01T00:00:00Z\","
-                 "\"concurrency\":8"),
-            "t.json:1:86: envelopes[0].end: the window is empty: end "
-            "2026-01-01T00:00:00Z is not after start 2026-01-02T00:00:00Z\n",
-            "start after end");
-    one_is (ENV ("\"start\":\"2026-01-01T00:00:00Z\",\"end\":\"2026-01-01T00:00:00Z\","
-                 "\"concurrency\":8"),
-            "t.json:1:86: envelopes[0].end: the window is empty: end "
-            "2026-01-01T00:00:00Z is not after start 2026-01-01T00:00:00Z\n",
-            "start equals end");
-    one_is (ENV ("\"start\":\"2026-01-01\",\"end\":\"2026-01-02T00:00:00Z\","
-                 "\"concurrency\":8"),
-            "t.json:1:55: envelopes[0].start: invalid time '2026-01-01': expected RFC "
-            "3339 like 2026-01-01T00:00:00Z\n", "date without time");
-    one_is (ENV (WIN ",\"concurrency\":0"),
-            "t.json:1:115: envelopes[0].concurrency: must be at least 1, got 0\n",
-            "concurrency 0");
-    one_is (ENV (WIN ",\"concurrency\":\"8\""),
-            "t.json:1:115: envelopes[0].concurrency: expected an integer, got a "
-            "string\n", "concurrency as a string");
-    one_is (ENV (WIN ",\"concurrency\":8.5"),
-            "t.json:1:115: envelopes[0].concurrency: expected an integer, got a "
-            "number\n", "fractional concurrency");
-    one_is (ENV (WIN ",\"concurrency\":2147483649"),
-            "t.json:1:115: envelopes[0].concurrency: 2147483649 is too large (the "
-            "limit is 2147483648)\n", "concurrency above 2^31");
-    one_is (ENV (WIN ",\"concurrency\":99999999999999999999999"),
-            "t.json:1:115: envelopes[0].concurrency: number too large (the limit is "
-            "2147483648)\n", "concurrency saturating int64");
-    one_is (ENV (WIN ",\"concurrency\":-99999999999999999999999"),
-            "t.json:1:115: envelopes[0].concurrency: number too large (the limit is "
-            "1)\n", "concurrency saturating negative");
-    one_is (ENV (WIN ",\"concurrency\":null"),
-            "t.json:1:115: envelopes[0].concurrency: expected an integer, got null\n",
-            "concurrency null");
-    one_is (ENV (WIN ",\"concurrency\":8,\"maxGPUHours\":193"),
-            "t.json:1:131: envelopes[0].maxGPUHours: maxGPUHours=193 exceeds "
-            "concurrency x window = 8 x 24 h = 192 GPU-hours; lower maxGPUHours or "
-            "raise concurrency\n", "B > C*|W|");
-    one_is (ENV (WIN ",\"concurrency\":8,\"maxGPUHours\":192"), "", "B == C*|W|");
-    one_is (ENV (WIN ",\"concurrency\":8,\"maxGPUHours\":-1"),
-            "t.json:1:131: envelopes[0].maxGPUHours: must be at least 0, got -1\n",
-            "negative B");
-    one_is (ENV (WIN ",\"concurrency\":8,\"maxGPUHours\":1e400"),
-            "t.json:1:131: envelopes[0].maxGPUHours: number too large (the limit is "
-            "1e+12)\n", "infinite B");
-    one_is (ENV (WIN ",\"concurrency\":8,\"maxGPUHours\":NaN"),
-            "t.json:1:131: envelopes[0].maxGPUHours: must be a finite number\n",
-            "NaN B");
-    one_is (ENV (WIN ",\"concurrency\":8,\"maxGPUHours\":2e12"),
-            "t.json:1:131: envelopes[0].maxGPUHours: 2e+12 is too large (the limit is "
-            "1e+12)\n", "huge B");
-    one_is (ENV (WIN ",\"concurrency\":8,\"maxGPUHours\":\"100\""),
-            "t.json:1:131: envelopes[0].maxGPUHours: expected a number, got a string\n",
-            "B as a string");
-    one_is (ENV (WIN ",\"concurrency\":8,\"selector\":[\"region\"]"),
-            "t.json:1:131: envelopes[0].selector: expected an object, got an array\n",
-            "selector as an array");
-    one_is (ENV (WIN ",\"concurrency\":8,\"selector\":{\"region\":1}"),
-            "t.json:1:143: envelopes[0].selector.region: expected a string, got an "
-            "integer\n", "selector value not a string");
-    one_is (ENV (WIN ",\"concurrency\":8,\"selector\":{\"\":\"x\"}"),
-            "t.json:1:143: envelopes[0].selector.: label key must not be empty\n",
-            "empty selector key");
-    one_is ("{\"owner\":\"a\",\"envelopes\":[{\"name\":\"\",\"flavor\":\"h 100\","
-            WIN ",\"concurrency\":8}]}",
-            "t.json:1:28: envelopes[0].name: must not be empty\n"
-            "t.json:1:38: envelopes[0].flavor: 'h 100' must not contain spaces or "
-            "control characters\n", "empty name, flavor with a space");
-    one_is ("{\"owner\":\"a\",\"envelopes\":[{\"flavor\":\"h100\"}]}",
-            "t.json:1:27: envelopes[0].name: missing required field 'name'\n"
-            "t.json:1:27: envelopes[0].start: missing required field 'start'\n"
-            "t.json:1:27: envelopes[0].end: missing required field 'end'\n"
-            "t.json:1:27: envelopes[0].concurrency: missing required field "
-            "'concurrency'\n",
-            "missing fields, all reported");
-    one_is ("{\"owner\":\"a\",\"envelopes\":[7]}",
-            "t.json:1:27: envelopes[0]: expected an object, got an integer\n",
-            "envelope not an object");
-    one_is ("{\"owner\":\"a\",\"envelopes\":{}}",
-            "t.json:1:14: envelopes: expected an array, got an object\n",
-            "envelopes not an array");
+    static const struct one_case cases[] = {
+        { ENV (WIN ",\"concurrency\":8"), "", "minimal envelope" },
+        { ENV ("\"start\":\"2026-01-02T00:00:00Z\",\"end\":\"2026-01-01T00:00:00Z\","
+               "\"concurrency\":8"),
+          "t.json:1:86: envelopes[0].end: the window is empty: end "
+          "2026-01-01T00:00:00Z is not after start 2026-01-02T00:00:00Z\n",
+          "start after end" },
+        { ENV ("\"start\":\"2026-01-01T00:00:00Z\",\"end\":\"2026-01-01T00:00:00Z\","
+               "\"concurrency\":8"),
+          "t.json:1:86: envelopes[0].end: the window is empty: end "
+          "2026-01-01T00:00:00Z is not after start 2026-01-01T00:00:00Z\n",
+          "start equals end" },
+        { ENV ("\"start\":\"2026-01-01\",\"end\":\"2026-01-02T00:00:00Z\","
+               "\"concurrency\":8"),
+          "t.json:1:55: envelopes[0].start: invalid time '2026-01-01': expected RFC "
+          "3339 like 2026-01-01T00:00:00Z\n", "date without time" },
+        { ENV (WIN ",\"concurrency\":0"),
+          "t.json:1:115: envelopes[0].concurrency: must be at least 1, got 0\n",
+          "concurrency 0" },
+        { ENV (WIN ",\"concurrency\":\"8\""),
+          "t.json:1:115: envelopes[0].concurrency: expected an integer, got a "
+          "string\n", "concurrency as a string" },
+        { ENV (WIN ",\"concurrency\":8.5"),
+          "t.json:1:115: envelopes[0].concurrency: expected an integer, got a "
+          "number\n", "fractional concurrency" },
+        { ENV (WIN ",\"concurrency\":2147483649"),
+          "t.json:1:115: envelopes[0].concurrency: 2147483649 is too large (the "
+          "limit is 2147483648)\n", "concurrency above 2^31" },
+        { ENV (WIN ",\"concurrency\":99999999999999999999999"),
+          "t.json:1:115: envelopes[0].concurrency: number too large (the limit is "
+          "2147483648)\n", "concurrency saturating int64" },
+        { ENV (WIN ",\"concurrency\":-99999999999999999999999"),
+          "t.json:1:115: envelopes[0].concurrency: number too large (the limit is "
+          "1)\n", "concurrency saturating negative" },
+        { ENV (WIN ",\"concurrency\":null"),
+          "t.json:1:115: envelopes[0].concurrency: expected an integer, got null\n",
+          "concurrency null" },
+        { ENV (WIN ",\"concurrency\":8,\"maxGPUHours\":193"),
+          "t.json:1:131: envelopes[0].maxGPUHours: maxGPUHours=193 exceeds "
+          "concurrency x window = 8 x 24 h = 192 GPU-hours; lower maxGPUHours or "
+          "raise concurrency\n", "B > C*|W|" },
+        { ENV (WIN ",\"concurrency\":8,\"maxGPUHours\":192"), "", "B == C*|W|" },
+        { ENV (WIN ",\"concurrency\":8,\"maxGPUHours\":-1"),
+          "t.json:1:131: envelopes[0].maxGPUHours: must be at least 0, got -1\n",
+          "negative B" },
+        { ENV (WIN ",\"concurrency\":8,\"maxGPUHours\":1e400"),
+          "t.json:1:131: envelopes[0].maxGPUHours: number too large (the limit is "
+          "1e+12)\n", "infinite B" },
+        { ENV (WIN ",\"concurrency\":8,\"maxGPUHours\":NaN"),
+          "t.json:1:131: envelopes[0].maxGPUHours: must be a finite number\n",
+          "NaN B" },
+        { ENV (WIN ",\"concurrency\":8,\"maxGPUHours\":2e12"),
+          "t.json:1:131: envelopes[0].maxGPUHours: 2e+12 is too large (the limit is "
+          "1e+12)\n", "huge B" },
+        { ENV (WIN ",\"concurrency\":8,\"maxGPUHours\":\"100\""),
+          "t.json:1:131: envelopes[0].maxGPUHours: expected a number, got a string\n",
+          "B as a string" },
+        { ENV (WIN ",\"concurrency\":8,\"selector\":[\"region\"]"),
+          "t.json:1:131: envelopes[0].selector: expected an object, got an array\n",
+          "selector as an array" },
+        { ENV (WIN ",\"concurrency\":8,\"selector\":{\"region\":1}"),
+          "t.json:1:143: envelopes[0].selector.region: expected a string, got an "
+          "integer\n", "selector value not a string" },
+        { ENV (WIN ",\"concurrency\":8,\"selector\":{\"\":\"x\"}"),
+          "t.json:1:143: envelopes[0].selector.: label key must not be empty\n",
+          "empty selector key" },
+        { "{\"owner\":\"a\",\"envelopes\":[{\"name\":\"\",\"flavor\":\"h 100\","
+          WIN ",\"concurrency\":8}]}",
+          "t.json:1:28: envelopes[0].name: must not be empty\n"
+          "t.json:1:38: envelopes[0].flavor: 'h 100' must not contain spaces or "
+          "control characters\n", "empty name, flavor with a space" },
+        { "{\"owner\":\"a\",\"envelopes\":[{\"flavor\":\"h100\"}]}",
+          "t.json:1:27: envelopes[0].name: missing required field 'name'\n"
+          "t.json:1:27: envelopes[0].start: missing required field 'start'\n"
+          "t.json:1:27: envelopes[0].end: missing required field 'end'\n"
+          "t.json:1:27: envelopes[0].concurrency: missing required field "
+          "'concurrency'\n",
+          "missing fields, all reported" },
+        { "{\"owner\":\"a\",\"envelopes\":[7]}",
+          "t.json:1:27: envelopes[0]: expected an object, got an integer\n",
+          "envelope not an object" },
+        { "{\"owner\":\"a\",\"envelopes\":{}}",
+          "t.json:1:14: envelopes: expected an array, got an object\n",
+          "envelopes not an array" },
+    };
+
+    each_one_is (cases, sizeof (cases) / sizeof (cases[0]));
 }
 
 static void check_lending_rules (void)
 {
-    one_is (ENV (WIN ",\"concurrency\":8,\"lending\":{\"allow\":true,\"to\":[\"*\"],"
-                 "\"maxConcurrency\":9}"),
-            "t.json:1:166: envelopes[0].lending.maxConcurrency: maxConcurrency=9 "
-            "exceeds the envelope's concurrency 8\n", "lending C > C");
-    one_is (ENV (WIN ",\"concurrency\":8,\"maxGPUHours\":100,\"lending\":{\"allow\":"
-                 "true,\"to\":[\"*\"],\"maxGPUHours\":101}"),
-            "t.json:1:184: envelopes[0].lending.maxGPUHours: maxGPUHours=101 exceeds "
-            "the envelope's GPU-hour bound 100\n", "lending B > B");
-    one_is (ENV (WIN ",\"concurrency\":8,\"lending\":{\"allow\":true,\"to\":[\"*\"],"
-                 "\"maxGPUHours\":193}"),
-            "t.json:1:166: envelopes[0].lending.maxGPUHours: maxGPUHours=193 exceeds "
-            "the envelope's GPU-hour bound 192\n", "lending B > C*|W| when B absent");
-    one_is (ENV (WIN ",\"concurrency\":8,\"lending\":{\"allow\":true}"),
-            "t.json:1:131: envelopes[0].lending.to: lending is allowed but 'to' is "
-            "missing; list the borrowing owners, or \"*\" for anyone\n",
-            "lending without to");
-    one_is (ENV (WIN ",\"concurrency\":8,\"lending\":{\"allow\":true,\"to\":[]}"),
-            "t.json:1:155: envelopes[0].lending.to: lending is allowed but 'to' is "
-            "empty; list the borrowing owners, or \"*\" for anyone\n",
-            "lending with empty to");
-    one_is (ENV (WIN ",\"concurrency\":8,\"lending\":{\"allow\":false,\"to\":[]}"), "",
-            "lending disabled with empty to");
-    one_is (ENV (WIN ",\"concurrency\":8,\"lending\":{\"to\":[\"b\"]}"),
-            "t.json:1:131: envelopes[0].lending.allow: missing required field "
-            "'allow'\n", "lending without allow");
-    one_is (ENV (WIN ",\"concurrency\":8,\"lending\":{\"allow\":\"yes\",\"to\":[1]}"),
-            "t.json:1:142: envelopes[0].lending.allow: expected a boolean (true or "
-            "false), got a string\n"
-            "t.json:1:162: envelopes[0].lending.to[0]: expected a string, got an "
-            "integer\n", "lending wrong types");
-    one_is (ENV (WIN ",\"concurrency\":8,\"lending\":{\"allow\":true,\"to\":[\"b\"],"
-                 "\"maxConcurency\":1}"),
-            "t.json:1:166: envelopes[0].lending.maxConcurency: unknown field "
-            "'maxConcurency'; did you mean 'maxConcurrency'?\n", "lending typo");
+    static const struct one_case cases[] = {
+        { ENV (WIN ",\"concurrency\":8,\"lending\":{\"allow\":true,\"to\":[\"*\"],"
+               "\"maxConcurrency\":9}"),
+          "t.json:1:166: envelopes[0].lending.maxConcurrency: maxConcurrency=9 "
+          "exceeds the envelope's concurrency 8\n", "lending C > C" },
+        { ENV (WIN ",\"concurrency\":8,\"maxGPUHours\":100,\"lending\":{\"allow\":"
+               "true,\"to\":[\"*\"],\"maxGPUHours\":101}"),
+          "t.json:1:184: envelopes[0].lending.maxGPUHours: maxGPUHours=101 exceeds "
+          "the envelope's GPU-hour bound 100\n", "lending B > B" },
+        { ENV (WIN ",\"concurrency\":8,\"lending\":{\"allow\":true,\"to\":[\"*\"],"
+               "\"maxGPUHours\":193}"),
+          "t.json:1:166: envelopes[0].lending.maxGPUHours: maxGPUHours=193 exceeds "
+          "the envelope's GPU-hour bound 192\n", "lending B > C*|W| when B absent" },
+        { ENV (WIN ",\"concurrency\":8,\"lending\":{\"allow\":true}"),
+          "t.json:1:131: envelopes[0].lending.to: lending is allowed but 'to' is "
+          "missing; list the borrowing owners, or \"*\" for anyone\n",
+          "lending without to" },
+        { ENV (WIN ",\"concurrency\":8,\"lending\":{\"allow\":true,\"to\":[]}"),
+          "t.json:1:155: envelopes[0].lending.to: lending is allowed but 'to' is "
+          "empty; list the borrowing owners, or \"*\" for anyone\n",
+          "lending with empty to" },
+        { ENV (WIN ",\"concurrency\":8,\"lending\":{\"allow\":false,\"to\":[]}"), "",
+          "lending disabled with empty to" },
+        { ENV (WIN ",\"concurrency\":8,\"lending\":{\"to\":[\"b\"]}"),
+          "t.json:1:131: envelopes[0].lending.allow: missing required field "
+          "'allow'\n", "lending without allow" },
+        { ENV (WIN ",\"concurrency\":8,\"lending\":{\"allow\":\"yes\",\"to\":[1]}"),
+          "t.json:1:142: envelopes[0].lending.allow: expected a boolean (true or "
+          "false), got a string\n"
+          "t.json:1:162: envelopes[0].lending.to[0]: expected a string, got an "
+          "integer\n", "lending wrong types" },
+        { ENV (WIN ",\"concurrency\":8,\"lending\":{\"allow\":true,\"to\":[\"b\"],"
+               "\"maxConcurency\":1}"),
+          "t.json:1:166: envelopes[0].lending.maxConcurency: unknown field "
+          "'maxConcurency'; did you mean 'maxConcurrency'?\n", "lending typo" },
+    };
+
+    each_one_is (cases, sizeof (cases) / sizeof (cases[0]));
 }
 
 static void check_top_rules (void)
 {
-    one_is ("{\"owner\":\"a\"}", "", "owner only");
-    one_is ("{\"owner\":\"a\",\"envelopes\":[]}", "", "no envelopes");
-    one_is ("{}", "t.json:1:1: owner: missing required field 'owner'\n", "no owner");
-    one_is ("{\"owner\":7}", "t.json:1:2: owner: expected a string, got an integer\n",
-            "owner not a string");
-    one_is ("{\"owner\":\"a\",\"parent\":\"\"}",
-            "t.json:1:14: parent: must not be empty\n", "empty parent");
-    one_is ("[]", "t.json:1:1: a budget file must hold a JSON object, got an array\n",
-            "array document");
-    one_is ("{\"owner\":\"a\",\"Owner\":\"b\",\"envelope\":[]}",
-            "t.json:1:14: Owner: unknown field 'Owner'; did you mean 'owner'?\n"
-            "t.json:1:26: envelope: unknown field 'envelope'; did you mean "
-            "'envelopes'?\n", "unknown top keys");
-    one_is ("{\"owner\":\"a\",\"colour\":1}",
-            "t.json:1:14: colour: unknown field 'colour'\n", "unknown key, no hint");
-    one_is ("hello", "t.json:1:1: syntax error: unexpected character\n", "not JSON");
-    one_is ("{\"owner\":\"a\",\n  \"envelopes\": [,]}",
-            "t.json:2:17: syntax error: unexpected character\n", "syntax error on line 2");
-    one_is ("{\"owner\":\"a\"", "t.json:1:13: unexpected end of input\n", "truncated");
-    one_is ("", "t.json:1:1: unexpected end of input\n", "empty file");
+    static const struct one_case cases[] = {
+        { "{\"owner\":\"a\"}", "", "owner only" },
+        { "{\"owner\":\"a\",\"envelopes\":[]}", "", "no envelopes" },
+        { "{}", "t.json:1:1: owner: missing required field 'owner'\n", "no owner" },
+        { "{\"owner\":7}", "t.json:1:2: owner: expected a string, got an integer\n",
+          "owner not a string" },
+        { "{\"owner\":\"a\",\"parent\":\"\"}",
+          "t.json:1:14: parent: must not be empty\n", "empty parent" },
+        { "[]", "t.json:1:1: a budget file must hold a JSON object, got an array\n",
+          "array document" },
+        { "{\"owner\":\"a\",\"Owner\":\"b\",\"envelope\":[]}",
+          "t.json:1:14: Owner: unknown field 'Owner'; did you mean 'owner'?\n"
+          "t.json:1:26: envelope: unknown field 'envelope'; did you mean "
+          "'envelopes'?\n", "unknown top keys" },
+        { "{\"owner\":\"a\",\"colour\":1}",
+          "t.json:1:14: colour: unknown field 'colour'\n", "unknown key, no hint" },
+        { "hello", "t.json:1:1: syntax error: unexpected character\n", "not JSON" },
+        { "{\"owner\":\"a\",\n  \"envelopes\": [,]}",
+          "t.json:2:17: syntax error: unexpected character\n", "syntax error on line 2" },
+        { "{\"owner\":\"a\"", "t.json:1:13: unexpected end of input\n", "truncated" },
+        { "", "t.json:1:1: unexpected end of input\n", "empty file" },
+    };
+
+    each_one_is (cases, sizeof (cases) / sizeof (cases[0]));
 }
 
 static void check_caps (void)
