@@ -40,42 +40,109 @@ char *fx_diags_text (const jt_diags_t *d)
     return out;
 }
 
-const char *fx_parse_run (const char *text, jt_run_t **out)
+/* The file name a kind of document is parsed as, and the library's parser,
+ * writer and destructor of each kind, each called through its own type. */
+static const char *doc_file (fx_doc_t k)
+{
+    return k == FX_RUN ? "r.json" : "s.json";
+}
+
+static void *doc_parse (fx_doc_t k, const char *file, const char *text, size_t n,
+                        jt_diags_t *d)
+{
+    if (k == FX_RUN)
+        return jt_run_parse_json (file, text, n, d);
+    return jt_snapshot_parse_json (file, text, n, d);
+}
+
+static char *doc_to_json (fx_doc_t k, const void *p)
+{
+    return k == FX_RUN ? jt_run_to_json (p) : jt_snapshot_to_json (p);
+}
+
+static void doc_destroy (fx_doc_t k, void *p)
+{
+    if (k == FX_RUN)
+        jt_run_destroy (p);
+    else
+        jt_snapshot_destroy (p);
+}
+
+/* fx_parse_run and fx_parse_snapshot: the document is kept in *out (a
+ * void * the typed wrappers copy out) or destroyed. */
+static const char *parse_doc (fx_doc_t k, const char *text, void **out)
 {
     static char buf[4096];
+    const char *what = k == FX_RUN ? "a run" : "a snapshot";
     jt_diags_t d;
 
     jt_diags_init (&d);
-    jt_run_t *r = jt_run_parse_json ("r.json", text, strlen (text), &d);
+    void *p = doc_parse (k, doc_file (k), text, strlen (text), &d);
     snprintf (buf, sizeof (buf), "%s", fx_diags_text (&d));
-    if (!r && d.n == 0)
+    if (!p && d.n == 0)
         snprintf (buf, sizeof (buf), "NULL without a diagnostic");
-    if (r && d.n)
-        snprintf (buf, sizeof (buf), "a run AND diagnostics: %s", fx_diags_text (&d));
+    if (p && d.n)
+        snprintf (buf, sizeof (buf), "%s AND diagnostics: %s", what, fx_diags_text (&d));
     jt_diags_free (&d);
     if (out)
-        *out = r;
+        *out = p;
     else
-        jt_run_destroy (r);
+        doc_destroy (k, p);
     return buf;
 }
 
-const char *fx_parse_snapshot (const char *text, jt_snapshot_t **out)
+#define FX_PARSE_TYPED(name, type, kind)                                 \
+    const char *name (const char *text, type **out)                      \
+    {                                                                    \
+        void *p;                                                         \
+        const char *why = parse_doc (kind, text, out ? &p : NULL);       \
+        if (out)                                                         \
+            *out = p;                                                    \
+        return why;                                                      \
+    }
+
+FX_PARSE_TYPED (fx_parse_run, jt_run_t, FX_RUN)
+FX_PARSE_TYPED (fx_parse_snapshot, jt_snapshot_t, FX_SNAPSHOT)
+
+size_t fx_truncations (fx_doc_t k, const char *text)
 {
-    static char buf[4096];
+    size_t n = strlen (text), fails = 0;
+
+    for (size_t i = 0; i + 1 < n; i++) {
+        jt_diags_t d;
+        jt_diags_init (&d);
+        void *p = doc_parse (k, doc_file (k), text, i, &d);
+        if (p || d.n == 0)
+            fails++;
+        doc_destroy (k, p);
+        jt_diags_free (&d);
+    }
+    return fails;
+}
+
+size_t fx_round_trip (const char *buf, size_t n, void *arg)
+{
+    fx_doc_t k = *(const fx_doc_t *) arg;
     jt_diags_t d;
+    size_t bad = 0;
 
     jt_diags_init (&d);
-    jt_snapshot_t *s = jt_snapshot_parse_json ("s.json", text, strlen (text), &d);
-    snprintf (buf, sizeof (buf), "%s", fx_diags_text (&d));
-    if (!s && d.n == 0)
-        snprintf (buf, sizeof (buf), "NULL without a diagnostic");
+    void *p = doc_parse (k, doc_file (k), buf, n, &d);
+    if ((p == NULL) != (d.n > 0))
+        bad++;
+    if (p) {
+        char *a = doc_to_json (k, p);
+        void *q = a ? doc_parse (k, "c", a, strlen (a), NULL) : NULL;
+        char *b = q ? doc_to_json (k, q) : NULL;
+        if (!b || strcmp (a, b))
+            bad++;      /* whatever parses must round-trip */
+        free (a);
+        free (b);
+        doc_destroy (k, q);
+    }
+    doc_destroy (k, p);
     jt_diags_free (&d);
-    if (out)
-        *out = s;
-    else
-        jt_snapshot_destroy (s);
-    return buf;
+    return bad;
 }
 
 size_t fx_corruptions (const char *text, fx_corrupt_f check, void *arg,

@@ -34,11 +34,15 @@
  * a newline ("" for none). Static buffer, overwritten by the next call. */
 char *fx_diags_text (const jt_diags_t *d);
 
+/* The kinds of JSON document the library both parses and writes. */
+typedef enum { FX_RUN, FX_SNAPSHOT } fx_doc_t;
+
 /* Parse text as file "r.json" / "s.json" and return the diagnostics as
  * fx_diags_text does ("" when it parsed; "NULL without a diagnostic" if it
- * failed silently; for runs also "a run AND diagnostics: ..."). The result
- * is kept in *out when out is not NULL (caller destroys), else destroyed.
- * Static buffer, overwritten by the next call. */
+ * failed silently; "a run AND diagnostics: ..." / "a snapshot AND ..." if
+ * it parsed with diagnostics). The result is kept in *out when out is not
+ * NULL (caller destroys), else destroyed. Static buffer, overwritten by the
+ * next call. */
 const char *fx_parse_run (const char *text, jt_run_t **out);
 const char *fx_parse_snapshot (const char *text, jt_snapshot_t **out);
 
@@ -50,6 +54,16 @@ const char *fx_parse_snapshot (const char *text, jt_snapshot_t **out);
 typedef size_t (*fx_corrupt_f) (const char *buf, size_t len, void *arg);
 size_t fx_corruptions (const char *text, fx_corrupt_f check, void *arg,
                        size_t *total);
+
+/* How many prefixes of a document of kind k, text (all those shorter than
+ * text less its final newline), parse or are refused without a diagnostic
+ * (each should be refused with one). */
+size_t fx_truncations (fx_doc_t k, const char *text);
+
+/* A check for fx_corruptions, arg pointing to an fx_doc_t: the variant
+ * either parses and its canonical JSON parses back to the same JSON, or is
+ * refused with a diagnostic. Returns the number of problems found. */
+size_t fx_round_trip (const char *buf, size_t len, void *arg);
 
 /* The end of fx_budgets' list (a typed null pointer, as a variadic
  * function needs). */

@@ -44,32 +44,6 @@ static void groups_are (const jt_run_t *r, int64_t total, const char *want)
     jt_groups_free (&g);
 }
 
-
-/* One corrupted run: parsed and round-trips, or refused with a reason. */
-static size_t corrupt_run (const char *buf, size_t n, void *arg)
-{
-    jt_diags_t d;
-    size_t bad = 0;
-
-    jt_diags_init (&d);
-    jt_run_t *p = jt_run_parse_json ("r.json", buf, n, &d);
-    if ((p == NULL) != (d.n > 0))
-        bad++;
-    if (p) {
-        char *cj = jt_run_to_json (p);
-        jt_run_t *q = cj ? jt_run_parse_json ("c", cj, strlen (cj), NULL) : NULL;
-        char *cj2 = q ? jt_run_to_json (q) : NULL;
-        if (!cj2 || strcmp (cj, cj2))
-            bad++;      /* whatever parses must round-trip */
-        free (cj);
-        free (cj2);
-        jt_run_destroy (q);
-    }
-    jt_run_destroy (p);
-    jt_diags_free (&d);
-    return bad;
-}
-
 static void validate_is (jt_run_t *r, int64_t gpn, const char *want)
 {
     jt_error_t err = { "" };
@@ -365,21 +339,14 @@ int main (void)
     jt_run_destroy (r);
 
     /* every prefix of a valid run is an error, never a crash */
-    size_t n = strlen (full), fails = 0;
-    for (size_t i = 0; i < n - 1; i++) {
-        jt_diags_t d;
-        jt_diags_init (&d);
-        jt_run_t *p = jt_run_parse_json ("r.json", full, i, &d);
-        if (p || d.n == 0)
-            fails++;
-        jt_run_destroy (p);
-        jt_diags_free (&d);
-    }
-    is_int (fails, 0, "all %zu truncations of a run are refused with a diagnostic", n - 1);
+    is_int (fx_truncations (FX_RUN, full), 0,
+            "all %zu truncations of a run are refused with a diagnostic",
+            strlen (full) - 1);
 
     /* every single-byte corruption: parsed cleanly or refused with a reason */
     size_t total;
-    size_t bad_n = fx_corruptions (full, corrupt_run, NULL, &total);
+    fx_doc_t kind = FX_RUN;
+    size_t bad_n = fx_corruptions (full, fx_round_trip, &kind, &total);
     is_int (bad_n, 0, "%zu corruptions: parsed and round-trips, or refused with a "
             "reason", total);
 

@@ -62,33 +62,6 @@ static void state_is (const char *word, jt_node_state_t want)
     jt_snapshot_destroy (s);
 }
 
-
-/* One corrupted snapshot: parsed and round-trips, or refused with a reason. */
-static size_t corrupt_snapshot (const char *buf, size_t n, void *arg)
-{
-    jt_diags_t d;
-    size_t bad = 0;
-
-    jt_diags_init (&d);
-    jt_snapshot_t *p = jt_snapshot_parse_json ("s.json", buf, n, &d);
-    if ((p == NULL) != (d.n > 0))
-        bad++;
-    if (p) {
-        char *a = jt_snapshot_to_json (p);
-        jt_snapshot_t *q = a ? jt_snapshot_parse_json ("c", a, strlen (a), NULL)
-                             : NULL;
-        char *b = q ? jt_snapshot_to_json (q) : NULL;
-        if (!b || strcmp (a, b))
-            bad++;
-        free (a);
-        free (b);
-        jt_snapshot_destroy (q);
-    }
-    jt_snapshot_destroy (p);
-    jt_diags_free (&d);
-    return bad;
-}
-
 int main (void)
 {
     jt_snapshot_t *s, *s2;
@@ -223,17 +196,8 @@ int main (void)
         "lease without nodes field");
 
     /* every prefix of the example is an error, never a crash */
-    size_t n = strlen (good), fails = 0;
-    for (size_t i = 0; i + 1 < n; i++) {
-        jt_diags_t d;
-        jt_diags_init (&d);
-        jt_snapshot_t *p = jt_snapshot_parse_json ("s.json", good, i, &d);
-        if (p || d.n == 0)
-            fails++;
-        jt_snapshot_destroy (p);
-        jt_diags_free (&d);
-    }
-    is_int (fails, 0, "all %zu truncations are refused with a diagnostic", n - 1);
+    is_int (fx_truncations (FX_SNAPSHOT, good), 0,
+            "all %zu truncations are refused with a diagnostic", strlen (good) - 1);
 
     /* the shipped example: 16 nodes in 4 domains, and it round-trips */
     {
@@ -262,7 +226,8 @@ int main (void)
 
     /* every single-byte corruption: parsed (and round-trips) or refused */
     size_t total;
-    size_t bad = fx_corruptions (good, corrupt_snapshot, NULL, &total);
+    fx_doc_t kind = FX_SNAPSHOT;
+    size_t bad = fx_corruptions (good, fx_round_trip, &kind, &total);
     is_int (bad, 0, "%zu corruptions: parsed and round-trips, or refused with a "
             "reason", total);
     return done_testing ();
