@@ -172,16 +172,25 @@ static jt_ledger_status_t read_ids (const char *dir, jt_map_t *ids, char *err_ou
     return res.status;
 }
 
-/* The ledger in dir verifies and holds events PREFIX000..PREFIX(n-1) once
- * each, event i at seq i+1 (the order they were submitted in). */
-static void expect_once_in_order (const char *dir, const char *prefix, int n)
+/* Check (test named what) that the ledger in dir verifies; return its
+ * event ids, each mapped to its seq (caller destroys). */
+static jt_map_t *verified_ids (const char *dir, const char *what)
 {
     jt_map_t *ids = jt_map_create (0);
     char e[256] = "";
     jt_ledger_status_t ls = read_ids (dir, ids, e);
+
+    is (jt_ledger_status_name (ls), "OK", "%s %s", what, e);
+    return ids;
+}
+
+/* The ledger in dir verifies and holds events PREFIX000..PREFIX(n-1) once
+ * each, event i at seq i+1 (the order they were submitted in). */
+static void expect_once_in_order (const char *dir, const char *prefix, int n)
+{
+    jt_map_t *ids = verified_ids (dir, "ledger verifies (no duplicate ids)");
     int order = 0;
 
-    is (jt_ledger_status_name (ls), "OK", "ledger verifies (no duplicate ids) %s", e);
     is_int (jt_map_count (ids), n, "%d events recorded exactly once", n);
     for (int i = 0; i < n; i++) {
         char id[16];
@@ -193,23 +202,77 @@ static void expect_once_in_order (const char *dir, const char *prefix, int n)
     jt_map_destroy (ids, NULL);
 }
 
+/* Where one test's daemon keeps its ledger (created), socket and log, and
+ * where its client spools: under tmpdir, named after the test. */
+struct place {
+    char dir[512], sock[512], log[512], spool[512];
+};
+
+static void place_init (struct place *pl, const char *name)
+{
+    snprintf (pl->dir, sizeof (pl->dir), "%s/%s", tmpdir, name);
+    snprintf (pl->sock, sizeof (pl->sock), "%s/%s.sock", tmpdir, name);
+    snprintf (pl->log, sizeof (pl->log), "%s/%s.log", tmpdir, name);
+    snprintf (pl->spool, sizeof (pl->spool), "%s/%s.spool", tmpdir, name);
+    mkdir (pl->dir, 0700);
+}
+
+/* Submit events PREFIX<from>..PREFIX<to-1> through c, with the ids
+ * expect_once_in_order looks for; returns how many submits failed. */
+static int submit_range (jt_ledger_client_t *c, const char *prefix, int from, int to)
+{
+    char buf[256];
+    jt_error_t err = { "" };
+    int fails = 0;
+
+    for (int i = from; i < to; i++) {
+        char id[16];
+        snprintf (id, sizeof (id), "%s%03d", prefix, i);
+        event (buf, sizeof (buf), id);
+        if (jt_ledger_client_submit (c, buf, strlen (buf), &err) < 0)
+            fails++;
+    }
+    return fails;
+}
+
+/* The start of the stuck-daemon tests: a daemon in pl (pid in *pid); a
+ * client of it with a queue of 4 and a 300 ms reply timeout (options in
+ * *o, overflowing to the spool if asked) whose event PREFIX000 has been
+ * acknowledged; then the daemon stopped with SIGSTOP. */
+static jt_ledger_client_t *stuck_daemon_client (const struct place *pl,
+                                                const char *prefix, bool overflow,
+                                                jt_ledger_client_opts_t *o, pid_t *pid)
+{
+    jt_error_t err = { "" };
+    int st;
+
+    *pid = start_daemon (pl->dir, pl->sock, pl->log, NULL, &st);
+    if (*pid < 0)
+        bail_out ("daemon did not start:\n%s", slurp (pl->log));
+    *o = (jt_ledger_client_opts_t) { .socket = pl->sock, .spool = pl->spool,
+                                     .queue_max = 4, .timeout_ms = 300,
+                                     .retry_ms = 50, .overflow_to_spool = overflow };
+    jt_ledger_client_t *c = jt_ledger_client_create (o, &err);
+    submit_range (c, prefix, 0, 1);
+    ok (jt_ledger_client_flush (c, 20000) == 0, "client connected");
+    kill (*pid, SIGSTOP);
+    return c;
+}
 
 static void test_basic (void)
 {
-    char dir[512], sock[512], log[512], buf[512], reply[512];
-    snprintf (dir, sizeof (dir), "%s/basic", tmpdir);
-    snprintf (sock, sizeof (sock), "%s/basic.sock", tmpdir);
-    snprintf (log, sizeof (log), "%s/basic.log", tmpdir);
-    mkdir (dir, 0700);
+    struct place pl;
+    char buf[512], reply[512];
+    place_init (&pl, "basic");
     int st;
-    pid_t pid = start_daemon (dir, sock, log, NULL, &st);
+    pid_t pid = start_daemon (pl.dir, pl.sock, pl.log, NULL, &st);
     ok (pid > 0, "daemon starts on an empty ledger");
     if (pid < 0)
         return;
     struct stat sb;
-    ok (stat (sock, &sb) == 0 && (sb.st_mode & 0777) == 0660, "socket mode 0660");
+    ok (stat (pl.sock, &sb) == 0 && (sb.st_mode & 0777) == 0660, "socket mode 0660");
     jt_ledger_conn_t cn;
-    connect_conn (&cn, sock);
+    connect_conn (&cn, pl.sock);
     rpc (&cn, event (buf, sizeof (buf), "a"), reply, sizeof (reply));
     is (reply, "OK 1", "first event gets seq 1 once durable");
     rpc (&cn, event (buf, sizeof (buf), "b"), reply, sizeof (reply));
@@ -225,22 +288,22 @@ static void test_basic (void)
     pid_t dup = fork ();
     if (dup == 0) {
         prctl (PR_SET_PDEATHSIG, SIGKILL);
-        int lfd = open (log, O_WRONLY | O_APPEND);
+        int lfd = open (pl.log, O_WRONLY | O_APPEND);
         dup2 (lfd, 2);
-        execl (daemon_path, "jobtree-ledgerd", "-F", "-d", dir, "-S", sock, "-u", "0",
-               (char *) NULL);
+        execl (daemon_path, "jobtree-ledgerd", "-F", "-d", pl.dir, "-S", pl.sock, "-u",
+               "0", (char *) NULL);
         _exit (127);
     }
     for (int i = 0; i < 2000 && waitpid (dup, &st2, WNOHANG) != dup; i++)
         msleep (5);
     ok (WIFEXITED (st2) && WEXITSTATUS (st2) == 1,
         "a second daemon on the same ledger refuses to start");
-    ok (strstr (slurp (log), "another daemon is listening")
-            || strstr (slurp (log), "another jobtree-ledgerd owns this ledger"),
+    ok (strstr (slurp (pl.log), "another daemon is listening")
+            || strstr (slurp (pl.log), "another jobtree-ledgerd owns this ledger"),
         "and says why");
     stop_daemon (pid);
-    pid = start_daemon (dir, sock, log, NULL, &st);
-    connect_conn (&cn, sock);
+    pid = start_daemon (pl.dir, pl.sock, pl.log, NULL, &st);
+    connect_conn (&cn, pl.sock);
     rpc (&cn, event (buf, sizeof (buf), "b"), reply, sizeof (reply));
     is (reply, "OK 2",
         "after a restart a resent id still answers its seq (startup scan)");
@@ -289,11 +352,9 @@ static void killer_note (struct killer *k, int acked, bool gone)
 static void test_crash (void)
 {
     enum { TRIALS = 30, PIPE = 64, KILL_AFTER_MIN = 20, KILL_AFTER_SPREAD = 100 };
-    char dir[512], sock[512], log[512], err[256] = "";
-    snprintf (dir, sizeof (dir), "%s/crash", tmpdir);
-    snprintf (sock, sizeof (sock), "%s/crash.sock", tmpdir);
-    snprintf (log, sizeof (log), "%s/crash.log", tmpdir);
-    mkdir (dir, 0700);
+    struct place pl;
+    char err[256] = "";
+    place_init (&pl, "crash");
     jt_map_t *acked = jt_map_create (0);
     uint64_t next_id = 0, nacked = 0, min_acked = 0;
     int lost = 0, bad_status = 0, torn = 0, failed_start = 0;
@@ -301,10 +362,10 @@ static void test_crash (void)
 
     for (int t = 0; t < TRIALS; t++) {
         int st;
-        pid_t pid = start_daemon (dir, sock, log, NULL, &st);
+        pid_t pid = start_daemon (pl.dir, pl.sock, pl.log, NULL, &st);
         if (pid < 0) {
             failed_start++;
-            diag ("trial %d: daemon did not start:\n%s", t, slurp (log));
+            diag ("trial %d: daemon did not start:\n%s", t, slurp (pl.log));
             break;
         }
         struct killer k = { .pid = pid,
@@ -317,7 +378,7 @@ static void test_crash (void)
         pthread_t th;
         pthread_create (&th, NULL, kill_later, &k);
         jt_ledger_conn_t cn;
-        bool alive = connect_conn (&cn, sock) == 0;
+        bool alive = connect_conn (&cn, pl.sock) == 0;
         while (alive) {
             char out[PIPE * 128], ids[PIPE][32];
             size_t off = 0;
@@ -349,7 +410,7 @@ static void test_crash (void)
         waitpid (pid, &st, 0);
         /* before any repair: OK, or a torn tail; never corruption */
         jt_map_t *ids = jt_map_create (0);
-        jt_ledger_status_t s = read_ids (dir, ids, err);
+        jt_ledger_status_t s = read_ids (pl.dir, ids, err);
         if (s == JT_LEDGER_TRUNCATED)
             torn++;
         else if (s != JT_LEDGER_OK && s != JT_LEDGER_EMPTY) {
@@ -362,12 +423,12 @@ static void test_crash (void)
     /* restart once more: recovery, then every acknowledged id is there with
      * its acknowledged seq and the ledger verifies */
     int st;
-    pid_t pid = start_daemon (dir, sock, log, NULL, &st);
+    pid_t pid = start_daemon (pl.dir, pl.sock, pl.log, NULL, &st);
     ok (pid > 0, "daemon restarts after %d SIGKILLs", TRIALS);
     if (pid > 0)
         stop_daemon (pid);
     jt_map_t *ids = jt_map_create (0);
-    jt_ledger_status_t s = read_ids (dir, ids, err);
+    jt_ledger_status_t s = read_ids (pl.dir, ids, err);
     is (jt_ledger_status_name (s), "OK", "chain intact after recovery %s", err);
     size_t n;
     const char **keys = jt_map_sorted_keys (acked, &n);
@@ -393,16 +454,14 @@ static void test_crash (void)
 
 static void test_torn (void)
 {
-    char dir[512], sock[512], log[512], seg[600], buf[256], reply[256];
-    snprintf (dir, sizeof (dir), "%s/torn", tmpdir);
-    snprintf (sock, sizeof (sock), "%s/torn.sock", tmpdir);
-    snprintf (log, sizeof (log), "%s/torn.log", tmpdir);
-    snprintf (seg, sizeof (seg), "%s/ledger-00000000000000000001.jtl", dir);
-    mkdir (dir, 0700);
+    struct place pl;
+    char seg[600], buf[256], reply[256];
+    place_init (&pl, "torn");
+    snprintf (seg, sizeof (seg), "%s/ledger-00000000000000000001.jtl", pl.dir);
     int st;
-    pid_t pid = start_daemon (dir, sock, log, NULL, &st);
+    pid_t pid = start_daemon (pl.dir, pl.sock, pl.log, NULL, &st);
     jt_ledger_conn_t cn;
-    connect_conn (&cn, sock);
+    connect_conn (&cn, pl.sock);
     for (int i = 0; i < 5; i++) {
         char id[16];
         snprintf (id, sizeof (id), "t%d", i);
@@ -416,14 +475,14 @@ static void test_torn (void)
     FILE *f = fopen (seg, "a");
     fputs ("JT1 6 00ab half a rec", f);
     fclose (f);
-    unlink (log);
-    pid = start_daemon (dir, sock, log, NULL, &st);
+    unlink (pl.log);
+    pid = start_daemon (pl.dir, pl.sock, pl.log, NULL, &st);
     ok (pid > 0, "daemon starts with half a record at the end");
     char want[700];
     snprintf (want, sizeof (want), "truncated a torn tail: %s offset %lld (seq 6)", seg,
               (long long) good);
-    ok (strstr (slurp (log), want) != NULL, "and logs '%s'", want);
-    connect_conn (&cn, sock);
+    ok (strstr (slurp (pl.log), want) != NULL, "and logs '%s'", want);
+    connect_conn (&cn, pl.sock);
     rpc (&cn, event (buf, sizeof (buf), "t5"), reply, sizeof (reply));
     is (reply, "OK 6", "the next event takes seq 6");
     jt_ledger_conn_free (&cn);
@@ -431,9 +490,9 @@ static void test_torn (void)
     f = fopen (seg, "a");
     fputs ("garbage\n\n\x01\x02more garbage\n", f);
     fclose (f);
-    unlink (log);
-    pid = start_daemon (dir, sock, log, NULL, &st);
-    ok (pid > 0 && strstr (slurp (log), "truncated a torn tail"),
+    unlink (pl.log);
+    pid = start_daemon (pl.dir, pl.sock, pl.log, NULL, &st);
+    ok (pid > 0 && strstr (slurp (pl.log), "truncated a torn tail"),
         "garbage lines at the end are a torn tail too");
     stop_daemon (pid);
     /* garbage in the middle: refuse with the offset */
@@ -448,21 +507,21 @@ static void test_torn (void)
     f = fopen (seg, "w");
     fwrite (text, 1, n, f);
     fclose (f);
-    unlink (log);
-    pid = start_daemon (dir, sock, log, NULL, &st);
+    unlink (pl.log);
+    pid = start_daemon (pl.dir, pl.sock, pl.log, NULL, &st);
     ok (pid < 0 && WIFEXITED (st) && WEXITSTATUS (st) == 1,
         "damage in the middle: the daemon refuses to start");
     snprintf (want, sizeof (want), "CORRUPT at seq 2, %s offset %td", seg,
               second - text);
-    ok (strstr (slurp (log), want) != NULL, "and names '%s'", want);
+    ok (strstr (slurp (pl.log), want) != NULL, "and names '%s'", want);
     /* the launcher of a background daemon gets the error too */
     char cmd[4096];
-    snprintf (cmd, sizeof (cmd), "%s -d %s -S %s -u 0 2>%s.bg", daemon_path, dir, sock,
-              log);
+    snprintf (cmd, sizeof (cmd), "%s -d %s -S %s -u 0 2>%s.bg", daemon_path, pl.dir,
+              pl.sock, pl.log);
     int rc = system (cmd);
     ok (WIFEXITED (rc) && WEXITSTATUS (rc) == 1,
         "background start fails with status 1");
-    snprintf (cmd, sizeof (cmd), "%s.bg", log);
+    snprintf (cmd, sizeof (cmd), "%s.bg", pl.log);
     ok (strstr (slurp (cmd), "CORRUPT at seq 2") != NULL,
         "and the launching shell sees why");
     free (text);
@@ -586,69 +645,55 @@ static void test_permission (void)
         skip (6, "permission test needs root (to run a client as nobody)");
         return;
     }
-    char dir[512], sock[512], log[512], spooldir[512], spool[600], reply[512];
-    snprintf (dir, sizeof (dir), "%s/perm", tmpdir);
-    snprintf (sock, sizeof (sock), "%s/perm.sock", tmpdir);
-    snprintf (log, sizeof (log), "%s/perm.log", tmpdir);
+    struct place pl;
+    char spooldir[512], spool[600], reply[512];
+    place_init (&pl, "perm");
     snprintf (spooldir, sizeof (spooldir), "%s/perm-spool", tmpdir);
     snprintf (spool, sizeof (spool), "%s/spool", spooldir);
-    mkdir (dir, 0700);
     mkdir (spooldir, 0700);
     if (chown (spooldir, 65534, 65534) < 0)
         bail_out ("chown %s: %s", spooldir, strerror (errno));
     chmod (tmpdir, 0711);
     int st;
-    pid_t pid = start_daemon (dir, sock, log, NULL, &st);
-    as_nobody (NOBODY_RPC, sock, NULL, pid, reply, sizeof (reply));
+    pid_t pid = start_daemon (pl.dir, pl.sock, pl.log, NULL, &st);
+    as_nobody (NOBODY_RPC, pl.sock, NULL, pid, reply, sizeof (reply));
     is (reply, "connect: Permission denied",
         "nobody cannot even connect (socket 0660)");
     stop_daemon (pid);
-    pid = start_daemon (dir, sock, log, "--socket-mode=0666", &st);
-    as_nobody (NOBODY_RPC, sock, NULL, pid, reply, sizeof (reply));
+    pid = start_daemon (pl.dir, pl.sock, pl.log, "--socket-mode=0666", &st);
+    as_nobody (NOBODY_RPC, pl.sock, NULL, pid, reply, sizeof (reply));
     is (reply, DENIED, "with a world-writable socket, peer credentials still refuse nobody");
     /* The daemon refuses at accept: the refusal may come before the
      * request is sent or after. Both orders, forced: */
-    as_nobody (NOBODY_REFUSED_FIRST, sock, NULL, pid, reply, sizeof (reply));
+    as_nobody (NOBODY_REFUSED_FIRST, pl.sock, NULL, pid, reply, sizeof (reply));
     is (reply, "send: Broken pipe; reply: " DENIED,
         "refused before the request is sent: the send fails, the refusal is read");
-    as_nobody (NOBODY_SENT_FIRST, sock, NULL, pid, reply, sizeof (reply));
+    as_nobody (NOBODY_SENT_FIRST, pl.sock, NULL, pid, reply, sizeof (reply));
     is (reply, "send: ok; reply: " DENIED,
         "refused after the request is sent: the refusal is the reply");
-    as_nobody (NOBODY_CLIENT, sock, spool, pid, reply, sizeof (reply));
+    as_nobody (NOBODY_CLIENT, pl.sock, spool, pid, reply, sizeof (reply));
     is (reply, DENIED "; refused 1, acked 0, pending 1",
         "the library client reports the refusal and keeps the event (spooled)");
     stop_daemon (pid);
     jt_map_t *ids = jt_map_create (0);
     char err[256];
-    read_ids (dir, ids, err);
+    read_ids (pl.dir, ids, err);
     ok (jt_map_get (ids, "intruder") == NULL, "nothing was appended");
     jt_map_destroy (ids, NULL);
 }
 
 static void test_spool (void)
 {
-    char dir[512], sock[512], log[512], spool[512];
-    snprintf (dir, sizeof (dir), "%s/spool", tmpdir);
-    snprintf (sock, sizeof (sock), "%s/spool.sock", tmpdir);
-    snprintf (log, sizeof (log), "%s/spool.log", tmpdir);
-    snprintf (spool, sizeof (spool), "%s/client.spool", tmpdir);
-    mkdir (dir, 0700);
+    struct place pl;
+    place_init (&pl, "spool");
     jt_error_t err = { "" };
     jt_ledger_client_opts_t o = {
-        .socket = sock, .spool = spool, .timeout_ms = 2000, .retry_ms = 50
+        .socket = pl.sock, .spool = pl.spool, .timeout_ms = 2000, .retry_ms = 50
     };
     jt_ledger_client_t *c = jt_ledger_client_create (&o, &err);
     ok (c != NULL, "client starts while the daemon is down");
-    char buf[256];
-    int fails = 0;
-    for (int i = 0; i < 100; i++) {
-        char id[16];
-        snprintf (id, sizeof (id), "s%03d", i);
-        event (buf, sizeof (buf), id);
-        if (jt_ledger_client_submit (c, buf, strlen (buf), &err) < 0)
-            fails++;
-    }
-    is_int (fails, 0, "submit never fails while the daemon is down");
+    is_int (submit_range (c, "s", 0, 100), 0,
+            "submit never fails while the daemon is down");
     ok (jt_ledger_client_flush (c, 300) < 0 && errno == ETIMEDOUT,
         "flush times out while the daemon is down");
     jt_ledger_client_stats_t st;
@@ -658,37 +703,27 @@ static void test_spool (void)
     /* a new process takes over the spool: destroy, then recreate later */
     jt_ledger_client_destroy (c);
     int s;
-    pid_t pid = start_daemon (dir, sock, log, NULL, &s);
+    pid_t pid = start_daemon (pl.dir, pl.sock, pl.log, NULL, &s);
     c = jt_ledger_client_create (&o, &err);
-    for (int i = 100; i < 120; i++) {
-        char id[16];
-        snprintf (id, sizeof (id), "s%03d", i);
-        event (buf, sizeof (buf), id);
-        jt_ledger_client_submit (c, buf, strlen (buf), &err);
-    }
+    submit_range (c, "s", 100, 120);
     ok (jt_ledger_client_flush (c, 20000) == 0, "daemon back: everything settles");
     jt_ledger_client_stats (c, &st);
     is_int (st.pending, 0, "nothing pending");
     struct stat sb;
-    ok (stat (spool, &sb) == 0 && sb.st_size == 0, "spool is empty");
+    ok (stat (pl.spool, &sb) == 0 && sb.st_size == 0, "spool is empty");
     /* daemon killed mid-stream: the rest is spooled, then drained */
     kill (pid, SIGKILL);
     waitpid (pid, &s, 0);
-    for (int i = 120; i < 150; i++) {
-        char id[16];
-        snprintf (id, sizeof (id), "s%03d", i);
-        event (buf, sizeof (buf), id);
-        jt_ledger_client_submit (c, buf, strlen (buf), &err);
-    }
+    submit_range (c, "s", 120, 150);
     msleep (200);
-    pid = start_daemon (dir, sock, log, NULL, &s);
+    pid = start_daemon (pl.dir, pl.sock, pl.log, NULL, &s);
     ok (jt_ledger_client_flush (c, 20000) == 0,
         "after a SIGKILL and restart it settles");
     jt_ledger_client_destroy (c);
     stop_daemon (pid);
 
     /* exactly once, in order */
-    expect_once_in_order (dir, "s", 150);
+    expect_once_in_order (pl.dir, "s", 150);
 }
 
 /* A write that fails must not be acknowledged: the daemon cuts the batch
@@ -696,18 +731,16 @@ static void test_spool (void)
  * records. */
 static void test_fail_closed (void)
 {
-    char dir[512], sock[512], log[512], buf[256], reply[256];
-    snprintf (dir, sizeof (dir), "%s/full", tmpdir);
-    snprintf (sock, sizeof (sock), "%s/full.sock", tmpdir);
-    snprintf (log, sizeof (log), "%s/full.log", tmpdir);
-    mkdir (dir, 0700);
+    struct place pl;
+    char buf[256], reply[256];
+    place_init (&pl, "full");
     int st;
     fsize_limit = 2000;
-    pid_t pid = start_daemon (dir, sock, log, NULL, &st);
+    pid_t pid = start_daemon (pl.dir, pl.sock, pl.log, NULL, &st);
     fsize_limit = RLIM_INFINITY;
     jt_ledger_conn_t cn;
     int oks = 0;
-    connect_conn (&cn, sock);
+    connect_conn (&cn, pl.sock);
     char last[256] = "";
     for (int i = 0; i < 100; i++) {
         char id[16];
@@ -724,15 +757,12 @@ static void test_fail_closed (void)
         last);
     waitpid (pid, &st, 0);
     ok (WIFEXITED (st) && WEXITSTATUS (st) == 1, "and the daemon exits (fail closed)");
-    ok (strstr (slurp (log), "fatal: ledger ") != NULL, "and logs why");
-    pid = start_daemon (dir, sock, log, NULL, &st);
+    ok (strstr (slurp (pl.log), "fatal: ledger ") != NULL, "and logs why");
+    pid = start_daemon (pl.dir, pl.sock, pl.log, NULL, &st);
     ok (pid > 0, "it restarts on the same ledger");
     if (pid > 0)
         stop_daemon (pid);
-    jt_map_t *ids = jt_map_create (0);
-    char e[256] = "";
-    jt_ledger_status_t ls = read_ids (dir, ids, e);
-    is (jt_ledger_status_name (ls), "OK", "the ledger verifies %s", e);
+    jt_map_t *ids = verified_ids (pl.dir, "the ledger verifies");
     is_int (jt_map_count (ids), oks, "it holds exactly the %d acknowledged events",
             oks);
     jt_map_destroy (ids, NULL);
@@ -743,22 +773,13 @@ static void test_fail_closed (void)
  * every accepted event is recorded once, in order. */
 static void test_slow (void)
 {
-    char dir[512], sock[512], log[512], spool[512], buf[256];
-    snprintf (dir, sizeof (dir), "%s/slow", tmpdir);
-    snprintf (sock, sizeof (sock), "%s/slow.sock", tmpdir);
-    snprintf (log, sizeof (log), "%s/slow.log", tmpdir);
-    snprintf (spool, sizeof (spool), "%s/slow.spool", tmpdir);
-    mkdir (dir, 0700);
-    int st;
-    pid_t pid = start_daemon (dir, sock, log, NULL, &st);
+    struct place pl;
+    char buf[256];
+    place_init (&pl, "slow");
+    jt_ledger_client_opts_t o;
+    pid_t pid;
+    jt_ledger_client_t *c = stuck_daemon_client (&pl, "w", false, &o, &pid);
     jt_error_t err = { "" };
-    jt_ledger_client_opts_t o = { .socket = sock, .spool = spool, .queue_max = 4,
-                                  .timeout_ms = 300, .retry_ms = 50 };
-    jt_ledger_client_t *c = jt_ledger_client_create (&o, &err);
-    event (buf, sizeof (buf), "w000");
-    jt_ledger_client_submit (c, buf, strlen (buf), &err);
-    ok (jt_ledger_client_flush (c, 20000) == 0, "client connected");
-    kill (pid, SIGSTOP);
     int accepted = 1, full = 0;
     char ids[64][16];
     snprintf (ids[0], sizeof (ids[0]), "w000");
@@ -781,10 +802,7 @@ static void test_slow (void)
     ok (jt_ledger_client_flush (c, 20000) == 0, "daemon running again: all settle");
     jt_ledger_client_destroy (c);
     stop_daemon (pid);
-    jt_map_t *m = jt_map_create (0);
-    char e[256] = "";
-    jt_ledger_status_t ls = read_ids (dir, m, e);
-    is (jt_ledger_status_name (ls), "OK", "ledger verifies (no duplicates) %s", e);
+    jt_map_t *m = verified_ids (pl.dir, "ledger verifies (no duplicates)");
     is_int (jt_map_count (m), accepted, "every accepted event recorded once (%d)",
             accepted);
     int order = 0;
@@ -800,38 +818,20 @@ static void test_slow (void)
  * right away; the next client sends it all, once, in order. */
 static void test_overflow (void)
 {
-    char dir[512], sock[512], log[512], spool[512], buf[256];
-    snprintf (dir, sizeof (dir), "%s/ovf", tmpdir);
-    snprintf (sock, sizeof (sock), "%s/ovf.sock", tmpdir);
-    snprintf (log, sizeof (log), "%s/ovf.log", tmpdir);
-    snprintf (spool, sizeof (spool), "%s/ovf.spool", tmpdir);
-    mkdir (dir, 0700);
-    int st;
-    pid_t pid = start_daemon (dir, sock, log, NULL, &st);
+    struct place pl;
+    place_init (&pl, "ovf");
+    jt_ledger_client_opts_t o;
+    pid_t pid;
+    jt_ledger_client_t *c = stuck_daemon_client (&pl, "o", true, &o, &pid);
     jt_error_t err = { "" };
-    jt_ledger_client_opts_t o = { .socket = sock, .spool = spool, .queue_max = 4,
-                                  .timeout_ms = 300, .retry_ms = 50,
-                                  .overflow_to_spool = true };
-    jt_ledger_client_t *c = jt_ledger_client_create (&o, &err);
-    event (buf, sizeof (buf), "o000");
-    jt_ledger_client_submit (c, buf, strlen (buf), &err);
-    ok (jt_ledger_client_flush (c, 20000) == 0, "client connected");
-    kill (pid, SIGSTOP);
-    int refused = 0;
-    for (int i = 1; i < 200; i++) {
-        char id[16];
-        snprintf (id, sizeof (id), "o%03d", i);
-        event (buf, sizeof (buf), id);
-        if (jt_ledger_client_submit (c, buf, strlen (buf), &err) < 0)
-            refused++;
-    }
-    is_int (refused, 0, "with the daemon stuck, a full queue still accepts every event");
+    is_int (submit_range (c, "o", 1, 200), 0,
+            "with the daemon stuck, a full queue still accepts every event");
     jt_ledger_client_stats_t cs;
     jt_ledger_client_stats (c, &cs);
     ok (cs.full > 0, "and counts the overflow (%llu)", (unsigned long long) cs.full);
     jt_ledger_client_destroy (c);
     struct stat sb;
-    int src = stat (spool, &sb);
+    int src = stat (pl.spool, &sb);
     ok (src == 0 && sb.st_size > 0,
         "destroyed at once: the overflow is in the spool (%lld bytes)",
         src == 0 ? (long long) sb.st_size : -1LL);
@@ -840,7 +840,7 @@ static void test_overflow (void)
     ok (c && jt_ledger_client_flush (c, 20000) == 0, "the next client drains the spool");
     jt_ledger_client_destroy (c);
     stop_daemon (pid);
-    expect_once_in_order (dir, "o", 200);
+    expect_once_in_order (pl.dir, "o", 200);
 }
 
 int main (void)
