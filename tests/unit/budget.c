@@ -278,6 +278,9 @@ static void check_lending_rules (void)
                "\"maxConcurency\":1}"),
           "t.json:1:166: envelopes[0].lending.maxConcurency: unknown field "
           "'maxConcurency'; did you mean 'maxConcurrency'?\n", "lending typo" },
+        { ENV (WIN ",\"concurrency\":8,\"lending\":{\"allow\":true,\"to\":[\"a b\"]}"),
+          "t.json:1:161: envelopes[0].lending.to[0]: 'a b' must not contain spaces or "
+          "control characters\n", "lending to a name with a space" },
     };
 
     each_one_is (cases, sizeof (cases) / sizeof (cases[0]));

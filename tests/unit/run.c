@@ -146,6 +146,9 @@ static const struct parse_case {
     { BAD (",\"funding\":{\"maxBorrowGPUs\":-1}"),
       "r.json:1:73: funding.maxBorrowGPUs: must be at least 0, got -1\n",
       "negative borrow cap" },
+    { BAD (",\"funding\":{\"sponsors\":[\"v\",\"a\\tb\"]}"),
+      "r.json:1:89: funding.sponsors[1]: 'a\tb' must not contain spaces or control "
+      "characters\n", "sponsor with a tab" },
     { BAD (",\"owner\":\"b\""), "r.json:1:62: owner: duplicate field 'owner': "
       "JSON keeps only the last value; remove the others\n", "duplicate key" },
     { "{\"owner\":\"a b\",\"resources\":{\"gpuType\":\"h100\",\"totalGPUs\":8}}",

@@ -162,6 +162,9 @@ int main (void)
         "1)\n", "duplicate node");
     is (fx_parse_snapshot ("{\"nodes\":[{\"gpus\":8}]}", NULL),
         "s.json:1:11: nodes[0].name: missing required field 'name'\n", "nameless node");
+    is (fx_parse_snapshot ("{\"nodes\":[{\"name\":\"n 1\"}]}", NULL),
+        "s.json:1:12: nodes[0].name: 'n 1' must not contain spaces or control "
+        "characters\n", "node name with a space");
     is (fx_parse_snapshot ("{\"nodes\":{}}", NULL),
         "s.json:1:2: nodes: expected an array, got an object\n", "nodes not an array");
     is (fx_parse_snapshot ("{}", NULL),
