@@ -35,27 +35,6 @@ static const char *const cap_keys[] = {
 
 #define P(buf, path, key) jt_json_path_key ((buf), sizeof (buf), (path), (key))
 
-/* A string field that names something: non-empty, no blanks. Returns the
- * strdup'd value, or NULL (absent, invalid or ENOMEM; errors reported). */
-static char *get_name (jt_jdoc_t *d, json_object *obj, const char *path,
-                       const char *key, bool required)
-{
-    const char *s;
-    char p[JT_JSON_PATH_MAX];
-
-    if (jt_jdoc_get_string (d, obj, path, key, required, &s) <= 0)
-        return NULL;
-    if (!jt_json_is_name (s)) {
-        jt_jdoc_error (d, P (p, path, key),
-                       "'%s' must not contain spaces or control characters", s);
-        return NULL;
-    }
-    char *r = strdup (s);
-    if (!r)
-        jt_jdoc_error (d, path, "out of memory");
-    return r;
-}
-
 /* Read an array of names into out and n. Returns 0 or -1 (errors reported). */
 static int get_names (jt_jdoc_t *d, json_object *arr, const char *path,
                       char ***out, size_t *n)
@@ -73,13 +52,8 @@ static int get_names (jt_jdoc_t *d, json_object *arr, const char *path,
     for (size_t i = 0; i < len; i++) {
         const char *s;
         jt_json_path_idx (p, sizeof (p), path, i);
-        if (jt_jdoc_string_value (d, json_object_array_get_idx (arr, i), p, &s) <= 0)
+        if (jt_jdoc_name_value (d, json_object_array_get_idx (arr, i), p, &s) <= 0)
             continue;
-        if (!jt_json_is_name (s)) {
-            jt_jdoc_error (d, p, "'%s' must not contain spaces or control characters",
-                           s);
-            continue;
-        }
         if (!((*out)[(*n)++] = strdup (s)))
             jt_jdoc_error (d, p, "out of memory");
     }
@@ -164,8 +138,8 @@ static void read_envelope (jt_jdoc_t *d, json_object *o, const char *path,
         return;
     }
     jt_jdoc_check_keys (d, o, path, env_keys);
-    e->name = get_name (d, o, path, "name", true);
-    e->flavor = get_name (d, o, path, "flavor", true);
+    e->name = jt_jdoc_dup_string (d, o, path, "name", true, true);
+    e->flavor = jt_jdoc_dup_string (d, o, path, "flavor", true, true);
     read_selector (d, o, path, &e->selector);
     has_start = jt_jdoc_get_time (d, o, path, "start", true, &e->start);
     has_end = jt_jdoc_get_time (d, o, path, "end", true, &e->end);
@@ -210,8 +184,8 @@ static void read_cap (jt_jdoc_t *d, json_object *o, const char *path,
         return;
     }
     jt_jdoc_check_keys (d, o, path, cap_keys);
-    c->name = get_name (d, o, path, "name", true);
-    c->flavor = get_name (d, o, path, "flavor", true);
+    c->name = jt_jdoc_dup_string (d, o, path, "name", true, true);
+    c->flavor = jt_jdoc_dup_string (d, o, path, "flavor", true, true);
     if (jt_jdoc_get_container (d, o, path, "envelopes", true, json_type_array,
                                &arr) > 0) {
         P (p, path, "envelopes");
@@ -250,8 +224,8 @@ int jt_budgets_add_json (jt_budgets_t *b, const char *file, const char *text,
         goto done;
     }
     jt_jdoc_check_keys (&d, root, "", top_keys);
-    bud.owner = get_name (&d, root, "", "owner", true);
-    bud.parent = get_name (&d, root, "", "parent", false);
+    bud.owner = jt_jdoc_dup_string (&d, root, "", "owner", true, true);
+    bud.parent = jt_jdoc_dup_string (&d, root, "", "parent", false, true);
     if (jt_jdoc_get_container (&d, root, "", "envelopes", false, json_type_array,
                                &arr) > 0
         && (bud.nenv = json_object_array_length (arr)) > 0) {

@@ -294,6 +294,54 @@ int jt_jdoc_get_string (jt_jdoc_t *d, json_object *obj, const char *path,
                                  out);
 }
 
+/* 1 if the string s at path is a name, else -1 (error added). */
+static int name_check (jt_jdoc_t *d, const char *path, const char *s)
+{
+    if (jt_json_is_name (s))
+        return 1;
+    jt_jdoc_error (d, path, "'%s' must not contain spaces or control characters", s);
+    return -1;
+}
+
+int jt_jdoc_name_value (jt_jdoc_t *d, json_object *v, const char *path,
+                        const char **out)
+{
+    const char *s;
+
+    if (jt_jdoc_string_value (d, v, path, &s) < 0 || name_check (d, path, s) < 0)
+        return -1;
+    *out = s;
+    return 1;
+}
+
+int jt_jdoc_get_name (jt_jdoc_t *d, json_object *obj, const char *path,
+                      const char *key, bool required, const char **out)
+{
+    const char *s;
+    char p[JT_JSON_PATH_MAX];
+    int rc = jt_jdoc_get_string (d, obj, path, key, required, &s);
+
+    if (rc > 0 && (rc = name_check (d, jt_json_path_key (p, sizeof (p), path, key),
+                                    s)) > 0)
+        *out = s;
+    return rc;
+}
+
+char *jt_jdoc_dup_string (jt_jdoc_t *d, json_object *obj, const char *path,
+                          const char *key, bool required, bool name)
+{
+    const char *s;
+    int rc = name ? jt_jdoc_get_name (d, obj, path, key, required, &s)
+                  : jt_jdoc_get_string (d, obj, path, key, required, &s);
+
+    if (rc <= 0)
+        return NULL;
+    char *r = strdup (s);
+    if (!r)
+        jt_jdoc_error (d, path, "out of memory");
+    return r;
+}
+
 int jt_jdoc_int_value (jt_jdoc_t *d, json_object *v, const char *path,
                        int64_t min, int64_t max, int64_t *out)
 {

@@ -112,6 +112,19 @@ int jt_jdoc_int_value (jt_jdoc_t *d, json_object *v, const char *path,
 int jt_jdoc_string_value (jt_jdoc_t *d, json_object *v, const char *path,
                           const char **out);
 
+/* Names (owners, envelopes, flavors, nodes, sponsors): non-empty strings
+ * without spaces or control characters (jt_json_is_name). The value and
+ * the field getter have the contracts above. */
+int jt_jdoc_name_value (jt_jdoc_t *d, json_object *v, const char *path,
+                        const char **out);
+int jt_jdoc_get_name (jt_jdoc_t *d, json_object *obj, const char *path,
+                      const char *key, bool required, const char **out);
+
+/* A copy of a string field, a name when name is true: the strdup'd value,
+ * or NULL (absent, invalid or out of memory; errors reported). */
+char *jt_jdoc_dup_string (jt_jdoc_t *d, json_object *obj, const char *path,
+                          const char *key, bool required, bool name);
+
 /* Canonical compact serialisation helpers: a json_object tree is built in
  * the required key order and printed with these flags. */
 #define JT_JSON_CANON_FLAGS (JSON_C_TO_STRING_PLAIN | JSON_C_TO_STRING_NOSLASHESCAPE)

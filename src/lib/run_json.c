@@ -31,25 +31,6 @@ static const char *const funding_keys[] = {
     "allowBorrow", "maxBorrowGPUs", "sponsors", NULL
 };
 
-static char *dup_field (jt_jdoc_t *d, json_object *o, const char *path,
-                        const char *key, bool required, bool name)
-{
-    const char *s;
-    char p[JT_JSON_PATH_MAX];
-
-    if (jt_jdoc_get_string (d, o, path, key, required, &s) <= 0)
-        return NULL;
-    if (name && !jt_json_is_name (s)) {
-        jt_jdoc_error (d, jt_json_path_key (p, sizeof (p), path, key),
-                       "'%s' must not contain spaces or control characters", s);
-        return NULL;
-    }
-    char *r = strdup (s);
-    if (!r)
-        jt_jdoc_error (d, path, "out of memory");
-    return r;
-}
-
 static void read_funding (jt_jdoc_t *d, json_object *o, jt_run_t *r)
 {
     json_object *arr;
@@ -70,13 +51,8 @@ static void read_funding (jt_jdoc_t *d, json_object *o, jt_run_t *r)
         for (size_t i = 0; r->sponsors && i < n; i++) {
             const char *s;
             jt_json_path_idx (p, sizeof (p), "funding.sponsors", i);
-            if (jt_jdoc_string_value (d, json_object_array_get_idx (arr, i), p, &s) <= 0)
+            if (jt_jdoc_name_value (d, json_object_array_get_idx (arr, i), p, &s) <= 0)
                 continue;
-            if (!jt_json_is_name (s)) {
-                jt_jdoc_error (d, p, "'%s' must not contain spaces or control "
-                               "characters", s);
-                continue;
-            }
             for (size_t k = 0; k < r->nsponsors; k++)
                 if (!strcmp (r->sponsors[k], s))
                     jt_jdoc_error (d, p, "sponsor '%s' is listed twice", s);
@@ -119,12 +95,12 @@ jt_run_t *jt_run_parse_json (const char *file, const char *text, size_t len,
         goto done;
     }
     jt_jdoc_check_keys (&d, root, "", top_keys);
-    r->id = dup_field (&d, root, "", "id", false, false);
-    r->owner = dup_field (&d, root, "", "owner", true, true);
+    r->id = jt_jdoc_dup_string (&d, root, "", "id", false, false);
+    r->owner = jt_jdoc_dup_string (&d, root, "", "owner", true, true);
     if (jt_jdoc_get_container (&d, root, "", "resources", true, json_type_object,
                                &o) > 0) {
         jt_jdoc_check_keys (&d, o, "resources", resources_keys);
-        r->flavor = dup_field (&d, o, "resources", "gpuType", true, true);
+        r->flavor = jt_jdoc_dup_string (&d, o, "resources", "gpuType", true, true);
         jt_jdoc_get_int (&d, o, "resources", "totalGPUs", true, 1, JT_JSON_INT_MAX,
                          &r->total_gpus);
     }

@@ -111,10 +111,7 @@ static void read_node (jt_jdoc_t *d, jt_snapshot_t *s, json_object *o,
         return;
     }
     jt_jdoc_check_keys (d, o, path, node_keys);
-    if (jt_jdoc_get_string (d, o, path, "name", true, &name) > 0
-        && !jt_json_is_name (name))
-        jt_jdoc_error (d, jt_json_path_key (p, sizeof (p), path, "name"),
-                       "'%s' must not contain spaces or control characters", name);
+    jt_jdoc_get_name (d, o, path, "name", true, &name);
     jt_jdoc_get_string (d, o, path, "flavor", false, &flavor);
     int has_gpus = jt_jdoc_get_int (d, o, path, "gpus", false, 0, NODE_GPUS_MAX, &gpus);
     if (jt_jdoc_get_int (d, o, path, "usedGPUs", false, 0, NODE_GPUS_MAX, &used) > 0
