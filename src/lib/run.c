@@ -85,6 +85,22 @@ static void nearest (char *buf, size_t len, int64_t x, int64_t m)
         snprintf (buf, len, "use %lld", (long long) hi);
 }
 
+/* Whether x, a count of GPUs a user chose, is in range: at least lo (1;
+ * 0 where 0 means absent, the message naming 1 all the same; INT64_MIN
+ * where another rule bounds it below) and at most JT_RUN_GPUS_MAX. When
+ * it is not, says why in buf. */
+static bool gpus_ok (int64_t x, int64_t lo, char *buf, size_t len)
+{
+    if (x < lo)
+        snprintf (buf, len, "must be at least 1, got %lld", (long long) x);
+    else if (x > JT_RUN_GPUS_MAX)
+        snprintf (buf, len, "%lld GPUs is more than a run may ask for (%lld)",
+                  (long long) x, (long long) JT_RUN_GPUS_MAX);
+    else
+        return true;
+    return false;
+}
+
 #define REPORT(...) \
     do { \
         snprintf (msg, sizeof (msg), __VA_ARGS__); \
@@ -95,7 +111,7 @@ static void nearest (char *buf, size_t len, int64_t x, int64_t m)
 int jt_run_check (const jt_run_t *r, int64_t gpn, jt_run_words_t words,
                   jt_run_report_f report, void *arg)
 {
-    char msg[512], hint[64];
+    char msg[512], hint[64], why[128];
     const char *path;
     const char *fl = r->flavor ? r->flavor : "?";
     int n = 0;
@@ -107,17 +123,11 @@ int jt_run_check (const jt_run_t *r, int64_t gpn, jt_run_words_t words,
     if (!r->flavor || !*r->flavor)
         REPORT ("a run needs a GPU type (e.g. \"h100\")");
     path = "resources.totalGPUs";
-    if (r->total_gpus < 1)
-        REPORT ("must be at least 1, got %lld", (long long) r->total_gpus);
-    else if (r->total_gpus > JT_RUN_GPUS_MAX)
-        REPORT ("%lld GPUs is more than a run may ask for (%lld)",
-                (long long) r->total_gpus, (long long) JT_RUN_GPUS_MAX);
+    if (!gpus_ok (r->total_gpus, 1, why, sizeof (why)))
+        REPORT ("%s", why);
     path = "locality.groupGPUs";
-    if (r->group_gpus < 0)
-        REPORT ("must be at least 1, got %lld", (long long) r->group_gpus);
-    else if (r->group_gpus > JT_RUN_GPUS_MAX)
-        REPORT ("%lld GPUs is more than a run may ask for (%lld)",
-                (long long) r->group_gpus, (long long) JT_RUN_GPUS_MAX);
+    if (!gpus_ok (r->group_gpus, 0, why, sizeof (why)))
+        REPORT ("%s", why);
     else if (r->group_gpus > 0 && gpn > 0 && r->group_gpus % gpn) {
         if (words == JT_RUN_WORDS_OPTIONS) {
             path = "--group-gpus";
@@ -142,24 +152,17 @@ int jt_run_check (const jt_run_t *r, int64_t gpn, jt_run_words_t words,
         int64_t step = jt_run_step_gpus (r, gpn);
         int bad = n;
         path = "malleable.minTotalGPUs";
-        if (r->min_gpus < 1)
-            REPORT ("must be at least 1, got %lld", (long long) r->min_gpus);
-        else if (r->min_gpus > JT_RUN_GPUS_MAX)
-            REPORT ("%lld GPUs is more than a run may ask for (%lld)",
-                    (long long) r->min_gpus, (long long) JT_RUN_GPUS_MAX);
+        if (!gpus_ok (r->min_gpus, 1, why, sizeof (why)))
+            REPORT ("%s", why);
         path = "malleable.maxTotalGPUs";
-        if (r->max_gpus > JT_RUN_GPUS_MAX)
-            REPORT ("%lld GPUs is more than a run may ask for (%lld)",
-                    (long long) r->max_gpus, (long long) JT_RUN_GPUS_MAX);
+        if (!gpus_ok (r->max_gpus, INT64_MIN, why, sizeof (why)))
+            REPORT ("%s", why);
         else if (r->max_gpus < r->min_gpus)
             REPORT ("maxTotalGPUs=%lld is below minTotalGPUs=%lld",
                     (long long) r->max_gpus, (long long) r->min_gpus);
         path = "malleable.stepGPUs";
-        if (step < 1)
-            REPORT ("must be at least 1, got %lld", (long long) step);
-        else if (step > JT_RUN_GPUS_MAX)
-            REPORT ("%lld GPUs is more than a run may ask for (%lld)",
-                    (long long) step, (long long) JT_RUN_GPUS_MAX);
+        if (!gpus_ok (step, 1, why, sizeof (why)))
+            REPORT ("%s", why);
         else if (r->step_given && gpn > 0 && step % gpn) {
             nearest (hint, sizeof (hint), step, gpn);
             REPORT ("stepGPUs=%lld is not a multiple of the %lld GPUs per %s node "
