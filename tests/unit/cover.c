@@ -122,21 +122,11 @@ static void test_order (void)
         FX_ENV ("nlp-west", "\"region\": \"west\"", 8, "") "] }",
         "{ \"owner\": \"art\", \"parent\": \"research\", \"envelopes\": ["
         FX_ENV ("art-east", "\"region\": \"east\"", 8, "") "] }",
-        "{ \"owner\": \"vision\", \"envelopes\": ["
-        FX_ENV ("vision-h100", "", 8, ", \"lending\": { \"allow\": true,"
-                " \"to\": [\"*\"] }") "] }",
-        "{ \"owner\": \"beta\", \"envelopes\": ["
-        FX_ENV ("beta-h100", "", 8, ", \"lending\": { \"allow\": true,"
-                " \"to\": [\"rai\"] }") "] }",
-        "{ \"owner\": \"zeta\", \"envelopes\": ["
-        FX_ENV ("zeta-h100", "", 8, ", \"lending\": { \"allow\": true,"
-                " \"to\": [\"rai\"] }") "] }",
-        "{ \"owner\": \"gamma\", \"envelopes\": ["
-        FX_ENV ("gamma-h100", "", 8, ", \"lending\": { \"allow\": false,"
-                " \"to\": [\"rai\"] }") "] }",
-        "{ \"owner\": \"delta\", \"envelopes\": ["
-        FX_ENV ("delta-h100", "", 8, ", \"lending\": { \"allow\": true,"
-                " \"to\": [\"nlp\"] }") "] }",
+        FX_LENDER ("vision", 8, true, "\"*\"", ""),
+        FX_LENDER ("beta", 8, true, "\"rai\"", ""),
+        FX_LENDER ("zeta", 8, true, "\"rai\"", ""),
+        FX_LENDER ("gamma", 8, false, "\"rai\"", ""),
+        FX_LENDER ("delta", 8, true, "\"nlp\"", ""),
         FX_END);
     jt_run_t *r = fx_run (RUN ("rai", 8, ", \"funding\": { \"allowBorrow\": true,"
                                " \"sponsors\": [\"zeta\", \"rai\", \"nlp\"] }"));
@@ -275,10 +265,7 @@ static void test_aggregate (void)
     jt_budgets_destroy (b);
 }
 
-#define VISION(to, extra) \
-    "{ \"owner\": \"vision\", \"envelopes\": [" \
-    FX_ENV ("vision-h100", "", 128, ", \"lending\": { \"allow\": true," \
-            " \"to\": [" to "]" extra " }") "] }"
+#define VISION(to, extra) FX_LENDER ("vision", 128, true, to, extra)
 #define BORROW(extra) ", \"funding\": { \"allowBorrow\": true" extra " }"
 
 static void test_lending (void)

@@ -30,6 +30,14 @@
     "{ \"name\": \"" name "\", \"flavor\": \"h100\", \"selector\": { " sel \
     " }, " FX_WINDOW ", \"concurrency\": " #conc extra " }"
 
+/* A budget file of an owner whose one envelope, <owner>-h100 (no
+ * selector), lends (allow: true or false) to the owners listed in `to`
+ * ("\"*\"", "\"rai\", \"nlp\""), with extra lending fields. */
+#define FX_LENDER(owner, conc, allow, to, extra) \
+    "{ \"owner\": \"" owner "\", \"envelopes\": [" \
+    FX_ENV (owner "-h100", "", conc, ", \"lending\": { \"allow\": " #allow "," \
+            " \"to\": [" to "]" extra " }") "] }"
+
 /* All diagnostics of d as "file:line:col: path: msg" lines, each ending in
  * a newline ("" for none). Static buffer, overwritten by the next call. */
 char *fx_diags_text (const jt_diags_t *d);

@@ -236,10 +236,8 @@ static void test_decisions (void)
 {
     jt_budgets_t *b = fx_budgets (RAI (FX_ENV ("west-h100", "\"region\": \"west\"",
                                                64, "")),
-                                  "{ \"owner\": \"vision\", \"envelopes\": ["
-                                  FX_ENV ("vision-h100", "", 64,
-                                          ", \"lending\": { \"allow\": true,"
-                                          " \"to\": [\"*\"] }") "] }", FX_END);
+                                  FX_LENDER ("vision", 64, true, "\"*\"", ""),
+                                  FX_END);
     jt_snapshot_t *s = jt_snapshot_create ();
     char *n[] = { "a01", "a02", "a03", "a04", "a05", "a06" };
     jt_lease_t l = { "c1:1", 0, "rai", "west-h100", n, 6, 48, JT_ROLE_ACTIVE,
