@@ -3,14 +3,8 @@
 # 1 errors, 2 usage), the exact diagnostics on stderr for broken budget
 # directories and snapshots, warnings that do not fail, and the summary.
 
-srcdir=${JT_SRCDIR:-$(cd "$(dirname "$0")/../.." && pwd)}
-builddir=${JT_BUILDDIR:-$srcdir}
-jobtree=$builddir/src/cli/jobtree
+. "$(dirname "$0")/../tap/jobtree.sh"
 data=$srcdir/tests/data/inputs
-tmp=$(mktemp -d "${TMPDIR:-/tmp}/jt-check.XXXXXX") || exit 1
-trap 'rm -rf "$tmp"' EXIT INT TERM
-
-. "$srcdir/tests/tap/tap.sh"
 
 # run_check WANT_RC NAME ARGS...: run in $data (relative file names in the
 # messages), compare the exit status; stdout/stderr kept in $tmp.

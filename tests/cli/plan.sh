@@ -6,14 +6,8 @@
 # Expected outputs live in tests/data/plan/expected/; to refresh one after an
 # intended change, run the command shown by a failing case and review the diff.
 
-srcdir=${JT_SRCDIR:-$(cd "$(dirname "$0")/../.." && pwd)}
-builddir=${JT_BUILDDIR:-$srcdir}
-jobtree=$builddir/src/cli/jobtree
+. "$(dirname "$0")/../tap/jobtree.sh"
 data=$srcdir/tests/data/plan
-tmp=$(mktemp -d "${TMPDIR:-/tmp}/jt-plan.XXXXXX") || exit 1
-trap 'rm -rf "$tmp"' EXIT INT TERM
-
-. "$srcdir/tests/tap/tap.sh"
 
 # same_output NAME SNAPSHOT RUN [OPTIONS...]: stdout equals expected/NAME,
 # exit status 0.

@@ -3,11 +3,11 @@
 # by hand against tests/data/ledger/events.jsonl), and the contrib wrappers.
 . "$(dirname "$0")/lib.sh"
 
-mk_ledger "$DATA/events.jsonl" "$TMP/l.jtl"
-L="$TMP/l.jtl"
+mk_ledger "$data/events.jsonl" "$tmp/l.jtl"
+L="$tmp/l.jtl"
 golden () {   # golden FILE DESCRIPTION -- ARGS...
     local f=$1 d=$2; shift 3
-    is "$("$JOBTREE" report "$@" 2>&1)" "$(cat "$DATA/$f")" "$d"
+    is "$("$jobtree" report "$@" 2>&1)" "$(cat "$data/$f")" "$d"
 }
 golden leases.P.out "leases -P" -- leases -P "$L"
 golden runs.pn.out "runs -p -n" -- runs -p -n "$L"
@@ -20,27 +20,27 @@ golden leases.jobs.out "leases -j with -o FIELD%WIDTH" -- leases -j 101,c1:103 \
 golden leases.filter.out "leases --envelope -A -P -n" -- leases --envelope vis-a100 \
     -A vision -P -n -o Lease,Nodes,End "$L"
 # A lease that starts at the ledger's last instant is running: it is listed.
-{ cat "$DATA/events.jsonl"
+{ cat "$data/events.jsonl"
   echo '{"v":1,"type":"Start","id":"ctld:1:99","time":1767250000,"lease":"c1:104:0","run":"c1:104","group":"0","nodes":["a03"],"gpus":8,"role":"Active","envelope":"west-h100","owner":"rai","start":1767250000}'
-} > "$TMP/late.jsonl"
-mk_ledger "$TMP/late.jsonl" "$TMP/late.jtl"
-is "$("$JOBTREE" report leases -P -n -j 104 -o Lease,End "$TMP/late.jtl" 2>&1)" \
+} > "$tmp/late.jsonl"
+mk_ledger "$tmp/late.jsonl" "$tmp/late.jtl"
+is "$("$jobtree" report leases -P -n -j 104 -o Lease,End "$tmp/late.jtl" 2>&1)" \
    "c1:104:0|Running" "a lease started at the last event is listed as running"
 
-"$JOBTREE" report usage -o Owner,Bogus "$L" > "$TMP/out" 2>&1
+"$jobtree" report usage -o Owner,Bogus "$L" > "$tmp/out" 2>&1
 is "$?" 2 "unknown field: usage error"
-is "$(head -c 38 "$TMP/out")" "jobtree report: unknown field 'Bogus';" "and names it"
-sed '3s/"a03"/"a04"/' "$L" > "$TMP/bad.jtl"
-"$JOBTREE" report usage "$TMP/bad.jtl" > /dev/null 2>&1
+is "$(head -c 38 "$tmp/out")" "jobtree report: unknown field 'Bogus';" "and names it"
+sed '3s/"a03"/"a04"/' "$L" > "$tmp/bad.jtl"
+"$jobtree" report usage "$tmp/bad.jtl" > /dev/null 2>&1
 is "$?" 1 "a damaged ledger is refused"
 
-PATH="$JT_BUILDDIR/src/cli:$PATH"; export PATH
-is "$(sh "$JT_SRCDIR/contrib/report/chargeback.sh" 2026-01 "$L")" \
+PATH="$builddir/src/cli:$PATH"; export PATH
+is "$(sh "$srcdir/contrib/report/chargeback.sh" 2026-01 "$L")" \
 "# GPU-hours by account, 2026-01-01T00:00:00Z .. 2026-02-01T00:00:00Z
 Account|OwnedGPUHours|BorrowedGPUHours|GPUHours
 rai|64.00|0.00|64.00
 vision|32.00|16.00|48.00" "contrib chargeback.sh for one month"
-is "$(sh "$JT_SRCDIR/contrib/report/borrowed-vs-owned.sh" "$L")" \
+is "$(sh "$srcdir/contrib/report/borrowed-vs-owned.sh" "$L")" \
 "Sponsor|Borrower|Envelope|GPUHours|PeakGPUs
 rai|vision|west-h100|16.00|8" "contrib borrowed-vs-owned.sh per sponsor"
 done_testing

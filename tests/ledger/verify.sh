@@ -4,57 +4,57 @@
 # exit status per class of problem, each at the right sequence number.
 . "$(dirname "$0")/lib.sh"
 
-ev="$DATA/events.jsonl"
-mk_ledger "$ev" "$TMP/good.jtl"
-out=$("$JOBTREE" verify "$TMP/good.jtl"); rc=$?
+ev="$data/events.jsonl"
+mk_ledger "$ev" "$tmp/good.jtl"
+out=$("$jobtree" verify "$tmp/good.jtl"); rc=$?
 is "$rc" 0 "a good ledger verifies"
 is "$(echo "$out" | head -1)" \
    "OK 14 records in 1 segments; 5 leases started, 4 ended, 1 open; 2 envelopes (2 with caps checked)" \
    "OK line with counts"
 head=$(echo "$out" | sed -n 's/^head //p')
-is "$head" "14:$(tail -1 "$TMP/good.jtl" | awk '{print $NF}')" "head anchor is the last hash"
+is "$head" "14:$(tail -1 "$tmp/good.jtl" | awk '{print $NF}')" "head anchor is the last hash"
 
 # segments in a directory, chain continuing across them
-mkdir "$TMP/dir"
-head -6 "$TMP/good.jtl" > "$TMP/dir/ledger-00000000000000000001.jtl"
-tail -n +7 "$TMP/good.jtl" > "$TMP/dir/ledger-00000000000000000007.jtl"
-out=$("$JOBTREE" verify "$TMP/dir" | head -1); rc=$?
+mkdir "$tmp/dir"
+head -6 "$tmp/good.jtl" > "$tmp/dir/ledger-00000000000000000001.jtl"
+tail -n +7 "$tmp/good.jtl" > "$tmp/dir/ledger-00000000000000000007.jtl"
+out=$("$jobtree" verify "$tmp/dir" | head -1); rc=$?
 is "$out" "OK 14 records in 2 segments; 5 leases started, 4 ended, 1 open; 2 envelopes (2 with caps checked)" \
    "a directory of two segments verifies"
-mv "$TMP/dir/ledger-00000000000000000007.jtl" "$TMP/dir/ledger-00000000000000000008.jtl"
-"$JOBTREE" verify "$TMP/dir" > "$TMP/out"; rc=$?
+mv "$tmp/dir/ledger-00000000000000000007.jtl" "$tmp/dir/ledger-00000000000000000008.jtl"
+"$jobtree" verify "$tmp/dir" > "$tmp/out"; rc=$?
 is "$rc" 6 "misnamed segment: exit 6 (BADSEQ)"
-is "$(cut -d' ' -f1-5 "$TMP/out")" "FAIL BADSEQ at seq 7" "  at seq 7"
+is "$(cut -d' ' -f1-5 "$tmp/out")" "FAIL BADSEQ at seq 7" "  at seq 7"
 
 check () {    # check FILE WANT_RC WANT_PREFIX DESCRIPTION [VERIFY-ARGS]
     local f=$1 want=$2 prefix=$3 desc=$4; shift 4
-    "$JOBTREE" verify "$@" "$f" > "$TMP/out" 2>&1; local rc=$?
+    "$jobtree" verify "$@" "$f" > "$tmp/out" 2>&1; local rc=$?
     is "$rc" "$want" "$desc: exit $want"
-    is "$(cut -c1-${#prefix} "$TMP/out")" "$prefix" "$desc: $prefix"
+    is "$(cut -c1-${#prefix} "$tmp/out")" "$prefix" "$desc: $prefix"
 }
 
 # record-level tampering
-sed '3s/"a03"/"a04"/' "$TMP/good.jtl" > "$TMP/t.jtl"
-check "$TMP/t.jtl" 4 "FAIL CORRUPT at seq 3" "changed payload byte in record 3"
-sed '14s/"End"/"Enb"/' "$TMP/good.jtl" > "$TMP/t.jtl"
-check "$TMP/t.jtl" 3 "FAIL TRUNCATED at seq 14" "changed last record"
-sed '5d' "$TMP/good.jtl" > "$TMP/t.jtl"
-check "$TMP/t.jtl" 6 "FAIL BADSEQ at seq 5" "deleted record 5"
-awk 'NR == 2 { l2 = $0; next } NR == 3 { print; print l2; next } { print }' "$TMP/good.jtl" > "$TMP/t.jtl"
-check "$TMP/t.jtl" 6 "FAIL BADSEQ at seq 2" "swapped records 2 and 3"
-sed '14d' "$TMP/good.jtl" > "$TMP/t.jtl"
-check "$TMP/t.jtl" 7 "FAIL BADHEAD at seq 14" "cut tail against the head anchor" \
+sed '3s/"a03"/"a04"/' "$tmp/good.jtl" > "$tmp/t.jtl"
+check "$tmp/t.jtl" 4 "FAIL CORRUPT at seq 3" "changed payload byte in record 3"
+sed '14s/"End"/"Enb"/' "$tmp/good.jtl" > "$tmp/t.jtl"
+check "$tmp/t.jtl" 3 "FAIL TRUNCATED at seq 14" "changed last record"
+sed '5d' "$tmp/good.jtl" > "$tmp/t.jtl"
+check "$tmp/t.jtl" 6 "FAIL BADSEQ at seq 5" "deleted record 5"
+awk 'NR == 2 { l2 = $0; next } NR == 3 { print; print l2; next } { print }' "$tmp/good.jtl" > "$tmp/t.jtl"
+check "$tmp/t.jtl" 6 "FAIL BADSEQ at seq 2" "swapped records 2 and 3"
+sed '14d' "$tmp/good.jtl" > "$tmp/t.jtl"
+check "$tmp/t.jtl" 7 "FAIL BADHEAD at seq 14" "cut tail against the head anchor" \
     --head "$head"
-sed '1s/"time":1767225600/"time":1767225601/' "$ev" > "$TMP/other.jsonl"
-mk_ledger "$TMP/other.jsonl" "$TMP/other.jtl"
-{ head -2 "$TMP/other.jtl"; tail -n +3 "$TMP/good.jtl"; } > "$TMP/t.jtl"
-check "$TMP/t.jtl" 5 "FAIL BADCHAIN at seq 3" "records 1-2 from another ledger"
+sed '1s/"time":1767225600/"time":1767225601/' "$ev" > "$tmp/other.jsonl"
+mk_ledger "$tmp/other.jsonl" "$tmp/other.jtl"
+{ head -2 "$tmp/other.jtl"; tail -n +3 "$tmp/good.jtl"; } > "$tmp/t.jtl"
+check "$tmp/t.jtl" 5 "FAIL BADCHAIN at seq 3" "records 1-2 from another ledger"
 
 # invariants, from the events alone
 variant () {   # variant SED-SCRIPT WANT_RC PREFIX DESCRIPTION
-    sed "$1" "$ev" > "$TMP/v.jsonl"
-    mk_ledger "$TMP/v.jsonl" "$TMP/v.jtl"
-    check "$TMP/v.jtl" "$2" "$3" "$4"
+    sed "$1" "$ev" > "$tmp/v.jsonl"
+    mk_ledger "$tmp/v.jsonl" "$tmp/v.jtl"
+    check "$tmp/v.jtl" "$2" "$3" "$4"
 }
 variant '5s/"c01"/"a01"/' 10 "FAIL node-overlap at seq 5" "node in two active leases"
 variant '4s/"gpus":8/"gpus":16/;10s/"gpus":8/"gpus":16/' 11 \
@@ -68,25 +68,25 @@ variant '1s/"start":1767225600,"end":1798761600}/"start":1767232800,"end":179876
 variant '9s/"nodes":\["b01"\]/"nodes": ["b01"]/' 8 "FAIL bad-event at seq 9" \
     "non-canonical payload"
 # an auditor's own budget files override the caps recorded in the ledger
-mkdir "$TMP/budgets"
-cat > "$TMP/budgets/rai.json" <<'JSON'
+mkdir "$tmp/budgets"
+cat > "$tmp/budgets/rai.json" <<'JSON'
 { "owner": "rai",
   "envelopes": [ { "name": "west-h100", "flavor": "h100", "selector": {},
                    "start": "2026-01-01T00:00:00Z", "end": "2027-01-01T00:00:00Z",
                    "concurrency": 16 } ] }
 JSON
-check "$TMP/good.jtl" 11 "FAIL concurrency at seq 3" "--budgets caps replace the recorded ones" \
-    --budgets "$TMP/budgets"
+check "$tmp/good.jtl" 11 "FAIL concurrency at seq 3" "--budgets caps replace the recorded ones" \
+    --budgets "$tmp/budgets"
 # the worked example of docs/ledger-format.md, rebuilt from the document
-doc="$JT_SRCDIR/docs/ledger-format.md"
+doc="$srcdir/docs/ledger-format.md"
 sed -n '/^The three payloads/,/^have lengths/p' "$doc" | grep '^    ' |
-    sed 's/^    //' | sed -e ':a' -e '/\\$/N; s/\\\n//; ta' > "$TMP/doc.jsonl"
-mk_ledger "$TMP/doc.jsonl" "$TMP/doc.jtl"
-is "$(awk '{print $2, $NF}' "$TMP/doc.jtl")" \
+    sed 's/^    //' | sed -e ':a' -e '/\\$/N; s/\\\n//; ta' > "$tmp/doc.jsonl"
+mk_ledger "$tmp/doc.jsonl" "$tmp/doc.jtl"
+is "$(awk '{print $2, $NF}' "$tmp/doc.jtl")" \
    "$(grep '^    JT1 ' "$doc" | awk '{print $2, $NF}')" \
    "the document's worked example hashes are what its grammar gives"
-"$JOBTREE" verify -q "$TMP/doc.jtl"
+"$jobtree" verify -q "$tmp/doc.jtl"
 is "$?" 0 "and jobtree verify accepts it"
-"$JOBTREE" verify "$TMP/missing" > /dev/null 2>&1
+"$jobtree" verify "$tmp/missing" > /dev/null 2>&1
 is "$?" 2 "unreadable ledger: exit 2"
 done_testing
