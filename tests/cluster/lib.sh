@@ -29,7 +29,8 @@
 # Ledger helpers: ledger_start, ledger_stop, jobtree_cli ARGS (the build's
 # jobtree), ledger_settled N (wait until the ledger holds N events).
 # Job helpers: submit, job_field, wait_job_state, queue_empty; ctld_pid and
-# ctld_gone for tests that kill and restart slurmctld.
+# ctld_gone for tests that kill and restart slurmctld (daemon_pid NAME and
+# daemon_gone NAME for any of the cluster's daemons).
 #
 # TAP: plan N, ok COND-STATUS MSG, is GOT WANT MSG, like GOT REGEX MSG,
 # diag, bail_out, done_testing.
@@ -259,9 +260,8 @@ _report_not_up () {
     while read -r n st; do
         [ "$st" = idle ] && continue
         pid=
-        for p in $(cluster_pids); do
-            grep -qx slurmd "/proc/$p/comm" 2>/dev/null \
-                && tr '\0' ' ' < "/proc/$p/cmdline" | grep -q -- "-N $n " && pid=$p
+        for p in $(daemon_pid slurmd); do
+            tr '\0' ' ' < "/proc/$p/cmdline" | grep -q -- "-N $n " && pid=$p
         done
         echo "== node $n is $st; slurmd: ${pid:+running (pid $pid)}$( [ -z "$pid" ] && { cat "$JT_CLUSTER_DIR/run/slurmd-$n.status" 2>/dev/null || echo 'not running, no exit status'; })"
         for line in "$JT_CLUSTER_DIR/log/slurmd-$n.log" "$JT_CLUSTER_DIR/log/slurmd-$n.out"; do
@@ -273,19 +273,7 @@ _report_not_up () {
 }
 
 # jobtree-ledgerd in the foreground, marked like the other daemons.
-_ledgerd_pid () {
-    local p
-    for p in $(cluster_pids); do
-        grep -qx jobtree-ledgerd "/proc/$p/comm" 2>/dev/null && echo "$p"
-    done
-}
-_ledgerd_gone () {
-    local p
-    p=$(_ledgerd_pid)
-    [ -n "$p" ] && echo "jobtree-ledgerd still running: pid $p"
-    [ -z "$p" ]
-}
-_ledgerd_up () { [ -S "$JT_LEDGER_SOCKET" ] && [ -n "$(_ledgerd_pid)" ]; }
+_ledgerd_up () { [ -S "$JT_LEDGER_SOCKET" ] && [ -n "$(daemon_pid jobtree-ledgerd)" ]; }
 ledger_start () {
     [ "${JT_CLUSTER_LEDGER:-0}" = 1 ] || return 0
     _spawn "$JT_CLUSTER_DIR/log/ledgerd.out" "$JT_BUILDDIR/src/ledgerd/jobtree-ledgerd" \
@@ -295,8 +283,8 @@ ledger_start () {
 }
 ledger_stop () {    # ledger_stop [SIG]
     local p
-    for p in $(_ledgerd_pid); do kill "-${1:-TERM}" "$p" 2>/dev/null; done
-    wait_for 10 _ledgerd_gone
+    for p in $(daemon_pid jobtree-ledgerd); do kill "-${1:-TERM}" "$p" 2>/dev/null; done
+    wait_for 10 daemon_gone jobtree-ledgerd
 }
 jobtree_cli () { "$JT_BUILDDIR/src/cli/jobtree" "$@"; }
 # Events in the ledger (one per record), 0 if none yet.
@@ -347,6 +335,21 @@ cluster_pids () {
         | cut -d/ -f3
 }
 
+# daemon_pid NAME: the PIDs of this cluster's processes named NAME (empty
+# when none runs); daemon_gone NAME: whether none is left (else says which).
+daemon_pid () {
+    local p
+    for p in $(cluster_pids); do
+        grep -qx "$1" "/proc/$p/comm" 2>/dev/null && echo "$p"
+    done
+}
+daemon_gone () {
+    local p
+    p=$(daemon_pid "$1")
+    [ -n "$p" ] && echo "$1 still running: pid $p"
+    [ -z "$p" ]
+}
+
 _kill_named () {    # _kill_named SIG REGEX: this cluster's processes by comm
     local sig=$1 re=$2 p
     for p in $(cluster_pids); do
@@ -377,7 +380,7 @@ cluster_stop () {
     wait_for 10 _daemons_gone
     # After slurmctld: its plugin's last events (spooled at fini) stay spooled.
     _kill_named TERM '^jobtree-ledgerd$'
-    wait_for 10 _ledgerd_gone
+    wait_for 10 daemon_gone jobtree-ledgerd
     # Left-overs: stepds, job processes, then munged.
     for p in $(cluster_pids); do
         grep -qx munged "/proc/$p/comm" 2>/dev/null || kill -KILL "$p" 2>/dev/null
@@ -409,18 +412,8 @@ queue_empty () {
 
 # PID of this cluster's slurmctld (empty when it is not running), and
 # whether it is gone: for tests that kill and restart it.
-ctld_pid () {
-    local p
-    for p in $(cluster_pids); do
-        grep -qx slurmctld "/proc/$p/comm" 2>/dev/null && echo "$p"
-    done
-}
-ctld_gone () {
-    local p
-    p=$(ctld_pid)
-    [ -n "$p" ] && echo "slurmctld still running: pid $p"
-    [ -z "$p" ]
-}
+ctld_pid () { daemon_pid slurmctld; }
+ctld_gone () { daemon_gone slurmctld; }
 
 # One field of `scontrol show job -o JOBID` (e.g. JobState, AdminComment).
 # AdminComment and Comment hold spaces: they run to the next " Key=".
