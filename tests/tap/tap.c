@@ -13,23 +13,32 @@
 static int tap_count;
 static int tap_failed;
 
-static void tap_result (int pass, const char *fmt, va_list ap)
+/* Print one result; a failure with where it was checked and, for is and
+ * is_int, what was got and expected (got NULL: nothing to show). Returns
+ * pass. */
+static int tap_result (int pass, const char *file, int line, const char *got,
+                       const char *want, const char *fmt, va_list ap)
 {
     printf ("%sok %d - ", pass ? "" : "not ", ++tap_count);
     vprintf (fmt, ap);
     printf ("\n");
-    if (!pass)
-        tap_failed++;
+    if (pass)
+        return pass;
+    tap_failed++;
+    diag ("  failed at %s:%d", file, line);
+    if (got) {
+        diag ("       got: %s", got);
+        diag ("  expected: %s", want);
+    }
+    return pass;
 }
 
 int tap_ok (int pass, const char *file, int line, const char *fmt, ...)
 {
     va_list ap;
     va_start (ap, fmt);
-    tap_result (pass, fmt, ap);
+    tap_result (pass, file, line, NULL, NULL, fmt, ap);
     va_end (ap);
-    if (!pass)
-        diag ("  failed at %s:%d", file, line);
     return pass;
 }
 
@@ -40,30 +49,23 @@ int tap_is (const char *got, const char *want, const char *file, int line,
                || (got && want && strcmp (got, want) == 0);
     va_list ap;
     va_start (ap, fmt);
-    tap_result (pass, fmt, ap);
+    tap_result (pass, file, line, got ? got : "(null)", want ? want : "(null)", fmt,
+                ap);
     va_end (ap);
-    if (!pass) {
-        diag ("  failed at %s:%d", file, line);
-        diag ("       got: %s", got ? got : "(null)");
-        diag ("  expected: %s", want ? want : "(null)");
-    }
     return pass;
 }
 
 int tap_is_int (int64_t got, int64_t want, const char *file, int line,
                 const char *fmt, ...)
 {
-    int pass = got == want;
+    char g[32], w[32];
     va_list ap;
+    snprintf (g, sizeof (g), "%lld", (long long) got);
+    snprintf (w, sizeof (w), "%lld", (long long) want);
     va_start (ap, fmt);
-    tap_result (pass, fmt, ap);
+    tap_result (got == want, file, line, g, w, fmt, ap);
     va_end (ap);
-    if (!pass) {
-        diag ("  failed at %s:%d", file, line);
-        diag ("       got: %lld", (long long) got);
-        diag ("  expected: %lld", (long long) want);
-    }
-    return pass;
+    return got == want;
 }
 
 void diag (const char *fmt, ...)
