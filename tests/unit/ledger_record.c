@@ -117,6 +117,22 @@ static void test_kat (const char *dir)
     free (text);
 }
 
+/* Append to w a NodeFail event (id, time, node); bail out on failure. */
+static void append_nodefail (jt_ledger_writer_t *w, const char *id, int time,
+                             const char *node)
+{
+    char p[256];
+    const char *pp = p;
+    uint64_t first;
+    jt_error_t err = { "" };
+    size_t l = (size_t) snprintf (p, sizeof (p),
+                                  "{\"v\":1,\"type\":\"NodeFail\",\"id\":\"%s\","
+                                  "\"time\":%d,\"nodes\":[\"%s\"]}",
+                                  id, time, node);
+    if (jt_ledger_writer_append (w, &pp, &l, 1, &first, &err) < 0)
+        bail_out ("append: %s", err.text);
+}
+
 /* Generate a ledger of n records; return its text. */
 static char *gen (const char *dir, int n, size_t *len)
 {
@@ -126,15 +142,10 @@ static char *gen (const char *dir, int n, size_t *len)
     if (!w)
         bail_out ("open: %s", err.text);
     for (int i = 0; i < n; i++) {
-        char p[256];
-        const char *pp = p;
-        uint64_t first;
-        size_t l = (size_t) snprintf (p, sizeof (p),
-                                      "{\"v\":1,\"type\":\"NodeFail\",\"id\":\"t:%d\","
-                                      "\"time\":%d,\"nodes\":[\"n%d\"]}",
-                                      i, 1000 + i, i);
-        if (jt_ledger_writer_append (w, &pp, &l, 1, &first, &err) < 0)
-            bail_out ("append: %s", err.text);
+        char id[32], node[32];
+        snprintf (id, sizeof (id), "t:%d", i);
+        snprintf (node, sizeof (node), "n%d", i);
+        append_nodefail (w, id, 1000 + i, node);
     }
     jt_ledger_writer_close (w);
     char path[1024];
@@ -317,15 +328,9 @@ static void test_rotation (const char *dir)
     jt_ledger_result_t res;
     jt_ledger_writer_t *w = jt_ledger_writer_open (dir, 300, NULL, NULL, &res, &err);
     for (int i = 0; w && i < 10; i++) {
-        char p[128];
-        const char *pp = p;
-        uint64_t first;
-        size_t l = (size_t) snprintf (p, sizeof (p),
-                                      "{\"v\":1,\"type\":\"NodeFail\",\"id\":\"s%d\","
-                                      "\"time\":1,\"nodes\":[\"n\"]}",
-                                      i);
-        if (jt_ledger_writer_append (w, &pp, &l, 1, &first, &err) < 0)
-            bail_out ("append: %s", err.text);
+        char id[32];
+        snprintf (id, sizeof (id), "s%d", i);
+        append_nodefail (w, id, 1, "n");
     }
     jt_ledger_writer_close (w);
     char **segs;
