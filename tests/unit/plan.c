@@ -33,6 +33,19 @@ static jt_snapshot_t *two_domains (int na, int nb)
     return fx_finalize (s);
 }
 
+/* Plan r at FX_NOW (pack-to-empty) and check its dump and its detail,
+ * each under its own name. */
+static void plan_detail_is (const jt_budgets_t *b, const jt_snapshot_t *s,
+                            const jt_run_t *r, const char *want, const char *name,
+                            const char *detail, const char *detail_name)
+{
+    jt_plan_t p;
+
+    is (fx_plan (b, s, NULL, r, JT_PACK_TO_EMPTY, &p), want, "%s", name);
+    is (p.detail, detail, "%s", detail_name);
+    jt_plan_free (&p);
+}
+
 static void test_payer_selector (void)
 {
     jt_budgets_t *b = fx_budgets (
@@ -130,12 +143,11 @@ static void test_spread (void)
         "BindNow total=64 | g0 32 west/A[a01:8 a02:8 a03:8 a04:8] west-h100"
         " | g1 32 west/B[b01:8 b02:8 b03:8 b04:8] west-h100",
         "spread on: groups in different domains, each single-domain");
-    is (fx_plan (b, s1, NULL, off, JT_PACK_TO_EMPTY, &p),
-        "PlanLater SingleDomainFull total=0 want=64 | pay west-h100 g0-g1 64",
-        "spread off and no domain holds 64: PlanLater SingleDomainFull");
-    is (p.detail, "no domain holds all 2 groups (64 GPUs) on nodes its payers"
-        " may use; most free is west/A with 48", "SingleDomainFull detail");
-    jt_plan_free (&p);
+    plan_detail_is (b, s1, off,
+                    "PlanLater SingleDomainFull total=0 want=64 | pay west-h100 g0-g1 64",
+                    "spread off and no domain holds 64: PlanLater SingleDomainFull",
+                    "no domain holds all 2 groups (64 GPUs) on nodes its payers"
+                    " may use; most free is west/A with 48", "SingleDomainFull detail");
     is (fx_plan (b, s2, NULL, off, JT_PACK_TO_EMPTY, NULL),
         "BindNow total=64 | g0 32 west/B[b01:8 b02:8 b03:8 b04:8] west-h100"
         " | g1 32 west/B[b05:8 b06:8 b07:8 b08:8] west-h100",
@@ -194,13 +206,11 @@ static void test_policy_spares_soft (void)
     jt_run_t *huge = fx_run (RUN ("rai", 1048576, GROUP (8)));
     jt_run_t *wide = fx_run (RUN ("rai", 8, GROUP (8) ", \"malleable\": {"
                                   " \"minTotalGPUs\": 8, \"maxTotalGPUs\": 1048576 }"));
-    jt_plan_t p;
-    is (fx_plan (b, s, NULL, huge, JT_PACK_TO_EMPTY, &p),
-        "Reject InsufficientCapacity total=0 want=1048576",
-        "2^20 GPUs: Reject at the first group Cover cannot fund");
-    is (p.detail, "envelope west-h100: 256 of 256 GPUs active, run needs 8",
-        "Reject detail counts the groups funded before");
-    jt_plan_free (&p);
+    plan_detail_is (b, s, huge,
+                    "Reject InsufficientCapacity total=0 want=1048576",
+                    "2^20 GPUs: Reject at the first group Cover cannot fund",
+                    "envelope west-h100: 256 of 256 GPUs active, run needs 8",
+                    "Reject detail counts the groups funded before");
     ok (strncmp (fx_plan (b, s, NULL, wide, JT_PACK_TO_EMPTY, NULL),
                  "BindNow total=112 want=1048576 | g0 8 west/A[a01:8]", 49) == 0,
         "malleable up to 2^20: the largest total that binds (all 112 free GPUs)");
@@ -252,19 +262,17 @@ static void test_decisions (void)
 
     jt_run_t *r32 = fx_run (RUN ("rai", 32, GROUP (32) ", \"funding\": {"
                                  " \"allowBorrow\": true, \"maxBorrowGPUs\": 0 }"));
-    is (fx_plan (b, s, NULL, r32, JT_PACK_TO_EMPTY, &p),
-        "Reject InsufficientCapacity total=0 want=32",
-        "usage from the snapshot's leases: 48 + 32 > 64 -> Reject");
-    is (p.detail, "envelope west-h100: 48 of 64 GPUs active, run needs 32",
-        "Reject detail names the envelope closest to paying");
-    jt_plan_free (&p);
+    plan_detail_is (b, s, r32,
+                    "Reject InsufficientCapacity total=0 want=32",
+                    "usage from the snapshot's leases: 48 + 32 > 64 -> Reject",
+                    "envelope west-h100: 48 of 64 GPUs active, run needs 32",
+                    "Reject detail names the envelope closest to paying");
     jt_run_t *nob = fx_run (RUN ("rai", 32, GROUP (32)));
-    is (fx_plan (b, s, NULL, nob, JT_PACK_TO_EMPTY, &p),
-        "Reject BorrowLimit total=0 want=32",
-        "without borrowing, a sponsor that could pay makes it BorrowLimit");
-    is (p.detail, "borrowing is off: sponsor envelope vision-h100 (vision) could"
-        " pay 32 GPUs", "BorrowLimit detail");
-    jt_plan_free (&p);
+    plan_detail_is (b, s, nob,
+                    "Reject BorrowLimit total=0 want=32",
+                    "without borrowing, a sponsor that could pay makes it BorrowLimit",
+                    "borrowing is off: sponsor envelope vision-h100 (vision) could"
+                    " pay 32 GPUs", "BorrowLimit detail");
     jt_run_destroy (nob);
 
     jt_run_t *r16 = fx_run (RUN ("rai", 16, GROUP (16)));
@@ -303,10 +311,9 @@ static void test_decisions (void)
     jt_snapshot_t *nolabel = jt_snapshot_create ();
     fx_nodes (nolabel, "x", 1, 4, "region=west", 8, 0);
     fx_finalize (nolabel);
-    is (fx_plan (b, nolabel, NULL, r16, JT_PACK_TO_EMPTY, &p),
-        "Reject NoNodes total=0 want=16", "no node of the flavor has a domain");
-    is (p.detail, "no node of flavor h100 has a fabric.domain label", "NoNodes detail");
-    jt_plan_free (&p);
+    plan_detail_is (b, nolabel, r16, "Reject NoNodes total=0 want=16",
+                    "no node of the flavor has a domain",
+                    "no node of flavor h100 has a fabric.domain label", "NoNodes detail");
 
     jt_snapshot_destroy (nolabel);
     jt_run_destroy (r32);
