@@ -32,23 +32,12 @@ static const char good[] =
     "                \"role\": \"borrowed\", \"start\": \"2026-03-01T10:00:00Z\",\n"
     "                \"end\": \"2026-03-01T14:00:00Z\" } ] }\n";
 
-/* One node with the given members; returns the diagnostics. */
-static const char *node (const char *members)
-{
-    char text[1024];
-    snprintf (text, sizeof (text), "{\"nodes\":[{\"name\":\"n1\",\"gpus\":8%s}]}",
-              members);
-    return fx_parse_snapshot (text, NULL);
-}
-
-static const char *lease (const char *members)
-{
-    char text[1024];
-    snprintf (text, sizeof (text), "{\"nodes\":[{\"name\":\"n1\",\"gpus\":8}],\n"
-              "\"leases\":[{\"run\":\"r\",\"owner\":\"o\",\"envelope\":\"e\","
-              "\"gpus\":8%s}]}", members);
-    return fx_parse_snapshot (text, NULL);
-}
+/* The text of a snapshot of one node n1 of 8 GPUs with the given members,
+ * and of that node with one lease with the given members. */
+#define NODE(members) "{\"nodes\":[{\"name\":\"n1\",\"gpus\":8" members "}]}"
+#define LEASE(members) \
+    "{\"nodes\":[{\"name\":\"n1\",\"gpus\":8}],\n\"leases\":[{\"run\":\"r\"," \
+    "\"owner\":\"o\",\"envelope\":\"e\",\"gpus\":8" members "}]}"
 
 static void state_is (const char *word, jt_node_state_t want)
 {
@@ -61,6 +50,77 @@ static void state_is (const char *word, jt_node_state_t want)
         jt_node_state_str (want));
     jt_snapshot_destroy (s);
 }
+
+/* Errors, each with its path and line:col. */
+static const struct parse_case {
+    const char *text, *want, *name;
+} parse_errors[] = {
+    { NODE (",\"state\":\"sleeping\""),
+      "s.json:1:33: nodes[0].state: unknown node state 'sleeping': use up, down or "
+      "drain (or Slurm's idle, mixed, allocated, drained, ...)\n", "bad state" },
+    { NODE (",\"state\":\"+\""),
+      "s.json:1:33: nodes[0].state: unknown node state '+': use up, down or "
+      "drain (or Slurm's idle, mixed, allocated, drained, ...)\n", "bare plus" },
+    { NODE (",\"usedGPUs\":9"),
+      "s.json:1:33: nodes[0].usedGPUs: usedGPUs=9 exceeds gpus=8\n", "used > gpus" },
+    { NODE (",\"usedGPUs\":-1"),
+      "s.json:1:33: nodes[0].usedGPUs: must be at least 0, got -1\n", "used < 0" },
+    { "{\"nodes\":[{\"name\":\"n1\",\"gpus\":99999999999}]}",
+      "s.json:1:24: nodes[0].gpus: 99999999999 is too large (the limit is 1048576)\n",
+      "huge gpus" },
+    { "{\"nodes\":[{\"name\":\"n1\",\"gpus\":\"8\"}]}",
+      "s.json:1:24: nodes[0].gpus: expected an integer, got a string\n",
+      "gpus as a string" },
+    { NODE (",\"flavor\":\"a100\",\"labels\":{\"gpu.flavor\":\"h100\"}"),
+      "s.json:1:33: nodes[0].flavor: flavor 'a100' contradicts label "
+      "gpu.flavor=h100\n", "flavor contradiction" },
+    { NODE (",\"labels\":{\"rack\":7}"),
+      "s.json:1:43: nodes[0].labels.rack: expected a string, got an integer\n",
+      "label not a string" },
+    { NODE (",\"lables\":{}"),
+      "s.json:1:33: nodes[0].lables: unknown field 'lables'; did you mean "
+      "'labels'?\n", "typo in node" },
+    { "{\"nodes\":[{\"name\":\"n1\"},\n{\"name\":\"n1\"}]}",
+      "s.json:2:2: nodes[1].name: duplicate node name 'n1' (first defined at line "
+      "1)\n", "duplicate node" },
+    { "{\"nodes\":[{\"gpus\":8}]}",
+      "s.json:1:11: nodes[0].name: missing required field 'name'\n", "nameless node" },
+    { "{\"nodes\":[{\"name\":\"n 1\"}]}",
+      "s.json:1:12: nodes[0].name: 'n 1' must not contain spaces or control "
+      "characters\n", "node name with a space" },
+    { "{\"nodes\":{}}",
+      "s.json:1:2: nodes: expected an array, got an object\n", "nodes not an array" },
+    { "{}",
+      "s.json:1:1: nodes: missing required field 'nodes'\n", "no nodes" },
+    { "{\"nodes\":[],\"time\":\"noon\"}",
+      "s.json:1:13: time: invalid time 'noon': expected RFC 3339 like "
+      "2026-01-01T00:00:00Z\n", "bad time" },
+    { LEASE (",\"nodes\":[\"n2\"]"),
+      "s.json:2:67: leases[0].nodes[0]: unknown node 'n2': no node of the snapshot "
+      "has that name\n", "lease on an unknown node" },
+    { LEASE (",\"nodes\":[]"),
+      "s.json:2:58: leases[0].nodes: a lease needs at least one node\n",
+      "lease without nodes" },
+    { LEASE (",\"nodes\":[\"n1\"],\"role\":\"Owner\""),
+      "s.json:2:73: leases[0].role: unknown role 'Owner': use Active, Spare or "
+      "Borrowed\n", "bad role" },
+    { LEASE (",\"nodes\":[\"n1\"],\"start\":5"),
+      "s.json:2:73: leases[0].start: expected a string, got an integer\n",
+      "start as a number" },
+    { LEASE (",\"nodes\":[\"n1\"],\"start\":\"2026-03-01T10:00:00Z\","
+             "\"end\":\"2026-03-01T09:00:00Z\""),
+      "s.json:2:104: leases[0].end: end is before start: a lease's expected end"
+      " is its start plus its time limit\n", "end before start" },
+    { LEASE (",\"nodes\":[\"n1\",\"n1\"]"),
+      "s.json:2:72: leases[0].nodes[1]: node 'n1' is listed twice\n",
+      "lease lists a node twice" },
+    { "{\"nodes\":[{\"name\":\"n1\",\"gpus\":8}],\n\"leases\":[{\"run\":\"r\","
+      "\"owner\":\"o\",\"envelope\":\"e\",\"gpus\":9,\"nodes\":[\"n1\"]}]}",
+      "s.json:2:49: leases[0].gpus: gpus=9 exceeds the 8 GPUs of the lease's nodes\n",
+      "lease larger than its nodes" },
+    { LEASE (""), "s.json:2:11: leases[0].nodes: missing required field 'nodes'\n",
+      "lease without nodes field" },
+};
 
 int main (void)
 {
@@ -132,71 +192,9 @@ int main (void)
     is_int (s ? s->nnodes : 99, 0, "no nodes");
     jt_snapshot_destroy (s);
 
-    is (node (",\"state\":\"sleeping\""),
-        "s.json:1:33: nodes[0].state: unknown node state 'sleeping': use up, down or "
-        "drain (or Slurm's idle, mixed, allocated, drained, ...)\n", "bad state");
-    is (node (",\"state\":\"+\""),
-        "s.json:1:33: nodes[0].state: unknown node state '+': use up, down or "
-        "drain (or Slurm's idle, mixed, allocated, drained, ...)\n", "bare plus");
-    is (node (",\"usedGPUs\":9"),
-        "s.json:1:33: nodes[0].usedGPUs: usedGPUs=9 exceeds gpus=8\n", "used > gpus");
-    is (node (",\"usedGPUs\":-1"),
-        "s.json:1:33: nodes[0].usedGPUs: must be at least 0, got -1\n", "used < 0");
-    is (fx_parse_snapshot ("{\"nodes\":[{\"name\":\"n1\",\"gpus\":99999999999}]}", NULL),
-        "s.json:1:24: nodes[0].gpus: 99999999999 is too large (the limit is 1048576)\n",
-        "huge gpus");
-    is (fx_parse_snapshot ("{\"nodes\":[{\"name\":\"n1\",\"gpus\":\"8\"}]}", NULL),
-        "s.json:1:24: nodes[0].gpus: expected an integer, got a string\n",
-        "gpus as a string");
-    is (node (",\"flavor\":\"a100\",\"labels\":{\"gpu.flavor\":\"h100\"}"),
-        "s.json:1:33: nodes[0].flavor: flavor 'a100' contradicts label "
-        "gpu.flavor=h100\n", "flavor contradiction");
-    is (node (",\"labels\":{\"rack\":7}"),
-        "s.json:1:43: nodes[0].labels.rack: expected a string, got an integer\n",
-        "label not a string");
-    is (node (",\"lables\":{}"),
-        "s.json:1:33: nodes[0].lables: unknown field 'lables'; did you mean "
-        "'labels'?\n", "typo in node");
-    is (fx_parse_snapshot ("{\"nodes\":[{\"name\":\"n1\"},\n{\"name\":\"n1\"}]}", NULL),
-        "s.json:2:2: nodes[1].name: duplicate node name 'n1' (first defined at line "
-        "1)\n", "duplicate node");
-    is (fx_parse_snapshot ("{\"nodes\":[{\"gpus\":8}]}", NULL),
-        "s.json:1:11: nodes[0].name: missing required field 'name'\n", "nameless node");
-    is (fx_parse_snapshot ("{\"nodes\":[{\"name\":\"n 1\"}]}", NULL),
-        "s.json:1:12: nodes[0].name: 'n 1' must not contain spaces or control "
-        "characters\n", "node name with a space");
-    is (fx_parse_snapshot ("{\"nodes\":{}}", NULL),
-        "s.json:1:2: nodes: expected an array, got an object\n", "nodes not an array");
-    is (fx_parse_snapshot ("{}", NULL),
-        "s.json:1:1: nodes: missing required field 'nodes'\n", "no nodes");
-    is (fx_parse_snapshot ("{\"nodes\":[],\"time\":\"noon\"}", NULL),
-        "s.json:1:13: time: invalid time 'noon': expected RFC 3339 like "
-        "2026-01-01T00:00:00Z\n", "bad time");
-    is (lease (",\"nodes\":[\"n2\"]"),
-        "s.json:2:67: leases[0].nodes[0]: unknown node 'n2': no node of the snapshot "
-        "has that name\n", "lease on an unknown node");
-    is (lease (",\"nodes\":[]"),
-        "s.json:2:58: leases[0].nodes: a lease needs at least one node\n",
-        "lease without nodes");
-    is (lease (",\"nodes\":[\"n1\"],\"role\":\"Owner\""),
-        "s.json:2:73: leases[0].role: unknown role 'Owner': use Active, Spare or "
-        "Borrowed\n", "bad role");
-    is (lease (",\"nodes\":[\"n1\"],\"start\":5"),
-        "s.json:2:73: leases[0].start: expected a string, got an integer\n",
-        "start as a number");
-    is (lease (",\"nodes\":[\"n1\"],\"start\":\"2026-03-01T10:00:00Z\","
-               "\"end\":\"2026-03-01T09:00:00Z\""),
-        "s.json:2:104: leases[0].end: end is before start: a lease's expected end"
-        " is its start plus its time limit\n", "end before start");
-    is (lease (",\"nodes\":[\"n1\",\"n1\"]"),
-        "s.json:2:72: leases[0].nodes[1]: node 'n1' is listed twice\n",
-        "lease lists a node twice");
-    is (fx_parse_snapshot ("{\"nodes\":[{\"name\":\"n1\",\"gpus\":8}],\n\"leases\":[{\"run\":\"r\","
-               "\"owner\":\"o\",\"envelope\":\"e\",\"gpus\":9,\"nodes\":[\"n1\"]}]}", NULL),
-        "s.json:2:49: leases[0].gpus: gpus=9 exceeds the 8 GPUs of the lease's nodes\n",
-        "lease larger than its nodes");
-    is (lease (""), "s.json:2:11: leases[0].nodes: missing required field 'nodes'\n",
-        "lease without nodes field");
+    for (size_t i = 0; i < sizeof (parse_errors) / sizeof (parse_errors[0]); i++)
+        is (fx_parse_snapshot (parse_errors[i].text, NULL), parse_errors[i].want, "%s",
+            parse_errors[i].name);
 
     /* every prefix of the example is an error, never a crash */
     is_int (fx_truncations (FX_SNAPSHOT, good), 0,
