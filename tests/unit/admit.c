@@ -137,90 +137,111 @@ static void refused (const char *spec, jt_admit_refusal_t kind, const char *line
     jt_admit_free (&a);
 }
 
+/* A job and how it must be refused: the kind and the line. */
+struct refusal {
+    const char *spec;
+    jt_admit_refusal_t kind;
+    const char *line;
+};
+
+static void each_refused (const struct refusal *c, size_t n)
+{
+    for (size_t i = 0; i < n; i++)
+        refused (c[i].spec, c[i].kind, c[i].line);
+}
+
 #define G8 "G=gres:gpu:h100:8"
 
 /* t1000's "Malformed or never fundable: refused by job_submit". */
 static void test_t1000_refusals (void)
 {
-    refused ("A=small N=2 " G8 " JOBTREE_GROUP_GPUS=16", JT_ADMIT_NEVER_FUNDABLE,
-             "jobtree: no envelope could ever fund this run (NeverFundable): largest "
-             "group 16 GPUs > concurrency 8 of every candidate");
-    refused ("A=expired N=1 " G8 " JOBTREE_GROUP_GPUS=8", JT_ADMIT_NEVER_FUNDABLE,
-             "jobtree: no envelope could ever fund this run (WindowClosed): every "
-             "candidate envelope's window has ended (latest: expired-h100 ended "
-             "2021-01-01T00:00:00Z)");
-    refused ("A=ampere N=1 " G8 " JOBTREE_GROUP_GPUS=8", JT_ADMIT_NEVER_FUNDABLE,
-             "jobtree: no envelope could ever fund this run (NoMatchingEnvelope): no "
-             "envelope of flavor h100 for ampere, its family or a sponsor lending to it");
-    refused ("A=nobody N=1 " G8 " JOBTREE_GROUP_GPUS=8", JT_ADMIT_NO_BUDGET,
-             "jobtree: account nobody has no budget (no budget file names owner "
-             "nobody); use --account=ACCOUNT");
-    refused ("N=1 " G8 " JOBTREE_GROUP_GPUS=8", JT_ADMIT_NO_BUDGET,
-             "jobtree: account alice has no budget (no budget file names owner "
-             "alice); use --account=ACCOUNT");
-    refused ("A=team-a N=2 " G8 " JOBTREE_GROUP_GPUS=12", JT_ADMIT_BAD_GRES,
-             "jobtree: --group-gpus=12 is not a multiple of the 8 GPUs per h100 node, "
-             "e.g. --group-gpus=16");
-    refused ("A=team-a N=4 G=gres:gpu:h100:4 JOBTREE_GROUP_GPUS=16", JT_ADMIT_BAD_GRES,
-             "jobtree: --group-gpus needs whole nodes: ask for all 8 GPUs of each "
-             "node, e.g. --gres=gpu:h100:8 (got 4 per node)");
-    refused ("A=team-a N=2 " G8 " JOBTREE_MALLEABLE=32:64", JT_ADMIT_BAD_NODE_COUNT,
-             "jobtree: --malleable=32:64: the job asks for 16 GPUs, outside MIN..MAX; "
-             "ask for 32 to 64 GPUs, e.g. -N 4 --gres=gpu:h100:8");
-    refused ("A=team-a N=1 G=gres:gpu:v100:8 JOBTREE_GROUP_GPUS=8",
-             JT_ADMIT_BAD_GRES_TYPE, "jobtree: unknown GPU flavor v100: no node has "
-             "gres gpu:v100");
-    refused ("A=team-a JOBTREE_GROUP_GPUS=8", JT_ADMIT_BAD_GRES,
-             "jobtree: Jobtree options need a GPU request, e.g. --gres=gpu:h100:8 -N 4");
-    refused ("A=team-a N=1 J=gres:gpu:h100:2000000 JOBTREE_GROUP_GPUS=8",
-             JT_ADMIT_BAD_GRES, "jobtree: cannot read the GPU request "
-             "(gres:gpu:h100:2000000): one GPU type and a count of at most 1048576, "
-             "e.g. --gres=gpu:h100:8");
-    refused ("A=team-a N=200000 " G8 " JOBTREE_GROUP_GPUS=8", JT_ADMIT_BAD_GRES,
-             "jobtree: the job asks for more than 1048576 GPUs (8 GPUs x 200000 "
-             "nodes); ask for what the run needs, e.g. -N 4 --gres=gpu:h100:8");
+    static const struct refusal cases[] = {
+        { "A=small N=2 " G8 " JOBTREE_GROUP_GPUS=16", JT_ADMIT_NEVER_FUNDABLE,
+          "jobtree: no envelope could ever fund this run (NeverFundable): largest "
+          "group 16 GPUs > concurrency 8 of every candidate" },
+        { "A=expired N=1 " G8 " JOBTREE_GROUP_GPUS=8", JT_ADMIT_NEVER_FUNDABLE,
+          "jobtree: no envelope could ever fund this run (WindowClosed): every "
+          "candidate envelope's window has ended (latest: expired-h100 ended "
+          "2021-01-01T00:00:00Z)" },
+        { "A=ampere N=1 " G8 " JOBTREE_GROUP_GPUS=8", JT_ADMIT_NEVER_FUNDABLE,
+          "jobtree: no envelope could ever fund this run (NoMatchingEnvelope): no "
+          "envelope of flavor h100 for ampere, its family or a sponsor lending to it" },
+        { "A=nobody N=1 " G8 " JOBTREE_GROUP_GPUS=8", JT_ADMIT_NO_BUDGET,
+          "jobtree: account nobody has no budget (no budget file names owner "
+          "nobody); use --account=ACCOUNT" },
+        { "N=1 " G8 " JOBTREE_GROUP_GPUS=8", JT_ADMIT_NO_BUDGET,
+          "jobtree: account alice has no budget (no budget file names owner "
+          "alice); use --account=ACCOUNT" },
+        { "A=team-a N=2 " G8 " JOBTREE_GROUP_GPUS=12", JT_ADMIT_BAD_GRES,
+          "jobtree: --group-gpus=12 is not a multiple of the 8 GPUs per h100 node, "
+          "e.g. --group-gpus=16" },
+        { "A=team-a N=4 G=gres:gpu:h100:4 JOBTREE_GROUP_GPUS=16", JT_ADMIT_BAD_GRES,
+          "jobtree: --group-gpus needs whole nodes: ask for all 8 GPUs of each "
+          "node, e.g. --gres=gpu:h100:8 (got 4 per node)" },
+        { "A=team-a N=2 " G8 " JOBTREE_MALLEABLE=32:64", JT_ADMIT_BAD_NODE_COUNT,
+          "jobtree: --malleable=32:64: the job asks for 16 GPUs, outside MIN..MAX; "
+          "ask for 32 to 64 GPUs, e.g. -N 4 --gres=gpu:h100:8" },
+        { "A=team-a N=1 G=gres:gpu:v100:8 JOBTREE_GROUP_GPUS=8",
+          JT_ADMIT_BAD_GRES_TYPE, "jobtree: unknown GPU flavor v100: no node has "
+          "gres gpu:v100" },
+        { "A=team-a JOBTREE_GROUP_GPUS=8", JT_ADMIT_BAD_GRES,
+          "jobtree: Jobtree options need a GPU request, e.g. --gres=gpu:h100:8 -N 4" },
+        { "A=team-a N=1 J=gres:gpu:h100:2000000 JOBTREE_GROUP_GPUS=8",
+          JT_ADMIT_BAD_GRES, "jobtree: cannot read the GPU request "
+          "(gres:gpu:h100:2000000): one GPU type and a count of at most 1048576, "
+          "e.g. --gres=gpu:h100:8" },
+        { "A=team-a N=200000 " G8 " JOBTREE_GROUP_GPUS=8", JT_ADMIT_BAD_GRES,
+          "jobtree: the job asks for more than 1048576 GPUs (8 GPUs x 200000 "
+          "nodes); ask for what the run needs, e.g. -N 4 --gres=gpu:h100:8" },
+    };
+
+    each_refused (cases, sizeof (cases) / sizeof (cases[0]));
 }
 
 /* Refusals t1000 does not reach, and the order of the rules. */
 static void test_more_refusals (void)
 {
-    refused ("A=team-a N=1 " G8 " SPANK_JOBTREE_SPARES=-1", JT_ADMIT_BAD_GRES,
-             "jobtree: --spares=-1: not a whole number, e.g. --spares=1");
-    refused ("A=team-a N=2 S=gres:gpu:h100:4 JOBTREE_GROUP_GPUS=16", JT_ADMIT_BAD_GRES,
-             "jobtree: --gpus-per-socket needs --sockets-per-node; ask per node "
-             "instead, e.g. --gres=gpu:h100:8");
-    refused ("A=team-a N=1 G=gres:gpu:h100:8,gres:gpu:a100:8 JOBTREE_GROUP_GPUS=8",
-             JT_ADMIT_BAD_GRES, "jobtree: cannot read the GPU request "
-             "(gres:gpu:h100:8,gres:gpu:a100:8): one GPU type and a count of at most "
-             "1048576, e.g. --gres=gpu:h100:8");
-    refused ("A=team-a N=1 G=gres:gpu:h100:0 JOBTREE_GROUP_GPUS=8", JT_ADMIT_BAD_GRES,
-             "jobtree: Jobtree options need a GPU request, e.g. --gres=gpu:h100:8 -N 4");
-    /* products: per socket x sockets x nodes past 2^20 */
-    refused ("A=team-a N=1024 K=1024 S=gres:gpu:h100:2 JOBTREE_GROUP_GPUS=8",
-             JT_ADMIT_BAD_GRES, "jobtree: the job asks for more than 1048576 GPUs "
-             "(2 GPUs x 1024 nodes); ask for what the run needs, e.g. -N 4 "
-             "--gres=gpu:h100:8");
-    /* the run's other rules keep the run file's words */
-    refused ("A=team-a J=gres:gpu:h100:12 JOBTREE_GROUP_GPUS=8", JT_ADMIT_BAD_GRES,
-             "jobtree: resources.totalGPUs: totalGPUs=12 is not a multiple of the 8 "
-             "GPUs per h100 node, so the last group would not be whole nodes; use 8 "
-             "or 16");
-    refused ("A=team-a N=2 " G8 " JOBTREE_MALLEABLE=16:64:12", JT_ADMIT_BAD_GRES,
-             "jobtree: malleable.stepGPUs: stepGPUs=12 is not a multiple of the 8 GPUs "
-             "per h100 node (a run grows and shrinks by whole nodes); use 8 or 16");
-    /* --group-gpus itself first, then whole nodes, then the rest */
-    refused ("A=team-a N=3 G=gres:gpu:h100:4 JOBTREE_GROUP_GPUS=12", JT_ADMIT_BAD_GRES,
-             "jobtree: --group-gpus=12 is not a multiple of the 8 GPUs per h100 node, "
-             "e.g. --group-gpus=16");
-    refused ("A=team-a N=3 G=gres:gpu:h100:4 JOBTREE_GROUP_GPUS=8", JT_ADMIT_BAD_GRES,
-             "jobtree: --group-gpus needs whole nodes: ask for all 8 GPUs of each "
-             "node, e.g. --gres=gpu:h100:8 (got 4 per node)");
-    refused ("A=team-a N=4 G=gres:gpu:h100:4 JOBTREE_GROUP_GPUS=16 "
-             "JOBTREE_MALLEABLE=32:64", JT_ADMIT_BAD_GRES,
-             "jobtree: --group-gpus needs whole nodes: ask for all 8 GPUs of each "
-             "node, e.g. --gres=gpu:h100:8 (got 4 per node)");
-    refused ("A=team-a N=1 " G8 " T=4294967296 JOBTREE_GROUP_GPUS=8", JT_ADMIT_BAD_GRES,
-             "jobtree: the time limit of 4294967296 minutes is out of range");
+    static const struct refusal cases[] = {
+        { "A=team-a N=1 " G8 " SPANK_JOBTREE_SPARES=-1", JT_ADMIT_BAD_GRES,
+          "jobtree: --spares=-1: not a whole number, e.g. --spares=1" },
+        { "A=team-a N=2 S=gres:gpu:h100:4 JOBTREE_GROUP_GPUS=16", JT_ADMIT_BAD_GRES,
+          "jobtree: --gpus-per-socket needs --sockets-per-node; ask per node "
+          "instead, e.g. --gres=gpu:h100:8" },
+        { "A=team-a N=1 G=gres:gpu:h100:8,gres:gpu:a100:8 JOBTREE_GROUP_GPUS=8",
+          JT_ADMIT_BAD_GRES, "jobtree: cannot read the GPU request "
+          "(gres:gpu:h100:8,gres:gpu:a100:8): one GPU type and a count of at most "
+          "1048576, e.g. --gres=gpu:h100:8" },
+        { "A=team-a N=1 G=gres:gpu:h100:0 JOBTREE_GROUP_GPUS=8", JT_ADMIT_BAD_GRES,
+          "jobtree: Jobtree options need a GPU request, e.g. --gres=gpu:h100:8 -N 4" },
+        /* products: per socket x sockets x nodes past 2^20 */
+        { "A=team-a N=1024 K=1024 S=gres:gpu:h100:2 JOBTREE_GROUP_GPUS=8",
+          JT_ADMIT_BAD_GRES, "jobtree: the job asks for more than 1048576 GPUs "
+          "(2 GPUs x 1024 nodes); ask for what the run needs, e.g. -N 4 "
+          "--gres=gpu:h100:8" },
+        /* the run's other rules keep the run file's words */
+        { "A=team-a J=gres:gpu:h100:12 JOBTREE_GROUP_GPUS=8", JT_ADMIT_BAD_GRES,
+          "jobtree: resources.totalGPUs: totalGPUs=12 is not a multiple of the 8 "
+          "GPUs per h100 node, so the last group would not be whole nodes; use 8 "
+          "or 16" },
+        { "A=team-a N=2 " G8 " JOBTREE_MALLEABLE=16:64:12", JT_ADMIT_BAD_GRES,
+          "jobtree: malleable.stepGPUs: stepGPUs=12 is not a multiple of the 8 GPUs "
+          "per h100 node (a run grows and shrinks by whole nodes); use 8 or 16" },
+        /* --group-gpus itself first, then whole nodes, then the rest */
+        { "A=team-a N=3 G=gres:gpu:h100:4 JOBTREE_GROUP_GPUS=12", JT_ADMIT_BAD_GRES,
+          "jobtree: --group-gpus=12 is not a multiple of the 8 GPUs per h100 node, "
+          "e.g. --group-gpus=16" },
+        { "A=team-a N=3 G=gres:gpu:h100:4 JOBTREE_GROUP_GPUS=8", JT_ADMIT_BAD_GRES,
+          "jobtree: --group-gpus needs whole nodes: ask for all 8 GPUs of each "
+          "node, e.g. --gres=gpu:h100:8 (got 4 per node)" },
+        { "A=team-a N=4 G=gres:gpu:h100:4 JOBTREE_GROUP_GPUS=16 "
+          "JOBTREE_MALLEABLE=32:64", JT_ADMIT_BAD_GRES,
+          "jobtree: --group-gpus needs whole nodes: ask for all 8 GPUs of each "
+          "node, e.g. --gres=gpu:h100:8 (got 4 per node)" },
+        { "A=team-a N=1 " G8 " T=4294967296 JOBTREE_GROUP_GPUS=8", JT_ADMIT_BAD_GRES,
+          "jobtree: the time limit of 4294967296 minutes is out of range" },
+    };
+
+    each_refused (cases, sizeof (cases) / sizeof (cases[0]));
 }
 
 static void test_pass (void)
