@@ -54,6 +54,19 @@ static struct stat stats (double *v, int n)
     return s;
 }
 
+/* Print a row of the table: nodes, what, the median and p99 of the reps
+ * times in t, and the median over *base (the linear pass's median; NULL
+ * for the linear pass itself: 1). Returns the median. */
+static double row (int nodes, const char *what, double *t, int reps,
+                   const double *base)
+{
+    struct stat st = stats (t, reps);
+
+    printf ("%-7d %-38s %10.2f %10.2f %9.2f\n", nodes, what, st.med, st.p99,
+            base ? st.med / *base : 1.0);
+    return st.med;
+}
+
 static jt_snapshot_t *make_cluster (int nnodes)
 {
     jt_snapshot_t *s = jt_snapshot_create ();
@@ -192,17 +205,13 @@ int main (int argc, char **argv)
     for (int si = 0; si < 3; si++) {
         jt_snapshot_t *s = make_cluster (sizes[si]);
         jt_error_t err;
-        struct stat st;
 
         for (int r = 0; r < reps; r++) {
             double t0 = now_us ();
             baseline_pass (s);
             t[r] = now_us () - t0;
         }
-        st = stats (t, reps);
-        base_med[si] = st.med;
-        printf ("%-7d %-38s %10.2f %10.2f %9.2f\n", sizes[si],
-                "linear pass (baseline)", st.med, st.p99, 1.0);
+        base_med[si] = row (sizes[si], "linear pass (baseline)", t, reps, NULL);
 
         for (int r = 0; r < reps; r++) {
             double t0 = now_us ();
@@ -214,10 +223,7 @@ int main (int argc, char **argv)
             }
             jt_pack_view_destroy (v);
         }
-        st = stats (t, reps);
-        view_med[si] = st.med;
-        printf ("%-7d %-38s %10.2f %10.2f %9.2f\n", sizes[si], "view build",
-                st.med, st.p99, st.med / base_med[si]);
+        view_med[si] = row (sizes[si], "view build", t, reps, &base_med[si]);
 
         jt_pack_view_t *v = jt_pack_view_create (s, "h100", &err);
         for (size_t ri = 0; ri < NRUNS; ri++) {
@@ -244,14 +250,11 @@ int main (int argc, char **argv)
                 jt_pack_unplace (v, &p);
                 jt_placement_free (&p);
             }
-            st = stats (t, reps);
-            pack_med[si][ri] = st.med;
             /* a run larger than the free domains can hold is a None:
              * timed all the same (it includes giving the groups back) */
             snprintf (what, sizeof (what), "Pack %s%s", runs[ri].name,
                       last ? " None" : "");
-            printf ("%-7d %-38s %10.2f %10.2f %9.2f\n", sizes[si], what,
-                    st.med, st.p99, st.med / base_med[si]);
+            pack_med[si][ri] = row (sizes[si], what, t, reps, &base_med[si]);
         }
         for (size_t ri = 0; ri < NRUNS; ri++) {
             jt_run_t *run = make_run (runs[ri].total, runs[ri].group);
@@ -274,11 +277,8 @@ int main (int argc, char **argv)
                 }
                 jt_cover_free (&c);
             }
-            st = stats (t, reps);
-            cover_med[si][ri] = st.med;
             snprintf (what, sizeof (what), "Cover %s", runs[ri].name);
-            printf ("%-7d %-38s %10.2f %10.2f %9.2f\n", sizes[si], what,
-                    st.med, st.p99, st.med / base_med[si]);
+            cover_med[si][ri] = row (sizes[si], what, t, reps, &base_med[si]);
             for (int r = 0; r < reps; r++) {
                 jt_plan_t pl;
                 jt_plan_opts_t opts = { .policy = JT_PACK_TO_EMPTY };
@@ -293,12 +293,9 @@ int main (int argc, char **argv)
                 last = pl.decision != JT_BIND_NOW;
                 jt_plan_free (&pl);
             }
-            st = stats (t, reps);
-            plan_med[si][ri] = st.med;
             snprintf (what, sizeof (what), "Plan %s%s", runs[ri].name,
                       last ? " (not BindNow)" : "");
-            printf ("%-7d %-38s %10.2f %10.2f %9.2f\n", sizes[si], what,
-                    st.med, st.p99, st.med / base_med[si]);
+            plan_med[si][ri] = row (sizes[si], what, t, reps, &base_med[si]);
             jt_groups_free (&g);
             jt_run_destroy (run);
         }
@@ -328,11 +325,9 @@ int main (int argc, char **argv)
                 if (n < 64)
                     jt_placement_free (&p[n]);
             }
-            st = stats (t, reps);
-            printf ("%-7d %-38s %10.2f %10.2f %9.2f\n", sizes[si],
-                    n < 64 ? "Pack 64x64 one group per request None"
-                           : "Pack 64x64 one group per request",
-                    st.med, st.p99, st.med / base_med[si]);
+            row (sizes[si], n < 64 ? "Pack 64x64 one group per request None"
+                                   : "Pack 64x64 one group per request",
+                 t, reps, &base_med[si]);
         }
         jt_pack_view_destroy (v);
         jt_snapshot_destroy (s);
