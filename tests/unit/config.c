@@ -80,6 +80,16 @@ int main (void)
     jt_diags_free (&d);
 
     jt_diags_init (&d);
+    is_int (parse (c, "PlainGpuJobs=Passthrough\nUnfundedPolicy=REFUSE\n", &d), 0,
+            "the other words of PlainGpuJobs and UnfundedPolicy");
+    ok (!c->plain_gpu_jobs && c->unfunded_policy == JT_UNFUNDED_REFUSE,
+        "PlainGpuJobs=passthrough, UnfundedPolicy=refuse (any case)");
+    is_int (parse (c, "PlainGpuJobs=yes\n", &d), -1, "bad PlainGpuJobs refused");
+    is (first_diag (&d, buf, sizeof (buf)),
+        "jobtree.conf:1: PlainGpuJobs must be passthrough or jobtree", "bad PlainGpuJobs");
+    jt_diags_free (&d);
+
+    jt_diags_init (&d);
     is_int (parse (c, "GpusPerNode=h100:8,h100:4", &d), -1, "duplicate flavor");
     is (first_diag (&d, buf, sizeof (buf)), "jobtree.conf:1: flavor h100 listed twice",
         "duplicate named");
