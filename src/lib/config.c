@@ -81,6 +81,19 @@ static int parse_bool (const char *v, bool *out)
     return 0;
 }
 
+/* Which of two words val is (any case): 0 for a, 1 for b; else -1 with
+ * "KEY must be A or B" in why. */
+static int one_of (const char *key, const char *val, const char *a, const char *b,
+                   char *why, size_t len)
+{
+    if (!strcasecmp (val, a))
+        return 0;
+    if (!strcasecmp (val, b))
+        return 1;
+    snprintf (why, len, "%s must be %s or %s", key, a, b);
+    return -1;
+}
+
 /* "h100:8,a100:4" -> list. Returns 0 or -1 (message in why). */
 static int parse_gpn (const char *v, jt_flavor_gpn_t **out, size_t *nout,
                       char *why, size_t len)
@@ -171,25 +184,17 @@ static int apply_kv (jt_config_t *c, const char *key, const char *val,
             ? (snprintf (why, len, "out of memory"), -1) : 0;
     }
     if (!strcasecmp (key, "UnfundedPolicy")) {
-        if (!strcasecmp (val, "refuse"))
-            c->unfunded_policy = JT_UNFUNDED_REFUSE;
-        else if (!strcasecmp (val, "passthrough"))
-            c->unfunded_policy = JT_UNFUNDED_PASSTHROUGH;
-        else {
-            snprintf (why, len, "UnfundedPolicy must be refuse or passthrough");
+        int w = one_of ("UnfundedPolicy", val, "refuse", "passthrough", why, len);
+        if (w < 0)
             return -1;
-        }
+        c->unfunded_policy = w ? JT_UNFUNDED_PASSTHROUGH : JT_UNFUNDED_REFUSE;
         return 0;
     }
     if (!strcasecmp (key, "PlainGpuJobs")) {
-        if (!strcasecmp (val, "passthrough"))
-            c->plain_gpu_jobs = false;
-        else if (!strcasecmp (val, "jobtree"))
-            c->plain_gpu_jobs = true;
-        else {
-            snprintf (why, len, "PlainGpuJobs must be passthrough or jobtree");
+        int w = one_of ("PlainGpuJobs", val, "passthrough", "jobtree", why, len);
+        if (w < 0)
             return -1;
-        }
+        c->plain_gpu_jobs = w == 1;
         return 0;
     }
     if (!strcasecmp (key, "GpusPerNode")) {
