@@ -133,11 +133,8 @@ static void read_envelope (jt_jdoc_t *d, json_object *o, const char *path,
     e->max_gpu_hours = -1;
     e->lending.max_concurrency = JT_UNSET;
     e->lending.max_gpu_hours = -1;
-    if (!json_object_is_type (o, json_type_object)) {
-        jt_jdoc_error (d, path, "expected an object, got %s", jt_json_type_phrase (o));
+    if (jt_jdoc_object_value (d, o, path, env_keys) < 0)
         return;
-    }
-    jt_jdoc_check_keys (d, o, path, env_keys);
     e->name = jt_jdoc_dup_string (d, o, path, "name", true, true);
     e->flavor = jt_jdoc_dup_string (d, o, path, "flavor", true, true);
     read_selector (d, o, path, &e->selector);
@@ -179,11 +176,8 @@ static void read_cap (jt_jdoc_t *d, json_object *o, const char *path,
     char p[JT_JSON_PATH_MAX];
 
     c->max_gpu_hours = -1;
-    if (!json_object_is_type (o, json_type_object)) {
-        jt_jdoc_error (d, path, "expected an object, got %s", jt_json_type_phrase (o));
+    if (jt_jdoc_object_value (d, o, path, cap_keys) < 0)
         return;
-    }
-    jt_jdoc_check_keys (d, o, path, cap_keys);
     c->name = jt_jdoc_dup_string (d, o, path, "name", true, true);
     c->flavor = jt_jdoc_dup_string (d, o, path, "flavor", true, true);
     if (jt_jdoc_get_container (d, o, path, "envelopes", true, json_type_array,
@@ -198,6 +192,26 @@ static void read_cap (jt_jdoc_t *d, json_object *o, const char *path,
                      &c->max_concurrency);
     jt_jdoc_get_number (d, o, path, "maxGPUHours", false, 0, JT_JSON_NUM_MAX,
                         &c->max_gpu_hours);
+}
+
+/* The optional array at key of the top-level object root, in *arr, and
+ * zeroed room for its elements of size bytes: returned, their number in
+ * *n. NULL and 0 when it is absent or empty, or out of memory (reported). */
+static void *array_room (jt_jdoc_t *d, json_object *root, const char *key,
+                         size_t size, json_object **arr, size_t *n)
+{
+    void *v;
+
+    *n = 0;
+    if (jt_jdoc_get_container (d, root, "", key, false, json_type_array, arr) <= 0
+        || json_object_array_length (*arr) == 0)
+        return NULL;
+    if (!(v = calloc (json_object_array_length (*arr), size))) {
+        jt_jdoc_error (d, key, "out of memory");
+        return NULL;
+    }
+    *n = json_object_array_length (*arr);
+    return v;
 }
 
 /* Returns 0 if the file was added, -1 otherwise (problems in diags). */
@@ -226,32 +240,19 @@ int jt_budgets_add_json (jt_budgets_t *b, const char *file, const char *text,
     jt_jdoc_check_keys (&d, root, "", top_keys);
     bud.owner = jt_jdoc_dup_string (&d, root, "", "owner", true, true);
     bud.parent = jt_jdoc_dup_string (&d, root, "", "parent", false, true);
-    if (jt_jdoc_get_container (&d, root, "", "envelopes", false, json_type_array,
-                               &arr) > 0
-        && (bud.nenv = json_object_array_length (arr)) > 0) {
-        if (!(bud.env = calloc (bud.nenv, sizeof (*bud.env)))) {
-            bud.nenv = 0;
-            jt_jdoc_error (&d, "envelopes", "out of memory");
-        }
-        for (size_t i = 0; i < bud.nenv; i++) {
-            char p[JT_JSON_PATH_MAX];
-            jt_json_path_idx (p, sizeof (p), "envelopes", i);
-            read_envelope (&d, json_object_array_get_idx (arr, i), p, &bud.env[i]);
-            bud.env[i].index = i;
-        }
+    bud.env = array_room (&d, root, "envelopes", sizeof (*bud.env), &arr, &bud.nenv);
+    for (size_t i = 0; i < bud.nenv; i++) {
+        char p[JT_JSON_PATH_MAX];
+        jt_json_path_idx (p, sizeof (p), "envelopes", i);
+        read_envelope (&d, json_object_array_get_idx (arr, i), p, &bud.env[i]);
+        bud.env[i].index = i;
     }
-    if (jt_jdoc_get_container (&d, root, "", "aggregateCaps", false,
-                               json_type_array, &arr) > 0
-        && (bud.ncaps = json_object_array_length (arr)) > 0) {
-        if (!(bud.caps = calloc (bud.ncaps, sizeof (*bud.caps)))) {
-            bud.ncaps = 0;
-            jt_jdoc_error (&d, "aggregateCaps", "out of memory");
-        }
-        for (size_t i = 0; i < bud.ncaps; i++) {
-            char p[JT_JSON_PATH_MAX];
-            jt_json_path_idx (p, sizeof (p), "aggregateCaps", i);
-            read_cap (&d, json_object_array_get_idx (arr, i), p, &bud.caps[i]);
-        }
+    bud.caps = array_room (&d, root, "aggregateCaps", sizeof (*bud.caps), &arr,
+                           &bud.ncaps);
+    for (size_t i = 0; i < bud.ncaps; i++) {
+        char p[JT_JSON_PATH_MAX];
+        jt_json_path_idx (p, sizeof (p), "aggregateCaps", i);
+        read_cap (&d, json_object_array_get_idx (arr, i), p, &bud.caps[i]);
     }
     if (d.errors == 0) {
         if (file && !(bud.file = strdup (file)))

@@ -246,6 +246,17 @@ int jt_jdoc_check_keys (jt_jdoc_t *d, json_object *obj, const char *path,
     return n;
 }
 
+int jt_jdoc_object_value (jt_jdoc_t *d, json_object *v, const char *path,
+                          const char *const *allowed)
+{
+    if (!json_object_is_type (v, json_type_object)) {
+        jt_jdoc_error (d, path, "expected an object, got %s", jt_json_type_phrase (v));
+        return -1;
+    }
+    jt_jdoc_check_keys (d, v, path, allowed);
+    return 1;
+}
+
 /* ---- typed getters ---- */
 
 static int lookup (jt_jdoc_t *d, json_object *obj, const char *path,

@@ -80,6 +80,12 @@ char *jt_json_path_idx (char *buf, size_t len, const char *path, size_t idx);
 int jt_jdoc_check_keys (jt_jdoc_t *d, json_object *obj, const char *path,
                         const char *const *allowed);
 
+/* Check that v (at path) is an object, and report its keys not in allowed
+ * as jt_jdoc_check_keys does. Returns 1 for an object, else -1 (error
+ * added). */
+int jt_jdoc_object_value (jt_jdoc_t *d, json_object *v, const char *path,
+                          const char *const *allowed);
+
 /* Typed getters. Each looks up key in obj (path is obj's path). They return
  * 1 when the field is present and valid (out set), 0 when absent (an error
  * too if required), -1 when present but invalid (error added). A JSON null

@@ -106,11 +106,8 @@ static void read_node (jt_jdoc_t *d, jt_snapshot_t *s, json_object *o,
     int errors = d->errors;
     jt_error_t err;
 
-    if (!json_object_is_type (o, json_type_object)) {
-        jt_jdoc_error (d, path, "expected an object, got %s", jt_json_type_phrase (o));
+    if (jt_jdoc_object_value (d, o, path, node_keys) < 0)
         return;
-    }
-    jt_jdoc_check_keys (d, o, path, node_keys);
     jt_jdoc_get_name (d, o, path, "name", true, &name);
     jt_jdoc_get_string (d, o, path, "flavor", false, &flavor);
     int has_gpus = jt_jdoc_get_int (d, o, path, "gpus", false, 0, NODE_GPUS_MAX, &gpus);
@@ -163,11 +160,8 @@ static void read_lease (jt_jdoc_t *d, jt_snapshot_t *s, json_object *o,
     jt_error_t err;
 
     memset (&l, 0, sizeof (l));
-    if (!json_object_is_type (o, json_type_object)) {
-        jt_jdoc_error (d, path, "expected an object, got %s", jt_json_type_phrase (o));
+    if (jt_jdoc_object_value (d, o, path, lease_keys) < 0)
         return;
-    }
-    jt_jdoc_check_keys (d, o, path, lease_keys);
     jt_jdoc_get_string (d, o, path, "run", true, &run);
     jt_jdoc_get_int (d, o, path, "group", false, 0, NODE_GPUS_MAX, &group);
     jt_jdoc_get_string (d, o, path, "owner", true, &owner);
