@@ -211,6 +211,18 @@ static int add (json_object *o, const char *k, json_object *v)
     return json_object_object_add (o, k, v) < 0 ? -1 : 0;
 }
 
+/* A new object appended to array a, or NULL (out of memory). */
+static json_object *push_object (json_object *a)
+{
+    json_object *v = json_object_new_object ();
+
+    if (v && json_object_array_add (a, v) < 0) {
+        json_object_put (v);
+        v = NULL;
+    }
+    return v;
+}
+
 static json_object *nodes_json (const jt_snapshot_t *s, const size_t *nodes,
                                 const int *gpus, size_t n)
 {
@@ -256,12 +268,8 @@ static json_object *plan_json (const jt_plan_t *p, const jt_snapshot_t *s)
         goto error;
     for (size_t i = 0; i < p->nsegs; i++) {
         const jt_cover_seg_t *sg = &p->segs[i];
-        json_object *v = json_object_new_object ();
-        if (!v || json_object_array_add (cover, v) < 0) {
-            json_object_put (v);
-            goto error;
-        }
-        if (add (v, "envelope", json_object_new_string (sg->env->name)) < 0
+        json_object *v = push_object (cover);
+        if (!v || add (v, "envelope", json_object_new_string (sg->env->name)) < 0
             || add (v, "owner", json_object_new_string (
                                     sg->env->owner ? sg->env->owner : "")) < 0
             || add (v, "source", json_object_new_string (
@@ -274,12 +282,8 @@ static json_object *plan_json (const jt_plan_t *p, const jt_snapshot_t *s)
     }
     for (size_t i = 0; i < p->ngroups; i++) {
         const jt_plan_group_t *g = &p->groups[i];
-        json_object *v = json_object_new_object ();
-        if (!v || json_object_array_add (groups, v) < 0) {
-            json_object_put (v);
-            goto error;
-        }
-        if (add (v, "index", json_object_new_int64 ((int64_t) g->index)) < 0
+        json_object *v = push_object (groups);
+        if (!v || add (v, "index", json_object_new_int64 ((int64_t) g->index)) < 0
             || add (v, "gpus", json_object_new_int64 (g->gpus)) < 0
             || add (v, "domain", json_object_new_string (
                                      domain_name (s, g->domain))) < 0
@@ -296,12 +300,8 @@ static json_object *plan_json (const jt_plan_t *p, const jt_snapshot_t *s)
             goto error;
     }
     for (size_t d = 0; d < p->ndomains; d++) {
-        json_object *v = json_object_new_object ();
-        if (!v || json_object_array_add (res, v) < 0) {
-            json_object_put (v);
-            goto error;
-        }
-        if (add (v, "domain", json_object_new_string (domain_name (s, d))) < 0
+        json_object *v = push_object (res);
+        if (!v || add (v, "domain", json_object_new_string (domain_name (s, d))) < 0
             || add (v, "freeGPUs", json_object_new_int64 (p->residual[d])) < 0)
             goto error;
     }
