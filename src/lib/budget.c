@@ -530,6 +530,18 @@ done:
 
 /* ---- lookups ---- */
 
+/* bsearch's comparisons of a name with a budget's owner and with an
+ * envelope's name (the orders budget_cmp and env_cmp sort by). */
+static int owner_key_cmp (const void *key, const void *elem)
+{
+    return strcmp (key, ((const jt_budget_t *) elem)->owner);
+}
+
+static int env_key_cmp (const void *key, const void *elem)
+{
+    return strcmp (key, (*(jt_envelope_t *const *) elem)->name);
+}
+
 const jt_budget_t *jt_budgets_owner (const jt_budgets_t *b, const char *owner)
 {
     if (!b || !owner)
@@ -540,18 +552,9 @@ const jt_budget_t *jt_budgets_owner (const jt_budgets_t *b, const char *owner)
                 return &b->v[i];
         return NULL;
     }
-    size_t lo = 0, hi = b->n;
-    while (lo < hi) {
-        size_t mid = lo + (hi - lo) / 2;
-        int c = strcmp (b->v[mid].owner, owner);
-        if (c == 0)
-            return &b->v[mid];
-        if (c < 0)
-            lo = mid + 1;
-        else
-            hi = mid;
-    }
-    return NULL;
+    if (b->n == 0)      /* bsearch over NULL is undefined, even of 0 elements */
+        return NULL;
+    return bsearch (owner, b->v, b->n, sizeof (*b->v), owner_key_cmp);
 }
 
 const jt_envelope_t *jt_budgets_envelope (const jt_budgets_t *b, const char *name)
@@ -565,18 +568,11 @@ const jt_envelope_t *jt_budgets_envelope (const jt_budgets_t *b, const char *nam
                     return &b->v[i].env[e];
         return NULL;
     }
-    size_t lo = 0, hi = b->nenv;
-    while (lo < hi) {
-        size_t mid = lo + (hi - lo) / 2;
-        int c = strcmp (b->env[mid]->name, name);
-        if (c == 0)
-            return b->env[mid];
-        if (c < 0)
-            lo = mid + 1;
-        else
-            hi = mid;
-    }
-    return NULL;
+    if (b->nenv == 0)
+        return NULL;
+    jt_envelope_t *const *e = bsearch (name, b->env, b->nenv, sizeof (*b->env),
+                                       env_key_cmp);
+    return e ? *e : NULL;
 }
 
 /* Fills up to max entries of out and returns the total count. */
