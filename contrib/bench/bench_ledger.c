@@ -179,7 +179,7 @@ static void db_insert (sqlite3_stmt *st, const char *payload, size_t len)
         exit (1);
     }
     sqlite3_bind_text (st, 1, ev->id, -1, SQLITE_TRANSIENT);
-    sqlite3_bind_text (st, 2, jt_ev_type_name (ev->type), -1, SQLITE_STATIC);
+    sqlite3_bind_text (st, 2, jt_ev_type_str (ev->type), -1, SQLITE_STATIC);
     sqlite3_bind_text (st, 3, ev->lease, -1, SQLITE_TRANSIENT);
     sqlite3_bind_text (st, 4, ev->owner, -1, SQLITE_TRANSIENT);
     sqlite3_bind_text (st, 5, ev->envelope, -1, SQLITE_TRANSIENT);
@@ -436,7 +436,7 @@ int main (void)
     if (jt_ledger_verify (paths, 1, NULL, NULL, &res, &v, NULL, &err) < 0
         || res.status != JT_LEDGER_OK || v.kind != JT_VIOL_NONE) {
         fprintf (stderr, "bench_ledger: verify: %s %s %s\n", err.text,
-                 jt_ledger_status_name (res.status), v.msg);
+                 jt_ledger_status_str (res.status), v.msg);
         return 1;
     }
     double lrep = now_s () - t0;

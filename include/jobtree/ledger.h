@@ -124,11 +124,9 @@ jt_event_t *jt_event_from_json (const char *text, size_t len, jt_error_t *err);
 /* Names as used in the JSON ("Start", "RandomPreempt", ...) and back
  * (JT_EV_NONE / JT_REASON_NONE for unknown names). A lease's role is named
  * and parsed by jt_role_str / jt_role_parse (jobtree/snapshot.h: the one
- * role table, "?" for an unknown role); jt_lease_role_name is the same
- * function under its old name. */
-const char *jt_ev_type_name (jt_ev_type_t t);
-const char *jt_lease_role_name (jt_lease_role_t r);
-const char *jt_end_reason_name (jt_end_reason_t r);
+ * role table, "?" for an unknown role). */
+const char *jt_ev_type_str (jt_ev_type_t t);
+const char *jt_end_reason_str (jt_end_reason_t r);
 jt_ev_type_t jt_ev_type_parse (const char *s);
 jt_end_reason_t jt_end_reason_parse (const char *s);
 
@@ -220,7 +218,7 @@ int jt_ledger_read (const char *const *paths, size_t npaths, const char *head,
                     jt_ledger_record_f cb, void *arg, jt_ledger_result_t *res,
                     jt_error_t *err);
 
-const char *jt_ledger_status_name (jt_ledger_status_t s);
+const char *jt_ledger_status_str (jt_ledger_status_t s);
 
 /* Sorted list of segment paths in dir (malloc'd array of malloc'd strings).
  * 0 or -1 with err. */
@@ -278,7 +276,7 @@ typedef struct jt_violation {
     char msg[256];
 } jt_violation_t;
 
-const char *jt_violation_name (jt_violation_kind_t k);
+const char *jt_violation_str (jt_violation_kind_t k);
 
 typedef struct jt_ledger_fold jt_ledger_fold_t;
 

@@ -201,7 +201,7 @@ static void lease_get (const void *row, int f, char *b, size_t n)
     case 2: snprintf (b, n, "%s", l->group); break;
     case 3: snprintf (b, n, "%s", l->owner); break;
     case 4: snprintf (b, n, "%s", l->envelope); break;
-    case 5: snprintf (b, n, "%s", jt_lease_role_name (l->role)); break;
+    case 5: snprintf (b, n, "%s", jt_role_str (l->role)); break;
     case 6: snprintf (b, n, "%" PRId64, l->gpus); break;
     case 7: join_nodes (l, b, n); break;
     case 8: fmt_time (l->start, b, n); break;
@@ -211,7 +211,7 @@ static void lease_get (const void *row, int f, char *b, size_t n)
         else
             fmt_time (l->end, b, n);
         break;
-    case 10: snprintf (b, n, "%s", l->end < 0 ? "" : jt_end_reason_name (l->reason)); break;
+    case 10: snprintf (b, n, "%s", l->end < 0 ? "" : jt_end_reason_str (l->reason)); break;
     case 11:
         if (l->seed)
             snprintf (b, n, "%016" PRIx64, l->seed);
@@ -552,7 +552,7 @@ static void ugroup_add (struct ugroup *g, struct lrow *row)
 {
     struct urow *u = &g->u;
     const jt_fold_lease_t *l = &row->l;
-    const char *reason = jt_end_reason_name (l->reason);
+    const char *reason = jt_end_reason_str (l->reason);
 
     g->members[g->nmembers++] = row;
     u->leases++;
@@ -773,7 +773,7 @@ int cmd_report (int argc, char **argv)
         fprintf (stderr,
                  "jobtree report: ledger is %s at seq %" PRIu64 " (%s offset %" PRIu64
                  "): %s; run `jobtree verify`\n",
-                 jt_ledger_status_name (res.status), res.bad_seq, res.bad_file,
+                 jt_ledger_status_str (res.status), res.bad_seq, res.bad_file,
                  res.bad_offset, res.msg);
         rc = JT_EXIT_FAIL;
         goto done;

@@ -137,7 +137,7 @@ int cmd_verify (int argc, char **argv)
     }
     int rc = JT_EXIT_OK;
     if (v.kind != JT_VIOL_NONE) {
-        printf ("FAIL %s at seq %" PRIu64 ": %s\n", jt_violation_name (v.kind), v.seq,
+        printf ("FAIL %s at seq %" PRIu64 ": %s\n", jt_violation_str (v.kind), v.seq,
                 v.msg);
         rc = violation_exit (v.kind);
     } else if (res.status == JT_LEDGER_IOERR) {
@@ -145,7 +145,7 @@ int cmd_verify (int argc, char **argv)
         rc = JT_EXIT_USAGE;
     } else if (res.status != JT_LEDGER_OK && res.status != JT_LEDGER_EMPTY) {
         printf ("FAIL %s at seq %" PRIu64 " (%s offset %" PRIu64 "): %s\n",
-                jt_ledger_status_name (res.status), res.bad_seq, res.bad_file,
+                jt_ledger_status_str (res.status), res.bad_seq, res.bad_file,
                 res.bad_offset, res.msg);
         rc = status_exit (res.status);
     } else if (!quiet) {

@@ -58,15 +58,11 @@ static int parse_name (const char *const *names, size_t n, const char *s)
     return 0;
 }
 
-const char *jt_ev_type_name (jt_ev_type_t t)
+const char *jt_ev_type_str (jt_ev_type_t t)
 {
     return name_of (type_names, NELEM (type_names), t);
 }
-const char *jt_lease_role_name (jt_lease_role_t r)
-{
-    return jt_role_str (r);     /* the one role table: snapshot.c */
-}
-const char *jt_end_reason_name (jt_end_reason_t r)
+const char *jt_end_reason_str (jt_end_reason_t r)
 {
     return name_of (reason_names, NELEM (reason_names), r);
 }
@@ -352,13 +348,13 @@ static int build_lease (json_object *o, const jt_event_t *ev)
     if (add_str (o, "lease", ev->lease) < 0 || add_str (o, "run", ev->run) < 0
         || add_str (o, "group", ev->group) < 0 || add_nodes (o, ev) < 0
         || add_int (o, "gpus", ev->gpus) < 0
-        || add_str (o, "role", jt_lease_role_name (ev->role)) < 0
+        || add_str (o, "role", jt_role_str (ev->role)) < 0
         || add_str (o, "envelope", ev->envelope) < 0
         || add_str (o, "owner", ev->owner) < 0 || add_int (o, "start", ev->start) < 0)
         return -1;
     if (ev->type == JT_EV_END) {
         if (add_int (o, "end", ev->end) < 0
-            || add_str (o, "reason", jt_end_reason_name (ev->reason)) < 0)
+            || add_str (o, "reason", jt_end_reason_str (ev->reason)) < 0)
             return -1;
         if (ev->reason == JT_REASON_RANDOM_PREEMPT) {
             char hex[17];
@@ -442,7 +438,7 @@ char *jt_event_to_json (const jt_event_t *ev, jt_error_t *err)
     json_object *o = json_object_new_object ();
     char *out = NULL;
     if (!o || add_int (o, "v", 1) < 0
-        || add_str (o, "type", jt_ev_type_name (ev->type)) < 0
+        || add_str (o, "type", jt_ev_type_str (ev->type)) < 0
         || add_str (o, "id", ev->id) < 0 || add_int (o, "time", ev->time) < 0
         || build_body (o, ev) < 0 || (ev->note && add_str (o, "note", ev->note) < 0))
         goto nomem;

@@ -90,7 +90,7 @@ static const char *const viol_names[] = {
     [JT_VIOL_BAD_EVENT] = "bad-event",
 };
 
-const char *jt_violation_name (jt_violation_kind_t k)
+const char *jt_violation_str (jt_violation_kind_t k)
 {
     return (k >= 0 && (size_t) k < sizeof (viol_names) / sizeof (viol_names[0]))
                ? viol_names[k]

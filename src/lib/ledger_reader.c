@@ -26,7 +26,7 @@
 #include "jobtree/ledger.h"
 #include "ledger_record.h"
 
-const char *jt_ledger_status_name (jt_ledger_status_t s)
+const char *jt_ledger_status_str (jt_ledger_status_t s)
 {
     switch (s) {
     case JT_LEDGER_OK: return "OK";

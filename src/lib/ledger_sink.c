@@ -177,7 +177,7 @@ static void emit_one (jt_ledger_sink_t *s, const jt_event_t *e)
     jt_error_t err;
     jt_violation_t v;
 
-    say (s, JT_LEDGER_SINK_DEBUG, "ledger %s %s", jt_ev_type_name (e->type), e->id);
+    say (s, JT_LEDGER_SINK_DEBUG, "ledger %s %s", jt_ev_type_str (e->type), e->id);
     if (jt_ledger_client_submit_event (s->client, e, &err) < 0)
         say (s, JT_LEDGER_SINK_ERROR, "ledger event %s refused: %s", e->id, err.text);
     if (jt_ledger_fold_apply (s->fold, 0, e, &v, &err) < 0)
@@ -297,7 +297,7 @@ static void read_ledger (jt_ledger_sink_t *s, const char *dir)
     jt_ledger_fold_forget_ids (f);
     jt_ledger_fold_counts (f, NULL, NULL, NULL, &nopen);
     say (s, JT_LEDGER_SINK_INFO, "ledger %s: %" PRIu64 " records (%s), %" PRIu64
-         " open leases", dir, res.nrecords, jt_ledger_status_name (res.status), nopen);
+         " open leases", dir, res.nrecords, jt_ledger_status_str (res.status), nopen);
     jt_ledger_fold_destroy (s->fold);
     s->fold = f;
 }

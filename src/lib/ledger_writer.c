@@ -179,7 +179,7 @@ jt_ledger_writer_t *jt_ledger_writer_open (const char *dir, uint64_t segment_max
         jt_errprintf (err,
                       "%s at seq %" PRIu64 ", %s offset %" PRIu64 ": %s; refusing "
                       "to append (run `jobtree verify %s`)",
-                      jt_ledger_status_name (res->status), res->bad_seq, res->bad_file,
+                      jt_ledger_status_str (res->status), res->bad_seq, res->bad_file,
                       res->bad_offset, res->msg, dir);
         goto error;
     }

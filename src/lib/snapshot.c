@@ -348,39 +348,51 @@ int jt_snapshot_gpus_per_node (const jt_snapshot_t *s, const char *flavor)
     return best;
 }
 
-static const char *role_names[] = { "Active", "Spare", "Borrowed" };
-static const char *state_names[] = { "up", "down", "drain" };
+static const char *const role_names[] = { "Active", "Spare", "Borrowed" };
+static const char *const state_names[] = { "up", "down", "drain" };
+#define NELEM(a) (sizeof (a) / sizeof ((a)[0]))
+
+/* One lookup for both name tables: the name of v, "?" when out of range. */
+static const char *table_str (const char *const *names, size_t n, int v)
+{
+    return v >= 0 && (size_t) v < n ? names[v] : "?";
+}
+
+/* ... and back: the index of s, or -1. */
+static int table_parse (const char *const *names, size_t n, const char *s)
+{
+    for (size_t i = 0; s && i < n; i++)
+        if (strcmp (s, names[i]) == 0)
+            return (int) i;
+    return -1;
+}
 
 const char *jt_role_str (jt_role_t role)
 {
-    if ((unsigned) role < sizeof (role_names) / sizeof (role_names[0]))
-        return role_names[role];
-    return "?";
+    return table_str (role_names, NELEM (role_names), (int) role);
 }
 
 int jt_role_parse (const char *s, jt_role_t *out)
 {
-    for (size_t i = 0; s && i < sizeof (role_names) / sizeof (role_names[0]); i++)
-        if (strcmp (s, role_names[i]) == 0) {
-            *out = (jt_role_t) i;
-            return 0;
-        }
-    return -1;
+    int i = table_parse (role_names, NELEM (role_names), s);
+
+    if (i < 0)
+        return -1;
+    *out = (jt_role_t) i;
+    return 0;
 }
 
 const char *jt_node_state_str (jt_node_state_t st)
 {
-    if ((unsigned) st < sizeof (state_names) / sizeof (state_names[0]))
-        return state_names[st];
-    return "?";
+    return table_str (state_names, NELEM (state_names), (int) st);
 }
 
 int jt_node_state_parse (const char *s, jt_node_state_t *out)
 {
-    for (size_t i = 0; s && i < sizeof (state_names) / sizeof (state_names[0]); i++)
-        if (strcmp (s, state_names[i]) == 0) {
-            *out = (jt_node_state_t) i;
-            return 0;
-        }
-    return -1;
+    int i = table_parse (state_names, NELEM (state_names), s);
+
+    if (i < 0)
+        return -1;
+    *out = (jt_node_state_t) i;
+    return 0;
 }

@@ -180,7 +180,7 @@ static jt_map_t *verified_ids (const char *dir, const char *what)
     char e[256] = "";
     jt_ledger_status_t ls = read_ids (dir, ids, e);
 
-    is (jt_ledger_status_name (ls), "OK", "%s %s", what, e);
+    is (jt_ledger_status_str (ls), "OK", "%s %s", what, e);
     return ids;
 }
 
@@ -416,7 +416,7 @@ static void test_crash (void)
         else if (s != JT_LEDGER_OK && s != JT_LEDGER_EMPTY) {
             bad_status++;
             diag ("trial %d: ledger after SIGKILL is %s %s", t,
-                  jt_ledger_status_name (s), err);
+                  jt_ledger_status_str (s), err);
         }
         jt_map_destroy (ids, NULL);
     }
@@ -429,7 +429,7 @@ static void test_crash (void)
         stop_daemon (pid);
     jt_map_t *ids = jt_map_create (0);
     jt_ledger_status_t s = read_ids (pl.dir, ids, err);
-    is (jt_ledger_status_name (s), "OK", "chain intact after recovery %s", err);
+    is (jt_ledger_status_str (s), "OK", "chain intact after recovery %s", err);
     size_t n;
     const char **keys = jt_map_sorted_keys (acked, &n);
     for (size_t i = 0; i < n; i++)

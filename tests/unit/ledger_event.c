@@ -125,8 +125,8 @@ int main (void)
             "\"run\":\"c:1\",\"group\":\"0\",\"nodes\":[\"n1\"],\"gpus\":1,"
             "\"role\":\"Lent\",\"envelope\":\"e\",\"owner\":\"o\",\"start\":5}",
             "role: unknown value 'Lent'", "unknown role");
-    is (jt_end_reason_name (jt_end_reason_parse ("ReclaimedBySpare")),
+    is (jt_end_reason_str (jt_end_reason_parse ("ReclaimedBySpare")),
         "ReclaimedBySpare", "reason names round trip");
-    is (jt_lease_role_name (JT_ROLE_BORROWED), "Borrowed", "role name");
+    is (jt_role_str (JT_ROLE_BORROWED), "Borrowed", "role name");
     return done_testing ();
 }

@@ -52,7 +52,7 @@ static const char *run (const char *const *evs, jt_ledger_fold_t **keep)
         int rc = jt_ledger_fold_apply (f, i + 1, ev, &v, &err);
         jt_event_destroy (ev);
         if (rc > 0) {
-            snprintf (out, sizeof (out), "%s@%zu", jt_violation_name (v.kind), i + 1);
+            snprintf (out, sizeof (out), "%s@%zu", jt_violation_str (v.kind), i + 1);
             diag ("%s", v.msg);
             break;
         }
@@ -142,8 +142,8 @@ int main (void)
     jt_violation_t v;
     const char *paths[] = { dir };
     ok (jt_ledger_verify (paths, 1, NULL, NULL, &res, &v, NULL, &err) == 0, "verify runs");
-    snprintf (buf, sizeof (buf), "%s %s@%llu", jt_ledger_status_name (res.status),
-              jt_violation_name (v.kind), (unsigned long long) v.seq);
+    snprintf (buf, sizeof (buf), "%s %s@%llu", jt_ledger_status_str (res.status),
+              jt_violation_str (v.kind), (unsigned long long) v.seq);
     is (buf, "OK node-overlap@4", "verify finds the overlap at seq 4");
     uint64_t nv = 0;
     jt_violation_t firstv;
@@ -162,7 +162,7 @@ int main (void)
     jt_event_set (&pin->id, "pin");
     jt_event_add_cap (pin, &cap);
     ok (jt_ledger_verify (paths, 1, NULL, pin, &res, &v, NULL, &err) == 0, "verify, pinned");
-    snprintf (buf, sizeof (buf), "%s@%llu", jt_violation_name (v.kind),
+    snprintf (buf, sizeof (buf), "%s@%llu", jt_violation_str (v.kind),
               (unsigned long long) v.seq);
     is (buf, "concurrency@3", "pinned concurrency 8 is broken by the second Start");
     jt_event_destroy (pin);
@@ -195,7 +195,7 @@ int main (void)
         for (size_t i = 0; i < nr; i++)
             snprintf (buf + strlen (buf), sizeof (buf) - strlen (buf),
                       "%s:%lld-%lld:%s ", rows[i].lease, (long long) rows[i].start,
-                      (long long) rows[i].end, jt_end_reason_name (rows[i].reason));
+                      (long long) rows[i].end, jt_end_reason_str (rows[i].reason));
         is (buf, "L1:0-7200:End L2:3600-7200:Swap L3:7200--1:None ",
             "every lease once, sorted, closed by its End");
         free (rows);

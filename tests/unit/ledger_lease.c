@@ -97,15 +97,15 @@ static const char *dump (const jt_lease_events_t *e)
                                     "Start %s run=%s group=%s env=%s owner=%s role=%s "
                                     "gpus=%" PRId64 " nodes=%s start=%+" PRId64 "\n",
                                     ev->id, ev->run, ev->group, ev->envelope, ev->owner,
-                                    jt_lease_role_name (ev->role), ev->gpus, nodes,
+                                    jt_role_str (ev->role), ev->gpus, nodes,
                                     ev->start - T0);
         else if (ev->type == JT_EV_END)
             k += (size_t) snprintf (buf + k, sizeof (buf) - k,
                                     "End %s reason=%s end=%+" PRId64 "\n", ev->id,
-                                    jt_end_reason_name (ev->reason), ev->end - T0);
+                                    jt_end_reason_str (ev->reason), ev->end - T0);
         else
             k += (size_t) snprintf (buf + k, sizeof (buf) - k, "%s %s nodes=%s\n",
-                                    jt_ev_type_name (ev->type), ev->id, nodes);
+                                    jt_ev_type_str (ev->type), ev->id, nodes);
     }
     return buf;
 }

@@ -83,7 +83,7 @@ static void test_kat (const char *dir)
     jt_ledger_result_t res;
     jt_ledger_writer_t *w = jt_ledger_writer_open (dir, 0, NULL, NULL, &res, &err);
     ok (w != NULL, "writer opens an empty directory%s", err.text);
-    is (jt_ledger_status_name (res.status), "EMPTY", "a new ledger is EMPTY");
+    is (jt_ledger_status_str (res.status), "EMPTY", "a new ledger is EMPTY");
     size_t lens[3];
     for (int i = 0; i < 3; i++)
         lens[i] = strlen (kat_payloads[i]);
@@ -97,7 +97,7 @@ static void test_kat (const char *dir)
     char path[1024];
     snprintf (path, sizeof (path), "%s/ledger-00000000000000000001.jtl", dir);
     res = readone (path, NULL);
-    is (jt_ledger_status_name (res.status), "OK", "reads back OK");
+    is (jt_ledger_status_str (res.status), "OK", "reads back OK");
     is_int (res.nrecords, 3, "three records");
     size_t len;
     char *text = slurp (path, &len);
@@ -176,7 +176,7 @@ static void test_tamper (const char *dir)
 
     spit (path, text, len);
     res = readone (path, NULL);
-    is (jt_ledger_status_name (res.status), "OK", "generated ledger is OK");
+    is (jt_ledger_status_str (res.status), "OK", "generated ledger is OK");
     char head[128];
     snprintf (head, sizeof (head), "%" PRIu64 ":%s", res.last_seq, res.last_hash);
 
@@ -192,7 +192,7 @@ static void test_tamper (const char *dir)
                 if (res.status == JT_LEDGER_OK || res.bad_seq != (uint64_t) r + 1) {
                     if (bad++ < 5)
                         diag ("byte %zu of record %d: %s at seq %" PRIu64, i, r + 1,
-                              jt_ledger_status_name (res.status), res.bad_seq);
+                              jt_ledger_status_str (res.status), res.bad_seq);
                 }
             }
         }
@@ -212,16 +212,16 @@ static void test_tamper (const char *dir)
         res = readone (path, head);
         if (res.status == JT_LEDGER_OK || res.bad_seq != (uint64_t) r + 1) {
             diag ("deleting record %d: %s at seq %" PRIu64, r + 1,
-                  jt_ledger_status_name (res.status), res.bad_seq);
+                  jt_ledger_status_str (res.status), res.bad_seq);
             bad++;
         }
     }
     is_int (bad, 0, "deleting any record fails at its seq (last one: with --head)");
     spit (path, text, off[N - 1]);
     res = readone (path, head);
-    is (jt_ledger_status_name (res.status), "BADHEAD", "a cut tail is BADHEAD");
+    is (jt_ledger_status_str (res.status), "BADHEAD", "a cut tail is BADHEAD");
     res = readone (path, NULL);
-    is (jt_ledger_status_name (res.status), "OK",
+    is (jt_ledger_status_str (res.status), "OK",
         "without an anchor a cut at a record boundary is undetectable (documented)");
 
     /* swapping any two records */
@@ -238,7 +238,7 @@ static void test_tamper (const char *dir)
             res = readone (path, NULL);
             if (res.status != JT_LEDGER_BADSEQ || res.bad_seq != (uint64_t) a + 1) {
                 diag ("swapping %d and %d: %s at seq %" PRIu64, a + 1, b + 1,
-                      jt_ledger_status_name (res.status), res.bad_seq);
+                      jt_ledger_status_str (res.status), res.bad_seq);
                 bad++;
             }
         }
@@ -248,7 +248,7 @@ static void test_tamper (const char *dir)
     memcpy (copy, text, len);
     spit (path, copy, off[N - 1] + 20);
     res = readone (path, NULL);
-    is (jt_ledger_status_name (res.status), "TRUNCATED", "half a record at the end");
+    is (jt_ledger_status_str (res.status), "TRUNCATED", "half a record at the end");
     is_int (res.bad_offset, off[N - 1], "offset of the torn record");
     is_int (res.last_good_size, off[N - 1], "good prefix ends before it");
     char *g = malloc (len + 64);
@@ -256,14 +256,14 @@ static void test_tamper (const char *dir)
     memcpy (g + len, "garbage\nmore garbage\n", 21);
     spit (path, g, len + 21);
     res = readone (path, NULL);
-    is (jt_ledger_status_name (res.status), "TRUNCATED", "garbage lines at the end");
+    is (jt_ledger_status_str (res.status), "TRUNCATED", "garbage lines at the end");
     is_int (res.bad_seq, N + 1, "at seq N+1");
     memcpy (g, text, off[3]);
     memcpy (g + off[3], "garbage\n", 8);
     memcpy (g + off[3] + 8, text + off[3], len - off[3]);
     spit (path, g, len + 8);
     res = readone (path, NULL);
-    is (jt_ledger_status_name (res.status), "CORRUPT", "garbage in the middle");
+    is (jt_ledger_status_str (res.status), "CORRUPT", "garbage in the middle");
     is_int (res.bad_offset, off[3], "offset of the garbage");
     is_int (res.bad_seq, 4, "at seq 4");
     unlink (path);
@@ -282,7 +282,7 @@ static void test_recovery (const char *dir)
     spit (path, text, len - 7);
     jt_ledger_writer_t *w = jt_ledger_writer_open (dir, 0, NULL, NULL, &res, &err);
     ok (w != NULL, "writer opens a ledger with a torn tail");
-    is (jt_ledger_status_name (res.status), "TRUNCATED", "and reports TRUNCATED");
+    is (jt_ledger_status_str (res.status), "TRUNCATED", "and reports TRUNCATED");
     is_int (res.bad_seq, 3, "at seq 3");
     char torn[1100];
     snprintf (torn, sizeof (torn), "%s/torn-00000000000000000003.bin", dir);
@@ -302,7 +302,7 @@ static void test_recovery (const char *dir)
     is_int (first, 3, "continues at seq 3");
     jt_ledger_writer_close (w);
     res = readone (path, NULL);
-    is (jt_ledger_status_name (res.status), "OK", "chain intact after recovery");
+    is (jt_ledger_status_str (res.status), "OK", "chain intact after recovery");
 
     /* garbage in the middle: refuse with the offset */
     free (text);
@@ -340,7 +340,7 @@ static void test_rotation (const char *dir)
     struct stat sb;
     ok (n && stat (segs[0], &sb) == 0 && (sb.st_mode & 0777) == 0640, "mode 0640");
     res = readone (dir, NULL);
-    is (jt_ledger_status_name (res.status), "OK", "chain continues across segments");
+    is (jt_ledger_status_str (res.status), "OK", "chain continues across segments");
     is_int (res.nrecords, 10, "all ten records");
     w = jt_ledger_writer_open (dir, 300, NULL, NULL, &res, &err);
     ok (w != NULL, "reopen a rotated ledger");
@@ -348,7 +348,7 @@ static void test_rotation (const char *dir)
     if (n > 2) {
         unlink (segs[1]);
         res = readone (dir, NULL);
-        is (jt_ledger_status_name (res.status), "BADSEQ",
+        is (jt_ledger_status_str (res.status), "BADSEQ",
             "a missing segment is BADSEQ");
     }
     for (size_t i = 0; i < n; i++)

@@ -155,7 +155,7 @@ static const char *open_dump (const jt_ledger_fold_t *f)
         return "no fold";
     for (size_t i = 0; i < n; i++)
         snprintf (out + strlen (out), sizeof (out) - strlen (out), "%s %" PRId64 " %s\n",
-                  o[i].lease, o[i].gpus, jt_lease_role_name (o[i].role));
+                  o[i].lease, o[i].gpus, jt_role_str (o[i].role));
     free (o);
     return out;
 }
