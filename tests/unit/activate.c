@@ -103,72 +103,51 @@ static void test_no_deficit (void)
         "no deficit: nothing is cut; the seed is still published");
 }
 
-static void test_spares_first (void)
+/* One rule each: holders, a deficit in B, the cuts expected. */
+static const struct rule_case {
+    const char *name;
+    jt_holder_t h[6];
+    size_t nh;
+    int64_t deficit;
+    const char *want;
+} rules[] = {
+    { "a spare in the short pool goes before any gang; a spare elsewhere stays",
+      { H ("g1", "rai", 0, ACTIVE, 8, B, 8, 8), H ("z9", "vision", 2, SPARE, 8, B, 32, 32),
+        H ("a1", "vision", 0, SPARE, 8, A, 8, 8) }, 3, 8, "DropSpare z9/2" },
+#define SHRINKERS \
+        H ("m1", "rai", 0, ACTIVE, 8, B, 32, 16), H ("m1", "rai", 1, ACTIVE, 8, B, 32, 16), \
+        H ("m1", "rai", 2, ACTIVE, 8, B, 32, 16), H ("m1", "rai", 3, ACTIVE, 8, A, 32, 16), \
+        H ("g1", "vision", 0, ACTIVE, 16, B, 16, 16)
+    { "shrink by whole groups in the short pool, highest first (group 3 is on A)",
+      { SHRINKERS }, 5, 16, "Shrink m1/2 | Shrink m1/1" },
+    { "never below the minimum (16): the rest goes to the lottery, which drew"
+      " rai's m1, taken whole (its group on A too)",
+      { SHRINKERS }, 5, 24, "Shrink m1/2 | Shrink m1/1 | RandomPreempt m1/0 draw 0"
+      " owner 0/2 run 0/1 | RandomPreempt m1/3 draw 0 owner 0/2 run 0/1" },
+    { "a gang is taken whole, never part of it (even when 8 of 24 suffice)",
+      { H ("g1", "rai", 0, ACTIVE, 8, B, 24, 24), H ("g1", "rai", 1, ACTIVE, 8, B, 24, 24),
+        H ("g1", "rai", 2, ACTIVE, 8, B, 24, 24) }, 3, 8,
+      "RandomPreempt g1/0 draw 0 owner 0/1 run 0/1 | RandomPreempt g1/1 draw 0"
+      " owner 0/1 run 0/1 | RandomPreempt g1/2 draw 0 owner 0/1 run 0/1" },
+#define WIDE_NEAR \
+        H ("wide", "aaa", 0, ACTIVE, 8, B, 64, 64), H ("wide", "aaa", 1, ACTIVE, 56, C, 64, 64), \
+        H ("near", "zzz", 0, ACTIVE, 16, B, 16, 16)
+    { "a gang losing more elsewhere than it frees here is left out when a"
+      " local one covers the deficit",
+      { WIDE_NEAR }, 3, 8, "RandomPreempt near/0 draw 0 owner 0/1 run 0/1" },
+    { "when the local gangs cannot cover it, every gang is in the set",
+      { WIDE_NEAR }, 3, 24, "RandomPreempt wide/0 draw 0 owner 0/2 run 0/1"
+      " | RandomPreempt wide/1 draw 0 owner 0/2 run 0/1 | RandomPreempt near/0"
+      " draw 1 owner 0/1 run 0/1" },
+};
+
+static void test_rules (void)
 {
-    const jt_holder_t h[] = {
-        H ("g1", "rai", 0, ACTIVE, 8, B, 8, 8),
-        H ("z9", "vision", 2, SPARE, 8, B, 32, 32),
-        H ("a1", "vision", 0, SPARE, 8, A, 8, 8),
-    };
-    const jt_need_t need[] = { { B, 8 } };
-
-    is (cuts (act (h, 3, need, 1, NULL)), "DropSpare z9/2",
-        "a spare in the short pool goes before any gang; a spare elsewhere stays");
-}
-
-static void test_shrink (void)
-{
-    const jt_holder_t h[] = {
-        H ("m1", "rai", 0, ACTIVE, 8, B, 32, 16),
-        H ("m1", "rai", 1, ACTIVE, 8, B, 32, 16),
-        H ("m1", "rai", 2, ACTIVE, 8, B, 32, 16),
-        H ("m1", "rai", 3, ACTIVE, 8, A, 32, 16),
-        H ("g1", "vision", 0, ACTIVE, 16, B, 16, 16),
-    };
-    const jt_need_t need[] = { { B, 16 } };
-    const jt_need_t need24[] = { { B, 24 } };
-
-    is (cuts (act (h, 5, need, 1, NULL)), "Shrink m1/2 | Shrink m1/1",
-        "shrink by whole groups in the short pool, highest first (group 3 is on A)");
-    is (cuts (act (h, 5, need24, 1, NULL)),
-        "Shrink m1/2 | Shrink m1/1 | RandomPreempt m1/0 draw 0 owner 0/2 run 0/1"
-        " | RandomPreempt m1/3 draw 0 owner 0/2 run 0/1",
-        "never below the minimum (16): the rest goes to the lottery, which drew"
-        " rai's m1, taken whole (its group on A too)");
-}
-
-static void test_whole_gang (void)
-{
-    const jt_holder_t h[] = {
-        H ("g1", "rai", 0, ACTIVE, 8, B, 24, 24),
-        H ("g1", "rai", 1, ACTIVE, 8, B, 24, 24),
-        H ("g1", "rai", 2, ACTIVE, 8, B, 24, 24),
-    };
-    const jt_need_t need[] = { { B, 8 } };
-
-    is (cuts (act (h, 3, need, 1, NULL)),
-        "RandomPreempt g1/0 draw 0 owner 0/1 run 0/1 | RandomPreempt g1/1 draw 0"
-        " owner 0/1 run 0/1 | RandomPreempt g1/2 draw 0 owner 0/1 run 0/1",
-        "a gang is taken whole, never part of it (even when 8 of 24 suffice)");
-}
-
-static void test_local_gain (void)
-{
-    const jt_holder_t h[] = {
-        H ("wide", "aaa", 0, ACTIVE, 8, B, 64, 64),
-        H ("wide", "aaa", 1, ACTIVE, 56, C, 64, 64),
-        H ("near", "zzz", 0, ACTIVE, 16, B, 16, 16),
-    };
-    const jt_need_t need[] = { { B, 8 } };
-    const jt_need_t need24[] = { { B, 24 } };
-
-    is (cuts (act (h, 3, need, 1, NULL)), "RandomPreempt near/0 draw 0 owner 0/1 run 0/1",
-        "a gang losing more elsewhere than it frees here is left out when a"
-        " local one covers the deficit");
-    is (cuts (act (h, 3, need24, 1, NULL)),
-        "RandomPreempt wide/0 draw 0 owner 0/2 run 0/1 | RandomPreempt wide/1 draw 0"
-        " owner 0/2 run 0/1 | RandomPreempt near/0 draw 1 owner 0/1 run 0/1",
-        "when the local gangs cannot cover it, every gang is in the set");
+    for (size_t i = 0; i < sizeof (rules) / sizeof (rules[0]); i++) {
+        const jt_need_t need[] = { { B, rules[i].deficit } };
+        is (cuts (act (rules[i].h, rules[i].nh, need, 1, NULL)), rules[i].want,
+            "%s", rules[i].name);
+    }
 }
 
 static void test_alternatives (void)
@@ -354,10 +333,7 @@ int main (void)
 {
     test_worked_example ();
     test_no_deficit ();
-    test_spares_first ();
-    test_shrink ();
-    test_whole_gang ();
-    test_local_gain ();
+    test_rules ();
     test_alternatives ();
     test_multi_pool ();
     test_properties ();

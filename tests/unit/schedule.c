@@ -60,11 +60,12 @@ static bool *eligible (const jt_snapshot_t *s, const char *out)
     return e;
 }
 
-/* Ask and return jt_answer_dump's text (static buffer). */
-static const char *ask (const jt_budgets_t *b, jt_snapshot_t *s,
-                        const char *run_json, jt_tense_t tense,
-                        const char *not_eligible, uint32_t min_nodes,
-                        uint32_t max_nodes)
+/* Ask; the answer is kept in *keep (caller frees) when keep is not NULL.
+ * Returns jt_answer_dump's text (static buffer). */
+static const char *ask_keep (const jt_budgets_t *b, jt_snapshot_t *s,
+                             const char *run_json, jt_tense_t tense,
+                             const char *not_eligible, uint32_t min_nodes,
+                             uint32_t max_nodes, jt_answer_t *keep)
 {
     static char buf[2048];
     jt_run_t *r = fx_run (run_json);
@@ -85,11 +86,23 @@ static const char *ask (const jt_budgets_t *b, jt_snapshot_t *s,
         d = jt_answer_dump (&a, s);
         snprintf (buf, sizeof (buf), "%s", d ? d : "(ENOMEM)");
         free (d);
-        jt_answer_free (&a);
+        if (keep)
+            *keep = a;
+        else
+            jt_answer_free (&a);
     }
     free (el);
     jt_run_destroy (r);
     return buf;
+}
+
+static const char *ask (const jt_budgets_t *b, jt_snapshot_t *s,
+                        const char *run_json, jt_tense_t tense,
+                        const char *not_eligible, uint32_t min_nodes,
+                        uint32_t max_nodes)
+{
+    return ask_keep (b, s, run_json, tense, not_eligible, min_nodes, max_nodes,
+                     NULL);
 }
 
 static void test_now (void)
@@ -228,18 +241,11 @@ static void test_estimate (void)
         "estimate: groups that may spread get one set over the flavor's"
         " eligible domain nodes");
     {
-        jt_run_t *r = fx_run (RUN ("rai", 32, GROUP (32)));
-        bool *el = eligible (s, NULL);
-        jt_sched_request_t req = {
-            .budgets = b, .snap = s, .eligible = el, .run = r,
-            .now = fx_time (FX_NOW), .tense = JT_TENSE_ESTIMATE, .min_nodes = 1,
-            .max_nodes = 8, .opts = { .policy = JT_PACK_TO_EMPTY } };
         jt_answer_t a;
-        jt_error_t err;
         char line[512];
 
-        if (jt_sched_answer (&req, &a, &err) < 0)
-            bail_out ("answer: %s", err.text);
+        (void) ask_keep (b, s, RUN ("rai", 32, GROUP (32)), JT_TENSE_ESTIMATE,
+                         NULL, 1, 8, &a);
         jt_answer_reserved (&a, s, 0, fx_time ("2026-03-01T14:00:00Z"), line,
                             sizeof (line));
         is_int (a.waits, 0, "an estimate is not a refusal");
@@ -247,15 +253,12 @@ static void test_estimate (void)
             " (group 0 (32 GPUs) fits no domain: most free is west/C with 8)",
             "the reason once backfill holds a domain's nodes for the run");
         jt_answer_free (&a);
-        req.tense = JT_TENSE_NOW;
-        if (jt_sched_answer (&req, &a, &err) < 0)
-            bail_out ("answer: %s", err.text);
+        (void) ask_keep (b, s, RUN ("rai", 32, GROUP (32)), JT_TENSE_NOW, NULL,
+                         1, 8, &a);
         ok (a.kind == JT_ANSWER_REFUSE && a.waits,
             "now: a placement wait is a refusal that waits (the reservation"
             " line may stand)");
         jt_answer_free (&a);
-        free (el);
-        jt_run_destroy (r);
     }
     got = ask (b, s, RUN ("rai", 32, GROUP (32)), JT_TENSE_NOW, NULL, 1, 8);
     is (got, "refuse: jobtree: group 0 (32 GPUs) fits no domain: most free is west/C with 8",
