@@ -3,8 +3,9 @@
 # --switches=1, stock with no topology hint, and select/cons_tres_jobtree,
 # each on a fresh 16-node cluster (tests/cluster/lib.sh). Prints, for each,
 # how many jobs (each job is one group: its GPUs must share a domain) were
-# split across fabric domains, the makespan and the mean wait; asserts that
-# Jobtree split none. Jobtree runs twice: with libjobtree's default
+# split across fabric domains, the makespan, the mean and p95 wait, the
+# mean wait of the largest jobs and how many later jobs overtook each of
+# them, and the utilization; asserts that Jobtree split none. Jobtree runs twice: with libjobtree's default
 # pack-to-empty order and with best-fit (JOBTREE_PACK_POLICY in slurmctld's
 # environment, see docs/select-plugin.md).
 #
@@ -14,11 +15,13 @@
 # per-job results (id state eligible start end nodes).
 #
 # WORKLOAD (default tests/cluster/compare-workload.txt): "job offset_s
-# duration_s gpus team" lines, derived from the Philly 2017 trace. Every job
-# is submitted at once with --begin at its offset, so the three runs see the
-# same arrivals. Teams are Slurm accounts; for the Jobtree run each gets an
-# envelope as large as the cluster, so budgets never bind and only placement
-# differs.
+# duration_s gpus team" lines derived from the Philly 2017 trace by
+# mkworkload.py (each file's header says how). Every job is submitted at
+# once with --begin at its offset, so the runs see the same arrivals. Teams
+# are Slurm accounts; for the Jobtree run each gets an envelope as large as
+# the cluster: with several teams budgets never bind and only placement
+# differs; compare-window150.txt puts 150 jobs under one account, so its
+# envelope is full whenever the cluster is and runs wait for funding too.
 . "$(dirname "$0")/lib.sh"
 
 BUILD=${1:?usage: $0 BUILDDIR [WORKLOAD]}
@@ -29,7 +32,10 @@ RESULTS=$(mktemp -d /tmp/jt-compare.XXXXXX)
 
 plan 5
 
-# Budgets for the Jobtree run: one owner per team, concurrency = cluster.
+# Budgets for the Jobtree run: one owner per team, each with one envelope
+# of JT_COMPARE_CONCURRENCY GPUs (default 128, the cluster's).
+CONCURRENCY=${JT_COMPARE_CONCURRENCY:-128}
+case $CONCURRENCY in ''|*[!0-9]*) bail_out "JT_COMPARE_CONCURRENCY=$CONCURRENCY is not a number" ;; esac
 BUDGETS=$RESULTS/budgets
 mkdir -p "$BUDGETS"
 for t in $(awk '!/^#/ { print $5 }' "$WORKLOAD" | sort -u); do
@@ -37,7 +43,7 @@ for t in $(awk '!/^#/ { print $5 }' "$WORKLOAD" | sort -u); do
 { "owner": "$t",
   "envelopes": [ { "name": "$t-h100", "flavor": "h100", "selector": { "cluster": "c1" },
                    "start": "2026-01-01T00:00:00Z", "end": "2031-01-01T00:00:00Z",
-                   "concurrency": 128 } ] }
+                   "concurrency": $CONCURRENCY } ] }
 EOB
 done
 
@@ -72,31 +78,43 @@ run_variant () {
     cluster_stop
 }
 
-# summarize NAME: "splits multinode makespan_s mean_wait_s failed"
+# summarize NAME: "splits multinode makespan_s mean_wait_s failed p95_wait_s
+# big_wait_s overtaken util": big_* are the jobs of the most nodes (the
+# whole-domain runs); overtaken is how many later-eligible jobs started
+# before each of them (mean); util is node-seconds run over 16 nodes x
+# makespan (every job holds whole nodes).
 summarize () {
     python3 - "$RESULTS/$1.jobs" <<'EOP'
 import sys, datetime
 def ts(s):
     return datetime.datetime.strptime(s, "%Y-%m-%dT%H:%M:%S").timestamp()
 split = multi = failed = 0
-first = last = None
-waits = []
+jobs = []
 for line in open(sys.argv[1]):
     f = line.split()
     if len(f) < 6 or f[1] != "COMPLETED":
         failed += 1
         continue
-    elig, start, end = ts(f[2]), ts(f[3]), ts(f[4])
     nodes = f[5].split(",")
     doms = {(int(n[3:]) - 1) // 4 for n in nodes}
     if len(nodes) > 1:
         multi += 1
         split += len(doms) > 1
-    first = elig if first is None else min(first, elig)
-    last = end if last is None else max(last, end)
-    waits.append(start - elig)
-print(split, multi, int(last - first) if first is not None else 0,
-      "%.1f" % (sum(waits) / len(waits) if waits else 0), failed)
+    jobs.append((ts(f[2]), ts(f[3]), ts(f[4]), len(nodes)))
+if not jobs:
+    print(split, multi, 0, "0.0", failed, "0.0", "0.0", "0.0", "0.000")
+    sys.exit(0)
+first = min(j[0] for j in jobs)
+span = max(max(j[2] for j in jobs) - first, 1)
+waits = sorted(j[1] - j[0] for j in jobs)
+p95 = waits[min(len(waits) - 1, int(0.95 * len(waits)))]
+most = max(j[3] for j in jobs)
+big = [j for j in jobs if j[3] == most]
+over = [sum(1 for o in jobs if o[0] > b[0] and o[1] < b[1]) for b in big]
+util = sum((j[2] - j[1]) * j[3] for j in jobs) / (16 * span)
+print(split, multi, int(span), "%.1f" % (sum(waits) / len(waits)), failed,
+      "%.1f" % p95, "%.1f" % (sum(b[1] - b[0] for b in big) / len(big)),
+      "%.1f" % (sum(over) / len(over)), "%.3f" % util)
 EOP
 }
 
@@ -112,10 +130,11 @@ for v in $VARIANTS; do
     esac
 done
 
-echo "# variant          split/multi-node  makespan_s  mean_wait_s  failed"
+echo "# variant          split/multi-node  makespan_s  mean_wait_s  failed  p95_wait_s  big_wait_s  overtaken  util"
 for v in $VARIANTS; do
-    read -r s m mk w f <<< "$(summarize $v)"
-    printf "# %-16s %5s/%-11s %10s  %11s  %6s\n" "$v" "$s" "$m" "$mk" "$w" "$f"
+    read -r s m mk w f p95 bw ov u <<< "$(summarize $v)"
+    printf "# %-16s %5s/%-11s %10s  %11s  %6s  %10s  %10s  %9s  %s\n" \
+        "$v" "$s" "$m" "$mk" "$w" "$f" "$p95" "$bw" "$ov" "$u"
     eval "split_${v//-/_}=$s; failed_${v//-/_}=$f; multi_${v//-/_}=$m"
 done
 is "${failed_jobtree-0}" 0 "every job completed under Jobtree"
