@@ -381,6 +381,20 @@ int jt_ledger_fold_reservations (const jt_ledger_fold_t *f,
                                  jt_fold_reservation_t **out, size_t *n,
                                  jt_error_t *err);
 
+/* Live reservations (kept by every fold, history or not): a run's open
+ * reservation is its latest ReservationCreate not yet followed by a
+ * ReservationActivate or ReservationReleased of that id. The run's open
+ * reservation in O(1): 0 with *out filled (strings valid until the next
+ * apply), or -1 with errno ENOENT when it has none. */
+int jt_ledger_fold_open_resv (const jt_ledger_fold_t *f, const char *run,
+                              jt_fold_reservation_t *out);
+
+/* Every open reservation, sorted by id, in a malloc'd *out (free it).
+ * 0, or -1 with err on ENOMEM. */
+int jt_ledger_fold_open_resvs (const jt_ledger_fold_t *f,
+                               jt_fold_reservation_t **out, size_t *n,
+                               jt_error_t *err);
+
 /* Use the caps of this BudgetLoaded event from now on and ignore the caps
  * of BudgetLoaded events applied later (an auditor's own budget files).
  * 0, or -1 on ENOMEM. */

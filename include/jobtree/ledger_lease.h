@@ -1,7 +1,8 @@
 /*
  * jobtree/ledger_lease.h - the lease events of Slurm jobs: lease and event
  * ids, the leases a job holds, what to emit when it starts, resizes or
- * ends, and reconciliation with the ledger after a slurmctld restart.
+ * ends, a waiting run's reservation, and reconciliation with the ledger
+ * after a slurmctld restart.
  *
  * Pure functions over plain facts of a job (jt_job_facts_t: what the select
  * plugin reads from Slurm's job record) and the open leases of the ledger's
@@ -18,7 +19,10 @@
  *   events "<lease>:start" and "<lease>:end";
  *          "<run>:<start_time>:nodefail:<node>" (NodeFail);
  *          "<cluster>:budgets:<FNV-1a of the file hashes, 16 hex>"
- *          (BudgetLoaded).
+ *          (BudgetLoaded);
+ *   reservation "<run>:resv:<created>" (epoch seconds of its first
+ *          estimate), events "<reservation>:create", ":activate",
+ *          ":release".
  * start_time is Slurm's start time of the job (epoch seconds). A lease's
  * nodes are the bound nodes ("bound" in the record) the job still holds;
  * its GPUs are the bound GPUs per node times that count; it starts at the
@@ -47,6 +51,8 @@ typedef enum jt_job_state {
     JT_JOB_ENDED,               /* ended (completed, cancelled, timed out...) */
     JT_JOB_NODE_FAILED,         /* ended because a node failed */
     JT_JOB_GONE,                /* Slurm no longer knows it */
+    JT_JOB_PENDING,             /* waiting to start (or requeued): holds no
+                                 * nodes; its open leases end as for ENDED */
 } jt_job_state_t;
 
 /* What the plugin knows of a job (nothing is copied or freed). */
@@ -75,6 +81,10 @@ void jt_lease_events_clear (jt_lease_events_t *e);
 /* The run id "<cluster>:<jobid>" into buf. 0, or -1 with errno ERANGE when
  * it does not fit. */
 int jt_lease_run_id (const char *cluster, uint32_t job_id, char *buf, size_t len);
+
+/* The job id of a run id of cluster's ("<cluster>:<jobid>"), or -1 when
+ * the run is another cluster's or not a run id. */
+int64_t jt_lease_run_job (const char *run, const char *cluster);
 
 /* Append the Start events of the leases the job holds now (one per bound
  * group that still holds a node, one for its spares likewise; ids above).
@@ -117,6 +127,48 @@ int jt_lease_fini (const jt_job_facts_t *job, const jt_fold_lease_t *open,
 int jt_lease_reconcile (const char *cluster, const jt_fold_lease_t *open,
                         size_t nopen, const jt_job_facts_t *jobs, size_t njobs,
                         int64_t now, jt_lease_events_t *out, jt_error_t *err);
+
+/* ---- reservations ----
+ *
+ * A Jobtree run that must wait and is given a start estimate (backfill's
+ * WILL_RUN: jobtree/schedule.h) holds a reservation from that first
+ * estimate until it starts (ReservationActivate, before its leases'
+ * Starts) or ends without starting (ReservationReleased: cancelled,
+ * failed, gone). Slurm re-plans a waiting job on every backfill pass and
+ * may move it; the reservation keeps the slice, payer and earliest start
+ * of the first estimate, and the leases' Starts say where and when it ran.
+ * A run requeued after it started waits again under a new reservation. */
+
+/* What the first estimate of a waiting run holds (nothing is copied). */
+typedef struct jt_resv_facts {
+    const char *envelope;       /* who is to pay (the plan's first payer) */
+    const char *owner;          /* NULL: the record's run owner or account */
+    const char *const *nodes;   /* the nodes backfill holds for it */
+    size_t nnodes;
+    int64_t gpus;               /* GPUs it is to start with */
+    int64_t start;              /* the estimated start (never before now) */
+} jt_resv_facts_t;
+
+/* The run was given an estimate: a ReservationCreate (id from its run and
+ * now) unless it holds one already (open: its open reservation, NULL for
+ * none). Nothing either for facts without a payer or GPUs. 0, or -1 with
+ * err. */
+int jt_resv_reserved (const jt_job_facts_t *job, const jt_resv_facts_t *r,
+                      const jt_fold_reservation_t *open, int64_t now,
+                      jt_lease_events_t *out, jt_error_t *err);
+
+/* Settle the open reservation of a job (NULL open: nothing) as the job now
+ * is: running, ReservationActivate; pending, nothing; ended, failed or gone
+ * (job NULL: Slurm does not know it), ReservationReleased. 0, or -1. */
+int jt_resv_settle (const jt_job_facts_t *job, const jt_fold_reservation_t *open,
+                    int64_t now, jt_lease_events_t *out, jt_error_t *err);
+
+/* Reconciliation after a restart: jt_resv_settle for each of the ledger's
+ * open reservations of this cluster's runs against the jobs Slurm restored
+ * (any order, each id once). Other clusters' are left alone. 0, or -1. */
+int jt_resv_reconcile (const char *cluster, const jt_fold_reservation_t *open,
+                       size_t nopen, const jt_job_facts_t *jobs, size_t njobs,
+                       int64_t now, jt_lease_events_t *out, jt_error_t *err);
 
 /* The BudgetLoaded event of a finalized budget set, with its id (above):
  * the same files loaded again give the same id. NULL with err. */

@@ -95,6 +95,32 @@ int jt_ledger_sink_job_resized (jt_ledger_sink_t *s, const jt_job_facts_t *job,
 int jt_ledger_sink_job_ended (jt_ledger_sink_t *s, const jt_job_facts_t *job,
                               int64_t now, jt_error_t *err);
 
+/* Reservations (jobtree/ledger_lease.h). A job that starts (job_sync)
+ * activates its open reservation before its leases start; one that ends
+ * (job_ended) releases it after its leases end if it never started. */
+
+/* True iff the run of job_id (this cluster's) holds an open reservation:
+ * the host gathers reservation facts only when it does not. O(1). */
+bool jt_ledger_sink_reserving (const jt_ledger_sink_t *s, uint32_t job_id);
+
+/* A waiting run was given an estimate (jt_resv_reserved). The number of
+ * events emitted (0 when off or already reserved), or -1 with err. */
+int jt_ledger_sink_job_reserved (jt_ledger_sink_t *s, const jt_job_facts_t *job,
+                                 const jt_resv_facts_t *r, int64_t now, jt_error_t *err);
+
+/* The host's facts of a job: 0 with *x filled, -1 when it does not know the
+ * job. Called again with job_id 0 and the same x when the sink is done
+ * with them (to free what the host allocated). */
+typedef int (*jt_ledger_sink_job_f) (uint32_t job_id, jt_job_facts_t *x, void *arg);
+
+/* Settle every open reservation of this cluster against its job as the
+ * host knows it now (jt_resv_settle): one lookup per open reservation (as
+ * many as runs waiting with an estimate). Pending runs that were cancelled
+ * are released here, since Slurm tells the select plugin nothing of them.
+ * Returns the number of events emitted (0 when off). */
+int jt_ledger_sink_settle_resvs (jt_ledger_sink_t *s, jt_ledger_sink_job_f job,
+                                 void *arg, int64_t now);
+
 /* A BudgetLoaded event for a (re)loaded budget set (jt_lease_budget_event).
  * The number of events emitted: 1, or 0 when off, for NULL b, or when it
  * could not be made (logged). */

@@ -115,6 +115,11 @@ typedef struct jt_answer {
     uint32_t cand_nodes;        /* ESTIMATE: nodes the run needs */
     int64_t not_before;         /* ESTIMATE: funding frees then (0: funded
                                  * now, only room is missing) */
+    int64_t cand_gpus;          /* ESTIMATE: GPUs it is to start with */
+    const jt_envelope_t *payer; /* ESTIMATE: who is to pay (the first cover
+                                 * segment's envelope, now or, for a
+                                 * funding wait, at not_before); points
+                                 * into the request's budgets; may be NULL */
 } jt_answer_t;
 
 /* Answer req. Returns 0 with out filled (any kind; jt_answer_free it), or
@@ -125,6 +130,18 @@ typedef struct jt_answer {
 int jt_sched_answer (const jt_sched_request_t *req, jt_answer_t *out,
                      jt_error_t *err);
 void jt_answer_free (jt_answer_t *a);
+
+/* The estimate to take: starts[i] is the start the per-node check gave
+ * candidate set i (< 0: it refused the set). The earliest wins, ties by
+ * order, and never before not_before (*start). Returns its index, or
+ * a->ncands when every set was refused. */
+size_t jt_answer_pick (const jt_answer_t *a, const int64_t *starts, int64_t *start);
+
+/* In NOW, whether a REFUSE leaves the job's current reason line standing
+ * (current may be NULL): a wait (room or funding) keeps the reservation
+ * line backfill announced, which it refreshes every pass; anything else
+ * says why it is refused. */
+bool jt_answer_keeps_line (const jt_answer_t *a, const char *current);
 
 /* The line users see once an estimate is taken: candidate set `cand`
  * starts at `start` (never before a->not_before): "jobtree: reserved 4

@@ -109,6 +109,7 @@ jtsel_cache_t *jtsel_cache_get (jt_error_t *err)
 {
     jtsel_cache_t *c = NULL;
     const jt_config_t *conf;
+    bool rebuilt = false;
 
     slurm_mutex_lock (&g_lock);
     if (!g_loaded)
@@ -126,6 +127,7 @@ jtsel_cache_t *jtsel_cache_get (jt_error_t *err)
             goto out;
         g_key.gen = g_gen;
         g_key.node_update = last_node_update;
+        rebuilt = true;
     }
     g_cache.conf = conf;
     g_cache.plan_opts = g_plan_opts;
@@ -135,6 +137,11 @@ jtsel_cache_t *jtsel_cache_get (jt_error_t *err)
     c = &g_cache;
 out:
     slurm_mutex_unlock (&g_lock);
+    /* Reservations of runs that stopped waiting: after allocations changed
+     * (a run started or ended), else now and then (a cancelled pending run
+     * changes no allocation). */
+    if (c)
+        jtsel_ledger_settle (rebuilt);
     return c;
 }
 

@@ -89,42 +89,39 @@ static bitstr_t *set_bitmap (const jtsel_topo_t *t, const jt_node_set_t *set,
     return bm;
 }
 
-/* cons_tres's start estimate on each candidate set; the earliest wins
- * (ties: the answer's order), and never before funding frees, so backfill
- * holds the nodes for the run from then on. */
+/* cons_tres's start estimate on each candidate set, the one to take
+ * chosen by jt_answer_pick; backfill holds its nodes for the run from then
+ * on, and the run's reservation goes to the ledger. */
 static int estimate (job_record_t *job_ptr, bitstr_t *bitmap,
                      const jtsel_topo_t *t, const jt_answer_t *a,
                      uint16_t mode, bitstr_t *exc_core_bitmap)
 {
-    bitstr_t *best = NULL;
-    time_t best_start = 0;
+    bitstr_t **sets = xcalloc (a->ncands + 1, sizeof (*sets));
+    int64_t *starts = xcalloc (a->ncands + 1, sizeof (*starts));
     uint32_t n = a->cand_nodes;
-    size_t best_i = 0;
     char line[JT_ERRMSG_MAX + 128];
+    int64_t start;
+    size_t best;
 
     for (size_t i = 0; i < a->ncands; i++) {
-        bitstr_t *tmp = set_bitmap (t, &a->cands[i], bit_size (bitmap));
-        int rc = jtsel_ops.job_test (job_ptr, tmp, n, n, n, mode, NULL, NULL,
-                                      exc_core_bitmap);
-        if (rc == SLURM_SUCCESS && (!best || job_ptr->start_time < best_start)) {
-            FREE_NULL_BITMAP (best);
-            best = tmp;
-            best_start = job_ptr->start_time;
-            best_i = i;
-        } else
-            FREE_NULL_BITMAP (tmp);
+        sets[i] = set_bitmap (t, &a->cands[i], bit_size (bitmap));
+        starts[i] = jtsel_ops.job_test (job_ptr, sets[i], n, n, n, mode, NULL,
+                                         NULL, exc_core_bitmap) == SLURM_SUCCESS
+                        ? (int64_t) job_ptr->start_time : -1;
     }
-    if (!best)
-        return SLURM_ERROR;
-    bit_copybits (bitmap, best);
-    FREE_NULL_BITMAP (best);
-    if (best_start < (time_t) a->not_before)
-        best_start = (time_t) a->not_before;
-    job_ptr->start_time = best_start;
-    jt_answer_reserved (a, t->snap, best_i, (int64_t) best_start, line,
-                        sizeof (line));
-    set_reason (job_ptr, "%s", line);
-    return SLURM_SUCCESS;
+    best = jt_answer_pick (a, starts, &start);
+    if (best < a->ncands) {
+        bit_copybits (bitmap, sets[best]);
+        job_ptr->start_time = (time_t) start;
+        jt_answer_reserved (a, t->snap, best, start, line, sizeof (line));
+        set_reason (job_ptr, "%s", line);
+        jtsel_ledger_reserved (job_ptr, a, t, &a->cands[best], bitmap, start);
+    }
+    for (size_t i = 0; i < a->ncands; i++)
+        FREE_NULL_BITMAP (sets[i]);
+    xfree (sets);
+    xfree (starts);
+    return best < a->ncands ? SLURM_SUCCESS : SLURM_ERROR;
 }
 
 static jt_tense_t tense_of (uint16_t mode)
@@ -236,11 +233,8 @@ int jtsel_job_test (job_record_t *job_ptr, bitstr_t *bitmap,
         rc = estimate (job_ptr, bitmap, c->topo, &a, mode, exc_core_bitmap);
         break;
     case JT_ANSWER_REFUSE:
-        /* A wait keeps the reservation backfill announced (it refreshes
-         * it every pass); anything else says why. */
-        if (!(a.waits && job_ptr->state_reason == JT_SEL_REASON
-              && job_ptr->state_desc
-              && !strncmp (job_ptr->state_desc, "jobtree: reserved ", 18)))
+        if (!jt_answer_keeps_line (&a, job_ptr->state_reason == JT_SEL_REASON
+                                           ? job_ptr->state_desc : NULL))
             set_reason (job_ptr, "%s", a.reason);
         break;
     }

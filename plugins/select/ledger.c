@@ -59,6 +59,8 @@ static void facts_of (const job_record_t *job_ptr, bool ending, bool with_rec,
                            .account = job_ptr->account, .state = JT_JOB_ENDED };
     if (!ending && (IS_JOB_RUNNING (job_ptr) || IS_JOB_SUSPENDED (job_ptr)))
         x->state = JT_JOB_RUNNING;
+    else if (!ending && IS_JOB_PENDING (job_ptr))
+        x->state = JT_JOB_PENDING;
     else if (IS_JOB_NODE_FAILED (job_ptr) || job_ptr->state_reason == FAIL_DOWN_NODE)
         x->state = JT_JOB_NODE_FAILED;
     if (!with_rec || !jtsel_is_jobtree (job_ptr))
@@ -135,6 +137,66 @@ void jtsel_lease_event (const char *what, job_record_t *job_ptr,
     if (rc < 0)
         error ("%s: lease events of %pJ: %s", WHO, job_ptr, err.text);
     facts_free (&x);
+    slurm_mutex_unlock (&l_lock);
+}
+
+void jtsel_ledger_reserved (job_record_t *job_ptr, const jt_answer_t *a,
+                            const jtsel_topo_t *t, const jt_node_set_t *cand,
+                            bitstr_t *bitmap, int64_t start)
+{
+    const char **nodes;
+    jt_error_t err = { "" };
+    jt_resv_facts_t r;
+    jt_job_facts_t x;
+
+    slurm_mutex_lock (&l_lock);
+    if (!jt_ledger_sink_on (g_sink) || jt_ledger_sink_reserving (g_sink, job_ptr->job_id)
+        || !a->payer) {
+        slurm_mutex_unlock (&l_lock);
+        return;
+    }
+    nodes = xcalloc (cand->nnodes + 1, sizeof (*nodes));
+    r = (jt_resv_facts_t){ .envelope = a->payer->name, .owner = NULL, .nodes = nodes,
+                           .gpus = a->cand_gpus, .start = start };
+    for (size_t k = 0; k < cand->nnodes; k++) {
+        int idx = t->snap2slurm[cand->nodes[k]];
+        if (idx >= 0 && idx < bit_size (bitmap) && bit_test (bitmap, idx))
+            nodes[r.nnodes++] = t->snap->nodes[cand->nodes[k]].name;
+    }
+    facts_of (job_ptr, false, true, &x);
+    if (jt_ledger_sink_job_reserved (g_sink, &x, &r, (int64_t) time (NULL), &err) < 0)
+        error ("%s: reservation of %pJ: %s", WHO, job_ptr, err.text);
+    facts_free (&x);
+    xfree (nodes);
+    slurm_mutex_unlock (&l_lock);
+}
+
+/* The sink's job lookup (jt_ledger_sink_job_f): slurmctld's job record. */
+static int job_facts (uint32_t job_id, jt_job_facts_t *x, void *arg)
+{
+    job_record_t *job_ptr;
+
+    (void) arg;
+    if (job_id == 0) {
+        facts_free (x);
+        return 0;
+    }
+    if (!(job_ptr = find_job_record (job_id)))
+        return -1;
+    facts_of (job_ptr, false, false, x);
+    return 0;
+}
+
+void jtsel_ledger_settle (bool force)
+{
+    static time_t last;
+    time_t now = time (NULL);
+
+    slurm_mutex_lock (&l_lock);
+    if (force || now - last >= JTSEL_SETTLE_S) {
+        last = now;
+        (void) jt_ledger_sink_settle_resvs (g_sink, job_facts, NULL, (int64_t) now);
+    }
     slurm_mutex_unlock (&l_lock);
 }
 

@@ -114,6 +114,19 @@ void jtsel_ledger_budgets (const jt_budgets_t *b);
  * reconciles the jobs' facts with it (jt_ledger_sink_reconcile). */
 void jtsel_ledger_reconcile (List jobs);
 
+/* A waiting run took an estimate: its reservation (a ReservationCreate
+ * unless it holds one) of the nodes set in bitmap among cand's, from start,
+ * paid by a->payer. */
+void jtsel_ledger_reserved (job_record_t *job_ptr, const jt_answer_t *a,
+                            const jtsel_topo_t *t, const jt_node_set_t *cand,
+                            bitstr_t *bitmap, int64_t start);
+
+/* Settle the open reservations of runs that are no longer waiting (started,
+ * cancelled, gone). At most once per JTSEL_SETTLE_S seconds unless forced
+ * (after allocations changed). Needs the job read lock. */
+void jtsel_ledger_settle (bool force);
+#define JTSEL_SETTLE_S 10
+
 /* Add the GPU-hours of closed leases per envelope to u (Cover's integral
  * bound; open leases come from the snapshot). */
 void jtsel_ledger_add_closed (jt_usage_t *u, const jt_budgets_t *b);

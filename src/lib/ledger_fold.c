@@ -72,6 +72,7 @@ struct jt_ledger_fold {
     jt_map_t *envs;   /* name -> struct env */
     jt_map_t *hist;   /* history (NULL: not kept): lease id -> struct lease */
     jt_map_t *resv;   /* history: reservation id -> struct resv */
+    jt_map_t *oresv;  /* live: run -> its open reservation (struct resv) */
     uint64_t events, starts, ends;
     int64_t last_time;
     bool caps_pinned;
@@ -141,7 +142,8 @@ jt_ledger_fold_t *jt_ledger_fold_create (void)
     if (!f)
         return NULL;
     if (!(f->ids = jt_map_create (0)) || !(f->leases = jt_map_create (0))
-        || !(f->nodes = jt_map_create (0)) || !(f->envs = jt_map_create (0))) {
+        || !(f->nodes = jt_map_create (0)) || !(f->envs = jt_map_create (0))
+        || !(f->oresv = jt_map_create (0))) {
         jt_ledger_fold_destroy (f);
         return NULL;
     }
@@ -158,6 +160,7 @@ void jt_ledger_fold_destroy (jt_ledger_fold_t *f)
     jt_map_destroy (f->envs, env_free);
     jt_map_destroy (f->hist, lease_free);
     jt_map_destroy (f->resv, resv_free);
+    jt_map_destroy (f->oresv, resv_free);
     free (f);
 }
 
@@ -440,6 +443,35 @@ static int apply_history (jt_ledger_fold_t *f, uint64_t seq, const jt_event_t *e
     }
 }
 
+/* Live reservations: a run holds at most one open reservation, from its
+ * ReservationCreate to the ReservationActivate or ReservationReleased of
+ * the same id (a newer Create replaces an open one). 0, or -1 on ENOMEM. */
+static int apply_resv (jt_ledger_fold_t *f, const jt_event_t *ev)
+{
+    struct resv *r = jt_map_get (f->oresv, ev->run), *old = NULL;
+
+    if (ev->type != JT_EV_RES_CREATE) {
+        if (r && !strcmp (r->id, ev->reservation))
+            resv_free (jt_map_remove (f->oresv, ev->run));
+        return 0;
+    }
+    if (r && !strcmp (r->id, ev->reservation))
+        return 0;               /* a resend */
+    if (!(r = calloc (1, sizeof (*r))) || !(r->id = dup0 (ev->reservation))
+        || !(r->run = dup0 (ev->run)) || !(r->owner = dup0 (ev->owner))
+        || !(r->envelope = dup0 (ev->envelope))
+        || jt_map_put (f->oresv, r->run, r, (void **) &old) < 0) {
+        resv_free (r);
+        return -1;
+    }
+    resv_free (old);
+    r->gpus = ev->gpus;
+    r->earliest = ev->start;
+    r->created = ev->time;
+    r->activated = r->released = -1;
+    return 0;
+}
+
 int jt_ledger_fold_apply (jt_ledger_fold_t *f, uint64_t seq, const jt_event_t *ev,
                           jt_violation_t *v, jt_error_t *err)
 {
@@ -460,6 +492,9 @@ int jt_ledger_fold_apply (jt_ledger_fold_t *f, uint64_t seq, const jt_event_t *e
     case JT_EV_START: r = apply_start (f, seq, ev, v); break;
     case JT_EV_END: r = apply_end (f, seq, ev, v); break;
     case JT_EV_BUDGET_LOADED: r = f->caps_pinned ? 0 : load_caps (f, ev); break;
+    case JT_EV_RES_CREATE:
+    case JT_EV_RES_ACTIVATE:
+    case JT_EV_RES_RELEASED: r = apply_resv (f, ev); break;
     default: break;
     }
     if (r < 0)
@@ -663,10 +698,10 @@ static void resv_cb (const char *key, void *val, void *arg)
                                             .released = r->released };
 }
 
-int jt_ledger_fold_reservations (const jt_ledger_fold_t *f, jt_fold_reservation_t **out,
-                                 size_t *n, jt_error_t *err)
+static int resv_list (const jt_map_t *m, jt_fold_reservation_t **out, size_t *n,
+                      jt_error_t *err)
 {
-    size_t total = f->resv ? jt_map_count (f->resv) : 0;
+    size_t total = m ? jt_map_count (m) : 0;
     struct resv_collect c = { NULL, 0 };
 
     *out = NULL;
@@ -675,11 +710,37 @@ int jt_ledger_fold_reservations (const jt_ledger_fold_t *f, jt_fold_reservation_
         errno = ENOMEM;
         return jt_errprintf (err, "out of memory");
     }
-    if (f->resv)
-        jt_map_each (f->resv, resv_cb, &c);
+    if (m)
+        jt_map_each (m, resv_cb, &c);
     qsort (c.v, c.n, sizeof (*c.v), cmp_resv);
     *out = c.v;
     *n = c.n;
+    return 0;
+}
+
+int jt_ledger_fold_reservations (const jt_ledger_fold_t *f, jt_fold_reservation_t **out,
+                                 size_t *n, jt_error_t *err)
+{
+    return resv_list (f->resv, out, n, err);
+}
+
+int jt_ledger_fold_open_resvs (const jt_ledger_fold_t *f, jt_fold_reservation_t **out,
+                               size_t *n, jt_error_t *err)
+{
+    return resv_list (f->oresv, out, n, err);
+}
+
+int jt_ledger_fold_open_resv (const jt_ledger_fold_t *f, const char *run,
+                              jt_fold_reservation_t *out)
+{
+    struct resv_collect c = { out, 0 };
+    const struct resv *r = f && run ? jt_map_get (f->oresv, run) : NULL;
+
+    if (!r) {
+        errno = ENOENT;
+        return -1;
+    }
+    resv_cb (r->run, (void *) r, &c);
     return 0;
 }
 

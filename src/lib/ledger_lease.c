@@ -1,8 +1,8 @@
 /*
  * ledger_lease.c - the lease events of Slurm jobs (jobtree/ledger_lease.h):
  * lease and event ids, derivation of a job's leases from its record and
- * the nodes it holds, the events of start, resize and end, reconciliation
- * after a restart, and the BudgetLoaded id.
+ * the nodes it holds, the events of start, resize and end, a waiting run's
+ * reservation, reconciliation after a restart, and the BudgetLoaded id.
  *
  * DESIGN: every function appends to a jt_lease_events_t and, on failure,
  * cuts it back to what it held on entry (no side effects). The held nodes
@@ -326,9 +326,7 @@ int jt_lease_fini (const jt_job_facts_t *job, const jt_fold_lease_t *open,
 
 /* ---- reconciliation ---- */
 
-/* The job id of a run of this cluster, or -1 (another cluster's, or not a
- * run id). */
-static int64_t run_job_id (const char *run, const char *cluster)
+int64_t jt_lease_run_job (const char *run, const char *cluster)
 {
     size_t cl = strlen (cluster);
     const char *colon = strrchr (run, ':');
@@ -344,34 +342,54 @@ static int64_t run_job_id (const char *run, const char *cluster)
     return (int64_t) id;
 }
 
+/* The jobs by job id (decimal text), or NULL on ENOMEM. */
+static jt_map_t *jobs_by_id (const jt_job_facts_t *jobs, size_t njobs)
+{
+    jt_map_t *byid = jt_map_create (0);
+
+    for (size_t j = 0; byid && j < njobs; j++) {
+        char key[16];
+        snprintf (key, sizeof (key), "%" PRIu32, jobs[j].job_id);
+        if (jt_map_put (byid, key, (void *) &jobs[j], NULL) < 0) {
+            jt_map_destroy (byid, NULL);
+            byid = NULL;
+        }
+    }
+    return byid;
+}
+
+/* The job of run among byid's, NULL when missing (or not this cluster's). */
+static const jt_job_facts_t *job_of_run (const jt_map_t *byid, const char *run,
+                                         const char *cluster)
+{
+    int64_t id = jt_lease_run_job (run, cluster);
+    char key[24];
+
+    if (id < 0)
+        return NULL;
+    snprintf (key, sizeof (key), "%" PRId64, id);
+    return jt_map_get (byid, key);
+}
+
 int jt_lease_reconcile (const char *cluster, const jt_fold_lease_t *open,
                         size_t nopen, const jt_job_facts_t *jobs, size_t njobs,
                         int64_t now, jt_lease_events_t *out, jt_error_t *err)
 {
     size_t n0 = out->n;
-    jt_map_t *byid = jt_map_create (0);
+    jt_map_t *byid = jobs_by_id (jobs, njobs);
 
     if (!byid)
         return nomem (out, n0, err);
-    for (size_t j = 0; j < njobs; j++) {
-        char key[16];
-        snprintf (key, sizeof (key), "%" PRIu32, jobs[j].job_id);
-        if (jt_map_put (byid, key, (void *) &jobs[j], NULL) < 0)
-            goto fail;
-    }
     /* Open leases whose job is gone or ended. */
     for (size_t i = 0; i < nopen; i++) {
-        int64_t id = run_job_id (open[i].run, cluster);
         const jt_job_facts_t *j;
-        char key[16];
-        if (id < 0)
+        if (jt_lease_run_job (open[i].run, cluster) < 0)
             continue;
-        snprintf (key, sizeof (key), "%" PRId64, id);
-        j = jt_map_get (byid, key);
+        j = job_of_run (byid, open[i].run, cluster);
         if ((!j || j->state == JT_JOB_GONE)
             && push_end (out, &open[i], now, JT_REASON_JOB_GONE) < 0)
             goto fail;
-        if (j && (j->state == JT_JOB_ENDED || j->state == JT_JOB_NODE_FAILED)
+        if (j && j->state != JT_JOB_GONE && j->state != JT_JOB_RUNNING
             && push_end (out, &open[i], end_time (j, now), end_reason (j)) < 0)
             goto fail;
     }
@@ -389,6 +407,98 @@ int jt_lease_reconcile (const char *cluster, const jt_fold_lease_t *open,
 fail:
     jt_map_destroy (byid, NULL);
     return nomem (out, n0, err);
+}
+
+/* ---- reservations ---- */
+
+/* A reservation event of type t for run (ids "<reservation>:<what>"). */
+static jt_event_t *resv_event (jt_ev_type_t t, const char *resv, const char *run,
+                               const char *what, int64_t now)
+{
+    jt_event_t *ev = jt_event_create (t);
+    char id[ID_MAX];
+
+    if (!ev)
+        return NULL;
+    if (fits (snprintf (id, sizeof (id), "%s:%s", resv, what), sizeof (id)) < 0
+        || jt_event_set (&ev->id, id) < 0 || jt_event_set (&ev->reservation, resv) < 0
+        || jt_event_set (&ev->run, run) < 0) {
+        jt_event_destroy (ev);
+        return NULL;
+    }
+    ev->time = now;
+    return ev;
+}
+
+int jt_resv_reserved (const jt_job_facts_t *job, const jt_resv_facts_t *r,
+                      const jt_fold_reservation_t *open, int64_t now,
+                      jt_lease_events_t *out, jt_error_t *err)
+{
+    const char *owner = r->owner && *r->owner ? r->owner : job->account;
+    char run[ID_MAX], resv[ID_MAX];
+    size_t n0 = out->n;
+    jt_event_t *ev;
+
+    if (open || !r->envelope || !*r->envelope || r->gpus < 1)
+        return 0;
+    if (jt_lease_run_id (job->cluster, job->job_id, run, sizeof (run)) < 0
+        || fits (snprintf (resv, sizeof (resv), "%s:resv:%" PRId64, run, now),
+                 sizeof (resv)) < 0
+        || !(ev = resv_event (JT_EV_RES_CREATE, resv, run, "create", now)))
+        return nomem (out, n0, err);
+    if (jt_event_set (&ev->envelope, r->envelope) < 0
+        || jt_event_set (&ev->owner, owner && *owner ? owner : "unknown") < 0) {
+        jt_event_destroy (ev);
+        return nomem (out, n0, err);
+    }
+    for (size_t k = 0; k < r->nnodes; k++)
+        if (jt_event_add_node (ev, r->nodes[k]) < 0) {
+            jt_event_destroy (ev);
+            return nomem (out, n0, err);
+        }
+    ev->gpus = r->gpus;
+    ev->start = r->start > now ? r->start : now;
+    return push (out, ev) < 0 ? nomem (out, n0, err) : 0;
+}
+
+int jt_resv_settle (const jt_job_facts_t *job, const jt_fold_reservation_t *open,
+                    int64_t now, jt_lease_events_t *out, jt_error_t *err)
+{
+    size_t n0 = out->n;
+    jt_event_t *ev;
+
+    if (!open || (job && job->state == JT_JOB_PENDING))
+        return 0;
+    if (job && job->state == JT_JOB_RUNNING)
+        ev = resv_event (JT_EV_RES_ACTIVATE, open->reservation, open->run,
+                         "activate", now);
+    else
+        ev = resv_event (JT_EV_RES_RELEASED, open->reservation, open->run,
+                         "release", now);
+    if (!ev || push (out, ev) < 0)
+        return nomem (out, n0, err);
+    return 0;
+}
+
+int jt_resv_reconcile (const char *cluster, const jt_fold_reservation_t *open,
+                       size_t nopen, const jt_job_facts_t *jobs, size_t njobs,
+                       int64_t now, jt_lease_events_t *out, jt_error_t *err)
+{
+    size_t n0 = out->n;
+    jt_map_t *byid = jobs_by_id (jobs, njobs);
+
+    if (!byid)
+        return nomem (out, n0, err);
+    for (size_t i = 0; i < nopen; i++) {
+        const jt_job_facts_t *j = job_of_run (byid, open[i].run, cluster);
+        if (jt_lease_run_job (open[i].run, cluster) >= 0
+            && jt_resv_settle (j, &open[i], now, out, err) < 0) {
+            jt_map_destroy (byid, NULL);
+            return cut_back (out, n0);
+        }
+    }
+    jt_map_destroy (byid, NULL);
+    return 0;
 }
 
 /* ---- budgets ---- */

@@ -204,6 +204,7 @@ static int job_events (jt_ledger_sink_t *s, enum job_change what,
 {
     jt_lease_events_t ev = { 0 };
     jt_fold_lease_t *open = NULL;
+    jt_fold_reservation_t resv;
     size_t nopen = 0;
     char run[256];
     int rc, n;
@@ -214,12 +215,22 @@ static int job_events (jt_ledger_sink_t *s, enum job_change what,
         rc = jt_errprintf (err, "run id too long");
     else if (jt_ledger_fold_open_list (s->fold, run, &open, &nopen, err) < 0)
         rc = -1;
-    else if (what == JOB_ENDED)
-        rc = jt_lease_fini (job, open, nopen, now, &ev, err);
-    else if (what == JOB_RESIZED)
-        rc = jt_lease_resized (job, failed, open, nopen, now, &ev, err);
-    else
-        rc = jt_lease_sync (job, open, nopen, now, JT_REASON_SHRINK, &ev, err);
+    else {
+        /* A reservation is settled before the leases start (activated) and
+         * after they end (released, if it never started). */
+        const jt_fold_reservation_t *r =
+            jt_ledger_fold_open_resv (s->fold, run, &resv) == 0 ? &resv : NULL;
+
+        if (what == JOB_ENDED)
+            rc = jt_lease_fini (job, open, nopen, now, &ev, err) < 0
+                 || jt_resv_settle (job, r, now, &ev, err) < 0 ? -1 : 0;
+        else if (what == JOB_RESIZED)
+            rc = jt_lease_resized (job, failed, open, nopen, now, &ev, err);
+        else
+            rc = jt_resv_settle (job, r, now, &ev, err) < 0
+                 || jt_lease_sync (job, open, nopen, now, JT_REASON_SHRINK, &ev, err) < 0
+                 ? -1 : 0;
+    }
     free (open);
     n = emit (s, &ev);
     return rc < 0 ? -1 : n;
@@ -241,6 +252,65 @@ int jt_ledger_sink_job_ended (jt_ledger_sink_t *s, const jt_job_facts_t *job,
                               int64_t now, jt_error_t *err)
 {
     return job_events (s, JOB_ENDED, job, NULL, now, err);
+}
+
+bool jt_ledger_sink_reserving (const jt_ledger_sink_t *s, uint32_t job_id)
+{
+    jt_fold_reservation_t r;
+    char run[256];
+
+    return jt_ledger_sink_on (s)
+           && jt_lease_run_id (s->cluster, job_id, run, sizeof (run)) == 0
+           && jt_ledger_fold_open_resv (s->fold, run, &r) == 0;
+}
+
+int jt_ledger_sink_job_reserved (jt_ledger_sink_t *s, const jt_job_facts_t *job,
+                                 const jt_resv_facts_t *r, int64_t now, jt_error_t *err)
+{
+    jt_lease_events_t ev = { 0 };
+    jt_fold_reservation_t open;
+    char run[256];
+    int rc;
+
+    if (!jt_ledger_sink_on (s))
+        return 0;
+    if (jt_lease_run_id (job->cluster, job->job_id, run, sizeof (run)) < 0)
+        return jt_errprintf (err, "run id too long");
+    rc = jt_resv_reserved (job, r, jt_ledger_fold_open_resv (s->fold, run, &open) == 0
+                                       ? &open : NULL, now, &ev, err);
+    return rc < 0 ? -1 : emit (s, &ev);
+}
+
+int jt_ledger_sink_settle_resvs (jt_ledger_sink_t *s, jt_ledger_sink_job_f job,
+                                 void *arg, int64_t now)
+{
+    jt_lease_events_t ev = { 0 };
+    jt_fold_reservation_t *open = NULL;
+    size_t nopen = 0;
+    jt_error_t err = { "" };
+
+    if (!jt_ledger_sink_on (s))
+        return 0;
+    if (jt_ledger_fold_open_resvs (s->fold, &open, &nopen, &err) < 0) {
+        say (s, JT_LEDGER_SINK_ERROR, "reservations: %s", err.text);
+        return 0;
+    }
+    for (size_t i = 0; i < nopen; i++) {
+        int64_t id = jt_lease_run_job (open[i].run, s->cluster);
+        jt_job_facts_t x;
+        if (id < 0)
+            continue;
+        if (job ((uint32_t) id, &x, arg) == 0) {
+            if (jt_resv_settle (&x, &open[i], now, &ev, &err) < 0)
+                say (s, JT_LEDGER_SINK_ERROR, "reservation %s: %s",
+                     open[i].reservation, err.text);
+            job (0, &x, arg);   /* done with the facts */
+        } else if (jt_resv_settle (NULL, &open[i], now, &ev, &err) < 0)
+            say (s, JT_LEDGER_SINK_ERROR, "reservation %s: %s", open[i].reservation,
+                 err.text);
+    }
+    free (open);
+    return emit (s, &ev);
 }
 
 int jt_ledger_sink_budgets (jt_ledger_sink_t *s, const jt_budgets_t *b, int64_t now)
@@ -312,7 +382,8 @@ int jt_ledger_sink_reconcile (jt_ledger_sink_t *s, const jt_job_facts_t *jobs,
 {
     jt_lease_events_t ev = { 0 };
     jt_fold_lease_t *open = NULL;
-    size_t nopen = 0, ended = 0, started = 0;
+    jt_fold_reservation_t *resv = NULL;
+    size_t nopen = 0, ended = 0, started = 0, nresv = 0;
     jt_error_t err = { "" };
     uint64_t after;
     int n;
@@ -326,10 +397,13 @@ int jt_ledger_sink_reconcile (jt_ledger_sink_t *s, const jt_job_facts_t *jobs,
         say (s, JT_LEDGER_SINK_INFO, "LedgerDir not set: no reconciliation with the "
              "ledger");
     if (jt_ledger_fold_open_list (s->fold, NULL, &open, &nopen, &err) < 0
-        || jt_lease_reconcile (s->cluster, open, nopen, jobs, njobs, now, &ev, &err) < 0)
+        || jt_lease_reconcile (s->cluster, open, nopen, jobs, njobs, now, &ev, &err) < 0
+        || jt_ledger_fold_open_resvs (s->fold, &resv, &nresv, &err) < 0
+        || jt_resv_reconcile (s->cluster, resv, nresv, jobs, njobs, now, &ev, &err) < 0)
         say (s, JT_LEDGER_SINK_ERROR, "reconciliation with the ledger failed: %s",
              err.text);
     free (open);
+    free (resv);
     for (size_t i = 0; i < ev.n; i++) {
         ended += ev.v[i]->type == JT_EV_END;
         started += ev.v[i]->type == JT_EV_START;

@@ -244,6 +244,7 @@ static int estimate_sets (jt_answer_t *a, const jt_sched_request_t *req,
         return 0;
     whole = !run->cross_group_spread || group >= need;
     a->cand_nodes = (uint32_t) ((need + gpn - 1) / gpn);
+    a->cand_gpus = need;
     for (size_t d = 0; whole && d < s->ndomains; d++) {
         const jt_domain_t *dom = &s->domains[d];
         jt_node_set_t set = { calloc (dom->nnodes ? dom->nnodes : 1,
@@ -322,10 +323,17 @@ static size_t sort_unique (int64_t *v, size_t n)
     return m;
 }
 
+/* The envelope of a plan's first cover segment, or NULL. */
+static const jt_envelope_t *first_payer (const jt_plan_t *p)
+{
+    return p->nsegs ? p->segs[0].env : NULL;
+}
+
 /* Would the run be funded at t (placement assumed: the caller's nodes are
- * viewed idle)? 1 yes, 0 no, -1 error. */
+ * viewed idle)? 1 yes (*payer, if not NULL, its first payer), 0 no, -1
+ * error. */
 static int funded_at (const jt_sched_request_t *req, const jt_run_t *run,
-                      int64_t t, jt_error_t *err)
+                      int64_t t, const jt_envelope_t **payer, jt_error_t *err)
 {
     jt_usage_t u;
     jt_plan_t p;
@@ -337,6 +345,8 @@ static int funded_at (const jt_sched_request_t *req, const jt_run_t *run,
     rc = jt_plan_run (req->budgets, req->snap, &u, run, t, &req->opts, &p, err);
     if (rc == 0)
         rc = p.decision == JT_BIND_NOW;
+    if (rc == 1 && payer)
+        *payer = first_payer (&p);
     jt_plan_free (&p);
     jt_usage_free (&u);
     return rc;
@@ -397,13 +407,13 @@ static int funding_time (const jt_sched_request_t *req, const jt_run_t *run,
         if (lo > hi)
             continue;
         int64_t last = hi ? ends[first + hi - 1] : cand_lo;
-        if ((rc = funded_at (req, run, last, err)) <= 0)
+        if ((rc = funded_at (req, run, last, NULL, err)) <= 0)
             continue;
         found = hi;
         while (lo < hi) {
             size_t mid = lo + (hi - lo) / 2;
             int64_t t = mid ? ends[first + mid - 1] : cand_lo;
-            if ((rc = funded_at (req, run, t, err)) < 0)
+            if ((rc = funded_at (req, run, t, NULL, err)) < 0)
                 break;
             if (rc)
                 found = hi = mid;
@@ -478,6 +488,7 @@ int jt_sched_answer (const jt_sched_request_t *req, jt_answer_t *out,
                && out->plan.decision == JT_PLAN_LATER
                && is_pack_reason (out->plan.reason)) {
         say_plan (out, JT_ANSWER_ESTIMATE);
+        out->payer = first_payer (&out->plan);
         rc = estimate_sets (out, req, &run, err);
     } else if (req->tense == JT_TENSE_ESTIMATE
                && is_funding_reason (out->plan.reason)) {
@@ -485,6 +496,8 @@ int jt_sched_answer (const jt_sched_request_t *req, jt_answer_t *out,
 
         view_apply (s, req->eligible, true, keep);
         rc = funding_time (req, &run, &when, err);
+        if (rc == 0 && when)
+            rc = funded_at (req, &run, when, &out->payer, err) < 0 ? -1 : 0;
         view_restore (s, keep);
         if (rc == 0 && when) {
             char t[40];
@@ -512,6 +525,25 @@ out:
     if (rc < 0)
         jt_answer_free (out);
     return rc;
+}
+
+size_t jt_answer_pick (const jt_answer_t *a, const int64_t *starts, int64_t *start)
+{
+    size_t best = a->ncands;
+
+    for (size_t i = 0; i < a->ncands; i++)
+        if (starts[i] >= 0 && (best == a->ncands || starts[i] < starts[best]))
+            best = i;
+    *start = best < a->ncands ? starts[best] : 0;
+    if (best < a->ncands && *start < a->not_before)
+        *start = a->not_before;
+    return best;
+}
+
+bool jt_answer_keeps_line (const jt_answer_t *a, const char *current)
+{
+    return a->kind == JT_ANSWER_REFUSE && a->waits && current
+           && !strncmp (current, "jobtree: reserved ", 18);
 }
 
 void jt_answer_reserved (const jt_answer_t *a, const jt_snapshot_t *s,

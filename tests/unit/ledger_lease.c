@@ -5,6 +5,9 @@
  * cluster tests t3000-t3030 reach (gone job, job ended while slurmctld was
  * down, node failure, missing Start, shrink while down), each compared as a
  * canonical dump of the events; the events are checked against the fold.
+ * A waiting run's reservation: created once, activated when it starts,
+ * released when it ends without starting or is gone, settled at
+ * reconciliation.
  */
 #include "config.h"
 
@@ -103,6 +106,18 @@ static const char *dump (const jt_lease_events_t *e)
             k += (size_t) snprintf (buf + k, sizeof (buf) - k,
                                     "End %s reason=%s end=%+" PRId64 "\n", ev->id,
                                     jt_end_reason_str (ev->reason), ev->end - T0);
+        else if (ev->type == JT_EV_RES_CREATE)
+            k += (size_t) snprintf (buf + k, sizeof (buf) - k,
+                                    "%s %s resv=%s run=%s env=%s owner=%s gpus=%" PRId64
+                                    " nodes=%s start=%+" PRId64 " time=%+" PRId64 "\n",
+                                    jt_ev_type_str (ev->type), ev->id, ev->reservation,
+                                    ev->run, ev->envelope, ev->owner, ev->gpus, nodes,
+                                    ev->start - T0, ev->time - T0);
+        else if (ev->type == JT_EV_RES_ACTIVATE || ev->type == JT_EV_RES_RELEASED)
+            k += (size_t) snprintf (buf + k, sizeof (buf) - k,
+                                    "%s %s resv=%s run=%s time=%+" PRId64 "\n",
+                                    jt_ev_type_str (ev->type), ev->id, ev->reservation,
+                                    ev->run, ev->time - T0);
         else
             k += (size_t) snprintf (buf + k, sizeof (buf) - k, "%s %s nodes=%s\n",
                                     jt_ev_type_str (ev->type), ev->id, nodes);
@@ -352,6 +367,134 @@ static void test_reconcile (void)
         jt_jobrec_free (&recs[i]);
 }
 
+/* The fold's open reservation of run into *r (0), or -1. */
+static int open_resv (jt_ledger_fold_t *f, const char *run, jt_fold_reservation_t *r)
+{
+    return jt_ledger_fold_open_resv (f, run, r);
+}
+
+static void test_reservations (void)
+{
+    jt_lease_events_t e = { 0 };
+    jt_error_t err = { "" };
+    jt_ledger_fold_t *f = jt_ledger_fold_create ();
+    const char *slice[] = { "a01", "a02" };
+    jt_resv_facts_t rf = { .envelope = "west-h100", .nodes = slice, .nnodes = 2,
+                           .gpus = 16, .start = T0 + 300 };
+    jt_fold_reservation_t r;
+    jt_job_facts_t j = job1 (7, JT_JOB_PENDING, 0);
+
+    ok (jt_resv_reserved (&j, &rf, NULL, T0, &e, &err) == 0, "reserve");
+    is (dump (&e),
+        "ReservationCreate jtc:7:resv:1772366400:create resv=jtc:7:resv:1772366400 "
+        "run=jtc:7 env=west-h100 owner=acct gpus=16 nodes=a01,a02 start=+300 time=+0\n",
+        "the first estimate creates the reservation: slice, payer, earliest start; "
+        "owner from the facts when the reservation names none");
+    is_int (apply (f, &e), 0, "the fold accepts it");
+    jt_lease_events_clear (&e);
+    ok (open_resv (f, "jtc:7", &r) == 0 && !strcmp (r.reservation, "jtc:7:resv:1772366400")
+            && r.earliest == T0 + 300 && r.gpus == 16,
+        "the fold holds it open for run jtc:7");
+    ok (open_resv (f, "jtc:8", &r) < 0, "no open reservation for another run");
+
+    rf.start = T0 + 100;
+    ok (jt_resv_reserved (&j, &rf, open_resv (f, "jtc:7", &r) == 0 ? &r : NULL, T0 + 30,
+                          &e, &err) == 0 && e.n == 0,
+        "later estimates of a run that holds one emit nothing (%zu)", e.n);
+    rf.start = T0 - 50;
+    rf.envelope = NULL;
+    ok (jt_resv_reserved (&j, &rf, NULL, T0, &e, &err) == 0 && e.n == 0,
+        "no payer: no reservation");
+    rf.envelope = "west-h100";
+    jt_resv_facts_t past = rf;
+    past.owner = "vision";
+    jt_job_facts_t j8 = job1 (8, JT_JOB_PENDING, 0);
+    jt_resv_reserved (&j8, &past, NULL, T0, &e, &err);
+    is (dump (&e),
+        "ReservationCreate jtc:8:resv:1772366400:create resv=jtc:8:resv:1772366400 "
+        "run=jtc:8 env=west-h100 owner=vision gpus=16 nodes=a01,a02 start=+0 time=+0\n",
+        "an estimate in the past starts now; the facts' owner wins");
+    is_int (apply (f, &e), 0, "folded");
+    jt_lease_events_clear (&e);
+
+    /* settle: pending nothing, running Activate, ended / gone Released */
+    ok (jt_resv_settle (&j, open_resv (f, "jtc:7", &r) == 0 ? &r : NULL, T0 + 60, &e,
+                        &err) == 0 && e.n == 0,
+        "a pending run keeps its reservation");
+    j.state = JT_JOB_RUNNING;
+    jt_resv_settle (&j, open_resv (f, "jtc:7", &r) == 0 ? &r : NULL, T0 + 300, &e, &err);
+    is (dump (&e),
+        "ReservationActivate jtc:7:resv:1772366400:activate resv=jtc:7:resv:1772366400 "
+        "run=jtc:7 time=+300\n", "a run that starts activates its reservation");
+    is_int (apply (f, &e), 0, "folded");
+    ok (open_resv (f, "jtc:7", &r) < 0, "activated: no longer open");
+    jt_lease_events_clear (&e);
+    ok (jt_resv_settle (&j, NULL, T0 + 400, &e, &err) == 0 && e.n == 0,
+        "no open reservation: nothing to settle");
+    j8.state = JT_JOB_ENDED;
+    jt_resv_settle (NULL, open_resv (f, "jtc:8", &r) == 0 ? &r : NULL, T0 + 90, &e, &err);
+    is (dump (&e),
+        "ReservationReleased jtc:8:resv:1772366400:release resv=jtc:8:resv:1772366400 "
+        "run=jtc:8 time=+90\n", "a run Slurm does not know releases it");
+    jt_lease_events_clear (&e);
+    jt_resv_settle (&j8, open_resv (f, "jtc:8", &r) == 0 ? &r : NULL, T0 + 90, &e, &err);
+    is (dump (&e),
+        "ReservationReleased jtc:8:resv:1772366400:release resv=jtc:8:resv:1772366400 "
+        "run=jtc:8 time=+90\n", "so does a run that ends without starting");
+    is_int (apply (f, &e), 0, "folded");
+    ok (open_resv (f, "jtc:8", &r) < 0, "released: no longer open");
+    jt_lease_events_clear (&e);
+
+    /* a requeued run reserves again under a new id; the newer Create
+     * replaces nothing that is still open, and resends are idempotent */
+    j.state = JT_JOB_PENDING;
+    rf.start = T0 + 900;
+    jt_resv_reserved (&j, &rf, NULL, T0 + 600, &e, &err);
+    is_int (apply (f, &e), 0, "a requeued run's second reservation folds");
+    is_int (apply (f, &e), 0, "and its resend too");
+    int got = open_resv (f, "jtc:7", &r);
+    ok (got == 0 && !strcmp (r.reservation, "jtc:7:resv:1772367000"),
+        "the new reservation (id from when it was made) is open (%s)",
+        got == 0 ? r.reservation : "none");
+    jt_lease_events_clear (&e);
+
+    /* reconciliation: 7 gone, 8 (released already) nothing, 9 pending keeps
+     * its own, another cluster's stays */
+    jt_job_facts_t j9 = job1 (9, JT_JOB_PENDING, 0);
+    jt_resv_reserved (&j9, &rf, NULL, T0, &e, &err);
+    jt_job_facts_t o = j9;
+    o.cluster = "other";
+    jt_resv_reserved (&o, &rf, NULL, T0, &e, &err);
+    is_int (apply (f, &e), 0, "three open reservations");
+    jt_lease_events_clear (&e);
+    jt_fold_reservation_t *open;
+    size_t n;
+    ok (jt_ledger_fold_open_resvs (f, &open, &n, &err) == 0 && n == 3,
+        "three listed");
+    jt_job_facts_t jobs[] = { job1 (9, JT_JOB_PENDING, 0), job1 (10, JT_JOB_RUNNING, 2) };
+    ok (jt_resv_reconcile ("jtc", open, n, jobs, 2, T0 + 1000, &e, &err) == 0, "reconcile");
+    is (dump (&e),
+        "ReservationReleased jtc:7:resv:1772367000:release resv=jtc:7:resv:1772367000 "
+        "run=jtc:7 time=+1000\n",
+        "reconciliation releases the reservation of a job Slurm lost, keeps a pending "
+        "run's and another cluster's");
+    free (open);
+    jt_lease_events_clear (&e);
+    jobs[0].state = JT_JOB_RUNNING;
+    ok (jt_ledger_fold_open_resvs (f, &open, &n, &err) == 0, "listed");
+    jt_resv_reconcile ("jtc", open, n, jobs, 2, T0 + 1000, &e, &err);
+    is (dump (&e),
+        "ReservationReleased jtc:7:resv:1772367000:release resv=jtc:7:resv:1772367000 "
+        "run=jtc:7 time=+1000\n"
+        "ReservationActivate jtc:9:resv:1772366400:activate resv=jtc:9:resv:1772366400 "
+        "run=jtc:9 time=+1000\n",
+        "a run that started while slurmctld was down activates it (in reservation "
+        "id order)");
+    free (open);
+    jt_lease_events_clear (&e);
+    jt_ledger_fold_destroy (f);
+}
+
 static void test_ids (void)
 {
     char buf[16];
@@ -389,6 +532,7 @@ int main (void)
     if (jt_jobrec_parse (REC, &rec, &err) < 0)
         bail_out ("record: %s", err.text);
     test_lifecycle ();
+    test_reservations ();
     test_reconcile ();
     test_ids ();
     jt_jobrec_free (&rec);

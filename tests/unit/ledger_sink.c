@@ -5,6 +5,9 @@
  * are added per envelope, owned and Borrowed apart; the off state emits
  * nothing and says so once; reconciliation emits what jt_lease_reconcile
  * decides, once, after reading a ledger written before the "restart".
+ * A waiting run's reservation: created once, activated just before its
+ * leases start, released when it ends unstarted or when the host's lookup
+ * says it is gone.
  * No daemon: the socket does not exist, so the client spools everything.
  */
 #include "config.h"
@@ -409,6 +412,80 @@ static void test_restart (void)
     jt_budgets_destroy (b);
 }
 
+/* The host's jobs for jt_ledger_sink_settle_resvs: 3 pending, 4 gone. */
+static int lookup_calls, lookup_frees;
+static int lookup (uint32_t job_id, jt_job_facts_t *x, void *arg)
+{
+    (void) arg;
+    if (job_id == 0) {
+        lookup_frees++;
+        return 0;
+    }
+    lookup_calls++;
+    if (job_id != 3)
+        return -1;
+    *x = facts (3, JT_JOB_PENDING, 0);
+    return 0;
+}
+
+static void test_reservations (void)
+{
+    jt_ledger_sink_t *s;
+    jt_error_t err = { "" };
+    const char *slice[] = { "j5a1", "j5a2" };
+    jt_resv_facts_t r = { .envelope = "west-h100", .nodes = slice, .nnodes = 2,
+                          .gpus = 16, .start = T0 + 600 };
+    jt_job_facts_t x;
+
+    logbuf[0] = '\0';
+    s = sink_on ("resv", NULL);
+    ok (!jt_ledger_sink_reserving (s, 5), "a new run holds no reservation");
+    x = facts (5, JT_JOB_PENDING, 0);
+    is_int (jt_ledger_sink_job_reserved (s, &x, &r, T0, &err), 1,
+            "its first estimate creates one");
+    ok (jt_ledger_sink_reserving (s, 5), "it holds it now");
+    is_int (jt_ledger_sink_job_reserved (s, &x, &r, T0 + 30, &err), 0,
+            "a second estimate emits nothing");
+    x = facts (5, JT_JOB_RUNNING, ALL);
+    is_int (jt_ledger_sink_job_sync (s, &x, T0 + 600, &err), 4,
+            "it starts: the reservation is activated, then three leases start");
+    ok (!jt_ledger_sink_reserving (s, 5), "activated: not held any more");
+
+    /* 6 is cancelled while it waits: Slurm's end of it releases it */
+    x = facts (6, JT_JOB_PENDING, 0);
+    jt_ledger_sink_job_reserved (s, &x, &r, T0, &err);
+    x = facts (6, JT_JOB_ENDED, 0);
+    is_int (jt_ledger_sink_job_ended (s, &x, T0 + 10, &err), 1,
+            "a run that ends without starting: released (no lease to end)");
+
+    /* 3 waits, 4 was cancelled (the plugin hears nothing): settling asks the
+     * host for each open reservation and releases 4's only */
+    x = facts (3, JT_JOB_PENDING, 0);
+    jt_ledger_sink_job_reserved (s, &x, &r, T0, &err);
+    x = facts (4, JT_JOB_PENDING, 0);
+    jt_ledger_sink_job_reserved (s, &x, &r, T0, &err);
+    is_int (jt_ledger_sink_settle_resvs (s, lookup, NULL, T0 + 20), 1,
+            "settling: the vanished run's reservation is released");
+    ok (lookup_calls == 2 && lookup_frees == 1,
+        "one lookup per open reservation, the facts handed back (%d, %d)",
+        lookup_calls, lookup_frees);
+    ok (jt_ledger_sink_reserving (s, 3) && !jt_ledger_sink_reserving (s, 4),
+        "the waiting run keeps its reservation");
+    jt_ledger_sink_destroy (s);
+    is (spool_ids ("resv"),
+        "jtc:5:resv:1772366400:create\n"
+        "jtc:5:resv:1772366400:activate\n"
+        "jtc:5:1772366395:g0:start\n"
+        "jtc:5:1772366395:s0:start\n"
+        "jtc:5:1772366395:g1:start\n"
+        "jtc:6:resv:1772366400:create\n"
+        "jtc:6:resv:1772366400:release\n"
+        "jtc:3:resv:1772366400:create\n"
+        "jtc:4:resv:1772366400:create\n"
+        "jtc:4:resv:1772366400:release\n",
+        "the spool holds the reservation events in emission order");
+}
+
 int main (void)
 {
     char cmd[300];
@@ -419,6 +496,7 @@ int main (void)
     test_off ();
     test_emit ();
     test_restart ();
+    test_reservations ();
     for (size_t i = 0; i < sizeof (jobs) / sizeof (jobs[0]); i++)
         jt_jobrec_free (&jobs[i].rec);
     snprintf (cmd, sizeof (cmd), "rm -rf %s", tmp);

@@ -8,6 +8,7 @@
  */
 #include "config.h"
 
+#include <inttypes.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -249,6 +250,9 @@ static void test_estimate (void)
         jt_answer_reserved (&a, s, 0, fx_time ("2026-03-01T14:00:00Z"), line,
                             sizeof (line));
         is_int (a.waits, 0, "an estimate is not a refusal");
+        is (a.payer ? a.payer->name : "(none)", "west-h100",
+            "a placement wait names who is to pay (the reservation's envelope)");
+        is_int (a.cand_gpus, 32, "and the GPUs it is to start with");
         is (line, "jobtree: reserved 4 nodes in west/A from 2026-03-01T14:00:00Z"
             " (group 0 (32 GPUs) fits no domain: most free is west/C with 8)",
             "the reason once backfill holds a domain's nodes for the run");
@@ -308,6 +312,15 @@ static void test_funding_time (void)
     is (ask (b, s, RUN ("rai", 16, GROUP (16)), JT_TENSE_NOW, NULL, 1, 8),
         "refuse: jobtree: envelope west-h100: 32 of 32 GPUs active, run needs 16",
         "now: the same run is refused, no funding time in the reason");
+    {
+        jt_answer_t a;
+        (void) ask_keep (b, s, RUN ("rai", 16, GROUP (16)), JT_TENSE_ESTIMATE, NULL,
+                         1, 8, &a);
+        ok (a.payer && !strcmp (a.payer->name, "west-h100") && a.cand_gpus == 16,
+            "a funding wait names who pays once it is funded (%s, %" PRId64 " GPUs)",
+            a.payer ? a.payer->name : "none", a.cand_gpus);
+        jt_answer_free (&a);
+    }
     jt_snapshot_destroy (s);
     jt_budgets_destroy (b);
 }
@@ -392,6 +405,38 @@ static void test_snapshot_restored (void)
     jt_budgets_destroy (b);
 }
 
+/* The estimate backfill takes, and which refusals keep the line it set. */
+static void test_pick (void)
+{
+    jt_node_set_t sets[3] = { { NULL, 0, 0 }, { NULL, 0, 1 }, { NULL, 0, 2 } };
+    jt_answer_t a = { .kind = JT_ANSWER_ESTIMATE, .cands = sets, .ncands = 3 };
+    int64_t start;
+
+    is_int ((int64_t) jt_answer_pick (&a, (int64_t[]){ 500, 300, 300 }, &start), 1,
+            "the earliest start wins, ties by order");
+    is_int (start, 300, "at its start");
+    a.not_before = 400;
+    is_int ((int64_t) jt_answer_pick (&a, (int64_t[]){ 500, 300, 300 }, &start), 1,
+            "funding later does not change which set");
+    is_int (start, 400, "but the start is never before funding frees");
+    is_int ((int64_t) jt_answer_pick (&a, (int64_t[]){ -1, 700, -1 }, &start), 1,
+            "refused sets are skipped");
+    is_int ((int64_t) jt_answer_pick (&a, (int64_t[]){ -1, -1, -1 }, &start), 3,
+            "every set refused: none (ncands)");
+    a.ncands = 0;
+    is_int ((int64_t) jt_answer_pick (&a, NULL, &start), 0, "no sets: none");
+
+    jt_answer_t r = { .kind = JT_ANSWER_REFUSE, .waits = true };
+    ok (jt_answer_keeps_line (&r, "jobtree: reserved 4 nodes in west/A from X (why)"),
+        "a wait keeps the reservation line backfill set");
+    ok (!jt_answer_keeps_line (&r, "jobtree: envelope west-h100: 32 of 32 GPUs active"),
+        "but not another line");
+    ok (!jt_answer_keeps_line (&r, NULL), "nor none");
+    r.waits = false;
+    ok (!jt_answer_keeps_line (&r, "jobtree: reserved 4 nodes in west/A from X (why)"),
+        "a refusal that time cannot cure says why");
+}
+
 static void test_bad_request (void)
 {
     jt_sched_request_t req = { 0 };
@@ -412,6 +457,7 @@ int main (void)
     test_usage_by_tense ();
     test_ever ();
     test_estimate ();
+    test_pick ();
     test_funding_time ();
     test_funding_unknown_end ();
     test_funding_windows ();
