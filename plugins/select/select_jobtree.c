@@ -267,6 +267,7 @@ extern int select_p_job_fini (job_record_t *job_ptr)
     jtsel_cache_invalidate ();
     if (jtsel_is_jobtree (job_ptr))
         jtsel_lease_event ("fini", job_ptr, NULL);
+    jtsel_ledger_settle (true);
     return rc;
 }
 

@@ -122,8 +122,10 @@ void jtsel_ledger_reserved (job_record_t *job_ptr, const jt_answer_t *a,
                             bitstr_t *bitmap, int64_t start);
 
 /* Settle the open reservations of runs that are no longer waiting (started,
- * cancelled, gone). At most once per JTSEL_SETTLE_S seconds unless forced
- * (after allocations changed). Needs the job read lock. */
+ * cancelled, gone). At most once per JTSEL_SETTLE_S seconds unless forced.
+ * Called on every job end and from every job_test (cache.c): a cancelled
+ * pending run reaches no select hook of its own, so its reservation is
+ * released at the next of those. Needs the job read lock. */
 void jtsel_ledger_settle (bool force);
 #define JTSEL_SETTLE_S 10
 

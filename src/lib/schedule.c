@@ -224,14 +224,27 @@ static bool of_flavor (const jt_node_t *n, const char *flavor)
     return n->flavor && !strcmp (n->flavor, flavor);
 }
 
-/* ESTIMATE when Cover funds the run but Pack has no room now. A run that
- * must sit in one domain (one group, or cross-group spread off) gets one
- * node set per domain able to hold it (its eligible up nodes of the
- * flavor, enough GPUs and nodes), in domain order. A run whose groups may
- * spread gets one set over every eligible domain node of its flavor (an
- * estimate only; the start itself is always Pack's, in NOW). */
+/* May one of the plan's payers place a group on n (its selector matches
+ * n's labels)? A plan without payers restricts nothing. */
+static bool payable (const jt_plan_t *payers, const jt_node_t *n)
+{
+    for (size_t i = 0; i < payers->nsegs; i++)
+        if (jt_labels_match (&payers->segs[i].env->selector, &n->labels))
+            return true;
+    return payers->nsegs == 0;
+}
+
+/* ESTIMATE when Cover funds the run (now, or once funding frees: `payers`
+ * is that plan) but Pack has no room now. Only nodes one of its payers
+ * may use count. A run that must sit in one domain (one group, or
+ * cross-group spread off) gets one node set per domain able to hold it
+ * (its eligible up nodes of the flavor, enough GPUs and nodes), in domain
+ * order. A run whose groups may spread gets one set over every eligible
+ * domain node of its flavor (an estimate only; the start itself is always
+ * Pack's, in NOW). */
 static int estimate_sets (jt_answer_t *a, const jt_sched_request_t *req,
-                          const jt_run_t *run, jt_error_t *err)
+                          const jt_run_t *run, const jt_plan_t *payers,
+                          jt_error_t *err)
 {
     const jt_snapshot_t *s = req->snap;
     int gpn = jt_snapshot_gpus_per_node (s, run->flavor);
@@ -256,7 +269,7 @@ static int estimate_sets (jt_answer_t *a, const jt_sched_request_t *req,
         for (size_t k = 0; k < dom->nnodes; k++) {
             const jt_node_t *n = &s->nodes[dom->nodes[k]];
             if (!of_flavor (n, run->flavor) || !req->eligible[dom->nodes[k]]
-                || n->state != JT_NODE_UP)
+                || n->state != JT_NODE_UP || !payable (payers, n))
                 continue;
             set.nodes[set.nnodes++] = dom->nodes[k];
             cap += n->gpus;
@@ -275,7 +288,7 @@ static int estimate_sets (jt_answer_t *a, const jt_sched_request_t *req,
             return jt_errprintf (err, "out of memory");
         for (size_t k = 0; k < s->nnodes; k++)
             if (of_flavor (&s->nodes[k], run->flavor) && s->nodes[k].domain >= 0
-                && req->eligible[k])
+                && req->eligible[k] && payable (payers, &s->nodes[k]))
                 set.nodes[set.nnodes++] = k;
         if (cand_push (a, set, err) < 0)
             return -1;
@@ -330,10 +343,10 @@ static const jt_envelope_t *first_payer (const jt_plan_t *p)
 }
 
 /* Would the run be funded at t (placement assumed: the caller's nodes are
- * viewed idle)? 1 yes (*payer, if not NULL, its first payer), 0 no, -1
+ * viewed idle)? 1 yes (the plan moved into *keep, if not NULL), 0 no, -1
  * error. */
 static int funded_at (const jt_sched_request_t *req, const jt_run_t *run,
-                      int64_t t, const jt_envelope_t **payer, jt_error_t *err)
+                      int64_t t, jt_plan_t *keep, jt_error_t *err)
 {
     jt_usage_t u;
     jt_plan_t p;
@@ -345,8 +358,10 @@ static int funded_at (const jt_sched_request_t *req, const jt_run_t *run,
     rc = jt_plan_run (req->budgets, req->snap, &u, run, t, &req->opts, &p, err);
     if (rc == 0)
         rc = p.decision == JT_BIND_NOW;
-    if (rc == 1 && payer)
-        *payer = first_payer (&p);
+    if (rc == 1 && keep) {
+        *keep = p;
+        memset (&p, 0, sizeof (p));
+    }
     jt_plan_free (&p);
     jt_usage_free (&u);
     return rc;
@@ -489,15 +504,17 @@ int jt_sched_answer (const jt_sched_request_t *req, jt_answer_t *out,
                && is_pack_reason (out->plan.reason)) {
         say_plan (out, JT_ANSWER_ESTIMATE);
         out->payer = first_payer (&out->plan);
-        rc = estimate_sets (out, req, &run, err);
+        rc = estimate_sets (out, req, &run, &out->plan, err);
     } else if (req->tense == JT_TENSE_ESTIMATE
                && is_funding_reason (out->plan.reason)) {
+        jt_plan_t later;
         int64_t when;
 
+        memset (&later, 0, sizeof (later));
         view_apply (s, req->eligible, true, keep);
         rc = funding_time (req, &run, &when, err);
         if (rc == 0 && when)
-            rc = funded_at (req, &run, when, &out->payer, err) < 0 ? -1 : 0;
+            rc = funded_at (req, &run, when, &later, err) < 0 ? -1 : 0;
         view_restore (s, keep);
         if (rc == 0 && when) {
             char t[40];
@@ -509,9 +526,11 @@ int jt_sched_answer (const jt_sched_request_t *req, jt_answer_t *out,
             snprintf (out->reason + len, sizeof (out->reason) - len,
                       "; funded from %s", t);
             out->not_before = when;
-            rc = estimate_sets (out, req, &run, err);
+            out->payer = first_payer (&later);
+            rc = estimate_sets (out, req, &run, &later, err);
         } else if (rc == 0)
             say_plan (out, JT_ANSWER_REFUSE);
+        jt_plan_free (&later);
     } else {
         say_plan (out, JT_ANSWER_REFUSE);
         out->waits = req->tense == JT_TENSE_NOW

@@ -325,6 +325,32 @@ static void test_funding_time (void)
     jt_budgets_destroy (b);
 }
 
+/* Only nodes a payer may use are estimated on: an idle east domain is no
+ * place for a run its west envelope pays, whether it waits for room or
+ * for funding. */
+static void test_estimate_payable (void)
+{
+    jt_budgets_t *b = fx_budgets (RAI (WEST (32, "")), FX_END);
+    jt_snapshot_t *s = jt_snapshot_create ();
+
+    fx_nodes (s, "a", 1, 4, "region=west,fabric.domain=A", 8, 4);
+    fx_nodes (s, "e", 1, 4, "region=east,fabric.domain=E", 8, 4);
+    lease (s, "1", "west-h100", "a01", 1);
+    fx_finalize (s);
+    s->nodes[4].used_gpus = s->nodes[5].used_gpus = 0;      /* e01, e02 */
+    is (ask (b, s, RUN ("rai", 16, GROUP (16)), JT_TENSE_ESTIMATE, NULL, 1, 8),
+        "estimate 2 nodes {a01 a02 a03 a04}: jobtree: group 0 (16 GPUs) fits no"
+        " domain: no domain has a free node",
+        "a placement wait is estimated on the payer's domains only");
+    is (ask (b, s, RUN ("rai", 32, GROUP (32)), JT_TENSE_ESTIMATE, NULL, 1, 8),
+        "estimate 4 nodes from 2026-03-01T13:00:00Z {a01 a02 a03 a04}: jobtree:"
+        " envelope west-h100: 8 of 32 GPUs active, run needs 32; funded from"
+        " 2026-03-01T13:00:00Z",
+        "so is a funding wait (the idle east nodes are not the payer's)");
+    jt_snapshot_destroy (s);
+    jt_budgets_destroy (b);
+}
+
 static void test_funding_unknown_end (void)
 {
     jt_budgets_t *b = fx_budgets (RAI (WEST (16, "")), FX_END);
@@ -458,6 +484,7 @@ int main (void)
     test_ever ();
     test_estimate ();
     test_pick ();
+    test_estimate_payable ();
     test_funding_time ();
     test_funding_unknown_end ();
     test_funding_windows ();
