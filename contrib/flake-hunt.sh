@@ -32,7 +32,7 @@ while [ $# -gt 0 ]; do
     --unit) unit=${2:?--unit N}; shift 2 ;;
     --only) only+=("${2:?--only TEST}"); shift 2 ;;
     --cluster) cluster=${2:?--cluster M}; shift 2 ;;
-    --cluster-test) ctests+=("${2:?--cluster-test SCRIPT}"); shift 2 ;;
+    --cluster-test) t=${2:?--cluster-test SCRIPT}; ctests+=("${t#tests/cluster/}"); shift 2 ;;
     -h|--help) sed -n '2,28p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
     -*) echo "flake-hunt: unknown option $1 (see --help)" >&2; exit 2 ;;
     *) break ;;

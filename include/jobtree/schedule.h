@@ -75,6 +75,19 @@ typedef struct jt_node_set {
                                  * index; -1 otherwise */
 } jt_node_set_t;
 
+/* A hold on funding: the reservation of a run that waits ahead of this
+ * one (its payer, GPUs and estimated start). Backfill keeps other jobs off
+ * a reserved run's nodes unless they end before its start; a hold does
+ * the same for its envelope's concurrency: a run that would still be
+ * running at `start` may not take those GPUs. Without it, small runs of
+ * the same envelope take every GPU that frees and the reserved run's
+ * funding never comes. */
+typedef struct jt_hold {
+    const char *envelope;       /* unknown names are ignored */
+    int64_t gpus;
+    int64_t start;
+} jt_hold_t;
+
 /* Adds the GPU-hours of closed leases (the ledger's) to u: Cover's integral
  * bound counts them; open leases come from the snapshot. */
 typedef void (*jt_closed_hours_fn) (jt_usage_t *u, const jt_budgets_t *b,
@@ -94,6 +107,14 @@ typedef struct jt_sched_request {
     jt_plan_opts_t opts;
     jt_closed_hours_fn closed_hours;    /* may be NULL */
     void *closed_hours_arg;
+    /* NOW and ESTIMATE: the holds of runs waiting ahead of this one (the
+     * caller leaves out its own and those of runs behind it). A hold counts
+     * as active GPUs of its envelope when the run, started now, would
+     * still run at its start: end is now + the run's time limit (0: no
+     * limit, every hold counts). */
+    const jt_hold_t *holds;
+    size_t nholds;
+    int64_t end;
 } jt_sched_request_t;
 
 #define JT_SCHED_NODES_ANY 0xfffffffeu  /* Slurm's NO_VAL and above */

@@ -148,6 +148,8 @@ int jtsel_job_test (job_record_t *job_ptr, bitstr_t *bitmap,
     jt_tense_t tense = tense_of (mode);
     int64_t now = (int64_t) time (NULL);
     jt_sched_request_t req;
+    jt_hold_t *holds = NULL;
+    size_t nholds = 0;
     jt_jobrec_t rec;
     jtsel_cache_t *c;
     jt_answer_t a;
@@ -182,15 +184,20 @@ int jtsel_job_test (job_record_t *job_ptr, bitstr_t *bitmap,
     }
 
     el = eligible_of (c->topo, bitmap);
+    if (tense != JT_TENSE_EVER)
+        nholds = jtsel_ledger_holds (job_ptr, &holds);
     req = (jt_sched_request_t){
         .budgets = c->budgets, .snap = c->topo->snap, .eligible = el,
         .run = rec.run, .now = now, .tense = tense, .min_nodes = min_nodes,
         .max_nodes = max_nodes, .opts = c->plan_opts,
-        .closed_hours = closed_hours,
+        .closed_hours = closed_hours, .holds = holds, .nholds = nholds,
+        .end = job_ptr->time_limit != NO_VAL && job_ptr->time_limit != INFINITE
+               ? now + 60 * (int64_t) job_ptr->time_limit : 0,
     };
     if (jt_sched_answer (&req, &a, &err) < 0) {
         error ("select/cons_tres_jobtree: %pJ: plan failed: %s", job_ptr, err.text);
         set_reason (job_ptr, "jobtree: internal error: %s", err.text);
+        jtsel_ledger_holds_free (holds, nholds);
         xfree (el);
         jt_jobrec_free (&rec);
         return SLURM_ERROR;
@@ -239,6 +246,7 @@ int jtsel_job_test (job_record_t *job_ptr, bitstr_t *bitmap,
         break;
     }
     jt_answer_free (&a);
+    jtsel_ledger_holds_free (holds, nholds);
     xfree (el);
     jt_jobrec_free (&rec);
     return rc;

@@ -171,6 +171,53 @@ void jtsel_ledger_reserved (job_record_t *job_ptr, const jt_answer_t *a,
     slurm_mutex_unlock (&l_lock);
 }
 
+/* Is a ahead of b in the queue (higher priority, then the older job)? */
+static bool ahead (const job_record_t *a, const job_record_t *b)
+{
+    return a->priority > b->priority
+           || (a->priority == b->priority && a->job_id < b->job_id);
+}
+
+size_t jtsel_ledger_holds (const job_record_t *job_ptr, jt_hold_t **out)
+{
+    jt_fold_reservation_t *open = NULL;
+    jt_error_t err = { "" };
+    size_t nopen = 0, n = 0;
+
+    *out = NULL;
+    slurm_mutex_lock (&l_lock);
+    if (!jt_ledger_sink_on (g_sink)
+        || jt_ledger_fold_open_resvs (jt_ledger_sink_fold (g_sink), &open, &nopen,
+                                      &err) < 0
+        || nopen == 0) {
+        slurm_mutex_unlock (&l_lock);
+        free (open);
+        return 0;
+    }
+    *out = xcalloc (nopen, sizeof (**out));
+    for (size_t i = 0; i < nopen; i++) {
+        int64_t id = jt_lease_run_job (open[i].run, cluster ());
+        job_record_t *other = id > 0 ? find_job_record ((uint32_t) id) : NULL;
+        if (!other || other == job_ptr || !IS_JOB_PENDING (other)
+            || !ahead (other, job_ptr))
+            continue;
+        (*out)[n++] = (jt_hold_t){ .envelope = xstrdup (open[i].envelope),
+                                   .gpus = open[i].gpus, .start = open[i].earliest };
+    }
+    slurm_mutex_unlock (&l_lock);
+    free (open);
+    return n;
+}
+
+void jtsel_ledger_holds_free (jt_hold_t *h, size_t n)
+{
+    for (size_t i = 0; i < n; i++) {
+        char *e = (char *) h[i].envelope;     /* ours: xstrdup'd above */
+        xfree (e);
+    }
+    xfree (h);
+}
+
 /* The sink's job lookup (jt_ledger_sink_job_f): slurmctld's job record. */
 static int job_facts (uint32_t job_id, jt_job_facts_t *x, void *arg)
 {

@@ -129,6 +129,13 @@ void jtsel_ledger_reserved (job_record_t *job_ptr, const jt_answer_t *a,
 void jtsel_ledger_settle (bool force);
 #define JTSEL_SETTLE_S 10
 
+/* The funding holds of the open reservations of runs waiting ahead of
+ * job_ptr (pending, higher priority, then older), in *out (free with
+ * jtsel_ledger_holds_free); returns how many. None while the ledger is off.
+ * One lookup per open reservation. */
+size_t jtsel_ledger_holds (const job_record_t *job_ptr, jt_hold_t **out);
+void jtsel_ledger_holds_free (jt_hold_t *h, size_t n);
+
 /* Add the GPU-hours of closed leases per envelope to u (Cover's integral
  * bound; open leases come from the snapshot). */
 void jtsel_ledger_add_closed (jt_usage_t *u, const jt_budgets_t *b);

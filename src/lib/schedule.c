@@ -296,11 +296,31 @@ static int estimate_sets (jt_answer_t *a, const jt_sched_request_t *req,
     return 0;
 }
 
+/* The holds that bind the run now: concurrency of runs waiting ahead,
+ * whose start comes before the run would end. Returns the GPUs added. */
+static int64_t add_holds (const jt_sched_request_t *req, jt_usage_t *u)
+{
+    int64_t held = 0;
+
+    for (size_t i = 0; i < req->nholds; i++) {
+        const jt_hold_t *h = &req->holds[i];
+        const jt_envelope_t *e = h->envelope
+                                     ? jt_budgets_envelope (req->budgets, h->envelope)
+                                     : NULL;
+        if (e && h->gpus > 0 && h->gpus <= JT_RUN_GPUS_MAX
+            && (req->end <= 0 || h->start < req->end)) {
+            jt_usage_add (u, e, e->owner, h->gpus, 0.);
+            held += h->gpus;
+        }
+    }
+    return held;
+}
+
 /* The usage the tense counts: none in EVER; else the snapshot's leases and
  * the ledger's closed GPU-hours, as they are now (at 0) or will be at `at`
- * if nothing else starts. */
+ * if nothing else starts; now, also the holds of runs waiting ahead. */
 static int tense_usage (const jt_sched_request_t *req, int64_t at,
-                        jt_usage_t *u, jt_error_t *err)
+                        jt_usage_t *u, int64_t *held, jt_error_t *err)
 {
     if (req->tense == JT_TENSE_EVER) {
         if (jt_usage_init (u, req->budgets) < 0)
@@ -312,6 +332,8 @@ static int tense_usage (const jt_sched_request_t *req, int64_t at,
         return -1;
     if (req->closed_hours)
         req->closed_hours (u, req->budgets, req->closed_hours_arg);
+    if (at == 0 && held)
+        *held = add_holds (req, u);
     return 0;
 }
 
@@ -352,7 +374,7 @@ static int funded_at (const jt_sched_request_t *req, const jt_run_t *run,
     jt_plan_t p;
     int rc;
 
-    if (tense_usage (req, t, &u, err) < 0)
+    if (tense_usage (req, t, &u, NULL, err) < 0)
         return -1;
     memset (&p, 0, sizeof (p));
     rc = jt_plan_run (req->budgets, req->snap, &u, run, t, &req->opts, &p, err);
@@ -450,6 +472,7 @@ int jt_sched_answer (const jt_sched_request_t *req, jt_answer_t *out,
     node_live_t *keep = NULL;
     bool *seen = NULL;
     jt_usage_t usage;
+    int64_t held = 0;
     jt_run_t run;
     int rc;
 
@@ -469,7 +492,7 @@ int jt_sched_answer (const jt_sched_request_t *req, jt_answer_t *out,
             return 0;
         }
     }
-    if (tense_usage (req, 0, &usage, err) < 0)
+    if (tense_usage (req, 0, &usage, &held, err) < 0)
         return -1;
     keep = calloc (s->nnodes ? s->nnodes : 1, sizeof (*keep));
     seen = calloc (s->nnodes ? s->nnodes : 1, sizeof (*seen));
@@ -536,6 +559,14 @@ int jt_sched_answer (const jt_sched_request_t *req, jt_answer_t *out,
         out->waits = req->tense == JT_TENSE_NOW
                      && (is_pack_reason (out->plan.reason)
                          || is_funding_reason (out->plan.reason));
+    }
+    /* A funding refusal that counted holds says so: the active figure
+     * includes GPUs no lease holds yet. */
+    if (rc == 0 && held > 0 && is_funding_reason (out->plan.reason)
+        && (out->kind == JT_ANSWER_REFUSE || out->kind == JT_ANSWER_ESTIMATE)) {
+        size_t len = strlen (out->reason);
+        snprintf (out->reason + len, sizeof (out->reason) - len,
+                  " (counting %" PRId64 " GPUs held for runs reserved ahead)", held);
     }
 out:
     free (keep);

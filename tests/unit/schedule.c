@@ -63,6 +63,11 @@ static bool *eligible (const jt_snapshot_t *s, const char *out)
 
 /* Ask; the answer is kept in *keep (caller frees) when keep is not NULL.
  * Returns jt_answer_dump's text (static buffer). */
+/* Holds and the run's end for the next ask (cleared by it). */
+static const jt_hold_t *next_holds;
+static size_t next_nholds;
+static int64_t next_end;
+
 static const char *ask_keep (const jt_budgets_t *b, jt_snapshot_t *s,
                              const char *run_json, jt_tense_t tense,
                              const char *not_eligible, uint32_t min_nodes,
@@ -75,7 +80,8 @@ static const char *ask_keep (const jt_budgets_t *b, jt_snapshot_t *s,
         .budgets = b, .snap = s, .eligible = el, .run = r,
         .now = fx_time (FX_NOW), .tense = tense, .min_nodes = min_nodes,
         .max_nodes = max_nodes, .opts = { .policy = JT_PACK_TO_EMPTY },
-        .closed_hours = closed_100,
+        .closed_hours = closed_100, .holds = next_holds, .nholds = next_nholds,
+        .end = next_end,
     };
     jt_answer_t a;
     jt_error_t err;
@@ -94,6 +100,9 @@ static const char *ask_keep (const jt_budgets_t *b, jt_snapshot_t *s,
     }
     free (el);
     jt_run_destroy (r);
+    next_holds = NULL;
+    next_nholds = 0;
+    next_end = 0;
     return buf;
 }
 
@@ -351,6 +360,47 @@ static void test_estimate_payable (void)
     jt_budgets_destroy (b);
 }
 
+/* A run may take GPUs a waiting run's reservation holds on the envelope
+ * only when it ends before that reservation starts. */
+static void test_holds (void)
+{
+    jt_budgets_t *b = fx_budgets (RAI (WEST (32, "")), FX_END);
+    jt_snapshot_t *s = jt_snapshot_create ();
+    int64_t now = fx_time (FX_NOW);
+    jt_hold_t holds[] = { { "west-h100", 16, now + 3600 },
+                          { "nowhere-h100", 64, now } };
+    const char *got;
+
+    fx_nodes (s, "a", 1, 8, "region=west,fabric.domain=A", 8, 4);
+    lease (s, "1", "west-h100", "a01", 5);
+    fx_finalize (s);
+    next_holds = holds, next_nholds = 2, next_end = now + 1800;
+    got = ask (b, s, RUN ("rai", 16, GROUP (16)), JT_TENSE_NOW, NULL, 1, 8);
+    ok (!strncmp (got, "bind[", 5),
+        "a run that ends before the hold starts may use its GPUs: %s", got);
+    next_holds = holds, next_nholds = 2, next_end = now + 7200;
+    is (ask (b, s, RUN ("rai", 16, GROUP (16)), JT_TENSE_NOW, NULL, 1, 8),
+        "refuse: jobtree: envelope west-h100: 24 of 32 GPUs active, run needs 16"
+        " (counting 16 GPUs held for runs reserved ahead)",
+        "one that would still run then may not (8 active + 16 held), and says so");
+    next_holds = holds, next_nholds = 2, next_end = 0;
+    is (ask (b, s, RUN ("rai", 16, GROUP (16)), JT_TENSE_NOW, NULL, 1, 8),
+        "refuse: jobtree: envelope west-h100: 24 of 32 GPUs active, run needs 16"
+        " (counting 16 GPUs held for runs reserved ahead)",
+        "nor one without a time limit");
+    next_holds = holds, next_nholds = 2, next_end = now + 7200;
+    got = ask (b, s, RUN ("rai", 8, GROUP (8)), JT_TENSE_NOW, NULL, 1, 8);
+    ok (!strncmp (got, "bind[", 5), "what the hold leaves is free: %s", got);
+    next_holds = holds, next_nholds = 2, next_end = now + 7200;
+    got = ask (b, s, RUN ("rai", 16, GROUP (16)), JT_TENSE_ESTIMATE, NULL, 1, 8);
+    ok (strstr (got, "estimate 2 nodes from ") == got,
+        "backfill is told the same: no start now (%s)", got);
+    got = ask (b, s, RUN ("rai", 16, GROUP (16)), JT_TENSE_NOW, NULL, 1, 8);
+    ok (!strncmp (got, "bind[", 5), "without holds it binds: %s", got);
+    jt_snapshot_destroy (s);
+    jt_budgets_destroy (b);
+}
+
 static void test_funding_unknown_end (void)
 {
     jt_budgets_t *b = fx_budgets (RAI (WEST (16, "")), FX_END);
@@ -485,6 +535,7 @@ int main (void)
     test_estimate ();
     test_pick ();
     test_estimate_payable ();
+    test_holds ();
     test_funding_time ();
     test_funding_unknown_end ();
     test_funding_windows ();

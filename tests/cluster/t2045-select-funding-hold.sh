@@ -1,0 +1,77 @@
+#!/bin/bash
+# t2045-select-funding-hold.sh - a reservation holds its funding as
+# backfill holds its nodes (issue 8): a run of the same envelope that would
+# still be running when a reserved run is to start may not take the GPUs
+# that run waits for, even on free nodes the reservation does not hold; a
+# run that ends before then may. Without the hold, small runs take every
+# GPU that frees and the reserved run's start slips behind each of them.
+#
+# Cluster: see t2000-select.sh, with team-a's a-west-h100 cut to 40 GPUs
+# (5 nodes) so the reserved run (4 nodes) is short of funding while bB
+# runs: 8 (bA) + 16 (bB) + 32 > 40.
+. "$(dirname "$0")/lib.sh"
+
+plan 8
+BUD=$(mktemp -d /tmp/jt-hold-budgets.XXXXXX)
+trap 'rm -rf "$BUD"' EXIT
+for f in team-a small; do
+    cp "$(dirname "$0")/../../etc/slurm/test-cluster/budgets/$f.json" "$BUD/"
+done
+sed -i 's/"concurrency": 64/"concurrency": 40/' "$BUD/team-a.json"
+JT_CLUSTER_SELECT=jobtree JT_CLUSTER_BUDGETS=$BUD cluster_setup "${1:?usage: $0 BUILDDIR}"
+cluster_start
+G8="--gres=gpu:h100:8"
+
+dom () { local n=${1#gpu}; n=$((10#$n)); printf "\\x$(printf %x $((65 + (n - 1) / 4)))\\n"; }
+doms_of () {
+    scontrol show hostnames "$(job_field "$1" NodeList)" 2>/dev/null \
+        | while read -r n; do dom "$n"; done | sort -u | paste -sd, -
+}
+epoch () { date -d "$1" +%s; }
+reason_like () {
+    local r
+    r=$(squeue -h -j "$1" -o %R 2>/dev/null | sed 's/^(//; s/)$//')
+    echo "job $1 reason: $r"
+    grep -Eq -- "$2" <<< "$r"
+}
+
+# bA: one node of A for long; bB: two nodes of B until it ends (20 s; its
+# 3-min limit is what backfill plans with).
+bA=$(submit --account=team-a -N1 $G8 --group-gpus=8 -t 10 --wrap "sleep 600")
+wait_job_state "$bA" RUNNING 15 || bail_out "bA does not start"
+bB=$(submit --account=team-a -N2 $G8 --group-gpus=16 -t 3 --wrap "sleep 20")
+wait_job_state "$bB" RUNNING 15 || bail_out "bB does not start"
+is "$(doms_of "$bA") $(doms_of "$bB")" "A B" "bA holds a node of A, bB two of B"
+
+big=$(submit --account=team-a -N4 $G8 --group-gpus=32 -t 2 --wrap "sleep 5")
+wait_for 20 reason_like "$big" '^jobtree: reserved 4 nodes in [^ ]*/B from ' \
+    || bail_out "no reservation in B"
+ok 0 "the 4-node run is reserved in B from bB's limit (when room and funding free)"
+
+# A's three free nodes are not the reservation's. A run of team-a's that
+# would still be running at the reserved start waits for funding; one that
+# ends before it starts now.
+long=$(submit --account=team-a -N1 $G8 --group-gpus=8 -t 5 --wrap "sleep 2")
+short=$(submit --account=team-a -N1 $G8 --group-gpus=8 -t 1 --wrap "sleep 2")
+wait_job_state "$short" "RUNNING|COMPLETING|COMPLETED" 15
+ok $? "the short run (ends before the reserved start) starts at once ($(job_field "$short" JobState))"
+is "$(doms_of "$short")" "A" "on A's free nodes"
+wait_for 10 reason_like "$long" 'envelope a-west-h100: .* GPUs active, run needs 8.*counting 32 GPUs held for runs reserved ahead'
+ok $? "the long run waits for the funding held for the reserved run, and says so"
+
+wait_job_state "$big" "RUNNING|COMPLETING|COMPLETED" 60 \
+    || bail_out "the reserved run did not start: $(job_field "$big" Reason)"
+bB_end=$(epoch "$(job_field "$bB" EndTime)")
+big_start=$(epoch "$(job_field "$big" StartTime)")
+ok "$(test "$big_start" -le $((bB_end + 5)); echo $?)" \
+   "the reserved run starts as soon as bB ends ($big_start, bB ended $bB_end)"
+wait_job_state "$long" "RUNNING|COMPLETING|COMPLETED" 60
+long_start=$(epoch "$(job_field "$long" StartTime)")
+ok "$(test "$long_start" -ge "$big_start"; echo $?)" \
+   "the long run starts only after it ($long_start >= $big_start)"
+
+scancel "$bA"
+wait_for 30 queue_empty
+out=$(jobtree_cli verify "$JT_LEDGER_DIR" 2>&1)
+ok $? "jobtree verify accepts the ledger: $(tail -n1 <<< "$out")"
+done_testing
