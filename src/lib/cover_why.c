@@ -116,14 +116,18 @@ jt_reason_t jt_coverer_why_gpus (const jt_coverer_t *c, int64_t need,
             brm = rm;
         }
     }
-    for (size_t i = 0; i < c->nshadow; i++) {
+    /* A sponsor that could pay if the run allowed borrowing. */
+    ssize_t sponsor = -1;
+    for (size_t i = 0; i < c->nshadow && sponsor < 0; i++) {
         room_t rm = jt_cover_room (c, &c->shadow[i], false);
-        if (rm.kind != B_WINDOW && rm.gpus >= need) {
-            snprintf (detail, len, "borrowing is off: sponsor envelope %s (%s)"
-                      " could pay %lld GPUs", c->shadow[i].env->name,
-                      c->shadow[i].env->owner, (long long) need);
-            return JT_BORROW_LIMIT;
-        }
+        if (rm.kind != B_WINDOW && rm.gpus >= need)
+            sponsor = (ssize_t) i;
+    }
+    if (c->ncand == 0 && sponsor >= 0) {
+        snprintf (detail, len, "borrowing is off: sponsor envelope %s (%s)"
+                  " could pay %lld GPUs", c->shadow[sponsor].env->name,
+                  c->shadow[sponsor].env->owner, (long long) need);
+        return JT_BORROW_LIMIT;
     }
     if (c->ncand == 0) {
         snprintf (detail, len, "only sponsors lend %s to %s (first %s) and the"
@@ -131,13 +135,25 @@ jt_reason_t jt_coverer_why_gpus (const jt_coverer_t *c, int64_t need,
                   c->shadow[0].env->name);
         return JT_BORROW_LIMIT;
     }
+    /* The bound that stops the run is the owner's (or its family's) own;
+     * a sponsor that could pay is a hint after it. */
+    jt_reason_t why;
     if (best < 0) {
         room_t rm = jt_cover_room (c, &c->cand[0], true);
         room_detail (c, &c->cand[0], &rm, need, detail, len);
-        return JT_WINDOW_CLOSED;
+        why = JT_WINDOW_CLOSED;
+    } else {
+        room_detail (c, &c->cand[best], &brm, need, detail, len);
+        why = jt_cover_kind_reason (brm.kind);
     }
-    room_detail (c, &c->cand[best], &brm, need, detail, len);
-    return jt_cover_kind_reason (brm.kind);
+    if (sponsor >= 0) {
+        size_t l = strlen (detail);
+        snprintf (detail + l, len - l, "; sponsor envelope %s (%s) could pay"
+                  " %lld GPUs if the run allowed borrowing",
+                  c->shadow[sponsor].env->name, c->shadow[sponsor].env->owner,
+                  (long long) need);
+    }
+    return why;
 }
 
 jt_reason_t jt_coverer_why (const jt_coverer_t *c, char *detail, size_t len)

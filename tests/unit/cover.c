@@ -330,9 +330,11 @@ static void test_borrow_limits (void)
     is (cov (b, NULL, r), "BorrowLimit: maxBorrowGPUs 16: 16 already borrowed,"
         " run needs 16 (envelope vision-h100)",
         "maxBorrowGPUs: the second borrowed group is refused");
-    is (cov (b, NULL, off), "BorrowLimit: borrowing is off: sponsor envelope"
-        " vision-h100 (vision) could pay 16 GPUs",
-        "allowBorrow off: only a sponsor could pay -> BorrowLimit");
+    is (cov (b, NULL, off), "InsufficientCapacity: envelope west-h100: 16 of 16"
+        " GPUs active, run needs 16; sponsor envelope vision-h100 (vision) could"
+        " pay 16 GPUs if the run allowed borrowing",
+        "allowBorrow off: the owner's own bound stops the run; the sponsor that"
+        " could pay is a hint after it");
     jt_run_destroy (r);
     jt_run_destroy (r2);
     jt_run_destroy (off);

@@ -269,10 +269,11 @@ static void test_decisions (void)
                     "Reject detail names the envelope closest to paying");
     jt_run_t *nob = fx_run (RUN ("rai", 32, GROUP (32)));
     plan_detail_is (b, s, nob,
-                    "Reject BorrowLimit total=0 want=32",
-                    "without borrowing, a sponsor that could pay makes it BorrowLimit",
-                    "borrowing is off: sponsor envelope vision-h100 (vision) could"
-                    " pay 32 GPUs", "BorrowLimit detail");
+                    "Reject InsufficientCapacity total=0 want=32",
+                    "without borrowing, the owner's own bound is what stops it",
+                    "envelope west-h100: 48 of 64 GPUs active, run needs 32; sponsor"
+                    " envelope vision-h100 (vision) could pay 32 GPUs if the run"
+                    " allowed borrowing", "and the detail names a sponsor that could pay");
     jt_run_destroy (nob);
 
     jt_run_t *r16 = fx_run (RUN ("rai", 16, GROUP (16)));
