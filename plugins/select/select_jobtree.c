@@ -152,18 +152,6 @@ extern int fini (void)
     return rc;
 }
 
-extern int select_p_state_save (char *dir_name)
-{
-    READY_OR (SLURM_ERROR);
-    return jtsel_ops.state_save (dir_name);
-}
-
-extern int select_p_state_restore (char *dir_name)
-{
-    READY_OR (SLURM_ERROR);
-    return jtsel_ops.state_restore (dir_name);
-}
-
 extern int select_p_job_init (List jobs)
 {
     READY_OR (SLURM_ERROR);
@@ -214,18 +202,6 @@ extern int select_p_job_test (job_record_t *job_ptr, bitstr_t *bitmap,
                                 preemptee_job_list, exc_core_bitmap);
 }
 
-extern int select_p_job_begin (job_record_t *job_ptr)
-{
-    READY_OR (SLURM_ERROR);
-    return jtsel_ops.job_begin (job_ptr);
-}
-
-extern int select_p_job_ready (job_record_t *job_ptr)
-{
-    READY_OR (SLURM_ERROR);
-    return jtsel_ops.job_ready (job_ptr);
-}
-
 extern int select_p_job_expand (job_record_t *from_job_ptr,
                                 job_record_t *to_job_ptr)
 {
@@ -250,12 +226,6 @@ extern int select_p_job_resized (job_record_t *job_ptr,
     if (jtsel_is_jobtree (job_ptr))
         jtsel_lease_event ("resized", job_ptr, node_ptr);
     return rc;
-}
-
-extern int select_p_job_signal (job_record_t *job_ptr, int signal)
-{
-    READY_OR (SLURM_ERROR);
-    return jtsel_ops.job_signal (job_ptr, signal);
 }
 
 extern int select_p_job_fini (job_record_t *job_ptr)
@@ -285,62 +255,6 @@ extern int select_p_job_resume (job_record_t *job_ptr, bool indf_susp)
     return jtsel_ops.job_resume (job_ptr, indf_susp);
 }
 
-extern bitstr_t *select_p_step_pick_nodes (job_record_t *job_ptr,
-                                           select_jobinfo_t *jobinfo,
-                                           uint32_t node_count,
-                                           bitstr_t **avail_nodes)
-{
-    READY_OR (NULL);
-    return jtsel_ops.step_pick_nodes (job_ptr, jobinfo, node_count,
-                                       avail_nodes);
-}
-
-extern int select_p_step_start (step_record_t *step_ptr)
-{
-    READY_OR (SLURM_ERROR);
-    return jtsel_ops.step_start (step_ptr);
-}
-
-extern int select_p_step_finish (step_record_t *step_ptr, bool killing_step)
-{
-    READY_OR (SLURM_ERROR);
-    return jtsel_ops.step_finish (step_ptr, killing_step);
-}
-
-extern int select_p_select_nodeinfo_pack (select_nodeinfo_t *nodeinfo,
-                                          buf_t *buffer,
-                                          uint16_t protocol_version)
-{
-    READY_OR (SLURM_ERROR);
-    return jtsel_ops.nodeinfo_pack (nodeinfo, buffer, protocol_version);
-}
-
-extern int select_p_select_nodeinfo_unpack (select_nodeinfo_t **nodeinfo,
-                                            buf_t *buffer,
-                                            uint16_t protocol_version)
-{
-    READY_OR (SLURM_ERROR);
-    return jtsel_ops.nodeinfo_unpack (nodeinfo, buffer, protocol_version);
-}
-
-extern select_nodeinfo_t *select_p_select_nodeinfo_alloc (void)
-{
-    READY_OR (NULL);
-    return jtsel_ops.nodeinfo_alloc ();
-}
-
-extern int select_p_select_nodeinfo_free (select_nodeinfo_t *nodeinfo)
-{
-    READY_OR (SLURM_ERROR);
-    return jtsel_ops.nodeinfo_free (nodeinfo);
-}
-
-extern int select_p_select_nodeinfo_set_all (void)
-{
-    READY_OR (SLURM_ERROR);
-    return jtsel_ops.nodeinfo_set_all ();
-}
-
 /* slurmctld's commit point of an allocation (node_scheduler.c). */
 extern int select_p_select_nodeinfo_set (job_record_t *job_ptr)
 {
@@ -354,85 +268,6 @@ extern int select_p_select_nodeinfo_set (job_record_t *job_ptr)
         jtsel_lease_event ("begin", job_ptr, NULL);
     }
     return rc;
-}
-
-extern int select_p_select_nodeinfo_get (select_nodeinfo_t *nodeinfo,
-                                         enum select_nodedata_type dinfo,
-                                         enum node_states state, void *data)
-{
-    READY_OR (SLURM_ERROR);
-    return jtsel_ops.nodeinfo_get (nodeinfo, dinfo, state, data);
-}
-
-extern select_jobinfo_t *select_p_select_jobinfo_alloc (void)
-{
-    READY_OR (NULL);
-    return jtsel_ops.jobinfo_alloc ();
-}
-
-extern int select_p_select_jobinfo_free (select_jobinfo_t *jobinfo)
-{
-    READY_OR (SLURM_ERROR);
-    return jtsel_ops.jobinfo_free (jobinfo);
-}
-
-extern int select_p_select_jobinfo_set (select_jobinfo_t *jobinfo,
-                                        enum select_jobdata_type data_type,
-                                        void *data)
-{
-    READY_OR (SLURM_ERROR);
-    return jtsel_ops.jobinfo_set (jobinfo, data_type, data);
-}
-
-extern int select_p_select_jobinfo_get (select_jobinfo_t *jobinfo,
-                                        enum select_jobdata_type data_type,
-                                        void *data)
-{
-    READY_OR (SLURM_ERROR);
-    return jtsel_ops.jobinfo_get (jobinfo, data_type, data);
-}
-
-extern select_jobinfo_t *select_p_select_jobinfo_copy (select_jobinfo_t *jobinfo)
-{
-    READY_OR (NULL);
-    return jtsel_ops.jobinfo_copy (jobinfo);
-}
-
-extern int select_p_select_jobinfo_pack (select_jobinfo_t *jobinfo,
-                                         buf_t *buffer,
-                                         uint16_t protocol_version)
-{
-    READY_OR (SLURM_ERROR);
-    return jtsel_ops.jobinfo_pack (jobinfo, buffer, protocol_version);
-}
-
-extern int select_p_select_jobinfo_unpack (select_jobinfo_t **jobinfo,
-                                           buf_t *buffer,
-                                           uint16_t protocol_version)
-{
-    READY_OR (SLURM_ERROR);
-    return jtsel_ops.jobinfo_unpack (jobinfo, buffer, protocol_version);
-}
-
-extern char *select_p_select_jobinfo_sprint (select_jobinfo_t *jobinfo,
-                                             char *buf, size_t size, int mode)
-{
-    READY_OR (NULL);
-    return jtsel_ops.jobinfo_sprint (jobinfo, buf, size, mode);
-}
-
-extern char *select_p_select_jobinfo_xstrdup (select_jobinfo_t *jobinfo,
-                                              int mode)
-{
-    READY_OR (NULL);
-    return jtsel_ops.jobinfo_xstrdup (jobinfo, mode);
-}
-
-extern int select_p_get_info_from_plugin (enum select_plugindata_info dinfo,
-                                          job_record_t *job_ptr, void *data)
-{
-    READY_OR (SLURM_ERROR);
-    return jtsel_ops.get_info_from_plugin (dinfo, job_ptr, data);
 }
 
 extern int select_p_update_node_config (int index)
@@ -452,12 +287,78 @@ extern int select_p_reconfigure (void)
     return jtsel_ops.reconfigure ();
 }
 
-extern bitstr_t *select_p_resv_test (resv_desc_msg_t *resv_desc_ptr,
-                                     uint32_t node_cnt,
-                                     bitstr_t *avail_bitmap,
-                                     bitstr_t **core_bitmap)
-{
-    READY_OR (NULL);
-    return jtsel_ops.resv_test (resv_desc_ptr, node_cnt, avail_bitmap,
-                                 core_bitmap);
-}
+/*
+ * Every other select_p_* only forwards to cons_tres: FORWARD defines
+ * select_p_NAME (PARAMS) returning jtsel_ops.MEMBER (ARGS), or FAIL when
+ * cons_tres cannot be loaded. Slurm finds them by name (syms[] above).
+ */
+#define FORWARD(type, fail, name, member, params, args) \
+    extern type select_p_##name params                  \
+    {                                                   \
+        READY_OR (fail);                                \
+        return jtsel_ops.member args;                   \
+    }
+
+FORWARD (int, SLURM_ERROR, state_save, state_save, (char *dir_name), (dir_name))
+FORWARD (int, SLURM_ERROR, state_restore, state_restore,
+         (char *dir_name), (dir_name))
+FORWARD (int, SLURM_ERROR, job_begin, job_begin,
+         (job_record_t *job_ptr), (job_ptr))
+FORWARD (int, SLURM_ERROR, job_ready, job_ready,
+         (job_record_t *job_ptr), (job_ptr))
+FORWARD (int, SLURM_ERROR, job_signal, job_signal,
+         (job_record_t *job_ptr, int signal), (job_ptr, signal))
+FORWARD (bitstr_t *, NULL, step_pick_nodes, step_pick_nodes,
+         (job_record_t *job_ptr, select_jobinfo_t *jobinfo,
+          uint32_t node_count, bitstr_t **avail_nodes),
+         (job_ptr, jobinfo, node_count, avail_nodes))
+FORWARD (int, SLURM_ERROR, step_start, step_start,
+         (step_record_t *step_ptr), (step_ptr))
+FORWARD (int, SLURM_ERROR, step_finish, step_finish,
+         (step_record_t *step_ptr, bool killing_step), (step_ptr, killing_step))
+FORWARD (int, SLURM_ERROR, select_nodeinfo_pack, nodeinfo_pack,
+         (select_nodeinfo_t *nodeinfo, buf_t *buffer, uint16_t protocol_version),
+         (nodeinfo, buffer, protocol_version))
+FORWARD (int, SLURM_ERROR, select_nodeinfo_unpack, nodeinfo_unpack,
+         (select_nodeinfo_t **nodeinfo, buf_t *buffer, uint16_t protocol_version),
+         (nodeinfo, buffer, protocol_version))
+FORWARD (select_nodeinfo_t *, NULL, select_nodeinfo_alloc, nodeinfo_alloc,
+         (void), ())
+FORWARD (int, SLURM_ERROR, select_nodeinfo_free, nodeinfo_free,
+         (select_nodeinfo_t *nodeinfo), (nodeinfo))
+FORWARD (int, SLURM_ERROR, select_nodeinfo_set_all, nodeinfo_set_all,
+         (void), ())
+FORWARD (int, SLURM_ERROR, select_nodeinfo_get, nodeinfo_get,
+         (select_nodeinfo_t *nodeinfo, enum select_nodedata_type dinfo,
+          enum node_states state, void *data),
+         (nodeinfo, dinfo, state, data))
+FORWARD (select_jobinfo_t *, NULL, select_jobinfo_alloc, jobinfo_alloc,
+         (void), ())
+FORWARD (int, SLURM_ERROR, select_jobinfo_free, jobinfo_free,
+         (select_jobinfo_t *jobinfo), (jobinfo))
+FORWARD (int, SLURM_ERROR, select_jobinfo_set, jobinfo_set,
+         (select_jobinfo_t *jobinfo, enum select_jobdata_type data_type, void *data),
+         (jobinfo, data_type, data))
+FORWARD (int, SLURM_ERROR, select_jobinfo_get, jobinfo_get,
+         (select_jobinfo_t *jobinfo, enum select_jobdata_type data_type, void *data),
+         (jobinfo, data_type, data))
+FORWARD (select_jobinfo_t *, NULL, select_jobinfo_copy, jobinfo_copy,
+         (select_jobinfo_t *jobinfo), (jobinfo))
+FORWARD (int, SLURM_ERROR, select_jobinfo_pack, jobinfo_pack,
+         (select_jobinfo_t *jobinfo, buf_t *buffer, uint16_t protocol_version),
+         (jobinfo, buffer, protocol_version))
+FORWARD (int, SLURM_ERROR, select_jobinfo_unpack, jobinfo_unpack,
+         (select_jobinfo_t **jobinfo, buf_t *buffer, uint16_t protocol_version),
+         (jobinfo, buffer, protocol_version))
+FORWARD (char *, NULL, select_jobinfo_sprint, jobinfo_sprint,
+         (select_jobinfo_t *jobinfo, char *buf, size_t size, int mode),
+         (jobinfo, buf, size, mode))
+FORWARD (char *, NULL, select_jobinfo_xstrdup, jobinfo_xstrdup,
+         (select_jobinfo_t *jobinfo, int mode), (jobinfo, mode))
+FORWARD (int, SLURM_ERROR, get_info_from_plugin, get_info_from_plugin,
+         (enum select_plugindata_info dinfo, job_record_t *job_ptr, void *data),
+         (dinfo, job_ptr, data))
+FORWARD (bitstr_t *, NULL, resv_test, resv_test,
+         (resv_desc_msg_t *resv_desc_ptr, uint32_t node_cnt,
+          bitstr_t *avail_bitmap, bitstr_t **core_bitmap),
+         (resv_desc_ptr, node_cnt, avail_bitmap, core_bitmap))

@@ -426,6 +426,27 @@ job_field () {
         print s }'
 }
 
+# reason_like JOBID REGEX: the job's pending reason as squeue shows it
+# (scontrol -o turns blanks into _) matches; a wait_for condition that
+# prints what it saw.
+reason_like () {
+    local r
+    r=$(squeue -h -j "$1" -o %R 2>/dev/null | sed 's/^(//; s/)$//')
+    echo "job $1 reason: $r"
+    grep -Eq -- "$2" <<< "$r"
+}
+
+# The test cluster's domain letter of node gpuNN (A = gpu01-04, ...), and
+# the domains of a job's nodes ("A" or "A,B").
+node_domain () { local n=${1#gpu}; n=$((10#$n)); printf "\\x$(printf %x $((65 + (n - 1) / 4)))\n"; }
+job_domains () {
+    scontrol show hostnames "$(job_field "$1" NodeList)" 2>/dev/null \
+        | while read -r n; do node_domain "$n"; done | sort -u | paste -sd, -
+}
+
+# Epoch seconds of a Slurm or RFC 3339 time.
+epoch () { date -d "$1" +%s; }
+
 # Wait until job JOBID is in one of the states (regex), at most SECS.
 wait_job_state () {
     local id=$1 re=$2 secs=${3:-30}

@@ -13,27 +13,14 @@
 
 plan 8
 BUD=$(mktemp -d /tmp/jt-hold-budgets.XXXXXX)
-trap 'rm -rf "$BUD"' EXIT
 for f in team-a small; do
     cp "$(dirname "$0")/../../etc/slurm/test-cluster/budgets/$f.json" "$BUD/"
 done
 sed -i 's/"concurrency": 64/"concurrency": 40/' "$BUD/team-a.json"
 JT_CLUSTER_SELECT=jobtree JT_CLUSTER_BUDGETS=$BUD cluster_setup "${1:?usage: $0 BUILDDIR}"
+rm -rf "$BUD"     # copied into the cluster's directory
 cluster_start
 G8="--gres=gpu:h100:8"
-
-dom () { local n=${1#gpu}; n=$((10#$n)); printf "\\x$(printf %x $((65 + (n - 1) / 4)))\\n"; }
-doms_of () {
-    scontrol show hostnames "$(job_field "$1" NodeList)" 2>/dev/null \
-        | while read -r n; do dom "$n"; done | sort -u | paste -sd, -
-}
-epoch () { date -d "$1" +%s; }
-reason_like () {
-    local r
-    r=$(squeue -h -j "$1" -o %R 2>/dev/null | sed 's/^(//; s/)$//')
-    echo "job $1 reason: $r"
-    grep -Eq -- "$2" <<< "$r"
-}
 
 # bA: one node of A for long; bB: two nodes of B until it ends (20 s; its
 # 3-min limit is what backfill plans with).
@@ -41,7 +28,7 @@ bA=$(submit --account=team-a -N1 $G8 --group-gpus=8 -t 10 --wrap "sleep 600")
 wait_job_state "$bA" RUNNING 15 || bail_out "bA does not start"
 bB=$(submit --account=team-a -N2 $G8 --group-gpus=16 -t 3 --wrap "sleep 20")
 wait_job_state "$bB" RUNNING 15 || bail_out "bB does not start"
-is "$(doms_of "$bA") $(doms_of "$bB")" "A B" "bA holds a node of A, bB two of B"
+is "$(job_domains "$bA") $(job_domains "$bB")" "A B" "bA holds a node of A, bB two of B"
 
 big=$(submit --account=team-a -N4 $G8 --group-gpus=32 -t 2 --wrap "sleep 5")
 wait_for 20 reason_like "$big" '^jobtree: reserved 4 nodes in [^ ]*/B from ' \
@@ -55,7 +42,7 @@ long=$(submit --account=team-a -N1 $G8 --group-gpus=8 -t 5 --wrap "sleep 2")
 short=$(submit --account=team-a -N1 $G8 --group-gpus=8 -t 1 --wrap "sleep 2")
 wait_job_state "$short" "RUNNING|COMPLETING|COMPLETED" 15
 ok $? "the short run (ends before the reserved start) starts at once ($(job_field "$short" JobState))"
-is "$(doms_of "$short")" "A" "on A's free nodes"
+is "$(job_domains "$short")" "A" "on A's free nodes"
 wait_for 10 reason_like "$long" 'envelope a-west-h100: .* GPUs active, run needs 8.*counting 32 GPUs held for runs reserved ahead'
 ok $? "the long run waits for the funding held for the reserved run, and says so"
 
