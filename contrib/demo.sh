@@ -108,7 +108,8 @@ if [ -x "$jobtree" ] && [ -n "${JT_LEDGER_DIR:-}" ]; then
     want=1
     for id in "${!what[@]}"; do
         [ "$(job_field "$id" JobState)" = RUNNING ] || continue
-        n=$(job_field "$id" AdminComment | grep -o '"group":' | wc -l)
+        # a plain job (no record) has no lease: grep finds nothing
+        n=$(job_field "$id" AdminComment | { grep -o '"group":' || true; } | wc -l)
         want=$((want + n))
     done
     ledger_settled "$want" 10 || true
@@ -121,6 +122,9 @@ if [ -x "$jobtree" ] && [ -n "${JT_LEDGER_DIR:-}" ]; then
     echo
     echo "=== jobtree report usage (GPU-hours and peak GPUs per owner and envelope)"
     "$jobtree" report usage --now "$now" "$JT_LEDGER_DIR"
+    echo
+    echo "=== jobtree report reservations (runs that wait, with the start backfill holds room for)"
+    "$jobtree" report reservations -o Reservation,Owner,Envelope,GPUs,EarliestStart,Activated "$JT_LEDGER_DIR"
     echo
     "$jobtree" verify "$JT_LEDGER_DIR" | head -n 1
 fi
