@@ -108,10 +108,12 @@ typedef struct jt_sched_request {
     jt_closed_hours_fn closed_hours;    /* may be NULL */
     void *closed_hours_arg;
     /* NOW and ESTIMATE: the holds of runs waiting ahead of this one (the
-     * caller leaves out its own and those of runs behind it). A hold counts
-     * as active GPUs of its envelope when the run, started now, would
-     * still run at its start: end is now + the run's time limit (0: no
-     * limit, every hold counts). */
+     * caller leaves out its own and those of runs behind it). A hold binds
+     * the run when the run, started now, would still run at its start (end
+     * is now + the run's time limit; 0: no limit, every hold binds). A run
+     * funded now starts only if, at the earliest start of the holds that
+     * bind it, Cover funds it with those holds and the leases still running
+     * then; otherwise the answer is a refusal (no estimate) that says so. */
     const jt_hold_t *holds;
     size_t nholds;
     int64_t end;

@@ -296,31 +296,11 @@ static int estimate_sets (jt_answer_t *a, const jt_sched_request_t *req,
     return 0;
 }
 
-/* The holds that bind the run now: concurrency of runs waiting ahead,
- * whose start comes before the run would end. Returns the GPUs added. */
-static int64_t add_holds (const jt_sched_request_t *req, jt_usage_t *u)
-{
-    int64_t held = 0;
-
-    for (size_t i = 0; i < req->nholds; i++) {
-        const jt_hold_t *h = &req->holds[i];
-        const jt_envelope_t *e = h->envelope
-                                     ? jt_budgets_envelope (req->budgets, h->envelope)
-                                     : NULL;
-        if (e && h->gpus > 0 && h->gpus <= JT_RUN_GPUS_MAX
-            && (req->end <= 0 || h->start < req->end)) {
-            jt_usage_add (u, e, e->owner, h->gpus, 0.);
-            held += h->gpus;
-        }
-    }
-    return held;
-}
-
 /* The usage the tense counts: none in EVER; else the snapshot's leases and
  * the ledger's closed GPU-hours, as they are now (at 0) or will be at `at`
- * if nothing else starts; now, also the holds of runs waiting ahead. */
+ * if nothing else starts. */
 static int tense_usage (const jt_sched_request_t *req, int64_t at,
-                        jt_usage_t *u, int64_t *held, jt_error_t *err)
+                        jt_usage_t *u, jt_error_t *err)
 {
     if (req->tense == JT_TENSE_EVER) {
         if (jt_usage_init (u, req->budgets) < 0)
@@ -332,8 +312,6 @@ static int tense_usage (const jt_sched_request_t *req, int64_t at,
         return -1;
     if (req->closed_hours)
         req->closed_hours (u, req->budgets, req->closed_hours_arg);
-    if (at == 0 && held)
-        *held = add_holds (req, u);
     return 0;
 }
 
@@ -374,7 +352,7 @@ static int funded_at (const jt_sched_request_t *req, const jt_run_t *run,
     jt_plan_t p;
     int rc;
 
-    if (tense_usage (req, t, &u, NULL, err) < 0)
+    if (tense_usage (req, t, &u, err) < 0)
         return -1;
     memset (&p, 0, sizeof (p));
     rc = jt_plan_run (req->budgets, req->snap, &u, run, t, &req->opts, &p, err);
@@ -465,6 +443,77 @@ static int funding_time (const jt_sched_request_t *req, const jt_run_t *run,
     return rc < 0 ? -1 : 0;
 }
 
+/* ---- funding holds ---- */
+
+/* The holds that bind the run: of runs waiting ahead, starting before the
+ * run would end (every hold when its end is unknown). Their earliest start
+ * (never before now) in *first; returns their GPUs (0: none binds). */
+static int64_t binding_holds (const jt_sched_request_t *req, int64_t *first)
+{
+    int64_t held = 0;
+
+    *first = INT64_MAX;
+    for (size_t i = 0; i < req->nholds; i++) {
+        const jt_hold_t *h = &req->holds[i];
+        if (!h->envelope || h->gpus < 1 || h->gpus > JT_RUN_GPUS_MAX
+            || !jt_budgets_envelope (req->budgets, h->envelope)
+            || (req->end > 0 && h->start >= req->end))
+            continue;
+        held += h->gpus;
+        if (h->start < *first)
+            *first = h->start;
+    }
+    if (*first < req->now)
+        *first = req->now;
+    return held;
+}
+
+/* A run Cover funds now, checked against the holds that bind it: at the
+ * earliest of their starts, with the leases still running then, the run
+ * (still running) and every binding hold must be funded together. Backfill
+ * keeps a reserved run's nodes the same way (another job may use them only
+ * if it ends before the reservation starts). Returns 1 when the holds keep
+ * the run back (out becomes a refusal saying so), 0 when they do not, -1
+ * on error. The snapshot must be viewed idle on the caller's nodes. */
+static int held_back (const jt_sched_request_t *req, const jt_run_t *run,
+                      jt_answer_t *out, jt_error_t *err)
+{
+    int64_t at, held = binding_holds (req, &at);
+    jt_usage_t u;
+    jt_plan_t p;
+    char t[40];
+    int rc;
+
+    if (held == 0)
+        return 0;
+    if (tense_usage (req, at, &u, err) < 0)
+        return -1;
+    for (size_t i = 0; i < req->nholds; i++) {
+        const jt_hold_t *h = &req->holds[i];
+        const jt_envelope_t *e = h->envelope
+                                     ? jt_budgets_envelope (req->budgets, h->envelope)
+                                     : NULL;
+        if (e && h->gpus >= 1 && h->gpus <= JT_RUN_GPUS_MAX
+            && (req->end <= 0 || h->start < req->end))
+            jt_usage_add (&u, e, e->owner, h->gpus, 0.);
+    }
+    memset (&p, 0, sizeof (p));
+    rc = jt_plan_run (req->budgets, req->snap, &u, run, at, &req->opts, &p, err);
+    jt_usage_free (&u);
+    if (rc < 0)
+        return -1;
+    rc = p.decision != JT_BIND_NOW && is_funding_reason (p.reason);
+    if (rc) {
+        jt_time_format (at, t, sizeof (t));
+        say (out, JT_ANSWER_REFUSE, "jobtree: %s at %s, counting %" PRId64
+             " GPUs held for runs reserved ahead",
+             p.detail[0] ? p.detail : jt_reason_str (p.reason), t, held);
+        out->waits = req->tense == JT_TENSE_NOW;
+    }
+    jt_plan_free (&p);
+    return rc;
+}
+
 int jt_sched_answer (const jt_sched_request_t *req, jt_answer_t *out,
                      jt_error_t *err)
 {
@@ -472,7 +521,6 @@ int jt_sched_answer (const jt_sched_request_t *req, jt_answer_t *out,
     node_live_t *keep = NULL;
     bool *seen = NULL;
     jt_usage_t usage;
-    int64_t held = 0;
     jt_run_t run;
     int rc;
 
@@ -492,7 +540,7 @@ int jt_sched_answer (const jt_sched_request_t *req, jt_answer_t *out,
             return 0;
         }
     }
-    if (tense_usage (req, 0, &usage, &held, err) < 0)
+    if (tense_usage (req, 0, &usage, err) < 0)
         return -1;
     keep = calloc (s->nnodes ? s->nnodes : 1, sizeof (*keep));
     seen = calloc (s->nnodes ? s->nnodes : 1, sizeof (*seen));
@@ -507,6 +555,20 @@ int jt_sched_answer (const jt_sched_request_t *req, jt_answer_t *out,
     if (rc < 0)
         goto out;
 
+    /* Funded now: the holds of runs reserved ahead may still keep it back
+     * (then out is the refusal). */
+    if (out->plan.decision == JT_BIND_NOW && req->tense != JT_TENSE_EVER
+        && req->nholds) {
+        int held;
+
+        view_apply (s, req->eligible, true, keep);
+        held = held_back (req, &run, out, err);
+        view_restore (s, keep);
+        if (held != 0) {        /* refused (out says why), or an error */
+            rc = held < 0 ? -1 : 0;
+            goto out;
+        }
+    }
     if (out->plan.decision == JT_BIND_NOW) {
         out->kind = JT_ANSWER_BIND;
         if ((rc = bind_nodes (out, s->nnodes, req->max_nodes, seen, err)) < 0)
@@ -559,14 +621,6 @@ int jt_sched_answer (const jt_sched_request_t *req, jt_answer_t *out,
         out->waits = req->tense == JT_TENSE_NOW
                      && (is_pack_reason (out->plan.reason)
                          || is_funding_reason (out->plan.reason));
-    }
-    /* A funding refusal that counted holds says so: the active figure
-     * includes GPUs no lease holds yet. */
-    if (rc == 0 && held > 0 && is_funding_reason (out->plan.reason)
-        && (out->kind == JT_ANSWER_REFUSE || out->kind == JT_ANSWER_ESTIMATE)) {
-        size_t len = strlen (out->reason);
-        snprintf (out->reason + len, sizeof (out->reason) - len,
-                  " (counting %" PRId64 " GPUs held for runs reserved ahead)", held);
     }
 out:
     free (keep);
