@@ -163,7 +163,7 @@ void jtsel_ledger_reserved (job_record_t *job_ptr, const jt_answer_t *a,
         if (idx >= 0 && idx < bit_size (bitmap) && bit_test (bitmap, idx))
             nodes[r.nnodes++] = t->snap->nodes[cand->nodes[k]].name;
     }
-    facts_of (job_ptr, false, true, &x);
+    facts_of (job_ptr, false, false, &x);     /* a reservation needs no record */
     if (jt_ledger_sink_job_reserved (g_sink, &x, &r, (int64_t) time (NULL), &err) < 0)
         error ("%s: reservation of %pJ: %s", WHO, job_ptr, err.text);
     facts_free (&x);

@@ -445,9 +445,19 @@ static int funding_time (const jt_sched_request_t *req, const jt_run_t *run,
 
 /* ---- funding holds ---- */
 
-/* The holds that bind the run: of runs waiting ahead, starting before the
- * run would end (every hold when its end is unknown). Their earliest start
- * (never before now) in *first; returns their GPUs (0: none binds). */
+/* The envelope of hold h when it binds the run (a known envelope, GPUs in
+ * range, starting before the run would end: always when its end is
+ * unknown), else NULL. */
+static const jt_envelope_t *binds (const jt_sched_request_t *req, const jt_hold_t *h)
+{
+    if (!h->envelope || h->gpus < 1 || h->gpus > JT_RUN_GPUS_MAX
+        || (req->end > 0 && h->start >= req->end))
+        return NULL;
+    return jt_budgets_envelope (req->budgets, h->envelope);
+}
+
+/* The holds that bind the run: their earliest start (never before now) in
+ * *first; returns their GPUs (0: none binds). */
 static int64_t binding_holds (const jt_sched_request_t *req, int64_t *first)
 {
     int64_t held = 0;
@@ -455,9 +465,7 @@ static int64_t binding_holds (const jt_sched_request_t *req, int64_t *first)
     *first = INT64_MAX;
     for (size_t i = 0; i < req->nholds; i++) {
         const jt_hold_t *h = &req->holds[i];
-        if (!h->envelope || h->gpus < 1 || h->gpus > JT_RUN_GPUS_MAX
-            || !jt_budgets_envelope (req->budgets, h->envelope)
-            || (req->end > 0 && h->start >= req->end))
+        if (!binds (req, h))
             continue;
         held += h->gpus;
         if (h->start < *first)
@@ -489,13 +497,9 @@ static int held_back (const jt_sched_request_t *req, const jt_run_t *run,
     if (tense_usage (req, at, &u, err) < 0)
         return -1;
     for (size_t i = 0; i < req->nholds; i++) {
-        const jt_hold_t *h = &req->holds[i];
-        const jt_envelope_t *e = h->envelope
-                                     ? jt_budgets_envelope (req->budgets, h->envelope)
-                                     : NULL;
-        if (e && h->gpus >= 1 && h->gpus <= JT_RUN_GPUS_MAX
-            && (req->end <= 0 || h->start < req->end))
-            jt_usage_add (&u, e, e->owner, h->gpus, 0.);
+        const jt_envelope_t *e = binds (req, &req->holds[i]);
+        if (e)
+            jt_usage_add (&u, e, e->owner, req->holds[i].gpus, 0.);
     }
     memset (&p, 0, sizeof (p));
     rc = jt_plan_run (req->budgets, req->snap, &u, run, at, &req->opts, &p, err);
