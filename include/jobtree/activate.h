@@ -40,6 +40,7 @@
 #include <stdint.h>
 
 #include "error.h"
+#include "schedule.h"
 #include "snapshot.h"
 
 #ifdef __cplusplus
@@ -123,6 +124,64 @@ void jt_activation_free (jt_activation_t *a);
  *    | Shrink 9/3 | RandomPreempt 12/1 draw 0 owner 1/2 run 0/1" ...
  *   or "unresolved deficit=..." */
 char *jt_activation_dump (const jt_activation_t *a, const jt_activation_req_t *req);
+
+/* ---- A reserved run's slice in a live snapshot ----
+ *
+ * What slurmctld's adapter asks when a reservation's activation instant has
+ * come and Pack still cannot place the run: the alternatives are the
+ * estimate sets of the run's answer that lie in one domain (jt_answer_t
+ * cands with domain >= 0, in the answer's order: Pack's preference), each
+ * one pool named by its domain; the deficit of a pool is the GPUs of the
+ * cand_nodes whole nodes the run needs there minus the GPUs of its free
+ * (up, unused) nodes; the holders are the open leases of the snapshot that
+ * may give way (yield() says which, and a malleable run's minimum), one
+ * per lease and pool, holding the GPUs of the nodes of the set on which
+ * that lease is the only user (a node shared with anything else frees
+ * nothing). The scope published with the seed is the pools' names joined
+ * by ",". Without `structural` (an adapter that can only end whole jobs)
+ * spare leases are held as Active (they go with their gang) and no run
+ * is malleable, so every cut is a lottery draw. Sets across domains are not alternatives: room freed across
+ * domains may still not pack the run's groups, and nothing is evicted for
+ * nothing.
+ *
+ * Cost: one pass over the snapshot's leases and their nodes (a node name
+ * lookup each) plus the sets' nodes; called only when an activation is
+ * due. */
+
+/* 1: run may give way (*min_gpus: its malleable minimum, or its GPUs when
+ * not malleable; left untouched means not malleable), 0: it may not. */
+typedef int (*jt_yield_fn) (const char *run, int64_t *min_gpus, void *arg);
+
+typedef struct jt_activation_slice {
+    jt_activation_req_t req;    /* points into the members below */
+    char **pools;               /* pool (domain) names */
+    size_t npools;
+    size_t *alt_cand;           /* alternative -> index into the cands */
+    char *scope;
+    jt_slice_alt_t *alts;
+    jt_need_t *needs;           /* one per alternative */
+    jt_holder_t *holders;
+} jt_activation_slice_t;
+
+/* Build the request for run `self` (its leases are never holders) needing
+ * cand_nodes nodes of `flavor` on one of cands (ncands sets). resv_id and
+ * time seed the lottery. Returns 0 with out filled (req.nalts may be 0: no
+ * single-domain set, or none short; jt_activation_slice_free it), -1 with
+ * err (out empty). */
+int jt_activation_slice (const jt_snapshot_t *s, const jt_node_set_t *cands,
+                         size_t ncands, uint32_t cand_nodes, const char *flavor,
+                         const char *self, const char *resv_id, int64_t time,
+                         bool structural, jt_yield_fn yield, void *arg,
+                         jt_activation_slice_t *out, jt_error_t *err);
+void jt_activation_slice_free (jt_activation_slice_t *sl);
+
+/* The runs an activation takes whole (lottery draws, in order), and the
+ * runs it shrinks or whose spares it drops (in cut order, each once):
+ * what the adapter ends. Pointers into req's holders. *n set; NULL with n
+ * 0 when none or on ENOMEM (err set then). */
+const char **jt_activation_runs (const jt_activation_t *a,
+                                 const jt_activation_req_t *req, size_t *n,
+                                 jt_error_t *err);
 
 #ifdef __cplusplus
 }

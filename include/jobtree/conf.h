@@ -20,6 +20,12 @@
  *   Debug=no                               yes|no: verbose plugin logging
  *   PackPolicy=pack-to-empty               pack-to-empty|best-fit: Pack's
  *                                          node choice (select plugin)
+ *   MaxWait=none                           the longest a funded run waits for
+ *                                          room (duration, e.g. 4h): at its
+ *                                          reservation's creation + MaxWait
+ *                                          the reservation activates and
+ *                                          holders give way (jobtree/activate.h);
+ *                                          none: it waits for room
  *   LedgerSocket=/run/jobtree/ledgerd.sock jobtree-ledgerd's socket; absent:
  *                                          no ledger events (logged once)
  *   LedgerSpoolDir=/var/spool/slurm/jobtree  local spool while the sidecar
@@ -43,6 +49,7 @@ extern "C" {
 #endif
 
 #define JT_CONFIG_FILE "jobtree.conf"
+#define JT_CONFIG_MAX_WAIT_MAX (365 * 86400)
 #define JT_CONFIG_DEFAULT_BUDGET_DIR "/etc/slurm/jobtree/budgets"
 
 typedef enum jt_unfunded_policy {
@@ -66,6 +73,7 @@ typedef struct jt_config {
     bool debug;
     jt_pack_policy_t pack_policy;       /* PackPolicy, default pack-to-empty */
     bool pack_policy_set;               /* PackPolicy given in the file */
+    int64_t max_wait;                   /* MaxWait in seconds; 0: none */
     char *ledger_socket;                /* NULL: ledger off */
     char *ledger_spool_dir;             /* NULL: the plugin's default */
     char *ledger_dir;                   /* NULL: no reconciliation read */

@@ -359,3 +359,197 @@ char *jt_activation_dump (const jt_activation_t *a, const jt_activation_req_t *r
     }
     return jt_strbuf_take (&b);
 }
+
+/* ---- A reserved run's slice in a live snapshot ---- */
+
+void jt_activation_slice_free (jt_activation_slice_t *sl)
+{
+    if (!sl)
+        return;
+    for (size_t i = 0; i < sl->npools; i++)
+        free (sl->pools[i]);
+    free (sl->pools);
+    free (sl->alt_cand);
+    free (sl->scope);
+    free (sl->alts);
+    free (sl->needs);
+    free (sl->holders);
+    memset (sl, 0, sizeof (*sl));
+}
+
+/* Per snapshot node: the one lease on it, or -1 (none), or -2 (several). */
+static ssize_t *node_owners (const jt_snapshot_t *s)
+{
+    ssize_t *own = malloc ((s->nnodes + 1) * sizeof (*own));
+
+    if (!own)
+        return NULL;
+    for (size_t k = 0; k < s->nnodes; k++)
+        own[k] = -1;
+    for (size_t l = 0; l < s->nleases; l++)
+        for (size_t j = 0; j < s->leases[l].nnodes; j++) {
+            ssize_t k = jt_snapshot_node_index (s, s->leases[l].nodes[j]);
+            if (k >= 0)
+                own[k] = own[k] == -1 ? (ssize_t) l : -2;
+        }
+    return own;
+}
+
+/* GPUs lease l frees on set c: its nodes there that nothing else uses. */
+static int64_t lease_frees (const jt_snapshot_t *s, const ssize_t *own, size_t l,
+                            const jt_node_set_t *c)
+{
+    const jt_lease_t *le = &s->leases[l];
+    int64_t share = le->nnodes ? le->gpus / (int64_t) le->nnodes : 0, sum = 0;
+
+    for (size_t j = 0; j < c->nnodes; j++) {
+        const jt_node_t *n = &s->nodes[c->nodes[j]];
+        if (own[c->nodes[j]] == (ssize_t) l && n->state == JT_NODE_UP
+            && n->used_gpus <= share)
+            sum += n->gpus;
+    }
+    return sum;
+}
+
+static int lease_by_run (const void *a, const void *b, void *arg)
+{
+    const jt_snapshot_t *s = arg;
+    size_t x = *(const size_t *) a, y = *(const size_t *) b;
+    int c = strcmp (s->leases[x].run, s->leases[y].run);
+
+    return c ? c : (x > y) - (x < y);
+}
+
+int jt_activation_slice (const jt_snapshot_t *s, const jt_node_set_t *cands,
+                         size_t ncands, uint32_t cand_nodes, const char *flavor,
+                         const char *self, const char *resv_id, int64_t time,
+                         bool structural, jt_yield_fn yield, void *arg,
+                         jt_activation_slice_t *out, jt_error_t *err)
+{
+    int64_t gpn = jt_snapshot_gpus_per_node (s, flavor);
+    int64_t *run_gpus = NULL, *run_min = NULL;
+    ssize_t *own = NULL;
+    jt_strbuf_t scope = JT_STRBUF_INIT;
+    size_t nh = 0;
+
+    memset (out, 0, sizeof (*out));
+    if (!(own = node_owners (s))
+        || !(out->pools = calloc (ncands + 1, sizeof (*out->pools)))
+        || !(out->alt_cand = calloc (ncands + 1, sizeof (*out->alt_cand)))
+        || !(out->alts = calloc (ncands + 1, sizeof (*out->alts)))
+        || !(out->needs = calloc (ncands + 1, sizeof (*out->needs)))
+        || !(run_gpus = calloc (s->nleases + 1, sizeof (*run_gpus)))
+        || !(run_min = calloc (s->nleases + 1, sizeof (*run_min))))
+        goto nomem;
+    /* alternatives: single-domain sets that are short */
+    for (size_t i = 0; i < ncands; i++) {
+        const jt_node_set_t *c = &cands[i];
+        int64_t free_gpus = 0;
+        size_t a = out->npools;
+        if (c->domain < 0 || (size_t) c->domain >= s->ndomains)
+            continue;
+        for (size_t j = 0; j < c->nnodes; j++) {
+            const jt_node_t *n = &s->nodes[c->nodes[j]];
+            if (n->state == JT_NODE_UP && n->used_gpus == 0)
+                free_gpus += n->gpus;
+        }
+        if ((int64_t) cand_nodes * gpn - free_gpus <= 0)
+            continue;
+        if (!(out->pools[a] = strdup (s->domains[c->domain].name)))
+            goto nomem;
+        out->npools++;
+        out->alt_cand[a] = i;
+        out->needs[a] = (jt_need_t){ a, (int64_t) cand_nodes * gpn - free_gpus };
+        out->alts[a] = (jt_slice_alt_t){ &out->needs[a], 1 };
+        jt_strbuf_printf (&scope, "%s%s", a ? "," : "", out->pools[a]);
+    }
+    /* each yielding run's GPUs (its global cost) and minimum, per lease:
+     * leases sorted by run, one yield() per run */
+    {
+        size_t *ord = malloc ((s->nleases + 1) * sizeof (*ord));
+        if (!ord)
+            goto nomem;
+        for (size_t l = 0; l < s->nleases; l++)
+            ord[l] = l;
+        if (s->nleases)
+            qsort_r (ord, s->nleases, sizeof (*ord), lease_by_run, (void *) s);
+        for (size_t i = 0, j; i < s->nleases; i = j) {
+            const char *run = s->leases[ord[i]].run;
+            int64_t total = 0, min;
+            for (j = i; j < s->nleases && !strcmp (s->leases[ord[j]].run, run); j++)
+                if (!structural || s->leases[ord[j]].role != JT_ROLE_SPARE)
+                    total += s->leases[ord[j]].gpus;
+            min = total;
+            if (!strcmp (run, self) || total <= 0 || !yield (run, &min, arg))
+                continue;
+            for (size_t k = i; k < j; k++) {
+                run_gpus[ord[k]] = total;
+                run_min[ord[k]] = structural && min >= 0 && min <= total ? min : total;
+            }
+        }
+        free (ord);
+    }
+    if (!(out->holders = calloc ((s->nleases + 1) * (out->npools + 1),
+                                 sizeof (*out->holders))))
+        goto nomem;
+    for (size_t l = 0; l < s->nleases; l++) {
+        const jt_lease_t *le = &s->leases[l];
+        if (!run_gpus[l])
+            continue;
+        for (size_t a = 0; a < out->npools; a++) {
+            int64_t g = lease_frees (s, own, l, &cands[out->alt_cand[a]]);
+            if (g <= 0)
+                continue;
+            out->holders[nh++] = (jt_holder_t){
+                .run = le->run, .owner = le->owner ? le->owner : "",
+                .group = le->group,
+                .role = structural ? le->role
+                        : le->role == JT_ROLE_SPARE ? JT_ROLE_ACTIVE : le->role,
+                .gpus = g, .pool = a, .run_gpus = run_gpus[l],
+                .run_min_gpus = run_min[l],
+            };
+        }
+    }
+    if (!(out->scope = jt_strbuf_take (&scope)) && !(out->scope = strdup ("")))
+        goto nomem;
+    out->req = (jt_activation_req_t){
+        .scope = out->scope, .resv_id = resv_id, .time = time,
+        .alts = out->alts, .nalts = out->npools,
+        .holders = out->holders, .nholders = nh,
+    };
+    free (own);
+    free (run_gpus);
+    free (run_min);
+    return 0;
+nomem:
+    free (jt_strbuf_take (&scope));
+    free (own);
+    free (run_gpus);
+    free (run_min);
+    jt_activation_slice_free (out);
+    return jt_errprintf (err, "activation: out of memory");
+}
+
+const char **jt_activation_runs (const jt_activation_t *a,
+                                 const jt_activation_req_t *req, size_t *n,
+                                 jt_error_t *err)
+{
+    const char **v;
+
+    *n = 0;
+    if (!a->ncuts)
+        return NULL;
+    if (!(v = calloc (a->ncuts, sizeof (*v)))) {
+        jt_errprintf (err, "activation: out of memory");
+        return NULL;
+    }
+    for (size_t i = 0; i < a->ncuts; i++) {
+        const char *run = req->holders[a->cuts[i].holder].run;
+        bool seen = false;
+        for (size_t k = 0; k < *n && !seen; k++)
+            seen = !strcmp (v[k], run);
+        if (!seen)
+            v[(*n)++] = run;
+    }
+    return v;
+}

@@ -15,6 +15,7 @@
 #include <strings.h>
 
 #include "jobtree/conf.h"
+#include "jobtree/timeutil.h"
 #include "jobtree/readfile.h"
 
 jt_config_t *jt_config_create (void)
@@ -224,6 +225,19 @@ static int apply_kv (jt_config_t *c, const char *key, const char *val,
         }
         return 0;
     }
+    if (!strcasecmp (key, "MaxWait")) {
+        jt_error_t e;
+        int64_t secs = 0;
+        if (strcasecmp (val, "none") && strcmp (val, "0")
+            && (jt_duration_parse (val, &secs, &e) < 0 || secs <= 0
+                || secs > JT_CONFIG_MAX_WAIT_MAX)) {
+            snprintf (why, len, "MaxWait must be a duration up to 365 days "
+                      "(e.g. MaxWait=4h) or none");
+            return -1;
+        }
+        c->max_wait = secs;
+        return 0;
+    }
     if (!strcasecmp (key, "PackPolicy")) {
         if (jt_pack_policy_parse (val, &c->pack_policy) < 0) {
             snprintf (why, len, "PackPolicy must be pack-to-empty or best-fit");
@@ -249,7 +263,7 @@ static int apply_kv (jt_config_t *c, const char *key, const char *val,
     }
     snprintf (why, len, "unknown key %s (known: BudgetDir, UnfundedPolicy, "
               "PlainGpuJobs, GpusPerNode, DomainFeature, Debug, PackPolicy, "
-              "LedgerSocket, LedgerSpoolDir, LedgerDir)", key);
+              "MaxWait, LedgerSocket, LedgerSpoolDir, LedgerDir)", key);
     return -1;
 }
 
@@ -268,6 +282,7 @@ static jt_config_t *config_copy (const jt_config_t *c)
     d->debug = c->debug;
     d->pack_policy = c->pack_policy;
     d->pack_policy_set = c->pack_policy_set;
+    d->max_wait = c->max_wait;
     if ((c->ledger_socket && set_str (&d->ledger_socket, c->ledger_socket) < 0)
         || (c->ledger_spool_dir
             && set_str (&d->ledger_spool_dir, c->ledger_spool_dir) < 0)

@@ -329,6 +329,120 @@ static void test_properties (void)
     is_int (same, cases, "the same holders in any order give the same victims");
 }
 
+/* The slice of a reserved run in a live snapshot (jt_activation_slice):
+ * domains west/A (a01..a04) and west/B (b01..b04); rai's c1:1 on a01 a02,
+ * bob's c1:2 on a03 and c1:3 on b01..b03 (with a spare on b04's
+ * neighbour... none: b04 is free), a04 busy with a job that is no lease
+ * (frees nothing), c1:7 may not give way. The run needs 2 nodes. */
+static int yield_all_but_7 (const char *run, int64_t *min, void *arg)
+{
+    (void) arg;
+    if (!strcmp (run, "c1:3"))
+        *min = 8;                               /* malleable down to 8 */
+    return strcmp (run, "c1:7") != 0;
+}
+
+#define SNODE(n, d, used) \
+    "{\"name\":\"" n "\",\"flavor\":\"h100\",\"gpus\":8,\"usedGPUs\":" #used "," \
+    "\"labels\":{\"region\":\"west\",\"fabric.domain\":\"" d "\"}}"
+#define SLEASE(run, owner, g, role, gpus, nodes) \
+    "{\"run\":\"" run "\",\"group\":" #g ",\"owner\":\"" owner "\"," \
+    "\"envelope\":\"west-h100\",\"nodes\":[" nodes "],\"gpus\":" #gpus "," \
+    "\"role\":\"" role "\",\"start\":\"2026-03-01T10:00:00Z\"}"
+
+static void test_slice (void)
+{
+    const char *text =
+        "{\"time\":\"2026-03-01T12:00:00Z\",\"nodes\":["
+        SNODE ("a01", "A", 8) "," SNODE ("a02", "A", 8) "," SNODE ("a03", "A", 8) ","
+        SNODE ("a04", "A", 8) "," SNODE ("b01", "B", 8) "," SNODE ("b02", "B", 8) ","
+        SNODE ("b03", "B", 8) "," SNODE ("b04", "B", 0) "," SNODE ("c01", "C", 8)
+        "],\"leases\":["
+        SLEASE ("c1:1", "rai", 0, "Active", 16, "\"a01\",\"a02\"") ","
+        SLEASE ("c1:2", "bob", 0, "Active", 8, "\"a03\"") ","
+        SLEASE ("c1:3", "bob", 0, "Active", 16, "\"b01\",\"b02\"") ","
+        SLEASE ("c1:3", "bob", 1, "Spare", 8, "\"b03\"") ","
+        SLEASE ("c1:7", "eve", 0, "Active", 8, "\"c01\"") "]}";
+    jt_snapshot_t *s = NULL;
+    const char *why = fx_parse_snapshot (text, &s);
+    jt_node_set_t sets[3];
+    size_t na[4], nb[4], nall[9];
+    jt_activation_slice_t sl;
+    jt_activation_t a;
+    jt_error_t err;
+    char *d;
+
+    is (why, "", "slice snapshot parses");
+    if (!s)
+        return;
+    for (size_t k = 0; k < 4; k++) {
+        na[k] = (size_t) jt_snapshot_node_index (s, (char[]){ 'a', '0', (char) ('1' + k), 0 });
+        nb[k] = (size_t) jt_snapshot_node_index (s, (char[]){ 'b', '0', (char) ('1' + k), 0 });
+        nall[k] = na[k];
+        nall[4 + k] = nb[k];
+    }
+    nall[8] = (size_t) jt_snapshot_node_index (s, "c01");
+    sets[0] = (jt_node_set_t){ na, 4, (int) jt_snapshot_domain_index (s, "west/A") };
+    sets[1] = (jt_node_set_t){ nb, 4, (int) jt_snapshot_domain_index (s, "west/B") };
+    sets[2] = (jt_node_set_t){ nall, 9, -1 };   /* across domains: no alternative */
+
+    is_int (jt_activation_slice (s, sets, 3, 2, "h100", "c1:9", "c1:9:resv:100",
+                                 fx_time (FX_NOW), true, yield_all_but_7, NULL,
+                                 &sl, &err), 0, "slice built");
+    is_int ((int) sl.req.nalts, 2, "one alternative per single-domain set");
+    is (sl.scope, "west/A,west/B", "scope: the pools in preference order");
+    ok (sl.needs[0].deficit == 16 && sl.needs[1].deficit == 8,
+        "deficits: 2 nodes on A (none free), 2 on B (b04 free)");
+    {
+        char buf[512] = "";
+        for (size_t h = 0; h < sl.req.nholders; h++) {
+            const jt_holder_t *x = &sl.req.holders[h];
+            snprintf (buf + strlen (buf), sizeof (buf) - strlen (buf),
+                      "%s%s/%d %s %s %lld@%s cost %lld min %lld", h ? "; " : "",
+                      x->run, x->group, x->owner, jt_role_str (x->role),
+                      (long long) x->gpus, sl.pools[x->pool],
+                      (long long) x->run_gpus, (long long) x->run_min_gpus);
+        }
+        is (buf, "c1:1/0 rai Active 16@west/A cost 16 min 16; "
+            "c1:2/0 bob Active 8@west/A cost 8 min 8; "
+            "c1:3/0 bob Active 16@west/B cost 16 min 8; "
+            "c1:3/1 bob Spare 8@west/B cost 16 min 8",
+            "holders: yielding leases on nodes only they use (a04 frees nothing, "
+            "c1:7 may not give way, the run itself is no holder)");
+    }
+    is_int (jt_activate (&sl.req, &a, &err), 0, "activation over the slice");
+    d = jt_activation_dump (&a, &sl.req);
+    ok (d && a.resolved && a.alt == 0, "the first alternative (A) is coverable: %s", d);
+    free (d);
+    jt_activation_free (&a);
+    jt_activation_slice_free (&sl);
+
+    /* Without structural cuts: the spare goes with its gang, no minimum. */
+    is_int (jt_activation_slice (s, sets + 1, 1, 2, "h100", "c1:9", "c1:9:resv:100",
+                                 fx_time (FX_NOW), false, yield_all_but_7, NULL,
+                                 &sl, &err), 0, "slice without structural cuts");
+    ok (sl.req.nholders == 2 && sl.req.holders[1].role == JT_ROLE_ACTIVE
+        && sl.req.holders[0].run_gpus == 24 && sl.req.holders[0].run_min_gpus == 24,
+        "spare held as Active, cost counts it, not malleable");
+    is_int (jt_activate (&sl.req, &a, &err), 0, "activation of B alone");
+    {
+        size_t n = 0;
+        const char **runs = jt_activation_runs (&a, &sl.req, &n, &err);
+        ok (a.resolved && n == 1 && !strcmp (runs[0], "c1:3") && a.ncuts == 2,
+            "the whole gang c1:3 is the one victim, both its leases cut");
+        free (runs);
+    }
+    jt_activation_free (&a);
+    jt_activation_slice_free (&sl);
+
+    /* Room already there: no alternative, nothing to cut. */
+    is_int (jt_activation_slice (s, sets + 1, 1, 1, "h100", "c1:9", "r", 0, true,
+                                 yield_all_but_7, NULL, &sl, &err), 0, "one node");
+    is_int ((int) sl.req.nalts, 0, "a set with room is no alternative");
+    jt_activation_slice_free (&sl);
+    jt_snapshot_destroy (s);
+}
+
 int main (void)
 {
     test_worked_example ();
@@ -337,5 +451,6 @@ int main (void)
     test_alternatives ();
     test_multi_pool ();
     test_properties ();
+    test_slice ();
     done_testing ();
 }

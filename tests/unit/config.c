@@ -61,8 +61,8 @@ int main (void)
     is_int (d.n, 5, "five findings");
     is (first_diag (&d, buf, sizeof (buf)),
         "jobtree.conf:2: unknown key FooBar (known: BudgetDir, UnfundedPolicy, "
-        "PlainGpuJobs, GpusPerNode, DomainFeature, Debug, PackPolicy, LedgerSocket, "
-        "LedgerSpoolDir, LedgerDir)",
+        "PlainGpuJobs, GpusPerNode, DomainFeature, Debug, PackPolicy, MaxWait, "
+        "LedgerSocket, LedgerSpoolDir, LedgerDir)",
         "unknown key with file:line");
     jt_diag_format (&d.v[1], buf, sizeof (buf));
     is (buf, "jobtree.conf:3: UnfundedPolicy must be refuse or passthrough",
@@ -117,6 +117,29 @@ int main (void)
     is (c->ledger_socket, "/run/jt/l.sock", "kept after a bad file");
     is_int (parse (c, "Debug=no\n", &d), 0, "copy keeps ledger keys");
     is (c->ledger_dir, "/var/lib/jt", "LedgerDir survives a later parse");
+    jt_diags_free (&d);
+
+    /* MaxWait: a duration, none, or refused with the fix. */
+    jt_diags_init (&d);
+    ok (c->max_wait == 0, "MaxWait none by default");
+    is_int (parse (c, "MaxWait=4h\n", &d), 0, "MaxWait=4h");
+    is_int ((int) c->max_wait, 4 * 3600, "MaxWait in seconds");
+    is_int (parse (c, "Debug=no\n", &d), 0, "later parse");
+    is_int ((int) c->max_wait, 4 * 3600, "MaxWait survives a later parse");
+    is_int (parse (c, "MaxWait=none\n", &d), 0, "MaxWait=none");
+    ok (c->max_wait == 0, "none is off");
+    {
+        static const char *const bad[] = { "MaxWait=soon\n", "MaxWait=-5\n",
+                                           "MaxWait=400d\n", "MaxWait=4 h\n" };
+        for (size_t i = 0; i < sizeof (bad) / sizeof (bad[0]); i++) {
+            jt_diags_free (&d);
+            jt_diags_init (&d);
+            is_int (parse (c, bad[i], &d), -1, "bad MaxWait %zu refused", i);
+            is (first_diag (&d, buf, sizeof (buf)),
+                "jobtree.conf:1: MaxWait must be a duration up to 365 days "
+                "(e.g. MaxWait=4h) or none", "bad MaxWait %zu names the fix", i);
+        }
+    }
     jt_diags_free (&d);
     jt_config_destroy (c);
     jt_config_destroy (NULL);
