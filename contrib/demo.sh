@@ -113,15 +113,13 @@ if [ -x "$jobtree" ] && [ -n "${JT_LEDGER_DIR:-}" ]; then
         want=$((want + n))
     done
     ledger_settled "$want" 10 || true
-    # --now: running leases count up to now (by default the report stops at
-    # the ledger's last event, which is when they started).
-    now=$(date +%s)
+    # Running leases count up to now (the report's default).
     echo
-    echo "=== ledger ($JT_LEDGER_DIR): jobtree report leases --now $now"
-    "$jobtree" report leases --now "$now" "$JT_LEDGER_DIR"
+    echo "=== ledger ($JT_LEDGER_DIR): jobtree report leases"
+    "$jobtree" report leases "$JT_LEDGER_DIR"
     echo
     echo "=== jobtree report usage (GPU-hours and peak GPUs per owner and envelope)"
-    "$jobtree" report usage --now "$now" "$JT_LEDGER_DIR"
+    "$jobtree" report usage "$JT_LEDGER_DIR"
     echo
     echo "=== jobtree report reservations (runs that wait, with the start backfill holds room for)"
     "$jobtree" report reservations -o Reservation,Owner,Envelope,GPUs,EarliestStart,Activated "$JT_LEDGER_DIR"

@@ -2,7 +2,7 @@
 # chargeback.sh - monthly GPU-hours per account (owner), owned and borrowed,
 # from the ledger: a thin wrapper over `jobtree report usage -P`.
 #
-# Usage: chargeback.sh YYYY-MM LEDGER...
+# Usage: chargeback.sh YYYY-MM [jobtree report options, e.g. --now] LEDGER...
 # Output: pipe-separated, one line per account, sorted by account.
 set -eu
 [ $# -ge 2 ] || { echo "usage: $0 YYYY-MM LEDGER..." >&2; exit 2; }

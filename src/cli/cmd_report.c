@@ -7,8 +7,9 @@
  * reservation rows are the report's rows; nothing is folded here. Each
  * report is a list of rows with named fields, printed by one formatter with
  * sacct's habits (-o FIELD[%WIDTH], -p/-P, -n, --json). Intervals are
- * clipped to [-S, -E); open leases run until --now, by default the last
- * instant in the ledger, so that the same ledger always gives the same
+ * clipped to [-S, -E); open leases run until --now, by default the current
+ * time (never before the ledger's last instant): a live ledger's running
+ * leases count up to now, and --now pins the instant for a reproducible
  * report. Rows are sorted by total orders.
  */
 #include "config.h"
@@ -19,6 +20,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
+#include <time.h>
 
 #include <json-c/json.h>
 
@@ -72,11 +74,14 @@ static int read_cb (const jt_record_t *rec, void *arg, jt_error_t *err)
     return rc < 0 ? -1 : 0;
 }
 
-/* Open leases run until --now, by default the last instant of the ledger:
- * its latest event time, lease start or lease end. */
-static int64_t last_instant (const struct ctx *c, const struct lrow *ls, size_t n)
+/* Open leases run until --now, by default now: the current time, or the
+ * last instant of the ledger (its latest event time, lease start or lease
+ * end) when the clock is behind it. */
+static int64_t default_now (const struct ctx *c, const struct lrow *ls, size_t n)
 {
-    int64_t t = jt_ledger_fold_last_time (c->fold);
+    int64_t t = jt_ledger_fold_last_time (c->fold), wall = (int64_t) time (NULL);
+    if (wall > t)
+        t = wall;
     for (size_t i = 0; i < n; i++) {
         if (ls[i].l.start > t)
             t = ls[i].l.start;
@@ -629,8 +634,8 @@ static void usage (FILE *f)
         f, "Usage: jobtree report leases|runs|usage|reservations [OPTIONS] LEDGER...\n"
            "  -S, --starttime TIME   from TIME (RFC 3339 or epoch seconds)\n"
            "  -E, --endtime TIME     until TIME (default: no limit)\n"
-           "      --now TIME         open leases run until TIME (default: the last\n"
-           "                         event time in the ledger)\n"
+           "      --now TIME         open leases run until TIME (default: now, or\n"
+           "                         the ledger's last event if that is later)\n"
            "  -A, --accounts LIST    owners (comma-separated)\n"
            "  -j, --jobs LIST        runs: cluster:jobid or jobid\n"
            "      --envelope LIST    paying envelopes\n"
@@ -787,7 +792,7 @@ int cmd_report (int argc, char **argv)
     for (size_t i = 0; i < nl; i++)
         rows[i].l = hist[i];
     if (c.now < 0)
-        c.now = last_instant (&c, rows, nl);
+        c.now = default_now (&c, rows, nl);
     for (size_t i = 0; i < nl; i++) {
         int64_t s, e;
         if (!lease_in (&c, &rows[i].l, &s, &e))

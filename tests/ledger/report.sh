@@ -5,9 +5,12 @@
 
 mk_ledger "$data/events.jsonl" "$tmp/l.jtl"
 L="$tmp/l.jtl"
-golden () {   # golden FILE DESCRIPTION -- ARGS...
-    local f=$1 d=$2; shift 3
-    is "$("$jobtree" report "$@" 2>&1)" "$(cat "$data/$f")" "$d"
+# The goldens count open leases up to the ledger's last event (05:00):
+# without --now they would run until the current time.
+T=2026-01-01T05:00:00Z
+golden () {   # golden FILE DESCRIPTION -- REPORT ARGS...
+    local f=$1 d=$2 k=$4; shift 4
+    is "$("$jobtree" report "$k" --now "$T" "$@" 2>&1)" "$(cat "$data/$f")" "$d"
 }
 golden leases.P.out "leases -P" -- leases -P "$L"
 golden runs.pn.out "runs -p -n" -- runs -p -n "$L"
@@ -27,6 +30,18 @@ mk_ledger "$tmp/late.jsonl" "$tmp/late.jtl"
 is "$("$jobtree" report leases -P -n -j 104 -o Lease,End "$tmp/late.jtl" 2>&1)" \
    "c1:104:0|Running" "a lease started at the last event is listed as running"
 
+# A live ledger: a lease started ten hours ago still runs. Without --now
+# it counts up to now (1 GPU x 10 h; "10.00" for the first 18 s after t0),
+# not up to its own start, the ledger's last event (0.00 and PeakGPUs 0).
+t0=$(( $(date +%s) - 36000 ))
+echo '{"v":1,"type":"Start","id":"ctld:1:1","time":'$t0',"lease":"c1:7:0","run":"c1:7","group":"0","nodes":["a01"],"gpus":1,"role":"Active","envelope":"west-h100","owner":"rai","start":'$t0'}' \
+    > "$tmp/live.jsonl"
+mk_ledger "$tmp/live.jsonl" "$tmp/live.jtl"
+is "$("$jobtree" report usage -P -n -o Owner,Envelope,Leases,PeakGPUs,GPUHours "$tmp/live.jtl" 2>&1)" \
+   "rai|west-h100|1|1|10.00" "running leases count up to now by default"
+is "$("$jobtree" report usage -P -n -o PeakGPUs,GPUHours --now $((t0 + 1800)) "$tmp/live.jtl" 2>&1)" \
+   "1|0.50" "--now pins the instant"
+
 "$jobtree" report usage -o Owner,Bogus "$L" > "$tmp/out" 2>&1
 is "$?" 2 "unknown field: usage error"
 is "$(head -c 38 "$tmp/out")" "jobtree report: unknown field 'Bogus';" "and names it"
@@ -35,12 +50,12 @@ sed '3s/"a03"/"a04"/' "$L" > "$tmp/bad.jtl"
 is "$?" 1 "a damaged ledger is refused"
 
 PATH="$builddir/src/cli:$PATH"; export PATH
-is "$(sh "$srcdir/contrib/report/chargeback.sh" 2026-01 "$L")" \
+is "$(sh "$srcdir/contrib/report/chargeback.sh" 2026-01 --now "$T" "$L")" \
 "# GPU-hours by account, 2026-01-01T00:00:00Z .. 2026-02-01T00:00:00Z
 Account|OwnedGPUHours|BorrowedGPUHours|GPUHours
 rai|64.00|0.00|64.00
 vision|32.00|16.00|48.00" "contrib chargeback.sh for one month"
-is "$(sh "$srcdir/contrib/report/borrowed-vs-owned.sh" "$L")" \
+is "$(sh "$srcdir/contrib/report/borrowed-vs-owned.sh" --now "$T" "$L")" \
 "Sponsor|Borrower|Envelope|GPUHours|PeakGPUs
 rai|vision|west-h100|16.00|8" "contrib borrowed-vs-owned.sh per sponsor"
 done_testing
