@@ -1,8 +1,9 @@
 #!/bin/sh
 # borrowed-vs-owned.sh - what each sponsor lent: GPU-hours and peak GPUs of
-# Borrowed leases paid by the sponsor's envelopes, per borrower. A thin
-# wrapper over `jobtree report usage -P` (the sponsor is the envelope's
-# owner as recorded by the last BudgetLoaded event).
+# other owners' leases paid by the sponsor's envelopes (loans, role
+# Borrowed, and family sharing), per borrower. A thin wrapper over
+# `jobtree report usage -P` (the sponsor is the envelope's owner as
+# recorded by the last BudgetLoaded event).
 #
 # Usage: borrowed-vs-owned.sh [jobtree report options, e.g. -S/-E] LEDGER...
 set -eu

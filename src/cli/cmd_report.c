@@ -10,7 +10,9 @@
  * clipped to [-S, -E); open leases run until --now, by default the current
  * time (never before the ledger's last instant): a live ledger's running
  * leases count up to now, and --now pins the instant for a reproducible
- * report. Rows are sorted by total orders.
+ * report. Hours are owned when the lease's owner owns the paying envelope,
+ * else borrowed (a sponsor's loan, or family sharing: a sibling's or an
+ * ancestor's envelope). Rows are sorted by total orders.
  */
 #include "config.h"
 #include <ctype.h>
@@ -553,7 +555,20 @@ static struct ugroup *ugroup_new (struct ctx *c, const jt_fold_lease_t *l, bool 
     return g;
 }
 
-static void ugroup_add (struct ugroup *g, struct lrow *row)
+/* Did the lease's owner borrow it: is it paid by an envelope another owner
+ * owns (a sponsor's loan, role Borrowed; or family sharing, a sibling's or
+ * an ancestor's envelope, role Active or Spare)? The envelope's owner is
+ * the last BudgetLoaded's; without one, the role decides. */
+static bool borrowed (const struct ctx *c, const jt_fold_lease_t *l)
+{
+    jt_fold_envelope_t env;
+
+    if (jt_ledger_fold_envelope (c->fold, l->envelope, 0, &env) == 0 && env.owner)
+        return strcmp (env.owner, l->owner) != 0;
+    return l->role == JT_ROLE_BORROWED;
+}
+
+static void ugroup_add (const struct ctx *c, struct ugroup *g, struct lrow *row)
 {
     struct urow *u = &g->u;
     const jt_fold_lease_t *l = &row->l;
@@ -562,7 +577,7 @@ static void ugroup_add (struct ugroup *g, struct lrow *row)
     g->members[g->nmembers++] = row;
     u->leases++;
     u->gpus += l->gpus;
-    if (l->role == JT_ROLE_BORROWED)
+    if (borrowed (c, l))
         u->borrowed += row->hours;
     else
         u->owned += row->hours;
@@ -606,7 +621,7 @@ static ssize_t group (struct ctx *c, struct lrow *const *ls, size_t n, bool by_r
                 return -1;
             }
         }
-        ugroup_add (g, ls[i]);
+        ugroup_add (c, g, ls[i]);
     }
     keys = jt_map_sorted_keys (m, &nk);
     if ((nk == 0 && jt_map_count (m) > 0) || !(v = calloc (nk ? nk : 1, sizeof (*v)))) {

@@ -42,6 +42,29 @@ is "$("$jobtree" report usage -P -n -o Owner,Envelope,Leases,PeakGPUs,GPUHours "
 is "$("$jobtree" report usage -P -n -o PeakGPUs,GPUHours --now $((t0 + 1800)) "$tmp/live.jtl" 2>&1)" \
    "1|0.50" "--now pins the instant"
 
+# Family sharing: vision runs on its sibling rai's envelope (role Active,
+# no lending ACL needed). Those hours are borrowed by vision and lent by
+# rai, not owned: Sponsor rai with OwnedGPUHours would bill rai's own
+# column for them.
+B='{"v":1,"type":"BudgetLoaded","id":"ctld:1:1","time":1767225600,"files":[{"path":"/etc/jobtree/budgets/rai.json","sha256":"e3b0c44298fc1c149afbf4c8996fb92427ae41e4649b934ca495991b7852b855"}],"caps":[{"envelope":"rai-west","owner":"rai","concurrency":32,"maxGPUHours":1000.0,"start":1767225600,"end":1798761600}]}'
+lease () {  # lease SEQ RUN OWNER ROLE: Start at 00:00 and End at 01:00, 8 GPUs on rai-west
+    printf '{"v":1,"type":"%s","id":"ctld:1:%s","time":%s,"lease":"c1:%s:0","run":"c1:%s","group":"0","nodes":["a0%s"],"gpus":8,"role":"%s","envelope":"rai-west","owner":"%s","start":1767225600%s}\n' \
+        Start "$1" 1767225600 "$2" "$2" "$1" "$4" "$3" "" \
+        End "$1$1" 1767229200 "$2" "$2" "$1" "$4" "$3" ',"end":1767229200,"reason":"End"'
+}
+{ echo "$B"; lease 2 201 rai Active; lease 3 202 vision Active; } > "$tmp/family.jsonl"
+mk_ledger "$tmp/family.jsonl" "$tmp/family.jtl"
+is "$("$jobtree" report usage -P "$tmp/family.jtl" 2>&1)" \
+"Owner|Envelope|Sponsor|Leases|PeakGPUs|OwnedGPUHours|BorrowedGPUHours|GPUHours
+rai|rai-west|rai|1|8|8.00|0.00|8.00
+vision|rai-west|rai|1|8|0.00|8.00|8.00" "a sibling's use of an owner's envelope is borrowed, not owned"
+is "$("$jobtree" report runs -P -n -o Run,OwnedGPUHours,BorrowedGPUHours "$tmp/family.jtl" 2>&1)" \
+"c1:201|8.00|0.00
+c1:202|0.00|8.00" "and so in the runs report"
+PATH="$builddir/src/cli:$PATH" sh "$srcdir/contrib/report/borrowed-vs-owned.sh" "$tmp/family.jtl" > "$tmp/out" 2>&1
+is "$(cat "$tmp/out")" "Sponsor|Borrower|Envelope|GPUHours|PeakGPUs
+rai|vision|rai-west|8.00|8" "the sponsor lent them (borrowed-vs-owned.sh)"
+
 "$jobtree" report usage -o Owner,Bogus "$L" > "$tmp/out" 2>&1
 is "$?" 2 "unknown field: usage error"
 is "$(head -c 38 "$tmp/out")" "jobtree report: unknown field 'Bogus';" "and names it"
