@@ -6,7 +6,11 @@
  * one fold (jobtree/ledger.h), kept with its history: its lease and
  * reservation rows are the report's rows; nothing is folded here. Each
  * report is a list of rows with named fields, printed by one formatter with
- * sacct's habits (-o FIELD[%WIDTH], -p/-P, -n, --json). Intervals are
+ * sacct's habits (-o FIELD[%WIDTH], -p/-P, -n, --json), except that in
+ * the table an identifier (lease, run, group, owner, envelope, reservation,
+ * reasons) widens to its longest value unless -o gives its width: ids of
+ * one run differ only at their end, and a cut would make them look alike
+ * (sacct's '+' stays for the other columns and for given widths). Intervals are
  * clipped to [-S, -E); open leases run until --now, by default the current
  * time (never before the ledger's last instant): a live ledger's running
  * leases count up to now, and --now pins the instant for a reproducible
@@ -154,10 +158,10 @@ static bool lease_in (const struct ctx *c, const jt_fold_lease_t *l, int64_t *s,
 
 /* ---- output ---- */
 
-enum kind { K_STR, K_NUM };
+enum kind { K_STR, K_NUM, K_ID }; /* K_ID: a string never cut by default */
 struct field {
     const char *name;
-    int width;
+    int width; /* the least width; a K_ID column widens to its values */
     enum kind kind;
 };
 
@@ -179,10 +183,10 @@ static void fmt_time (int64_t t, char *buf, size_t len)
 }
 
 static const struct field lease_fields[] = {
-    { "Lease", 16, K_STR },    { "Run", 14, K_STR },      { "Group", 6, K_STR },
-    { "Owner", 10, K_STR },    { "Envelope", 14, K_STR }, { "Role", 8, K_STR },
+    { "Lease", 16, K_ID },     { "Run", 14, K_ID },       { "Group", 6, K_ID },
+    { "Owner", 10, K_ID },     { "Envelope", 14, K_ID },  { "Role", 8, K_STR },
     { "GPUs", 6, K_NUM },      { "Nodes", 20, K_STR },    { "Start", 20, K_STR },
-    { "End", 20, K_STR },      { "Reason", 16, K_STR },   { "Seed", 16, K_STR },
+    { "End", 20, K_STR },      { "Reason", 16, K_ID },    { "Seed", 16, K_STR },
     { "GPUHours", 10, K_NUM },
 };
 
@@ -230,13 +234,13 @@ static void lease_get (const void *row, int f, char *b, size_t n)
 }
 
 static const struct field run_fields[] = {
-    { "Run", 14, K_STR },
-    { "Owner", 10, K_STR },
+    { "Run", 14, K_ID },
+    { "Owner", 10, K_ID },
     { "Leases", 6, K_NUM },
     { "GPUs", 6, K_NUM },
     { "Start", 20, K_STR },
     { "End", 20, K_STR },
-    { "Reasons", 16, K_STR },
+    { "Reasons", 16, K_ID },
     { "OwnedGPUHours", 13, K_NUM },
     { "BorrowedGPUHours", 16, K_NUM },
     { "GPUHours", 10, K_NUM },
@@ -265,9 +269,9 @@ static void run_get (const void *row, int f, char *b, size_t n)
 }
 
 static const struct field usage_fields[] = {
-    { "Owner", 10, K_STR },
-    { "Envelope", 14, K_STR },
-    { "Sponsor", 10, K_STR },
+    { "Owner", 10, K_ID },
+    { "Envelope", 14, K_ID },
+    { "Sponsor", 10, K_ID },
     { "Leases", 6, K_NUM },
     { "PeakGPUs", 8, K_NUM },
     { "OwnedGPUHours", 13, K_NUM },
@@ -291,8 +295,8 @@ static void usage_get (const void *row, int f, char *b, size_t n)
 }
 
 static const struct field res_fields[] = {
-    { "Reservation", 14, K_STR }, { "Run", 14, K_STR },
-    { "Owner", 10, K_STR },       { "Envelope", 14, K_STR },
+    { "Reservation", 14, K_ID }, { "Run", 14, K_ID },
+    { "Owner", 10, K_ID },       { "Envelope", 14, K_ID },
     { "GPUs", 6, K_NUM },         { "EarliestStart", 20, K_STR },
     { "Created", 20, K_STR },     { "Activated", 20, K_STR },
     { "Released", 20, K_STR },
@@ -333,6 +337,7 @@ static const struct table tables[] = {
 struct col {
     int field;
     int width;
+    bool given; /* -o FIELD%WIDTH: cut to it, as sacct does */
 };
 
 static int parse_format (const struct table *t, const char *spec, struct col *cols,
@@ -373,6 +378,7 @@ static int parse_format (const struct table *t, const char *spec, struct col *co
         }
         cols[*ncols].field = (int) f;
         cols[*ncols].width = width > 0 ? width : t->fields[f].width;
+        cols[*ncols].given = width > 0;
         (*ncols)++;
     }
     free (s);
@@ -390,11 +396,30 @@ static void print_cell (const char *s, int width, bool right)
         printf (right ? "%*s" : "%-*s", width, s);
 }
 
+/* A K_ID column without a given width widens to its longest value. */
+static void fit_ids (const struct table *t, struct col *cols, size_t ncols,
+                     const void *const *rows, size_t nrows)
+{
+    char buf[4096];
+    for (size_t c = 0; c < ncols; c++) {
+        if (cols[c].given || t->fields[cols[c].field].kind != K_ID)
+            continue;
+        for (size_t r = 0; r < nrows; r++) {
+            t->get (rows[r], cols[c].field, buf, sizeof (buf));
+            size_t len = strlen (buf);
+            if (len > (size_t) cols[c].width)
+                cols[c].width = (int) len;
+        }
+    }
+}
+
 /* Print the rows; -1 on ENOMEM (JSON only). */
-static int print_rows (const struct table *t, const struct col *cols, size_t ncols,
+static int print_rows (const struct table *t, struct col *cols, size_t ncols,
                        const void *const *rows, size_t nrows, enum mode m, bool header)
 {
     char buf[4096];
+    if (m == M_TABLE)
+        fit_ids (t, cols, ncols, rows, nrows);
     if (m == M_JSON) {
         json_object *a = json_object_new_array ();
         if (!a)

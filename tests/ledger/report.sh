@@ -65,6 +65,26 @@ PATH="$builddir/src/cli:$PATH" sh "$srcdir/contrib/report/borrowed-vs-owned.sh" 
 is "$(cat "$tmp/out")" "Sponsor|Borrower|Envelope|GPUHours|PeakGPUs
 rai|vision|rai-west|8.00|8" "the sponsor lent them (borrowed-vs-owned.sh)"
 
+# Lease ids as the select plugin writes them (run:start:group) differ only
+# at their end: the default table shows them whole (it cut them to
+# "jobtree:4242:17+", and every lease of the run looked alike), and so
+# the run and an envelope name longer than its column; a width given with
+# -o still cuts, as sacct does.
+ids () {  # ids GROUP
+    printf '{"v":1,"type":"Start","id":"jobtree:4242:1767225600:g%s:start","time":1767225600,"lease":"jobtree:4242:1767225600:g%s","run":"jobtree:4242","group":"%s","nodes":["a0%s"],"gpus":8,"role":"Active","envelope":"research-west-h100","owner":"rai","start":1767225600}\n' "$1" "$1" "$1" "$1"
+}
+{ ids 0; ids 1; } > "$tmp/ids.jsonl"
+mk_ledger "$tmp/ids.jsonl" "$tmp/ids.jtl"
+is "$("$jobtree" report leases --now 2026-01-01T01:00:00Z "$tmp/ids.jtl" 2>&1)" \
+"Lease                      Run            Group  Owner      Envelope           Role       GPUs Start                End                  Reason             GPUHours
+-------------------------- -------------- ------ ---------- ------------------ -------- ------ -------------------- -------------------- ---------------- ----------
+jobtree:4242:1767225600:g0 jobtree:4242   0      rai        research-west-h100 Active        8 2026-01-01T00:00:00Z Running                                     8.00
+jobtree:4242:1767225600:g1 jobtree:4242   1      rai        research-west-h100 Active        8 2026-01-01T00:00:00Z Running                                     8.00" \
+   "the default table does not cut lease ids (nor envelope names)"
+is "$("$jobtree" report leases -n -o Lease%12 --now 2026-01-01T01:00:00Z "$tmp/ids.jtl" 2>&1)" \
+"jobtree:424+
+jobtree:424+" "a width given with -o cuts"
+
 "$jobtree" report usage -o Owner,Bogus "$L" > "$tmp/out" 2>&1
 is "$?" 2 "unknown field: usage error"
 is "$(head -c 38 "$tmp/out")" "jobtree report: unknown field 'Bogus';" "and names it"
