@@ -114,8 +114,17 @@ int64_t jt_coverer_headroom (const jt_coverer_t *c, size_t i, jt_reason_t *why);
 /* Tentatively charge gpus to candidate i. Returns 0, or -1 if over headroom. */
 int jt_coverer_charge (jt_coverer_t *c, size_t i, int64_t gpus);
 
+/* The run's whole demand in this session (the sum of its groups at the
+ * total being tried): why-not details say what the run needs of a bound
+ * in whole-run terms, not the one group that failed. Unset (or gpus < 1),
+ * the demand is what was charged plus the failed group. */
+void jt_coverer_set_demand (jt_coverer_t *c, int64_t gpus);
+
 /* When the run cannot be funded at all now: the most specific reason and a
- * one-line detail naming the envelope or cap involved. */
+ * one-line detail naming the envelope or cap involved, with its live usage
+ * (this session's charges left out) and what the run needs of it: the
+ * demand minus what other envelopes pay ("envelope E: 128 of 128 GPUs
+ * active, run needs 32" for a 4 x 8-GPU run, whichever group failed). */
 jt_reason_t jt_coverer_why (const jt_coverer_t *c, char *detail, size_t len);
 
 /* First candidate (in order) with headroom >= gpus is charged them: returns
@@ -125,6 +134,12 @@ ssize_t jt_coverer_fund (jt_coverer_t *c, int64_t gpus);
 /* jt_coverer_why for a demand of `gpus` (a group): JT_OK when some candidate
  * could fund it now. jt_coverer_why uses the last demand that failed. */
 jt_reason_t jt_coverer_why_gpus (const jt_coverer_t *c, int64_t gpus,
+                                 char *detail, size_t len);
+
+/* Why candidate i cannot fund a group of `gpus` now: the reason of the
+ * bound that binds, with the detail line of jt_coverer_why for that
+ * candidate; JT_OK (detail "") when it can. */
+jt_reason_t jt_coverer_why_cand (const jt_coverer_t *c, size_t i, int64_t gpus,
                                  char *detail, size_t len);
 
 /* A segment of the partition phi: consecutive groups paid by one envelope. */

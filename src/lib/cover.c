@@ -472,9 +472,16 @@ int jt_coverer_charge (jt_coverer_t *c, size_t i, int64_t gpus)
         return -1;
     }
     c->charged[c->cand[i].env->id] += gpus;
+    c->funded += gpus;
     if (c->cand[i].source == JT_SRC_SPONSOR)
         c->borrowed += gpus;
     return 0;
+}
+
+void jt_coverer_set_demand (jt_coverer_t *c, int64_t gpus)
+{
+    if (c && gpus > 0)
+        c->demand = gpus;
 }
 
 ssize_t jt_coverer_fund (jt_coverer_t *c, int64_t gpus)
@@ -535,6 +542,10 @@ int jt_cover (const jt_budgets_t *b, const jt_usage_t *u, const jt_run_t *r,
     memset (out, 0, sizeof (*out));
     if (!(c = jt_coverer_create (b, u, r, now, err)))
         return -1;
+    int64_t total = 0;
+    for (size_t k = 0; k < g->n; k++)
+        total += g->gpus[k];
+    jt_coverer_set_demand (c, total);
     for (size_t k = 0; k < g->n; k++) {
         ssize_t i = jt_coverer_fund (c, g->gpus[k]);
         if (i < 0) {

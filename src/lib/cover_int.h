@@ -22,7 +22,9 @@ struct jt_coverer {
     size_t nshadow;
     int64_t *charged;           /* per envelope id, this session */
     int64_t borrowed;           /* GPUs charged to sponsors */
+    int64_t funded;             /* GPUs charged, every envelope */
     int64_t need;               /* last demand that could not be funded */
+    int64_t demand;             /* the run's total (0: funded + need) */
 };
 
 /* Which bound gives a candidate's headroom. */

@@ -12,12 +12,50 @@
 #include "jobtree/timeutil.h"
 #include "cover_int.h"
 
-/* One line naming the envelope or cap and the numbers. */
+/* The run's whole demand in this session: at least what was charged plus
+ * the group that failed. */
+static int64_t demand (const jt_coverer_t *c, int64_t need)
+{
+    int64_t t = c->funded + need;
+    return c->demand > t ? c->demand : t;
+}
+
+/* GPUs this session charged inside bound rm of candidate cd: its used
+ * figure counts them, and the run needs them of it. */
+static int64_t charged_inside (const jt_coverer_t *c, const jt_cover_cand_t *cd,
+                               const room_t *rm)
+{
+    int64_t in = 0;
+
+    switch (rm->kind) {
+    case B_CAP_CONC:
+    case B_CAP_HOURS:
+        for (size_t j = 0; j < rm->cap->nenvelopes; j++)
+            if (rm->cap->env_ids && rm->cap->env_ids[j] < c->b->nenv)
+                in += c->charged[rm->cap->env_ids[j]];
+        break;
+    case B_BORROW:
+        in = c->borrowed;
+        break;
+    default:
+        in = c->charged[cd->env->id];
+        break;
+    }
+    return in;
+}
+
+/* One line naming the envelope or cap and the numbers: its usage without
+ * this session's charges, and what the run needs of it (its demand less
+ * what is paid elsewhere), whichever of its groups failed. */
 static void room_detail (const jt_coverer_t *c, const jt_cover_cand_t *cd,
                          const room_t *rm, int64_t need, char *buf, size_t len)
 {
     const char *en = cd->env->name;
-    double nh = (double) need * c->hpg;
+    int64_t in = charged_inside (c, cd, rm), total = demand (c, need);
+    int64_t elsewhere = c->funded - in, n = total - elsewhere;
+    double gpus_used = rm->used - (double) in;
+    double hours_used = rm->used - (double) in * c->hpg;
+    double nh = (double) n * c->hpg;
     char s[32] = "", e[32] = "", t[32] = "";
 
     if (!buf || len == 0)
@@ -29,42 +67,60 @@ static void room_detail (const jt_coverer_t *c, const jt_cover_cand_t *cd,
         jt_time_format (c->now, t, sizeof (t));
         snprintf (buf, len, "envelope %s: window [%s, %s) is not open at %s",
                   en, s, e, t);
-        break;
+        return;
     case B_CONC:
         snprintf (buf, len, "envelope %s: %.0f of %.0f GPUs active, run needs"
-                  " %lld", en, rm->used, rm->limit, (long long) need);
+                  " %lld", en, gpus_used, rm->limit, (long long) n);
         break;
     case B_HOURS:
         snprintf (buf, len, "envelope %s: %.1f of %.1f GPU-hours used, %lld"
-                  " GPUs for the time limit need %.1f", en, rm->used,
-                  rm->limit, (long long) need, nh);
+                  " GPUs for the time limit need %.1f", en, hours_used,
+                  rm->limit, (long long) n, nh);
         break;
     case B_CAP_CONC:
         snprintf (buf, len, "aggregate cap %s: %.0f of %.0f GPUs active, run"
-                  " needs %lld", rm->cap->name, rm->used, rm->limit,
-                  (long long) need);
+                  " needs %lld", rm->cap->name, gpus_used, rm->limit,
+                  (long long) n);
         break;
     case B_CAP_HOURS:
         snprintf (buf, len, "aggregate cap %s: %.1f of %.1f GPU-hours used,"
-                  " run needs %.1f", rm->cap->name, rm->used, rm->limit, nh);
+                  " run needs %.1f", rm->cap->name, hours_used, rm->limit, nh);
         break;
     case B_LEND_CONC:
         snprintf (buf, len, "envelope %s lends at most %.0f GPUs: %.0f lent,"
-                  " run needs %lld", en, rm->limit, rm->used, (long long) need);
+                  " run needs %lld", en, rm->limit, gpus_used, (long long) n);
         break;
     case B_LEND_HOURS:
         snprintf (buf, len, "envelope %s lends at most %.1f GPU-hours: %.1f"
-                  " lent, run needs %.1f", en, rm->limit, rm->used, nh);
+                  " lent, run needs %.1f", en, rm->limit, hours_used, nh);
         break;
     case B_BORROW:
-        snprintf (buf, len, "maxBorrowGPUs %.0f: %.0f already borrowed, run"
-                  " needs %lld (envelope %s)", rm->limit, rm->used,
-                  (long long) need, en);
+        snprintf (buf, len, "maxBorrowGPUs %.0f: run needs to borrow %lld"
+                  " (envelope %s)", rm->limit, (long long) n, en);
         break;
     case B_NONE:
         snprintf (buf, len, "envelope %s: no bound", en);
-        break;
+        return;
     }
+    if (elsewhere > 0) {
+        size_t l = strlen (buf);
+        snprintf (buf + l, len - l, "; of its %lld GPUs, %lld are paid"
+                  " elsewhere", (long long) total, (long long) elsewhere);
+    }
+}
+
+jt_reason_t jt_coverer_why_cand (const jt_coverer_t *c, size_t i, int64_t gpus,
+                                 char *detail, size_t len)
+{
+    if (detail && len)
+        detail[0] = '\0';
+    if (!c || i >= c->ncand)
+        return JT_NO_MATCHING_ENVELOPE;
+    room_t rm = jt_cover_room (c, &c->cand[i], true);
+    if (rm.gpus >= gpus)
+        return JT_OK;
+    room_detail (c, &c->cand[i], &rm, gpus, detail, len);
+    return jt_cover_kind_reason (rm.kind);
 }
 
 static bool any_envelope_of_flavor (const jt_budgets_t *b, const char *flavor)
@@ -116,17 +172,18 @@ jt_reason_t jt_coverer_why_gpus (const jt_coverer_t *c, int64_t need,
             brm = rm;
         }
     }
-    /* A sponsor that could pay if the run allowed borrowing. */
+    /* A sponsor that could pay the rest of the run if it allowed borrowing. */
+    int64_t rest = demand (c, need) - c->funded;
     ssize_t sponsor = -1;
     for (size_t i = 0; i < c->nshadow && sponsor < 0; i++) {
         room_t rm = jt_cover_room (c, &c->shadow[i], false);
-        if (rm.kind != B_WINDOW && rm.gpus >= need)
+        if (rm.kind != B_WINDOW && rm.gpus >= rest)
             sponsor = (ssize_t) i;
     }
     if (c->ncand == 0 && sponsor >= 0) {
         snprintf (detail, len, "borrowing is off: sponsor envelope %s (%s)"
                   " could pay %lld GPUs", c->shadow[sponsor].env->name,
-                  c->shadow[sponsor].env->owner, (long long) need);
+                  c->shadow[sponsor].env->owner, (long long) rest);
         return JT_BORROW_LIMIT;
     }
     if (c->ncand == 0) {
@@ -151,7 +208,7 @@ jt_reason_t jt_coverer_why_gpus (const jt_coverer_t *c, int64_t need,
         snprintf (detail + l, len - l, "; sponsor envelope %s (%s) could pay"
                   " %lld GPUs if the run allowed borrowing",
                   c->shadow[sponsor].env->name, c->shadow[sponsor].env->owner,
-                  (long long) need);
+                  (long long) rest);
     }
     return why;
 }

@@ -13,7 +13,10 @@
  * A malleable run tries totals from max down to min by step.
  *
  * When nothing binds, Cover alone (no placement) decides between Plan-Later
- * (the money is there, the nodes are not) and Reject (Cover's reason).
+ * (the money is there, the nodes are not) and Reject (Cover's reason). A
+ * group that its payers' nodes cannot hold while a candidate that cannot
+ * pay has room for it is reported funding first (funding_first): the
+ * bound that keeps it off the free nodes, then the placement.
  */
 #include "config.h"
 
@@ -160,16 +163,82 @@ static void group_detail (char *buf, size_t len, size_t k, const char *pd)
         snprintf (buf, len, "group %zu fits no domain", k);
 }
 
+/* The Pack request for group k paid by candidate cd. */
+static jt_pack_request_t group_request (const ctx_t *x, const jt_groups_t *g,
+                                        size_t k, const jt_cover_cand_t *cd,
+                                        ssize_t only_domain)
+{
+    return (jt_pack_request_t){
+        .groups = &g->gpus[k], .ngroups = 1, .soft = g->soft,
+        /* a soft group is one group: spread off keeps its chunks in one
+         * domain */
+        .single_domain = g->soft && !x->r->cross_group_spread,
+        .partial_ok = false,
+        .spares_per_group = x->r->spares_per_group,
+        .selector = &cd->env->selector, .only_domain = only_domain,
+        .policy = x->policy,
+    };
+}
+
+/* Group k fits no domain that a candidate able to pay it (`payer`, the
+ * first) may use. When a candidate that cannot pay it has nodes with room
+ * for it, funding, not placement, keeps the run off those free nodes: the
+ * detail leads with that candidate's bound (the first in Cover's order),
+ * then says why the payer's nodes will not do. 0, or -1 on error. */
+static int funding_first (ctx_t *x, const jt_coverer_t *c, const jt_groups_t *g,
+                          size_t k, ssize_t only_domain,
+                          const jt_cover_cand_t *payer, attempt_t *a,
+                          jt_error_t *err)
+{
+    int64_t need = g->gpus[k];
+
+    for (size_t i = 0; i < jt_coverer_count (c); i++) {
+        const jt_cover_cand_t *cd = jt_coverer_cand (c, i);
+        char fund[JT_ERRMSG_MAX], place[JT_ERRMSG_MAX];
+        jt_pack_request_t req;
+        jt_placement_t pl;
+        int rc;
+
+        jt_reason_t why = jt_coverer_why_cand (c, i, need, fund, sizeof (fund));
+        if (why == JT_OK || why == JT_WINDOW_CLOSED)
+            continue;
+        req = group_request (x, g, k, cd, only_domain);
+        memset (&pl, 0, sizeof (pl));
+        if ((rc = jt_pack (x->view, &req, &pl, err)) < 0)
+            return -1;
+        if (rc == 0)
+            jt_pack_unplace (x->view, &pl);
+        jt_placement_free (&pl);
+        if (rc != 0)
+            continue;
+        /* The funding bound first: a cut only shortens what follows. */
+        memcpy (place, a->detail, sizeof (place));
+        memcpy (a->detail, fund, sizeof (a->detail));
+        size_t l = strlen (a->detail);
+        snprintf (a->detail + l, sizeof (a->detail) - l, " (envelope %s's nodes"
+                  " have room); %s could pay, but ", cd->env->name,
+                  payer->env->name);
+        l = strlen (a->detail);
+        snprintf (a->detail + l, sizeof (a->detail) - l, "%s", place);
+        return 0;
+    }
+    return 0;
+}
+
 /* Fund and place every group. 0 placed, 1 not (a->reason says why; the view
  * is left as it was), -1 on error. */
 static int attempt_run (ctx_t *x, const jt_groups_t *g, ssize_t only_domain,
                         attempt_t *a, jt_error_t *err)
 {
     jt_coverer_t *c = jt_coverer_create (x->b, x->u, x->r, x->now, err);
+    int64_t total = 0;
 
     memset (a, 0, sizeof (*a));
     if (!c)
         return -1;
+    for (size_t k = 0; k < g->n; k++)
+        total += g->gpus[k];
+    jt_coverer_set_demand (c, total);
     /* One request per group must still fill a domain to empty before the
      * next: freeze the order one request of all the groups would use. */
     bool hold = only_domain < 0 && x->policy == JT_PACK_TO_EMPTY;
@@ -179,21 +248,13 @@ static int attempt_run (ctx_t *x, const jt_groups_t *g, ssize_t only_domain,
     }
     for (size_t k = 0; k < g->n; k++) {
         int64_t need = g->gpus[k];
-        bool funded = false, placed = false;
+        bool placed = false;
+        const jt_cover_cand_t *payer = NULL;     /* first that could pay */
         for (size_t i = 0; i < jt_coverer_count (c) && !placed; i++) {
             if (jt_coverer_headroom (c, i, NULL) < need)
                 continue;
             const jt_cover_cand_t *cd = jt_coverer_cand (c, i);
-            jt_pack_request_t req = {
-                .groups = &g->gpus[k], .ngroups = 1, .soft = g->soft,
-                /* a soft group is one group: spread off keeps its chunks
-                 * in one domain */
-                .single_domain = g->soft && !x->r->cross_group_spread,
-                .partial_ok = false,
-                .spares_per_group = x->r->spares_per_group,
-                .selector = &cd->env->selector, .only_domain = only_domain,
-                .policy = x->policy,
-            };
+            jt_pack_request_t req = group_request (x, g, k, cd, only_domain);
             jt_placement_t pl;
             memset (&pl, 0, sizeof (pl));
             int rc = jt_pack (x->view, &req, &pl, err);
@@ -208,18 +269,21 @@ static int attempt_run (ctx_t *x, const jt_groups_t *g, ssize_t only_domain,
                 }
                 placed = true;
             } else {
-                if (!funded) {
+                if (!payer) {
                     group_detail (a->detail, sizeof (a->detail), k, pl.detail);
                     a->reason = pl.reason == JT_SPREAD_NO_DOMAIN
                                 ? JT_SPREAD_NO_DOMAIN : JT_NO_DOMAIN_FITS;
                 }
                 jt_placement_free (&pl);
             }
-            funded = true;
+            if (!payer)
+                payer = cd;
         }
         if (!placed) {
-            if (funded) {
+            if (payer) {
                 a->unplaced = true;     /* a->reason set from Pack above */
+                if (funding_first (x, c, g, k, only_domain, payer, a, err) < 0)
+                    goto error;
             } else {
                 a->reason = jt_coverer_why_gpus (c, need, a->detail,
                                                  sizeof (a->detail));
@@ -353,6 +417,7 @@ static int reject_unfundable (ctx_t *x, int64_t total, jt_plan_t *out,
 
     if (!c)
         return -1;
+    jt_coverer_set_demand (c, total);
     for (int64_t k = 0; k < n; k++) {
         int64_t gk = k < n - 1 ? g : total - (n - 1) * g;
         if (jt_coverer_fund (c, gk) < 0)

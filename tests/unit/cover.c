@@ -327,14 +327,15 @@ static void test_borrow_limits (void)
 
     is (cov (b, NULL, r2), "west-h100:g0+1=16 vision-h100:g1+1=16",
         "maxBorrowGPUs: 16 borrowed within the limit");
-    is (cov (b, NULL, r), "BorrowLimit: maxBorrowGPUs 16: 16 already borrowed,"
-        " run needs 16 (envelope vision-h100)",
-        "maxBorrowGPUs: the second borrowed group is refused");
-    is (cov (b, NULL, off), "InsufficientCapacity: envelope west-h100: 16 of 16"
-        " GPUs active, run needs 16; sponsor envelope vision-h100 (vision) could"
+    is (cov (b, NULL, r), "BorrowLimit: maxBorrowGPUs 16: run needs to borrow"
+        " 32 (envelope vision-h100); of its 48 GPUs, 16 are paid elsewhere",
+        "maxBorrowGPUs: the second borrowed group is refused; the run would"
+        " borrow 32 of its 48");
+    is (cov (b, NULL, off), "InsufficientCapacity: envelope west-h100: 0 of 16"
+        " GPUs active, run needs 32; sponsor envelope vision-h100 (vision) could"
         " pay 16 GPUs if the run allowed borrowing",
-        "allowBorrow off: the owner's own bound stops the run; the sponsor that"
-        " could pay is a hint after it");
+        "allowBorrow off: the owner's own bound stops the run (all 32 GPUs of"
+        " it); the sponsor that could pay the other 16 is a hint after it");
     jt_run_destroy (r);
     jt_run_destroy (r2);
     jt_run_destroy (off);
@@ -348,6 +349,30 @@ static void test_borrow_limits (void)
     is_int (jt_cover_ever (b, off, fx_time (FX_NOW), NULL, 0),
             JT_NO_MATCHING_ENVELOPE, "ever: only sponsors and no borrowing");
     jt_run_destroy (off);
+    jt_budgets_destroy (b);
+}
+
+/* Pending reasons count the whole run (issue 11): a 4 x 8-GPU run blocked
+ * by its envelope needs 32, whichever group failed; the envelope's figure
+ * is its live usage, not what this run was tentatively charged. */
+static void test_whole_run_numbers (void)
+{
+    jt_budgets_t *b = fx_budgets (RAI (FX_ENV ("philly-h100", "", 128, "")), FX_END);
+    jt_run_t *r = fx_run (RUN ("rai", 32, ", \"locality\": { \"groupGPUs\": 8 }"));
+    jt_usage_t u;
+
+    jt_usage_init (&u, b);
+    jt_usage_add (&u, jt_budgets_envelope (b, "philly-h100"), "nlp", 128, 0.);
+    is (cov (b, &u, r), "InsufficientCapacity: envelope philly-h100: 128 of 128"
+        " GPUs active, run needs 32", "full envelope: the run needs 32, not 8");
+    jt_usage_free (&u);
+    jt_usage_init (&u, b);
+    jt_usage_add (&u, jt_budgets_envelope (b, "philly-h100"), "nlp", 104, 0.);
+    is (cov (b, &u, r), "InsufficientCapacity: envelope philly-h100: 104 of 128"
+        " GPUs active, run needs 32",
+        "room for three groups: 104 active (not 128 with this run's 24), needs 32");
+    jt_usage_free (&u);
+    jt_run_destroy (r);
     jt_budgets_destroy (b);
 }
 
@@ -447,8 +472,15 @@ static void test_coverer_api (void)
     ok (jt_coverer_charge (c, 0, 32) < 0, "charge over headroom refused");
     is_int (jt_coverer_why (c, d, sizeof (d)), JT_INSUFFICIENT_CAPACITY,
             "why after a refused charge");
-    is (d, "envelope west-h100: 48 of 64 GPUs active, run needs 32",
-        "why detail counts this session's charges");
+    is (d, "envelope west-h100: 0 of 64 GPUs active, run needs 80",
+        "why detail counts this session's charges as the run's, not as usage");
+    jt_coverer_set_demand (c, 96);
+    is_int (jt_coverer_why_cand (c, 0, 32, d, sizeof (d)), JT_INSUFFICIENT_CAPACITY,
+            "why of one candidate");
+    is (d, "envelope west-h100: 0 of 64 GPUs active, run needs 96",
+        "with the run's demand set, the detail says all of it");
+    is_int (jt_coverer_why_cand (c, 0, 16, d, sizeof (d)), JT_OK,
+            "a candidate with room: OK");
     ok (jt_coverer_fund (c, 16) == 0, "fund the last 16");
     is_int (jt_coverer_headroom (c, 0, &why), 0, "no headroom left");
     is_int (why, JT_INSUFFICIENT_CAPACITY, "headroom 0 says which bound");
@@ -601,6 +633,7 @@ int main (void)
     test_aggregate ();
     test_lending ();
     test_borrow_limits ();
+    test_whole_run_numbers ();
     test_whole_groups ();
     test_reasons ();
     test_coverer_api ();

@@ -209,8 +209,8 @@ static void test_policy_spares_soft (void)
     plan_detail_is (b, s, huge,
                     "Reject InsufficientCapacity total=0 want=1048576",
                     "2^20 GPUs: Reject at the first group Cover cannot fund",
-                    "envelope west-h100: 256 of 256 GPUs active, run needs 8",
-                    "Reject detail counts the groups funded before");
+                    "envelope west-h100: 0 of 256 GPUs active, run needs 1048576",
+                    "Reject detail: the envelope's live usage and the whole run");
     ok (strncmp (fx_plan (b, s, NULL, wide, JT_PACK_TO_EMPTY, NULL),
                  "BindNow total=112 want=1048576 | g0 8 west/A[a01:8]", 49) == 0,
         "malleable up to 2^20: the largest total that binds (all 112 free GPUs)");
@@ -365,6 +365,80 @@ static bool same_as_one_request (const jt_snapshot_t *s, const jt_run_t *r,
     return same;
 }
 
+/* Pending reasons name the bound that stops the run (issue 11). A payer
+ * with room whose nodes are all busy is not the whole story when a domain
+ * is idle: if funding keeps the run off it, the detail leads with that
+ * bound (here the family's aggregate cap), then says why the payer's nodes
+ * will not do. Whole-run numbers: a 4 x 8-GPU run needs 32, not 8. */
+static void test_reason_names_the_bound (void)
+{
+    jt_budgets_t *b = fx_budgets (
+        "{ \"owner\": \"research\", \"envelopes\": ["
+        FX_ENV ("research-west", "\"region\": \"west\"", 32, "") "] }",
+        "{ \"owner\": \"vision\", \"parent\": \"research\", \"envelopes\": ["
+        FX_ENV ("vision-west", "\"region\": \"west\"", 32, "") "] }",
+        "{ \"owner\": \"rai\", \"parent\": \"research\", \"envelopes\": ["
+        FX_ENV ("rai-west", "\"region\": \"west\"", 64, "") ","
+        FX_ENV ("rai-east", "\"region\": \"east\"", 32, "")
+        "], \"aggregateCaps\": [ { \"name\": \"rai-total\", \"flavor\": \"h100\","
+        " \"envelopes\": [\"rai-west\", \"rai-east\"], \"maxConcurrency\": 80 } ] }",
+        FX_END);
+    jt_snapshot_t *s = jt_snapshot_create ();
+    jt_run_t *r16 = fx_run (RUN ("rai", 16, GROUP (16)));
+    jt_run_t *r32 = fx_run (RUN ("rai", 32, GROUP (8)));
+    jt_usage_t u;
+    jt_plan_t p;
+
+    fx_nodes (s, "a", 1, 4, "region=west,fabric.domain=A", 8, 4);     /* busy */
+    fx_nodes (s, "e", 1, 4, "region=east,fabric.domain=E", 8, 0);     /* idle */
+    fx_finalize (s);
+    jt_usage_init (&u, b);
+    jt_usage_add (&u, jt_budgets_envelope (b, "rai-west"), "rai", 64, 0.);
+    jt_usage_add (&u, jt_budgets_envelope (b, "rai-east"), "rai", 16, 0.);
+    jt_usage_add (&u, jt_budgets_envelope (b, "vision-west"), "vision", 32, 0.);
+    is (fx_plan (b, s, &u, r16, JT_PACK_TO_EMPTY, &p),
+        "PlanLater NoDomainFits total=0 want=16 | pay research-west g0 16",
+        "the parent funds it in west, where no node is free: PlanLater");
+    is (p.detail, "aggregate cap rai-total: 80 of 80 GPUs active, run needs 16"
+        " (envelope rai-east's nodes have room); research-west could pay, but"
+        " group 0 (16 GPUs) fits no domain: no domain has a free node",
+        "the idle east domain waits on the aggregate cap: the reason names it"
+        " first, not 'fits no domain'");
+    jt_plan_free (&p);
+
+    /* Nothing can pay: a 4-node run (4 groups of 8) is refused for the
+     * whole 32 GPUs it needs, whichever group failed. */
+    jt_usage_add (&u, jt_budgets_envelope (b, "research-west"), "research", 32, 0.);
+    is (fx_plan (b, s, &u, r32, JT_PACK_TO_EMPTY, &p),
+        "Reject AggregateCap total=0 want=32",
+        "no candidate can pay: Reject");
+    is (p.detail, "aggregate cap rai-total: 80 of 80 GPUs active, run needs 32",
+        "the detail counts the whole run (32), not its first group (8)");
+    jt_plan_free (&p);
+    jt_usage_free (&u);
+
+    /* Room for three of the four groups: still the whole 32 against the
+     * envelope's live usage (not 128 of 128 and 8). */
+    jt_budgets_t *one = fx_budgets (RAI (FX_ENV ("philly-h100", "", 128, "")), FX_END);
+    jt_snapshot_t *s8 = jt_snapshot_create ();
+    fx_nodes (s8, "a", 1, 8, "fabric.domain=A", 8, 0);
+    fx_finalize (s8);
+    jt_usage_init (&u, one);
+    jt_usage_add (&u, jt_budgets_envelope (one, "philly-h100"), "rai", 104, 0.);
+    is (fx_plan (one, s8, &u, r32, JT_PACK_TO_EMPTY, &p),
+        "Reject InsufficientCapacity total=0 want=32", "24 free of 128: Reject");
+    is (p.detail, "envelope philly-h100: 104 of 128 GPUs active, run needs 32",
+        "the envelope's live usage and the run's 32 GPUs");
+    jt_plan_free (&p);
+    jt_usage_free (&u);
+    jt_snapshot_destroy (s8);
+    jt_budgets_destroy (one);
+    jt_run_destroy (r16);
+    jt_run_destroy (r32);
+    jt_snapshot_destroy (s);
+    jt_budgets_destroy (b);
+}
+
 static void test_properties (void)
 {
     static const uint64_t seeds[] = { 1, 42, 4242, 20260301, 987654321 };
@@ -475,6 +549,7 @@ int main (void)
     test_spread ();
     test_policy_spares_soft ();
     test_decisions ();
+    test_reason_names_the_bound ();
     test_properties ();
     return done_testing ();
 }
