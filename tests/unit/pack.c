@@ -184,6 +184,12 @@ static void test_domain_order (void)
         "domains by free desc, tie (B=C=24) broken by name");
     is (pk (v, s, &r, NULL), "g0 C[c01:8]",
         "next request: C now has the most free");
+    /* Across runs the order is taken afresh: one-node runs go round-robin
+     * over the domains, most free first (README, docs/packing.md). */
+    is (pk (v, s, &r, NULL), "g0 A[a01:8]",
+        "then A (A=B=C=16, A by name): runs spread, they do not fill B");
+    is (pk (v, s, &r, NULL), "g0 B[b02:8]", "then B again (B=C=16 > A=8)");
+    is (pk (v, s, &r, NULL), "g0 C[c02:8]", "then C: round-robin, most free first");
     jt_pack_view_destroy (v);
     jt_snapshot_destroy (s);
 }
