@@ -10,9 +10,23 @@
  * Callbacks are idempotent: Slurm may call them more than once (sbatch
  * processes the command line, then #SBATCH lines, then the command line
  * again); the last value given wins, exactly as for Slurm's own options.
+ *
+ * A refused value is reported once, by our line. After a failed callback
+ * Slurm adds its own "Invalid --NAME argument: VALUE" and exits -1; so in
+ * sbatch, salloc and srun a value from the command line or a #SBATCH line
+ * ends the command here, with that same status, after our line. A value
+ * from Slurm's SLURM_SPANK_ environment variable still fails the Slurm way
+ * (its line names the variable our line cannot), and so does any other
+ * command (scrontab lets the user edit the line again).
  */
 #include "config.h"
 
+#ifndef _GNU_SOURCE
+#define _GNU_SOURCE /* program_invocation_short_name */
+#endif
+#include <errno.h>
+#include <stdbool.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -34,12 +48,39 @@ static struct {
 static struct spank_option opts[ARGS_MAX];
 static char *usage[ARGS_MAX];
 
+extern char **environ;
+
+/* Does s point into the environment (a SLURM_SPANK_ variable's value)? */
+static bool from_environment (const char *s)
+{
+    uintptr_t p = (uintptr_t)s;
+
+    for (char **e = environ; s && e && *e; e++)
+        if (p >= (uintptr_t)*e && p <= (uintptr_t)*e + strlen (*e))
+            return true;
+    return false;
+}
+
+/* Is this a command that exits -1 right after a refused option (Slurm
+ * 22.05's slurm_process_option_or_exit)? */
+static bool exits_on_refusal (void)
+{
+    static const char *const cmds[] = { "sbatch", "salloc", "srun" };
+    const char *me = program_invocation_short_name;
+
+    for (size_t i = 0; me && i < sizeof (cmds) / sizeof (cmds[0]); i++)
+        if (!strcmp (me, cmds[i]))
+            return true;
+    return false;
+}
+
 static int option_cb (int val, const char *optarg, int remote)
 {
     const jt_opt_info_t *tab;
     size_t n = jt_opt_table (&tab);
     jt_error_t err;
     jt_run_t r;
+    bool env;
     int rc;
 
     if (val < 0 || (size_t)val >= n || val >= ARGS_MAX)
@@ -47,6 +88,7 @@ static int option_cb (int val, const char *optarg, int remote)
     /* On the compute node the value was checked at submission already. */
     if (remote)
         return 0;
+    env = from_environment (optarg);
     if (optarg && (*optarg == '\0' || strcmp (optarg, "(null)") == 0))
         optarg = NULL;
     jt_run_init (&r);           /* checking one value in isolation */
@@ -54,6 +96,8 @@ static int option_cb (int val, const char *optarg, int remote)
     jt_run_clear (&r);
     if (rc < 0) {
         slurm_error ("jobtree: %s", err.text);
+        if (exits_on_refusal () && !env)
+            exit (-1);  /* what Slurm does next, without its second line */
         return -1;
     }
     free (given[val].value);

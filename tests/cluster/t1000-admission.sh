@@ -5,18 +5,19 @@
 # line, plain CPU and GPU jobs untouched, and the admin_comment record.
 . "$(dirname "$0")/lib.sh"
 
-plan 56
+plan 59
 cluster_setup "${1:?usage: $0 BUILDDIR}"
 cluster_start
 
 # refused_by_sbatch "OPTS" "MESSAGE": refused before submission (no job id,
-# SPANK line first), nothing reaches the queue.
+# the SPANK line is all sbatch prints: Slurm's own "Invalid --OPT argument"
+# no longer repeats the value), nothing reaches the queue.
 refused_by_sbatch () {
     local id
     id=$(submit $1 --wrap true)
     is "$id" "" "sbatch $1: no job"
-    is "$(head -n 1 "$JT_CLUSTER_DIR/last.err")" "sbatch: error: jobtree: $2" \
-        "sbatch $1: $2"
+    is "$(cat "$JT_CLUSTER_DIR/last.err")" "sbatch: error: jobtree: $2" \
+        "sbatch $1: $2, once"
 }
 
 # refused_by_ctld "OPTS" "MESSAGE": job_submit's line, as sbatch prints it.
@@ -40,6 +41,18 @@ refused_by_sbatch "--cross-group-spread=maybe" \
 refused_by_sbatch "--checkpoint=soon" "--checkpoint=soon: not a duration, e.g. --checkpoint=30m"
 refused_by_sbatch "--sponsors=a,,b" "--sponsors=a,,b: empty owner name, e.g. --sponsors=vision,speech"
 refused_by_sbatch "--borrow=0" "--borrow=0: must be at least 1, e.g. --borrow=32"
+# In the script's #SBATCH lines too, with sbatch's exit status for a bad option.
+printf '#!/bin/sh\n#SBATCH --spares=-1\ntrue\n' > "$JT_CLUSTER_DIR/bad-spares.sh"
+err=$(sbatch "$JT_CLUSTER_DIR/bad-spares.sh" 2>&1)
+rc=$?
+is "$err" "sbatch: error: jobtree: --spares=-1: not a whole number, e.g. --spares=1" \
+    "#SBATCH --spares=-1: one line"
+is "$rc" 255 "and sbatch's status for a refused option"
+# From Slurm's SPANK environment variable: Slurm's line says which variable.
+err=$(env SLURM_SPANK__SLURM_SPANK_OPTION_jobtree_group_gpus=x sbatch --wrap true 2>&1)
+is "$err" "sbatch: error: jobtree: --group-gpus=x: not a whole number, e.g. --group-gpus=32
+sbatch: error: Invalid argument (x) for environment variable: SLURM_SPANK__SLURM_SPANK_OPTION_jobtree_group_gpus" \
+    "a bad value from the environment: why, then where it came from"
 is "$(squeue -h | wc -l)" 0 "nothing was submitted"
 
 ## Malformed or never fundable: refused by job_submit.
@@ -107,11 +120,11 @@ like "$(job_field "$id" AdminComment)" '"totalGPUs":16\}.*"sparesPerGroup":1' \
 
 ## salloc and srun have the options too; steps may repeat them.
 err=$(salloc --malleable=64:32 true 2>&1)
-like "$err" "^salloc: error: jobtree: --malleable=64:32: MIN must be <= MAX" \
-    "salloc refuses a bad value"
+is "$err" "salloc: error: jobtree: --malleable=64:32: MIN must be <= MAX, e.g. --malleable=32:64:8" \
+    "salloc refuses a bad value, once"
 err=$(srun --group-gpus=x true 2>&1)
-like "$err" "^srun: error: jobtree: --group-gpus=x: not a whole number, e.g. --group-gpus=32" \
-    "srun refuses a bad value"
+is "$err" "srun: error: jobtree: --group-gpus=x: not a whole number, e.g. --group-gpus=32" \
+    "srun refuses a bad value, once"
 env JT_CLUSTER_ID="$JT_CLUSTER_DIR" srun --account=team-a -N1 $G8 --group-gpus=8 \
     --job-name=srunjob true 2>"$JT_CLUSTER_DIR/last.err"
 ok $? "srun creating a Jobtree job runs"
