@@ -15,6 +15,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "activate.h"
 #include "budget.h"
 #include "error.h"
 #include "snapshot.h"
@@ -34,6 +35,7 @@ typedef enum jt_ev_type {
     JT_EV_RES_RELEASED,
     JT_EV_BUDGET_LOADED,        /* budget files (hashes) and envelope caps */
     JT_EV_NODE_FAIL,
+    JT_EV_ACTIVATION,           /* who gave way to a reservation (the lottery) */
 } jt_ev_type_t;
 
 /* A lease's role is the snapshot's jt_role_t: JT_ROLE_ACTIVE, JT_ROLE_SPARE,
@@ -49,6 +51,7 @@ typedef enum jt_end_reason {
     JT_REASON_RECLAIMED_BY_SPARE,
     JT_REASON_FAIL,             /* node failure */
     JT_REASON_JOB_GONE,         /* closed at reconciliation: job no longer in Slurm */
+    JT_REASON_DROP_SPARE,       /* a spare dropped so a reservation could activate */
 } jt_end_reason_t;
 
 typedef struct jt_ev_file {
@@ -65,6 +68,37 @@ typedef struct jt_ev_cap {
     double max_gpu_hours;       /* B (already resolved: never < 0) */
     int64_t start, end;         /* window [start, end) */
 } jt_ev_cap_t;
+
+/* An Activation's record of jt_activate (jobtree/activate.h): the chosen
+ * alternative's needs, every holder in the request's order, and the cuts in
+ * the order they were made. Pools are named ("west/A", "envelope:NAME"). */
+typedef struct jt_ev_need {
+    char *pool;
+    int64_t deficit;            /* GPUs missing (<= 0: none) */
+} jt_ev_need_t;
+
+typedef struct jt_ev_holder {
+    char *run, *owner;
+    int group;                  /* group index in its run */
+    jt_lease_role_t role;
+    int64_t gpus;               /* held in pool (>= 1) */
+    char *pool;
+    int64_t run_gpus;           /* "runGPUs": the run's GPUs, spares excluded */
+    int64_t min_gpus;           /* "minGPUs": malleable minimum (<= runGPUs) */
+} jt_ev_holder_t;
+
+typedef struct jt_ev_cut {
+    char *run;
+    int group;
+    jt_cut_kind_t kind;         /* "DropSpare", "Shrink", "RandomPreempt" */
+} jt_ev_cut_t;
+
+/* Bounds of an Activation, refused beyond (a verifier replays it: its cost
+ * must not depend on a number a writer chose). GPU counts and groups are
+ * at most JT_RUN_GPUS_MAX (jobtree/run.h); a deficit's magnitude at most
+ * JT_EV_HOLDERS_MAX * JT_RUN_GPUS_MAX. */
+#define JT_EV_HOLDERS_MAX 65536
+#define JT_EV_NEEDS_MAX 1024
 
 /* One event. Which fields are meaningful depends on type (see
  * docs/ledger-format.md, "Events"); unused strings are NULL, unused
@@ -86,12 +120,21 @@ typedef struct jt_event {
     int64_t start;              /* lease start / reservation earliest start */
     int64_t end;                /* End: lease end */
     jt_end_reason_t reason;     /* End */
-    uint64_t seed;              /* End with RandomPreempt: published seed */
+    uint64_t seed;              /* End with RandomPreempt, Activation: the
+                                 * published lottery seed */
     char *reservation;          /* reservation id */
     jt_ev_file_t *files;        /* BudgetLoaded */
     size_t nfiles;
     jt_ev_cap_t *caps;          /* BudgetLoaded */
     size_t ncaps;
+    char *scope;                /* Activation: published with the seed */
+    jt_ev_need_t *needs;        /* Activation */
+    size_t nneeds;
+    jt_ev_holder_t *holders;    /* Activation */
+    size_t nholders;
+    jt_ev_cut_t *cuts;          /* Activation */
+    size_t ncuts;
+    bool resolved;              /* Activation: every need covered */
     char *note;                 /* optional free text */
 } jt_event_t;
 
@@ -104,12 +147,42 @@ int jt_event_set (char **field, const char *s);
 int jt_event_add_node (jt_event_t *ev, const char *node);
 int jt_event_add_file (jt_event_t *ev, const char *path, const char *sha256);
 int jt_event_add_cap (jt_event_t *ev, const jt_ev_cap_t *cap);
+/* Append a copy (strings copied; NULL strings become ""). 0, or -1 on
+ * ENOMEM. */
+int jt_event_add_need (jt_event_t *ev, const jt_ev_need_t *need);
+int jt_event_add_holder (jt_event_t *ev, const jt_ev_holder_t *holder);
+int jt_event_add_cut (jt_event_t *ev, const jt_ev_cut_t *cut);
 
 /* A BudgetLoaded event for a finalized budget set: every file with its
  * SHA-256, every envelope's resolved caps (B = jt_envelope_gpu_hours_cap).
  * NULL with err. */
 jt_event_t *jt_event_budget_loaded (const jt_budgets_t *b, const char *id,
                                     int64_t time, jt_error_t *err);
+
+/* The Activation event of a decision of jt_activate: reservation (must be
+ * req->resv_id), run (the preemptor), req->scope, req->time as the event
+ * time, a->rho as its seed, the needs of alternative alt (a->alt; the first
+ * alternative's when alt is req->nalts, none was coverable), every holder
+ * of req in its order, a's cuts in order and a->resolved. pool_names[i]
+ * names pool i (jt_need_t.pool, jt_holder_t.pool); the pools named must be
+ * distinct. NULL with err (a pool out of range, a bound passed, ENOMEM). */
+jt_event_t *jt_event_activation (const char *id, const char *reservation,
+                                 const char *run, const jt_activation_req_t *req,
+                                 size_t alt, const char *const *pool_names,
+                                 size_t npools, const jt_activation_t *a,
+                                 jt_error_t *err);
+
+/* Recompute an Activation from its event alone: its seed is
+ * jt_lottery_seed (scope, reservation, time), and jt_activate over its
+ * holders (in order) and its one alternative (its needs) makes exactly its
+ * cuts (run, group, kind, in order) and its `resolved`. Returns 0 when
+ * everything matches, 1 with a one-line explanation of the first mismatch
+ * in why (len bytes), -1 with errno ENOMEM, or EINVAL when ev is not a
+ * valid Activation (why says). out (may be NULL) receives the recomputed decision, its cuts
+ * indexing ev->holders (jt_activation_free it; its draws' run ids point
+ * into ev). */
+int jt_event_activation_replay (const jt_event_t *ev, jt_activation_t *out,
+                                char *why, size_t len);
 
 /* Check the fields required by ev->type. 0, or -1 with err. */
 int jt_event_validate (const jt_event_t *ev, jt_error_t *err);
@@ -268,6 +341,8 @@ typedef enum jt_violation_kind {
     JT_VIOL_GPU_HOURS,          /* envelope over B */
     JT_VIOL_WINDOW,             /* lease outside its envelope's window */
     JT_VIOL_BAD_EVENT,          /* payload is not a valid, canonical event */
+    JT_VIOL_LOTTERY,            /* an Activation that does not recompute, or a
+                                 * RandomPreempt End that no Activation made */
 } jt_violation_kind_t;
 
 typedef struct jt_violation {
@@ -331,6 +406,9 @@ size_t jt_ledger_fold_envelopes (const jt_ledger_fold_t *f, int64_t now,
 int jt_ledger_fold_envelope (const jt_ledger_fold_t *f, const char *name,
                              int64_t now, jt_fold_envelope_t *out);
 
+/* Activation events applied, each recomputed (jt_event_activation_replay). */
+uint64_t jt_ledger_fold_lotteries (const jt_ledger_fold_t *f);
+
 /* The latest event time applied (0 before any). */
 int64_t jt_ledger_fold_last_time (const jt_ledger_fold_t *f);
 
@@ -347,6 +425,12 @@ typedef struct jt_fold_lease {
     int64_t end;                /* -1 while open */
     jt_end_reason_t reason;     /* of its End (JT_REASON_NONE while open) */
     uint64_t seed;              /* of its End (RandomPreempt) */
+    /* An open lease that the latest Activation cutting its run while it was
+     * open cut: the reason its End is to carry (RandomPreempt with cut_seed
+     * for every lease of a run the lottery took, Shrink or DropSpare for the
+     * group's lease or spares), JT_REASON_NONE otherwise. */
+    jt_end_reason_t cut;
+    uint64_t cut_seed;
 } jt_fold_lease_t;
 
 /* Open leases, sorted by lease id. Fills up to max; returns the count. */

@@ -23,6 +23,11 @@
  *   reservation "<run>:resv:<created>" (epoch seconds of its first
  *          estimate), events "<reservation>:create", ":activate",
  *          ":release".
+ * An End carries the reason given by the job (End, Shrink, Fail, JobGone
+ * below) unless the open lease was cut by an Activation (jt_fold_lease_t's
+ * cut, kept by the fold across restarts): then, except for Fail, it carries
+ * the cut's reason (RandomPreempt with the Activation's seed, Shrink,
+ * DropSpare), e.g. when the lottery's victim is requeued.
  * start_time is Slurm's start time of the job (epoch seconds). A lease's
  * nodes are the bound nodes ("bound" in the record) the job still holds;
  * its GPUs are the bound GPUs per node times that count; it starts at the

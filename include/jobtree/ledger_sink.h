@@ -35,6 +35,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "activate.h"
 #include "budget.h"
 #include "cover.h"
 #include "error.h"
@@ -125,6 +126,22 @@ int jt_ledger_sink_settle_resvs (jt_ledger_sink_t *s, jt_ledger_sink_job_f job,
  * The number of events emitted: 1, or 0 when off, for NULL b, or when it
  * could not be made (logged). */
 int jt_ledger_sink_budgets (jt_ledger_sink_t *s, const jt_budgets_t *b, int64_t now);
+
+/* A reservation activated on a slice that was not free and jt_activate
+ * decided who gives way (req as it was asked, a its decision; pool_names[i]
+ * names pool i, a domain "west/A" or "envelope:NAME", distinct for the
+ * pools in use): one Activation event (jt_event_activation: the
+ * alternative taken, every holder, the cuts) with id
+ * "<reservation>:activation:<now>", at the activation instant req->time,
+ * which must be now. The fold then marks the leases cut, so their Ends
+ * carry RandomPreempt and the seed (or Shrink, DropSpare) when the host
+ * later ends, requeues or shrinks the runs, across restarts too. Returns
+ * the number of events emitted: 1, or 0 when off; -1 with err when the
+ * event could not be made (nothing emitted). Never blocks. */
+int jt_ledger_sink_activation (jt_ledger_sink_t *s, const char *reservation,
+                               const char *run, const jt_activation_req_t *req,
+                               const char *const *pool_names, size_t npools,
+                               const jt_activation_t *a, int64_t now, jt_error_t *err);
 
 /* True while the ledger is on and reconcile has not run yet: the host
  * gathers the facts of its jobs only then. */

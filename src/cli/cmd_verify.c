@@ -2,9 +2,9 @@
  * cmd_verify.c - `jobtree verify LEDGER...`: check a ledger's records
  * (grammar, hash, sequence, chain, segment names) with the same reader the
  * daemon recovers with, then the calculus's invariants from the events
- * alone (jt_ledger_verify). Prints OK with counts, or the first problem
- * with its sequence number; the exit status names the class (see
- * jobtree-verify(1)).
+ * alone (jt_ledger_verify), every lottery recomputed from its Activation
+ * event. Prints OK with counts, or the first problem with its sequence
+ * number; the exit status names the class (see jobtree-verify(1)).
  */
 #include "config.h"
 
@@ -31,6 +31,7 @@ enum {
     VX_GPUHOURS = 12,
     VX_WINDOW = 13,
     VX_MATCHING = 14,
+    VX_LOTTERY = 15,
 };
 
 static int status_exit (jt_ledger_status_t s)
@@ -56,6 +57,7 @@ static int violation_exit (jt_violation_kind_t k)
     case JT_VIOL_CONCURRENCY: return VX_CONCURRENCY;
     case JT_VIOL_GPU_HOURS: return VX_GPUHOURS;
     case JT_VIOL_WINDOW: return VX_WINDOW;
+    case JT_VIOL_LOTTERY: return VX_LOTTERY;
     default: return VX_MATCHING;
     }
 }
@@ -163,6 +165,8 @@ int cmd_verify (int argc, char **argv)
                 "started, %" PRIu64 " ended, %" PRIu64 " open; %zu envelopes (%zu with "
                 "caps checked)\n",
                 res.nrecords, res.nsegments, starts, ends, open, nenv, capped);
+        printf ("lotteries %" PRIu64 " recomputed, as recorded\n",
+                jt_ledger_fold_lotteries (fold));
         printf ("head %" PRIu64 ":%s\n", res.last_seq, res.last_hash);
         free (env);
     }

@@ -7,7 +7,9 @@
  * back to the C struct (refusing unknown keys), so serialize(parse(x)) is
  * the canonical form of x and the daemon stores only canonical payloads.
  * Times are integer epoch seconds; the RandomPreempt seed is 16 hex digits
- * because JSON integers are signed 64-bit in json-c.
+ * because JSON integers are signed 64-bit in json-c. The Activation event's
+ * body (its arrays, checks, constructor and recomputation) is
+ * ledger_event_activation.c's.
  */
 #include "config.h"
 
@@ -21,6 +23,7 @@
 #include <json-c/json.h>
 
 #include "jobtree/ledger.h"
+#include "ledger_event_int.h"
 
 #define ID_MAX 256
 
@@ -32,6 +35,7 @@ static const char *const type_names[] = {
     [JT_EV_RES_RELEASED] = "ReservationReleased",
     [JT_EV_BUDGET_LOADED] = "BudgetLoaded",
     [JT_EV_NODE_FAIL] = "NodeFail",
+    [JT_EV_ACTIVATION] = "Activation",
 };
 static const char *const reason_names[] = {
     [JT_REASON_END] = "End",
@@ -41,6 +45,7 @@ static const char *const reason_names[] = {
     [JT_REASON_RECLAIMED_BY_SPARE] = "ReclaimedBySpare",
     [JT_REASON_FAIL] = "Fail",
     [JT_REASON_JOB_GONE] = "JobGone",
+    [JT_REASON_DROP_SPARE] = "DropSpare",
 };
 
 #define NELEM(a) (sizeof (a) / sizeof ((a)[0]))
@@ -106,6 +111,7 @@ void jt_event_destroy (jt_event_t *ev)
         free (ev->caps[i].owner);
     }
     free (ev->caps);
+    jt_ev_activation_free (ev);
     free (ev->note);
     free (ev);
     errno = saved;
@@ -255,7 +261,7 @@ int jt_event_validate (const jt_event_t *ev, jt_error_t *err)
 {
     if (!ev)
         return jt_errprintf (err, "no event");
-    if (ev->type <= JT_EV_NONE || ev->type > JT_EV_NODE_FAIL)
+    if (ev->type <= JT_EV_NONE || ev->type > JT_EV_ACTIVATION)
         return jt_errprintf (err, "type: unknown event type");
     if (need_str (ev->id, "id", err) < 0)
         return -1;
@@ -301,6 +307,7 @@ int jt_event_validate (const jt_event_t *ev, jt_error_t *err)
         if (ev->nnodes == 0)
             return jt_errprintf (err, "nodes: NodeFail needs a node");
         return 0;
+    case JT_EV_ACTIVATION: return jt_ev_activation_validate (ev, err);
     default: return jt_errprintf (err, "type: unknown event type");
     }
 }
@@ -326,6 +333,19 @@ static int add_str (json_object *o, const char *key, const char *s)
 static int add_int (json_object *o, const char *key, int64_t i)
 {
     return add (o, key, json_object_new_int64 (i));
+}
+
+int jt_ev_json_add (json_object *o, const char *key, json_object *v)
+{
+    return add (o, key, v);
+}
+int jt_ev_json_add_str (json_object *o, const char *key, const char *s)
+{
+    return add_str (o, key, s);
+}
+int jt_ev_json_add_int (json_object *o, const char *key, int64_t i)
+{
+    return add_int (o, key, i);
 }
 
 static int add_nodes (json_object *o, const jt_event_t *ev)
@@ -427,6 +447,7 @@ static int build_body (json_object *o, const jt_event_t *ev)
         if (ev->run && add_str (o, "run", ev->run) < 0)
             return -1;
         return 0;
+    case JT_EV_ACTIVATION: return jt_ev_activation_build (o, ev);
     default: return -1;
     }
 }
@@ -466,6 +487,9 @@ static const char *const keys_rc[] = { "reservation", "run",  "envelope", "owner
 static const char *const keys_ra[] = { "reservation", "run", NULL };
 static const char *const keys_budget[] = { "files", "caps", NULL };
 static const char *const keys_nf[] = { "nodes", "run", NULL };
+static const char *const keys_act[] = { "reservation", "run",  "scope",    "seed",
+                                        "needs",       "holders", "cuts", "resolved",
+                                        NULL };
 
 static bool in_list (const char *const *l, const char *k)
 {
@@ -501,6 +525,33 @@ static int get_int (json_object *o, const char *key, bool req, int64_t *out,
     if (errno == EINVAL || *out == INT64_MAX || *out == INT64_MIN)
         return jt_errprintf (err, "%s: integer out of range", key);
     return 0;
+}
+
+int jt_ev_json_get_str (json_object *o, const char *key, bool req, char **out,
+                        jt_error_t *err)
+{
+    return get_str (o, key, req, out, err);
+}
+int jt_ev_json_get_int (json_object *o, const char *key, bool req, int64_t *out,
+                        jt_error_t *err)
+{
+    return get_int (o, key, req, out, err);
+}
+
+int jt_ev_json_get_seed (json_object *o, bool req, uint64_t *out, jt_error_t *err)
+{
+    char *seed = NULL;
+    bool bad;
+
+    if (get_str (o, "seed", req, &seed, err) < 0)
+        return -1;
+    if (!seed)
+        return 0;
+    bad = strlen (seed) != 16 || strspn (seed, "0123456789abcdef") != 16;
+    if (!bad)
+        *out = strtoull (seed, NULL, 16);
+    free (seed);
+    return bad ? jt_errprintf (err, "seed: expected 16 hex digits") : 1;
 }
 
 static int get_nodes (json_object *o, bool req, jt_event_t *ev, jt_error_t *err)
@@ -618,6 +669,7 @@ static int parse_budget (json_object *o, jt_event_t *ev, jt_error_t *err)
 static int parse_body (json_object *o, jt_event_t *ev, jt_error_t *err)
 {
     int role, reason;
+
     switch (ev->type) {
     case JT_EV_START:
     case JT_EV_END:
@@ -636,24 +688,16 @@ static int parse_body (json_object *o, jt_event_t *ev, jt_error_t *err)
             return -1;
         ev->role = (jt_lease_role_t) (role - 1);
         if (ev->type == JT_EV_END) {
-            char *seed = NULL;
+            int has_seed;
             if (get_int (o, "end", true, &ev->end, err) < 0
                 || get_enum (o, "reason", &reason, parse_reason, err) < 0)
                 return -1;
             ev->reason = reason;
-            if (get_str (o, "seed", false, &seed, err) < 0)
+            if ((has_seed = jt_ev_json_get_seed (o, false, &ev->seed, err)) < 0)
                 return -1;
-            if (seed) {
-                char *endp;
-                errno = 0;
-                ev->seed = strtoull (seed, &endp, 16);
-                bool bad = strlen (seed) != 16 || *endp || errno;
-                free (seed);
-                if (bad)
-                    return jt_errprintf (err, "seed: expected 16 hex digits");
-                if (ev->reason != JT_REASON_RANDOM_PREEMPT)
-                    return jt_errprintf (err, "seed: only with reason RandomPreempt");
-            } else if (ev->reason == JT_REASON_RANDOM_PREEMPT)
+            if (has_seed && ev->reason != JT_REASON_RANDOM_PREEMPT)
+                return jt_errprintf (err, "seed: only with reason RandomPreempt");
+            if (!has_seed && ev->reason == JT_REASON_RANDOM_PREEMPT)
                 return jt_errprintf (err, "seed: RandomPreempt needs its seed");
         }
         return 0;
@@ -684,6 +728,11 @@ static int parse_body (json_object *o, jt_event_t *ev, jt_error_t *err)
         return (check_keys (o, keys_nf, NULL, NULL, err) < 0
                 || get_nodes (o, true, ev, err) < 0
                 || get_str (o, "run", false, &ev->run, err) < 0)
+                   ? -1
+                   : 0;
+    case JT_EV_ACTIVATION:
+        return (check_keys (o, keys_act, NULL, NULL, err) < 0
+                || jt_ev_activation_parse (o, ev, err) < 0)
                    ? -1
                    : 0;
     default: return jt_errprintf (err, "type: unknown event type");

@@ -15,6 +15,12 @@
  * envelope and at the last event time covers every instant in between.
  * Caps come from the latest BudgetLoaded event (docs/ledger-format.md):
  * envelopes without caps are tracked but not checked.
+ * An Activation is recomputed from the event alone
+ * (jt_event_activation_replay) and marks the open leases it cut with the
+ * reason their End is to carry (RandomPreempt and its seed for every lease
+ * of a run the lottery took; Shrink or DropSpare for the group's lease);
+ * the mark goes with the lease when it closes, and an End RandomPreempt
+ * must carry the seed its lease was marked with.
  *
  * This is the one fold of the ledger: `jobtree verify` checks it, `jobtree
  * report` asks it for every lease and reservation (history, kept on
@@ -46,6 +52,9 @@ struct lease {
     int64_t end;                /* history: -1 while open */
     jt_end_reason_t reason;
     uint64_t seed;
+    jt_end_reason_t cut;        /* open: what the latest Activation cutting it
+                                 * gives its End (JT_REASON_NONE: none) */
+    uint64_t cut_seed;
 };
 
 struct resv {
@@ -73,7 +82,7 @@ struct jt_ledger_fold {
     jt_map_t *hist;   /* history (NULL: not kept): lease id -> struct lease */
     jt_map_t *resv;   /* history: reservation id -> struct resv */
     jt_map_t *oresv;  /* live: run -> its open reservation (struct resv) */
-    uint64_t events, starts, ends;
+    uint64_t events, starts, ends, lotteries;
     int64_t last_time;
     bool caps_pinned;
 };
@@ -89,6 +98,7 @@ static const char *const viol_names[] = {
     [JT_VIOL_GPU_HOURS] = "gpu-hours",
     [JT_VIOL_WINDOW] = "window",
     [JT_VIOL_BAD_EVENT] = "bad-event",
+    [JT_VIOL_LOTTERY] = "lottery",
 };
 
 const char *jt_violation_str (jt_violation_kind_t k)
@@ -359,6 +369,12 @@ static int apply_end (jt_ledger_fold_t *f, uint64_t seq, const jt_event_t *ev,
         rc = viol (v, JT_VIOL_BAD_INTERVAL, seq,
                    "End of lease %s disagrees with its Start (seq %" PRIu64 ")", l->id,
                    l->seq);
+    if (ev->reason == JT_REASON_RANDOM_PREEMPT
+        && (l->cut != JT_REASON_RANDOM_PREEMPT || l->cut_seed != ev->seed))
+        rc = viol (v, JT_VIOL_LOTTERY, seq,
+                   "End of lease %s: RandomPreempt seed %016" PRIx64 " matches no "
+                   "Activation that cut run %s while the lease was open",
+                   l->id, ev->seed, l->run);
     struct env *e = env_get (f, l->envelope);
     if (!e)
         return -1;
@@ -389,6 +405,122 @@ static int apply_end (jt_ledger_fold_t *f, uint64_t seq, const jt_event_t *ev,
 static char *dup0 (const char *s)
 {
     return strdup (s ? s : "");
+}
+
+/* ---- Activation ---- */
+
+static jt_end_reason_t cut_reason (jt_cut_kind_t k)
+{
+    switch (k) {
+    case JT_CUT_SPARE: return JT_REASON_DROP_SPARE;
+    case JT_CUT_SHRINK: return JT_REASON_SHRINK;
+    case JT_CUT_LOTTERY: return JT_REASON_RANDOM_PREEMPT;
+    }
+    return JT_REASON_NONE;
+}
+
+/* A lease group after its run, as a key "<run>\n<group>" (malloc'd; NULL
+ * on ENOMEM). */
+static char *group_key (const char *run, const char *group)
+{
+    size_t n = strlen (run) + strlen (group) + 2;
+    char *k = malloc (n);
+
+    if (k)
+        snprintf (k, n, "%s\n%s", run, group);
+    return k;
+}
+
+static void *const lottery_mark = (void *) &lottery_mark;
+static void *const cut_mark = (void *) &cut_mark;
+
+struct marks {
+    const jt_event_t *ev;
+    jt_map_t *runs;             /* run -> lottery_mark (the lottery took it) or
+                                 * cut_mark (only a group or spares cut) */
+    jt_map_t *groups;           /* "<run>\n<group>" of the lease a Shrink or
+                                 * DropSpare cut names -> 1 + the cut's index */
+    bool oom;
+};
+
+/* An open lease of a run the Activation cut: the group's own cut (Shrink,
+ * DropSpare) first, else the lottery's that took the whole run. */
+static void mark_cb (const char *key, void *val, void *arg)
+{
+    struct marks *m = arg;
+    struct lease *l = val;
+    void *run = jt_map_get (m->runs, l->run), *g;
+    char *k;
+
+    (void) key;
+    if (!run)
+        return;
+    if (!(k = group_key (l->run, l->group))) {
+        m->oom = true;
+        return;
+    }
+    g = jt_map_get (m->groups, k);
+    free (k);
+    if (g) {
+        l->cut = cut_reason (m->ev->cuts[(uintptr_t) g - 1].kind);
+        l->cut_seed = 0;
+    } else if (run == lottery_mark) {
+        l->cut = JT_REASON_RANDOM_PREEMPT;
+        l->cut_seed = m->ev->seed;
+    }
+}
+
+/* Mark the open leases the Activation cut (one pass over the open leases).
+ * 0, or -1 on ENOMEM. */
+static int mark_cuts (jt_ledger_fold_t *f, const jt_event_t *ev)
+{
+    struct marks m = { .ev = ev, .runs = jt_map_create (0), .groups = jt_map_create (0) };
+    int rc = -1;
+
+    if (!m.runs || !m.groups)
+        goto out;
+    for (size_t i = 0; i < ev->ncuts; i++) {
+        const jt_ev_cut_t *c = &ev->cuts[i];
+        char group[32], *k;
+        bool lot = c->kind == JT_CUT_LOTTERY;
+        int put;
+        if ((lot || !jt_map_get (m.runs, c->run))
+            && jt_map_put (m.runs, c->run, lot ? lottery_mark : cut_mark, NULL) < 0)
+            goto out;
+        if (lot)
+            continue;
+        snprintf (group, sizeof (group), c->kind == JT_CUT_SPARE ? "spare/%d" : "%d",
+                  c->group);
+        if (!(k = group_key (c->run, group)))
+            goto out;
+        put = jt_map_put (m.groups, k, (void *) (uintptr_t) (i + 1), NULL);
+        free (k);
+        if (put < 0)
+            goto out;
+    }
+    if (ev->ncuts)
+        jt_map_each (f->leases, mark_cb, &m);
+    rc = m.oom ? -1 : 0;
+out:
+    jt_map_destroy (m.runs, NULL);
+    jt_map_destroy (m.groups, NULL);
+    return rc;
+}
+
+/* Recompute the Activation (a mismatch is a `lottery` violation), then mark
+ * the open leases it cut. */
+static int apply_activation (jt_ledger_fold_t *f, uint64_t seq, const jt_event_t *ev,
+                             jt_violation_t *v)
+{
+    char why[200];
+    int rc = jt_event_activation_replay (ev, NULL, why, sizeof (why));
+
+    if (rc < 0 && errno == ENOMEM)
+        return -1;
+    f->lotteries++;
+    if (rc != 0)
+        rc = viol (v, JT_VIOL_LOTTERY, seq, "Activation %s: %s", ev->id, why);
+    return mark_cuts (f, ev) < 0 ? -1 : rc;
 }
 
 /* History: every lease once (its first Start; an End closes it once) and
@@ -495,6 +627,7 @@ int jt_ledger_fold_apply (jt_ledger_fold_t *f, uint64_t seq, const jt_event_t *e
     case JT_EV_RES_CREATE:
     case JT_EV_RES_ACTIVATE:
     case JT_EV_RES_RELEASED: r = apply_resv (f, ev); break;
+    case JT_EV_ACTIVATION: r = apply_activation (f, seq, ev, v); break;
     default: break;
     }
     if (r < 0)
@@ -580,6 +713,11 @@ int jt_ledger_fold_envelope (const jt_ledger_fold_t *f, const char *name, int64_
     return 0;
 }
 
+uint64_t jt_ledger_fold_lotteries (const jt_ledger_fold_t *f)
+{
+    return f->lotteries;
+}
+
 int64_t jt_ledger_fold_last_time (const jt_ledger_fold_t *f)
 {
     return f->last_time;
@@ -600,7 +738,9 @@ static void lease_fill (const struct lease *l, jt_fold_lease_t *o)
                             .seq = l->seq,
                             .end = l->end,
                             .reason = l->reason,
-                            .seed = l->seed };
+                            .seed = l->seed,
+                            .cut = l->cut,
+                            .cut_seed = l->cut_seed };
 }
 
 struct collect {

@@ -8,7 +8,9 @@
  * cuts it back to what it held on entry (no side effects). The held nodes
  * are indexed once per derivation (a map), so deriving is linear in the
  * bound nodes. Open leases come from the fold as jt_fold_lease_t; an End is
- * built from its Start's fields, so the fold accepts it.
+ * built from its Start's fields, so the fold accepts it, and carries the
+ * reason an Activation that cut the lease gave it (the fold's mark), so it
+ * holds across a restart too.
  */
 #include "config.h"
 
@@ -187,7 +189,9 @@ fail:
 
 /* ---- events from open leases ---- */
 
-/* The End of open lease l at t (never before its start) with reason. */
+/* The End of open lease l at t (never before its start) with reason, or
+ * with the reason of the Activation that cut it (RandomPreempt and its
+ * seed, Shrink, DropSpare) unless a node failed under it. */
 static jt_event_t *end_of (const jt_fold_lease_t *l, int64_t t, jt_end_reason_t reason)
 {
     jt_event_t *ev = jt_event_create (JT_EV_END);
@@ -209,6 +213,10 @@ static jt_event_t *end_of (const jt_fold_lease_t *l, int64_t t, jt_end_reason_t 
     ev->start = l->start;
     ev->end = t < l->start ? l->start : t;
     ev->reason = reason;
+    if (l->cut != JT_REASON_NONE && reason != JT_REASON_FAIL) {
+        ev->reason = l->cut;
+        ev->seed = l->cut == JT_REASON_RANDOM_PREEMPT ? l->cut_seed : 0;
+    }
     ev->time = ev->end;
     return ev;
 fail:

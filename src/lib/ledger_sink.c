@@ -329,6 +329,31 @@ int jt_ledger_sink_budgets (jt_ledger_sink_t *s, const jt_budgets_t *b, int64_t 
     return 1;
 }
 
+int jt_ledger_sink_activation (jt_ledger_sink_t *s, const char *reservation,
+                               const char *run, const jt_activation_req_t *req,
+                               const char *const *pool_names, size_t npools,
+                               const jt_activation_t *a, int64_t now, jt_error_t *err)
+{
+    char id[600];
+    jt_event_t *e;
+    int w;
+
+    if (!jt_ledger_sink_on (s))
+        return 0;
+    if (req->time != now)
+        return jt_errprintf (err, "Activation of %s: at %" PRId64 ", not now (%" PRId64
+                             ")", reservation, req->time, now);
+    w = snprintf (id, sizeof (id), "%s:activation:%" PRId64, reservation, now);
+    if (w < 0 || (size_t) w >= sizeof (id))
+        return jt_errprintf (err, "Activation of %s: id too long", reservation);
+    if (!(e = jt_event_activation (id, reservation, run, req, a->alt, pool_names, npools,
+                                   a, err)))
+        return -1;
+    emit_one (s, e);
+    jt_event_destroy (e);
+    return 1;
+}
+
 void jt_ledger_sink_add_closed (const jt_ledger_sink_t *s, jt_usage_t *u,
                                 const jt_budgets_t *b)
 {

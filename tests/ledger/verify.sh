@@ -4,22 +4,36 @@
 # exit status per class of problem, each at the right sequence number.
 . "$(dirname "$0")/lib.sh"
 
-ev="$data/events.jsonl"
+# The data ledger's lease c1:103:0 ends RandomPreempt: the lottery of an
+# Activation (c1:104's reservation, at 05:00, in domain west/A) took its run.
+# Its seed is the first 16 hex digits of SHA-256(scope|reservation|time).
+resv=c1:104:resv:1767242000
+seed=$(printf '%s' "west/A|$resv|2026-01-01T05:00:00Z" | sha256sum | cut -c1-16)
+act='{"v":1,"type":"Activation","id":"'$resv':activation:1767243600","time":1767243600,'
+act=$act'"reservation":"'$resv'","run":"c1:104","scope":"west/A","seed":"'$seed'",'
+act=$act'"needs":[{"pool":"west/A","deficit":16}],"holders":[{"run":"c1:103",'
+act=$act'"owner":"rai","group":0,"role":"Active","gpus":16,"pool":"west/A",'
+act=$act'"runGPUs":16,"minGPUs":16}],"cuts":[{"run":"c1:103","group":0,'
+act=$act'"cut":"RandomPreempt"}],"resolved":true}'
+ev="$tmp/events.jsonl"
+sed -e "13a\\$act" -e '14s/"seed":"[0-9a-f]*"/"seed":"'$seed'"/' "$data/events.jsonl" > "$ev"
 mk_ledger "$ev" "$tmp/good.jtl"
 out=$("$jobtree" verify "$tmp/good.jtl"); rc=$?
 is "$rc" 0 "a good ledger verifies"
 is "$(echo "$out" | head -1)" \
-   "OK 14 records in 1 segments; 5 leases started, 4 ended, 1 open; 2 envelopes (2 with caps checked)" \
+   "OK 15 records in 1 segments; 5 leases started, 4 ended, 1 open; 2 envelopes (2 with caps checked)" \
    "OK line with counts"
+is "$(echo "$out" | sed -n 2p)" "lotteries 1 recomputed, as recorded" \
+   "the Activation's lottery is recomputed"
 head=$(echo "$out" | sed -n 's/^head //p')
-is "$head" "14:$(tail -1 "$tmp/good.jtl" | awk '{print $NF}')" "head anchor is the last hash"
+is "$head" "15:$(tail -1 "$tmp/good.jtl" | awk '{print $NF}')" "head anchor is the last hash"
 
 # segments in a directory, chain continuing across them
 mkdir "$tmp/dir"
 head -6 "$tmp/good.jtl" > "$tmp/dir/ledger-00000000000000000001.jtl"
 tail -n +7 "$tmp/good.jtl" > "$tmp/dir/ledger-00000000000000000007.jtl"
 out=$("$jobtree" verify "$tmp/dir" | head -1); rc=$?
-is "$out" "OK 14 records in 2 segments; 5 leases started, 4 ended, 1 open; 2 envelopes (2 with caps checked)" \
+is "$out" "OK 15 records in 2 segments; 5 leases started, 4 ended, 1 open; 2 envelopes (2 with caps checked)" \
    "a directory of two segments verifies"
 mv "$tmp/dir/ledger-00000000000000000007.jtl" "$tmp/dir/ledger-00000000000000000008.jtl"
 "$jobtree" verify "$tmp/dir" > "$tmp/out"; rc=$?
@@ -36,14 +50,14 @@ check () {    # check FILE WANT_RC WANT_PREFIX DESCRIPTION [VERIFY-ARGS]
 # record-level tampering
 sed '3s/"a03"/"a04"/' "$tmp/good.jtl" > "$tmp/t.jtl"
 check "$tmp/t.jtl" 4 "FAIL CORRUPT at seq 3" "changed payload byte in record 3"
-sed '14s/"End"/"Enb"/' "$tmp/good.jtl" > "$tmp/t.jtl"
-check "$tmp/t.jtl" 3 "FAIL TRUNCATED at seq 14" "changed last record"
+sed '15s/"End"/"Enb"/' "$tmp/good.jtl" > "$tmp/t.jtl"
+check "$tmp/t.jtl" 3 "FAIL TRUNCATED at seq 15" "changed last record"
 sed '5d' "$tmp/good.jtl" > "$tmp/t.jtl"
 check "$tmp/t.jtl" 6 "FAIL BADSEQ at seq 5" "deleted record 5"
 awk 'NR == 2 { l2 = $0; next } NR == 3 { print; print l2; next } { print }' "$tmp/good.jtl" > "$tmp/t.jtl"
 check "$tmp/t.jtl" 6 "FAIL BADSEQ at seq 2" "swapped records 2 and 3"
-sed '14d' "$tmp/good.jtl" > "$tmp/t.jtl"
-check "$tmp/t.jtl" 7 "FAIL BADHEAD at seq 14" "cut tail against the head anchor" \
+sed '15d' "$tmp/good.jtl" > "$tmp/t.jtl"
+check "$tmp/t.jtl" 7 "FAIL BADHEAD at seq 15" "cut tail against the head anchor" \
     --head "$head"
 sed '1s/"time":1767225600/"time":1767225601/' "$ev" > "$tmp/other.jsonl"
 mk_ledger "$tmp/other.jsonl" "$tmp/other.jtl"
@@ -60,13 +74,24 @@ variant '5s/"c01"/"a01"/' 10 "FAIL node-overlap at seq 5" "node in two active le
 variant '4s/"gpus":8/"gpus":16/;10s/"gpus":8/"gpus":16/' 11 \
     "FAIL concurrency at seq 4" "envelope over its concurrency"
 variant '1s/"maxGPUHours":100.0/"maxGPUHours":10.0/' 12 \
-    "FAIL gpu-hours at seq 14" "open lease over the GPU-hours cap by the last event"
+    "FAIL gpu-hours at seq 15" "open lease over the GPU-hours cap by the last event"
 variant '2d' 14 "FAIL unmatched-end at seq 5" "End without its Start"
 variant '9s/ctld:1:9/ctld:1:8/' 9 "FAIL duplicate-id at seq 9" "event id used twice"
 variant '1s/"start":1767225600,"end":1798761600}/"start":1767232800,"end":1798761600}/' 13 \
     "FAIL window at seq 5" "lease before its envelope's window"
 variant '9s/"nodes":\["b01"\]/"nodes": ["b01"]/' 8 "FAIL bad-event at seq 9" \
     "non-canonical payload"
+# lotteries, recomputed from the Activation alone
+variant '14s/"seed":"[0-9a-f]*"/"seed":"0123456789abcdef"/' 15 "FAIL lottery at seq 14" \
+    "an Activation whose seed is not its lottery seed"
+variant '14s/"resolved":true/"resolved":false/' 15 "FAIL lottery at seq 14" \
+    "an Activation whose outcome is not what it recomputes to"
+variant '14s/"deficit":16/"deficit":32/' 15 "FAIL lottery at seq 14" \
+    "an Activation whose needs do not give its cuts"
+variant '14d' 15 "FAIL lottery at seq 14" \
+    "a RandomPreempt End without the Activation that took its run"
+variant '15s/"seed":"[0-9a-f]*"/"seed":"0123456789abcdef"/' 15 "FAIL lottery at seq 15" \
+    "a RandomPreempt End whose seed is another lottery's"
 # an auditor's own budget files override the caps recorded in the ledger
 mkdir "$tmp/budgets"
 cat > "$tmp/budgets/rai.json" <<'JSON'

@@ -1,6 +1,10 @@
 /*
  * ledger_fold.c - unit tests of the fold (live state) and each invariant
  * class of `jobtree verify`, plus jt_ledger_verify over a written ledger.
+ * Activations: the fold marks the open leases cut (RandomPreempt with the
+ * seed, Shrink, DropSpare), the Ends of a requeued victim carry them, verify
+ * recomputes every lottery, and forged Activations or RandomPreempt Ends
+ * are the class `lottery`.
  */
 #include "config.h"
 
@@ -10,6 +14,7 @@
 #include <unistd.h>
 
 #include "jobtree/ledger.h"
+#include "jobtree/ledger_lease.h"
 #include "tap.h"
 
 #define CAPS                                                                           \
@@ -65,6 +70,320 @@ static const char *run (const char *const *evs, jt_ledger_fold_t **keep)
 }
 
 #define EV(...) strdup (lease_ev (__VA_ARGS__))
+
+/* ---- Activation ---- */
+
+/* holder: run, owner, group, role, gpus, pool, run GPUs, run minimum */
+#define H(run, owner, group, role, gpus, pool, rg, rmin) \
+    { run, owner, group, JT_ROLE_##role, gpus, pool, rg, rmin }
+
+/* West/A is short of 32: c:3's spare is dropped, its group 1 shrunk, then
+ * the lottery takes c:3 and c:9 (tests/unit/ledger_event.c has the draws). */
+static const jt_holder_t HOLDERS[] = {
+    H ("c:7", "vision", 0, ACTIVE, 8, 0, 8, 8),
+    H ("c:3", "rai", 0, ACTIVE, 8, 0, 16, 8),
+    H ("c:3", "rai", 1, ACTIVE, 8, 0, 16, 8),
+    H ("c:3", "rai", 0, SPARE, 8, 0, 16, 8),
+    H ("c:9", "speech", 0, BORROWED, 16, 0, 24, 24),
+    H ("c:9", "speech", 1, BORROWED, 8, 1, 24, 24),
+    H ("c:5", "rai", 0, ACTIVE, 8, 0, 8, 8),
+};
+static const char *const POOLS[] = { "west/A", "west/B" };
+#define RESV "c:11:resv:1772366400"
+#define T1 1772367000
+
+/* The Start of each holder's lease (lease "<run>:<group>", group "0", "1"
+ * or "spare/0"), one node each, at T1 - 600. */
+static char *holder_start (const jt_holder_t *h)
+{
+    char buf[1024], group[32];
+
+    snprintf (group, sizeof (group), h->role == JT_ROLE_SPARE ? "spare/%d" : "%d",
+              h->group);
+    snprintf (buf, sizeof (buf),
+              "{\"v\":1,\"type\":\"Start\",\"id\":\"%s:%s:start\",\"time\":%d,"
+              "\"lease\":\"%s:%s\",\"run\":\"%s\",\"group\":\"%s\",\"nodes\":"
+              "[\"n-%s-%s\"],\"gpus\":%lld,\"role\":\"%s\",\"envelope\":\"e1\","
+              "\"owner\":\"%s\",\"start\":%d}",
+              h->run, group, T1 - 600, h->run, group, h->run, group, h->run, group,
+              (long long) h->gpus, jt_role_str (h->role), h->owner, T1 - 600);
+    return strdup (buf);
+}
+
+/* The Activation of c:11's reservation over HOLDERS at T1, canonical. */
+static char *activation_json (void)
+{
+    const jt_need_t need[] = { { 0, 32 } };
+    jt_slice_alt_t alt = { need, 1 };
+    jt_activation_req_t req = { "west/A", RESV, T1, &alt, 1, HOLDERS, 7 };
+    jt_activation_t a;
+    jt_error_t err = { "" };
+    jt_event_t *ev;
+    char *js;
+
+    if (jt_activate (&req, &a, &err) < 0
+        || !(ev = jt_event_activation (RESV ":activation:1772367000", RESV, "c:11", &req,
+                                       a.alt, POOLS, 2, &a, &err))
+        || !(js = jt_event_to_json (ev, &err)))
+        bail_out ("Activation: %s", err.text);
+    jt_event_destroy (ev);
+    jt_activation_free (&a);
+    return js;
+}
+
+/* Apply payloads to f; "kind@index" of the first violation (1-based), or
+ * "none". */
+static const char *apply_all (jt_ledger_fold_t *f, char *const *p, size_t n)
+{
+    static char out[128];
+    jt_error_t err = { "" };
+
+    snprintf (out, sizeof (out), "none");
+    for (size_t i = 0; i < n; i++) {
+        jt_event_t *ev = jt_event_from_json (p[i], strlen (p[i]), &err);
+        jt_violation_t v;
+        if (!ev)
+            bail_out ("event %zu: %s", i, err.text);
+        if (jt_ledger_fold_apply (f, i + 1, ev, &v, &err) > 0
+            && !strcmp (out, "none")) {
+            snprintf (out, sizeof (out), "%s@%zu", jt_violation_str (v.kind), i + 1);
+            diag ("%s", v.msg);
+        }
+        jt_event_destroy (ev);
+    }
+    return out;
+}
+
+/* Write payloads as a ledger and verify it: "kind@seq lotteries=N". */
+static const char *verify_all (char *const *p, size_t n)
+{
+    static char out[256];
+    char tmpl[] = "/tmp/jt-ledger-lottery.XXXXXX", cmd[128];
+    char *dir = mkdtemp (tmpl);
+    size_t *lens = calloc (n, sizeof (*lens));
+    jt_ledger_result_t res;
+    jt_violation_t v;
+    jt_ledger_fold_t *f = NULL;
+    jt_error_t err = { "" };
+    jt_ledger_writer_t *w;
+    uint64_t first;
+    const char *paths[1];
+
+    if (!dir || !lens)
+        bail_out ("verify_all: %s", dir ? "out of memory" : "mkdtemp");
+    paths[0] = dir;
+    for (size_t i = 0; i < n; i++)
+        lens[i] = strlen (p[i]);
+    if (!(w = jt_ledger_writer_open (dir, 0, NULL, NULL, &res, &err))
+        || jt_ledger_writer_append (w, (const char *const *) p, lens, n, &first, &err) < 0)
+        bail_out ("ledger: %s", err.text);
+    jt_ledger_writer_close (w);
+    if (jt_ledger_verify (paths, 1, NULL, NULL, &res, &v, &f, &err) < 0)
+        bail_out ("verify: %s", err.text);
+    snprintf (out, sizeof (out), "%s@%llu lotteries=%llu", jt_violation_str (v.kind),
+              (unsigned long long) v.seq,
+              (unsigned long long) (f ? jt_ledger_fold_lotteries (f) : 0));
+    if (v.kind != JT_VIOL_NONE)
+        diag ("%s", v.msg);
+    jt_ledger_fold_destroy (f);
+    free (lens);
+    snprintf (cmd, sizeof (cmd), "rm -rf %s", dir);
+    if (system (cmd) != 0)
+        diag ("rm failed");
+    return out;
+}
+
+/* The fold's open leases: "lease cut[:seed]" a line. */
+static const char *marks (const jt_ledger_fold_t *f)
+{
+    static char out[2048];
+    jt_fold_lease_t *o;
+    size_t n;
+    jt_error_t err = { "" };
+
+    out[0] = '\0';
+    if (jt_ledger_fold_open_list (f, NULL, &o, &n, &err) < 0)
+        return "ENOMEM";
+    for (size_t i = 0; i < n; i++) {
+        snprintf (out + strlen (out), sizeof (out) - strlen (out), "%s %s", o[i].lease,
+                  jt_end_reason_str (o[i].cut));
+        if (o[i].cut_seed)
+            snprintf (out + strlen (out), sizeof (out) - strlen (out), ":%016llx",
+                      (unsigned long long) o[i].cut_seed);
+        snprintf (out + strlen (out), sizeof (out) - strlen (out), "\n");
+    }
+    free (o);
+    return out;
+}
+
+/* Replace the first `from` in s by `to` (malloc'd). */
+static char *edit (const char *s, const char *from, const char *to)
+{
+    const char *p = strstr (s, from);
+    char *out;
+
+    if (!p)
+        bail_out ("edit: '%s' not found", from);
+    if (asprintf (&out, "%.*s%s%s", (int) (p - s), s, to, p + strlen (from)) < 0)
+        bail_out ("out of memory");
+    return out;
+}
+
+/* The Ends jt_lease_fini makes for the job of run c:<id> requeued at t,
+ * against f's open leases; appended to p (n grows). */
+static void requeue (const jt_ledger_fold_t *f, uint32_t id, int64_t t, char **p,
+                     size_t *n)
+{
+    jt_job_facts_t job = { .cluster = "c", .job_id = id, .state = JT_JOB_PENDING };
+    jt_lease_events_t ev = { 0 };
+    jt_fold_lease_t *o;
+    size_t no;
+    jt_error_t err = { "" };
+
+    if (jt_ledger_fold_open_list (f, NULL, &o, &no, &err) < 0
+        || jt_lease_fini (&job, o, no, t, &ev, &err) < 0)
+        bail_out ("requeue: %s", err.text);
+    for (size_t i = 0; i < ev.n; i++)
+        if (!(p[(*n)++] = jt_event_to_json (ev.v[i], &err)))
+            bail_out ("End: %s", err.text);
+    jt_lease_events_clear (&ev);
+    free (o);
+}
+
+static void test_activation (void)
+{
+    char *p[32], *act = activation_json (), seed[17], want[1024];
+    size_t n = 0, nstart;
+    jt_ledger_fold_t *f = jt_ledger_fold_create ();
+    jt_event_t *ev = jt_event_from_json (act, strlen (act), NULL);
+
+    if (!f || !ev)
+        bail_out ("fold or Activation");
+    snprintf (seed, sizeof (seed), "%016llx", (unsigned long long) ev->seed);
+    jt_event_destroy (ev);
+    for (size_t i = 0; i < 7; i++)
+        p[n++] = holder_start (&HOLDERS[i]);
+    nstart = n;
+    p[n++] = strdup (act);
+    is (apply_all (f, p, n), "none", "Starts, then the Activation recomputed: no violation");
+    is_int (jt_ledger_fold_lotteries (f), 1, "one lottery recomputed");
+    snprintf (want, sizeof (want),
+              "c:3:0 RandomPreempt:%s\nc:3:1 Shrink\nc:3:spare/0 DropSpare\n"
+              "c:5:0 None\nc:7:0 None\nc:9:0 RandomPreempt:%s\nc:9:1 RandomPreempt:%s\n",
+              seed, seed, seed);
+    is (marks (f), want,
+        "the fold marks what each lease cut is to end with: the lottery's victims "
+        "(whole runs) with its seed, the shrunk group, the dropped spare");
+
+    /* c:3 and c:9 are requeued, c:5 ends on its own */
+    size_t nend = n;
+    requeue (f, 3, T1 + 60, p, &n);
+    requeue (f, 9, T1 + 60, p, &n);
+    requeue (f, 5, T1 + 90, p, &n);
+    {
+        char got[2048] = "";
+        for (size_t i = nend; i < n; i++) {
+            jt_event_t *e = jt_event_from_json (p[i], strlen (p[i]), NULL);
+            snprintf (got + strlen (got), sizeof (got) - strlen (got), "%s %s%s%s\n",
+                      e ? e->lease : "?", e ? jt_end_reason_str (e->reason) : "?",
+                      e && e->seed ? " " : "", e && e->seed ? seed : "");
+            jt_event_destroy (e);
+        }
+        snprintf (want, sizeof (want),
+                  "c:3:0 RandomPreempt %s\nc:3:1 Shrink\nc:3:spare/0 DropSpare\n"
+                  "c:9:0 RandomPreempt %s\nc:9:1 RandomPreempt %s\nc:5:0 End\n",
+                  seed, seed, seed);
+        is (got, want,
+            "the requeued victims' Ends carry RandomPreempt and the seed (Shrink, "
+            "DropSpare for the cut group and spare); c:5, not cut, ends End");
+    }
+    is (apply_all (f, p + nend, n - nend), "none", "the fold accepts them");
+    is (marks (f), "c:7:0 None\n", "the marks went with the leases");
+    is (verify_all (p, n), "none@0 lotteries=1", "verify: the ledger holds, one lottery");
+
+    /* forgeries */
+    static const struct {
+        const char *name, *from, *to;
+    } forged[] = {
+        { "an Activation whose cut is changed", "\"group\":1,\"cut\":\"Shrink\"",
+          "\"group\":1,\"cut\":\"RandomPreempt\"" },
+        { "an Activation whose holders are changed (an owner)", "\"owner\":\"vision\"",
+          "\"owner\":\"rai\"" },
+        { "an Activation that says it did not resolve", "\"resolved\":true",
+          "\"resolved\":false" },
+    };
+    for (size_t i = 0; i <= sizeof (forged) / sizeof (forged[0]); i++) {
+        char *keep = p[nstart];
+        bool last = i == sizeof (forged) / sizeof (forged[0]);
+        p[nstart] = last ? edit (keep, seed, "0123456789abcdef")
+                         : edit (keep, forged[i].from, forged[i].to);
+        snprintf (want, sizeof (want), "lottery@%zu lotteries=1", nstart + 1);
+        is (verify_all (p, n), want, "%s: lottery",
+            last ? "an Activation whose seed is changed" : forged[i].name);
+        free (p[nstart]);
+        p[nstart] = keep;
+    }
+    {
+        /* the holders in another order: the same decision, verify holds */
+        char *keep = p[nstart];
+        const char *c7 = strstr (keep, "{\"run\":\"c:7\"");
+        const char *c3 = strstr (keep, "{\"run\":\"c:3\"");
+        char *s;
+        if (asprintf (&s, "%.*s%.*s,%.*s%s", (int) (c7 - keep), keep,
+                      (int) (strstr (keep, "],\"cuts\"") - c3), c3, (int) (c3 - c7 - 1),
+                      c7, strstr (keep, "],\"cuts\"")) < 0)
+            bail_out ("out of memory");
+        p[nstart] = s;
+        is (verify_all (p, n), "none@0 lotteries=1",
+            "an Activation with its holders in another order recomputes alike");
+        p[nstart] = keep;
+        free (s);
+    }
+    {
+        /* an End RandomPreempt that no Activation made */
+        size_t k = n - 1;   /* c:5:0's End */
+        char *keep = p[k], *s, *t;
+        snprintf (want, sizeof (want), "\"reason\":\"RandomPreempt\",\"seed\":\"%s\"",
+                  seed);
+        s = edit (keep, "\"reason\":\"End\"", want);
+        p[k] = s;
+        snprintf (want, sizeof (want), "lottery@%zu lotteries=1", k + 1);
+        is (verify_all (p, n), want,
+            "a RandomPreempt End of a run the lottery did not take: lottery");
+        t = edit (p[nend], seed, "0123456789abcdef");   /* c:3:0's End */
+        p[k] = keep;
+        keep = p[nend];
+        p[nend] = t;
+        snprintf (want, sizeof (want), "lottery@%zu lotteries=1", nend + 1);
+        is (verify_all (p, n), want,
+            "a RandomPreempt End with a seed of no Activation: lottery");
+        p[nend] = keep;
+        free (s);
+        free (t);
+        /* c:3 starts again (a new lease): the old lottery did not cut it */
+        s = edit (lease_ev ("Start", "c3-again", "c:3:again", "\"m1\"", 8, "Active",
+                            T1 + 100, -1, NULL),
+                  "\"run\":\"c:1\"", "\"run\":\"c:3\"");
+        p[n] = s;
+        snprintf (want, sizeof (want), "\"run\":\"c:3\"");
+        t = edit (lease_ev ("End", "c3-again-end", "c:3:again", "\"m1\"", 8, "Active",
+                            T1 + 100, T1 + 200, "RandomPreempt"),
+                  "\"run\":\"c:1\"", want);
+        snprintf (want, sizeof (want), "\"reason\":\"RandomPreempt\",\"seed\":\"%s\"}",
+                  seed);
+        p[n + 1] = edit (t, "\"reason\":\"RandomPreempt\"}", want);
+        free (t);
+        snprintf (want, sizeof (want), "lottery@%zu lotteries=1", n + 2);
+        is (verify_all (p, n + 2), want,
+            "a lease started after the lottery cannot end by it: lottery");
+        free (p[n]);
+        free (p[n + 1]);
+    }
+    for (size_t i = 0; i < n; i++)
+        free (p[i]);
+    free (act);
+    jt_ledger_fold_destroy (f);
+}
 
 int main (void)
 {
@@ -263,5 +582,6 @@ int main (void)
     free (e2);
     free (late);
     free (win);
+    test_activation ();
     return done_testing ();
 }

@@ -280,6 +280,69 @@ static void test_lifecycle (void)
     jt_lease_events_clear (&e);
 }
 
+/* Leases an Activation cut (the fold's marks): their Ends carry the cut's
+ * reason, whatever ends them, except a node failure. */
+static void test_cut_marks (void)
+{
+    jt_lease_events_t e = { 0 };
+    jt_error_t err = { "" };
+    jt_ledger_fold_t *f = jt_ledger_fold_create ();
+    jt_job_facts_t j = job (42, JT_JOB_RUNNING, all, 6);
+    jt_fold_lease_t *open;
+    size_t n;
+    static const struct {
+        const char *name;
+        jt_job_state_t state;
+        const char *want;
+    } cases[] = {
+        { "requeued (sync)", JT_JOB_PENDING,
+          "End jtc:42:1772366395:g0:end reason=RandomPreempt end=+60\n"
+          "End jtc:42:1772366395:g1:end reason=Shrink end=+60\n"
+          "End jtc:42:1772366395:s0:end reason=DropSpare end=+60\n" },
+        { "ended (fini)", JT_JOB_ENDED,
+          "End jtc:42:1772366395:g0:end reason=RandomPreempt end=+60\n"
+          "End jtc:42:1772366395:g1:end reason=End end=+60\n"
+          "End jtc:42:1772366395:s0:end reason=DropSpare end=+60\n" },
+        { "ended by a node failure", JT_JOB_NODE_FAILED,
+          "End jtc:42:1772366395:g0:end reason=Fail end=+60\n"
+          "End jtc:42:1772366395:g1:end reason=Fail end=+60\n"
+          "End jtc:42:1772366395:s0:end reason=Fail end=+60\n" },
+        { "gone at reconciliation", JT_JOB_GONE,
+          "End jtc:42:1772366395:g0:end reason=RandomPreempt end=+60\n"
+          "End jtc:42:1772366395:g1:end reason=JobGone end=+60\n"
+          "End jtc:42:1772366395:s0:end reason=DropSpare end=+60\n" },
+    };
+
+    jt_lease_sync (&j, NULL, 0, T0, JT_REASON_SHRINK, &e, &err);
+    apply (f, &e);
+    jt_lease_events_clear (&e);
+    n = open_of (f, &open);
+    if (n != 3)
+        bail_out ("cut marks: %zu open leases", n);
+    open[0].cut = JT_REASON_RANDOM_PREEMPT;       /* g0: the lottery took the run */
+    open[0].cut_seed = 0x0123456789abcdefULL;
+    open[2].cut = JT_REASON_DROP_SPARE;           /* s0: the spare was dropped */
+    for (size_t i = 0; i < sizeof (cases) / sizeof (cases[0]); i++) {
+        j = job (42, cases[i].state, NULL, 0);
+        j.end_time = T0 + 60;
+        if (cases[i].state == JT_JOB_PENDING)
+            jt_lease_sync (&j, open, n, T0 + 60, JT_REASON_SHRINK, &e, &err);
+        else if (cases[i].state == JT_JOB_GONE)
+            jt_lease_reconcile ("jtc", open, n, &j, 1, T0 + 60, &e, &err);
+        else
+            jt_lease_fini (&j, open, n, T0 + 60, &e, &err);
+        is (dump (&e), cases[i].want, "cut leases %s: the cut's reason%s", cases[i].name,
+            cases[i].state == JT_JOB_NODE_FAILED ? " gives way to Fail" : "");
+        if (cases[i].state != JT_JOB_NODE_FAILED)
+            ok (e.n == 3 && e.v[0]->seed == 0x0123456789abcdefULL && !e.v[1]->seed
+                    && !e.v[2]->seed,
+                "  the RandomPreempt End carries the seed, no other does");
+        jt_lease_events_clear (&e);
+    }
+    free (open);
+    jt_ledger_fold_destroy (f);
+}
+
 /* Before the restart: jobs 7 (will be gone), 8 (ended while down), 9 (ended
  * by a node failure while down), 10 (running, shrank while down), 11
  * (running, unchanged) have open leases; 12 runs but its Start was lost;
@@ -534,6 +597,7 @@ int main (void)
     test_lifecycle ();
     test_reservations ();
     test_reconcile ();
+    test_cut_marks ();
     test_ids ();
     jt_jobrec_free (&rec);
     return done_testing ();

@@ -7,7 +7,9 @@
  * decides, once, after reading a ledger written before the "restart".
  * A waiting run's reservation: created once, activated just before its
  * leases start, released when it ends unstarted or when the host's lookup
- * says it is gone.
+ * says it is gone. An Activation: emitted and applied, so that the lottery
+ * victim's Ends carry RandomPreempt and the seed when it is requeued, also
+ * when that is found by the reconciliation after a restart.
  * No daemon: the socket does not exist, so the client spools everything.
  */
 #include "config.h"
@@ -486,6 +488,178 @@ static void test_reservations (void)
         "the spool holds the reservation events in emission order");
 }
 
+/* The spool's lines (static), one a line, each cut to "id reason[ seed]"
+ * when it is an End and to "id type" otherwise. */
+static const char *spool_ends (const char *name)
+{
+    static char out[8192];
+    char path[400], line[8192];
+    jt_error_t err = { "" };
+    FILE *f;
+
+    snprintf (path, sizeof (path), "%s/%s/select.spool", tmp, name);
+    out[0] = '\0';
+    if (!(f = fopen (path, "r")))
+        return strerror (errno);
+    while (fgets (line, sizeof (line), f)) {
+        jt_event_t *ev = jt_event_from_json (line, strcspn (line, "\n"), &err);
+        size_t k = strlen (out);
+        if (!ev)
+            snprintf (out + k, sizeof (out) - k, "? %s\n", err.text);
+        else if (ev->type == JT_EV_END && ev->seed)
+            snprintf (out + k, sizeof (out) - k, "%s %s %016" PRIx64 "\n", ev->id,
+                      jt_end_reason_str (ev->reason), ev->seed);
+        else
+            snprintf (out + k, sizeof (out) - k, "%s %s\n", ev->id,
+                      ev->type == JT_EV_END ? jt_end_reason_str (ev->reason)
+                                            : jt_ev_type_str (ev->type));
+        jt_event_destroy (ev);
+    }
+    fclose (f);
+    return out;
+}
+
+/* The first n lines of a spool written as a ledger in tmp/<dir>. */
+static void spool_to_ledger (const char *name, size_t n, const char *dir)
+{
+    char path[400], line[8192], *p[16];
+    size_t lens[16], k = 0;
+    jt_ledger_result_t res;
+    jt_error_t err = { "" };
+    jt_ledger_writer_t *w;
+    uint64_t first;
+    FILE *f;
+
+    snprintf (path, sizeof (path), "%s/%s/select.spool", tmp, name);
+    if (!(f = fopen (path, "r")) || mkdir (dir, 0700) < 0)
+        bail_out ("%s: %s", path, strerror (errno));
+    while (k < n && k < 16 && fgets (line, sizeof (line), f)) {
+        line[strcspn (line, "\n")] = '\0';
+        p[k] = strdup (line);
+        lens[k] = strlen (line);
+        k++;
+    }
+    fclose (f);
+    if (!(w = jt_ledger_writer_open (dir, 0, NULL, NULL, &res, &err))
+        || jt_ledger_writer_append (w, (const char *const *) p, lens, k, &first, &err) < 0)
+        bail_out ("ledger: %s", err.text);
+    jt_ledger_writer_close (w);
+    for (size_t i = 0; i < k; i++)
+        free (p[i]);
+}
+
+#define H(run, owner, group, role, gpus, pool, rg, rmin) \
+    { run, owner, group, JT_ROLE_##role, gpus, pool, rg, rmin }
+
+/* Jobs 12 and 13 run (group 0 of 16 GPUs on west/A, a spare there, group 1
+ * elsewhere); run 14's reservation activates short of 24 GPUs on west/A:
+ * 12's spare is dropped, then the lottery takes one of 12 and 13 (12). */
+static void test_activation (void)
+{
+    static const jt_holder_t holders[] = {
+        H ("jtc:12", "rai", 0, ACTIVE, 16, 0, 24, 24),
+        H ("jtc:12", "rai", 0, SPARE, 8, 0, 24, 24),
+        H ("jtc:13", "rai", 0, ACTIVE, 16, 0, 24, 24),
+    };
+    const char *pools[] = { "west/A" };
+    const jt_need_t need[] = { { 0, 24 } };
+    jt_slice_alt_t alt = { need, 1 };
+    jt_activation_req_t req = { "west/A", "jtc:14:resv:1772366400", T0 + 100, &alt, 1,
+                                holders, 3 };
+    jt_activation_t a;
+    jt_error_t err = { "" };
+    jt_ledger_sink_t *s;
+    jt_job_facts_t x;
+    char dir[300], want[4096], rho[17];
+
+    if (jt_activate (&req, &a, &err) < 0)
+        bail_out ("activate: %s", err.text);
+    snprintf (rho, sizeof (rho), "%016" PRIx64, a.rho);
+    logbuf[0] = '\0';
+    s = jt_ledger_sink_create (logcb, NULL);
+    is_int (jt_ledger_sink_activation (s, "jtc:14:resv:1772366400", "jtc:14", &req, pools,
+                                       1, &a, T0 + 100, &err),
+            0, "off: no Activation");
+    jt_ledger_sink_destroy (s);
+    s = sink_on ("act", NULL);
+    x = facts (12, JT_JOB_RUNNING, ALL);
+    jt_ledger_sink_job_sync (s, &x, T0, &err);
+    x = facts (13, JT_JOB_RUNNING, ALL);
+    jt_ledger_sink_job_sync (s, &x, T0, &err);
+    is_int (jt_ledger_sink_activation (s, "jtc:14:resv:1772366400", "jtc:14", &req, pools,
+                                       1, &a, T0 + 101, &err),
+            -1, "an Activation at another instant than now is refused");
+    is (err.text, "Activation of jtc:14:resv:1772366400: at 1772366500, not now (1772366501)",
+        "and it says so");
+    is_int (jt_ledger_sink_activation (s, "jtc:14:resv:1772366400", "jtc:14", &req, pools,
+                                       1, &a, T0 + 100, &err),
+            1, "one Activation emitted");
+    is_int (jt_ledger_fold_lotteries (jt_ledger_sink_fold (s)), 1,
+            "and applied to the fold (recomputed there)");
+    /* 12 is requeued (Slurm's preemption); 13 ends on its own */
+    x = facts (12, JT_JOB_PENDING, 0);
+    is_int (jt_ledger_sink_job_sync (s, &x, T0 + 130, &err), 3,
+            "the victim requeued: its three leases end");
+    x = facts (13, JT_JOB_ENDED, 0);
+    is_int (jt_ledger_sink_job_ended (s, &x, T0 + 140, &err), 3, "the other run ends");
+    jt_ledger_sink_destroy (s);
+    snprintf (want, sizeof (want),
+              "jtc:12:1772366395:g0:start Start\n"
+              "jtc:12:1772366395:s0:start Start\n"
+              "jtc:12:1772366395:g1:start Start\n"
+              "jtc:13:1772366395:g0:start Start\n"
+              "jtc:13:1772366395:s0:start Start\n"
+              "jtc:13:1772366395:g1:start Start\n"
+              "jtc:14:resv:1772366400:activation:1772366500 Activation\n"
+              "jtc:12:1772366395:g0:end RandomPreempt %s\n"
+              "jtc:12:1772366395:g1:end RandomPreempt %s\n"
+              "jtc:12:1772366395:s0:end DropSpare\n"
+              "jtc:13:1772366395:g0:end End\n"
+              "jtc:13:1772366395:g1:end End\n"
+              "jtc:13:1772366395:s0:end End\n",
+              rho, rho);
+    is (spool_ends ("act"), want,
+        "the victim's Ends carry RandomPreempt and the Activation's seed (every lease "
+        "of its run, in scope or not), its dropped spare's DropSpare; the other's End");
+
+    {
+        /* what the sink emitted is a ledger jobtree verify accepts */
+        jt_ledger_result_t res;
+        jt_violation_t v;
+        jt_ledger_fold_t *f = NULL;
+        const char *paths[1] = { dir };
+        snprintf (dir, sizeof (dir), "%s/actall", tmp);
+        spool_to_ledger ("act", 13, dir);
+        memset (&v, 0, sizeof (v));
+        int rc = jt_ledger_verify (paths, 1, NULL, NULL, &res, &v, &f, &err);
+        ok (rc == 0 && res.status == JT_LEDGER_OK && res.nrecords == 13
+                && v.kind == JT_VIOL_NONE && jt_ledger_fold_lotteries (f) == 1,
+            "the emitted events verify, the lottery recomputed%s%s",
+            v.kind ? ": " : "", v.kind ? v.msg : "");
+        jt_ledger_fold_destroy (f);
+    }
+    /* the same after a restart: the ledger holds the Starts and the
+     * Activation; Slurm restored 12 requeued and 13 running */
+    snprintf (dir, sizeof (dir), "%s/actledger", tmp);
+    spool_to_ledger ("act", 7, dir);
+    {
+        jt_job_facts_t after[] = { facts (12, JT_JOB_PENDING, 0),
+                                   facts (13, JT_JOB_RUNNING, ALL) };
+        s = sink_on ("act2", dir);
+        is_int (jt_ledger_sink_reconcile (s, after, 2, T0 + 1000), 3,
+                "restart: the reconciliation ends the requeued victim's leases");
+        jt_ledger_sink_destroy (s);
+    }
+    snprintf (want, sizeof (want),
+              "jtc:12:1772366395:g0:end RandomPreempt %s\n"
+              "jtc:12:1772366395:g1:end RandomPreempt %s\n"
+              "jtc:12:1772366395:s0:end DropSpare\n",
+              rho, rho);
+    is (spool_ends ("act2"), want,
+        "with the reasons of the Activation read back from the ledger");
+    jt_activation_free (&a);
+}
+
 int main (void)
 {
     char cmd[300];
@@ -497,6 +671,7 @@ int main (void)
     test_emit ();
     test_restart ();
     test_reservations ();
+    test_activation ();
     for (size_t i = 0; i < sizeof (jobs) / sizeof (jobs[0]); i++)
         jt_jobrec_free (&jobs[i].rec);
     snprintf (cmd, sizeof (cmd), "rm -rf %s", tmp);
