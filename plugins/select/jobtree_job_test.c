@@ -33,10 +33,7 @@
 
 #define JT_SEL_REASON WAIT_BLOCK_MAX_ERR
 
-static void set_reason (job_record_t *job_ptr, const char *fmt, ...)
-    __attribute__ ((format (printf, 2, 3)));
-
-static void set_reason (job_record_t *job_ptr, const char *fmt, ...)
+void jtsel_set_reason (job_record_t *job_ptr, const char *fmt, ...)
 {
     va_list ap;
     char buf[512];
@@ -76,7 +73,7 @@ static bool *eligible_of (const jtsel_topo_t *t, bitstr_t *bitmap)
 }
 
 /* A node set of the answer as a bitmap of slurm node indexes. */
-static bitstr_t *set_bitmap (const jtsel_topo_t *t, const jt_node_set_t *set,
+bitstr_t *jtsel_set_bitmap (const jtsel_topo_t *t, const jt_node_set_t *set,
                              int64_t nbits)
 {
     bitstr_t *bm = bit_alloc (nbits);
@@ -104,7 +101,7 @@ static int estimate (job_record_t *job_ptr, bitstr_t *bitmap,
     size_t best;
 
     for (size_t i = 0; i < a->ncands; i++) {
-        sets[i] = set_bitmap (t, &a->cands[i], bit_size (bitmap));
+        sets[i] = jtsel_set_bitmap (t, &a->cands[i], bit_size (bitmap));
         starts[i] = jtsel_ops.job_test (job_ptr, sets[i], n, n, n, mode, NULL,
                                          NULL, exc_core_bitmap) == SLURM_SUCCESS
                         ? (int64_t) job_ptr->start_time : -1;
@@ -114,7 +111,7 @@ static int estimate (job_record_t *job_ptr, bitstr_t *bitmap,
         bit_copybits (bitmap, sets[best]);
         job_ptr->start_time = (time_t) start;
         jt_answer_reserved (a, t->snap, best, start, line, sizeof (line));
-        set_reason (job_ptr, "%s", line);
+        jtsel_set_reason (job_ptr, "%s", line);
         jtsel_ledger_reserved (job_ptr, a, t, &a->cands[best], bitmap, start);
     }
     for (size_t i = 0; i < a->ncands; i++)
@@ -162,11 +159,11 @@ int jtsel_job_test (job_record_t *job_ptr, bitstr_t *bitmap,
                                     req_nodes, mode, preemptee_candidates,
                                     preemptee_job_list, exc_core_bitmap);
     if (jt_jobrec_parse (job_ptr->admin_comment, &rec, &err) < 0) {
-        set_reason (job_ptr, "jobtree: unreadable run record: %s", err.text);
+        jtsel_set_reason (job_ptr, "jobtree: unreadable run record: %s", err.text);
         return SLURM_ERROR;
     }
     if (!rec.run || !rec.run->flavor) {
-        set_reason (job_ptr, "jobtree: run record has no GPU flavor");
+        jtsel_set_reason (job_ptr, "jobtree: run record has no GPU flavor");
         jt_jobrec_free (&rec);
         return SLURM_ERROR;
     }
@@ -179,7 +176,7 @@ int jtsel_job_test (job_record_t *job_ptr, bitstr_t *bitmap,
             return jtsel_ops.job_test (job_ptr, bitmap, min_nodes, max_nodes,
                                         req_nodes, mode, preemptee_candidates,
                                         preemptee_job_list, exc_core_bitmap);
-        set_reason (job_ptr, "jobtree: %s", why);
+        jtsel_set_reason (job_ptr, "jobtree: %s", why);
         return SLURM_ERROR;
     }
 
@@ -196,7 +193,7 @@ int jtsel_job_test (job_record_t *job_ptr, bitstr_t *bitmap,
     };
     if (jt_sched_answer (&req, &a, &err) < 0) {
         error ("select/cons_tres_jobtree: %pJ: plan failed: %s", job_ptr, err.text);
-        set_reason (job_ptr, "jobtree: internal error: %s", err.text);
+        jtsel_set_reason (job_ptr, "jobtree: internal error: %s", err.text);
         jtsel_ledger_holds_free (holds, nholds);
         xfree (el);
         jt_jobrec_free (&rec);
@@ -204,12 +201,13 @@ int jtsel_job_test (job_record_t *job_ptr, bitstr_t *bitmap,
     }
     switch (a.kind) {
     case JT_ANSWER_BIND: {
-        bitstr_t *narrow = set_bitmap (c->topo, &a.bind, bit_size (bitmap));
+        bitstr_t *narrow = jtsel_set_bitmap (c->topo, &a.bind, bit_size (bitmap));
         uint32_t n = (uint32_t) a.bind.nnodes;
 
-        rc = jtsel_ops.job_test (job_ptr, narrow, n, n, n, mode,
-                                  preemptee_candidates, preemptee_job_list,
-                                  exc_core_bitmap);
+        /* A run Pack binds needs nobody to give way: preemptees are
+         * only ever the activation's (jtsel_activate). */
+        rc = jtsel_ops.job_test (job_ptr, narrow, n, n, n, mode, NULL,
+                                  preemptee_job_list, exc_core_bitmap);
         if (rc == SLURM_SUCCESS) {
             bit_copybits (bitmap, narrow);
             if (a.record) {
@@ -236,13 +234,20 @@ int jtsel_job_test (job_record_t *job_ptr, bitstr_t *bitmap,
                                   preemptee_job_list, exc_core_bitmap);
         break;
     case JT_ANSWER_ESTIMATE:
-        set_reason (job_ptr, "%s", a.reason);   /* until an estimate is taken */
+        jtsel_set_reason (job_ptr, "%s", a.reason);   /* until an estimate is taken */
         rc = estimate (job_ptr, bitmap, c->topo, &a, mode, exc_core_bitmap);
         break;
     case JT_ANSWER_REFUSE:
+        if (tense == JT_TENSE_NOW && a.waits
+            && jtsel_activate (job_ptr, bitmap, &req, c, mode,
+                               preemptee_candidates, preemptee_job_list,
+                               exc_core_bitmap) == SLURM_SUCCESS) {
+            rc = SLURM_SUCCESS;
+            break;
+        }
         if (!jt_answer_keeps_line (&a, job_ptr->state_reason == JT_SEL_REASON
                                            ? job_ptr->state_desc : NULL))
-            set_reason (job_ptr, "%s", a.reason);
+            jtsel_set_reason (job_ptr, "%s", a.reason);
         break;
     }
     jt_answer_free (&a);

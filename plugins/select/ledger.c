@@ -312,3 +312,38 @@ void jtsel_ledger_reconcile (List jobs)
     xfree (x);
     slurm_mutex_unlock (&l_lock);
 }
+
+int jtsel_ledger_open_resv (const job_record_t *job_ptr, char *id, size_t len,
+                            int64_t *created)
+{
+    jt_fold_reservation_t r;
+    char run[128];
+    int rc = -1;
+
+    if (jt_lease_run_id (cluster (), job_ptr->job_id, run, sizeof (run)) < 0)
+        return -1;
+    slurm_mutex_lock (&l_lock);
+    if (jt_ledger_sink_on (g_sink)
+        && jt_ledger_fold_open_resv (jt_ledger_sink_fold (g_sink), run, &r) == 0
+        && strlen (r.reservation) < len) {
+        strcpy (id, r.reservation);
+        *created = r.created;
+        rc = 0;
+    }
+    slurm_mutex_unlock (&l_lock);
+    return rc;
+}
+
+void jtsel_ledger_activation (const char *resv, const char *run,
+                              const struct jt_activation_slice *sl,
+                              const jt_activation_t *a, int64_t at)
+{
+    jt_error_t err;
+
+    slurm_mutex_lock (&l_lock);
+    if (jt_ledger_sink_activation (g_sink, resv, run, &sl->req,
+                                   (const char *const *) sl->pools, sl->npools,
+                                   a, at, &err) < 0)
+        error ("%s: activation of %s not recorded: %s", WHO, resv, err.text);
+    slurm_mutex_unlock (&l_lock);
+}

@@ -26,6 +26,7 @@
 
 #include <jobtree/jobtree.h>
 #include <jobtree/conf.h>
+#include <jobtree/activate.h>
 
 /* Select modes (src/common/select.h SELECT_MODE_*); flags are masked off. */
 #define JT_SEL_MODE(m) ((m) & SELECT_MODE_BASE)
@@ -92,6 +93,26 @@ int jtsel_job_test (job_record_t *job_ptr, bitstr_t *bitmap,
                      List preemptee_candidates, List *preemptee_job_list,
                      bitstr_t *exc_core_bitmap);
 
+/* The job's reason line ("jobtree: ..."), kept by select_nodes(). */
+void jtsel_set_reason (job_record_t *job_ptr, const char *fmt, ...)
+    __attribute__ ((format (printf, 2, 3)));
+
+/* A node set of an answer as a bitmap of nbits slurm node indexes. */
+bitstr_t *jtsel_set_bitmap (const jtsel_topo_t *t, const jt_node_set_t *set,
+                            int64_t nbits);
+
+/* ---- activation.c ---- */
+
+/* RUN_NOW for a run refused now (now_req, a wait) whose reservation is due
+ * (created + MaxWait): the lottery's victims in *preemptee_job_list and
+ * the nodes it will run on in bitmap (SLURM_SUCCESS: slurmctld preempts
+ * them and starts the run once they are gone), or SLURM_ERROR with
+ * nothing changed. */
+int jtsel_activate (job_record_t *job_ptr, bitstr_t *bitmap,
+                    const jt_sched_request_t *now_req, const jtsel_cache_t *c,
+                    uint16_t mode, List preemptee_candidates,
+                    List *preemptee_job_list, bitstr_t *exc_core_bitmap);
+
 /* Commit point of a Jobtree run (select_p_select_nodeinfo_set): write the
  * funding of its last RUN_NOW plan into its record. */
 void jtsel_job_started (job_record_t *job_ptr);
@@ -135,6 +156,18 @@ void jtsel_ledger_settle (bool force);
  * One lookup per open reservation. */
 size_t jtsel_ledger_holds (const job_record_t *job_ptr, jt_hold_t **out);
 void jtsel_ledger_holds_free (jt_hold_t *h, size_t n);
+
+/* The open reservation of job_ptr's run: 0 with its id in id (len bytes)
+ * and its creation time, -1 when it has none or the ledger is off. */
+int jtsel_ledger_open_resv (const job_record_t *job_ptr, char *id, size_t len,
+                            int64_t *created);
+
+/* Record an activation (jt_ledger_sink_activation) of reservation resv of
+ * run at its instant `at`. */
+struct jt_activation_slice;
+void jtsel_ledger_activation (const char *resv, const char *run,
+                              const struct jt_activation_slice *sl,
+                              const jt_activation_t *a, int64_t at);
 
 /* Add the GPU-hours of closed leases per envelope to u (Cover's integral
  * bound; open leases come from the snapshot). */

@@ -17,6 +17,10 @@
 #                     jobtree = select/cons_tres_jobtree from the build)
 #   JT_CLUSTER_BUDGETS=DIR       budget files (default etc/slurm/test-cluster/budgets)
 #   JT_CLUSTER_UNFUNDED=refuse|passthrough   jobtree.conf UnfundedPolicy
+#   JT_CLUSTER_SLURM_EXTRA=LINES, JT_CLUSTER_JOBTREE_EXTRA=LINES   appended
+#                     to slurm.conf / jobtree.conf
+#   JT_CLUSTER_CRED_EXPIRE=S     AuthInfo cred_expire (a requeued batch job
+#                     waits cred_expire + 1 s before it may start again)
 #   JT_CLUSTER_VALGRIND=1        run slurmctld under valgrind (log/valgrind.*)
 #   JT_CLUSTER_KEEP=1            keep the directory after cluster_stop
 #   JT_CLUSTER_DEBUG=info|debug  SlurmctldDebug
@@ -145,6 +149,8 @@ cluster_setup () {
         so=$build/plugins/select/.libs/select_cons_tres_jobtree.so
         [ -f "$so" ] || bail_out "$so not built"
         ln -s "$so" "$JT_CLUSTER_DIR/plugins/"
+        so=$build/plugins/preempt/.libs/preempt_jobtree.so
+        [ -f "$so" ] && ln -s "$so" "$JT_CLUSTER_DIR/plugins/"
         _sub_select=select/cons_tres_jobtree
     fi
     _sub_plugindir=$JT_STOCK_PLUGINDIR:$JT_CLUSTER_DIR/plugins
@@ -155,8 +161,17 @@ cluster_setup () {
     _subst "$tpl/plugstack.conf.in" "$JT_CLUSTER_DIR/etc/plugstack.conf"
     _subst "$tpl/jobtree.conf.in" "$JT_CLUSTER_DIR/etc/jobtree.conf"
     cp "$tpl/topology.conf" "$JT_CLUSTER_DIR/etc/topology.conf"
-    JT_CLUSTER_LEDGER=${JT_CLUSTER_LEDGER:-$([ "${JT_CLUSTER_SELECT:-}" = jobtree ] && echo 1 || echo 0)}
-    if [ "$JT_CLUSTER_LEDGER" = 1 ]; then
+    # A test's own lines (e.g. PreemptType=..., MaxWait=...), one per line.
+    [ -n "${JT_CLUSTER_SLURM_EXTRA:-}" ] \
+        && printf '%s\n' "$JT_CLUSTER_SLURM_EXTRA" >> "$JT_CLUSTER_DIR/etc/slurm.conf"
+    [ -n "${JT_CLUSTER_CRED_EXPIRE:-}" ] \
+        && sed -i "s|^AuthInfo=.*|&,cred_expire=$JT_CLUSTER_CRED_EXPIRE|" "$JT_CLUSTER_DIR/etc/slurm.conf"
+    [ -n "${JT_CLUSTER_JOBTREE_EXTRA:-}" ] \
+        && printf '%s\n' "$JT_CLUSTER_JOBTREE_EXTRA" >> "$JT_CLUSTER_DIR/etc/jobtree.conf"
+    # Decided afresh for each cluster (a script may start several, with
+    # different SelectTypes): JT_CLUSTER_LEDGER itself is never assigned.
+    JT_CLUSTER_LEDGER_ON=${JT_CLUSTER_LEDGER:-$([ "${JT_CLUSTER_SELECT:-}" = jobtree ] && echo 1 || echo 0)}
+    if [ "$JT_CLUSTER_LEDGER_ON" = 1 ]; then
         [ -x "$build/src/ledgerd/jobtree-ledgerd" ] || bail_out "jobtree-ledgerd not built"
         mkdir -p -m 0700 "$JT_CLUSTER_DIR/ledger" "$JT_CLUSTER_DIR/ledger-spool"
         export JT_LEDGER_DIR=$JT_CLUSTER_DIR/ledger
@@ -275,7 +290,7 @@ _report_not_up () {
 # jobtree-ledgerd in the foreground, marked like the other daemons.
 _ledgerd_up () { [ -S "$JT_LEDGER_SOCKET" ] && [ -n "$(daemon_pid jobtree-ledgerd)" ]; }
 ledger_start () {
-    [ "${JT_CLUSTER_LEDGER:-0}" = 1 ] || return 0
+    [ "${JT_CLUSTER_LEDGER_ON:-0}" = 1 ] || return 0
     _spawn "$JT_CLUSTER_DIR/log/ledgerd.out" "$JT_BUILDDIR/src/ledgerd/jobtree-ledgerd" \
         -F -d "$JT_LEDGER_DIR" -S "$JT_LEDGER_SOCKET" -u root \
         -L "$JT_CLUSTER_DIR/log/ledgerd.log"

@@ -1,0 +1,224 @@
+/*
+ * activation.c - a reservation's activation inside job_test (RUN_NOW).
+ *
+ * A funded run that Pack cannot place waits under a reservation (the
+ * ledger's ReservationCreate, created at its first estimate). jobtree.conf
+ * MaxWait bounds that wait: from created + MaxWait on, when slurmctld asks
+ * whether the run may start now and offers preemptees (preempt/jobtree
+ * offers running Jobtree runs only), libjobtree decides who gives way
+ * (jt_activation_slice + jt_activate: the run's single-domain estimate sets
+ * in Pack's order, the first one the holders can cover, whole gangs by the
+ * published lottery). This file only translates: Slurm's jobs to the
+ * snapshot's runs and back, cons_tres's per-node check that the run fits
+ * once the victims are gone, the victims to *preemptee_job_list (slurmctld
+ * requeues them, PreemptMode=REQUEUE, and starts the run when their nodes
+ * are free), and the decision to the ledger (an Activation event, whose
+ * seed and conflict set `jobtree verify` replays).
+ *
+ * The activation instant is created + MaxWait, not the wall clock of the
+ * pass that sees it: the seed depends only on what the ledger records.
+ * One activation per reservation (the plugin remembers the recent ones;
+ * the ledger's event id is deterministic, so a resend after a restart is
+ * the same event). Cost: one plan in ESTIMATE plus one pass over the
+ * snapshot's leases; only for a run whose reservation is due.
+ */
+#include "config.h"
+
+#include "src/common/slurm_xlator.h"
+
+#include <inttypes.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "src/common/xmalloc.h"
+#include "src/common/xstring.h"
+
+#include <jobtree/activate.h>
+#include <jobtree/ledger_lease.h>
+#include <jobtree/timeutil.h>
+
+#include "select_jobtree.h"
+
+#define WHO "select/cons_tres_jobtree"
+#define JT_RESV_ID_MAX 256             /* event ids are at most 256 bytes */
+
+/* Reservations activated recently (a ring): one activation each. Guarded
+ * by slurmctld's job write lock, held around job_test. */
+#define RECENT 64
+static char recent[RECENT][JT_RESV_ID_MAX];
+static size_t nrecent;
+
+static bool activated (const char *resv)
+{
+    for (size_t i = 0; i < RECENT && i < nrecent; i++)
+        if (!strcmp (recent[i], resv))
+            return true;
+    return false;
+}
+
+static void remember (const char *resv)
+{
+    snprintf (recent[nrecent % RECENT], sizeof (recent[0]), "%s", resv);
+    nrecent++;
+}
+
+static int by_id (const void *a, const void *b)
+{
+    uint32_t x = *(const uint32_t *) a, y = *(const uint32_t *) b;
+    return (x > y) - (x < y);
+}
+
+typedef struct offered {
+    const char *cluster;
+    uint32_t *ids;              /* job ids slurmctld offered, sorted */
+    size_t n;
+} offered_t;
+
+/* jt_yield_fn: a run (the snapshot names it by job id) may give way iff
+ * slurmctld offered its job. */
+static int may_yield (const char *run, int64_t *min_gpus, void *arg)
+{
+    const offered_t *o = arg;
+    char *end;
+    unsigned long id = strtoul (run, &end, 10);
+    uint32_t key;
+
+    (void) min_gpus;                    /* whole jobs only: not malleable */
+    if (*end || id == 0 || id > UINT32_MAX)
+        return 0;
+    key = (uint32_t) id;
+    return bsearch (&key, o->ids, o->n, sizeof (key), by_id) != NULL;
+}
+
+static int collect (void *x, void *arg)
+{
+    offered_t *o = arg;
+    o->ids[o->n++] = ((job_record_t *) x)->job_id;
+    return 0;
+}
+
+int jtsel_activate (job_record_t *job_ptr, bitstr_t *bitmap,
+                    const jt_sched_request_t *now_req, const jtsel_cache_t *c,
+                    uint16_t mode, List preemptee_candidates,
+                    List *preemptee_job_list, bitstr_t *exc_core_bitmap)
+{
+    const char *clu = slurm_conf.cluster_name ? slurm_conf.cluster_name : "cluster";
+    char resv[JT_RESV_ID_MAX], self[128], when[32];
+    offered_t o = { .cluster = clu };
+    jt_sched_request_t req = *now_req;
+    jt_activation_slice_t sl = { 0 };
+    jt_activation_t a = { 0 };
+    const char **runs = NULL;
+    char **names = NULL;
+    size_t nruns = 0;
+    List victims = NULL, tmp = NULL;
+    bitstr_t *bm = NULL;
+    jt_answer_t e;
+    jt_error_t err;
+    int64_t created, at;
+    int rc = SLURM_ERROR;
+
+    if (!preemptee_candidates || !list_count (preemptee_candidates)
+        || c->conf->max_wait <= 0 || !preemptee_job_list)
+        return SLURM_ERROR;
+    if (jtsel_ledger_open_resv (job_ptr, resv, sizeof (resv), &created) < 0
+        || activated (resv))
+        return SLURM_ERROR;
+    at = created + c->conf->max_wait;
+    if (now_req->now < at)
+        return SLURM_ERROR;
+    req.tense = JT_TENSE_ESTIMATE;
+    if (jt_sched_answer (&req, &e, &err) < 0) {
+        error ("%s: %pJ: activation: %s", WHO, job_ptr, err.text);
+        return SLURM_ERROR;
+    }
+    if (e.kind != JT_ANSWER_ESTIMATE || e.not_before > 0) {
+        debug ("%s: %pJ: reservation %s due: not a wait for room (%s%s)", WHO,
+               job_ptr, resv, jt_answer_kind_str (e.kind),
+               e.not_before > 0 ? ", funding frees later" : "");
+        goto out;                       /* not a room wait (funding: later) */
+    }
+    o.ids = xcalloc (list_count (preemptee_candidates) + 1, sizeof (*o.ids));
+    list_for_each (preemptee_candidates, collect, &o);
+    qsort (o.ids, o.n, sizeof (*o.ids), by_id);
+    snprintf (self, sizeof (self), "%u", job_ptr->job_id);
+    if (jt_activation_slice (c->topo->snap, e.cands, e.ncands, e.cand_nodes,
+                             req.run->flavor, self, resv, at, false, may_yield,
+                             &o, &sl, &err) < 0) {
+        error ("%s: %pJ: activation: %s", WHO, job_ptr, err.text);
+        goto out;
+    }
+    /* The ledger's run ids ("cluster:jobid") from here on: the lottery
+     * orders runs by id, and a common prefix keeps that order. */
+    names = xcalloc (sl.req.nholders + 1, sizeof (*names));
+    for (size_t h = 0; h < sl.req.nholders; h++) {
+        names[h] = xstrdup_printf ("%s:%s", clu, sl.holders[h].run);
+        sl.holders[h].run = names[h];
+    }
+    jt_lease_run_id (clu, job_ptr->job_id, self, sizeof (self));
+    if (jt_activate (&sl.req, &a, &err) < 0) {
+        error ("%s: %pJ: activation: %s", WHO, job_ptr, err.text);
+        goto out;
+    }
+    jt_time_format (at, when, sizeof (when));
+    if (!sl.req.nalts || !a.resolved) {
+        debug ("%s: %pJ: reservation %s due since %s: the runs that may give "
+               "way cannot clear any of its %zu domains", WHO, job_ptr, resv,
+               when, sl.req.nalts);
+        goto out;
+    }
+    runs = jt_activation_runs (&a, &sl.req, &nruns, &err);
+    victims = list_create (NULL);
+    for (size_t i = 0; i < nruns; i++) {
+        int64_t id = jt_lease_run_job (runs[i], clu);
+        job_record_t *v = id > 0 ? find_job_record ((uint32_t) id) : NULL;
+        if (v)
+            list_append (victims, v);
+    }
+    if ((size_t) list_count (victims) != nruns || !nruns) {
+        debug ("%s: %pJ: reservation %s: %zu victim(s) chosen, %d found",
+               WHO, job_ptr, resv, nruns, list_count (victims));
+        goto out;
+    }
+    /* cons_tres's per-node check on the chosen domain's nodes, the victims
+     * gone; the victims are the lottery's, whatever subset it reports. */
+    bm = jtsel_set_bitmap (c->topo, &e.cands[sl.alt_cand[a.alt]], bit_size (bitmap));
+    if (jtsel_ops.job_test (job_ptr, bm, e.cand_nodes, e.cand_nodes, e.cand_nodes,
+                            mode, victims, &tmp, exc_core_bitmap)
+        != SLURM_SUCCESS) {
+        info ("%s: %pJ: reservation %s: cons_tres refuses %s even without the "
+              "lottery's victims; nothing preempted", WHO, job_ptr, resv,
+              sl.pools[a.alt]);
+        goto out;
+    }
+    bit_copybits (bitmap, bm);
+    FREE_NULL_LIST (*preemptee_job_list);
+    *preemptee_job_list = victims;
+    victims = NULL;
+    remember (resv);
+    jtsel_ledger_activation (resv, self, &sl, &a, at);
+    {
+        char *d = jt_activation_dump (&a, &sl.req);
+        info ("%s: %pJ: reservation %s activates at %s in %s: %" PRId64
+              " GPUs short, %zu run(s) give way: %s", WHO, job_ptr, resv, when,
+              sl.pools[a.alt], a.deficit, nruns, d ? d : "");
+        free (d);
+    }
+    jtsel_set_reason (job_ptr, "jobtree: reservation activated at %s on %s: "
+                      "%zu run(s) preempted by the lottery (seed %016" PRIx64 ")",
+                      when, sl.pools[a.alt], nruns, a.rho);
+    rc = SLURM_SUCCESS;
+out:
+    FREE_NULL_LIST (tmp);
+    FREE_NULL_LIST (victims);
+    FREE_NULL_BITMAP (bm);
+    free (runs);
+    jt_activation_free (&a);
+    for (size_t h = 0; names && h < sl.req.nholders; h++)
+        xfree (names[h]);
+    xfree (names);
+    jt_activation_slice_free (&sl);
+    jt_answer_free (&e);
+    xfree (o.ids);
+    return rc;
+}

@@ -1,0 +1,106 @@
+#!/bin/bash
+# t2050-select-activation.sh - a reservation activates at its MaxWait and
+# the published lottery clears its slice (issue 8): a funded run that Pack
+# cannot place waits under a reservation; at creation + MaxWait
+# (jobtree.conf) slurmctld offers running Jobtree runs as preemptees
+# (preempt/jobtree), libjobtree picks whole gangs by the seeded lottery in
+# the first domain they can clear, slurmctld requeues exactly those
+# (PreemptMode=REQUEUE), the run starts there, the ledger records the
+# Activation (seed, conflict set, cuts) and each victim's lease End says
+# RandomPreempt with that seed, the victims run again later, and `jobtree
+# verify` replays the lottery from the ledger alone. A plain job is never
+# preempted.
+#
+# Cluster: see t2000-select.sh. East is C (gpu09-12) and D (gpu13-16).
+# D: a plain 4-node job (never a victim). C: four one-node runs, two of
+# team-b and two of team-d (the lottery draws an owner, then a run). The
+# run: team-c, 2 nodes (16 GPUs) in one domain, funded now; room is what
+# it waits for: deficit 16 on C, cleared by 2 of the 4 gangs.
+. "$(dirname "$0")/lib.sh"
+
+plan 11
+BUD=$(mktemp -d /tmp/jt-act-budgets.XXXXXX)
+for o in team-b:64 team-c:16 team-d:16; do
+    cat > "$BUD/${o%%:*}.json" <<JSON
+{ "owner": "${o%%:*}",
+  "envelopes": [ { "name": "${o%%:*}-east", "flavor": "h100",
+                   "selector": { "region": "east" },
+                   "start": "2026-01-01T00:00:00Z", "end": "2031-01-01T00:00:00Z",
+                   "concurrency": ${o##*:} } ] }
+JSON
+done
+JT_CLUSTER_SELECT=jobtree JT_CLUSTER_BUDGETS=$BUD JT_CLUSTER_CRED_EXPIRE=10 \
+JT_CLUSTER_SLURM_EXTRA="PreemptType=preempt/jobtree
+PreemptMode=REQUEUE" JT_CLUSTER_JOBTREE_EXTRA="MaxWait=20s" \
+    cluster_setup "${1:?usage: $0 BUILDDIR}"
+rm -rf "$BUD"     # copied into the cluster's directory
+cluster_start
+G8="--gres=gpu:h100:8"
+# A victim sleeps long the first time and briefly once requeued.
+VICTIM='if [ "${SLURM_RESTART_COUNT:-0}" -gt 0 ]; then sleep 1; else sleep 600; fi'
+
+plain=$(submit -N4 --exclusive --constraint=fabric.domain=D -t 10 --wrap "sleep 600")
+wait_job_state "$plain" RUNNING 15 || bail_out "the plain job does not start"
+v=()
+for acct in team-b team-b team-d team-d; do
+    v+=("$(submit --account=$acct -N1 $G8 --group-gpus=8 --constraint=fabric.domain=C \
+                 -t 10 --wrap "$VICTIM")")
+done
+for j in "${v[@]}"; do
+    wait_job_state "$j" RUNNING 15 || bail_out "victim candidate $j does not start"
+done
+is "$(job_domains "$plain") $(for j in "${v[@]}"; do job_domains "$j"; done | sort -u)" \
+   "D C" "east is full: the plain job on D, four one-node runs on C"
+
+big=$(submit --account=team-c -N2 $G8 --group-gpus=16 -t 2 --wrap "sleep 5")
+wait_for 30 reason_like "$big" '^jobtree: reserved 2 nodes in ' \
+    || bail_out "no reservation: $(job_field "$big" Reason)"
+ok 0 "the run waits under a reservation: $(reason_like "$big" . | sed 's/^job [0-9]* reason: //')"
+
+wait_job_state "$big" "RUNNING|COMPLETING|COMPLETED" 120 \
+    || bail_out "the run did not start after MaxWait: $(job_field "$big" Reason)"
+is "$(job_domains "$big")" "C" "it starts on C, the domain the victims cleared"
+requeued=0 running=0
+for j in "${v[@]}"; do
+    r=$(job_field "$j" Restarts)
+    [ "${r:-0}" -ge 1 ] && requeued=$((requeued + 1))
+    [ "$(job_field "$j" JobState)" = RUNNING ] && [ "${r:-0}" = 0 ] && running=$((running + 1))
+done
+is "$requeued $running" "2 2" \
+   "exactly two whole gangs were requeued (16 GPUs for a deficit of 16), two still run"
+is "$(job_field "$plain" JobState) $(job_field "$plain" Restarts)" "RUNNING 0" \
+   "the plain job was never preempted"
+grep -Eq "reservation jtc:$big:resv:[0-9]+ activates at .* 16 GPUs short, 2 run" \
+    "$JT_CLUSTER_DIR/log/slurmctld.log"
+ok $? "slurmctld's log says which reservation activated, where and who gave way"
+
+# The ledger: one Activation with the seed; each victim's lease End says
+# RandomPreempt with that seed.
+_act () { grep -h '"type":"Activation"' "$JT_LEDGER_DIR"/ledger-*.jtl; }
+_ends () { grep -h '"type":"End"' "$JT_LEDGER_DIR"/ledger-*.jtl | grep -c '"reason":"RandomPreempt"'; }
+_settled () { [ -n "$(_act)" ] && [ "$(_ends)" -ge 2 ]; }
+wait_for 30 _settled || bail_out "no Activation or no RandomPreempt ends in the ledger"
+seed=$(_act | grep -o '"seed":"[0-9a-f]*"' | head -n1)
+is "$(_act | wc -l)" 1 "one Activation event for the reservation"
+is "$(grep -h '"type":"End"' "$JT_LEDGER_DIR"/ledger-*.jtl | grep '"reason":"RandomPreempt"' \
+      | grep -c -- "$seed")" 2 "both victims' lease Ends say RandomPreempt with the published $seed"
+
+# The victims run again and finish; then verify replays the lottery.
+for j in "${v[@]}"; do
+    [ "$(job_field "$j" Restarts)" -ge 1 ] 2>/dev/null || scancel "$j"
+done
+_victims_done () {
+    local j n=0
+    for j in "${v[@]}"; do
+        [ "$(job_field "$j" JobState)" = COMPLETED ] && n=$((n + 1))
+    done
+    [ "$n" = 2 ]
+}
+wait_for 90 _victims_done
+ok $? "the requeued victims start again later and complete"
+scancel "$plain"
+wait_for 30 queue_empty
+out=$(jobtree_cli verify "$JT_LEDGER_DIR" 2>&1)
+ok $? "jobtree verify accepts the ledger and its lottery: $(tail -n1 <<< "$out")"
+ok "$(grep -qi 'lotter' <<< "$out"; echo $?)" "verify says it recomputed the lottery: $(grep -i lotter <<< "$out" | head -n1)"
+done_testing
