@@ -20,7 +20,10 @@
  *      run, never part of one) holding GPUs in a short pool. When runs that
  *      free at least as much in the short pools as they lose elsewhere
  *      ("local": gain >= global cost - gain) can cover what is short, the
- *      others are left out. Draw an owner uniformly among the set's owners
+ *      others are left out; when several pools are short and the runs
+ *      holding GPUs in every short pool can cover all of them, the others
+ *      are left out too (a run that frees funding where the slice cannot
+ *      go is not taken). Draw an owner uniformly among the set's owners
  *      (sorted by name), then one of its runs uniformly (sorted by id); all
  *      of that run's holders end with RandomPreempt(rho); recompute the set
  *      from what is still short; repeat.
@@ -39,6 +42,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "budget.h"
+#include "cover.h"
 #include "error.h"
 #include "schedule.h"
 #include "snapshot.h"
@@ -159,19 +164,43 @@ typedef struct jt_activation_slice {
     size_t *alt_cand;           /* alternative -> index into the cands */
     char *scope;
     jt_slice_alt_t *alts;
-    jt_need_t *needs;           /* one per alternative */
+    jt_need_t *needs;           /* one or two per alternative */
     jt_holder_t *holders;
 } jt_activation_slice_t;
 
+/* Reclaim of lent capacity: the run's owner's own envelope, whose
+ * concurrency is held by leases it pays for other owners (borrowers, family
+ * members). Those leases, and only those, give way: pool 0 is the envelope
+ * ("envelope:NAME", deficit: the GPUs the run lacks there), and every
+ * single-domain set is an alternative needing that deficit plus its room
+ * deficit (when short) from the same borrowers: the lender is paid back
+ * where it can run. */
+typedef struct jt_reclaim {
+    const char *envelope;       /* its name */
+    const char *owner;          /* the lender (the run's owner) */
+    int64_t deficit;            /* > 0 */
+} jt_reclaim_t;
+
+/* Whether run r (gpus GPUs, now) is refused funding only because its
+ * owner's own envelope lent concurrency away: the first of the owner's
+ * envelopes in Cover's order that cannot fund it now because of its
+ * concurrency, while its GPUs lent to other owners would. 1 with *out
+ * (strings point into b and r), 0 when none (or an own envelope funds it),
+ * -1 with err. */
+int jt_reclaim_need (const jt_budgets_t *b, const jt_usage_t *u,
+                     const jt_run_t *r, int64_t gpus, int64_t now,
+                     jt_reclaim_t *out, jt_error_t *err);
+
 /* Build the request for run `self` (its leases are never holders) needing
- * cand_nodes nodes of `flavor` on one of cands (ncands sets). resv_id and
- * time seed the lottery. Returns 0 with out filled (req.nalts may be 0: no
- * single-domain set, or none short; jt_activation_slice_free it), -1 with
- * err (out empty). */
+ * cand_nodes nodes of `flavor` on one of cands (ncands sets); fund (NULL:
+ * room only) makes it a reclaim. resv_id and time seed the lottery.
+ * Returns 0 with out filled (req.nalts may be 0: no single-domain set, or
+ * none short; jt_activation_slice_free it), -1 with err (out empty). */
 int jt_activation_slice (const jt_snapshot_t *s, const jt_node_set_t *cands,
                          size_t ncands, uint32_t cand_nodes, const char *flavor,
-                         const char *self, const char *resv_id, int64_t time,
-                         bool structural, jt_yield_fn yield, void *arg,
+                         const jt_reclaim_t *fund, const char *self,
+                         const char *resv_id, int64_t time, bool structural,
+                         jt_yield_fn yield, void *arg,
                          jt_activation_slice_t *out, jt_error_t *err);
 void jt_activation_slice_free (jt_activation_slice_t *sl);
 

@@ -45,7 +45,7 @@
 /* Reservations activated recently (a ring): one activation each. Guarded
  * by slurmctld's job write lock, held around job_test. */
 #define RECENT 64
-static char recent[RECENT][JT_RESV_ID_MAX];
+static char recent[RECENT][JT_RESV_ID_MAX + 16];
 static size_t nrecent;
 
 static bool activated (const char *resv)
@@ -116,34 +116,70 @@ int jtsel_activate (job_record_t *job_ptr, bitstr_t *bitmap,
     jt_answer_t e;
     jt_error_t err;
     int64_t created, at;
+    bool due_room, due_reclaim;
+    const char *dom;
+    jt_reclaim_t reclaim, *fund = NULL;
+    char key[JT_RESV_ID_MAX + 16], kind[JT_RESV_ID_MAX + 64];
     int rc = SLURM_ERROR;
 
     if (!preemptee_candidates || !list_count (preemptee_candidates)
-        || c->conf->max_wait <= 0 || !preemptee_job_list)
+        || !preemptee_job_list)
         return SLURM_ERROR;
-    if (jtsel_ledger_open_resv (job_ptr, resv, sizeof (resv), &created) < 0
-        || activated (resv))
+    if (jtsel_ledger_open_resv (job_ptr, resv, sizeof (resv), &created) < 0)
         return SLURM_ERROR;
-    at = created + c->conf->max_wait;
-    if (now_req->now < at)
+    /* Cheap gates first: a room activation is due at created + MaxWait; a
+     * reclaim is due at once, but once. */
+    due_room = c->conf->max_wait > 0 && now_req->now >= created + c->conf->max_wait
+               && !activated (resv);
+    snprintf (key, sizeof (key), "%s#reclaim", resv);
+    due_reclaim = !activated (key);
+    if (!due_room && !due_reclaim)
         return SLURM_ERROR;
     req.tense = JT_TENSE_ESTIMATE;
     if (jt_sched_answer (&req, &e, &err) < 0) {
         error ("%s: %pJ: activation: %s", WHO, job_ptr, err.text);
         return SLURM_ERROR;
     }
-    if (e.kind != JT_ANSWER_ESTIMATE || e.not_before > 0) {
-        debug ("%s: %pJ: reservation %s due: not a wait for room (%s%s)", WHO,
-               job_ptr, resv, jt_answer_kind_str (e.kind),
-               e.not_before > 0 ? ", funding frees later" : "");
-        goto out;                       /* not a room wait (funding: later) */
+    if (e.kind != JT_ANSWER_ESTIMATE) {
+        debug ("%s: %pJ: reservation %s: no estimate to activate (%s)", WHO,
+               job_ptr, resv, jt_answer_kind_str (e.kind));
+        goto out;
+    }
+    if (e.not_before > 0) {
+        /* A funding wait: a lender reclaiming what it lent, at once. */
+        jt_usage_t u;
+        int r;
+        if (!due_reclaim)
+            goto out;
+        if (jt_usage_from_snapshot (&u, c->budgets, c->topo->snap, now_req->now,
+                                    NULL) < 0)
+            goto out;
+        jtsel_ledger_add_closed (&u, c->budgets);
+        r = jt_reclaim_need (c->budgets, &u, req.run, e.cand_gpus, now_req->now,
+                             &reclaim, &err);
+        jt_usage_free (&u);
+        if (r != 1) {
+            debug ("%s: %pJ: reservation %s: a funding wait nothing lent "
+                   "would end", WHO, job_ptr, resv);
+            goto out;
+        }
+        fund = &reclaim;
+        at = created;
+        snprintf (kind, sizeof (kind), "reclaims %" PRId64 " GPUs of %s lent",
+                  reclaim.deficit, reclaim.envelope);
+    } else {
+        if (!due_room)
+            goto out;
+        at = created + c->conf->max_wait;
+        snprintf (key, sizeof (key), "%s", resv);
+        snprintf (kind, sizeof (kind), "activates (MaxWait)");
     }
     o.ids = xcalloc (list_count (preemptee_candidates) + 1, sizeof (*o.ids));
     list_for_each (preemptee_candidates, collect, &o);
     qsort (o.ids, o.n, sizeof (*o.ids), by_id);
     snprintf (self, sizeof (self), "%u", job_ptr->job_id);
     if (jt_activation_slice (c->topo->snap, e.cands, e.ncands, e.cand_nodes,
-                             req.run->flavor, self, resv, at, false, may_yield,
+                             req.run->flavor, fund, self, resv, at, false, may_yield,
                              &o, &sl, &err) < 0) {
         error ("%s: %pJ: activation: %s", WHO, job_ptr, err.text);
         goto out;
@@ -167,6 +203,7 @@ int jtsel_activate (job_record_t *job_ptr, bitstr_t *bitmap,
                when, sl.req.nalts);
         goto out;
     }
+    dom = sl.pools[a.alt + (fund ? 1 : 0)];     /* the alternative's domain */
     runs = jt_activation_runs (&a, &sl.req, &nruns, &err);
     victims = list_create (NULL);
     for (size_t i = 0; i < nruns; i++) {
@@ -188,25 +225,26 @@ int jtsel_activate (job_record_t *job_ptr, bitstr_t *bitmap,
         != SLURM_SUCCESS) {
         info ("%s: %pJ: reservation %s: cons_tres refuses %s even without the "
               "lottery's victims; nothing preempted", WHO, job_ptr, resv,
-              sl.pools[a.alt]);
+              dom);
         goto out;
     }
     bit_copybits (bitmap, bm);
     FREE_NULL_LIST (*preemptee_job_list);
     *preemptee_job_list = victims;
     victims = NULL;
-    remember (resv);
+    remember (key);
     jtsel_ledger_activation (resv, self, &sl, &a, at);
     {
         char *d = jt_activation_dump (&a, &sl.req);
-        info ("%s: %pJ: reservation %s activates at %s in %s: %" PRId64
-              " GPUs short, %zu run(s) give way: %s", WHO, job_ptr, resv, when,
-              sl.pools[a.alt], a.deficit, nruns, d ? d : "");
+        info ("%s: %pJ: reservation %s %s at %s in %s: %" PRId64
+              " GPUs short, %zu run(s) give way: %s", WHO, job_ptr, resv, kind,
+              when, dom, a.deficit,
+              nruns, d ? d : "");
         free (d);
     }
     jtsel_set_reason (job_ptr, "jobtree: reservation activated at %s on %s: "
                       "%zu run(s) preempted by the lottery (seed %016" PRIx64 ")",
-                      when, sl.pools[a.alt], nruns, a.rho);
+                      when, dom, nruns, a.rho);
     rc = SLURM_SUCCESS;
 out:
     FREE_NULL_LIST (tmp);

@@ -11,6 +11,7 @@
 #include <string.h>
 
 #include "jobtree/activate.h"
+#include "jobtree/cover.h"
 #include "jobtree/lottery.h"
 #include "strbuf.h"
 
@@ -153,6 +154,50 @@ static int by_str (const void *a, const void *b)
     return strcmp (*(const char *const *) a, *(const char *const *) b);
 }
 
+/* Several pools short (a reclaim: the envelope and the domain): when the
+ * gangs holding GPUs in every short pool can cover every one of them, the
+ * others are left out, so a gang that frees funding where the run cannot
+ * go is not taken while one that frees both exists. */
+static void keep_complete (const work_t *w, bool *in)
+{
+    const jt_slice_alt_t *alt = w->alt;
+    int64_t *cover = calloc (alt->nneeds, sizeof (*cover));
+    bool *all = calloc (w->ngangs + 1, sizeof (*all));
+    bool enough = true;
+
+    if (!cover || !all)
+        goto out;               /* no narrowing: the plain conflict set */
+    for (size_t g = 0; g < w->ngangs; g++) {
+        const gang_t *r = &w->gangs[g];
+        int64_t *held = NULL;
+        if (!in[g])
+            continue;
+        if (!(held = calloc (alt->nneeds, sizeof (*held))))
+            goto out;
+        for (size_t k = 0; k < r->n; k++) {
+            size_t h = w->order[r->first + k];
+            if (!w->cut[h] && w->need_of[h] >= 0)
+                held[w->need_of[h]] += w->req->holders[h].gpus;
+        }
+        all[g] = true;
+        for (size_t i = 0; i < alt->nneeds; i++)
+            if (w->short_[i] > 0 && held[i] <= 0)
+                all[g] = false;
+        for (size_t i = 0; all[g] && i < alt->nneeds; i++)
+            cover[i] += held[i];
+        free (held);
+    }
+    for (size_t i = 0; i < alt->nneeds; i++)
+        if (w->short_[i] > 0 && cover[i] < w->short_[i])
+            enough = false;
+    if (enough)
+        for (size_t g = 0; g < w->ngangs; g++)
+            in[g] = in[g] && all[g];
+out:
+    free (cover);
+    free (all);
+}
+
 /* 3. The lottery over whole gangs. */
 static int lottery (work_t *w)
 {
@@ -188,6 +233,8 @@ static int lottery (work_t *w)
                 int64_t gn = gain (w, &w->gangs[g]);
                 in[g] = gn >= w->gangs[g].left - gn;
             }
+        if (w->alt->nneeds > 1)
+            keep_complete (w, in);
         for (size_t g = 0; g < w->ngangs; g++)
             if (in[g])
                 owners[nown++] = w->gangs[g].owner;
@@ -420,32 +467,55 @@ static int lease_by_run (const void *a, const void *b, void *arg)
     return c ? c : (x > y) - (x < y);
 }
 
+/* Does lease le count for this slice: a run that may give way and, when
+ * reclaiming, a lease the envelope pays for another owner. */
+static bool slice_lease (const jt_lease_t *le, const jt_reclaim_t *fund)
+{
+    return !fund || (le->envelope && !strcmp (le->envelope, fund->envelope)
+                     && (!le->owner || strcmp (le->owner, fund->owner)));
+}
+
 int jt_activation_slice (const jt_snapshot_t *s, const jt_node_set_t *cands,
                          size_t ncands, uint32_t cand_nodes, const char *flavor,
-                         const char *self, const char *resv_id, int64_t time,
-                         bool structural, jt_yield_fn yield, void *arg,
+                         const jt_reclaim_t *fund, const char *self,
+                         const char *resv_id, int64_t time, bool structural,
+                         jt_yield_fn yield, void *arg,
                          jt_activation_slice_t *out, jt_error_t *err)
 {
     int64_t gpn = jt_snapshot_gpus_per_node (s, flavor);
     int64_t *run_gpus = NULL, *run_min = NULL;
     ssize_t *own = NULL;
+    size_t *dom_alt = NULL;
     jt_strbuf_t scope = JT_STRBUF_INIT;
-    size_t nh = 0;
+    size_t nh = 0, base = fund ? 1 : 0, nalts = 0, nneeds = 0;
 
     memset (out, 0, sizeof (*out));
+    if (fund && (fund->deficit <= 0 || !fund->envelope || !fund->owner))
+        return jt_errprintf (err, "activation: a reclaim without envelope, "
+                             "owner or deficit");
     if (!(own = node_owners (s))
-        || !(out->pools = calloc (ncands + 1, sizeof (*out->pools)))
+        || !(out->pools = calloc (ncands + 2, sizeof (*out->pools)))
         || !(out->alt_cand = calloc (ncands + 1, sizeof (*out->alt_cand)))
         || !(out->alts = calloc (ncands + 1, sizeof (*out->alts)))
-        || !(out->needs = calloc (ncands + 1, sizeof (*out->needs)))
+        || !(out->needs = calloc (2 * (ncands + 1), sizeof (*out->needs)))
+        || !(dom_alt = calloc (ncands + 1, sizeof (*dom_alt)))
         || !(run_gpus = calloc (s->nleases + 1, sizeof (*run_gpus)))
         || !(run_min = calloc (s->nleases + 1, sizeof (*run_min))))
         goto nomem;
-    /* alternatives: single-domain sets that are short */
+    if (fund) {
+        jt_strbuf_printf (&scope, "envelope:%s", fund->envelope);
+        if (!(out->pools[0] = jt_strbuf_take (&scope)))
+            goto nomem;
+        out->npools = 1;
+        jt_strbuf_printf (&scope, "%s", out->pools[0]);
+    }
+    /* alternatives: single-domain sets that are short of room (or, when
+     * reclaiming, every single-domain set: the funding is short) */
     for (size_t i = 0; i < ncands; i++) {
         const jt_node_set_t *c = &cands[i];
-        int64_t free_gpus = 0;
-        size_t a = out->npools;
+        int64_t free_gpus = 0, room;
+        size_t pool = out->npools;
+        jt_need_t *nd = &out->needs[nneeds];
         if (c->domain < 0 || (size_t) c->domain >= s->ndomains)
             continue;
         for (size_t j = 0; j < c->nnodes; j++) {
@@ -453,15 +523,22 @@ int jt_activation_slice (const jt_snapshot_t *s, const jt_node_set_t *cands,
             if (n->state == JT_NODE_UP && n->used_gpus == 0)
                 free_gpus += n->gpus;
         }
-        if ((int64_t) cand_nodes * gpn - free_gpus <= 0)
+        room = (int64_t) cand_nodes * gpn - free_gpus;
+        if (room <= 0 && !fund)
             continue;
-        if (!(out->pools[a] = strdup (s->domains[c->domain].name)))
+        if (!(out->pools[pool] = strdup (s->domains[c->domain].name)))
             goto nomem;
         out->npools++;
-        out->alt_cand[a] = i;
-        out->needs[a] = (jt_need_t){ a, (int64_t) cand_nodes * gpn - free_gpus };
-        out->alts[a] = (jt_slice_alt_t){ &out->needs[a], 1 };
-        jt_strbuf_printf (&scope, "%s%s", a ? "," : "", out->pools[a]);
+        out->alt_cand[nalts] = i;
+        dom_alt[nalts] = pool;
+        if (fund)
+            nd[0] = (jt_need_t){ 0, fund->deficit };
+        nd[base] = (jt_need_t){ pool, room };
+        out->alts[nalts] = (jt_slice_alt_t){ nd, base + 1 };
+        nneeds += base + 1;
+        nalts++;
+        jt_strbuf_printf (&scope, "%s%s", out->npools > 1 ? "," : "",
+                          out->pools[pool]);
     }
     /* each yielding run's GPUs (its global cost) and minimum, per lease:
      * leases sorted by run, one yield() per run */
@@ -494,40 +571,78 @@ int jt_activation_slice (const jt_snapshot_t *s, const jt_node_set_t *cands,
         goto nomem;
     for (size_t l = 0; l < s->nleases; l++) {
         const jt_lease_t *le = &s->leases[l];
-        if (!run_gpus[l])
+        jt_holder_t h = {
+            .run = le->run, .owner = le->owner ? le->owner : "",
+            .group = le->group,
+            .role = structural ? le->role
+                    : le->role == JT_ROLE_SPARE ? JT_ROLE_ACTIVE : le->role,
+            .run_gpus = run_gpus[l], .run_min_gpus = run_min[l],
+        };
+        if (!run_gpus[l] || !slice_lease (le, fund))
             continue;
-        for (size_t a = 0; a < out->npools; a++) {
-            int64_t g = lease_frees (s, own, l, &cands[out->alt_cand[a]]);
-            if (g <= 0)
-                continue;
-            out->holders[nh++] = (jt_holder_t){
-                .run = le->run, .owner = le->owner ? le->owner : "",
-                .group = le->group,
-                .role = structural ? le->role
-                        : le->role == JT_ROLE_SPARE ? JT_ROLE_ACTIVE : le->role,
-                .gpus = g, .pool = a, .run_gpus = run_gpus[l],
-                .run_min_gpus = run_min[l],
-            };
+        if (fund && le->gpus > 0) {             /* what it uses of the envelope */
+            h.gpus = le->gpus;
+            h.pool = 0;
+            out->holders[nh++] = h;
+        }
+        for (size_t a = 0; a < nalts; a++) {
+            h.gpus = lease_frees (s, own, l, &cands[out->alt_cand[a]]);
+            h.pool = dom_alt[a];
+            if (h.gpus > 0)
+                out->holders[nh++] = h;
         }
     }
-    if (!(out->scope = jt_strbuf_take (&scope)) && !(out->scope = strdup ("")))
+    if (!(out->scope = jt_strbuf_take (&scope)))
         goto nomem;
     out->req = (jt_activation_req_t){
         .scope = out->scope, .resv_id = resv_id, .time = time,
-        .alts = out->alts, .nalts = out->npools,
+        .alts = out->alts, .nalts = nalts,
         .holders = out->holders, .nholders = nh,
     };
     free (own);
+    free (dom_alt);
     free (run_gpus);
     free (run_min);
     return 0;
 nomem:
     free (jt_strbuf_take (&scope));
     free (own);
+    free (dom_alt);
     free (run_gpus);
     free (run_min);
     jt_activation_slice_free (out);
     return jt_errprintf (err, "activation: out of memory");
+}
+
+int jt_reclaim_need (const jt_budgets_t *b, const jt_usage_t *u,
+                     const jt_run_t *r, int64_t gpus, int64_t now,
+                     jt_reclaim_t *out, jt_error_t *err)
+{
+    jt_coverer_t *c = jt_coverer_create (b, u, r, now, err);
+    int rc = 0;
+
+    memset (out, 0, sizeof (*out));
+    if (!c)
+        return -1;
+    for (size_t i = 0; i < jt_coverer_count (c); i++) {
+        const jt_cover_cand_t *cand = jt_coverer_cand (c, i);
+        const jt_envelope_t *e = cand->env;
+        jt_reason_t why = JT_OK;
+        int64_t h;
+        if (cand->source != JT_SRC_OWNER)
+            continue;
+        h = jt_coverer_headroom (c, i, &why);
+        if (h >= gpus)
+            break;                      /* its own envelope funds it: none */
+        if (why != JT_INSUFFICIENT_CAPACITY || (size_t) e->id >= u->nenv
+            || h + u->lent_active[e->id] < gpus)
+            continue;
+        *out = (jt_reclaim_t){ e->name, r->owner, gpus - h };
+        rc = 1;
+        break;
+    }
+    jt_coverer_destroy (c);
+    return rc;
 }
 
 const char **jt_activation_runs (const jt_activation_t *a,

@@ -70,7 +70,7 @@ is "$requeued $running" "2 2" \
    "exactly two whole gangs were requeued (16 GPUs for a deficit of 16), two still run"
 is "$(job_field "$plain" JobState) $(job_field "$plain" Restarts)" "RUNNING 0" \
    "the plain job was never preempted"
-grep -Eq "reservation jtc:$big:resv:[0-9]+ activates at .* 16 GPUs short, 2 run" \
+grep -Eq "reservation jtc:$big:resv:[0-9]+ activates \(MaxWait\) at .* 16 GPUs short, 2 run" \
     "$JT_CLUSTER_DIR/log/slurmctld.log"
 ok $? "slurmctld's log says which reservation activated, where and who gave way"
 

@@ -386,7 +386,7 @@ static void test_slice (void)
     sets[1] = (jt_node_set_t){ nb, 4, (int) jt_snapshot_domain_index (s, "west/B") };
     sets[2] = (jt_node_set_t){ nall, 9, -1 };   /* across domains: no alternative */
 
-    is_int (jt_activation_slice (s, sets, 3, 2, "h100", "c1:9", "c1:9:resv:100",
+    is_int (jt_activation_slice (s, sets, 3, 2, "h100", NULL, "c1:9", "c1:9:resv:100",
                                  fx_time (FX_NOW), true, yield_all_but_7, NULL,
                                  &sl, &err), 0, "slice built");
     is_int ((int) sl.req.nalts, 2, "one alternative per single-domain set");
@@ -418,7 +418,7 @@ static void test_slice (void)
     jt_activation_slice_free (&sl);
 
     /* Without structural cuts: the spare goes with its gang, no minimum. */
-    is_int (jt_activation_slice (s, sets + 1, 1, 2, "h100", "c1:9", "c1:9:resv:100",
+    is_int (jt_activation_slice (s, sets + 1, 1, 2, "h100", NULL, "c1:9", "c1:9:resv:100",
                                  fx_time (FX_NOW), false, yield_all_but_7, NULL,
                                  &sl, &err), 0, "slice without structural cuts");
     ok (sl.req.nholders == 2 && sl.req.holders[1].role == JT_ROLE_ACTIVE
@@ -436,11 +436,114 @@ static void test_slice (void)
     jt_activation_slice_free (&sl);
 
     /* Room already there: no alternative, nothing to cut. */
-    is_int (jt_activation_slice (s, sets + 1, 1, 1, "h100", "c1:9", "r", 0, true,
+    is_int (jt_activation_slice (s, sets + 1, 1, 1, "h100", NULL, "c1:9", "r", 0, true,
                                  yield_all_but_7, NULL, &sl, &err), 0, "one node");
     is_int ((int) sl.req.nalts, 0, "a set with room is no alternative");
     jt_activation_slice_free (&sl);
     jt_snapshot_destroy (s);
+}
+
+/* Reclaim: rai's envelope rai-h100 (C=32) lends to bob. With 16 of rai's
+ * own and 16 of bob's active, a 16-GPU run of rai is short 16 there, which
+ * bob's leases would return; with rai's own 32 active nothing is lent, so
+ * nothing is reclaimed; with room, none is needed. Then the slice: only
+ * the borrower's leases hold, in the envelope's pool and in the domain. */
+static void test_reclaim (void)
+{
+    jt_budgets_t *b = fx_budgets (FX_LENDER ("rai", 32, true, "\"bob\"", ""),
+                                  "{ \"owner\": \"bob\", \"envelopes\": [] }", FX_END);
+    const jt_envelope_t *e = b ? jt_budgets_envelope (b, "rai-h100") : NULL;
+    jt_run_t *r = fx_run ("{ \"owner\": \"rai\", \"resources\": { \"gpuType\":"
+                          " \"h100\", \"totalGPUs\": 16 } }");
+    jt_reclaim_t need;
+    jt_usage_t u;
+    jt_error_t err;
+
+    ok (b && e && r, "reclaim fixtures");
+    if (!b || !e || !r)
+        return;
+    jt_usage_init (&u, b);
+    jt_usage_add (&u, e, "rai", 16, 0.0);
+    jt_usage_add (&u, e, "bob", 16, 0.0);
+    is_int (jt_reclaim_need (b, &u, r, 16, fx_time (FX_NOW), &need, &err), 1,
+            "lent GPUs would fund the lender's run: reclaim");
+    ok (need.deficit == 16 && !strcmp (need.envelope, "rai-h100")
+        && !strcmp (need.owner, "rai"), "deficit 16 on rai-h100 for rai");
+    is_int (jt_reclaim_need (b, &u, r, 8, fx_time (FX_NOW), &need, &err), 1,
+            "a smaller run reclaims less");
+    is_int ((int) need.deficit, 8, "deficit 8");
+    jt_usage_free (&u);
+    jt_usage_init (&u, b);
+    jt_usage_add (&u, e, "rai", 32, 0.0);
+    is_int (jt_reclaim_need (b, &u, r, 16, fx_time (FX_NOW), &need, &err), 0,
+            "nothing lent: nothing to reclaim");
+    jt_usage_free (&u);
+    jt_usage_init (&u, b);
+    jt_usage_add (&u, e, "bob", 8, 0.0);
+    is_int (jt_reclaim_need (b, &u, r, 16, fx_time (FX_NOW), &need, &err), 0,
+            "room in its own envelope: nothing to reclaim");
+    jt_usage_free (&u);
+    jt_run_destroy (r);
+    jt_budgets_destroy (b);
+
+    {
+        const char *text =
+            "{\"time\":\"2026-03-01T12:00:00Z\",\"nodes\":["
+            SNODE ("a01", "A", 8) "," SNODE ("a02", "A", 8) ","
+            SNODE ("b01", "B", 8) "," SNODE ("b02", "B", 8) "],\"leases\":["
+            "{\"run\":\"1\",\"group\":0,\"owner\":\"rai\",\"envelope\":\"rai-h100\","
+            "\"nodes\":[\"a01\"],\"gpus\":8,\"role\":\"Active\",\"start\":\"2026-03-01T10:00:00Z\"},"
+            "{\"run\":\"2\",\"group\":0,\"owner\":\"bob\",\"envelope\":\"rai-h100\","
+            "\"nodes\":[\"a02\"],\"gpus\":8,\"role\":\"Borrowed\",\"start\":\"2026-03-01T10:00:00Z\"},"
+            "{\"run\":\"3\",\"group\":0,\"owner\":\"bob\",\"envelope\":\"bob-h100\","
+            "\"nodes\":[\"b01\"],\"gpus\":8,\"role\":\"Active\",\"start\":\"2026-03-01T10:00:00Z\"},"
+            "{\"run\":\"4\",\"group\":0,\"owner\":\"eve\",\"envelope\":\"rai-h100\","
+            "\"nodes\":[\"b02\"],\"gpus\":8,\"role\":\"Borrowed\",\"start\":\"2026-03-01T10:00:00Z\"}]}";
+        jt_snapshot_t *s = NULL;
+        jt_reclaim_t fund = { "rai-h100", "rai", 8 };
+        jt_node_set_t sets[2];
+        size_t na[2], nb[2];
+        jt_activation_slice_t sl;
+        jt_activation_t a;
+        char *d;
+
+        is (fx_parse_snapshot (text, &s), "", "reclaim snapshot parses");
+        if (!s)
+            return;
+        na[0] = (size_t) jt_snapshot_node_index (s, "a01");
+        na[1] = (size_t) jt_snapshot_node_index (s, "a02");
+        nb[0] = (size_t) jt_snapshot_node_index (s, "b01");
+        nb[1] = (size_t) jt_snapshot_node_index (s, "b02");
+        sets[0] = (jt_node_set_t){ na, 2, (int) jt_snapshot_domain_index (s, "west/A") };
+        sets[1] = (jt_node_set_t){ nb, 2, (int) jt_snapshot_domain_index (s, "west/B") };
+        is_int (jt_activation_slice (s, sets, 2, 1, "h100", &fund, "9", "r-9", 0,
+                                     false, yield_all_but_7, NULL, &sl, &err), 0,
+                "reclaim slice");
+        is (sl.scope, "envelope:rai-h100,west/A,west/B", "scope: the envelope, then the domains");
+        ok (sl.req.nalts == 2 && sl.alts[0].nneeds == 2 && sl.alts[0].needs[0].deficit == 8
+            && sl.alts[0].needs[1].deficit == 8,
+            "each domain an alternative: the funding deficit and its room deficit");
+        {
+            char buf[256] = "";
+            for (size_t h = 0; h < sl.req.nholders; h++)
+                snprintf (buf + strlen (buf), sizeof (buf) - strlen (buf), "%s%s@%s",
+                          h ? " " : "", sl.req.holders[h].run,
+                          sl.pools[sl.req.holders[h].pool]);
+            is (buf, "2@envelope:rai-h100 2@west/A 4@envelope:rai-h100 4@west/B",
+                "holders: only the leases rai-h100 pays for other owners "
+                "(not rai's own, not bob's own envelope)");
+        }
+        is_int (jt_activate (&sl.req, &a, &err), 0, "reclaim decided");
+        d = jt_activation_dump (&a, &sl.req);
+        ok (a.resolved && a.alt == 0 && a.ndraws == 1 && !strcmp (a.draws[0].run_id, "2")
+        && a.freed == 16,
+        "resolved in A by the one borrower there (it frees funding and room; eve's "
+        "frees only funding, so it is left out): %s", d);
+        free (d);
+        jt_activation_free (&a);
+        jt_activation_slice_free (&sl);
+        jt_snapshot_destroy (s);
+    }
 }
 
 int main (void)
@@ -452,5 +555,6 @@ int main (void)
     test_multi_pool ();
     test_properties ();
     test_slice ();
+    test_reclaim ();
     done_testing ();
 }
