@@ -58,6 +58,7 @@ seeds () {
         "$top"/etc/slurm/test-cluster/jobtree.conf.in
     seed "$c/fuzz_ledger" "$d"/ledger/*.jtl
     seed "$c/fuzz_event" "$d"/ledger/events.jsonl
+    seed_text "$c/fuzz_event" activation '{"v":1,"type":"Activation","id":"c1:104:resv:1767242000:activation:1767243600","time":1767243600,"reservation":"c1:104:resv:1767242000","run":"c1:104","scope":"envelope:rai-h100,west/A","seed":"0123456789abcdef","needs":[{"pool":"envelope:rai-h100","deficit":8},{"pool":"west/A","deficit":16}],"holders":[{"run":"c1:103","owner":"bob","group":0,"role":"Borrowed","gpus":16,"pool":"west/A","runGPUs":16,"minGPUs":16},{"run":"c1:103","owner":"bob","group":0,"role":"Borrowed","gpus":16,"pool":"envelope:rai-h100","runGPUs":16,"minGPUs":16}],"cuts":[{"run":"c1:103","group":0,"cut":"RandomPreempt"}],"resolved":true}'
     seed_text "$c/fuzz_options" full $'JOBTREE_GROUP_GPUS=32\nJOBTREE_CROSS_GROUP_SPREAD=no\nJOBTREE_MALLEABLE=64:96:32\nJOBTREE_SPARES=1\nJOBTREE_CHECKPOINT=30m\nJOBTREE_BORROW=32\nJOBTREE_SPONSORS=vision,speech'
     seed_text "$c/fuzz_options" spank $'SPANK_JOBTREE_GROUP_GPUS=16\nSPANK_JOBTREE_BORROW=(null)'
     for t in "2026-03-01T12:00:00Z" "30m" "1-00:00:00" "90" "2h30m" \

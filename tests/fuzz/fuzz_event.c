@@ -1,5 +1,6 @@
 /* fuzz_event.c - one ledger event line as jobtree-ledgerd receives it,
- * and its canonical form read back. */
+ * its canonical form read back, and an Activation replayed (what every
+ * fold, slurmctld's at a restart included, does with it). */
 #include "config.h"
 
 #include "jobtree/error.h"
@@ -18,6 +19,12 @@ int LLVMFuzzerTestOneInput (const uint8_t *data, size_t size)
                 abort ();       /* the canonical form must read back */
             jt_event_destroy (back);
             free (js);
+        }
+        if (ev->type == JT_EV_ACTIVATION) {
+            jt_activation_t a;
+            char why[256];
+            if (jt_event_activation_replay (ev, &a, why, sizeof (why)) >= 0)
+                jt_activation_free (&a);
         }
     }
     jt_event_destroy (ev);
