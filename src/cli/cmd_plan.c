@@ -12,11 +12,98 @@
 #include <time.h>
 
 #include "cli.h"
+#include "jobtree/activate.h"
 #include "jobtree/budget.h"
+#include "jobtree/cover.h"
+#include "jobtree/schedule.h"
 #include "jobtree/plan.h"
 #include "jobtree/run.h"
 #include "jobtree/snapshot.h"
 #include "jobtree/timeutil.h"
+
+static int yield_any (const char *run, int64_t *min_gpus, void *arg)
+{
+    (void) run;
+    (void) min_gpus;
+    (void) arg;
+    return 1;
+}
+
+/* What activating reservation resv at now would cut, as slurmctld decides
+ * it (activation.c): the run's estimate sets (jt_sched_answer in
+ * ESTIMATE), a reclaim when it waits for funding its owner lent away,
+ * whole jobs only. */
+static int print_activation (const jt_budgets_t *b, jt_snapshot_t *s,
+                             const jt_run_t *r, int64_t now,
+                             const jt_plan_opts_t *popts, const char *resv)
+{
+    bool *el = calloc (s->nnodes + 1, sizeof (*el));
+    jt_sched_request_t req = { .budgets = b, .snap = s, .eligible = el, .run = r,
+                               .now = now, .tense = JT_TENSE_ESTIMATE,
+                               .opts = *popts };
+    jt_reclaim_t reclaim, *fund = NULL;
+    jt_activation_slice_t sl = { 0 };
+    jt_activation_t a = { 0 };
+    jt_answer_t e;
+    jt_error_t err;
+    char *d = NULL;
+    int rc = -1;
+
+    if (!el) {
+        fprintf (stderr, "jobtree plan: out of memory\n");
+        return -1;
+    }
+    for (size_t k = 0; k < s->nnodes; k++)
+        el[k] = true;
+    if (jt_sched_answer (&req, &e, &err) < 0) {
+        fprintf (stderr, "jobtree plan: %s\n", err.text);
+        free (el);
+        return -1;
+    }
+    if (e.kind != JT_ANSWER_ESTIMATE) {
+        printf ("\nactivation: none (%s)\n", e.reason[0] ? e.reason
+                : jt_answer_kind_str (e.kind));
+        rc = 0;
+        goto out;
+    }
+    if (e.not_before > 0) {
+        jt_usage_t u;
+        int need;
+        if (jt_usage_from_snapshot (&u, b, s, now, NULL) < 0)
+            goto nomem;
+        need = jt_reclaim_need (b, &u, r, e.cand_gpus, now, &reclaim, &err);
+        jt_usage_free (&u);
+        if (need < 0)
+            goto fail;
+        if (need == 0) {
+            printf ("\nactivation: none (a funding wait nothing lent would end)\n");
+            rc = 0;
+            goto out;
+        }
+        fund = &reclaim;
+    }
+    if (jt_activation_slice (s, e.cands, e.ncands, e.cand_nodes, r->flavor, fund,
+                             "", resv, now, false, yield_any, NULL, &sl, &err) < 0
+        || jt_activate (&sl.req, &a, &err) < 0)
+        goto fail;
+    if (!(d = jt_activation_dump (&a, &sl.req)))
+        goto nomem;
+    printf ("\nactivation of %s: scope %s\n  %s\n", resv, sl.scope, d);
+    rc = 0;
+    goto out;
+nomem:
+    fprintf (stderr, "jobtree plan: out of memory\n");
+    goto out;
+fail:
+    fprintf (stderr, "jobtree plan: --activate: %s\n", err.text);
+out:
+    free (d);
+    jt_activation_free (&a);
+    jt_activation_slice_free (&sl);
+    jt_answer_free (&e);
+    free (el);
+    return rc;
+}
 
 static void plan_usage (FILE *f)
 {
@@ -24,6 +111,7 @@ static void plan_usage (FILE *f)
              "Usage: jobtree plan --budgets DIR --snapshot FILE --run FILE\n"
              "                    [--at TIME] [--json]"
              " [--policy pack-to-empty|best-fit]\n"
+             "                    [--activate RESERVATION]\n"
              "\n"
              "Decide whether RUN binds now, is planned for later, or is"
              " rejected,\nand show who pays, where each group lands and what"
@@ -37,6 +125,9 @@ static void plan_usage (FILE *f)
              "                       snapshot's time, else now)\n"
              "  -j, --json           print the plan as JSON\n"
              "  -p, --policy NAME    pack-to-empty (default) or best-fit\n"
+             "  -a, --activate RESV  also show who would give way if reservation\n"
+             "                       RESV activated at --at (the lottery slurmctld\n"
+             "                       draws; every lease of the snapshot may yield)\n"
              "  -h, --help           show this help\n"
              "\nExit status: 0 when a decision was printed (any decision), 1"
              " when an\ninput is invalid, 2 on usage or system errors.\n");
@@ -61,10 +152,12 @@ int cmd_plan (int argc, char **argv)
         { "at", required_argument, NULL, 't' },
         { "json", no_argument, NULL, 'j' },
         { "policy", required_argument, NULL, 'p' },
+        { "activate", required_argument, NULL, 'a' },
         { "help", no_argument, NULL, 'h' },
         { NULL, 0, NULL, 0 },
     };
     const char *bdir = NULL, *sfile = NULL, *rfile = NULL, *at = NULL;
+    const char *resv = NULL;
     bool json = false;
     jt_plan_opts_t popts = { JT_PACK_TO_EMPTY };
     jt_budgets_t *b = NULL;
@@ -79,7 +172,7 @@ int cmd_plan (int argc, char **argv)
     memset (&plan, 0, sizeof (plan));
     jt_diags_init (&diags);
     optind = 1;
-    while ((c = getopt_long (argc, argv, "b:s:r:t:jp:h", opts, NULL)) != -1) {
+    while ((c = getopt_long (argc, argv, "b:s:r:t:jp:a:h", opts, NULL)) != -1) {
         switch (c) {
         case 'b':
             bdir = optarg;
@@ -102,6 +195,9 @@ int cmd_plan (int argc, char **argv)
                          " (use pack-to-empty or best-fit)\n", optarg);
                 return JT_EXIT_USAGE;
             }
+            break;
+        case 'a':
+            resv = optarg;
             break;
         case 'h':
             plan_usage (stdout);
@@ -167,6 +263,11 @@ int cmd_plan (int argc, char **argv)
         free (t);
     } else if (jt_plan_print (&plan, s, stdout) < 0) {
         fprintf (stderr, "jobtree plan: cannot write the plan\n");
+        rc = JT_EXIT_USAGE;
+        goto done;
+    }
+    if (resv && plan.decision != JT_BIND_NOW
+        && print_activation (b, s, r, now, &popts, resv) < 0) {
         rc = JT_EXIT_USAGE;
         goto done;
     }

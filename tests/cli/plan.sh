@@ -40,7 +40,7 @@ fails_with () {
     fi
 }
 
-plan 14
+plan 15
 same_output worked-96.txt snapshot.json worked-96
 same_output worked-96.json snapshot.json worked-96 --json
 same_output worked-128.txt snapshot.json worked-128
@@ -49,6 +49,9 @@ same_output borrow-64-best-fit.txt snapshot.json borrow-64 --policy best-fit
 same_output borrow-96-busy.txt snapshot-busy.json borrow-96
 same_output big-128-busy.txt snapshot-busy.json big-128
 same_output worked-96-late.txt snapshot.json worked-96 --at 2027-02-01T00:00:00Z
+# What activation would cut, as slurmctld draws it: domain A first (Pack's
+# order), two whole one-node gangs for a deficit of 16, seed published.
+same_output pair-16-activate.txt snapshot-full.json pair-16 --activate c1:300:resv:1772366400
 
 fails_with 1 "groupGPUs=12 is not a multiple of the 8 GPUs per h100 node" \
     "an invalid run exits 1 with the field and the fix" \
