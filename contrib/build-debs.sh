@@ -1,0 +1,107 @@
+#!/bin/bash
+# build-debs.sh - build the Debian packages of Jobtree into OUTDIR:
+# jobtree-slurm-plugins (the four plugins, for exactly the installed
+# slurm-wlm), jobtree-ledgerd (daemon, systemd unit, the slurm user) and
+# jobtree-tools (the jobtree command, man pages), then check them with
+# lintian. Debian bookworm, as root (it installs what it needs).
+#
+#   contrib/build-debs.sh [--ref REF] [--nocheck] [--no-lintian] OUTDIR
+#
+# The source is this checkout's files as they are (tracked and new files,
+# not ignored ones), or the commit REF with --ref; it is copied to a
+# scratch directory and built there with `dpkg-buildpackage -us -uc -b`
+# (debian/rules), so the checkout and its build directories are untouched.
+# The Slurm source the plugins are built against comes from
+# contrib/slurm-source.sh. --nocheck skips `make check` in the package
+# build. OUTDIR gets the .deb, .changes and .buildinfo files, build.log and
+# lintian.txt. Exit status: 0, or 1 if the build fails or lintian reports
+# an error (E:); warnings are listed, not fatal.
+#
+# Then, on a host running Debian's Slurm of the same version:
+#   apt install ./OUTDIR/jobtree-*.deb
+set -euo pipefail
+
+top=$(cd "$(dirname "$0")/.." && pwd)
+ref=""
+nocheck=no
+lintian=yes
+while [ $# -gt 1 ]; do
+    case "$1" in
+    --ref) ref=$2; shift ;;
+    --nocheck) nocheck=yes ;;
+    --no-lintian) lintian=no ;;
+    *) echo "build-debs.sh: unknown option $1" >&2; exit 2 ;;
+    esac
+    shift
+done
+out=${1:?usage: build-debs.sh [--ref REF] [--nocheck] [--no-lintian] OUTDIR}
+mkdir -p "$out"
+out=$(cd "$out" && pwd)
+say () { echo "build-debs: $*"; }
+
+# Build dependencies (debian/control's Build-Depends, and the tools).
+pkgs=(build-essential dpkg-dev debhelper dh-autoreconf fakeroot pkgconf
+      libjson-c-dev libssl-dev libslurm-dev slurm-wlm-basic-plugins-dev)
+[ "$lintian" = yes ] && pkgs+=(lintian)
+missing=()
+for p in "${pkgs[@]}"; do
+    dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q 'install ok installed' \
+        || missing+=("$p")
+done
+if [ ${#missing[@]} -gt 0 ]; then
+    say "installing ${missing[*]}"
+    export DEBIAN_FRONTEND=noninteractive
+    apt-get update -qq
+    apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null
+fi
+
+# The configured Slurm source of the installed version (idempotent).
+slurm_src=$("$top/contrib/slurm-source.sh" | tail -n 1)
+say "Slurm source: $slurm_src ($(cat "$(dirname "$slurm_src")/.jobtree-configured"))"
+
+# A copy of the source to build in.
+version=$(dpkg-parsechangelog -l "$top/debian/changelog" -S Version)
+work=$(mktemp -d "${TMPDIR:-/var/tmp}/jobtree-debs.XXXXXX")
+trap 'rm -rf "$work"' EXIT
+src=$work/jobtree-$version
+mkdir "$src"
+if [ -n "$ref" ]; then
+    say "source: commit $(git -C "$top" rev-parse --short "$ref")"
+    git -C "$top" archive "$ref" | tar -x -C "$src"
+else
+    say "source: the files of $top as they are"
+    (cd "$top" && git ls-files -z --cached --others --exclude-standard |
+        while IFS= read -r -d '' f; do [ -e "$f" ] && printf '%s\0' "$f"; done |
+        tar --null -T - -cf -) | tar -x -C "$src"
+fi
+
+opts="${DEB_BUILD_OPTIONS:-}"
+[ "$nocheck" = yes ] && opts="$opts nocheck"
+say "dpkg-buildpackage -us -uc -b in $src (log: $out/build.log)"
+if ! (cd "$src" && DEB_BUILD_OPTIONS="$opts" JT_SLURM_SOURCE="$slurm_src" \
+        dpkg-buildpackage -us -uc -b -j"$(nproc)") >"$out/build.log" 2>&1; then
+    grep -E 'error|Error|FAIL' "$out/build.log" | head -n 30 >&2
+    tail -n 20 "$out/build.log" >&2
+    say "the package build failed (see $out/build.log)"
+    exit 1
+fi
+changes=$work/jobtree_${version}_$(dpkg-architecture -qDEB_HOST_ARCH).changes
+for f in $(sed -n '/^Files:/,/^[^ ]/s/^ [0-9a-f]* [0-9]* [^ ]* [^ ]* //p' "$changes"); do
+    mv "$work/$f" "$out/"
+done
+mv "$changes" "$out/"
+changes=$out/${changes##*/}
+say "built:"
+for f in "$out"/*_"$version"_*.deb; do
+    echo "  $f  ($(dpkg-deb -f "$f" Depends))"
+done
+
+if [ "$lintian" = yes ]; then
+    lintian --display-info "$changes" >"$out/lintian.txt" 2>&1 || true
+    e=$(grep -c '^E: ' "$out/lintian.txt" || true)
+    w=$(grep -c '^W: ' "$out/lintian.txt" || true)
+    i=$(grep -c '^I: ' "$out/lintian.txt" || true)
+    say "lintian: $e errors, $w warnings, $i notes ($out/lintian.txt)"
+    grep -E '^(E|W): ' "$out/lintian.txt" | sed 's/^/  /' || true
+    [ "$e" -eq 0 ] || exit 1
+fi
