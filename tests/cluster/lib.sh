@@ -142,7 +142,10 @@ cluster_setup () {
     done
     for i in 0 1 2 3 4 5 6 7; do ln -s /dev/null "$JT_CLUSTER_DIR/dev/gpu$i"; done
 
-    # Our plugins next to the stock ones: PluginDir lists both.
+    # Our plugins next to the stock ones: PluginDir lists both, ours first.
+    # Slurm loads a plugin from the first directory that has its file, so
+    # this build's plugins win over any installed in the stock directory
+    # (make install, the jobtree-slurm-plugins package).
     ln -s "$build/plugins/job_submit/.libs/job_submit_jobtree.so" "$JT_CLUSTER_DIR/plugins/"
     _sub_select=select/cons_tres
     if [ "${JT_CLUSTER_SELECT:-cons_tres}" = jobtree ]; then
@@ -153,7 +156,7 @@ cluster_setup () {
         [ -f "$so" ] && ln -s "$so" "$JT_CLUSTER_DIR/plugins/"
         _sub_select=select/cons_tres_jobtree
     fi
-    _sub_plugindir=$JT_STOCK_PLUGINDIR:$JT_CLUSTER_DIR/plugins
+    _sub_plugindir=$JT_CLUSTER_DIR/plugins:$JT_STOCK_PLUGINDIR
     _sub_spank=$build/plugins/spank/.libs/jobtree_spank.so
 
     _subst "$tpl/slurm.conf.in" "$JT_CLUSTER_DIR/etc/slurm.conf"
