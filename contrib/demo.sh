@@ -4,7 +4,9 @@
 # munged, slurmctld and 16 slurmd with 8 fake H100 each, 4 fast-fabric
 # domains) with the Jobtree plugins loaded, submit a demo workload of several
 # teams (grouped, malleable, borrowing), and print where each run landed and
-# who pays, then the ledger report. The cluster is left running.
+# who pays, then the ledger report. The cluster is left running, and the
+# jobtree command stays installed (with jobtree-ledgerd and the man pages,
+# under /usr/local), so the README's next commands work.
 #
 #   contrib/demo.sh          run the demo
 #   contrib/demo.sh --stop   stop the demo cluster and remove its directory
@@ -32,7 +34,24 @@ fi
 cd "$top"
 contrib/install-deps.sh
 contrib/build.sh build
-jobtree=$top/build/src/cli/jobtree
+
+# The programs and man pages only (/usr/local/bin, /usr/local/sbin,
+# /usr/local/share/man): the demo's cluster loads the plugins from the build
+# tree, so Slurm's own plugin directory and systemd are left alone. A full
+# install is `make install` or the packages (docs/admin-guide.md).
+echo "=== installing jobtree (make install-exec install-man)"
+make -C build install-exec install-man >build/install.out 2>&1 || {
+    tail -n 20 build/install.out >&2
+    exit 1
+}
+jobtree=$(make -s -C build --no-print-directory install-dirs-list |
+          sed -n 's/^bindir=//p')/jobtree
+[ -x "$jobtree" ] || { echo "demo.sh: $jobtree was not installed" >&2; exit 1; }
+if [ "$(command -v jobtree)" = "$jobtree" ]; then
+    echo "  $jobtree (man jobtree)"
+else
+    echo "  $jobtree (man jobtree); its directory is not on this PATH ($PATH)"
+fi
 
 echo "=== budgets (etc/budgets)"
 "$jobtree" check etc/budgets
@@ -130,3 +149,4 @@ fi
 echo
 echo "The cluster is still running (SLURM_CONF=$SLURM_CONF)."
 echo "Try: SLURM_CONF=$SLURM_CONF squeue; stop it with: $0 --stop"
+echo "jobtree is installed; from $top try: jobtree plan --budgets etc/budgets --snapshot etc/snapshot.json --run etc/runs/malleable.json"
