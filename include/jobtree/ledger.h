@@ -100,6 +100,13 @@ typedef struct jt_ev_cut {
 #define JT_EV_HOLDERS_MAX 65536
 #define JT_EV_NEEDS_MAX 1024
 
+/* Bounds of every event, refused beyond (docs/ledger-format.md, section 4):
+ * times (time, start, end, a window's start and end) are in
+ * [0, JT_EV_TIME_MAX] (9999-12-31T23:59:59Z, the last RFC 3339 instant), a
+ * lease's or a reservation's gpus in [1, JT_RUN_GPUS_MAX]. So a fold adds
+ * at most 2^20 GPUs per lease, and GPUs x seconds stay below 2^58. */
+#define JT_EV_TIME_MAX INT64_C (253402300799)
+
 /* One event. Which fields are meaningful depends on type (see
  * docs/ledger-format.md, "Events"); unused strings are NULL, unused
  * integers 0. Every string is owned by the event (malloc'd). Times are

@@ -15,6 +15,7 @@
 
 #include <errno.h>
 #include <inttypes.h>
+#include <math.h>
 #include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -23,6 +24,7 @@
 #include <json-c/json.h>
 
 #include "jobtree/ledger.h"
+#include "jobtree/run.h"
 #include "ledger_event_int.h"
 
 #define ID_MAX 256
@@ -229,6 +231,24 @@ static int need_str (const char *s, const char *key, jt_error_t *err)
     return 0;
 }
 
+/* A time in [0, JT_EV_TIME_MAX]. */
+static int need_time (int64_t t, const char *key, jt_error_t *err)
+{
+    if (t < 0 || t > JT_EV_TIME_MAX)
+        return jt_errprintf (err, "%s: %" PRId64 " is not a time in [0, %" PRId64 "]",
+                             key, t, JT_EV_TIME_MAX);
+    return 0;
+}
+
+/* A GPU count in [1, JT_RUN_GPUS_MAX]: a fold adds it, so it is bounded. */
+static int need_gpus (int64_t g, jt_error_t *err)
+{
+    if (g < 1 || g > JT_RUN_GPUS_MAX)
+        return jt_errprintf (err, "gpus: must be in [1, %" PRId64 "], got %" PRId64,
+                             JT_RUN_GPUS_MAX, g);
+    return 0;
+}
+
 static int validate_lease (const jt_event_t *ev, jt_error_t *err)
 {
     if (need_str (ev->lease, "lease", err) < 0 || need_str (ev->run, "run", err) < 0
@@ -238,14 +258,16 @@ static int validate_lease (const jt_event_t *ev, jt_error_t *err)
         return -1;
     if (ev->nnodes == 0)
         return jt_errprintf (err, "nodes: a lease needs at least one node");
-    if (ev->gpus < 1)
-        return jt_errprintf (err, "gpus: must be >= 1, got %" PRId64, ev->gpus);
+    if (need_gpus (ev->gpus, err) < 0)
+        return -1;
     if (ev->role != JT_ROLE_ACTIVE && ev->role != JT_ROLE_SPARE
         && ev->role != JT_ROLE_BORROWED)
         return jt_errprintf (err, "role: must be Active, Spare or Borrowed");
-    if (ev->start < 0)
-        return jt_errprintf (err, "start: must be >= 0");
+    if (need_time (ev->start, "start", err) < 0)
+        return -1;
     if (ev->type == JT_EV_END) {
+        if (need_time (ev->end, "end", err) < 0)
+            return -1;
         if (ev->end < ev->start)
             return jt_errprintf (err, "end: %" PRId64 " is before start %" PRId64,
                                  ev->end, ev->start);
@@ -255,6 +277,33 @@ static int validate_lease (const jt_event_t *ev, jt_error_t *err)
             return jt_errprintf (err, "seed: only with reason RandomPreempt");
     }
     return 0;
+}
+
+static int cmp_cap_name (const void *a, const void *b)
+{
+    return strcmp ((*(const jt_ev_cap_t *const *) a)->envelope,
+                   (*(const jt_ev_cap_t *const *) b)->envelope);
+}
+
+/* Each envelope at most once in a caps list (its caps in force must be one
+ * set). O(n log n). */
+static int caps_distinct (const jt_event_t *ev, jt_error_t *err)
+{
+    const jt_ev_cap_t **v;
+    int rc = 0;
+
+    if (ev->ncaps < 2)
+        return 0;
+    if (!(v = malloc (ev->ncaps * sizeof (*v))))
+        return jt_errprintf (err, "out of memory");
+    for (size_t i = 0; i < ev->ncaps; i++)
+        v[i] = &ev->caps[i];
+    qsort (v, ev->ncaps, sizeof (*v), cmp_cap_name);
+    for (size_t i = 1; i < ev->ncaps && !rc; i++)
+        if (!strcmp (v[i - 1]->envelope, v[i]->envelope))
+            rc = jt_errprintf (err, "caps: envelope %s appears twice", v[i]->envelope);
+    free (v);
+    return rc;
 }
 
 int jt_event_validate (const jt_event_t *ev, jt_error_t *err)
@@ -267,8 +316,8 @@ int jt_event_validate (const jt_event_t *ev, jt_error_t *err)
         return -1;
     if (strlen (ev->id) > ID_MAX)
         return jt_errprintf (err, "id: longer than %d bytes", ID_MAX);
-    if (ev->time < 0)
-        return jt_errprintf (err, "time: must be >= 0");
+    if (need_time (ev->time, "time", err) < 0)
+        return -1;
     for (size_t i = 0; i < ev->nnodes; i++)
         if (!nonempty (ev->nodes[i]))
             return jt_errprintf (err, "nodes[%zu]: empty", i);
@@ -277,10 +326,9 @@ int jt_event_validate (const jt_event_t *ev, jt_error_t *err)
     case JT_EV_END: return validate_lease (ev, err);
     case JT_EV_RES_CREATE:
         if (need_str (ev->envelope, "envelope", err) < 0
-            || need_str (ev->owner, "owner", err) < 0)
+            || need_str (ev->owner, "owner", err) < 0
+            || need_gpus (ev->gpus, err) < 0 || need_time (ev->start, "start", err) < 0)
             return -1;
-        if (ev->gpus < 1)
-            return jt_errprintf (err, "gpus: must be >= 1");
         /* fall through */
     case JT_EV_RES_ACTIVATE:
     case JT_EV_RES_RELEASED:
@@ -296,13 +344,15 @@ int jt_event_validate (const jt_event_t *ev, jt_error_t *err)
             const jt_ev_cap_t *c = &ev->caps[i];
             if (!nonempty (c->envelope) || !nonempty (c->owner))
                 return jt_errprintf (err, "caps[%zu]: needs envelope and owner", i);
-            if (c->concurrency < 1 || !(c->max_gpu_hours >= 0) || c->start >= c->end)
+            if (c->concurrency < 1 || !(c->max_gpu_hours >= 0)
+                || !isfinite (c->max_gpu_hours) || c->start < 0 || c->start >= c->end
+                || c->end > JT_EV_TIME_MAX)
                 return jt_errprintf (err,
-                                     "caps[%zu]: needs concurrency >= 1, "
-                                     "maxGPUHours >= 0 and start < end",
-                                     i);
+                                     "caps[%zu]: needs concurrency >= 1, a finite "
+                                     "maxGPUHours >= 0 and 0 <= start < end <= %" PRId64,
+                                     i, JT_EV_TIME_MAX);
         }
-        return 0;
+        return caps_distinct (ev, err);
     case JT_EV_NODE_FAIL:
         if (ev->nnodes == 0)
             return jt_errprintf (err, "nodes: NodeFail needs a node");

@@ -319,9 +319,21 @@ static int apply_start (jt_ledger_fold_t *f, uint64_t seq, const jt_event_t *ev,
         return viol (v, JT_VIOL_DUP_START, seq,
                      "lease %s started again (already open since seq %" PRIu64 ")",
                      ev->lease, old->seq);
-    struct lease *l = lease_new (ev, seq);
     struct env *e = env_get (f, ev->envelope);
-    if (!l || !e || jt_map_put (f->leases, l->id, l, NULL) < 0) {
+    if (!e)
+        return -1;
+    /* checked: unreachable with validated events (gpus <= 2^20 each), but an
+     * event built in memory must not wrap a count either: not applied */
+    int64_t active, borrowed = e->borrowed;
+    if (__builtin_add_overflow (e->active, ev->gpus, &active)
+        || (ev->role == JT_ROLE_BORROWED
+            && __builtin_add_overflow (e->borrowed, ev->gpus, &borrowed)))
+        return viol (v, JT_VIOL_CONCURRENCY, seq,
+                     "envelope %s: %" PRId64 " + %" PRId64 " active GPUs overflow; "
+                     "lease %s not applied",
+                     e->name, e->active, ev->gpus, ev->lease);
+    struct lease *l = lease_new (ev, seq);
+    if (!l || jt_map_put (f->leases, l->id, l, NULL) < 0) {
         lease_free (l);
         return -1;
     }
@@ -334,7 +346,7 @@ static int apply_start (jt_ledger_fold_t *f, uint64_t seq, const jt_event_t *ev,
         if (jt_map_put (f->nodes, l->nodes[i], l, NULL) < 0)
             return -1;
     }
-    if (e->capped && e->active + l->gpus > e->concurrency)
+    if (e->capped && active > e->concurrency)
         rc = viol (v, JT_VIOL_CONCURRENCY, seq,
                    "envelope %s: %" PRId64 " + %" PRId64 " GPUs > concurrency %" PRId64,
                    e->name, e->active, l->gpus, e->concurrency);
@@ -342,12 +354,11 @@ static int apply_start (jt_ledger_fold_t *f, uint64_t seq, const jt_event_t *ev,
         rc = viol (v, JT_VIOL_WINDOW, seq,
                    "lease %s starts at %" PRId64 " outside envelope %s's window", l->id,
                    l->start, e->name);
-    e->active += l->gpus;
+    e->active = active;
+    e->borrowed = borrowed;
     e->open_start_sum += (double) l->gpus * (double) l->start;
-    if (l->role == JT_ROLE_BORROWED) {
-        e->borrowed += l->gpus;
+    if (l->role == JT_ROLE_BORROWED)
         e->open_borrowed_start_sum += (double) l->gpus * (double) l->start;
-    }
     if (e->active > e->peak)
         e->peak = e->active;
     f->starts++;

@@ -423,6 +423,88 @@ static void test_activation_constructor (void)
     }
 }
 
+/* Hostile numbers are refused before any fold adds them (issue 9): GPUs
+ * beyond JT_RUN_GPUS_MAX (two Starts near 2^62 wrapped an envelope's active
+ * count), times beyond 9999-12-31T23:59:59Z, an envelope twice in caps. */
+static void test_bounds (void)
+{
+#define LEASE(gpus, start)                                                            \
+    "{\"v\":1,\"type\":\"Start\",\"id\":\"x\",\"time\":5,\"lease\":\"L\","          \
+    "\"run\":\"c:1\",\"group\":\"0\",\"nodes\":[\"n1\"],\"gpus\":" gpus ","           \
+    "\"role\":\"Active\",\"envelope\":\"e\",\"owner\":\"o\",\"start\":" start "}"
+#define CAP(env, start, end)                                                          \
+    "{\"envelope\":\"" env "\",\"owner\":\"o\",\"concurrency\":8,\"maxGPUHours\":1.0,"  \
+    "\"start\":" start ",\"end\":" end "}"
+#define CAPS(list) "{\"v\":1,\"type\":\"BudgetLoaded\",\"id\":\"b\",\"time\":0," \
+    "\"files\":[],\"caps\":[" list "]}"
+    static const struct {
+        const char *name, *json, *want;
+    } bad[] = {
+        { "gpus 2^20 + 1", LEASE ("1048577", "5"),
+          "gpus: must be in [1, 1048576], got 1048577" },
+        { "gpus near 2^62", LEASE ("4611686018427387904", "5"),
+          "gpus: must be in [1, 1048576], got 4611686018427387904" },
+        { "negative gpus", LEASE ("-8", "5"), "gpus: must be in [1, 1048576], got -8" },
+        { "start after 9999", LEASE ("8", "253402300800"),
+          "start: 253402300800 is not a time in [0, 253402300799]" },
+        { "ReservationCreate gpus 2^40",
+          "{\"v\":1,\"type\":\"ReservationCreate\",\"id\":\"r1\",\"time\":7,"
+          "\"reservation\":\"res-1\",\"run\":\"c:9\",\"envelope\":\"e\","
+          "\"owner\":\"o\",\"nodes\":[],\"gpus\":1099511627776,\"start\":100}",
+          "gpus: must be in [1, 1048576], got 1099511627776" },
+        { "ReservationCreate negative start",
+          "{\"v\":1,\"type\":\"ReservationCreate\",\"id\":\"r1\",\"time\":7,"
+          "\"reservation\":\"res-1\",\"run\":\"c:9\",\"envelope\":\"e\","
+          "\"owner\":\"o\",\"nodes\":[],\"gpus\":8,\"start\":-1}",
+          "start: -1 is not a time in [0, 253402300799]" },
+        { "event time after 9999",
+          "{\"v\":1,\"type\":\"NodeFail\",\"id\":\"f\",\"time\":9000000000000,"
+          "\"nodes\":[\"a\"]}",
+          "time: 9000000000000 is not a time in [0, 253402300799]" },
+        { "an envelope twice in caps",
+          CAPS (CAP ("e", "0", "10") "," CAP ("f", "0", "10") "," CAP ("e", "0", "20")),
+          "caps: envelope e appears twice" },
+        { "a window ending after 9999", CAPS (CAP ("e", "0", "253402300800")),
+          "caps[0]: needs concurrency >= 1, a finite maxGPUHours >= 0 and "
+          "0 <= start < end <= 253402300799" },
+        { "a window starting before 1970", CAPS (CAP ("e", "-5", "10")),
+          "caps[0]: needs concurrency >= 1, a finite maxGPUHours >= 0 and "
+          "0 <= start < end <= 253402300799" },
+    };
+    for (size_t i = 0; i < sizeof (bad) / sizeof (bad[0]); i++)
+        refuse (bad[i].json, bad[i].want, bad[i].name);
+    roundtrip (LEASE ("1048576", "253402300799"), "the largest GPUs and start");
+
+    /* and an event built in memory, beyond validation, cannot wrap a fold's
+     * count: two Starts near 2^62 each */
+    jt_ledger_fold_t *f = jt_ledger_fold_create ();
+    jt_error_t err = { "" };
+    jt_violation_t v;
+    int rc[2];
+    for (int i = 0; i < 2; i++) {
+        jt_event_t *ev = jt_event_from_json (LEASE ("8", "5"), strlen (LEASE ("8", "5")),
+                                             &err);
+        if (!ev)
+            bail_out ("Start: %s", err.text);
+        ev->gpus = INT64_MAX / 2 + 1;
+        jt_event_set (&ev->lease, i ? "L2" : "L1");
+        jt_event_set (&ev->id, i ? "x2" : "x1");
+        jt_event_set (&ev->nodes[0], i ? "n2" : "n1");
+        rc[i] = jt_ledger_fold_apply (f, (uint64_t) i + 1, ev, &v, &err);
+        jt_event_destroy (ev);
+    }
+    jt_fold_envelope_t e;
+    ok (jt_ledger_fold_envelope (f, "e", 5, &e) == 0 && e.active_gpus > 0
+            && e.active_gpus == INT64_MAX / 2 + 1,
+        "a fold never wraps an envelope's active GPUs (%" PRId64 ")", e.active_gpus);
+    ok (rc[0] == 0 && rc[1] == 1 && v.kind == JT_VIOL_CONCURRENCY,
+        "the Start that would wrap it is a violation, not applied: %s", v.msg);
+    jt_ledger_fold_destroy (f);
+#undef LEASE
+#undef CAP
+#undef CAPS
+}
+
 int main (void)
 {
     jt_error_t err = { "" };
@@ -513,7 +595,8 @@ int main (void)
     refuse ("{\"v\":1,\"type\":\"Start\",\"id\":\"x\",\"time\":5,\"lease\":\"L\","
             "\"run\":\"c:1\",\"group\":\"0\",\"nodes\":[\"n1\"],\"gpus\":0,"
             "\"role\":\"Active\",\"envelope\":\"e\",\"owner\":\"o\",\"start\":5}",
-            "gpus: must be >= 1, got 0", "zero GPUs");
+            "gpus: must be in [1, 1048576], got 0", "zero GPUs");
+    test_bounds ();
     refuse ("{\"v\":1,\"type\":\"Start\",\"id\":\"x\",\"time\":5,\"lease\":\"L\","
             "\"run\":\"c:1\",\"group\":\"0\",\"nodes\":[\"n1\"],\"gpus\":1,"
             "\"role\":\"Lent\",\"envelope\":\"e\",\"owner\":\"o\",\"start\":5}",
