@@ -235,6 +235,10 @@ typedef struct jt_record {
     const char *payload;        /* points into the parsed buffer */
     size_t len;
     size_t size;                /* bytes of the whole line, '\n' included */
+    /* Where it is (set by jt_ledger_read for its callback, not by
+     * jt_record_parse): its segment file and its byte offset there. */
+    const char *file;
+    uint64_t offset;
 } jt_record_t;
 
 typedef enum jt_record_status {
@@ -242,6 +246,9 @@ typedef enum jt_record_status {
     JT_RECORD_INCOMPLETE,       /* buffer ends before the record does */
     JT_RECORD_MALFORMED,        /* not the grammar */
     JT_RECORD_BADHASH,          /* grammar fine, hash does not match */
+    JT_RECORD_BADTERM,          /* complete up to its hash, but the next byte
+                                 * is not LF (a CRLF conversion, a damaged
+                                 * terminator): damage, never a torn write */
 } jt_record_status_t;
 
 /* Parse the record at the start of buf (avail bytes). On OK fills rec. */
@@ -280,6 +287,16 @@ typedef struct jt_ledger_result {
     /* The last segment and the size of its good prefix (for the writer). */
     char last_file[JT_LEDGER_PATH_MAX];
     uint64_t last_good_size;
+    /* CORRUPT in the last segment (a damaged tail: complete records or
+     * whole lines after the last good record, which a torn write cannot
+     * leave); only an operator may cut it (jt_ledger_writer_opts_t). */
+    bool tail_damage;
+    /* Writer only: the durable head recorded in the ledger directory
+     * (JT_LEDGER_HEAD_FILE; 0 when there was none) and the first seq the
+     * recovery had to give up, acknowledged ones included, when an operator
+     * allowed it (0: none). */
+    uint64_t durable_seq;
+    uint64_t cut_seq;
 } jt_ledger_result_t;
 
 /* Called for each good record in order; return 0 to go on, -1 to stop
@@ -300,6 +317,10 @@ int jt_ledger_read (const char *const *paths, size_t npaths, const char *head,
 
 const char *jt_ledger_status_str (jt_ledger_status_t s);
 
+/* Parse a head anchor "SEQ:HASH" strictly: seq from 1 without leading zeros,
+ * ':', 64 lowercase hex digits, nothing after. 0, or -1. */
+int jt_ledger_head_parse (const char *s, uint64_t *seq, char hash[65]);
+
 /* Sorted list of segment paths in dir (malloc'd array of malloc'd strings).
  * 0 or -1 with err. */
 int jt_ledger_segments (const char *dir, char ***paths, size_t *n,
@@ -310,13 +331,38 @@ void jt_ledger_segments_free (char **paths, size_t n);
 
 typedef struct jt_ledger_writer jt_ledger_writer_t;
 
-/* Open (creating) the ledger in dir for appending. Recovery: reads it all
- * (cb sees every good record, e.g. to index event ids); a torn tail
- * (TRUNCATED) is copied to dir/torn-<seq>.bin, cut off and reported in *res
- * (status TRUNCATED, bad_seq, bad_offset, bad_file); any other problem
- * refuses with err naming the file and offset.
- * Segments rotate once they reach segment_max bytes (0: 64 MiB). New files
- * get mode 0640. NULL with err. */
+/* The durable head in the ledger directory: "SEQ:HASH\n" of a record known
+ * durable (docs/ledger-format.md, section 3). */
+#define JT_LEDGER_HEAD_FILE "ledgerd.head"
+
+typedef struct jt_ledger_writer_opts {
+    uint64_t segment_max;       /* rotate at this size (0: 64 MiB) */
+    jt_ledger_record_f cb;      /* sees every good record at recovery */
+    void *arg;
+    /* An operator's decision: cut a damaged tail (kept in
+     * damaged-<seq>.bin) and accept a ledger that ends before its durable
+     * head, losing records that may have been acknowledged. */
+    bool truncate_damaged_tail;
+} jt_ledger_writer_opts_t;
+
+/* Open (creating) the ledger in dir for appending. Recovery reads it all
+ * (o->cb sees every good record, e.g. to index event ids). A torn tail
+ * (TRUNCATED: at most a prefix of one record) is copied to
+ * dir/torn-<seq>.bin, cut off and reported in *res (status TRUNCATED,
+ * bad_seq, bad_offset, bad_file). The ledger must still hold the durable
+ * head of JT_LEDGER_HEAD_FILE (same seq, same hash). Anything else refuses
+ * with err naming the file and offset: a damaged tail (CORRUPT with
+ * res->tail_damage) or a ledger ending before its durable head only unless
+ * o->truncate_damaged_tail (then res->cut_seq is the first seq given up).
+ * The durable head is then saved for the ledger as recovered. Segments
+ * rotate once they reach segment_max bytes. New files get mode 0640. NULL
+ * with err. */
+jt_ledger_writer_t *jt_ledger_writer_open_opts (const char *dir,
+                                                const jt_ledger_writer_opts_t *o,
+                                                jt_ledger_result_t *res,
+                                                jt_error_t *err);
+
+/* jt_ledger_writer_open_opts with segment_max, cb and arg only. */
 jt_ledger_writer_t *jt_ledger_writer_open (const char *dir, uint64_t segment_max,
                                            jt_ledger_record_f cb, void *arg,
                                            jt_ledger_result_t *res,
@@ -331,8 +377,25 @@ int jt_ledger_writer_append (jt_ledger_writer_t *w, const char *const *payloads,
                              const size_t *lens, size_t n, uint64_t *first_seq,
                              jt_error_t *err);
 
+/* jt_ledger_writer_append, and offsets[i] (if not NULL) receives the byte
+ * offset of record i in jt_ledger_writer_segment (w) (a batch is never
+ * split across segments). */
+int jt_ledger_writer_append_at (jt_ledger_writer_t *w, const char *const *payloads,
+                                const size_t *lens, size_t n, uint64_t *first_seq,
+                                uint64_t *offsets, jt_error_t *err);
+
+/* Save the head (last seq and hash, all durable) as the durable head, when
+ * it changed: write JT_LEDGER_HEAD_FILE.tmp, fsync, rename, fsync the
+ * directory (two syncs: keep it off the commit path). 0, or -1 with err. */
+int jt_ledger_writer_save_head (jt_ledger_writer_t *w, jt_error_t *err);
+/* The seq of the durable head saved last. */
+uint64_t jt_ledger_writer_saved_seq (const jt_ledger_writer_t *w);
+
 uint64_t jt_ledger_writer_last_seq (const jt_ledger_writer_t *w);
 const char *jt_ledger_writer_last_hash (const jt_ledger_writer_t *w);
+/* The path of the segment being appended to. */
+const char *jt_ledger_writer_segment (const jt_ledger_writer_t *w);
+/* Close; saves the durable head unless the writer failed. */
 void jt_ledger_writer_close (jt_ledger_writer_t *w);
 
 /* ---- Fold and invariants ------------------------------------------------ */

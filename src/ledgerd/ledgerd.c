@@ -107,6 +107,9 @@ static void usage (FILE *f)
         "      --batch-max N        events per group commit (default 4096)\n"
         "      --socket-mode OCTAL  socket mode (default 0660)\n"
         "      --force              accept a group/world-writable ledger dir\n"
+        "      --truncate-damaged-tail  cut a damaged last segment's tail (and accept\n"
+        "                           a ledger ending before its durable head),\n"
+        "                           losing records that may have been acknowledged\n"
         "  -h, --help, -V, --version\n");
 }
 
@@ -222,7 +225,7 @@ int main (int argc, char **argv)
         .batch_max = 4096,
         .socket_mode = 0660,
     };
-    enum { OPT_SEG = 256, OPT_INDEX, OPT_BATCH, OPT_SMODE, OPT_FORCE };
+    enum { OPT_SEG = 256, OPT_INDEX, OPT_BATCH, OPT_SMODE, OPT_FORCE, OPT_TRUNC };
     static const struct option opts[] = {
         { "dir", required_argument, NULL, 'd' },
         { "socket", required_argument, NULL, 'S' },
@@ -235,6 +238,7 @@ int main (int argc, char **argv)
         { "batch-max", required_argument, NULL, OPT_BATCH },
         { "socket-mode", required_argument, NULL, OPT_SMODE },
         { "force", no_argument, NULL, OPT_FORCE },
+        { "truncate-damaged-tail", no_argument, NULL, OPT_TRUNC },
         { "help", no_argument, NULL, 'h' },
         { "version", no_argument, NULL, 'V' },
         { NULL, 0, NULL, 0 },
@@ -253,6 +257,7 @@ int main (int argc, char **argv)
         case 'L': c.logfile = optarg; break;
         case 'P': c.pidfile = optarg; break;
         case OPT_FORCE: c.force = true; break;
+        case OPT_TRUNC: c.truncate_damaged_tail = true; break;
         case OPT_SEG:
         case OPT_INDEX:
         case OPT_BATCH:

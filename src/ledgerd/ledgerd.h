@@ -21,6 +21,7 @@ struct ledgerd_conf {
     const char *pidfile; /* NULL: none */
     bool foreground;
     bool force; /* accept insecure directory modes */
+    bool truncate_damaged_tail; /* an operator's: cut a damaged tail */
     uint64_t segment_max;
     size_t index_max; /* event ids remembered for idempotency */
     size_t batch_max; /* events per group commit */

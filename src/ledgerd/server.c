@@ -14,6 +14,11 @@
  * Idempotency: a bounded FIFO map from event id to seq, filled by a full
  * scan at startup, answers a resent id with its original seq.
  *
+ * The durable head (JT_LEDGER_HEAD_FILE) is saved after a commit when the
+ * last save is a second old or more, when idle, and at a clean stop: never
+ * on a commit's path (its two syncs would halve the commit rate), so it
+ * trails the acknowledgements by about two seconds at most.
+ *
  * Protocol (one line each way): an event JSON -> "OK <seq>" once durable,
  * or "ERR INVALID|DENIED|FAIL <text>"; "HEAD" -> "HEAD <seq> <hash>".
  */
@@ -30,6 +35,7 @@
 #include <sys/socket.h>
 #include <sys/stat.h>
 #include <sys/un.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "jobtree/map.h"
@@ -62,10 +68,14 @@ struct req {
     char *key;
 };
 
+#define HEAD_SAVE_S 1.0
+
 struct server {
     const struct ledgerd_conf *conf;
     jt_ledger_writer_t *w;
     jt_map_t *index; /* event id -> seq */
+    double head_saved_at;   /* monotonic seconds */
+    bool head_failing;      /* the last save failed (logged once) */
     int lfd;
     struct client *clients[MAX_CLIENTS];
     size_t nclients;
@@ -97,6 +107,44 @@ static int index_cb (const jt_record_t *rec, void *arg, jt_error_t *err)
     int rc = jt_map_put (s->index, key, (void *) (uintptr_t) rec->seq, NULL);
     free (key);
     return rc < 0 ? jt_errprintf (err, "out of memory") : 0;
+}
+
+static double mono_now (void)
+{
+    struct timespec ts;
+    clock_gettime (CLOCK_MONOTONIC, &ts);
+    return (double) ts.tv_sec + (double) ts.tv_nsec / 1e9;
+}
+
+/* Save the durable head when it changed and the last save is HEAD_SAVE_S
+ * old. A failure is logged, not fatal: the file then
+ * trails further, which is safe. */
+static void save_head (struct server *s)
+{
+    jt_error_t err = { "" };
+    double now = mono_now ();
+
+    if (jt_ledger_writer_saved_seq (s->w) == jt_ledger_writer_last_seq (s->w)
+        || now - s->head_saved_at < HEAD_SAVE_S)
+        return;
+    s->head_saved_at = now;
+    if (jt_ledger_writer_save_head (s->w, &err) < 0) {
+        if (!s->head_failing)
+            log_msg ("cannot save the durable head: %s", err.text);
+        s->head_failing = true;
+    } else if (s->head_failing) {
+        log_msg ("the durable head is saved again");
+        s->head_failing = false;
+    }
+}
+
+/* Poll timeout (ms): when the head awaits its save, wake up for it. */
+static int idle_timeout (struct server *s)
+{
+    if (jt_ledger_writer_saved_seq (s->w) == jt_ledger_writer_last_seq (s->w))
+        return 1000;
+    double left = HEAD_SAVE_S - (mono_now () - s->head_saved_at);
+    return left <= 0 ? 0 : (int) (left * 1000) + 1;
 }
 
 static int buf_add (char **buf, size_t *len, size_t *cap, const char *s, size_t n)
@@ -410,17 +458,34 @@ static int recover (struct server *s, char *errbuf, size_t errlen)
 {
     jt_ledger_result_t res;
     jt_error_t err = { "" };
-    s->w = jt_ledger_writer_open (s->conf->dir, s->conf->segment_max, index_cb, s, &res,
-                                  &err);
+    jt_ledger_writer_opts_t o = { .segment_max = s->conf->segment_max,
+                                  .cb = index_cb,
+                                  .arg = s,
+                                  .truncate_damaged_tail =
+                                      s->conf->truncate_damaged_tail };
+
+    s->w = jt_ledger_writer_open_opts (s->conf->dir, &o, &res, &err);
     if (!s->w) {
         snprintf (errbuf, errlen, "%s", err.text);
         return -1;
     }
+    s->head_saved_at = mono_now ();
     if (res.status == JT_LEDGER_TRUNCATED)
         log_msg ("truncated a torn tail: %s offset %" PRIu64 " (seq %" PRIu64 "): %s; "
                  "the cut bytes are in %s/torn-%020" PRIu64 ".bin",
                  res.bad_file, res.bad_offset, res.bad_seq, res.msg, s->conf->dir,
                  res.bad_seq);
+    if (res.status == JT_LEDGER_CORRUPT)
+        log_msg ("--truncate-damaged-tail: cut a damaged tail: %s offset %" PRIu64
+                 " (seq %" PRIu64 "): %s; the cut bytes are in %s/damaged-%020" PRIu64
+                 ".bin",
+                 res.bad_file, res.bad_offset, res.bad_seq, res.msg, s->conf->dir,
+                 res.bad_seq);
+    if (res.cut_seq && res.durable_seq >= res.cut_seq)
+        log_msg ("--truncate-damaged-tail: records %" PRIu64 "..%" PRIu64 " were "
+                 "durable and may have been acknowledged; they are lost, and seq %" PRIu64
+                 " will be reused",
+                 res.cut_seq, res.durable_seq, res.cut_seq);
     log_msg ("ledger %s: %" PRIu64 " records in %" PRIu64 " segments, head %" PRIu64
              ":%s, %zu ids indexed",
              s->conf->dir, res.nrecords, res.nsegments,
@@ -463,7 +528,7 @@ static int loop (struct server *s, char *errbuf, size_t errlen)
             };
         }
         size_t npfd = s->nclients + 1;
-        int n = poll (pfd, npfd, more ? 0 : 1000);
+        int n = poll (pfd, npfd, more ? 0 : idle_timeout (s));
         if (n < 0) {
             if (errno == EINTR)
                 continue;
@@ -496,6 +561,7 @@ static int loop (struct server *s, char *errbuf, size_t errlen)
             client_flush (s->clients[i]);
         if (rc < 0)
             return -1; /* fail closed: nothing more is acknowledged */
+        save_head (s);
         drop_closed (s);
         if (pfd[0].revents & POLLIN)
             accept_clients (s);
@@ -534,7 +600,7 @@ done:
     }
     if (conf->pidfile && rc == 0)
         unlink (conf->pidfile);
-    jt_ledger_writer_close (s.w);
+    jt_ledger_writer_close (s.w); /* saves the durable head after a clean run */
     jt_map_destroy (s.index, NULL);
     close (lockfd);
     return rc;

@@ -56,6 +56,34 @@ int jt_ledger_segment_name (const char *name, unsigned long long *first)
     return 1;
 }
 
+int jt_ledger_head_parse (const char *s, uint64_t *seq, char hash[65])
+{
+    uint64_t v = 0;
+    size_t i = 0;
+
+    if (!s || s[0] < '1' || s[0] > '9')
+        return -1;
+    for (; s[i] >= '0' && s[i] <= '9'; i++) {
+        uint64_t d = (uint64_t) (s[i] - '0');
+        if (i >= 20 || v > (UINT64_MAX - d) / 10)
+            return -1;
+        v = v * 10 + d;
+    }
+    if (s[i++] != ':')
+        return -1;
+    for (size_t k = 0; k < 64; k++, i++) {
+        char c = s[i];
+        if (!((c >= '0' && c <= '9') || (c >= 'a' && c <= 'f')))
+            return -1;
+        hash[k] = c;
+    }
+    if (s[i] != '\0')
+        return -1;
+    hash[64] = '\0';
+    *seq = v;
+    return 0;
+}
+
 static int cmpstr (const void *a, const void *b)
 {
     return strcmp (*(char *const *) a, *(char *const *) b);
@@ -126,29 +154,59 @@ static void problem (jt_ledger_result_t *res, jt_ledger_status_t st, const char 
     snprintf (res->msg, sizeof (res->msg), fmt, detail);
 }
 
-/* Is there any complete, correctly hashed record after offset off? */
-static bool good_record_after (const char *buf, size_t size, size_t off)
-{
-    jt_record_t rec;
-    for (size_t p = off + 1; p + 4 <= size; p++) {
-        const char *hit = memmem (buf + p, size - p, "JT1 ", 4);
-        if (!hit)
-            return false;
-        p = (size_t) (hit - buf);
-        if (jt_record_parse (hit, size - p, &rec) == JT_RECORD_OK)
-            return true;
-    }
-    return false;
-}
-
 static const char *record_status_text (jt_record_status_t st)
 {
     switch (st) {
     case JT_RECORD_INCOMPLETE: return "incomplete record";
     case JT_RECORD_MALFORMED: return "malformed record";
     case JT_RECORD_BADHASH: return "record hash mismatch";
+    case JT_RECORD_BADTERM: return "record not ended by LF";
     default: return "record";
     }
+}
+
+/* A bad record at off of a segment: the problem it is. One pass over the
+ * rest of the segment at most (linear in its size, whatever it holds).
+ *
+ * A torn write leaves at most a prefix of one record after the last good
+ * one: bytes with no LF (a record's only LF is its last byte) that are not
+ * a complete record. So the bad record is a torn tail (TRUNCATED) only in
+ * the last segment, when no LF follows it and it is not complete (its hash
+ * field and the byte after it are all there: BADTERM). Anything else is
+ * damage (CORRUPT): a complete record failing its hash or its terminator,
+ * whole lines (a CRLF conversion, garbage, more records), or a bad record
+ * in an earlier segment. tail_damage says the damage is in the last
+ * segment and no good record follows it (an operator may cut it there). */
+static void bad_record (jt_ledger_result_t *res, const char *file, const char *buf,
+                        size_t size, size_t off, jt_record_status_t st, bool is_last)
+{
+    const char *what = record_status_text (st);
+    const char *nl = memchr (buf + off, '\n', size - off);
+    char detail[160];
+    jt_record_t rec;
+
+    res->last_good_size = off;
+    if (is_last && !nl && st != JT_RECORD_BADTERM) {
+        problem (res, JT_LEDGER_TRUNCATED, file, off,
+                 "%s at the end of the last segment (torn tail)", what);
+        return;
+    }
+    /* the record after the bad one's line, if any: one parse */
+    if (nl && (size_t) (nl - buf) + 1 < size
+        && jt_record_parse (nl + 1, size - (size_t) (nl - buf) - 1, &rec)
+               == JT_RECORD_OK) {
+        snprintf (detail, sizeof (detail), "%s followed by good records", what);
+        is_last = false; /* damage in the middle: not a tail to cut */
+    } else if (!is_last)
+        snprintf (detail, sizeof (detail), "%s in a segment before the last", what);
+    else
+        snprintf (detail, sizeof (detail), "%s%s at the end of the last segment: "
+                  "damage, not a torn write", what,
+                  st == JT_RECORD_BADHASH || st == JT_RECORD_BADTERM
+                      ? " (a complete record)"
+                      : " with whole lines after it");
+    problem (res, JT_LEDGER_CORRUPT, file, off, "%s", detail);
+    res->tail_damage = is_last;
 }
 
 /* Walk one mapped segment. 0 to go on, 1 when a problem ended the walk,
@@ -164,14 +222,11 @@ static int walk_buf (struct walk *w, const char *file, const char *buf, size_t s
     while (pos < size) {
         jt_record_status_t st = jt_record_parse (buf + pos, size - pos, &rec);
         if (st != JT_RECORD_OK) {
-            bool torn = is_last && !good_record_after (buf, size, pos);
-            problem (res, torn ? JT_LEDGER_TRUNCATED : JT_LEDGER_CORRUPT, file, pos,
-                     torn ? "%s at the end of the last segment (torn tail)"
-                          : "%s followed by good records",
-                     record_status_text (st));
-            res->last_good_size = pos;
+            bad_record (res, file, buf, size, pos, st, is_last);
             return 1;
         }
+        rec.file = file;
+        rec.offset = pos;
         if (rec.seq != res->last_seq + 1) {
             snprintf (detail, sizeof (detail), "%" PRIu64, rec.seq);
             problem (res, JT_LEDGER_BADSEQ, file, pos, "found seq %s", detail);
@@ -226,6 +281,17 @@ static int walk_file (struct walk *w, const char *path, bool is_last, jt_error_t
                      "empty segment before the last");
             return 1;
         }
+        /* an empty last segment (a crash right after a rotation) is named
+         * for the seq its first record will have */
+        if (jt_ledger_segment_name (base, &first) && first != res->last_seq + 1) {
+            char detail[128];
+            snprintf (detail, sizeof (detail),
+                      "empty last segment named for seq %llu, the next record is seq "
+                      "%" PRIu64 " (remove it)",
+                      first, res->last_seq + 1);
+            problem (res, JT_LEDGER_BADSEQ, path, 0, "%s", detail);
+            return 1;
+        }
         return 0;
     }
     if (jt_ledger_segment_name (base, &first) && first != res->last_seq + 1) {
@@ -259,11 +325,12 @@ int jt_ledger_read (const char *const *paths, size_t npaths, const char *head,
     memset (res, 0, sizeof (*res));
     memcpy (res->last_hash, JT_LEDGER_GENESIS, 65);
     if (head) {
-        unsigned long long s;
-        if (sscanf (head, "%llu:%64[0-9a-f]", &s, head_hash) != 2
-            || strlen (head_hash) != 64)
-            return jt_errprintf (err, "head anchor must be SEQ:HASH, got '%s'", head);
-        w.head_seq = s;
+        if (jt_ledger_head_parse (head, &w.head_seq, head_hash) < 0)
+            return jt_errprintf (err,
+                                 "head anchor must be SEQ:HASH (seq from 1, no leading "
+                                 "zeros; 64 lowercase hex digits; nothing else), got "
+                                 "'%.100s'",
+                                 head);
         w.head_hash = head_hash;
     }
     for (size_t i = 0; i < npaths; i++) {

@@ -145,7 +145,7 @@ jt_record_status_t jt_record_parse (const char *buf, size_t avail, jt_record_t *
     if (pos >= avail)
         return JT_RECORD_INCOMPLETE;
     if (buf[pos++] != '\n')
-        return JT_RECORD_MALFORMED;
+        return JT_RECORD_BADTERM; /* complete, but not ended by LF (e.g. CRLF) */
     rec->size = pos;
     char want[65];
     if (jt_sha256_hex (buf, body, want) < 0 || memcmp (want, rec->hash, 64))

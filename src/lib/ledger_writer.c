@@ -12,6 +12,21 @@
  * batches: once a segment reaches segment_max, the next batch opens
  * "ledger-<seq>.jtl" named for its first record, and the directory is
  * fsync'd so the new name is durable too.
+ *
+ * Recovery never cuts what may have been acknowledged. A torn write leaves
+ * at most a prefix of one record (the reader's TRUNCATED): that is cut,
+ * kept in torn-<seq>.bin. A damaged tail (a complete record failing its
+ * hash or terminator, whole lines after the last good record: CORRUPT in
+ * the last segment) is refused unless the operator allows cutting it
+ * (truncate_damaged_tail; kept in damaged-<seq>.bin). And the durable head
+ * (seq and hash of the last record known durable) is kept in
+ * JT_LEDGER_HEAD_FILE, replaced atomically (write, fsync, rename, fsync of
+ * the directory) by jt_ledger_writer_save_head and at close: at open the
+ * ledger must still hold that record with that hash, so a cut at a record
+ * boundary or a damaged last record that reads like a torn one is refused
+ * too. The file trails the ledger (the caller saves it when it likes: the
+ * daemon about once a second, never on a commit's path), so it is a lower
+ * bound of what was acknowledged and never wrong about it.
  */
 #include "config.h"
 
@@ -33,10 +48,12 @@ struct jt_ledger_writer {
     char *dir;
     int dirfd;
     int fd;
+    char path[JT_LEDGER_PATH_MAX]; /* the open segment */
     uint64_t size; /* good size of the open segment */
     uint64_t segment_max;
     uint64_t last_seq;
     char last_hash[65];
+    uint64_t saved_seq; /* in JT_LEDGER_HEAD_FILE */
     bool failed;
     char *buf;
     size_t bufcap;
@@ -67,6 +84,7 @@ static int open_segment (jt_ledger_writer_t *w, const char *path, bool create,
     if (w->fd >= 0)
         close (w->fd);
     w->fd = fd;
+    snprintf (w->path, sizeof (w->path), "%s", path);
     return 0;
 }
 
@@ -81,21 +99,22 @@ static int new_segment (jt_ledger_writer_t *w, uint64_t first, jt_error_t *err)
     return 0;
 }
 
-/* Before cutting a torn tail, keep its bytes in "torn-<seq>.bin" next to the
- * segments: a crash leaves only unacknowledged bytes there, but a damaged or
- * tampered last record reads the same way, and nothing may vanish unseen. */
-static int save_tail (jt_ledger_writer_t *w, jt_ledger_result_t *res, jt_error_t *err)
+/* Before cutting a tail, keep its bytes in "<kind>-<seq>.bin" next to the
+ * segments (torn: a crash left them, never acknowledged; damaged: an
+ * operator chose to cut them): nothing may vanish unseen. */
+static int save_tail (jt_ledger_writer_t *w, jt_ledger_result_t *res, const char *kind,
+                      jt_error_t *err)
 {
     char path[JT_LEDGER_PATH_MAX];
     int in = -1, out = -1, rc = -1;
     char buf[65536];
     off_t off = (off_t) res->last_good_size;
 
-    snprintf (path, sizeof (path), "%s/torn-%020llu.bin", w->dir,
+    snprintf (path, sizeof (path), "%s/%s-%020llu.bin", w->dir, kind,
               (unsigned long long) res->bad_seq);
     if ((in = open (res->last_file, O_RDONLY | O_CLOEXEC)) < 0
         || (out = open (path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0640)) < 0) {
-        jt_errprintf (err, "saving the torn tail to %s: %s", path, strerror (errno));
+        jt_errprintf (err, "saving the cut tail to %s: %s", path, strerror (errno));
         goto done;
     }
     for (;;) {
@@ -133,11 +152,77 @@ done:
     return rc;
 }
 
+/* The durable head file: absent (0, *seq 0), "SEQ:HASH\n" (0), or anything
+ * else (-1 with err). */
+static int read_head (jt_ledger_writer_t *w, uint64_t *seq, char hash[65],
+                      jt_error_t *err)
+{
+    char path[JT_LEDGER_PATH_MAX], buf[128];
+    int fd;
+    ssize_t n;
+
+    *seq = 0;
+    snprintf (path, sizeof (path), "%s/%s", w->dir, JT_LEDGER_HEAD_FILE);
+    if ((fd = open (path, O_RDONLY | O_CLOEXEC)) < 0) {
+        if (errno == ENOENT)
+            return 0;
+        return jt_errprintf (err, "%s: %s", path, strerror (errno));
+    }
+    n = read (fd, buf, sizeof (buf) - 1);
+    close (fd);
+    if (n < 0)
+        return jt_errprintf (err, "%s: %s", path, strerror (errno));
+    buf[n] = '\0';
+    if (n > 0 && buf[n - 1] == '\n')
+        buf[n - 1] = '\0';
+    if (jt_ledger_head_parse (buf, seq, hash) < 0)
+        return jt_errprintf (err,
+                             "durable head %s is not SEQ:HASH; refusing to append "
+                             "(check the ledger with jobtree verify, then remove the "
+                             "file to accept it as it is)",
+                             path);
+    return 0;
+}
+
+int jt_ledger_writer_save_head (jt_ledger_writer_t *w, jt_error_t *err)
+{
+    char tmp[JT_LEDGER_PATH_MAX + 8], path[JT_LEDGER_PATH_MAX], line[128];
+    int fd, n;
+
+    if (w->failed)
+        return jt_errprintf (err, "ledger %s: writer failed earlier", w->dir);
+    if (w->last_seq == w->saved_seq)
+        return 0;
+    snprintf (path, sizeof (path), "%s/%s", w->dir, JT_LEDGER_HEAD_FILE);
+    snprintf (tmp, sizeof (tmp), "%s.tmp", path);
+    n = snprintf (line, sizeof (line), "%" PRIu64 ":%s\n", w->last_seq, w->last_hash);
+    if ((fd = open (tmp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0640)) < 0)
+        return jt_errprintf (err, "%s: %s", tmp, strerror (errno));
+    if (write (fd, line, (size_t) n) != n || fsync (fd) < 0) {
+        int e = errno;
+        close (fd);
+        unlink (tmp);
+        return jt_errprintf (err, "%s: %s", tmp, strerror (e ? e : EIO));
+    }
+    close (fd);
+    if (rename (tmp, path) < 0) {
+        int e = errno;
+        unlink (tmp);
+        return jt_errprintf (err, "%s: %s", path, strerror (e));
+    }
+    if (fsync_dir (w, err) < 0)
+        return -1;
+    w->saved_seq = w->last_seq;
+    return 0;
+}
+
 void jt_ledger_writer_close (jt_ledger_writer_t *w)
 {
     if (!w)
         return;
     int saved = errno;
+    if (!w->failed)
+        (void) jt_ledger_writer_save_head (w, NULL);
     if (w->fd >= 0)
         close (w->fd);
     if (w->dirfd >= 0)
@@ -148,19 +233,50 @@ void jt_ledger_writer_close (jt_ledger_writer_t *w)
     errno = saved;
 }
 
+/* The reader's callback during recovery: the caller's, and the hash of the
+ * record at the durable head's seq. */
+struct recover {
+    jt_ledger_record_f cb;
+    void *arg;
+    uint64_t head_seq;
+    char head_hash[65];
+    bool seen;
+};
+
+static int recover_cb (const jt_record_t *rec, void *arg, jt_error_t *err)
+{
+    struct recover *r = arg;
+    if (rec->seq == r->head_seq) {
+        r->seen = true;
+        memcpy (r->head_hash, rec->hash, 65);
+    }
+    return r->cb ? r->cb (rec, r->arg, err) : 0;
+}
+
 jt_ledger_writer_t *jt_ledger_writer_open (const char *dir, uint64_t segment_max,
                                            jt_ledger_record_f cb, void *arg,
                                            jt_ledger_result_t *res, jt_error_t *err)
 {
+    jt_ledger_writer_opts_t o = { .segment_max = segment_max, .cb = cb, .arg = arg };
+    return jt_ledger_writer_open_opts (dir, &o, res, err);
+}
+
+jt_ledger_writer_t *jt_ledger_writer_open_opts (const char *dir,
+                                                const jt_ledger_writer_opts_t *o,
+                                                jt_ledger_result_t *res, jt_error_t *err)
+{
     jt_ledger_writer_t *w = calloc (1, sizeof (*w));
     const char *paths[1] = { dir };
+    struct recover r = { .cb = o->cb, .arg = o->arg };
+    char durable_hash[65] = "";
+    uint64_t durable = 0;
 
     if (!w) {
         jt_errprintf (err, "out of memory");
         return NULL;
     }
     w->fd = -1;
-    w->segment_max = segment_max ? segment_max : DEFAULT_SEGMENT_MAX;
+    w->segment_max = o->segment_max ? o->segment_max : DEFAULT_SEGMENT_MAX;
     if (!(w->dir = strdup (dir))) {
         jt_errprintf (err, "out of memory");
         goto error;
@@ -169,46 +285,97 @@ jt_ledger_writer_t *jt_ledger_writer_open (const char *dir, uint64_t segment_max
         jt_errprintf (err, "%s: %s", dir, strerror (errno));
         goto error;
     }
-    if (jt_ledger_read (paths, 1, NULL, cb, arg, res, err) < 0)
+    if (read_head (w, &durable, durable_hash, err) < 0)
         goto error;
+    r.head_seq = durable;
+    if (jt_ledger_read (paths, 1, NULL, recover_cb, &r, res, err) < 0)
+        goto error;
+    res->durable_seq = durable;
+    /* decide everything before changing anything */
+    bool cut = false;
+    const char *kind = "torn";
     switch (res->status) {
     case JT_LEDGER_EMPTY:
-    case JT_LEDGER_OK:
-    case JT_LEDGER_TRUNCATED: break;
+    case JT_LEDGER_OK: break;
+    case JT_LEDGER_TRUNCATED: cut = true; break;
+    case JT_LEDGER_CORRUPT:
+        if (res->tail_damage && o->truncate_damaged_tail) {
+            cut = true;
+            kind = "damaged";
+            break;
+        }
+        /* fall through */
     default:
-        jt_errprintf (err,
-                      "%s at seq %" PRIu64 ", %s offset %" PRIu64 ": %s; refusing "
-                      "to append (run `jobtree verify %s`)",
-                      jt_ledger_status_str (res->status), res->bad_seq, res->bad_file,
-                      res->bad_offset, res->msg, dir);
+        if (res->tail_damage)
+            jt_errprintf (err,
+                          "%s at seq %" PRIu64 ", %s offset %" PRIu64 ": %s; refusing "
+                          "to append (an operator may cut it: --truncate-damaged-tail)",
+                          jt_ledger_status_str (res->status), res->bad_seq,
+                          res->bad_file, res->bad_offset, res->msg);
+        else
+            jt_errprintf (err,
+                          "%s at seq %" PRIu64 ", %s offset %" PRIu64 ": %s; refusing "
+                          "to append (run `jobtree verify %s`)",
+                          jt_ledger_status_str (res->status), res->bad_seq,
+                          res->bad_file, res->bad_offset, res->msg, dir);
         goto error;
     }
+    if (durable && r.seen && strcmp (r.head_hash, durable_hash)) {
+        jt_errprintf (err,
+                      "durable head %s/%s: seq %" PRIu64 " had hash %.16s..., the "
+                      "ledger's is %.16s...: rewritten or replaced; refusing to append",
+                      dir, JT_LEDGER_HEAD_FILE, durable, durable_hash, r.head_hash);
+        goto error;
+    }
+    if (durable > res->last_seq && !o->truncate_damaged_tail) {
+        char where[JT_LEDGER_PATH_MAX + 64];
+        if (cut)
+            snprintf (where, sizeof (where),
+                      "seq %" PRIu64 " (%s offset %" PRIu64 ") reads as a torn tail",
+                      res->bad_seq, res->bad_file, res->bad_offset);
+        else
+            snprintf (where, sizeof (where), "the ledger ends at seq %" PRIu64,
+                      res->last_seq);
+        jt_errprintf (err,
+                      "durable head %s/%s: seq %" PRIu64 " was durable, maybe "
+                      "acknowledged, but %s; refusing to append (restore it, or "
+                      "accept the loss: --truncate-damaged-tail)",
+                      dir, JT_LEDGER_HEAD_FILE, durable, where);
+        goto error;
+    }
+    if (durable > res->last_seq || (cut && kind[0] == 'd'))
+        res->cut_seq = res->last_seq + 1;
     w->last_seq = res->last_seq;
     memcpy (w->last_hash, res->last_hash, 65);
+    w->saved_seq = durable;
     if (res->nsegments == 0) {
         if (new_segment (w, 1, err) < 0)
             goto error;
-        return w;
-    }
-    if (open_segment (w, res->last_file, false, err) < 0)
-        goto error;
-    if (res->status == JT_LEDGER_TRUNCATED) {
-        if (save_tail (w, res, err) < 0)
+    } else {
+        if (open_segment (w, res->last_file, false, err) < 0)
             goto error;
-        if (ftruncate (w->fd, (off_t) res->last_good_size) < 0
-            || fdatasync (w->fd) < 0) {
-            jt_errprintf (err, "%s: truncating the torn tail: %s", res->last_file,
-                          strerror (errno));
+        if (cut) {
+            if (save_tail (w, res, kind, err) < 0)
+                goto error;
+            if (ftruncate (w->fd, (off_t) res->last_good_size) < 0
+                || fdatasync (w->fd) < 0) {
+                jt_errprintf (err, "%s: cutting the %s tail: %s", res->last_file, kind,
+                              strerror (errno));
+                goto error;
+            }
+        }
+        w->size = res->last_good_size;
+        if (lseek (w->fd, (off_t) w->size, SEEK_SET) < 0) {
+            jt_errprintf (err, "%s: %s", res->last_file, strerror (errno));
             goto error;
         }
     }
-    w->size = res->last_good_size;
-    if (lseek (w->fd, (off_t) w->size, SEEK_SET) < 0) {
-        jt_errprintf (err, "%s: %s", res->last_file, strerror (errno));
+    /* the durable head is this ledger's from now on */
+    if (w->last_seq && jt_ledger_writer_save_head (w, err) < 0)
         goto error;
-    }
     return w;
 error:
+    w->failed = true; /* no head saved on the way out */
     jt_ledger_writer_close (w);
     return NULL;
 }
@@ -245,6 +412,13 @@ int jt_ledger_writer_append (jt_ledger_writer_t *w, const char *const *payloads,
                              const size_t *lens, size_t n, uint64_t *first_seq,
                              jt_error_t *err)
 {
+    return jt_ledger_writer_append_at (w, payloads, lens, n, first_seq, NULL, err);
+}
+
+int jt_ledger_writer_append_at (jt_ledger_writer_t *w, const char *const *payloads,
+                                const size_t *lens, size_t n, uint64_t *first_seq,
+                                uint64_t *offsets, jt_error_t *err)
+{
     size_t used = 0;
     uint64_t seq = w->last_seq;
     char hash[65];
@@ -257,6 +431,8 @@ int jt_ledger_writer_append (jt_ledger_writer_t *w, const char *const *payloads,
     for (size_t i = 0; i < n; i++) {
         char *line;
         size_t linelen;
+        if (offsets)
+            offsets[i] = used;
         if (jt_record_format (++seq, hash, payloads[i], lens[i], &line, &linelen, hash,
                               err)
             < 0)
@@ -270,6 +446,8 @@ int jt_ledger_writer_append (jt_ledger_writer_t *w, const char *const *payloads,
         w->failed = true;
         return -1;
     }
+    for (size_t i = 0; offsets && i < n; i++)
+        offsets[i] += w->size; /* relative to the batch until now */
     size_t off = 0;
     while (off < used) {
         ssize_t k = write (w->fd, w->buf + off, used - off);
@@ -296,4 +474,14 @@ uint64_t jt_ledger_writer_last_seq (const jt_ledger_writer_t *w)
 const char *jt_ledger_writer_last_hash (const jt_ledger_writer_t *w)
 {
     return w->last_hash;
+}
+
+const char *jt_ledger_writer_segment (const jt_ledger_writer_t *w)
+{
+    return w->path;
+}
+
+uint64_t jt_ledger_writer_saved_seq (const jt_ledger_writer_t *w)
+{
+    return w->saved_seq;
 }

@@ -51,7 +51,13 @@ check () {    # check FILE WANT_RC WANT_PREFIX DESCRIPTION [VERIFY-ARGS]
 sed '3s/"a03"/"a04"/' "$tmp/good.jtl" > "$tmp/t.jtl"
 check "$tmp/t.jtl" 4 "FAIL CORRUPT at seq 3" "changed payload byte in record 3"
 sed '15s/"End"/"Enb"/' "$tmp/good.jtl" > "$tmp/t.jtl"
-check "$tmp/t.jtl" 3 "FAIL TRUNCATED at seq 15" "changed last record"
+check "$tmp/t.jtl" 4 "FAIL CORRUPT at seq 15" "changed last record (complete: damage, not torn)"
+head -c -20 "$tmp/good.jtl" > "$tmp/t.jtl"
+check "$tmp/t.jtl" 3 "FAIL TRUNCATED at seq 15" "last record cut short (a torn write)"
+sed 's/$/\r/' "$tmp/good.jtl" > "$tmp/t.jtl"
+check "$tmp/t.jtl" 4 "FAIL CORRUPT at seq 1" "CRLF-converted segment"
+{ cat "$tmp/good.jtl"; printf 'garbage\n'; } > "$tmp/t.jtl"
+check "$tmp/t.jtl" 4 "FAIL CORRUPT at seq 16" "a whole garbage line after the last record"
 sed '5d' "$tmp/good.jtl" > "$tmp/t.jtl"
 check "$tmp/t.jtl" 6 "FAIL BADSEQ at seq 5" "deleted record 5"
 awk 'NR == 2 { l2 = $0; next } NR == 3 { print; print l2; next } { print }' "$tmp/good.jtl" > "$tmp/t.jtl"
@@ -59,6 +65,19 @@ check "$tmp/t.jtl" 6 "FAIL BADSEQ at seq 2" "swapped records 2 and 3"
 sed '15d' "$tmp/good.jtl" > "$tmp/t.jtl"
 check "$tmp/t.jtl" 7 "FAIL BADHEAD at seq 15" "cut tail against the head anchor" \
     --head "$head"
+for junk in "${head}x" "$head " "0$head" "+$head" "${head%?}" " $head" "${head}:1"; do
+    "$jobtree" verify --head "$junk" "$tmp/good.jtl" > "$tmp/out" 2>&1; rc=$?
+    is "$rc" 2 "--head '$junk': not SEQ:HASH, refused (exit 2)"
+done
+# an empty last segment must be named for the next seq (a crash after rotation)
+cp "$tmp/dir/ledger-00000000000000000008.jtl" "$tmp/dir/ledger-00000000000000000007.jtl"
+rm "$tmp/dir/ledger-00000000000000000008.jtl"
+: > "$tmp/dir/ledger-00000000000000000016.jtl"
+out=$("$jobtree" verify "$tmp/dir" | head -1)
+is "$out" "OK 15 records in 3 segments; 5 leases started, 4 ended, 1 open; 2 envelopes (2 with caps checked)" \
+   "an empty last segment named for the next seq is fine"
+mv "$tmp/dir/ledger-00000000000000000016.jtl" "$tmp/dir/ledger-00000000000000000099.jtl"
+check "$tmp/dir" 6 "FAIL BADSEQ at seq 16" "a misnamed empty last segment (a stray touch)"
 sed '1s/"time":1767225600/"time":1767225601/' "$ev" > "$tmp/other.jsonl"
 mk_ledger "$tmp/other.jsonl" "$tmp/other.jtl"
 { head -2 "$tmp/other.jtl"; tail -n +3 "$tmp/good.jtl"; } > "$tmp/t.jtl"

@@ -104,6 +104,8 @@ static pid_t start_daemon (const char *dir, const char *sock, const char *log,
 static void stop_daemon (pid_t pid)
 {
     int st;
+    if (pid <= 0)
+        return; /* not started: kill (-1, ...) would signal every process */
     kill (pid, SIGTERM);
     waitpid (pid, &st, 0);
 }
@@ -478,7 +480,7 @@ static void test_torn (void)
     unlink (pl.log);
     pid = start_daemon (pl.dir, pl.sock, pl.log, NULL, &st);
     ok (pid > 0, "daemon starts with half a record at the end");
-    char want[700];
+    char want[1200];
     snprintf (want, sizeof (want), "truncated a torn tail: %s offset %lld (seq 6)", seg,
               (long long) good);
     ok (strstr (slurp (pl.log), want) != NULL, "and logs '%s'", want);
@@ -488,12 +490,34 @@ static void test_torn (void)
     jt_ledger_conn_free (&cn);
     stop_daemon (pid);
     f = fopen (seg, "a");
-    fputs ("garbage\n\n\x01\x02more garbage\n", f);
+    fputs ("garbage\x01\x02 no line end", f);
     fclose (f);
     unlink (pl.log);
     pid = start_daemon (pl.dir, pl.sock, pl.log, NULL, &st);
     ok (pid > 0 && strstr (slurp (pl.log), "truncated a torn tail"),
-        "garbage lines at the end are a torn tail too");
+        "garbage without a line end is a torn tail too");
+    stop_daemon (pid);
+    /* whole lines are not what a torn write leaves: damage, refused */
+    stat (seg, &sb);
+    good = sb.st_size;
+    f = fopen (seg, "a");
+    static const char lines[] = "garbage\n\n\x01\x02more garbage\n";
+    fputs (lines, f);
+    fclose (f);
+    unlink (pl.log);
+    pid = start_daemon (pl.dir, pl.sock, pl.log, NULL, &st);
+    snprintf (want, sizeof (want), "CORRUPT at seq 7, %s offset %lld: malformed record "
+              "with whole lines after it at the end of the last segment", seg,
+              (long long) good);
+    ok (pid < 0 && strstr (slurp (pl.log), want), "garbage lines at the end: refused, "
+        "'%s'", want);
+    ok (stat (seg, &sb) == 0 && sb.st_size == good + (off_t) strlen (lines),
+        "and nothing was cut");
+    unlink (pl.log);
+    pid = start_daemon (pl.dir, pl.sock, pl.log, "--truncate-damaged-tail", &st);
+    ok (pid > 0 && strstr (slurp (pl.log), "--truncate-damaged-tail: cut a damaged tail")
+            && stat (seg, &sb) == 0 && sb.st_size == good,
+        "--truncate-damaged-tail: the operator cuts them");
     stop_daemon (pid);
     /* garbage in the middle: refuse with the offset */
     stat (seg, &sb);
@@ -524,6 +548,116 @@ static void test_torn (void)
     snprintf (cmd, sizeof (cmd), "%s.bg", pl.log);
     ok (strstr (slurp (cmd), "CORRUPT at seq 2") != NULL,
         "and the launching shell sees why");
+    free (text);
+}
+
+/* Write n events TAG0..TAG(n-1) to a new daemon in pl and stop it (the
+ * durable head is then saved); returns the segment's text (malloc'd). */
+static char *fill (const struct place *pl, const char *tag, int n, size_t *len)
+{
+    char seg[600], buf[256], reply[256], id[32];
+    jt_ledger_conn_t cn;
+    struct stat sb;
+    int st;
+    pid_t pid = start_daemon (pl->dir, pl->sock, pl->log, NULL, &st);
+
+    if (pid < 0)
+        bail_out ("daemon did not start:\n%s", slurp (pl->log));
+    connect_conn (&cn, pl->sock);
+    for (int i = 0; i < n; i++) {
+        snprintf (id, sizeof (id), "%s%d", tag, i);
+        rpc (&cn, event (buf, sizeof (buf), id), reply, sizeof (reply));
+    }
+    jt_ledger_conn_free (&cn);
+    stop_daemon (pid);
+    snprintf (seg, sizeof (seg), "%s/ledger-00000000000000000001.jtl", pl->dir);
+    stat (seg, &sb);
+    char *text = malloc ((size_t) sb.st_size + 1);
+    FILE *f = fopen (seg, "r");
+    *len = f ? fread (text, 1, (size_t) sb.st_size, f) : 0;
+    if (f)
+        fclose (f);
+    return text;
+}
+
+static void put_file (const char *path, const char *buf, size_t len)
+{
+    FILE *f = fopen (path, "w");
+    if (!f || fwrite (buf, 1, len, f) != len || fclose (f) != 0)
+        bail_out ("cannot write %s", path);
+}
+
+/* The daemon never cuts an acknowledged record (issue 9): a flipped byte in
+ * the last record, a CRLF conversion of the last segment, the last record
+ * cut at its boundary are refused at start-up, naming file and offset (or
+ * the durable head), and nothing is cut; a misnamed empty last segment is
+ * refused with a clear line. */
+static void test_tail_damage (void)
+{
+    struct place pl;
+    char seg[600], want[1024];
+    size_t len;
+    int st;
+    pid_t pid;
+    struct stat sb;
+    place_init (&pl, "tail");
+    snprintf (seg, sizeof (seg), "%s/ledger-00000000000000000001.jtl", pl.dir);
+    char *text = fill (&pl, "d", 3, &len), *copy = malloc (2 * len + 1);
+    size_t last = len - 1;
+    while (last > 0 && text[last - 1] != '\n')
+        last--; /* the last record's offset */
+
+    memcpy (copy, text, len);
+    copy[last + 40] ^= 0x01;
+    put_file (seg, copy, len);
+    unlink (pl.log);
+    pid = start_daemon (pl.dir, pl.sock, pl.log, NULL, &st);
+    snprintf (want, sizeof (want), "CORRUPT at seq 3, %s offset %zu: record hash mismatch "
+              "(a complete record) at the end of the last segment", seg, last);
+    ok (pid < 0 && WIFEXITED (st) && WEXITSTATUS (st) == 1 && strstr (slurp (pl.log), want),
+        "one flipped byte in the last (acknowledged) record: refused, '%s'", want);
+    ok (stat (seg, &sb) == 0 && (size_t) sb.st_size == len, "and nothing was cut");
+
+    size_t cl = 0;
+    for (size_t i = 0; i < len; i++) {
+        if (text[i] == '\n')
+            copy[cl++] = '\r';
+        copy[cl++] = text[i];
+    }
+    put_file (seg, copy, cl);
+    unlink (pl.log);
+    pid = start_daemon (pl.dir, pl.sock, pl.log, NULL, &st);
+    snprintf (want, sizeof (want), "CORRUPT at seq 1, %s offset 0: record not ended by LF",
+              seg);
+    ok (pid < 0 && strstr (slurp (pl.log), want),
+        "a CRLF-converted last segment: refused, '%s'", want);
+    ok (stat (seg, &sb) == 0 && (size_t) sb.st_size == cl, "and nothing was cut");
+
+    put_file (seg, text, last);
+    unlink (pl.log);
+    pid = start_daemon (pl.dir, pl.sock, pl.log, NULL, &st);
+    snprintf (want, sizeof (want), "durable head %s/ledgerd.head: seq 3 was durable, "
+              "maybe acknowledged, but the ledger ends at seq 2", pl.dir);
+    ok (pid < 0 && strstr (slurp (pl.log), want),
+        "the last record cut at its boundary: refused, '%s'", want);
+
+    put_file (seg, text, len);
+    char stray[700];
+    snprintf (stray, sizeof (stray), "%s/ledger-00000000000000000099.jtl", pl.dir);
+    put_file (stray, "", 0);
+    unlink (pl.log);
+    pid = start_daemon (pl.dir, pl.sock, pl.log, NULL, &st);
+    snprintf (want, sizeof (want), "BADSEQ at seq 4, %s offset 0: empty last segment "
+              "named for seq 99, the next record is seq 4 (remove it)", stray);
+    ok (pid < 0 && strstr (slurp (pl.log), want),
+        "a misnamed empty last segment (a stray touch): refused, '%s'", want);
+    unlink (stray);
+    unlink (pl.log);
+    pid = start_daemon (pl.dir, pl.sock, pl.log, NULL, &st);
+    ok (pid > 0, "repaired, the daemon starts");
+    if (pid > 0)
+        stop_daemon (pid);
+    free (copy);
     free (text);
 }
 
@@ -704,6 +838,8 @@ static void test_spool (void)
     jt_ledger_client_destroy (c);
     int s;
     pid_t pid = start_daemon (pl.dir, pl.sock, pl.log, NULL, &s);
+    if (pid < 0)
+        bail_out ("daemon did not start:\n%s", slurp (pl.log));
     c = jt_ledger_client_create (&o, &err);
     submit_range (c, "s", 100, 120);
     ok (jt_ledger_client_flush (c, 20000) == 0, "daemon back: everything settles");
@@ -856,6 +992,7 @@ int main (void)
     signal (SIGPIPE, SIG_IGN);
     test_basic ();
     test_torn ();
+    test_tail_damage ();
     test_permission ();
     test_spool ();
     test_fail_closed ();

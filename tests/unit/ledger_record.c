@@ -12,6 +12,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "jobtree/ledger.h"
@@ -253,11 +254,19 @@ static void test_tamper (const char *dir)
     is_int (res.last_good_size, off[N - 1], "good prefix ends before it");
     char *g = malloc (len + 64);
     memcpy (g, text, len);
+    memcpy (g + len, "garbage\x01 more", 13);
+    spit (path, g, len + 13);
+    res = readone (path, NULL);
+    is (jt_ledger_status_str (res.status), "TRUNCATED",
+        "unusable bytes without a line end after the last record: a torn tail");
+    is_int (res.bad_seq, N + 1, "at seq N+1");
     memcpy (g + len, "garbage\nmore garbage\n", 21);
     spit (path, g, len + 21);
     res = readone (path, NULL);
-    is (jt_ledger_status_str (res.status), "TRUNCATED", "garbage lines at the end");
-    is_int (res.bad_seq, N + 1, "at seq N+1");
+    is (jt_ledger_status_str (res.status), "CORRUPT",
+        "whole lines after the last record: damage, which a torn write cannot leave");
+    ok (res.tail_damage && res.bad_seq == N + 1 && res.bad_offset == len,
+        "a damaged tail, at seq N+1, offset %zu", len);
     memcpy (g, text, off[3]);
     memcpy (g + off[3], "garbage\n", 8);
     memcpy (g + off[3] + 8, text + off[3], len - off[3]);
@@ -272,26 +281,33 @@ static void test_tamper (const char *dir)
     free (text);
 }
 
+/* Append half a record to the ledger in dir (a torn write). */
+static void tear (const char *dir)
+{
+    char path[1024];
+    snprintf (path, sizeof (path), "%s/ledger-00000000000000000001.jtl", dir);
+    FILE *f = fopen (path, "a");
+    if (!f || fputs ("JT1 9 00ab half a rec", f) < 0 || fclose (f) != 0)
+        bail_out ("tear %s", path);
+}
+
 static void test_recovery (const char *dir)
 {
     jt_error_t err = { "" };
     jt_ledger_result_t res;
     size_t len;
-    char *text = gen (dir, 3, &len), path[1024];
+    char *text = gen (dir, 2, &len), path[1024];
     snprintf (path, sizeof (path), "%s/ledger-00000000000000000001.jtl", dir);
-    spit (path, text, len - 7);
+    tear (dir);
     jt_ledger_writer_t *w = jt_ledger_writer_open (dir, 0, NULL, NULL, &res, &err);
-    ok (w != NULL, "writer opens a ledger with a torn tail");
+    ok (w != NULL, "writer opens a ledger with a torn tail%s", err.text);
     is (jt_ledger_status_str (res.status), "TRUNCATED", "and reports TRUNCATED");
     is_int (res.bad_seq, 3, "at seq 3");
     char torn[1100];
     snprintf (torn, sizeof (torn), "%s/torn-00000000000000000003.bin", dir);
     size_t tlen = 0;
     char *tbytes = slurp (torn, &tlen);
-    size_t rec3 = (size_t) (strrchr (text, 'J') - text); /* start of record 3 */
-    while (rec3 > 0 && text[rec3 - 1] != '\n')
-        rec3--;
-    ok (tbytes && tlen == len - 7 - rec3 && !memcmp (tbytes, text + rec3, tlen),
+    ok (tbytes && tlen == 21 && !memcmp (tbytes, "JT1 9 00ab half a rec", tlen),
         "the cut bytes are kept in torn-<seq>.bin (%zu bytes)", tlen);
     free (tbytes);
     const char *p =
@@ -320,6 +336,252 @@ static void test_recovery (const char *dir)
     is (err.text, want, "and names seq, file and offset");
     unlink (path);
     free (text);
+}
+
+/* The file of the durable head in dir ("" when none). */
+static const char *head_file (const char *dir)
+{
+    static char buf[256];
+    char path[1024];
+    size_t n = 0;
+    snprintf (path, sizeof (path), "%s/%s", dir, JT_LEDGER_HEAD_FILE);
+    char *t = slurp (path, &n);
+    snprintf (buf, sizeof (buf), "%s", t ? t : "");
+    free (t);
+    return buf;
+}
+
+/* Open dir's ledger (opts: may cut a damaged tail); "" or the refusal. */
+static const char *reopen (const char *dir, bool cut, jt_ledger_result_t *res)
+{
+    static char out[8192];
+    jt_error_t err = { "" };
+    jt_ledger_writer_opts_t o = { .truncate_damaged_tail = cut };
+    jt_ledger_writer_t *w = jt_ledger_writer_open_opts (dir, &o, res, &err);
+    snprintf (out, sizeof (out), "%s", w ? "" : err.text);
+    jt_ledger_writer_close (w);
+    return out;
+}
+
+/* Never cut what may have been acknowledged (issue 9): the last record
+ * damaged by one byte, a CRLF conversion, a record cut away at a record
+ * boundary, another ledger in its place; the operator's way out. */
+static void test_damaged_tail (const char *dir)
+{
+    enum { N = 4 };
+    jt_error_t err = { "" };
+    size_t len, off[N + 1];
+    char *text = gen (dir, N, &len), path[1024], want[8192], *copy = malloc (2 * len);
+    jt_ledger_result_t res;
+    const char *got;
+
+    snprintf (path, sizeof (path), "%s/ledger-00000000000000000001.jtl", dir);
+    offsets (text, len, off, N);
+    {
+        char h[128];
+        jt_ledger_result_t r0 = readone (path, NULL);
+        snprintf (h, sizeof (h), "%d:%s\n", N, r0.last_hash);
+        is (head_file (dir), h, "closing the writer saved the durable head SEQ:HASH");
+    }
+
+    /* every single-byte change in the last record: never cut as torn */
+    int cut = 0, checked = 0;
+    for (size_t i = off[N - 1]; i < len; i++) {
+        memcpy (copy, text, len);
+        copy[i] ^= (char) (copy[i] == '\n' ? 0x03 : 0x01);
+        spit (path, copy, len);
+        got = reopen (dir, false, &res);
+        checked++;
+        if (!got[0] || res.bad_seq != N) {
+            if (cut++ < 3)
+                diag ("byte %zu: %s at seq %" PRIu64 ": '%.120s'", i,
+                      jt_ledger_status_str (res.status), res.bad_seq, got);
+            spit (path, text, len); /* reopen may have cut it: restore */
+        }
+    }
+    is_int (cut, 0, "each of %d one-byte changes of the last record: the writer refuses",
+            checked);
+    {
+        char h[128];
+        spit (path, text, len);
+        jt_ledger_result_t r0 = readone (path, NULL);
+        snprintf (h, sizeof (h), "%d:%s\n", N, r0.last_hash);
+        is (head_file (dir), h, "the refusals left the durable head alone");
+    }
+    memcpy (copy, text, len);
+    copy[off[N - 1] + 100] ^= 1;
+    spit (path, copy, len);
+    got = reopen (dir, false, &res);
+    snprintf (want, sizeof (want),
+              "CORRUPT at seq %d, %s offset %zu: record hash mismatch (a complete "
+              "record) at the end of the last segment: damage, not a torn write; "
+              "refusing to append (an operator may cut it: --truncate-damaged-tail)",
+              N, path, off[N - 1]);
+    want[JT_ERRMSG_MAX - 1] = '\0';
+    is (got, want, "a flipped payload byte in the last record: refused, named");
+
+    /* CRLF: every record complete but ended by CR LF */
+    size_t cl = 0;
+    for (size_t i = 0; i < len; i++) {
+        if (text[i] == '\n')
+            copy[cl++] = '\r';
+        copy[cl++] = text[i];
+    }
+    spit (path, copy, cl);
+    got = reopen (dir, false, &res);
+    snprintf (want, sizeof (want), "CORRUPT at seq 1, %s offset 0: record not ended by LF "
+              "(a complete record) at the end of the last segment: damage", path);
+    ok (!strncmp (got, want, strlen (want)), "a CRLF-converted segment: refused: %s", got);
+    struct stat sb;
+    ok (stat (path, &sb) == 0 && (size_t) sb.st_size == cl, "and not cut");
+
+    /* the last record cut away at a record boundary: the head file knows */
+    spit (path, text, off[N - 1]);
+    got = reopen (dir, false, &res);
+    snprintf (want, sizeof (want),
+              "durable head %s/%s: seq %d was durable, maybe acknowledged, but the "
+              "ledger ends at seq %d; refusing to append",
+              dir, JT_LEDGER_HEAD_FILE, N, N - 1);
+    ok (!strncmp (got, want, strlen (want)), "a record cut at a boundary: refused: %s",
+        got);
+    /* ... or its end replaced by a torn-looking tail */
+    memcpy (copy, text, off[N - 1] + 30);
+    spit (path, copy, off[N - 1] + 30);
+    got = reopen (dir, false, &res);
+    ok (strstr (got, "seq 4 was durable") && strstr (got, "reads as a torn tail"),
+        "a durable record that now reads as a torn tail: refused: %.90s", got);
+    ok (stat (path, &sb) == 0 && (size_t) sb.st_size == off[N - 1] + 30, "and not cut");
+
+    /* another ledger in its place */
+    {
+        char other[1100];
+        size_t olen;
+        snprintf (other, sizeof (other), "%s/other", dir);
+        mkdir (other, 0700);
+        jt_ledger_writer_t *ow = jt_ledger_writer_open (other, 0, NULL, NULL, &res, &err);
+        for (int i = 0; ow && i < N + 1; i++) {
+            char id[32];
+            snprintf (id, sizeof (id), "other:%d", i);
+            append_nodefail (ow, id, 5000 + i, "m");
+        }
+        jt_ledger_writer_close (ow);
+        snprintf (other, sizeof (other), "%s/other/ledger-00000000000000000001.jtl", dir);
+        char *t2 = slurp (other, &olen);
+        spit (path, t2, olen);
+        got = reopen (dir, false, &res);
+        ok (strstr (got, "rewritten or replaced; refusing to append") != NULL,
+            "a ledger that is not the one the head was saved for: refused: %.80s", got);
+        free (t2);
+    }
+
+    /* the operator's decision: cut the damaged tail, accept the loss */
+    memcpy (copy, text, len);
+    copy[off[N - 1] + 100] ^= 1;
+    spit (path, copy, len);
+    got = reopen (dir, true, &res);
+    is (got, "", "--truncate-damaged-tail: the writer opens");
+    ok (res.status == JT_LEDGER_CORRUPT && res.cut_seq == N && res.durable_seq == N,
+        "reporting the cut from seq %d, durable up to %d", N, N);
+    char kept[1100];
+    size_t klen = 0;
+    snprintf (kept, sizeof (kept), "%s/damaged-%020d.bin", dir, N);
+    char *k = slurp (kept, &klen);
+    ok (k && klen == len - off[N - 1] && !memcmp (k, copy + off[N - 1], klen),
+        "the cut bytes are kept in damaged-<seq>.bin");
+    free (k);
+    res = readone (path, NULL);
+    char h[128];
+    snprintf (h, sizeof (h), "%d:%s\n", N - 1, res.last_hash);
+    is (head_file (dir), h, "and the durable head is the ledger's as recovered");
+    is (reopen (dir, false, &res), "", "which opens again without the operator");
+
+    /* a head file that is not SEQ:HASH */
+    snprintf (want, sizeof (want), "%s/%s", dir, JT_LEDGER_HEAD_FILE);
+    spit (want, "3:abc\n", 6);
+    got = reopen (dir, false, &res);
+    ok (strstr (got, "is not SEQ:HASH") != NULL, "an unreadable durable head: refused");
+    unlink (want);
+    free (copy);
+    free (text);
+}
+
+/* A stray empty segment after the last (one `touch`): verify and the
+ * writer name it; a rightly named one (a crash after rotation) is fine. */
+static void test_empty_segment (const char *dir)
+{
+    size_t len;
+    char *text = gen (dir, 3, &len), stray[1100], want[4096];
+    jt_ledger_result_t res;
+
+    free (text);
+    snprintf (stray, sizeof (stray), "%s/ledger-00000000000000000009.jtl", dir);
+    spit (stray, "", 0);
+    res = readone (dir, NULL);
+    snprintf (want, sizeof (want),
+              "BADSEQ %s: empty last segment named for seq 9, the next record is seq 4 "
+              "(remove it)", stray);
+    char got[8192];
+    snprintf (got, sizeof (got), "%s %s: %s", jt_ledger_status_str (res.status),
+              res.bad_file, res.msg);
+    is (got, want, "a misnamed empty last segment is BADSEQ, named");
+    const char *r = reopen (dir, false, &res);
+    ok (strstr (r, "empty last segment named for seq 9") != NULL,
+        "the writer refuses to append into it: %.60s", r);
+    unlink (stray);
+    snprintf (stray, sizeof (stray), "%s/ledger-00000000000000000004.jtl", dir);
+    spit (stray, "", 0);
+    res = readone (dir, NULL);
+    is (jt_ledger_status_str (res.status), "OK", "an empty last segment named for the next seq is fine");
+    jt_error_t err = { "" };
+    jt_ledger_writer_t *w = jt_ledger_writer_open (dir, 0, NULL, NULL, &res, &err);
+    append_nodefail (w, "after", 9, "n");
+    jt_ledger_writer_close (w);
+    res = readone (dir, NULL);
+    ok (res.status == JT_LEDGER_OK && res.nrecords == 4 && res.nsegments == 2,
+        "and the writer appends into it");
+}
+
+static double cpu_s (void)
+{
+    struct timespec ts;
+    clock_gettime (CLOCK_PROCESS_CPUTIME_ID, &ts);
+    return (double) ts.tv_sec + (double) ts.tv_nsec / 1e9;
+}
+
+/* Recovery is linear in the segment: 32 MiB of header-looking strings with
+ * 1 MiB lengths after a bad record (each made the old reader scan up to
+ * 1 MiB again: minutes; one pass here). The bound is CPU time, 40x what
+ * one pass takes even under the sanitizers. */
+static void test_linear (const char *dir)
+{
+    enum { SIZE = 32 << 20 };
+    static const char fake[] =
+        "JT1 7 0123456789abcdef0123456789abcdef0123456789abcdef0123456789abcdef "
+        "1048576 ";
+    char *buf = malloc (SIZE), path[1024];
+    size_t k = sizeof (fake) - 1;
+    jt_ledger_result_t res;
+
+    for (size_t i = 0; i + k <= SIZE; i += k)
+        memcpy (buf + i, fake, k);
+    memset (buf + SIZE - SIZE % k, ' ', SIZE % k);
+    snprintf (path, sizeof (path), "%s/ledger-00000000000000000001.jtl", dir);
+    spit (path, buf, SIZE);
+    double t0 = cpu_s ();
+    res = readone (path, NULL);
+    double t = cpu_s () - t0;
+    is (jt_ledger_status_str (res.status), "TRUNCATED",
+        "32 MiB of header-looking bytes without a line end: a torn tail");
+    ok (t < 4.0, "read in one pass: %.2f s of CPU (bound 4 s)", t);
+    buf[SIZE - 1] = '\n';
+    spit (path, buf, SIZE);
+    t0 = cpu_s ();
+    res = readone (path, NULL);
+    t = cpu_s () - t0;
+    ok (res.status == JT_LEDGER_CORRUPT && t < 4.0,
+        "with a line end: damage, also in one pass: %.2f s", t);
+    unlink (path);
+    free (buf);
 }
 
 static void test_rotation (const char *dir)
@@ -363,18 +625,22 @@ int main (void)
     char sub[512];
     if (!dir)
         bail_out ("mkdtemp: %s", strerror (errno));
-    const char *names[] = { "kat", "tamper", "recovery", "rotation" };
-    for (int i = 0; i < 4; i++) {
-        snprintf (sub, sizeof (sub), "%s/%s", dir, names[i]);
+    static const struct {
+        const char *name;
+        void (*fn) (const char *dir);
+    } tests[] = {
+        { "kat", test_kat },
+        { "tamper", test_tamper },
+        { "recovery", test_recovery },
+        { "damaged", test_damaged_tail },
+        { "empty", test_empty_segment },
+        { "linear", test_linear },
+        { "rotation", test_rotation },
+    };
+    for (size_t i = 0; i < sizeof (tests) / sizeof (tests[0]); i++) {
+        snprintf (sub, sizeof (sub), "%s/%s", dir, tests[i].name);
         mkdir (sub, 0700);
-        if (i == 0)
-            test_kat (sub);
-        else if (i == 1)
-            test_tamper (sub);
-        else if (i == 2)
-            test_recovery (sub);
-        else
-            test_rotation (sub);
+        tests[i].fn (sub);
     }
     char cmd[600];
     snprintf (cmd, sizeof (cmd), "rm -rf %s", dir);
