@@ -142,8 +142,10 @@ char *jt_activation_dump (const jt_activation_t *a, const jt_activation_req_t *r
  * may give way (yield() says which, and a malleable run's minimum), one
  * per lease and pool, holding the GPUs of the nodes of the set on which
  * that lease is the only user (a node shared with anything else frees
- * nothing). The scope published with the seed is the pools' names joined
- * by ",". Without `structural` (an adapter that can only end whole jobs)
+ * nothing). Only the alternatives the holders could clear are kept (a
+ * domain nobody may leave is no candidate, however the caller's node set
+ * showed it), and the scope published with the seed is their pools' names
+ * joined by ",", the envelope's first when reclaiming. Without `structural` (an adapter that can only end whole jobs)
  * spare leases are held as Active (they go with their gang) and no run
  * is malleable, so every cut is a lottery draw. Sets across domains are not alternatives: room freed across
  * domains may still not pack the run's groups, and nothing is evicted for
@@ -164,7 +166,8 @@ typedef struct jt_activation_slice {
     size_t *alt_cand;           /* alternative -> index into the cands */
     char *scope;
     jt_slice_alt_t *alts;
-    jt_need_t *needs;           /* one or two per alternative */
+    jt_need_t *needs;           /* one or two per alternative; an
+                                 * alternative's last need is its domain's */
     jt_holder_t *holders;
 } jt_activation_slice_t;
 

@@ -203,7 +203,8 @@ int jtsel_activate (job_record_t *job_ptr, bitstr_t *bitmap,
                when, sl.req.nalts);
         goto out;
     }
-    dom = sl.pools[a.alt + (fund ? 1 : 0)];     /* the alternative's domain */
+    /* the alternative's domain: the pool of its last need */
+    dom = sl.pools[sl.alts[a.alt].needs[sl.alts[a.alt].nneeds - 1].pool];
     runs = jt_activation_runs (&a, &sl.req, &nruns, &err);
     victims = list_create (NULL);
     for (size_t i = 0; i < nruns; i++) {

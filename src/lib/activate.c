@@ -507,7 +507,6 @@ int jt_activation_slice (const jt_snapshot_t *s, const jt_node_set_t *cands,
         if (!(out->pools[0] = jt_strbuf_take (&scope)))
             goto nomem;
         out->npools = 1;
-        jt_strbuf_printf (&scope, "%s", out->pools[0]);
     }
     /* alternatives: single-domain sets that are short of room (or, when
      * reclaiming, every single-domain set: the funding is short) */
@@ -537,8 +536,6 @@ int jt_activation_slice (const jt_snapshot_t *s, const jt_node_set_t *cands,
         out->alts[nalts] = (jt_slice_alt_t){ nd, base + 1 };
         nneeds += base + 1;
         nalts++;
-        jt_strbuf_printf (&scope, "%s%s", out->npools > 1 ? "," : "",
-                          out->pools[pool]);
     }
     /* each yielding run's GPUs (its global cost) and minimum, per lease:
      * leases sorted by run, one yield() per run */
@@ -591,6 +588,36 @@ int jt_activation_slice (const jt_snapshot_t *s, const jt_node_set_t *cands,
             if (h.gpus > 0)
                 out->holders[nh++] = h;
         }
+    }
+    /* Only the alternatives the holders could clear are the slice's
+     * scope: a domain nobody may leave (a plain job, a run not offered) is
+     * no candidate, whether the caller's node set showed it busy or left
+     * it out, so slurmctld and `jobtree plan --activate` publish the same
+     * scope and seed. */
+    {
+        size_t kept = 0;
+        if (fund)
+            jt_strbuf_printf (&scope, "%s", out->pools[0]);
+        for (size_t a = 0; a < nalts; a++) {
+            const jt_slice_alt_t *alt = &out->alts[a];
+            bool can = true;
+            for (size_t i = 0; i < alt->nneeds && can; i++) {
+                int64_t have = 0;
+                for (size_t h = 0; h < nh; h++)
+                    if (out->holders[h].pool == alt->needs[i].pool)
+                        have += out->holders[h].gpus;
+                can = alt->needs[i].deficit <= 0 || have >= alt->needs[i].deficit;
+            }
+            if (!can)
+                continue;
+            jt_strbuf_printf (&scope, "%s%s", fund || kept ? "," : "",
+                              out->pools[dom_alt[a]]);
+            out->alts[kept] = out->alts[a];
+            out->alt_cand[kept] = out->alt_cand[a];
+            dom_alt[kept] = dom_alt[a];
+            kept++;
+        }
+        nalts = kept;
     }
     if (!(out->scope = jt_strbuf_take (&scope)))
         goto nomem;

@@ -18,7 +18,7 @@
 # it waits for: deficit 16 on C, cleared by 2 of the 4 gangs.
 . "$(dirname "$0")/lib.sh"
 
-plan 11
+plan 13
 BUD=$(mktemp -d /tmp/jt-act-budgets.XXXXXX)
 for o in team-b:64 team-c:16 team-d:16; do
     cat > "$BUD/${o%%:*}.json" <<JSON
@@ -57,6 +57,25 @@ wait_for 30 reason_like "$big" '^jobtree: reserved 2 nodes in ' \
     || bail_out "no reservation: $(job_field "$big" Reason)"
 ok 0 "the run waits under a reservation: $(reason_like "$big" . | sed 's/^job [0-9]* reason: //')"
 
+# Before it activates: jobtree plan --activate on a snapshot of the cluster
+# names the victims slurmctld is about to draw (same library, same seed).
+_resv_id () { grep -h '"type":"ReservationCreate"' "$JT_LEDGER_DIR"/ledger-*.jtl \
+              | grep "\"run\":\"jtc:$big\"" | grep -o '"reservation":"[^"]*"' | cut -d'"' -f4; }
+wait_for 20 _resv_id || bail_out "no ReservationCreate for $big"
+rid=$(_resv_id)
+"$JT_BUILDDIR/src/cli/jobtree" snapshot -o "$JT_CLUSTER_DIR/snap.json"
+ok $? "jobtree snapshot before the activation (reservation $rid)"
+cat > "$JT_CLUSTER_DIR/run-c.json" <<EOR
+{ "owner": "team-c", "resources": { "gpuType": "h100", "totalGPUs": 16 },
+  "locality": { "groupGPUs": 16 } }
+EOR
+"$JT_BUILDDIR/src/cli/jobtree" plan --budgets "$JT_CLUSTER_DIR/budgets" \
+    --snapshot "$JT_CLUSTER_DIR/snap.json" --run "$JT_CLUSTER_DIR/run-c.json" \
+    --activate "$rid" --at "$(date -u -d "@$(( ${rid##*:} + 20 ))" +%Y-%m-%dT%H:%M:%SZ)" \
+    > "$JT_CLUSTER_DIR/plan-activate.txt" 2>&1
+predicted=$(grep -o 'RandomPreempt [0-9]*' "$JT_CLUSTER_DIR/plan-activate.txt" \
+            | awk '{ print $2 }' | sort -n | paste -sd' ')
+
 wait_job_state "$big" "RUNNING|COMPLETING|COMPLETED" 120 \
     || bail_out "the run did not start after MaxWait: $(job_field "$big" Reason)"
 is "$(job_domains "$big")" "C" "it starts on C, the domain the victims cleared"
@@ -66,6 +85,12 @@ for j in "${v[@]}"; do
     [ "${r:-0}" -ge 1 ] && requeued=$((requeued + 1))
     [ "$(job_field "$j" JobState)" = RUNNING ] && [ "${r:-0}" = 0 ] && running=$((running + 1))
 done
+actual=$(for j in "${v[@]}"; do
+    [ "$(job_field "$j" Restarts)" -ge 1 ] 2>/dev/null && echo "$j"; done | sort -n | paste -sd' ')
+is "$actual" "$predicted" "jobtree plan --activate predicted exactly the runs slurmctld preempted"
+[ "$actual" = "$predicted" ] \
+    || { sed 's/^/# plan: /' "$JT_CLUSTER_DIR/plan-activate.txt"
+         grep -h '"type":"Activation"' "$JT_LEDGER_DIR"/ledger-*.jtl | sed 's/^/# ledger: /'; }
 is "$requeued $running" "2 2" \
    "exactly two whole gangs were requeued (16 GPUs for a deficit of 16), two still run"
 is "$(job_field "$plain" JobState) $(job_field "$plain" Restarts)" "RUNNING 0" \
