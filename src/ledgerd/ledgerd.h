@@ -34,6 +34,32 @@ extern volatile sig_atomic_t ledgerd_hup_flag;
 void log_open (const char *file);
 void log_msg (const char *fmt, ...) __attribute__ ((format (printf, 1, 2)));
 
+/* The event id as it appears in a canonical payload (escaped form), which
+ * is the key of both id indexes. NULL if absent or on ENOMEM. */
+char *ledgerd_id_key (const char *p, size_t len);
+
+/* Every event id of the ledger, on disk (ids.c): hash -> where its record
+ * is, confirmed by reading it. */
+struct ledgerd_ids {
+    char path[JT_LEDGER_PATH_MAX + 16], tmp[JT_LEDGER_PATH_MAX + 16];
+    int fd;
+    uint64_t *slot; /* nslots pairs {hash, position} */
+    size_t nslots, count;
+    char **segs; /* segment ordinal -> path */
+    size_t nsegs, segcap;
+};
+
+/* Create (emptied) DIR/ledgerd.ids. 0, or -1 with err. */
+int ledgerd_ids_open (struct ledgerd_ids *x, const char *dir, char *err, size_t len);
+void ledgerd_ids_close (struct ledgerd_ids *x);
+/* Index key as the record at offset of segment. 0, or -1 with err. */
+int ledgerd_ids_add (struct ledgerd_ids *x, const char *key, const char *segment,
+                     uint64_t offset, char *err, size_t len);
+/* 1 with *seq when key is in the ledger, 0 when not, -1 with err (a read
+ * failed). */
+int ledgerd_ids_find (const struct ledgerd_ids *x, const char *key, uint64_t *seq,
+                      char *err, size_t len);
+
 /* Recover the ledger, listen and serve until a signal sets the exit flag.
  * ready(arg) is called once the socket accepts (to release the launching
  * parent). Returns 0 on a clean stop, -1 (logged) on a fatal error. */

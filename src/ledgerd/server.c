@@ -11,8 +11,10 @@
  * (fail closed): every pending request gets "ERR FAIL" and the daemon exits;
  * recovery at the next start cuts whatever part of the batch hit the disk.
  *
- * Idempotency: a bounded FIFO map from event id to seq, filled by a full
- * scan at startup, answers a resent id with its original seq.
+ * Idempotency for every id in the ledger: a bounded FIFO map from event id
+ * to seq answers recent resends from memory; when it misses, the on-disk
+ * index of every id (ids.c) finds the record. Both are filled by the scan
+ * at startup.
  *
  * The durable head (JT_LEDGER_HEAD_FILE) is saved after a commit when the
  * last save is a second old or more, when idle, and at a clean stop: never
@@ -73,7 +75,8 @@ struct req {
 struct server {
     const struct ledgerd_conf *conf;
     jt_ledger_writer_t *w;
-    jt_map_t *index; /* event id -> seq */
+    jt_map_t *index; /* event id -> seq, the latest index_max */
+    struct ledgerd_ids ids; /* every event id -> its record, on disk */
     double head_saved_at;   /* monotonic seconds */
     bool head_failing;      /* the last save failed (logged once) */
     int lfd;
@@ -83,30 +86,22 @@ struct server {
     size_t nreqs, reqcap;
 };
 
-/* The event id as it appears in a canonical payload (escaped form), which
- * is the index key. NULL if absent or on ENOMEM. */
-static char *id_key (const char *p, size_t len)
-{
-    static const char pat[] = "\"id\":\"";
-    const char *s = memmem (p, len, pat, sizeof (pat) - 1);
-    if (!s)
-        return NULL;
-    s += sizeof (pat) - 1;
-    const char *e = s, *end = p + len;
-    while (e < end && *e != '"')
-        e += (*e == '\\' && e + 1 < end) ? 2 : 1;
-    return strndup (s, (size_t) (e - s));
-}
-
 static int index_cb (const jt_record_t *rec, void *arg, jt_error_t *err)
 {
     struct server *s = arg;
-    char *key = id_key (rec->payload, rec->len);
+    char e[256];
+    char *key = ledgerd_id_key (rec->payload, rec->len);
     if (!key)
         return 0; /* verify reports it; recovery only indexes */
     int rc = jt_map_put (s->index, key, (void *) (uintptr_t) rec->seq, NULL);
+    if (rc < 0)
+        jt_errprintf (err, "out of memory");
+    else if ((rc = ledgerd_ids_add (&s->ids, key, rec->file, rec->offset, e,
+                                    sizeof (e)))
+             < 0)
+        jt_errprintf (err, "%s", e);
     free (key);
-    return rc < 0 ? jt_errprintf (err, "out of memory") : 0;
+    return rc;
 }
 
 static double mono_now (void)
@@ -271,7 +266,7 @@ static void take_line (struct server *s, struct client *c, char *line, size_t le
     jt_event_t *ev = jt_event_from_json (line, len, &err);
     char *canon = ev ? jt_event_to_json (ev, &err) : NULL;
     jt_event_destroy (ev);
-    char *key = canon ? id_key (canon, strlen (canon)) : NULL;
+    char *key = canon ? ledgerd_id_key (canon, strlen (canon)) : NULL;
     if (!canon || !key) {
         snprintf (r->reply, sizeof (r->reply), "ERR INVALID %s\n",
                   canon ? "out of memory" : err.text);
@@ -281,9 +276,18 @@ static void take_line (struct server *s, struct client *c, char *line, size_t le
     }
     void *seq = jt_map_get (s->index, key);
     void *bidx = jt_map_get (batch, key);
-    if (seq) {
+    uint64_t old = 0;
+    int found = 0;
+    char e[256];
+    if (!seq && !bidx
+        && (found = ledgerd_ids_find (&s->ids, key, &old, e, sizeof (e))) < 0) {
+        /* cannot tell whether it is a resend: refuse for now (it is kept
+         * and sent again by the client) rather than risk appending twice */
+        log_msg ("id index: %s", e);
+        snprintf (r->reply, sizeof (r->reply), "ERR FAIL id index: %.200s\n", e);
+    } else if (seq || found) {
         r->kind = REQ_DUP;
-        r->seq = (uint64_t) (uintptr_t) seq;
+        r->seq = seq ? (uint64_t) (uintptr_t) seq : old;
     } else if (bidx) {
         r->kind = REQ_BATCHDUP;
         r->dup_of = (size_t) (uintptr_t) bidx - 1;
@@ -340,14 +344,16 @@ static int commit (struct server *s, size_t nappend, char *errbuf, size_t errlen
 {
     const char **p = NULL;
     size_t *lens = NULL;
-    uint64_t first = 0;
+    uint64_t first = 0, *offs = NULL;
     jt_error_t err = { "" };
+    char ierr[256] = "";
     int rc = 0;
 
     if (nappend) {
         p = malloc (nappend * sizeof (*p));
         lens = malloc (nappend * sizeof (*lens));
-        if (!p || !lens) {
+        offs = malloc (nappend * sizeof (*offs));
+        if (!p || !lens || !offs) {
             snprintf (err.text, sizeof (err.text), "out of memory");
             rc = -1;
         } else {
@@ -356,7 +362,8 @@ static int commit (struct server *s, size_t nappend, char *errbuf, size_t errlen
                     p[s->reqs[i].dup_of] = s->reqs[i].payload;
                     lens[s->reqs[i].dup_of] = s->reqs[i].len;
                 }
-            rc = jt_ledger_writer_append (s->w, p, lens, nappend, &first, &err);
+            rc = jt_ledger_writer_append_at (s->w, p, lens, nappend, &first, offs,
+                                             &err);
         }
     }
     for (size_t i = 0; i < s->nreqs; i++) {
@@ -378,6 +385,15 @@ static int commit (struct server *s, size_t nappend, char *errbuf, size_t errlen
             if (r->kind == REQ_APPEND
                 && jt_map_put (s->index, r->key, (void *) (uintptr_t) seq, NULL) < 0)
                 log_msg ("index full of memory: id %s not indexed", r->key);
+            /* the record is durable and acknowledged; if it cannot be
+             * indexed, a resend could be appended twice: stop after these
+             * replies (the index is rebuilt at the next start) */
+            if (r->kind == REQ_APPEND && !ierr[0]
+                && ledgerd_ids_add (&s->ids, r->key, jt_ledger_writer_segment (s->w),
+                                    offs[r->dup_of], ierr, sizeof (ierr))
+                       < 0
+                && !ierr[0])
+                snprintf (ierr, sizeof (ierr), "id index failed");
         }
         client_reply (r->c, line);
         free (r->payload);
@@ -386,8 +402,13 @@ static int commit (struct server *s, size_t nappend, char *errbuf, size_t errlen
     s->nreqs = 0;
     free (p);
     free (lens);
+    free (offs);
     if (rc < 0)
         snprintf (errbuf, errlen, "%s", err.text);
+    else if (ierr[0]) {
+        snprintf (errbuf, errlen, "%s", ierr);
+        rc = -1;
+    }
     return rc;
 }
 
@@ -464,6 +485,8 @@ static int recover (struct server *s, char *errbuf, size_t errlen)
                                   .truncate_damaged_tail =
                                       s->conf->truncate_damaged_tail };
 
+    if (ledgerd_ids_open (&s->ids, s->conf->dir, errbuf, errlen) < 0)
+        return -1;
     s->w = jt_ledger_writer_open_opts (s->conf->dir, &o, &res, &err);
     if (!s->w) {
         snprintf (errbuf, errlen, "%s", err.text);
@@ -487,10 +510,10 @@ static int recover (struct server *s, char *errbuf, size_t errlen)
                  " will be reused",
                  res.cut_seq, res.durable_seq, res.cut_seq);
     log_msg ("ledger %s: %" PRIu64 " records in %" PRIu64 " segments, head %" PRIu64
-             ":%s, %zu ids indexed",
+             ":%s, %zu ids indexed (%zu in memory)",
              s->conf->dir, res.nrecords, res.nsegments,
              jt_ledger_writer_last_seq (s->w), jt_ledger_writer_last_hash (s->w),
-             jt_map_count (s->index));
+             s->ids.count, jt_map_count (s->index));
     return 0;
 }
 
@@ -572,7 +595,7 @@ static int loop (struct server *s, char *errbuf, size_t errlen)
 int ledgerd_serve (const struct ledgerd_conf *conf, void (*ready) (void *), void *arg,
                    char *errbuf, size_t errlen)
 {
-    struct server s = { .conf = conf, .lfd = -1 };
+    struct server s = { .conf = conf, .lfd = -1, .ids = { .fd = -1 } };
     int lockfd = -1, rc = -1;
 
     if ((lockfd = lock_dir (conf, errbuf, errlen)) < 0)
@@ -601,6 +624,7 @@ done:
     if (conf->pidfile && rc == 0)
         unlink (conf->pidfile);
     jt_ledger_writer_close (s.w); /* saves the durable head after a clean run */
+    ledgerd_ids_close (&s.ids);
     jt_map_destroy (s.index, NULL);
     close (lockfd);
     return rc;

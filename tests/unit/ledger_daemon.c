@@ -661,6 +661,49 @@ static void test_tail_damage (void)
     free (text);
 }
 
+/* Idempotency for every id in the ledger (issue 9): with an in-memory index
+ * of 2 ids, a resend of the first event (long evicted) answers its original
+ * seq, before and after a restart, and nothing is appended twice. */
+static void test_eviction (void)
+{
+    struct place pl;
+    char buf[256], reply[256], id[32];
+    jt_ledger_conn_t cn;
+    int st, dups = 0;
+    place_init (&pl, "evict");
+    pid_t pid = start_daemon (pl.dir, pl.sock, pl.log, "--index-size=2", &st);
+    ok (pid > 0, "daemon with an in-memory index of 2 ids");
+    if (pid < 0)
+        return;
+    connect_conn (&cn, pl.sock);
+    for (int i = 0; i < 50; i++) {
+        snprintf (id, sizeof (id), "v%d", i);
+        rpc (&cn, event (buf, sizeof (buf), id), reply, sizeof (reply));
+    }
+    for (int i = 0; i < 50; i++) {
+        char w[32];
+        snprintf (id, sizeof (id), "v%d", i);
+        snprintf (w, sizeof (w), "OK %d", i + 1);
+        rpc (&cn, event (buf, sizeof (buf), id), reply, sizeof (reply));
+        if (strcmp (reply, w) && dups++ < 3)
+            diag ("resend of %s: %s (want %s)", id, reply, w);
+    }
+    is_int (dups, 0, "a resend of any of 50 ids answers its original seq");
+    rpc (&cn, event (buf, sizeof (buf), "v50"), reply, sizeof (reply));
+    is (reply, "OK 51", "a new id still appends");
+    jt_ledger_conn_free (&cn);
+    stop_daemon (pid);
+    pid = start_daemon (pl.dir, pl.sock, pl.log, "--index-size=2", &st);
+    connect_conn (&cn, pl.sock);
+    rpc (&cn, event (buf, sizeof (buf), "v0"), reply, sizeof (reply));
+    is (reply, "OK 1", "after a restart too (the first of 51)");
+    jt_ledger_conn_free (&cn);
+    stop_daemon (pid);
+    jt_map_t *ids = verified_ids (pl.dir, "the ledger verifies");
+    is_int (jt_map_count (ids), 51, "51 events, each once");
+    jt_map_destroy (ids, NULL);
+}
+
 /* How a client running as nobody meets the daemon (test_permission). */
 enum nobody_way {
     NOBODY_RPC,           /* connect and send one event, as the tests do */
@@ -993,6 +1036,7 @@ int main (void)
     test_basic ();
     test_torn ();
     test_tail_damage ();
+    test_eviction ();
     test_permission ();
     test_spool ();
     test_fail_closed ();

@@ -1,0 +1,252 @@
+/*
+ * ids.c - jobtree-ledgerd's index of every event id in the ledger, on disk,
+ * so that a resend is answered with its original seq however old it is
+ * (the in-memory FIFO of --index-size answers recent ones without a read).
+ *
+ * DESIGN: an open-addressing hash table (linear probing, load <= 1/2) of
+ * 16-byte slots {h, pos} in DIR/ledgerd.ids, mapped shared: the kernel's
+ * page cache holds it, not the daemon's heap, so the daemon's memory does
+ * not grow with the ledger. h is a 64-bit hash of the id (never 0: 0 marks
+ * an empty slot); pos is where the record is: segment ordinal << 40 | byte
+ * offset. A slot whose h matches is confirmed by reading the record there
+ * and comparing its id, so a hash collision costs one read, never a wrong
+ * answer. The file is derived data: rebuilt from the ledger at every start
+ * (the recovery reads every record anyway), never synced, and grown by
+ * doubling into ledgerd.ids.new, renamed over it.
+ */
+#include "config.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <unistd.h>
+
+#include "ledgerd.h"
+
+#define IDS_MIN_SLOTS 64u
+#define POS_OFFSET_BITS 40
+#define POS_OFFSET_MAX ((UINT64_C (1) << POS_OFFSET_BITS) - 1)
+#define POS_SEGS_MAX (UINT64_C (1) << (64 - POS_OFFSET_BITS))
+
+char *ledgerd_id_key (const char *p, size_t len)
+{
+    static const char pat[] = "\"id\":\"";
+    const char *s = memmem (p, len, pat, sizeof (pat) - 1);
+    if (!s)
+        return NULL;
+    s += sizeof (pat) - 1;
+    const char *e = s, *end = p + len;
+    while (e < end && *e != '"')
+        e += (*e == '\\' && e + 1 < end) ? 2 : 1;
+    return strndup (s, (size_t) (e - s));
+}
+
+/* FNV-1a, then the SplitMix64 finalizer to spread it over the bits used. */
+static uint64_t id_hash (const char *key)
+{
+    uint64_t h = 1469598103934665603ULL;
+    for (const unsigned char *s = (const unsigned char *) key; *s; s++) {
+        h ^= *s;
+        h *= 1099511628211ULL;
+    }
+    h ^= h >> 30;
+    h *= 0xbf58476d1ce4e5b9ULL;
+    h ^= h >> 27;
+    h *= 0x94d049bb133111ebULL;
+    h ^= h >> 31;
+    return h ? h : 1;
+}
+
+/* A new table file of n slots at path, mapped. */
+static int map_new (const char *path, size_t n, int *fd, uint64_t **slot, char *err,
+                    size_t len)
+{
+    size_t bytes = n * 2 * sizeof (uint64_t);
+    *fd = open (path, O_RDWR | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
+    if (*fd < 0 || ftruncate (*fd, (off_t) bytes) < 0) {
+        snprintf (err, len, "%s: %s", path, strerror (errno));
+        if (*fd >= 0)
+            close (*fd);
+        *fd = -1;
+        return -1;
+    }
+    *slot = mmap (NULL, bytes, PROT_READ | PROT_WRITE, MAP_SHARED, *fd, 0);
+    if (*slot == MAP_FAILED) {
+        snprintf (err, len, "%s: mmap: %s", path, strerror (errno));
+        close (*fd);
+        *fd = -1;
+        *slot = NULL;
+        return -1;
+    }
+    return 0;
+}
+
+static void put (uint64_t *slot, size_t n, uint64_t h, uint64_t pos)
+{
+    size_t i = (size_t) h & (n - 1);
+    while (slot[2 * i])
+        i = (i + 1) & (n - 1);
+    slot[2 * i] = h;
+    slot[2 * i + 1] = pos;
+}
+
+int ledgerd_ids_open (struct ledgerd_ids *x, const char *dir, char *err, size_t len)
+{
+    memset (x, 0, sizeof (*x));
+    x->fd = -1;
+    snprintf (x->path, sizeof (x->path), "%s/ledgerd.ids", dir);
+    snprintf (x->tmp, sizeof (x->tmp), "%s/ledgerd.ids.new", dir);
+    x->nslots = IDS_MIN_SLOTS;
+    return map_new (x->path, x->nslots, &x->fd, &x->slot, err, len);
+}
+
+void ledgerd_ids_close (struct ledgerd_ids *x)
+{
+    if (x->slot)
+        munmap (x->slot, x->nslots * 2 * sizeof (uint64_t));
+    if (x->fd >= 0)
+        close (x->fd);
+    for (size_t i = 0; i < x->nsegs; i++)
+        free (x->segs[i]);
+    free (x->segs);
+    memset (x, 0, sizeof (*x));
+    x->fd = -1;
+}
+
+/* Double the table (into the .new file, renamed over the old one). */
+static int grow (struct ledgerd_ids *x, char *err, size_t len)
+{
+    size_t n = x->nslots * 2;
+    uint64_t *slot;
+    int fd;
+
+    if (map_new (x->tmp, n, &fd, &slot, err, len) < 0)
+        return -1;
+    for (size_t i = 0; i < x->nslots; i++)
+        if (x->slot[2 * i])
+            put (slot, n, x->slot[2 * i], x->slot[2 * i + 1]);
+    if (rename (x->tmp, x->path) < 0) {
+        snprintf (err, len, "%s: %s", x->path, strerror (errno));
+        munmap (slot, n * 2 * sizeof (uint64_t));
+        close (fd);
+        return -1;
+    }
+    munmap (x->slot, x->nslots * 2 * sizeof (uint64_t));
+    close (x->fd);
+    x->slot = slot;
+    x->fd = fd;
+    x->nslots = n;
+    return 0;
+}
+
+/* The ordinal of segment path (the latest, or a new one). */
+static int seg_ordinal (struct ledgerd_ids *x, const char *path, uint64_t *ord)
+{
+    if (x->nsegs && !strcmp (x->segs[x->nsegs - 1], path)) {
+        *ord = x->nsegs - 1;
+        return 0;
+    }
+    if (x->nsegs == x->segcap) {
+        size_t nc = x->segcap ? 2 * x->segcap : 16;
+        char **v = realloc (x->segs, nc * sizeof (*v));
+        if (!v)
+            return -1;
+        x->segs = v;
+        x->segcap = nc;
+    }
+    if (!(x->segs[x->nsegs] = strdup (path)))
+        return -1;
+    *ord = x->nsegs++;
+    return 0;
+}
+
+int ledgerd_ids_add (struct ledgerd_ids *x, const char *key, const char *segment,
+                     uint64_t offset, char *err, size_t len)
+{
+    uint64_t ord;
+
+    if (offset > POS_OFFSET_MAX || x->nsegs >= POS_SEGS_MAX) {
+        snprintf (err, len, "id index: offset %" PRIu64 " or segment count %zu too large",
+                  offset, x->nsegs);
+        return -1;
+    }
+    if (seg_ordinal (x, segment, &ord) < 0) {
+        snprintf (err, len, "id index: out of memory");
+        return -1;
+    }
+    if (2 * (x->count + 1) > x->nslots && grow (x, err, len) < 0)
+        return -1;
+    put (x->slot, x->nslots, id_hash (key), ord << POS_OFFSET_BITS | offset);
+    x->count++;
+    return 0;
+}
+
+/* Read the record at pos; 1 when it is there and its id is key (*seq), 0
+ * when not, -1 on a read error (err). */
+static int confirm (const struct ledgerd_ids *x, uint64_t pos, const char *key,
+                    uint64_t *seq, char *err, size_t len)
+{
+    uint64_t ord = pos >> POS_OFFSET_BITS, off = pos & POS_OFFSET_MAX;
+    size_t cap = 4096;
+    char *buf = NULL;
+    int fd, rc = -1;
+
+    if (ord >= x->nsegs)
+        return 0;
+    if ((fd = open (x->segs[ord], O_RDONLY | O_CLOEXEC)) < 0) {
+        snprintf (err, len, "%s: %s", x->segs[ord], strerror (errno));
+        return -1;
+    }
+    for (;;) {
+        jt_record_t rec;
+        char *nb = realloc (buf, cap);
+        if (!nb) {
+            snprintf (err, len, "id index: out of memory");
+            break;
+        }
+        buf = nb;
+        ssize_t n = pread (fd, buf, cap, (off_t) off);
+        if (n < 0) {
+            snprintf (err, len, "%s: %s", x->segs[ord], strerror (errno));
+            break;
+        }
+        jt_record_status_t st = jt_record_parse (buf, (size_t) n, &rec);
+        if (st == JT_RECORD_INCOMPLETE && (size_t) n == cap && cap == 4096) {
+            cap = JT_LEDGER_MAX_PAYLOAD + 4096;
+            continue;
+        }
+        rc = 0;
+        if (st == JT_RECORD_OK) {
+            char *k = ledgerd_id_key (rec.payload, rec.len);
+            if (k && !strcmp (k, key)) {
+                *seq = rec.seq;
+                rc = 1;
+            }
+            free (k);
+        }
+        break;
+    }
+    free (buf);
+    close (fd);
+    return rc;
+}
+
+int ledgerd_ids_find (const struct ledgerd_ids *x, const char *key, uint64_t *seq,
+                      char *err, size_t len)
+{
+    uint64_t h = id_hash (key);
+    size_t i = (size_t) h & (x->nslots - 1);
+
+    for (; x->slot[2 * i]; i = (i + 1) & (x->nslots - 1)) {
+        if (x->slot[2 * i] != h)
+            continue;
+        int rc = confirm (x, x->slot[2 * i + 1], key, seq, err, len);
+        if (rc != 0)
+            return rc;
+    }
+    return 0;
+}
