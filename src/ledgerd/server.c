@@ -77,6 +77,7 @@ struct server {
     jt_ledger_writer_t *w;
     jt_map_t *index; /* event id -> seq, the latest index_max */
     struct ledgerd_ids ids; /* every event id -> its record, on disk */
+    char fatal[256];        /* set: fail the batch and stop (fail closed) */
     double head_saved_at;   /* monotonic seconds */
     bool head_failing;      /* the last save failed (logged once) */
     int lfd;
@@ -281,10 +282,11 @@ static void take_line (struct server *s, struct client *c, char *line, size_t le
     char e[256];
     if (!seq && !bidx
         && (found = ledgerd_ids_find (&s->ids, key, &old, e, sizeof (e))) < 0) {
-        /* cannot tell whether it is a resend: refuse for now (it is kept
-         * and sent again by the client) rather than risk appending twice */
-        log_msg ("id index: %s", e);
-        snprintf (r->reply, sizeof (r->reply), "ERR FAIL id index: %.200s\n", e);
+        /* cannot tell whether it is a resend (the ledger cannot be read):
+         * fail closed, appending nothing of this batch, rather than risk a
+         * second copy; the clients keep their events */
+        snprintf (s->fatal, sizeof (s->fatal), "id index: %.200s", e);
+        snprintf (r->reply, sizeof (r->reply), "ERR FAIL %.250s\n", s->fatal);
     } else if (seq || found) {
         r->kind = REQ_DUP;
         r->seq = seq ? (uint64_t) (uintptr_t) seq : old;
@@ -349,7 +351,10 @@ static int commit (struct server *s, size_t nappend, char *errbuf, size_t errlen
     char ierr[256] = "";
     int rc = 0;
 
-    if (nappend) {
+    if (s->fatal[0]) {
+        snprintf (err.text, sizeof (err.text), "%s", s->fatal);
+        rc = -1;
+    } else if (nappend) {
         p = malloc (nappend * sizeof (*p));
         lens = malloc (nappend * sizeof (*lens));
         offs = malloc (nappend * sizeof (*offs));

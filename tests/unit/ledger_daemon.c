@@ -702,6 +702,27 @@ static void test_eviction (void)
     jt_map_t *ids = verified_ids (pl.dir, "the ledger verifies");
     is_int (jt_map_count (ids), 51, "51 events, each once");
     jt_map_destroy (ids, NULL);
+
+    /* the record cannot be read: fail closed rather than append a copy */
+    char seg[600], moved[700];
+    snprintf (seg, sizeof (seg), "%s/ledger-00000000000000000001.jtl", pl.dir);
+    snprintf (moved, sizeof (moved), "%s.away", seg);
+    pid = start_daemon (pl.dir, pl.sock, pl.log, "--index-size=2", &st);
+    if (pid < 0)
+        bail_out ("daemon did not start:\n%s", slurp (pl.log));
+    rename (seg, moved);
+    connect_conn (&cn, pl.sock);
+    rpc (&cn, event (buf, sizeof (buf), "v3"), reply, sizeof (reply));
+    jt_ledger_conn_free (&cn);
+    waitpid (pid, &st, 0);
+    ok (!strncmp (reply, "ERR FAIL id index: ", 19) && WIFEXITED (st)
+            && WEXITSTATUS (st) == 1,
+        "an evicted id whose record cannot be read: ERR FAIL, the daemon stops (%s)",
+        reply);
+    rename (moved, seg);
+    ids = verified_ids (pl.dir, "the ledger still verifies");
+    is_int (jt_map_count (ids), 51, "with nothing appended");
+    jt_map_destroy (ids, NULL);
 }
 
 /* How a client running as nobody meets the daemon (test_permission). */
