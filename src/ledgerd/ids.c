@@ -143,44 +143,43 @@ static int grow (struct ledgerd_ids *x, char *err, size_t len)
     return 0;
 }
 
-/* The ordinal of segment path (the latest, or a new one). */
-static int seg_ordinal (struct ledgerd_ids *x, const char *path, uint64_t *ord)
+int ledgerd_ids_segment (struct ledgerd_ids *x, const char *path, char *err, size_t len)
 {
-    if (x->nsegs && !strcmp (x->segs[x->nsegs - 1], path)) {
-        *ord = x->nsegs - 1;
+    if (x->nsegs && !strcmp (x->segs[x->nsegs - 1], path))
         return 0;
+    if (x->nsegs >= POS_SEGS_MAX) {
+        snprintf (err, len, "id index: more than %" PRIu64 " segments", POS_SEGS_MAX);
+        return -1;
     }
     if (x->nsegs == x->segcap) {
         size_t nc = x->segcap ? 2 * x->segcap : 16;
         char **v = realloc (x->segs, nc * sizeof (*v));
         if (!v)
-            return -1;
+            goto nomem;
         x->segs = v;
         x->segcap = nc;
     }
     if (!(x->segs[x->nsegs] = strdup (path)))
-        return -1;
-    *ord = x->nsegs++;
+        goto nomem;
+    x->nsegs++;
     return 0;
+nomem:
+    snprintf (err, len, "id index: out of memory");
+    return -1;
 }
 
-int ledgerd_ids_add (struct ledgerd_ids *x, const char *key, const char *segment,
-                     uint64_t offset, char *err, size_t len)
+int ledgerd_ids_add (struct ledgerd_ids *x, const char *key, uint64_t offset, char *err,
+                     size_t len)
 {
-    uint64_t ord;
-
-    if (offset > POS_OFFSET_MAX || x->nsegs >= POS_SEGS_MAX) {
-        snprintf (err, len, "id index: offset %" PRIu64 " or segment count %zu too large",
-                  offset, x->nsegs);
-        return -1;
-    }
-    if (seg_ordinal (x, segment, &ord) < 0) {
-        snprintf (err, len, "id index: out of memory");
+    if (!x->nsegs || offset > POS_OFFSET_MAX) {
+        snprintf (err, len, "id index: offset %" PRIu64 " too large, or no segment",
+                  offset);
         return -1;
     }
     if (2 * (x->count + 1) > x->nslots && grow (x, err, len) < 0)
         return -1;
-    put (x->slot, x->nslots, id_hash (key), ord << POS_OFFSET_BITS | offset);
+    put (x->slot, x->nslots, id_hash (key),
+         (uint64_t) (x->nsegs - 1) << POS_OFFSET_BITS | offset);
     x->count++;
     return 0;
 }

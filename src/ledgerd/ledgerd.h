@@ -52,9 +52,13 @@ struct ledgerd_ids {
 /* Create (emptied) DIR/ledgerd.ids. 0, or -1 with err. */
 int ledgerd_ids_open (struct ledgerd_ids *x, const char *dir, char *err, size_t len);
 void ledgerd_ids_close (struct ledgerd_ids *x);
-/* Index key as the record at offset of segment. 0, or -1 with err. */
-int ledgerd_ids_add (struct ledgerd_ids *x, const char *key, const char *segment,
-                     uint64_t offset, char *err, size_t len);
+/* The segment the next records are in (once per segment or batch: its
+ * path is compared, then remembered). 0, or -1 with err. */
+int ledgerd_ids_segment (struct ledgerd_ids *x, const char *path, char *err,
+                         size_t len);
+/* Index key as the record at offset of that segment. 0, or -1 with err. */
+int ledgerd_ids_add (struct ledgerd_ids *x, const char *key, uint64_t offset, char *err,
+                     size_t len);
 /* 1 with *seq when key is in the ledger, 0 when not, -1 with err (a read
  * failed). */
 int ledgerd_ids_find (const struct ledgerd_ids *x, const char *key, uint64_t *seq,

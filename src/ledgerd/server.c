@@ -77,6 +77,7 @@ struct server {
     jt_ledger_writer_t *w;
     jt_map_t *index; /* event id -> seq, the latest index_max */
     struct ledgerd_ids ids; /* every event id -> its record, on disk */
+    const char *scan_file;  /* the start-up scan's current segment */
     char fatal[256];        /* set: fail the batch and stop (fail closed) */
     double head_saved_at;   /* monotonic seconds */
     bool head_failing;      /* the last save failed (logged once) */
@@ -97,10 +98,12 @@ static int index_cb (const jt_record_t *rec, void *arg, jt_error_t *err)
     int rc = jt_map_put (s->index, key, (void *) (uintptr_t) rec->seq, NULL);
     if (rc < 0)
         jt_errprintf (err, "out of memory");
-    else if ((rc = ledgerd_ids_add (&s->ids, key, rec->file, rec->offset, e,
-                                    sizeof (e)))
-             < 0)
+    else if (rec->file != s->scan_file
+             && (rc = ledgerd_ids_segment (&s->ids, rec->file, e, sizeof (e))) < 0)
         jt_errprintf (err, "%s", e);
+    else if ((rc = ledgerd_ids_add (&s->ids, key, rec->offset, e, sizeof (e))) < 0)
+        jt_errprintf (err, "%s", e);
+    s->scan_file = rec->file;
     free (key);
     return rc;
 }
@@ -369,6 +372,9 @@ static int commit (struct server *s, size_t nappend, char *errbuf, size_t errlen
                 }
             rc = jt_ledger_writer_append_at (s->w, p, lens, nappend, &first, offs,
                                              &err);
+            if (rc == 0)
+                (void) ledgerd_ids_segment (&s->ids, jt_ledger_writer_segment (s->w),
+                                            ierr, sizeof (ierr));
         }
     }
     for (size_t i = 0; i < s->nreqs; i++) {
@@ -394,8 +400,7 @@ static int commit (struct server *s, size_t nappend, char *errbuf, size_t errlen
              * indexed, a resend could be appended twice: stop after these
              * replies (the index is rebuilt at the next start) */
             if (r->kind == REQ_APPEND && !ierr[0]
-                && ledgerd_ids_add (&s->ids, r->key, jt_ledger_writer_segment (s->w),
-                                    offs[r->dup_of], ierr, sizeof (ierr))
+                && ledgerd_ids_add (&s->ids, r->key, offs[r->dup_of], ierr, sizeof (ierr))
                        < 0
                 && !ierr[0])
                 snprintf (ierr, sizeof (ierr), "id index failed");
