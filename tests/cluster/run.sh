@@ -1,5 +1,7 @@
 #!/bin/bash
 # tests/cluster/run.sh BUILDDIR [TEST...] - run the cluster tests.
+# tests/cluster/run.sh --installed [TEST...] - the same against the
+#                      installed Jobtree instead of a build tree.
 #
 # Each tests/cluster/t*.sh brings up its own local Slurm cluster (lib.sh),
 # prints TAP and tears the cluster down, even on failure. This runs them in
@@ -7,11 +9,37 @@
 # TAP and a summary, and exits non-zero when any failed. Needs root (the
 # daemons run as SlurmUser=root) and a build configured with
 # --with-slurm-source (see contrib/slurm-source.sh).
+#
+# --installed takes the plugins from Slurm's plugin directory
+# (JT_STOCK_PLUGINDIR, default /usr/lib/x86_64-linux-gnu/slurm-wlm) and
+# jobtree, jobtree-ledgerd from JT_INSTALLED_PREFIX/bin and /sbin (default
+# /usr: the Debian packages; /usr/local after a default make install): a
+# scratch tree of links in a build tree's layout stands in for BUILDDIR, so
+# every test runs unchanged on the installed files.
 set -u
 here=$(cd "$(dirname "$0")" && pwd)
-build=${1:?usage: run.sh BUILDDIR [TEST...]}
-shift
-build=$(cd "$build" && pwd) || exit 2
+if [ "${1:-}" = --installed ]; then
+    shift
+    prefix=${JT_INSTALLED_PREFIX:-/usr}
+    plugindir=${JT_STOCK_PLUGINDIR:-/usr/lib/x86_64-linux-gnu/slurm-wlm}
+    build=$(mktemp -d /tmp/jt-installed.XXXXXX) || exit 2
+    trap 'rm -rf "$build"' EXIT
+    link () {      # link INSTALLED-FILE PATH-IN-A-BUILD-TREE
+        [ -f "$1" ] || { echo "run.sh --installed: $1 is not installed" >&2; exit 2; }
+        mkdir -p "$build/$(dirname "$2")" && ln -s "$1" "$build/$2"
+    }
+    for p in spank/jobtree_spank job_submit/job_submit_jobtree \
+             select/select_cons_tres_jobtree preempt/preempt_jobtree; do
+        link "$plugindir/${p#*/}.so" "plugins/${p%/*}/.libs/${p#*/}.so"
+    done
+    link "$prefix/bin/jobtree" src/cli/jobtree
+    link "$prefix/sbin/jobtree-ledgerd" src/ledgerd/jobtree-ledgerd
+    echo "# the installed Jobtree: $plugindir, $prefix/bin/jobtree, $prefix/sbin/jobtree-ledgerd"
+else
+    build=${1:?usage: run.sh BUILDDIR|--installed [TEST...]}
+    shift
+    build=$(cd "$build" && pwd) || exit 2
+fi
 limit=${JT_CLUSTER_TEST_TIMEOUT:-600}
 
 if [ $# -gt 0 ]; then tests=("$@"); else tests=("$here"/t[0-9]*.sh); fi
