@@ -11,7 +11,9 @@
 #
 #   tests/cluster/compare.sh BUILDDIR [WORKLOAD]
 #
-# JT_COMPARE_VARIANTS="jobtree" runs a subset; JT_COMPARE_KEEP=1 keeps the
+# JT_COMPARE_LIMIT=F gives every job a time limit of F x its duration,
+# rounded up to whole minutes (as users set them; default: none, Slurm takes
+# the partition's INFINITE). JT_COMPARE_VARIANTS="jobtree" runs a subset; JT_COMPARE_KEEP=1 keeps the
 # per-job results (id state eligible start end nodes).
 #
 # WORKLOAD (default tests/cluster/compare-workload.txt): "job offset_s
@@ -59,9 +61,13 @@ run_variant () {
         nodes=$(( (gpus + GPN - 1) / GPN ))
         begin=$(date -d "@$((t0 + off))" +%Y-%m-%dT%H:%M:%S)
         local extra=()
+        if [ -n "${JT_COMPARE_LIMIT:-}" ]; then
+            extra+=(-t "$(awk -v d="$dur" -v f="$JT_COMPARE_LIMIT" \
+                         'BEGIN { m = d * f / 60; print (m == int(m) ? m : int(m) + 1) }')")
+        fi
         case $mode in
-            switches) extra=(--switches=1) ;;
-            jobtree) extra=(--group-gpus="$gpus") ;;
+            switches) extra+=(--switches=1) ;;
+            jobtree) extra+=(--group-gpus="$gpus") ;;
         esac
         id=$(submit --account="$team" -J "$job" -N "$nodes" --gres=gpu:h100:$GPN \
              --begin="$begin" "${extra[@]}" --wrap "sleep $dur")
