@@ -405,8 +405,8 @@ typedef enum jt_violation_kind {
     JT_VIOL_DUP_ID,             /* an event id appears twice */
     JT_VIOL_DUP_START,          /* Start of a lease id that is already open */
     JT_VIOL_UNMATCHED_END,      /* End without an open Start */
-    JT_VIOL_BAD_INTERVAL,       /* End before its Start, or End disagrees */
-    JT_VIOL_NODE_OVERLAP,       /* a node in two active leases at once */
+    JT_VIOL_BAD_INTERVAL,       /* an End that does not repeat its Start */
+    JT_VIOL_NODE_OVERLAP,       /* a node in two leases at once */
     JT_VIOL_CONCURRENCY,        /* envelope over C */
     JT_VIOL_GPU_HOURS,          /* envelope over B */
     JT_VIOL_WINDOW,             /* lease outside its envelope's window */
@@ -457,7 +457,10 @@ void jt_ledger_fold_forget_ids (jt_ledger_fold_t *f);
 
 /* Apply one event (seq is its record's). Returns 0 when it keeps every
  * invariant, 1 when it breaks one (*v filled; the state is still updated so
- * the fold can go on), -1 on ENOMEM (err). */
+ * the fold can go on), -1 on ENOMEM (err). The invariants of lease time
+ * (overlap, concurrency, GPU-hours, window) are checked here as events
+ * arrive, in event order, with the latest caps: a live fold's view;
+ * jt_ledger_verify checks them on the intervals instead. */
 int jt_ledger_fold_apply (jt_ledger_fold_t *f, uint64_t seq,
                           const jt_event_t *ev, jt_violation_t *v,
                           jt_error_t *err);
@@ -556,10 +559,15 @@ int jt_ledger_fold_pin_caps (jt_ledger_fold_t *f, const jt_event_t *budget,
                              jt_error_t *err);
 
 /* Read paths, check every payload (valid and canonical), fold it, and stop
- * at the first record problem (res->status) or the first violation (*v).
- * caps (may be NULL) pins the caps (jt_ledger_fold_pin_caps). Returns 0
- * when it ran, -1 on ENOMEM or a failing read (err). *fold (if not NULL)
- * receives the fold for the caller to query and destroy. */
+ * at the first record problem (res->status) or the first violation of the
+ * event pass (*v); then, when there is none, check the invariants of lease
+ * time on every lease interval against the caps in force at each instant
+ * (node overlap, concurrency, GPU-hours, window; docs/ledger-format.md,
+ * section 5), *v receiving the one of smallest seq. caps (may be NULL)
+ * pins the caps (jt_ledger_fold_pin_caps): the only epoch, in force at
+ * every instant. Returns 0 when it ran, -1 on ENOMEM or a failing read
+ * (err). *fold (if not NULL) receives the fold for the caller to query and
+ * destroy. */
 int jt_ledger_verify (const char *const *paths, size_t npaths, const char *head,
                       const jt_event_t *caps, jt_ledger_result_t *res,
                       jt_violation_t *v, jt_ledger_fold_t **fold, jt_error_t *err);

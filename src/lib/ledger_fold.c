@@ -14,7 +14,18 @@
  * only grows with t, so checking the integral bound at every event of the
  * envelope and at the last event time covers every instant in between.
  * Caps come from the latest BudgetLoaded event (docs/ledger-format.md):
- * envelopes without caps are tracked but not checked.
+ * envelopes without caps are tracked but not checked. Counts are added
+ * with checked arithmetic (events bound gpus; one built in memory must not
+ * wrap them either).
+ *
+ * Those checks follow event order: right for a live fold (the plugin's,
+ * which sees events as they happen), not for an audit, since "at every
+ * instant" means lease time. A fold asked for lease time
+ * (jt_ledger_fold_time_checks: `jobtree verify`) records every lease
+ * interval and every BudgetLoaded as a cap epoch instead, and checks node
+ * overlap, concurrency, GPU-hours and window on them once the ledger is
+ * read (ledger_fold_time.c). The structural checks (ids, Start/End
+ * matching, lotteries) are the same in both.
  * An Activation is recomputed from the event alone
  * (jt_event_activation_replay) and marks the open leases it cut with the
  * reason their End is to carry (RandomPreempt and its seed for every lease
@@ -55,6 +66,7 @@ struct lease {
     jt_end_reason_t cut;        /* open: what the latest Activation cutting it
                                  * gives its End (JT_REASON_NONE: none) */
     uint64_t cut_seed;
+    size_t ivl;                 /* lease time: its interval */
 };
 
 struct resv {
@@ -64,6 +76,7 @@ struct resv {
 
 struct env {
     char *name;
+    uint32_t id;                /* its number: envs in order of appearance */
     char *owner;
     bool capped;
     int64_t concurrency;
@@ -85,6 +98,9 @@ struct jt_ledger_fold {
     uint64_t events, starts, ends, lotteries;
     int64_t last_time;
     bool caps_pinned;
+    struct env **env_v;         /* by number */
+    size_t nenv, envcap;
+    jt_fold_times_t *times;     /* lease time (verify), or NULL */
 };
 
 static const char *const viol_names[] = {
@@ -171,7 +187,114 @@ void jt_ledger_fold_destroy (jt_ledger_fold_t *f)
     jt_map_destroy (f->hist, lease_free);
     jt_map_destroy (f->resv, resv_free);
     jt_map_destroy (f->oresv, resv_free);
+    free (f->env_v);
+    jt_fold_times_free (f->times);
+    free (f->times);
     free (f);
+}
+
+void jt_fold_times_free (jt_fold_times_t *t)
+{
+    if (!t)
+        return;
+    for (size_t i = 0; i < t->nivl; i++)
+        free (t->ivl[i].lease);
+    free (t->ivl);
+    free (t->nodes);
+    for (size_t i = 0; i < t->nnames; i++)
+        free (t->names[i]);
+    free (t->names);
+    jt_map_destroy (t->node_ids, NULL);
+    free (t->ep);
+    free (t->caps);
+    memset (t, 0, sizeof (*t));
+}
+
+int jt_ledger_fold_time_checks (jt_ledger_fold_t *f, jt_error_t *err)
+{
+    if (f->times)
+        return 0;
+    if (f->events) {
+        errno = EINVAL;
+        return jt_errprintf (err, "lease time must be asked for before the first event");
+    }
+    if (!(f->times = calloc (1, sizeof (*f->times)))
+        || !(f->times->node_ids = jt_map_create (0))) {
+        free (f->times);
+        f->times = NULL;
+        errno = ENOMEM;
+        return jt_errprintf (err, "out of memory");
+    }
+    return 0;
+}
+
+/* Grow *v (of *cap elements of size sz) to hold n. 0, or -1. */
+static int grow (void **v, size_t *cap, size_t n, size_t sz)
+{
+    if (n <= *cap)
+        return 0;
+    size_t nc = *cap ? *cap : 16;
+    while (nc < n)
+        nc *= 2;
+    void *nv = realloc (*v, nc * sz);
+    if (!nv)
+        return -1;
+    *v = nv;
+    *cap = nc;
+    return 0;
+}
+
+/* Record a Start's interval (lease time); its index goes to l->ivl. */
+static int times_start (jt_fold_times_t *t, struct lease *l, const struct env *e)
+{
+    if (grow ((void **) &t->ivl, &t->ivlcap, t->nivl + 1, sizeof (*t->ivl)) < 0
+        || grow ((void **) &t->nodes, &t->nodecap, t->nnodes + l->nnodes,
+                 sizeof (*t->nodes))
+               < 0)
+        return -1;
+    jt_fold_ivl_t *iv = &t->ivl[t->nivl];
+    *iv = (jt_fold_ivl_t){ .start = l->start, .end = -1, .gpus = l->gpus, .env = e->id,
+                           .nnodes = (uint32_t) l->nnodes, .node0 = t->nnodes,
+                           .sseq = l->seq };
+    for (size_t i = 0; i < l->nnodes; i++) {
+        uintptr_t id = (uintptr_t) jt_map_get (t->node_ids, l->nodes[i]);
+        if (!id) {
+            if (grow ((void **) &t->names, &t->namecap, t->nnames + 1,
+                      sizeof (*t->names))
+                    < 0
+                || !(t->names[t->nnames] = strdup (l->nodes[i])))
+                return -1;
+            id = ++t->nnames;
+            if (jt_map_put (t->node_ids, l->nodes[i], (void *) id, NULL) < 0)
+                return -1;
+        }
+        t->nodes[t->nnodes++] = (uint32_t) (id - 1);
+    }
+    if (!(iv->lease = strdup (l->id)))
+        return -1;
+    l->ivl = t->nivl++;
+    return 0;
+}
+
+/* Record a BudgetLoaded's caps as an epoch (lease time). */
+static int times_epoch (jt_ledger_fold_t *f, int64_t time, uint64_t seq,
+                        const jt_event_t *ev)
+{
+    jt_fold_times_t *t = f->times;
+    if (grow ((void **) &t->ep, &t->epcap, t->nep + 1, sizeof (*t->ep)) < 0
+        || grow ((void **) &t->caps, &t->capcap, t->ncaps + ev->ncaps, sizeof (*t->caps))
+               < 0)
+        return -1;
+    t->ep[t->nep++] = (jt_fold_epoch_t){ time, seq, t->ncaps, ev->ncaps };
+    for (size_t i = 0; i < ev->ncaps; i++) {
+        const jt_ev_cap_t *c = &ev->caps[i];
+        struct env *e = jt_map_get (f->envs, c->envelope);
+        if (!e)
+            return -1; /* load_caps made it */
+        t->caps[t->ncaps++] = (jt_fold_cap_t){ e->id, c->concurrency, c->max_gpu_hours,
+                                               c->start, c->end };
+    }
+    return 0;
 }
 
 int jt_ledger_fold_keep_history (jt_ledger_fold_t *f, jt_error_t *err)
@@ -220,11 +343,16 @@ static struct env *env_get (jt_ledger_fold_t *f, const char *name)
     struct env *e = jt_map_get (f->envs, name);
     if (e)
         return e;
+    if (f->nenv >= UINT32_MAX
+        || grow ((void **) &f->env_v, &f->envcap, f->nenv + 1, sizeof (*f->env_v)) < 0)
+        return NULL;
     if (!(e = calloc (1, sizeof (*e))) || !(e->name = strdup (name))
         || jt_map_put (f->envs, name, e, NULL) < 0) {
         env_free (e);
         return NULL;
     }
+    e->id = (uint32_t) f->nenv;
+    f->env_v[f->nenv++] = e;
     return e;
 }
 
@@ -245,18 +373,25 @@ static int check_hours (const struct env *e, uint64_t seq, int64_t t, jt_violati
     return 0;
 }
 
-int jt_ledger_fold_check_hours (const jt_ledger_fold_t *f, uint64_t seq, int64_t t,
-                                jt_violation_t *v)
+int jt_ledger_fold_check_time (const jt_ledger_fold_t *f, uint64_t last_seq,
+                               jt_violation_t *v)
 {
-    size_t n;
-    const char **keys = jt_map_sorted_keys (f->envs, &n);
-    int rc = 0;
+    const char **names = malloc ((f->nenv ? f->nenv : 1) * sizeof (*names));
+    int rc;
 
-    if (!keys && jt_map_count (f->envs))
+    if (!f->times) {
+        errno = EINVAL;
+        free (names);
         return -1;
-    for (size_t i = 0; i < n && !rc; i++)
-        rc = check_hours (jt_map_get (f->envs, keys[i]), seq, t, v);
-    free (keys);
+    }
+    if (!names) {
+        errno = ENOMEM;
+        return -1;
+    }
+    for (size_t i = 0; i < f->nenv; i++)
+        names[i] = f->env_v[i]->name;
+    rc = jt_fold_times_check (f->times, names, f->nenv, f->last_time, last_seq, v);
+    free (names);
     return rc;
 }
 
@@ -337,20 +472,23 @@ static int apply_start (jt_ledger_fold_t *f, uint64_t seq, const jt_event_t *ev,
         lease_free (l);
         return -1;
     }
+    if (f->times && times_start (f->times, l, e) < 0)
+        return -1;
+    bool live = !f->times; /* else lease time is checked at the end */
     for (size_t i = 0; i < l->nnodes; i++) {
         struct lease *h = jt_map_get (f->nodes, l->nodes[i]);
-        if (h && h != l)
+        if (live && h && h != l)
             rc = viol (v, JT_VIOL_NODE_OVERLAP, seq,
                        "node %s in lease %s while lease %s (seq %" PRIu64 ") holds it",
                        l->nodes[i], l->id, h->id, h->seq);
         if (jt_map_put (f->nodes, l->nodes[i], l, NULL) < 0)
             return -1;
     }
-    if (e->capped && active > e->concurrency)
+    if (live && e->capped && active > e->concurrency)
         rc = viol (v, JT_VIOL_CONCURRENCY, seq,
                    "envelope %s: %" PRId64 " + %" PRId64 " GPUs > concurrency %" PRId64,
                    e->name, e->active, l->gpus, e->concurrency);
-    if (e->capped && (l->start < e->wstart || l->start >= e->wend))
+    if (live && e->capped && (l->start < e->wstart || l->start >= e->wend))
         rc = viol (v, JT_VIOL_WINDOW, seq,
                    "lease %s starts at %" PRId64 " outside envelope %s's window", l->id,
                    l->start, e->name);
@@ -362,9 +500,36 @@ static int apply_start (jt_ledger_fold_t *f, uint64_t seq, const jt_event_t *ev,
     if (e->active > e->peak)
         e->peak = e->active;
     f->starts++;
-    if (check_hours (e, seq, ev->time > l->start ? ev->time : l->start, v))
+    if (live && check_hours (e, seq, ev->time > l->start ? ev->time : l->start, v))
         rc = 1;
     return rc;
+}
+
+/* The first field in which an End differs from its lease's Start (it
+ * repeats them all: run, group, nodes in order, gpus, role, envelope, owner,
+ * start), or NULL. */
+static const char *end_differs (const struct lease *l, const jt_event_t *ev)
+{
+    if (strcmp (l->run, ev->run))
+        return "run";
+    if (strcmp (l->group, ev->group))
+        return "group";
+    if (l->nnodes != ev->nnodes)
+        return "nodes";
+    for (size_t i = 0; i < l->nnodes; i++)
+        if (strcmp (l->nodes[i], ev->nodes[i]))
+            return "nodes";
+    if (l->gpus != ev->gpus)
+        return "gpus";
+    if (l->role != ev->role)
+        return "role";
+    if (strcmp (l->envelope, ev->envelope))
+        return "envelope";
+    if (strcmp (l->owner, ev->owner))
+        return "owner";
+    if (l->start != ev->start)
+        return "start";
+    return NULL;
 }
 
 static int apply_end (jt_ledger_fold_t *f, uint64_t seq, const jt_event_t *ev,
@@ -375,11 +540,11 @@ static int apply_end (jt_ledger_fold_t *f, uint64_t seq, const jt_event_t *ev,
     if (!l)
         return viol (v, JT_VIOL_UNMATCHED_END, seq,
                      "End of lease %s without an open Start", ev->lease);
-    if (strcmp (l->run, ev->run) || strcmp (l->envelope, ev->envelope)
-        || l->gpus != ev->gpus || l->start != ev->start || l->role != ev->role)
+    const char *differs = end_differs (l, ev);
+    if (differs)
         rc = viol (v, JT_VIOL_BAD_INTERVAL, seq,
-                   "End of lease %s disagrees with its Start (seq %" PRIu64 ")", l->id,
-                   l->seq);
+                   "End of lease %s disagrees with its Start (seq %" PRIu64 "): %s",
+                   l->id, l->seq, differs);
     if (ev->reason == JT_REASON_RANDOM_PREEMPT
         && (l->cut != JT_REASON_RANDOM_PREEMPT || l->cut_seed != ev->seed))
         rc = viol (v, JT_VIOL_LOTTERY, seq,
@@ -398,12 +563,17 @@ static int apply_end (jt_ledger_fold_t *f, uint64_t seq, const jt_event_t *ev,
         e->open_borrowed_start_sum -= (double) l->gpus * (double) l->start;
         e->closed_borrowed_s += s;
     }
-    if (e->capped && ev->end > e->wend)
-        rc = viol (v, JT_VIOL_WINDOW, seq,
-                   "lease %s ends at %" PRId64 " after envelope %s's window", l->id,
-                   ev->end, e->name);
-    if (check_hours (e, seq, ev->end, v))
-        rc = 1;
+    if (f->times) { /* lease time: checked at the end */
+        f->times->ivl[l->ivl].end = ev->end;
+        f->times->ivl[l->ivl].eseq = seq;
+    } else {
+        if (e->capped && ev->end > e->wend)
+            rc = viol (v, JT_VIOL_WINDOW, seq,
+                       "lease %s ends at %" PRId64 " after envelope %s's window", l->id,
+                       ev->end, e->name);
+        if (check_hours (e, seq, ev->end, v))
+            rc = 1;
+    }
     for (size_t i = 0; i < l->nnodes; i++)
         if (jt_map_get (f->nodes, l->nodes[i]) == l)
             jt_map_remove (f->nodes, l->nodes[i]);
@@ -634,7 +804,10 @@ int jt_ledger_fold_apply (jt_ledger_fold_t *f, uint64_t seq, const jt_event_t *e
     switch (ev->type) {
     case JT_EV_START: r = apply_start (f, seq, ev, v); break;
     case JT_EV_END: r = apply_end (f, seq, ev, v); break;
-    case JT_EV_BUDGET_LOADED: r = f->caps_pinned ? 0 : load_caps (f, ev); break;
+    case JT_EV_BUDGET_LOADED:
+        if (!f->caps_pinned && (r = load_caps (f, ev)) == 0 && f->times)
+            r = times_epoch (f, ev->time, seq, ev);
+        break;
     case JT_EV_RES_CREATE:
     case JT_EV_RES_ACTIVATE:
     case JT_EV_RES_RELEASED: r = apply_resv (f, ev); break;
@@ -899,7 +1072,9 @@ int jt_ledger_fold_pin_caps (jt_ledger_fold_t *f, const jt_event_t *budget,
                              jt_error_t *err)
 {
     f->caps_pinned = false;
-    if (load_caps (f, budget) < 0)
+    if (f->times) /* the pinned caps are the only epoch, in force always */
+        f->times->nep = f->times->ncaps = 0;
+    if (load_caps (f, budget) < 0 || (f->times && times_epoch (f, INT64_MIN, 0, budget) < 0))
         return jt_errprintf (err, "out of memory");
     f->caps_pinned = true;
     return 0;

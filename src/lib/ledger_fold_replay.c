@@ -1,8 +1,8 @@
 /*
  * ledger_fold_replay.c - a ledger on disk read through one fold: `jobtree
  * verify` (jt_ledger_verify: every payload valid and canonical, stop at the
- * first record problem or violation, then the integral bound at the last
- * event) and the replay that rebuilds live state after a restart
+ * first record problem or violation of the event pass, then the invariants
+ * of lease time over every interval: ledger_fold_time.c) and the replay that rebuilds live state after a restart
  * (jt_ledger_fold_replay, _dir: count violations and go on). The fold and
  * its invariants are ledger_fold.c's; the records come from the one reader
  * (ledger_reader.c).
@@ -49,7 +49,8 @@ int jt_ledger_verify (const char *const *paths, size_t npaths, const char *head,
         *fold = NULL;
     if (!(c.fold = jt_ledger_fold_create ()))
         return jt_errprintf (err, "out of memory");
-    if (caps && jt_ledger_fold_pin_caps (c.fold, caps, err) < 0) {
+    if (jt_ledger_fold_time_checks (c.fold, err) < 0
+        || (caps && jt_ledger_fold_pin_caps (c.fold, caps, err) < 0)) {
         jt_ledger_fold_destroy (c.fold);
         return -1;
     }
@@ -58,10 +59,10 @@ int jt_ledger_verify (const char *const *paths, size_t npaths, const char *head,
         jt_ledger_fold_destroy (c.fold);
         return -1;
     }
-    /* open leases accrue up to the last event: the integral bound holds now */
+    /* lease time, once every interval is known: overlap, concurrency,
+     * GPU-hours and window at every instant, against the caps in force */
     if (v->kind == JT_VIOL_NONE && res->status == JT_LEDGER_OK
-        && jt_ledger_fold_check_hours (c.fold, res->last_seq,
-                                       jt_ledger_fold_last_time (c.fold), v) < 0) {
+        && jt_ledger_fold_check_time (c.fold, res->last_seq, v) < 0) {
         jt_ledger_fold_destroy (c.fold);
         return jt_errprintf (err, "out of memory");
     }

@@ -100,6 +100,42 @@ variant '1s/"start":1767225600,"end":1798761600}/"start":1767232800,"end":179876
     "FAIL window at seq 5" "lease before its envelope's window"
 variant '9s/"nodes":\["b01"\]/"nodes": ["b01"]/' 8 "FAIL bad-event at seq 9" \
     "non-canonical payload"
+# "at every instant" is lease time (issue 9): forged ledgers, each chain
+# recomputed by the independent writer, that verified OK while the
+# invariants followed event order and the latest caps in seq order
+appended () {  # appended SED-SCRIPT LINE... : $ev edited, then the lines
+    local script=$1; shift
+    { sed "$script" "$ev"; printf '%s\n' "$@"; } > "$tmp/v.jsonl"
+    mk_ledger "$tmp/v.jsonl" "$tmp/v.jtl"
+}
+lease () {     # lease TYPE ID RUN GPUS NODE START [END]: lease RUN:0 of vis-a100
+    local t=$6
+    [ -n "$7" ] && t=$7
+    printf '{"v":1,"type":"%s","id":"%s","time":%s,"lease":"%s:0","run":"%s",' \
+        "$1" "$2" "$t" "$3" "$3"
+    printf '"group":"0","nodes":["%s"],"gpus":%s,"role":"Active",' "$5" "$4"
+    printf '"envelope":"vis-a100","owner":"vision","start":%s' "$6"
+    if [ -n "$7" ]; then printf ',"end":%s,"reason":"End"}' "$7"; else printf '}'; fi
+}
+appended '' "$(lease Start x:1 c1:200 8 a01 1767229200)"
+check "$tmp/v.jtl" 10 "FAIL node-overlap at seq 16" \
+    "a Start backdated onto a node while an older lease held it"
+appended '' "$(lease End x:1 c1:102 8 c01 1767229200 1767240000)" \
+    "$(lease Start x:2 c1:201 16 c02 1767236400)"
+check "$tmp/v.jtl" 11 "FAIL concurrency at seq 17" \
+    "16 + 8 GPUs on a C=16 envelope, the older lease's End emitted first"
+raise='{"v":1,"type":"BudgetLoaded","id":"x:3","time":1767243600,"files":[],"caps":'
+raise=$raise'[{"envelope":"vis-a100","owner":"vision","concurrency":16,"maxGPUHours":100.0,'
+raise=$raise'"start":1767225600,"end":1798761600}]}'
+appended '1s/"maxGPUHours":100.0/"maxGPUHours":10.0/' "$raise"
+check "$tmp/v.jtl" 12 "FAIL gpu-hours at seq 16" \
+    "GPU-hours over B while it was in force, B raised by a later BudgetLoaded"
+variant '1s/"start":1767225600,"end":1798761600}/"start":1767225600,"end":1767236400}/' 13 \
+    "FAIL window at seq 5" "a lease still open after its window's end"
+variant '10s/"owner":"vision"/"owner":"rai"/' 14 "FAIL bad-interval at seq 10" \
+    "an End whose owner is not its Start's"
+variant '1s/{"envelope":"west-h100"/{"envelope":"vis-a100"/' 8 "FAIL bad-event at seq 1" \
+    "a caps list naming an envelope twice"
 # lotteries, recomputed from the Activation alone
 variant '14s/"seed":"[0-9a-f]*"/"seed":"0123456789abcdef"/' 15 "FAIL lottery at seq 14" \
     "an Activation whose seed is not its lottery seed"

@@ -385,6 +385,115 @@ static void test_activation (void)
     jt_ledger_fold_destroy (f);
 }
 
+/* A BudgetLoaded of envelope e1 (owner rai) at time, with C, B (hours)
+ * and the window [ws, we) (malloc'd). */
+static char *caps_ev (const char *id, int time, int c, double b, int ws, int we)
+{
+    char *out;
+    if (asprintf (&out,
+                  "{\"v\":1,\"type\":\"BudgetLoaded\",\"id\":\"%s\",\"time\":%d,"
+                  "\"files\":[],\"caps\":[{\"envelope\":\"e1\",\"owner\":\"rai\","
+                  "\"concurrency\":%d,\"maxGPUHours\":%.1f,\"start\":%d,\"end\":%d}]}",
+                  id, time, c, b, ws, we)
+        < 0)
+        bail_out ("out of memory");
+    return out;
+}
+
+/* "At every instant" is lease time (issue 9): each forged ledger below
+ * verified OK when the invariants were checked in event order, with the
+ * caps of the latest BudgetLoaded in seq order. */
+static void test_lease_time (void)
+{
+#define S(id, lease, nodes, gpus, start) EV ("Start", id, lease, nodes, gpus, "Active", start, -1, NULL)
+#define E(id, lease, nodes, gpus, start, end) EV ("End", id, lease, nodes, gpus, "Active", start, end, "End")
+    char *caps = caps_ev ("b", 0, 32, 1000, 0, 100000);
+    char *nf = strdup ("{\"v\":1,\"type\":\"NodeFail\",\"id\":\"nf\",\"time\":20000,"
+                       "\"nodes\":[\"z\"]}");
+    static const char *const want_none = "none@0 lotteries=0";
+    struct {
+        const char *name, *want;
+        char *p[12];
+    } cases[] = {
+        { "a Start backdated into a closed lease's interval on its node",
+          "node-overlap@4",
+          { caps, S ("1", "A", "\"a\"", 8, 0), E ("2", "A", "\"a\"", 8, 0, 7200),
+            S ("3", "B", "\"a\"", 8, 3600) } },
+        { "a Start re-emitted after a restart over the lease closed JobGone",
+          "node-overlap@4",
+          { caps, S ("1", "c:1:0", "\"a\"", 8, 100),
+            EV ("End", "2", "c:1:0", "\"a\"", 8, "Active", 100, 5000, "JobGone"),
+            S ("3", "c:1:0b", "\"a\"", 8, 100) } },
+        { "five 8-GPU leases at once on C=32, their events ordered to hide it",
+          "concurrency@7",
+          { caps, S ("1", "A", "\"a\"", 8, 0), S ("2", "B", "\"b\"", 8, 0),
+            S ("3", "C", "\"c\"", 8, 0), S ("4", "D", "\"d\"", 8, 0),
+            E ("5", "A", "\"a\"", 8, 0, 100), S ("6", "E", "\"e\"", 8, 50) } },
+        { "usage over B while B was in force, B raised later in seq but not in time",
+          "gpu-hours@4",
+          { caps_ev ("b1", 0, 32, 10, 0, 100000), S ("1", "A", "\"a\"", 8, 0),
+            caps_ev ("b2", 7200, 32, 100, 0, 100000), E ("2", "A", "\"a\"", 8, 0, 7200) } },
+        { "concurrency over C while C was in force, the envelope dropped later",
+          "concurrency@3",
+          { caps_ev ("b1", 0, 8, 1000, 0, 100000), S ("1", "A", "\"a\"", 8, 0),
+            S ("2", "B", "\"b\"", 8, 0),
+            strdup ("{\"v\":1,\"type\":\"BudgetLoaded\",\"id\":\"b2\",\"time\":10,"
+                    "\"files\":[],\"caps\":[]}") } },
+        { "leases started before the first BudgetLoaded, over its C (blamed on it)",
+          "concurrency@3",
+          { S ("1", "A", "\"a\"", 24, 0), S ("2", "B", "\"b\"", 16, 0),
+            caps_ev ("b1", 100, 32, 1000, 0, 100000) } },
+        { "a lowered C takes force while leases run",
+          "concurrency@4",
+          { caps, S ("1", "A", "\"a\"", 16, 0), S ("2", "B", "\"b\"", 16, 0),
+            caps_ev ("b2", 100, 16, 1000, 0, 100000) } },
+        { "a lease still open past its window's end",
+          "window@2",
+          { caps_ev ("b1", 0, 32, 1000, 0, 10000), S ("1", "A", "\"a\"", 8, 0), nf } },
+        { "a lease running into a window that a reload ended earlier",
+          "window@3",
+          { caps_ev ("b1", 0, 32, 1000, 0, 100000), S ("1", "A", "\"a\"", 8, 0),
+            caps_ev ("b2", 5000, 32, 1000, 0, 4000), E ("2", "A", "\"a\"", 8, 0, 6000) } },
+        { "an End whose nodes differ from its Start", "bad-interval@3",
+          { caps, S ("1", "A", "\"a\"", 8, 0), E ("2", "A", "\"b\"", 8, 0, 10) } },
+        { "an End whose group differs", "bad-interval@3",
+          { caps, S ("1", "A", "\"a\"", 8, 0),
+            edit (lease_ev ("End", "2", "A", "\"a\"", 8, "Active", 0, 10, "End"),
+                  "\"group\":\"0\"", "\"group\":\"1\"") } },
+        { "an End whose owner differs", "bad-interval@3",
+          { caps, S ("1", "A", "\"a\"", 8, 0),
+            edit (lease_ev ("End", "2", "A", "\"a\"", 8, "Active", 0, 10, "End"),
+                  "\"owner\":\"rai\"", "\"owner\":\"vision\"") } },
+        /* what event order got wrong the other way */
+        { "an End emitted after the next Start on its node, ending before it",
+          want_none,
+          { caps, S ("1", "A", "\"a\"", 8, 0), S ("2", "B", "\"a\"", 8, 100),
+            E ("3", "A", "\"a\"", 8, 0, 100) } },
+        { "C=32 full, an End at t and a Start at t (half-open intervals)", want_none,
+          { caps, S ("1", "A", "\"a\"", 32, 0), S ("2", "B", "\"b\"", 32, 100),
+            E ("3", "A", "\"a\"", 32, 0, 100) } },
+        { "a lease ending at its window's end", want_none,
+          { caps_ev ("b1", 0, 32, 1000, 0, 10000), S ("1", "A", "\"a\"", 8, 0),
+            E ("2", "A", "\"a\"", 8, 0, 10000) } },
+    };
+    for (size_t i = 0; i < sizeof (cases) / sizeof (cases[0]); i++) {
+        size_t n = 0;
+        while (n < 12 && cases[i].p[n])
+            n++;
+        char want[64];
+        snprintf (want, sizeof (want), "%s%s", cases[i].want,
+                  strchr (cases[i].want, ' ') ? "" : " lotteries=0");
+        is (verify_all (cases[i].p, n), want, "%s: %s", cases[i].name, cases[i].want);
+        for (size_t k = 0; k < n; k++)
+            if (cases[i].p[k] != caps && cases[i].p[k] != nf)
+                free (cases[i].p[k]);
+    }
+    free (caps);
+    free (nf);
+#undef S
+#undef E
+}
+
 int main (void)
 {
     char *s1 = EV ("Start", "1", "L1", "\"a\",\"b\"", 8, "Active", 0, -1, NULL);
@@ -476,14 +585,14 @@ int main (void)
 
     /* pinned caps win over recorded ones */
     jt_event_t *pin = jt_event_create (JT_EV_BUDGET_LOADED);
-    jt_ev_cap_t cap = { .envelope = "e1", .owner = "rai", .concurrency = 8,
+    jt_ev_cap_t cap = { .envelope = "e1", .owner = "rai", .concurrency = 4,
                         .max_gpu_hours = 1000, .start = 0, .end = 100000 };
     jt_event_set (&pin->id, "pin");
     jt_event_add_cap (pin, &cap);
     ok (jt_ledger_verify (paths, 1, NULL, pin, &res, &v, NULL, &err) == 0, "verify, pinned");
     snprintf (buf, sizeof (buf), "%s@%llu", jt_violation_str (v.kind),
               (unsigned long long) v.seq);
-    is (buf, "concurrency@3", "pinned concurrency 8 is broken by the second Start");
+    is (buf, "concurrency@2", "pinned concurrency 4 is broken by the first Start");
     jt_event_destroy (pin);
 
     /* history (report), closed hours, forgotten ids (the plugin) */
@@ -583,5 +692,6 @@ int main (void)
     free (late);
     free (win);
     test_activation ();
+    test_lease_time ();
     return done_testing ();
 }
