@@ -5,10 +5,10 @@
  * DESIGN: segments are mapped read-only and walked record by record. The
  * first problem ends the walk with a named outcome (redis AOF style) and
  * the seq the bad record should have had, its file and byte offset. A bad
- * record is a torn tail (TRUNCATED) only when it is in the last segment and
- * no well-formed record with a correct hash follows it anywhere in that
- * file: cutting it then loses nothing that was ever complete. Otherwise it
- * is CORRUPT and nobody may truncate.
+ * record is a torn tail (TRUNCATED) only when it is what a crash leaves: in
+ * the last segment, with no LF after it, and not complete (bad_record).
+ * Otherwise it is CORRUPT and only an operator may cut it (and only a
+ * damaged tail: tail_damage).
  */
 #include "config.h"
 
