@@ -167,7 +167,7 @@ static void offsets (const char *text, size_t len, size_t *off, int n)
 static void test_tamper (const char *dir)
 {
     enum { N = 6 };
-    size_t len, off[N + 1];
+    size_t len, off[N + 1] = { 0 };
     char *text = gen (dir, N, &len), path[1024];
     snprintf (path, sizeof (path), "%s/t.jtl", dir);
     offsets (text, len, off, N);
@@ -370,7 +370,7 @@ static void test_damaged_tail (const char *dir)
 {
     enum { N = 4 };
     jt_error_t err = { "" };
-    size_t len, off[N + 1];
+    size_t len, off[N + 1] = { 0 };
     char *text = gen (dir, N, &len), path[1024], want[8192], *copy = malloc (2 * len);
     jt_ledger_result_t res;
     const char *got;
