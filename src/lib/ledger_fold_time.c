@@ -112,7 +112,7 @@ static int check_nodes (const jt_fold_times_t *t, jt_violation_t *best)
                 if (a->end < 0)
                     snprintf (end, sizeof (end), "open");
                 else
-                    snprintf (end, sizeof (end), "%" PRId64 ")", a->end);
+                    snprintf (end, sizeof (end), "%" PRId64, a->end);
                 found (best, JT_VIOL_NODE_OVERLAP, a->sseq > b->sseq ? a->sseq : b->sseq,
                        "node %s: lease %s starts at %" PRId64 " while lease %s "
                        "(seq %" PRIu64 ", [%" PRId64 ", %s) holds it",
@@ -224,7 +224,7 @@ static int changes (const jt_fold_times_t *t, size_t nenv, struct change **out,
     /* an epoch outside its own window (prefix counts go with it) */
     for (size_t i = 0; i < n; i++) {
         int64_t next = i + 1 < n && c[i + 1].env == c[i].env ? c[i + 1].time : OPEN_END;
-        c[i].outside = c[i].cap && c[i].time != INT64_MIN
+        c[i].outside = c[i].cap && c[i].time != INT64_MIN && next > c[i].time
                        && (c[i].time < c[i].cap->wstart || next > c[i].cap->wend);
     }
     *out = c;
@@ -377,15 +377,6 @@ static void sweep_env (const char *name, const struct point *p, size_t np,
         case P_CAP:
             ch = p[i].ch;
             hours_done = false; /* each epoch's B is checked */
-            if (ch->cap && !hours_done
-                && used / 3600.0 > ch->cap->max_gpu_hours + EPS_HOURS) {
-                found (best, JT_VIOL_GPU_HOURS, max64 (passed, ch->seq),
-                       "envelope %s: %.3f GPU-hours used by t=%" PRId64 " > cap %.3f "
-                       "(%s)",
-                       name, used / 3600.0, now, ch->cap->max_gpu_hours,
-                       since (ch, b, sizeof (b)));
-                hours_done = true;
-            }
             break;
         case P_START:
             /* gpus <= 2^20 per lease: no count of leases reaches overflow,
@@ -395,13 +386,25 @@ static void sweep_env (const char *name, const struct point *p, size_t np,
             heap_push (h, p[i].seq, p[i].ivl);
             break;
         }
-        /* after the last point of this instant: active GPUs against C */
-        if (ch && ch->cap && active > ch->cap->concurrency
-            && (i + 1 == np || p[i + 1].time != now))
-            found (best, JT_VIOL_CONCURRENCY, max64 (heap_top (h, ended), ch->seq),
-                   "envelope %s: %" PRId64 " GPUs active at t=%" PRId64
-                   " > concurrency %" PRId64 " (%s)",
-                   name, active, now, ch->cap->concurrency, since (ch, b, sizeof (b)));
+        /* after the last point of this instant (caps loaded at one instant
+         * in force there for no time but the last): active GPUs against C,
+         * usage against the B that now takes force */
+        if (ch && ch->cap && (i + 1 == np || p[i + 1].time != now)) {
+            if (active > ch->cap->concurrency)
+                found (best, JT_VIOL_CONCURRENCY, max64 (heap_top (h, ended), ch->seq),
+                       "envelope %s: %" PRId64 " GPUs active at t=%" PRId64
+                       " > concurrency %" PRId64 " (%s)",
+                       name, active, now, ch->cap->concurrency,
+                       since (ch, b, sizeof (b)));
+            if (!hours_done && used / 3600.0 > ch->cap->max_gpu_hours + EPS_HOURS) {
+                found (best, JT_VIOL_GPU_HOURS, max64 (passed, ch->seq),
+                       "envelope %s: %.3f GPU-hours used by t=%" PRId64 " > cap %.3f "
+                       "(%s)",
+                       name, used / 3600.0, now, ch->cap->max_gpu_hours,
+                       since (ch, b, sizeof (b)));
+                hours_done = true;
+            }
+        }
     }
 }
 
@@ -480,8 +483,8 @@ static void window_part (const jt_fold_ivl_t *l, const char *name, const struct 
     const jt_fold_cap_t *cap = k->cap;
     char b[64];
 
-    if (!cap)
-        return;
+    if (!cap || (!first && pe <= ps))
+        return; /* not capped, or caps in force there for no time */
     uint64_t sseq = max64 (l->sseq, k->seq), eseq = max64 (l->eseq, k->seq);
     if (ps < cap->wstart || ps >= cap->wend) {
         if (first)

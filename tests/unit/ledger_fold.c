@@ -15,6 +15,7 @@
 
 #include "jobtree/ledger.h"
 #include "jobtree/ledger_lease.h"
+#include "prng.h"
 #include "tap.h"
 
 #define CAPS                                                                           \
@@ -154,6 +155,8 @@ static const char *apply_all (jt_ledger_fold_t *f, char *const *p, size_t n)
     return out;
 }
 
+static bool verify_quiet; /* verify_all: no diagnostic per violation */
+
 /* Write payloads as a ledger and verify it: "kind@seq lotteries=N". */
 static const char *verify_all (char *const *p, size_t n)
 {
@@ -183,7 +186,7 @@ static const char *verify_all (char *const *p, size_t n)
     snprintf (out, sizeof (out), "%s@%llu lotteries=%llu", jt_violation_str (v.kind),
               (unsigned long long) v.seq,
               (unsigned long long) (f ? jt_ledger_fold_lotteries (f) : 0));
-    if (v.kind != JT_VIOL_NONE)
+    if (v.kind != JT_VIOL_NONE && !verify_quiet)
         diag ("%s", v.msg);
     jt_ledger_fold_destroy (f);
     free (lens);
@@ -494,6 +497,232 @@ static void test_lease_time (void)
 #undef E
 }
 
+/* ---- lease time against brute force ---- */
+
+enum { R_LEASES = 6, R_EPOCHS = 3, R_T = 40 };
+
+struct rl {
+    int start, end; /* end -1: open */
+    int gpus, node, env;
+};
+
+struct rcap {
+    int c, ws, we;
+    double b;
+    bool capped;
+};
+
+struct rep {
+    int time;
+    int seq; /* its place in the ledger */
+    struct rcap cap[2]; /* envelopes e0, e1 */
+};
+
+static bool r_before (const struct rep *a, const struct rep *b)
+{
+    return a->time < b->time || (a->time == b->time && a->seq < b->seq);
+}
+
+/* The epoch in force at instant t: the latest by (time, seq) with time <=
+ * t, else the first. -1: none. */
+static int r_epoch (const struct rep *ep, int nep, int t)
+{
+    int best = -1, first = -1;
+    for (int k = 0; k < nep; k++) {
+        if (first < 0 || r_before (&ep[k], &ep[first]))
+            first = k;
+        if (ep[k].time <= t && (best < 0 || r_before (&ep[best], &ep[k])))
+            best = k;
+    }
+    return best >= 0 ? best : first;
+}
+
+/* The classes an exhaustive check over every integer instant finds (bit
+ * per jt_violation_kind_t). */
+static unsigned brute (const struct rl *l, int n, const struct rep *ep, int nep, int horizon)
+{
+    unsigned found = 0;
+    for (int t = 0; t <= horizon; t++) {
+        int active[2] = { 0, 0 };
+        int holder[4] = { -1, -1, -1, -1 };
+        int k = r_epoch (ep, nep, t);
+        for (int i = 0; i < n; i++) {
+            int e = l[i].end < 0 ? horizon + 1 : l[i].end;
+            if (l[i].start == l[i].end || t < l[i].start || t >= e)
+                continue;
+            active[l[i].env] += l[i].gpus;
+            if (holder[l[i].node] >= 0)
+                found |= 1u << JT_VIOL_NODE_OVERLAP;
+            holder[l[i].node] = i;
+            /* the window: an instant it runs (open ones: up to the last) */
+            const struct rcap *c = k >= 0 ? &ep[k].cap[l[i].env] : NULL;
+            if (c && c->capped && (l[i].end >= 0 || t < horizon)
+                && (t < c->ws || t >= c->we))
+                found |= 1u << JT_VIOL_WINDOW;
+        }
+        for (int e = 0; e < 2; e++) {
+            const struct rcap *c = k >= 0 ? &ep[k].cap[e] : NULL;
+            if (c && c->capped && active[e] > c->c)
+                found |= 1u << JT_VIOL_CONCURRENCY;
+            /* usage by t against the caps in force just before t and at t */
+            double used = 0;
+            for (int i = 0; i < n; i++) {
+                int end = l[i].end < 0 ? horizon : l[i].end;
+                int upto = end < t ? end : t;
+                if (l[i].env == e && upto > l[i].start)
+                    used += (double) l[i].gpus * (upto - l[i].start);
+            }
+            int kb = t > 0 ? r_epoch (ep, nep, t - 1) : k;
+            for (int j = 0; j < 2; j++) {
+                const struct rcap *cb = (j ? k : kb) >= 0 ? &ep[j ? k : kb].cap[e] : NULL;
+                if (cb && cb->capped && t > 0 && used / 3600.0 > cb->b + 1e-9)
+                    found |= 1u << JT_VIOL_GPU_HOURS;
+            }
+        }
+    }
+    /* a lease that holds nothing (ending where it starts, or open from the
+     * last instant): its start against the window */
+    for (int i = 0; i < n; i++) {
+        int k = r_epoch (ep, nep, l[i].start);
+        const struct rcap *c = k >= 0 ? &ep[k].cap[l[i].env] : NULL;
+        if ((l[i].end < 0 ? horizon : l[i].end) == l[i].start && c && c->capped
+            && (l[i].start < c->ws || l[i].start >= c->we))
+            found |= 1u << JT_VIOL_WINDOW;
+    }
+    return found;
+}
+
+/* Random small ledgers (6 leases on 4 nodes, 2 envelopes, up to 3 budget
+ * loads, times in [0, 40), events in a random order that keeps each End
+ * after its Start): verify finds a violation exactly when an exhaustive
+ * check of every instant does, and one of the classes it finds. Times are
+ * seconds: B is in GPU-hours, so it is scaled to be reachable. */
+static void test_lease_time_random (void)
+{
+    uint64_t st = 20260301;
+    int mismatch = 0, nviol = 0, cases = 300;
+    for (int c = 0; c < cases; c++) {
+        struct rl l[R_LEASES];
+        struct rep ep[R_EPOCHS];
+        int n = 2 + prng_below (&st, R_LEASES - 1), nep = prng_below (&st, R_EPOCHS + 1);
+        int horizon = 0;
+        for (int i = 0; i < n; i++) {
+            l[i].start = prng_below (&st, R_T);
+            l[i].end = prng_below (&st, 4) ? l[i].start + prng_below (&st, R_T / 2) : -1;
+            l[i].gpus = 1 + prng_below (&st, 8);
+            l[i].node = prng_below (&st, 4);
+            l[i].env = prng_below (&st, 2);
+        }
+        for (int k = 0; k < nep; k++) {
+            ep[k].time = prng_below (&st, R_T);
+            for (int e = 0; e < 2; e++) {
+                struct rcap *cp = &ep[k].cap[e];
+                cp->capped = prng_below (&st, 4) != 0;
+                cp->c = 4 + prng_below (&st, 12);
+                cp->b = (double) (prng_below (&st, 300)) / 3600.0;
+                cp->ws = prng_below (&st, 4) ? 0 : prng_below (&st, R_T / 2);
+                cp->we = prng_below (&st, 3) ? 100 : cp->ws + 1 + prng_below (&st, R_T);
+            }
+        }
+        /* the payloads: budget loads and Starts, then each End somewhere
+         * after its Start */
+        char *p[R_LEASES * 2 + R_EPOCHS + 1];
+        int np = 0, order[R_LEASES * 2 + R_EPOCHS];
+        int no = 0;
+        for (int k = 0; k < nep; k++)
+            order[no++] = 100 + k;
+        for (int i = 0; i < n; i++)
+            order[no++] = i;
+        for (int i = no - 1; i > 0; i--) {
+            int j = prng_below (&st, i + 1), t = order[i];
+            order[i] = order[j];
+            order[j] = t;
+        }
+        for (int i = 0; i < n; i++)
+            if (l[i].end >= 0) {
+                int at = 0; /* after the Start of i */
+                while (order[at] != i)
+                    at++;
+                int pos = at + 1 + prng_below (&st, no - at);
+                memmove (order + pos + 1, order + pos, (size_t) (no - pos) * sizeof (int));
+                order[pos] = 200 + i;
+                no++;
+            }
+        for (int o = 0; o < no; o++) {
+            char buf[1024], id[32], lease[16], node[8], env[8];
+            int w = order[o];
+            snprintf (id, sizeof (id), "r%d", o);
+            if (w >= 100 && w < 200) {
+                struct rep *k = &ep[w - 100];
+                k->seq = o;
+                int m = snprintf (buf, sizeof (buf),
+                                  "{\"v\":1,\"type\":\"BudgetLoaded\",\"id\":\"%s\","
+                                  "\"time\":%d,\"files\":[],\"caps\":[",
+                                  id, k->time);
+                bool any = false;
+                for (int e = 0; e < 2; e++)
+                    if (k->cap[e].capped) {
+                        char b[64];
+                        snprintf (b, sizeof (b), "%.17g", k->cap[e].b);
+                        if (!strchr (b, '.') && !strchr (b, 'e'))
+                            strcat (b, ".0");
+                        m += snprintf (buf + m, sizeof (buf) - (size_t) m,
+                                       "%s{\"envelope\":\"e%d\",\"owner\":\"o\","
+                                       "\"concurrency\":%d,\"maxGPUHours\":%s,"
+                                       "\"start\":%d,\"end\":%d}",
+                                       any ? "," : "", e, k->cap[e].c, b, k->cap[e].ws,
+                                       k->cap[e].we);
+                        any = true;
+                    }
+                snprintf (buf + m, sizeof (buf) - (size_t) m, "]}");
+                p[np++] = strdup (buf);
+                continue;
+            }
+            int i = w % 100;
+            snprintf (lease, sizeof (lease), "L%d", i);
+            snprintf (node, sizeof (node), "\"n%d\"", l[i].node);
+            snprintf (env, sizeof (env), "e%d", l[i].env);
+            char *js = edit (lease_ev (w < 100 ? "Start" : "End", id, lease, node, l[i].gpus,
+                                       "Active", l[i].start, w < 100 ? -1 : l[i].end, "End"),
+                             "\"envelope\":\"e1\"", "\"envelope\":\"X\"");
+            char *js2 = edit (js, "\"envelope\":\"X\"", env[1] == '0'
+                                                            ? "\"envelope\":\"e0\""
+                                                            : "\"envelope\":\"e1\"");
+            free (js);
+            p[np++] = js2;
+        }
+        for (int o = 0; o < no; o++) {
+            int w = order[o], t = w >= 100 && w < 200 ? ep[w - 100].time
+                                  : w < 100            ? l[w].start
+                                                       : l[w - 200].end;
+            if (t > horizon)
+                horizon = t;
+        }
+        unsigned want = brute (l, n, ep, nep, horizon);
+        verify_quiet = true;
+        const char *got = verify_all (p, (size_t) np);
+        verify_quiet = false;
+        jt_violation_kind_t kind = JT_VIOL_NONE;
+        for (int k = JT_VIOL_NONE; k <= JT_VIOL_LOTTERY; k++)
+            if (!strncmp (got, jt_violation_str (k), strlen (jt_violation_str (k)))
+                && got[strlen (jt_violation_str (k))] == '@')
+                kind = k;
+        bool agree = kind == JT_VIOL_NONE ? want == 0 : (want >> kind) & 1;
+        nviol += want != 0;
+        if (!agree && mismatch++ < 5) {
+            diag ("case %d: verify says %s, every instant says %#x; the ledger:", c, got,
+                  want);
+            for (int o = 0; o < np; o++)
+                diag ("  %s", p[o]);
+        }
+        for (int o = 0; o < np; o++)
+            free (p[o]);
+    }
+    is_int (mismatch, 0,
+            "%d random ledgers (%d with a violation): verify agrees with every instant",
+            cases, nviol);
+}
+
 int main (void)
 {
     char *s1 = EV ("Start", "1", "L1", "\"a\",\"b\"", 8, "Active", 0, -1, NULL);
@@ -693,5 +922,6 @@ int main (void)
     free (win);
     test_activation ();
     test_lease_time ();
+    test_lease_time_random ();
     return done_testing ();
 }
