@@ -194,6 +194,16 @@ int jt_reclaim_need (const jt_budgets_t *b, const jt_usage_t *u,
                      const jt_run_t *r, int64_t gpus, int64_t now,
                      jt_reclaim_t *out, jt_error_t *err);
 
+/* Whether a reserved run that may not start now has an activation, and
+ * which: its answer in ESTIMATE (*e, jt_answer_free it whenever the return
+ * is >= 0), then 1 when it is funded now and only room is missing (an
+ * activation at its MaxWait), 2 when it waits for funding its owner lent
+ * away (a reclaim: *fund filled, jt_reclaim_need over live usage plus the
+ * request's closed hours), 0 when neither (e says why), -1 with err. The
+ * one rule slurmctld's adapter and `jobtree plan --activate` both ask. */
+int jt_activation_applies (const jt_sched_request_t *now_req, jt_answer_t *e,
+                           jt_reclaim_t *fund, jt_error_t *err);
+
 /* Build the request for run `self` (its leases are never holders) needing
  * cand_nodes nodes of `flavor` on one of cands (ncands sets); fund (NULL:
  * room only) makes it a reclaim. resv_id and time seed the lottery.

@@ -105,7 +105,6 @@ int jtsel_activate (job_record_t *job_ptr, bitstr_t *bitmap,
     const char *clu = slurm_conf.cluster_name ? slurm_conf.cluster_name : "cluster";
     char resv[JT_RESV_ID_MAX], self[128], when[32];
     offered_t o = { .cluster = clu };
-    jt_sched_request_t req = *now_req;
     jt_activation_slice_t sl = { 0 };
     jt_activation_t a = { 0 };
     const char **runs = NULL;
@@ -135,39 +134,23 @@ int jtsel_activate (job_record_t *job_ptr, bitstr_t *bitmap,
     due_reclaim = !activated (key);
     if (!due_room && !due_reclaim)
         return SLURM_ERROR;
-    req.tense = JT_TENSE_ESTIMATE;
-    if (jt_sched_answer (&req, &e, &err) < 0) {
+    switch (jt_activation_applies (now_req, &e, &reclaim, &err)) {
+    case -1:
         error ("%s: %pJ: activation: %s", WHO, job_ptr, err.text);
         return SLURM_ERROR;
-    }
-    if (e.kind != JT_ANSWER_ESTIMATE) {
-        debug ("%s: %pJ: reservation %s: no estimate to activate (%s)", WHO,
-               job_ptr, resv, jt_answer_kind_str (e.kind));
+    case 0:
+        debug ("%s: %pJ: reservation %s: nothing to activate (%s)", WHO,
+               job_ptr, resv, e.reason[0] ? e.reason : jt_answer_kind_str (e.kind));
         goto out;
-    }
-    if (e.not_before > 0) {
-        /* A funding wait: a lender reclaiming what it lent, at once. */
-        jt_usage_t u;
-        int r;
+    case 2:                             /* a lender reclaiming, at once */
         if (!due_reclaim)
             goto out;
-        if (jt_usage_from_snapshot (&u, c->budgets, c->topo->snap, now_req->now,
-                                    NULL) < 0)
-            goto out;
-        jtsel_ledger_add_closed (&u, c->budgets);
-        r = jt_reclaim_need (c->budgets, &u, req.run, e.cand_gpus, now_req->now,
-                             &reclaim, &err);
-        jt_usage_free (&u);
-        if (r != 1) {
-            debug ("%s: %pJ: reservation %s: a funding wait nothing lent "
-                   "would end", WHO, job_ptr, resv);
-            goto out;
-        }
         fund = &reclaim;
         at = created;
         snprintf (kind, sizeof (kind), "reclaims %" PRId64 " GPUs of %s lent",
                   reclaim.deficit, reclaim.envelope);
-    } else {
+        break;
+    default:                            /* room, at MaxWait */
         if (!due_room)
             goto out;
         at = created + c->conf->max_wait;
@@ -179,7 +162,7 @@ int jtsel_activate (job_record_t *job_ptr, bitstr_t *bitmap,
     qsort (o.ids, o.n, sizeof (*o.ids), by_id);
     snprintf (self, sizeof (self), "%u", job_ptr->job_id);
     if (jt_activation_slice (c->topo->snap, e.cands, e.ncands, e.cand_nodes,
-                             req.run->flavor, fund, self, resv, at, false, may_yield,
+                             now_req->run->flavor, fund, self, resv, at, false, may_yield,
                              &o, &sl, &err) < 0) {
         error ("%s: %pJ: activation: %s", WHO, job_ptr, err.text);
         goto out;

@@ -30,16 +30,15 @@ static int yield_any (const char *run, int64_t *min_gpus, void *arg)
 }
 
 /* What activating reservation resv at now would cut, as slurmctld decides
- * it (activation.c): the run's estimate sets (jt_sched_answer in
- * ESTIMATE), a reclaim when it waits for funding its owner lent away,
- * whole jobs only. */
+ * it (activation.c): whether an activation applies (jt_activation_applies:
+ * room, or a reclaim of what the owner lent), its slice, whole jobs only. */
 static int print_activation (const jt_budgets_t *b, jt_snapshot_t *s,
                              const jt_run_t *r, int64_t now,
                              const jt_plan_opts_t *popts, const char *resv)
 {
     bool *el = calloc (s->nnodes + 1, sizeof (*el));
     jt_sched_request_t req = { .budgets = b, .snap = s, .eligible = el, .run = r,
-                               .now = now, .tense = JT_TENSE_ESTIMATE,
+                               .now = now, .tense = JT_TENSE_NOW,
                                .opts = *popts };
     jt_reclaim_t reclaim, *fund = NULL;
     jt_activation_slice_t sl = { 0 };
@@ -55,32 +54,22 @@ static int print_activation (const jt_budgets_t *b, jt_snapshot_t *s,
     }
     for (size_t k = 0; k < s->nnodes; k++)
         el[k] = true;
-    if (jt_sched_answer (&req, &e, &err) < 0) {
+    switch (jt_activation_applies (&req, &e, &reclaim, &err)) {
+    case -1:
         fprintf (stderr, "jobtree plan: %s\n", err.text);
         free (el);
         return -1;
-    }
-    if (e.kind != JT_ANSWER_ESTIMATE) {
-        printf ("\nactivation: none (%s)\n", e.reason[0] ? e.reason
-                : jt_answer_kind_str (e.kind));
+    case 0:
+        if (e.kind == JT_ANSWER_ESTIMATE)       /* a funding wait */
+            printf ("\nactivation: none (a funding wait nothing lent would end)\n");
+        else
+            printf ("\nactivation: none (%s)\n", e.reason[0] ? e.reason
+                    : jt_answer_kind_str (e.kind));
         rc = 0;
         goto out;
-    }
-    if (e.not_before > 0) {
-        jt_usage_t u;
-        int need;
-        if (jt_usage_from_snapshot (&u, b, s, now, NULL) < 0)
-            goto nomem;
-        need = jt_reclaim_need (b, &u, r, e.cand_gpus, now, &reclaim, &err);
-        jt_usage_free (&u);
-        if (need < 0)
-            goto fail;
-        if (need == 0) {
-            printf ("\nactivation: none (a funding wait nothing lent would end)\n");
-            rc = 0;
-            goto out;
-        }
+    case 2:
         fund = &reclaim;
+        break;
     }
     if (jt_activation_slice (s, e.cands, e.ncands, e.cand_nodes, r->flavor, fund,
                              "", resv, now, false, yield_any, NULL, &sl, &err) < 0

@@ -695,3 +695,31 @@ const char **jt_activation_runs (const jt_activation_t *a,
     }
     return v;
 }
+
+int jt_activation_applies (const jt_sched_request_t *now_req, jt_answer_t *e,
+                           jt_reclaim_t *fund, jt_error_t *err)
+{
+    jt_sched_request_t req = *now_req;
+    jt_usage_t u;
+    int rc;
+
+    memset (fund, 0, sizeof (*fund));
+    req.tense = JT_TENSE_ESTIMATE;
+    if (jt_sched_answer (&req, e, err) < 0)
+        return -1;
+    if (e->kind != JT_ANSWER_ESTIMATE)
+        return 0;
+    if (e->not_before == 0)
+        return 1;                       /* funded now: room is missing */
+    if (jt_usage_from_snapshot (&u, req.budgets, req.snap, req.now, NULL) < 0) {
+        jt_answer_free (e);
+        return jt_errprintf (err, "activation: out of memory");
+    }
+    if (req.closed_hours)
+        req.closed_hours (&u, req.budgets, req.closed_hours_arg);
+    rc = jt_reclaim_need (req.budgets, &u, req.run, e->cand_gpus, req.now, fund, err);
+    jt_usage_free (&u);
+    if (rc < 0)
+        jt_answer_free (e);
+    return rc < 0 ? -1 : rc == 1 ? 2 : 0;
+}
