@@ -118,6 +118,15 @@ size_t jt_budgets_children (const jt_budgets_t *b, const char *parent,
                             const char *except, const jt_budget_t **out,
                             size_t max);
 
+/* The canonical JSON of a finalized budget set: an array of the owners'
+ * budgets sorted by owner, each a valid budget file (keys in the order of
+ * the file format, envelopes and aggregate caps in file order, selectors by
+ * key, times in RFC 3339 UTC, absent optional fields left out, compact, as
+ * json-c prints it). Parsing each element back (jt_budgets_add_json) and
+ * finalizing gives a set with the same dump. The ledger's BudgetLoaded
+ * records it and its SHA-256. Malloc'd text, or NULL with err. */
+char *jt_budgets_to_json (const jt_budgets_t *b, jt_error_t *err);
+
 /* The integral bound B_e: maxGPUHours if set, else C * |W| in hours. */
 double jt_envelope_gpu_hours_cap (const jt_envelope_t *e);
 

@@ -90,6 +90,18 @@ typedef struct jt_cover_cand {
     jt_source_t source;
 } jt_cover_cand_t;
 
+/* Where envelope e stands for a run of `owner` in Cover's candidate order
+ * (the rule candidates_build applies): JT_SRC_OWNER, _SIBLING or _PARENT
+ * when e's owner is in owner's family (the owner, its parent's other
+ * children, its ancestors), else JT_SRC_SPONSOR when e lends to owner
+ * (jt_envelope_lends_to). Flavor, windows, usage and the run's borrowing
+ * choices are not considered. Returns 1 with *src, 0 when Cover never
+ * lists e for owner (owner has no budget, or e is neither family nor
+ * lending to it), -1 on ENOMEM. `jobtree verify` checks lease payers and
+ * roles with it. */
+int jt_cover_source_of (const jt_budgets_t *b, const char *owner,
+                        const jt_envelope_t *e, jt_source_t *src);
+
 /* A cover session: the ordered candidates and tentative charges, so that
  * Plan can interleave funding with placement. */
 typedef struct jt_coverer jt_coverer_t;

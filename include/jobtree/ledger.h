@@ -107,6 +107,13 @@ typedef struct jt_ev_cut {
  * at most 2^20 GPUs per lease, and GPUs x seconds stay below 2^58. */
 #define JT_EV_TIME_MAX INT64_C (253402300799)
 
+/* A BudgetLoaded records the budget content itself ("budgets": Cover's
+ * rules: families, lending, aggregate caps) when its canonical text is at
+ * most this many bytes, and its SHA-256 ("budgetsSha256") always; larger
+ * content is recorded by its hash alone (verify then says what it could not
+ * check). The rest of a payload (files, caps) is bound by the record. */
+#define JT_EV_BUDGETS_MAX 262144
+
 /* One event. Which fields are meaningful depends on type (see
  * docs/ledger-format.md, "Events"); unused strings are NULL, unused
  * integers 0. Every string is owned by the event (malloc'd). Times are
@@ -134,6 +141,12 @@ typedef struct jt_event {
     size_t nfiles;
     jt_ev_cap_t *caps;          /* BudgetLoaded */
     size_t ncaps;
+    char budgets_sha256[65];    /* BudgetLoaded: SHA-256 (hex) of the canonical
+                                 * budget content (jt_budgets_to_json); "" when
+                                 * not recorded (the previous format) */
+    jt_budgets_t *budgets;      /* BudgetLoaded: that content, finalized and
+                                 * owned by the event; NULL when only its hash
+                                 * is recorded (over JT_EV_BUDGETS_MAX) or none */
     char *scope;                /* Activation: published with the seed */
     jt_ev_need_t *needs;        /* Activation */
     size_t nneeds;
@@ -161,7 +174,9 @@ int jt_event_add_holder (jt_event_t *ev, const jt_ev_holder_t *holder);
 int jt_event_add_cut (jt_event_t *ev, const jt_ev_cut_t *cut);
 
 /* A BudgetLoaded event for a finalized budget set: every file with its
- * SHA-256, every envelope's resolved caps (B = jt_envelope_gpu_hours_cap).
+ * SHA-256, every envelope's resolved caps (B = jt_envelope_gpu_hours_cap),
+ * the SHA-256 of the set's canonical content (jt_budgets_to_json) and,
+ * when that text is at most JT_EV_BUDGETS_MAX bytes, the content (a copy).
  * NULL with err. */
 jt_event_t *jt_event_budget_loaded (const jt_budgets_t *b, const char *id,
                                     int64_t time, jt_error_t *err);
@@ -413,6 +428,14 @@ typedef enum jt_violation_kind {
     JT_VIOL_BAD_EVENT,          /* payload is not a valid, canonical event */
     JT_VIOL_LOTTERY,            /* an Activation that does not recompute, or a
                                  * RandomPreempt End that no Activation made */
+    JT_VIOL_PAYER,              /* a lease's envelope could not pay for its
+                                 * owner (Cover's family and lending ACL) */
+    JT_VIOL_ROLE,               /* a lease's role is not the one Cover gives
+                                 * its payer (Borrowed: a sponsor's) */
+    JT_VIOL_LENDING,            /* an envelope's lending caps exceeded */
+    JT_VIOL_AGGREGATE,          /* an aggregate cap exceeded */
+    JT_VIOL_BUDGET_HASH,        /* verify --budgets: the files are not the
+                                 * budgets the ledger last recorded */
 } jt_violation_kind_t;
 
 typedef struct jt_violation {
@@ -478,6 +501,28 @@ size_t jt_ledger_fold_envelopes (const jt_ledger_fold_t *f, int64_t now,
  * O(1): 0, or -1 with errno ENOENT when the fold has not seen it. */
 int jt_ledger_fold_envelope (const jt_ledger_fold_t *f, const char *name,
                              int64_t now, jt_fold_envelope_t *out);
+
+/* The BudgetLoaded events a fold applied, and what verify could check of
+ * Cover's rules with them. */
+typedef struct jt_fold_budgets {
+    uint64_t loads;             /* BudgetLoaded events applied */
+    uint64_t loads_no_content;  /* of which with no budget content recorded
+                                 * (the previous format, or over
+                                 * JT_EV_BUDGETS_MAX) */
+    uint64_t first_no_content;  /* the seq of the first of those (0: none) */
+    uint64_t last_seq;          /* the last BudgetLoaded's seq (0: none) */
+    const char *last_sha256;    /* its budgetsSha256 ("" when not recorded) */
+    const jt_ev_file_t *last_files; /* its files */
+    size_t last_nfiles;
+    /* Lease time (jt_ledger_verify) only: leases whose payer and role were
+     * checked against recorded budget content, and leases that started
+     * under budgets with no recorded content (or before any BudgetLoaded). */
+    uint64_t leases_checked;
+    uint64_t leases_unchecked;
+} jt_fold_budgets_t;
+
+/* Fill out (strings valid until the next apply or destroy). */
+void jt_ledger_fold_budgets (const jt_ledger_fold_t *f, jt_fold_budgets_t *out);
 
 /* Activation events applied, each recomputed (jt_event_activation_replay). */
 uint64_t jt_ledger_fold_lotteries (const jt_ledger_fold_t *f);

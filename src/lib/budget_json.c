@@ -282,3 +282,140 @@ int jt_budgets_add_file (jt_budgets_t *b, const char *path, jt_diags_t *diags)
     free (buf);
     return rc;
 }
+
+/* ---- canonical dump (the ledger's BudgetLoaded records it) ---- */
+
+static int dump_add (json_object *o, const char *key, json_object *v)
+{
+    if (!v)
+        return -1;
+    if (json_object_object_add (o, key, v) < 0) {
+        json_object_put (v);
+        return -1;
+    }
+    return 0;
+}
+
+static int dump_push (json_object *a, json_object *v)
+{
+    if (!v)
+        return -1;
+    if (json_object_array_add (a, v) < 0) {
+        json_object_put (v);
+        return -1;
+    }
+    return 0;
+}
+
+static json_object *dump_names (char *const *v, size_t n)
+{
+    json_object *a = json_object_new_array ();
+    for (size_t i = 0; a && i < n; i++)
+        if (dump_push (a, json_object_new_string (v[i])) < 0) {
+            json_object_put (a);
+            return NULL;
+        }
+    return a;
+}
+
+static json_object *dump_time (int64_t t)
+{
+    char buf[40];
+    return jt_time_format (t, buf, sizeof (buf)) < 0 ? NULL : json_object_new_string (buf);
+}
+
+static int dump_envelope (json_object *a, const jt_envelope_t *e)
+{
+    json_object *o = json_object_new_object (), *sel;
+    const jt_lending_t *l = &e->lending;
+
+    if (dump_push (a, o) < 0 || dump_add (o, "name", json_object_new_string (e->name)) < 0
+        || dump_add (o, "flavor", json_object_new_string (e->flavor)) < 0
+        || dump_add (o, "selector", sel = json_object_new_object ()) < 0)
+        return -1;
+    for (size_t i = 0; i < e->selector.n; i++) /* sorted by key */
+        if (dump_add (sel, e->selector.v[i].key,
+                      json_object_new_string (e->selector.v[i].value)) < 0)
+            return -1;
+    if (dump_add (o, "start", dump_time (e->start)) < 0
+        || dump_add (o, "end", dump_time (e->end)) < 0
+        || dump_add (o, "concurrency", json_object_new_int64 (e->concurrency)) < 0
+        || (e->max_gpu_hours >= 0
+            && dump_add (o, "maxGPUHours", json_object_new_double (e->max_gpu_hours)) < 0))
+        return -1;
+    if (!l->allow && !l->nto && l->max_concurrency == JT_UNSET && l->max_gpu_hours < 0)
+        return 0; /* no lending: as if the key were absent */
+    json_object *lo = json_object_new_object ();
+    if (dump_add (o, "lending", lo) < 0
+        || dump_add (lo, "allow", json_object_new_boolean (l->allow)) < 0
+        || (l->nto && dump_add (lo, "to", dump_names (l->to, l->nto)) < 0)
+        || (l->max_concurrency != JT_UNSET
+            && dump_add (lo, "maxConcurrency", json_object_new_int64 (l->max_concurrency))
+                   < 0)
+        || (l->max_gpu_hours >= 0
+            && dump_add (lo, "maxGPUHours", json_object_new_double (l->max_gpu_hours)) < 0))
+        return -1;
+    return 0;
+}
+
+static int dump_cap (json_object *a, const jt_aggcap_t *c)
+{
+    json_object *o = json_object_new_object ();
+
+    if (dump_push (a, o) < 0 || dump_add (o, "name", json_object_new_string (c->name)) < 0
+        || dump_add (o, "flavor", json_object_new_string (c->flavor)) < 0
+        || dump_add (o, "envelopes", dump_names (c->envelopes, c->nenvelopes)) < 0
+        || dump_add (o, "maxConcurrency", json_object_new_int64 (c->max_concurrency)) < 0
+        || (c->max_gpu_hours >= 0
+            && dump_add (o, "maxGPUHours", json_object_new_double (c->max_gpu_hours)) < 0))
+        return -1;
+    return 0;
+}
+
+static int dump_owner (json_object *a, const jt_budget_t *bud)
+{
+    json_object *o = json_object_new_object (), *env, *caps;
+
+    if (dump_push (a, o) < 0 || dump_add (o, "owner", json_object_new_string (bud->owner)) < 0
+        || (bud->parent && dump_add (o, "parent", json_object_new_string (bud->parent)) < 0)
+        || dump_add (o, "envelopes", env = json_object_new_array ()) < 0)
+        return -1;
+    for (size_t i = 0; i < bud->nenv; i++) /* file order: Cover's order */
+        if (dump_envelope (env, &bud->env[i]) < 0)
+            return -1;
+    if (bud->ncaps == 0)
+        return 0;
+    if (dump_add (o, "aggregateCaps", caps = json_object_new_array ()) < 0)
+        return -1;
+    for (size_t i = 0; i < bud->ncaps; i++)
+        if (dump_cap (caps, &bud->caps[i]) < 0)
+            return -1;
+    return 0;
+}
+
+/* Returns the malloc'd canonical text, or NULL with err. */
+char *jt_budgets_to_json (const jt_budgets_t *b, jt_error_t *err)
+{
+    json_object *a;
+    char *out = NULL;
+
+    if (!b || !b->finalized) {
+        jt_errprintf (err, "budgets: a finalized budget set is required");
+        return NULL;
+    }
+    if (!(a = json_object_new_array ()))
+        goto nomem;
+    for (size_t i = 0; i < b->n; i++) /* sorted by owner */
+        if (dump_owner (a, &b->v[i]) < 0)
+            goto nomem;
+    const char *s = json_object_to_json_string_ext (a, JSON_C_TO_STRING_PLAIN
+                                                           | JSON_C_TO_STRING_NOSLASHESCAPE);
+    if (!s || !(out = strdup (s)))
+        goto nomem;
+    json_object_put (a);
+    return out;
+nomem:
+    json_object_put (a);
+    jt_errprintf (err, "budgets: out of memory");
+    return NULL;
+}

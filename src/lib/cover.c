@@ -188,6 +188,35 @@ static int family_build (const jt_coverer_t *c, const jt_budget_t *o,
     return 0;
 }
 
+/* Returns 1 with *src, 0 when Cover never lists e for owner, -1 on ENOMEM. */
+int jt_cover_source_of (const jt_budgets_t *b, const char *owner,
+                        const jt_envelope_t *e, jt_source_t *src)
+{
+    const jt_budget_t *o = b && owner ? jt_budgets_owner (b, owner) : NULL;
+    const jt_budget_t **fam = NULL;
+    jt_source_t *fsrc = NULL;
+    size_t nfam = 0;
+    jt_coverer_t c = { .b = b };
+    int rc = 0;
+
+    if (!o || !e || !e->owner)
+        return 0;
+    if (family_build (&c, o, &fam, &fsrc, &nfam) < 0)
+        return -1;
+    for (size_t f = 0; f < nfam && !rc; f++)
+        if (!strcmp (fam[f]->owner, e->owner)) {
+            *src = fsrc[f];
+            rc = 1;
+        }
+    if (!rc && jt_envelope_lends_to (e, owner)) {
+        *src = JT_SRC_SPONSOR;
+        rc = 1;
+    }
+    free (fam);
+    free (fsrc);
+    return rc;
+}
+
 static int candidates_build (jt_coverer_t *c, const jt_budget_t *o)
 {
     const jt_budgets_t *b = c->b;

@@ -26,6 +26,7 @@
 #include "jobtree/ledger.h"
 #include "jobtree/run.h"
 #include "ledger_event_int.h"
+#include "sha256.h"
 
 #define ID_MAX 256
 
@@ -113,6 +114,7 @@ void jt_event_destroy (jt_event_t *ev)
         free (ev->caps[i].owner);
     }
     free (ev->caps);
+    jt_budgets_destroy (ev->budgets);
     jt_ev_activation_free (ev);
     free (ev->note);
     free (ev);
@@ -174,6 +176,133 @@ int jt_event_add_cap (jt_event_t *ev, const jt_ev_cap_t *cap)
     return 0;
 }
 
+/* ---- BudgetLoaded's budget content ---- */
+
+static bool is_hex64 (const char *s);
+
+/* A finalized budget set from the elements of a JSON array, each a budget
+ * file's object, through the budget reader (its checks, its messages).
+ * NULL with err naming the element, the field and the problem. */
+static jt_budgets_t *budgets_from_array (json_object *a, jt_error_t *err)
+{
+    jt_budgets_t *b = jt_budgets_create ();
+    jt_diags_t diags;
+    int rc = 0;
+
+    if (!b) {
+        errno = ENOMEM;
+        jt_errprintf (err, "out of memory");
+        return NULL;
+    }
+    jt_diags_init (&diags);
+    for (size_t i = 0; i < json_object_array_length (a) && !rc; i++) {
+        json_object *o = json_object_array_get_idx (a, i);
+        char name[32];
+        snprintf (name, sizeof (name), "budgets[%zu]", i);
+        if (!json_object_is_type (o, json_type_object)) {
+            rc = jt_errprintf (err, "%s: expected a budget object", name);
+            break;
+        }
+        const char *t = json_object_to_json_string_ext (
+            o, JSON_C_TO_STRING_PLAIN | JSON_C_TO_STRING_NOSLASHESCAPE);
+        if (!t) {
+            rc = jt_errprintf (err, "out of memory");
+            break;
+        }
+        rc = jt_budgets_add_json (b, name, t, strlen (t), &diags);
+    }
+    if (!rc)
+        rc = jt_budgets_finalize (b, &diags);
+    if (rc < 0 && diags.n) {
+        char line[512];
+        jt_diag_format (&diags.v[0], line, sizeof (line));
+        jt_errprintf (err, "budgets: %s", line);
+    }
+    jt_diags_free (&diags);
+    if (rc < 0) {
+        jt_budgets_destroy (b);
+        return NULL;
+    }
+    return b;
+}
+
+/* The budget set of canonical text (jt_budgets_to_json's): a copy. */
+static jt_budgets_t *budgets_from_text (const char *text, jt_error_t *err)
+{
+    json_object *a = json_tokener_parse (text);
+    jt_budgets_t *b = NULL;
+
+    if (!a || !json_object_is_type (a, json_type_array))
+        jt_errprintf (err, "budgets: cannot read back their canonical text");
+    else
+        b = budgets_from_array (a, err);
+    json_object_put (a);
+    return b;
+}
+
+jt_budgets_t *jt_ev_budgets_copy (const jt_budgets_t *b, jt_error_t *err)
+{
+    char *text = jt_budgets_to_json (b, err);
+    jt_budgets_t *c = text ? budgets_from_text (text, err) : NULL;
+
+    free (text);
+    return c;
+}
+
+/* The caps a BudgetLoaded lists are exactly its content's: every envelope
+ * once, with its owner, C, resolved B and window. */
+static int caps_match (const jt_event_t *ev, jt_error_t *err)
+{
+    const jt_budgets_t *b = ev->budgets;
+
+    if (ev->ncaps != b->nenv)
+        return jt_errprintf (err, "caps: %zu listed, the budgets hold %zu envelopes",
+                             ev->ncaps, b->nenv);
+    for (size_t i = 0; i < ev->ncaps; i++) {
+        const jt_ev_cap_t *c = &ev->caps[i];
+        const jt_envelope_t *e = jt_budgets_envelope (b, c->envelope);
+        if (!e)
+            return jt_errprintf (err, "caps[%zu]: envelope %s is not in the budgets", i,
+                                 c->envelope);
+        if (strcmp (e->owner, c->owner) || e->concurrency != c->concurrency
+            || jt_envelope_gpu_hours_cap (e) != c->max_gpu_hours
+            || e->start != c->start || e->end != c->end)
+            return jt_errprintf (err, "caps[%zu]: envelope %s's caps differ from the "
+                                 "budgets' (owner, concurrency, maxGPUHours or window)",
+                                 i, c->envelope);
+    }
+    return 0;
+}
+
+/* budgets and budgetsSha256 of a BudgetLoaded: the hash is 64 lowercase
+ * hex digits, and with content it is the SHA-256 of the content's
+ * canonical text, which is at most JT_EV_BUDGETS_MAX bytes and agrees with
+ * the caps. */
+static int validate_budgets (const jt_event_t *ev, jt_error_t *err)
+{
+    char hex[65];
+    char *text;
+    int rc = 0;
+
+    if (ev->budgets_sha256[0] && !is_hex64 (ev->budgets_sha256))
+        return jt_errprintf (err, "budgetsSha256: expected 64 lowercase hex digits");
+    if (!ev->budgets)
+        return 0;
+    if (!ev->budgets_sha256[0])
+        return jt_errprintf (err, "budgetsSha256: missing (required with budgets)");
+    if (!(text = jt_budgets_to_json (ev->budgets, err)))
+        return -1;
+    if (strlen (text) > JT_EV_BUDGETS_MAX)
+        rc = jt_errprintf (err, "budgets: %zu bytes of canonical text, more than %d",
+                           strlen (text), JT_EV_BUDGETS_MAX);
+    else if (jt_sha256_hex (text, strlen (text), hex) < 0
+             || strcmp (hex, ev->budgets_sha256))
+        rc = jt_errprintf (err, "budgetsSha256: not the SHA-256 of the budgets' "
+                           "canonical text (%s)", hex);
+    free (text);
+    return rc < 0 ? rc : caps_match (ev, err);
+}
+
 jt_event_t *jt_event_budget_loaded (const jt_budgets_t *b, const char *id,
                                     int64_t time, jt_error_t *err)
 {
@@ -196,14 +325,27 @@ jt_event_t *jt_event_budget_loaded (const jt_budgets_t *b, const char *id,
         if (jt_event_add_cap (ev, &c) < 0)
             goto nomem;
     }
+    char *text = jt_budgets_to_json (b, err);
+    if (!text)
+        goto fail;
+    if (jt_sha256_hex (text, strlen (text), ev->budgets_sha256) < 0) {
+        free (text);
+        goto nomem;
+    }
+    if (strlen (text) <= JT_EV_BUDGETS_MAX && !(ev->budgets = budgets_from_text (text, err))) {
+        free (text);
+        goto fail;
+    }
+    free (text);
     if (jt_event_validate (ev, err) < 0) {
         jt_event_destroy (ev);
         return NULL;
     }
     return ev;
 nomem:
-    jt_event_destroy (ev);
     jt_errprintf (err, "out of memory");
+fail:
+    jt_event_destroy (ev);
     return NULL;
 }
 
@@ -352,7 +494,7 @@ int jt_event_validate (const jt_event_t *ev, jt_error_t *err)
                                      "maxGPUHours >= 0 and 0 <= start < end <= %" PRId64,
                                      i, JT_EV_TIME_MAX);
         }
-        return caps_distinct (ev, err);
+        return caps_distinct (ev, err) < 0 ? -1 : validate_budgets (ev, err);
     case JT_EV_NODE_FAIL:
         if (ev->nnodes == 0)
             return jt_errprintf (err, "nodes: NodeFail needs a node");
@@ -468,6 +610,16 @@ static int build_budget (json_object *o, const jt_event_t *ev)
             || add_int (f, "start", c->start) < 0 || add_int (f, "end", c->end) < 0)
             return -1;
     }
+    if (ev->budgets_sha256[0] && add_str (o, "budgetsSha256", ev->budgets_sha256) < 0)
+        return -1;
+    if (ev->budgets) {
+        /* the canonical text read back: json-c prints it as it was */
+        char *text = jt_budgets_to_json (ev->budgets, NULL);
+        json_object *a = text ? json_tokener_parse (text) : NULL;
+        free (text);
+        if (add (o, "budgets", a) < 0)
+            return -1;
+    }
     return 0;
 }
 
@@ -535,7 +687,8 @@ static const char *const keys_end[] = { "end", "reason", "seed", NULL };
 static const char *const keys_rc[] = { "reservation", "run",  "envelope", "owner",
                                        "nodes",       "gpus", "start",    NULL };
 static const char *const keys_ra[] = { "reservation", "run", NULL };
-static const char *const keys_budget[] = { "files", "caps", NULL };
+static const char *const keys_budget[] = { "files", "caps", "budgetsSha256", "budgets",
+                                           NULL };
 static const char *const keys_nf[] = { "nodes", "run", NULL };
 static const char *const keys_act[] = { "reservation", "run",  "scope",    "seed",
                                         "needs",       "holders", "cuts", "resolved",
@@ -712,6 +865,23 @@ static int parse_budget (json_object *o, jt_event_t *ev, jt_error_t *err)
             if (rc)
                 return -1;
         }
+    }
+    char *sha = NULL;
+    if (get_str (o, "budgetsSha256", false, &sha, err) < 0)
+        return -1;
+    if (sha) {
+        int bad = strlen (sha) != 64;
+        if (!bad)
+            memcpy (ev->budgets_sha256, sha, 65);
+        free (sha);
+        if (bad)
+            return jt_errprintf (err, "budgetsSha256: expected 64 lowercase hex digits");
+    }
+    if (json_object_object_get_ex (o, "budgets", &a)) {
+        if (!json_object_is_type (a, json_type_array))
+            return jt_errprintf (err, "budgets: expected an array of budget objects");
+        if (!(ev->budgets = budgets_from_array (a, err)))
+            return -1;
     }
     return 0;
 }

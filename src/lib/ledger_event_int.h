@@ -39,4 +39,9 @@ int jt_ev_activation_build (json_object *o, const jt_event_t *ev);
 int jt_ev_activation_parse (json_object *o, jt_event_t *ev, jt_error_t *err);
 void jt_ev_activation_free (jt_event_t *ev);
 
+/* A copy of a finalized budget set, through its canonical text (the fold
+ * keeps the budget content of a BudgetLoaded past the event). NULL with
+ * err. */
+jt_budgets_t *jt_ev_budgets_copy (const jt_budgets_t *b, jt_error_t *err);
+
 #endif /* JT_LEDGER_EVENT_INT_H */

@@ -51,6 +51,7 @@
 #include "jobtree/ledger.h"
 #include "jobtree/map.h"
 #include "ledger_fold.h"
+#include "ledger_event_int.h"
 
 struct lease {
     char *id, *run, *group, *envelope, *owner;
@@ -101,6 +102,11 @@ struct jt_ledger_fold {
     struct env **env_v;         /* by number */
     size_t nenv, envcap;
     jt_fold_times_t *times;     /* lease time (verify), or NULL */
+    /* the BudgetLoaded events applied (jt_ledger_fold_budgets) */
+    uint64_t loads, loads_no_content, first_no_content, last_load_seq;
+    char last_sha256[65];
+    jt_ev_file_t *last_files;
+    size_t last_nfiles;
 };
 
 static const char *const viol_names[] = {
@@ -115,6 +121,11 @@ static const char *const viol_names[] = {
     [JT_VIOL_WINDOW] = "window",
     [JT_VIOL_BAD_EVENT] = "bad-event",
     [JT_VIOL_LOTTERY] = "lottery",
+    [JT_VIOL_PAYER] = "payer",
+    [JT_VIOL_ROLE] = "role",
+    [JT_VIOL_LENDING] = "lending-cap",
+    [JT_VIOL_AGGREGATE] = "aggregate-cap",
+    [JT_VIOL_BUDGET_HASH] = "budget-hash",
 };
 
 const char *jt_violation_str (jt_violation_kind_t k)
@@ -188,6 +199,9 @@ void jt_ledger_fold_destroy (jt_ledger_fold_t *f)
     jt_map_destroy (f->resv, resv_free);
     jt_map_destroy (f->oresv, resv_free);
     free (f->env_v);
+    for (size_t i = 0; i < f->last_nfiles; i++)
+        free (f->last_files[i].path);
+    free (f->last_files);
     jt_fold_times_free (f->times);
     free (f->times);
     free (f);
@@ -207,6 +221,10 @@ void jt_fold_times_free (jt_fold_times_t *t)
     jt_map_destroy (t->node_ids, NULL);
     free (t->ep);
     free (t->caps);
+    for (size_t i = 0; i < t->nrules; i++)
+        jt_budgets_destroy (t->rules[i]);
+    free (t->rules);
+    jt_map_destroy (t->rules_ids, NULL);
     memset (t, 0, sizeof (*t));
 }
 
@@ -219,7 +237,10 @@ int jt_ledger_fold_time_checks (jt_ledger_fold_t *f, jt_error_t *err)
         return jt_errprintf (err, "lease time must be asked for before the first event");
     }
     if (!(f->times = calloc (1, sizeof (*f->times)))
-        || !(f->times->node_ids = jt_map_create (0))) {
+        || !(f->times->node_ids = jt_map_create (0))
+        || !(f->times->rules_ids = jt_map_create (0))) {
+        if (f->times)
+            jt_map_destroy (f->times->node_ids, NULL);
         free (f->times);
         f->times = NULL;
         errno = ENOMEM;
@@ -244,6 +265,23 @@ static int grow (void **v, size_t *cap, size_t n, size_t sz)
     return 0;
 }
 
+/* The number of name (a node or an owner) in t->names, added when new:
+ * 1 + it, or 0 on ENOMEM. */
+static uintptr_t times_name (jt_fold_times_t *t, const char *name)
+{
+    uintptr_t id = (uintptr_t) jt_map_get (t->node_ids, name);
+
+    if (id)
+        return id;
+    if (grow ((void **) &t->names, &t->namecap, t->nnames + 1, sizeof (*t->names)) < 0
+        || !(t->names[t->nnames] = strdup (name)))
+        return 0;
+    id = ++t->nnames;
+    if (jt_map_put (t->node_ids, name, (void *) id, NULL) < 0)
+        return 0;
+    return id;
+}
+
 /* Record a Start's interval (lease time); its index goes to l->ivl. */
 static int times_start (jt_fold_times_t *t, struct lease *l, const struct env *e)
 {
@@ -256,18 +294,15 @@ static int times_start (jt_fold_times_t *t, struct lease *l, const struct env *e
     *iv = (jt_fold_ivl_t){ .start = l->start, .end = -1, .gpus = l->gpus, .env = e->id,
                            .nnodes = (uint32_t) l->nnodes, .node0 = t->nnodes,
                            .sseq = l->seq };
+    uintptr_t owner = times_name (t, l->owner);
+    if (!owner)
+        return -1;
+    iv->owner = (uint32_t) (owner - 1);
+    iv->role = l->role;
     for (size_t i = 0; i < l->nnodes; i++) {
-        uintptr_t id = (uintptr_t) jt_map_get (t->node_ids, l->nodes[i]);
-        if (!id) {
-            if (grow ((void **) &t->names, &t->namecap, t->nnames + 1,
-                      sizeof (*t->names))
-                    < 0
-                || !(t->names[t->nnames] = strdup (l->nodes[i])))
-                return -1;
-            id = ++t->nnames;
-            if (jt_map_put (t->node_ids, l->nodes[i], (void *) id, NULL) < 0)
-                return -1;
-        }
+        uintptr_t id = times_name (t, l->nodes[i]);
+        if (!id)
+            return -1;
         t->nodes[t->nnodes++] = (uint32_t) (id - 1);
     }
     if (!(iv->lease = strdup (l->id)))
@@ -285,7 +320,22 @@ static int times_epoch (jt_ledger_fold_t *f, int64_t time, uint64_t seq,
         || grow ((void **) &t->caps, &t->capcap, t->ncaps + ev->ncaps, sizeof (*t->caps))
                < 0)
         return -1;
-    t->ep[t->nep++] = (jt_fold_epoch_t){ time, seq, t->ncaps, ev->ncaps };
+    int rules = -1;
+    if (ev->budgets) { /* one copy per distinct content */
+        uintptr_t r = (uintptr_t) jt_map_get (t->rules_ids, ev->budgets_sha256);
+        if (!r) {
+            if (grow ((void **) &t->rules, &t->rulescap, t->nrules + 1,
+                      sizeof (*t->rules))
+                    < 0
+                || !(t->rules[t->nrules] = jt_ev_budgets_copy (ev->budgets, NULL)))
+                return -1;
+            r = ++t->nrules;
+            if (jt_map_put (t->rules_ids, ev->budgets_sha256, (void *) r, NULL) < 0)
+                return -1;
+        }
+        rules = (int) (r - 1);
+    }
+    t->ep[t->nep++] = (jt_fold_epoch_t){ time, seq, t->ncaps, ev->ncaps, rules };
     for (size_t i = 0; i < ev->ncaps; i++) {
         const jt_ev_cap_t *c = &ev->caps[i];
         struct env *e = jt_map_get (f->envs, c->envelope);
@@ -785,6 +835,55 @@ static int apply_resv (jt_ledger_fold_t *f, const jt_event_t *ev)
     return 0;
 }
 
+/* Remember the last BudgetLoaded (its hash and files: verify --budgets
+ * compares them with the auditor's files) and count those with no
+ * content. 0, or -1 on ENOMEM. */
+static int note_load (jt_ledger_fold_t *f, uint64_t seq, const jt_event_t *ev)
+{
+    jt_ev_file_t *files = calloc (ev->nfiles ? ev->nfiles : 1, sizeof (*files));
+
+    if (!files)
+        return -1;
+    for (size_t i = 0; i < ev->nfiles; i++) {
+        memcpy (files[i].sha256, ev->files[i].sha256, sizeof (files[i].sha256));
+        if (!(files[i].path = strdup (ev->files[i].path))) {
+            while (i-- > 0)
+                free (files[i].path);
+            free (files);
+            return -1;
+        }
+    }
+    for (size_t i = 0; i < f->last_nfiles; i++)
+        free (f->last_files[i].path);
+    free (f->last_files);
+    f->last_files = files;
+    f->last_nfiles = ev->nfiles;
+    f->loads++;
+    f->last_load_seq = seq;
+    memcpy (f->last_sha256, ev->budgets_sha256, sizeof (f->last_sha256));
+    if (!ev->budgets) {
+        if (!f->loads_no_content)
+            f->first_no_content = seq;
+        f->loads_no_content++;
+    }
+    return 0;
+}
+
+void jt_ledger_fold_budgets (const jt_ledger_fold_t *f, jt_fold_budgets_t *out)
+{
+    *out = (jt_fold_budgets_t){ .loads = f->loads,
+                                .loads_no_content = f->loads_no_content,
+                                .first_no_content = f->first_no_content,
+                                .last_seq = f->last_load_seq,
+                                .last_sha256 = f->last_sha256,
+                                .last_files = f->last_files,
+                                .last_nfiles = f->last_nfiles };
+    if (f->times) {
+        out->leases_checked = f->times->leases_checked;
+        out->leases_unchecked = f->times->leases_unchecked;
+    }
+}
+
 int jt_ledger_fold_apply (jt_ledger_fold_t *f, uint64_t seq, const jt_event_t *ev,
                           jt_violation_t *v, jt_error_t *err)
 {
@@ -805,6 +904,8 @@ int jt_ledger_fold_apply (jt_ledger_fold_t *f, uint64_t seq, const jt_event_t *e
     case JT_EV_START: r = apply_start (f, seq, ev, v); break;
     case JT_EV_END: r = apply_end (f, seq, ev, v); break;
     case JT_EV_BUDGET_LOADED:
+        if (note_load (f, seq, ev) < 0)
+            goto nomem;
         if (!f->caps_pinned && (r = load_caps (f, ev)) == 0 && f->times)
             r = times_epoch (f, ev->time, seq, ev);
         break;

@@ -27,6 +27,8 @@ typedef struct jt_fold_ivl {
     int64_t start, end;         /* end -1: open (runs to the last instant) */
     int64_t gpus;
     uint32_t env;               /* envelope number (the fold's) */
+    uint32_t owner;             /* the lease's owner: its number in names */
+    jt_lease_role_t role;
     uint32_t nnodes;
     size_t node0;               /* its nodes: nodes[node0 .. node0 + nnodes) */
     uint64_t sseq, eseq;        /* of its Start, its End (0: open) */
@@ -45,6 +47,8 @@ typedef struct jt_fold_epoch {
     int64_t time;
     uint64_t seq;
     size_t cap0, ncaps;
+    int rules;                  /* its budget content: index in rules, -1 when
+                                 * not recorded */
 } jt_fold_epoch_t;
 
 typedef struct jt_fold_times {
@@ -52,14 +56,49 @@ typedef struct jt_fold_times {
     size_t nivl, ivlcap;
     uint32_t *nodes;            /* node numbers of every interval */
     size_t nnodes, nodecap;
-    char **names;               /* node number -> name */
+    char **names;               /* node (or owner) number -> name */
     size_t nnames, namecap;
     jt_map_t *node_ids;         /* name -> 1 + node number */
     jt_fold_epoch_t *ep;
     size_t nep, epcap;
     jt_fold_cap_t *caps;
     size_t ncaps, capcap;
+    jt_budgets_t **rules;       /* distinct budget contents of the epochs */
+    size_t nrules, rulescap;
+    jt_map_t *rules_ids;        /* budgetsSha256 -> 1 + index in rules */
+    uint64_t leases_checked;    /* by the last check: payer and role checked */
+    uint64_t leases_unchecked;  /* started under budgets with no content */
 } jt_fold_times_t;
+
+/* What a sweep over time checks and how it names it: envelopes (C and B),
+ * aggregate caps, lending caps. */
+typedef struct jt_fold_sweep {
+    jt_violation_kind_t conc, hours;
+    const char *noun;           /* "envelope", "aggregate cap", ... */
+    const char *cword, *hword;  /* the limits' names in messages */
+} jt_fold_sweep_t;
+
+/* Keep the violation of smallest seq (ties: smallest kind) in *best. */
+void jt_fold_found (jt_violation_t *best, jt_violation_kind_t k, uint64_t seq,
+                    const char *fmt, ...) __attribute__ ((format (printf, 4, 5)));
+
+/* Epochs in force order: (time, seq). A qsort comparator. */
+int jt_fold_epoch_cmp (const void *a, const void *b);
+
+/* Concurrency and GPU-hours of t's intervals (their env numbers index
+ * names, n of them) against the caps of t's epochs in force at each instant
+ * (ledger_fold_time.c's sweep), into *best. 0, or -1 with errno ENOMEM. */
+int jt_fold_times_sweep (const jt_fold_times_t *t, const char *const *names, size_t n,
+                         int64_t horizon, uint64_t last_seq, const jt_fold_sweep_t *k,
+                         jt_violation_t *best);
+
+/* Cover's rules on t's leases (ledger_fold_rules.c): payer and role at each
+ * lease's start against the budget content in force then, aggregate and
+ * lending caps at every instant; into *best. Counts the leases checked and
+ * those that started under budgets with no recorded content in t. 0, or -1
+ * with errno ENOMEM. */
+int jt_fold_rules_check (jt_fold_times_t *t, const char *const *envnames, size_t nenv,
+                         int64_t horizon, uint64_t last_seq, jt_violation_t *best);
 
 void jt_fold_times_free (jt_fold_times_t *t);
 
@@ -68,7 +107,7 @@ void jt_fold_times_free (jt_fold_times_t *t);
  * already), or -1 with errno ENOMEM. names[e] names envelope e; horizon is
  * the ledger's last instant (raised to every lease start and end); last_seq
  * is blamed for what only the last instant shows. */
-int jt_fold_times_check (const jt_fold_times_t *t, const char *const *names,
+int jt_fold_times_check (jt_fold_times_t *t, const char *const *names,
                          size_t nenv, int64_t horizon, uint64_t last_seq,
                          jt_violation_t *v);
 

@@ -45,10 +45,8 @@
 #define EPS_HOURS 1e-9
 
 /* The best (smallest seq) violation so far. */
-static void found (jt_violation_t *best, jt_violation_kind_t k, uint64_t seq,
-                   const char *fmt, ...) __attribute__ ((format (printf, 4, 5)));
-static void found (jt_violation_t *best, jt_violation_kind_t k, uint64_t seq,
-                   const char *fmt, ...)
+void jt_fold_found (jt_violation_t *best, jt_violation_kind_t k, uint64_t seq,
+                    const char *fmt, ...)
 {
     va_list ap;
 
@@ -113,7 +111,7 @@ static int check_nodes (const jt_fold_times_t *t, jt_violation_t *best)
                     snprintf (end, sizeof (end), "open");
                 else
                     snprintf (end, sizeof (end), "%" PRId64, a->end);
-                found (best, JT_VIOL_NODE_OVERLAP, a->sseq > b->sseq ? a->sseq : b->sseq,
+                jt_fold_found (best, JT_VIOL_NODE_OVERLAP, a->sseq > b->sseq ? a->sseq : b->sseq,
                        "node %s: lease %s starts at %" PRId64 " while lease %s "
                        "(seq %" PRIu64 ", [%" PRId64 ", %s) holds it",
                        t->names[u[i].node], b->lease, b->start, a->lease, a->sseq,
@@ -131,7 +129,7 @@ static int check_nodes (const jt_fold_times_t *t, jt_violation_t *best)
 
 /* ---- epochs ---- */
 
-static int cmp_epoch (const void *a, const void *b)
+int jt_fold_epoch_cmp (const void *a, const void *b)
 {
     const jt_fold_epoch_t *x = a, *y = b;
     if (x->time != y->time)
@@ -177,7 +175,7 @@ static int changes (const jt_fold_times_t *t, size_t nenv, struct change **out,
         goto out;
     if (t->nep) {
         memcpy (ep, t->ep, t->nep * sizeof (*ep));
-        qsort (ep, t->nep, sizeof (*ep), cmp_epoch);
+        qsort (ep, t->nep, sizeof (*ep), jt_fold_epoch_cmp);
     }
     for (size_t k = 0; k < t->nep; k++) {
         const jt_fold_cap_t *caps = t->caps + ep[k].cap0;
@@ -337,7 +335,8 @@ static const char *since (const struct change *ch, char *buf, size_t len)
  * the ledger's last record for what only its last instant shows. */
 static void sweep_env (const char *name, const struct point *p, size_t np,
                        const struct change *init, int64_t horizon, uint64_t last_seq,
-                       struct heap *h, bool *ended, jt_violation_t *best)
+                       struct heap *h, bool *ended, const jt_fold_sweep_t *k,
+                       jt_violation_t *best)
 {
     const struct change *ch = init;
     int64_t active = 0, tprev = np ? p[0].time : 0;
@@ -357,11 +356,10 @@ static void sweep_env (const char *name, const struct point *p, size_t np,
                 && used / 3600.0 > ch->cap->max_gpu_hours + EPS_HOURS) {
                 uint64_t seq = i < np ? max64 (max64 (passed, p[i].seq), ch->seq)
                                       : last_seq;
-                found (best, JT_VIOL_GPU_HOURS, seq,
-                       "envelope %s: %.3f GPU-hours used by t=%" PRId64 " > cap %.3f "
-                       "(%s)",
-                       name, used / 3600.0, now, ch->cap->max_gpu_hours,
-                       since (ch, b, sizeof (b)));
+                jt_fold_found (best, k->hours, seq,
+                       "%s %s: %.3f GPU-hours used by t=%" PRId64 " > %s %.3f (%s)",
+                       k->noun, name, used / 3600.0, now, k->hword,
+                       ch->cap->max_gpu_hours, since (ch, b, sizeof (b)));
                 hours_done = true;
             }
         }
@@ -391,17 +389,16 @@ static void sweep_env (const char *name, const struct point *p, size_t np,
          * usage against the B that now takes force */
         if (ch && ch->cap && (i + 1 == np || p[i + 1].time != now)) {
             if (active > ch->cap->concurrency)
-                found (best, JT_VIOL_CONCURRENCY, max64 (heap_top (h, ended), ch->seq),
-                       "envelope %s: %" PRId64 " GPUs active at t=%" PRId64
-                       " > concurrency %" PRId64 " (%s)",
-                       name, active, now, ch->cap->concurrency,
+                jt_fold_found (best, k->conc, max64 (heap_top (h, ended), ch->seq),
+                       "%s %s: %" PRId64 " GPUs active at t=%" PRId64 " > %s %" PRId64
+                       " (%s)",
+                       k->noun, name, active, now, k->cword, ch->cap->concurrency,
                        since (ch, b, sizeof (b)));
             if (!hours_done && used / 3600.0 > ch->cap->max_gpu_hours + EPS_HOURS) {
-                found (best, JT_VIOL_GPU_HOURS, max64 (passed, ch->seq),
-                       "envelope %s: %.3f GPU-hours used by t=%" PRId64 " > cap %.3f "
-                       "(%s)",
-                       name, used / 3600.0, now, ch->cap->max_gpu_hours,
-                       since (ch, b, sizeof (b)));
+                jt_fold_found (best, k->hours, max64 (passed, ch->seq),
+                       "%s %s: %.3f GPU-hours used by t=%" PRId64 " > %s %.3f (%s)",
+                       k->noun, name, used / 3600.0, now, k->hword,
+                       ch->cap->max_gpu_hours, since (ch, b, sizeof (b)));
                 hours_done = true;
             }
         }
@@ -411,7 +408,7 @@ static void sweep_env (const char *name, const struct point *p, size_t np,
 static int check_envelopes (const jt_fold_times_t *t, const char *const *names,
                             size_t nenv, const struct change *c, size_t nc,
                             const size_t *first, int64_t horizon, uint64_t last_seq,
-                            jt_violation_t *best)
+                            const jt_fold_sweep_t *k, jt_violation_t *best)
 {
     size_t np = 0;
     struct point *p = malloc ((2 * t->nivl + nc + 1) * sizeof (*p));
@@ -445,7 +442,7 @@ static int check_envelopes (const jt_fold_times_t *t, const char *const *names,
         const struct change *init = &c[first[p[i].env]];
         if (init->time != INT64_MIN)
             init = NULL; /* not capped before its first change */
-        sweep_env (names[p[i].env], p + i, j - i, init, horizon, last_seq, &h, ended,
+        sweep_env (names[p[i].env], p + i, j - i, init, horizon, last_seq, &h, ended, k,
                    best);
         i = j;
     }
@@ -488,28 +485,28 @@ static void window_part (const jt_fold_ivl_t *l, const char *name, const struct 
     uint64_t sseq = max64 (l->sseq, k->seq), eseq = max64 (l->eseq, k->seq);
     if (ps < cap->wstart || ps >= cap->wend) {
         if (first)
-            found (best, JT_VIOL_WINDOW, sseq,
+            jt_fold_found (best, JT_VIOL_WINDOW, sseq,
                    "lease %s starts at %" PRId64 " outside envelope %s's window "
                    "[%" PRId64 ", %" PRId64 ") (%s)",
                    l->lease, ps, name, cap->wstart, cap->wend, since (k, b, sizeof (b)));
         else
-            found (best, JT_VIOL_WINDOW, sseq,
+            jt_fold_found (best, JT_VIOL_WINDOW, sseq,
                    "lease %s runs at %" PRId64 " outside envelope %s's window "
                    "[%" PRId64 ", %" PRId64 ") (%s)",
                    l->lease, ps, name, cap->wstart, cap->wend, since (k, b, sizeof (b)));
     } else if (pe > cap->wend) {
         if (last && l->end >= 0)
-            found (best, JT_VIOL_WINDOW, eseq,
+            jt_fold_found (best, JT_VIOL_WINDOW, eseq,
                    "lease %s ends at %" PRId64 " after envelope %s's window end "
                    "%" PRId64 " (%s)",
                    l->lease, pe, name, cap->wend, since (k, b, sizeof (b)));
         else if (last)
-            found (best, JT_VIOL_WINDOW, sseq,
+            jt_fold_found (best, JT_VIOL_WINDOW, sseq,
                    "lease %s is still open at %" PRId64 ", after envelope %s's window "
                    "end %" PRId64 " (%s)",
                    l->lease, horizon, name, cap->wend, since (k, b, sizeof (b)));
         else
-            found (best, JT_VIOL_WINDOW, sseq,
+            jt_fold_found (best, JT_VIOL_WINDOW, sseq,
                    "lease %s runs past envelope %s's window end %" PRId64 " (%s)",
                    l->lease, name, cap->wend, since (k, b, sizeof (b)));
     }
@@ -572,7 +569,7 @@ static int check_windows (const jt_fold_times_t *t, const char *const *names,
                 else
                     a = m + 1;
             }
-            found (best, JT_VIOL_WINDOW, max64 (l->sseq, c[a].seq),
+            jt_fold_found (best, JT_VIOL_WINDOW, max64 (l->sseq, c[a].seq),
                    "lease %s [%" PRId64 ", %" PRId64 ") runs outside envelope %s's "
                    "window of the caps of seq %" PRIu64 " while they are in force",
                    l->lease, s, e, name, c[a].seq);
@@ -585,7 +582,29 @@ static int check_windows (const jt_fold_times_t *t, const char *const *names,
     return 0;
 }
 
-int jt_fold_times_check (const jt_fold_times_t *t, const char *const *names,
+static const jt_fold_sweep_t envelope_sweep = {
+    JT_VIOL_CONCURRENCY, JT_VIOL_GPU_HOURS, "envelope", "concurrency", "cap"
+};
+
+int jt_fold_times_sweep (const jt_fold_times_t *t, const char *const *names, size_t n,
+                         int64_t horizon, uint64_t last_seq, const jt_fold_sweep_t *k,
+                         jt_violation_t *best)
+{
+    struct change *c = NULL;
+    size_t nc = 0, *first = NULL;
+    int rc = -1;
+
+    if (changes (t, n, &c, &nc, &first) == 0
+        && check_envelopes (t, names, n, c, nc, first, horizon, last_seq, k, best) == 0)
+        rc = 0;
+    free (c);
+    free (first);
+    if (rc < 0)
+        errno = ENOMEM;
+    return rc;
+}
+
+int jt_fold_times_check (jt_fold_times_t *t, const char *const *names,
                          size_t nenv, int64_t horizon, uint64_t last_seq,
                          jt_violation_t *v)
 {
@@ -601,8 +620,11 @@ int jt_fold_times_check (const jt_fold_times_t *t, const char *const *names,
             horizon = t->ivl[i].end;
     }
     if (check_nodes (t, &best) < 0 || changes (t, nenv, &c, &nc, &first) < 0
-        || check_envelopes (t, names, nenv, c, nc, first, horizon, last_seq, &best) < 0
-        || check_windows (t, names, c, nc, first, horizon, &best) < 0)
+        || check_envelopes (t, names, nenv, c, nc, first, horizon, last_seq,
+                            &envelope_sweep, &best)
+               < 0
+        || check_windows (t, names, c, nc, first, horizon, &best) < 0
+        || jt_fold_rules_check (t, names, nenv, horizon, last_seq, &best) < 0)
         goto out;
     rc = 0;
     if (best.kind != JT_VIOL_NONE) {
