@@ -22,9 +22,19 @@
  * at most JT_RUN_GPUS_MAX GPUs (jt_gres_total); the run must be well formed
  * (jt_run_check, worded as sbatch options), with groups on whole nodes; the
  * account must have a budget and some envelope must be able to fund the run
- * some day (jt_cover_ever), else UnfundedPolicy decides; the record
+ * some day (jt_cover_ever), else UnfundedPolicy decides; the run must be
+ * placeable on the configured nodes when idle (cluster->nodes; a run that
+ * can never be placed is refused whatever UnfundedPolicy says); the record
  * (jt_jobrec_format) carries the funding Cover intends on an idle cluster.
  * Each rule is checked here, once.
+ *
+ * Sub-node jobs: a Jobtree run takes whole nodes of its flavor (DESIGN
+ * decision 2: smaller jobs are cons_tres's). A GPU request that is not
+ * whole nodes (a per-node count other than the flavor's GPUs per node, or
+ * a per-job total that is not a multiple of it) is never a run: with a
+ * Jobtree option it is refused with the line saying how to ask for whole
+ * nodes or to drop the options; without one, under PlainGpuJobs=jobtree,
+ * it passes as a plain Slurm job (not charged to a budget).
  */
 #ifndef JOBTREE_ADMIT_H
 #define JOBTREE_ADMIT_H
@@ -34,6 +44,8 @@
 
 #include "budget.h"
 #include "conf.h"
+#include "error.h"
+#include "snapshot.h"
 
 #ifdef __cplusplus
 extern "C" {
@@ -55,6 +67,16 @@ typedef struct jt_admit_cluster {
      * account, else the user's name), into buf: 0, or -1 when unknown. */
     int (*default_account) (void *arg, char *buf, size_t len);
     void *arg;
+    /* Every configured node added to s (jt_nodemap_add: name, features,
+     * GRES, leaf switch; state and usage do not matter), s not finalized;
+     * domain_key as jt_nodemap_add's. 0, or -1 with err set. Asked once
+     * for a run that passed every other rule, to refuse at submission a run
+     * that could never be placed even on the idle cluster (the EVER tense
+     * of jobtree/schedule.h, over every node), which slurmctld would
+     * otherwise refuse with its own words only. NULL, or a failure: that
+     * check is left to slurmctld. */
+    int (*nodes) (void *arg, jt_snapshot_t *s, const char *domain_key,
+                  jt_error_t *err);
 } jt_admit_cluster_t;
 
 /* A job as submitted. Strings may be NULL. Counts are range-checked here:
@@ -86,6 +108,7 @@ typedef enum jt_admit_refusal {
     JT_ADMIT_BAD_NODE_COUNT,        /* the request is outside the malleable range */
     JT_ADMIT_NO_BUDGET,             /* no budgets, or none for the account */
     JT_ADMIT_NEVER_FUNDABLE,        /* jt_cover_ever said no (not UnknownFlavor) */
+    JT_ADMIT_NEVER_PLACEABLE,       /* no placement on the configured nodes, ever */
     JT_ADMIT_NO_MEMORY,
 } jt_admit_refusal_t;
 

@@ -24,10 +24,12 @@
 #include "slurm/slurm_errno.h"
 #include "src/common/slurm_xlator.h"
 #include "src/common/assoc_mgr.h"
+#include "src/common/slurm_topology.h"
 #include "src/common/uid.h"
 #include "src/slurmctld/slurmctld.h"
 
 #include "jobtree/admit.h"
+#include "jobtree/nodemap.h"
 
 #include "state.h"
 
@@ -89,6 +91,47 @@ static int default_account (void *arg, char *buf, size_t len)
     return rc;
 }
 
+/* Every configured node for jt_admit's placement check (jobtree/admit.h):
+ * its name, features (active, else configured), configured GRES and
+ * topology.conf leaf switch, as the select plugin's view reads them
+ * (plugins/select/topology.c); state and usage do not matter there. The
+ * caller holds the node read lock. 0, or -1 with err set. */
+static int configured_nodes (void *arg, jt_snapshot_t *s, const char *domain_key,
+                             jt_error_t *err)
+{
+    const char **leaf = xcalloc (node_record_count > 0 ? node_record_count : 1,
+                                 sizeof (*leaf));
+    node_record_t *node;
+    int rc = 0;
+
+    (void) arg;
+    for (int k = 0; k < switch_record_cnt; k++) {
+        switch_record_t *sw = &switch_record_table[k];
+        int first, last;
+
+        if (sw->level != 0 || !sw->node_bitmap
+            || (first = bit_ffs (sw->node_bitmap)) < 0)
+            continue;
+        last = bit_fls (sw->node_bitmap);
+        for (int i = first; i <= last && i < node_record_count; i++)
+            if (!leaf[i] && bit_test (sw->node_bitmap, i))
+                leaf[i] = sw->name;
+    }
+    for (int i = 0; rc >= 0 && (node = next_node (&i)); i++) {
+        jt_nodemap_node_t nm = {
+            .name = node->name,
+            .features = node->features_act ? node->features_act : node->features,
+            .gres = node->config_ptr && node->config_ptr->gres
+                    ? node->config_ptr->gres : node->gres,
+            .leaf_switch = (int) node->index < node_record_count ? leaf[node->index]
+                                                                : NULL,
+        };
+        rc = jt_nodemap_add (s, &nm, domain_key, err);
+    }
+    xfree (leaf);
+    return rc < 0 ? -1 : 0;
+}
+
 /* The error code of each kind of refusal. */
 static int refusal_code (jt_admit_refusal_t kind)
 {
@@ -103,6 +146,8 @@ static int refusal_code (jt_admit_refusal_t kind)
         return ESLURM_INVALID_ACCOUNT;
     case JT_ADMIT_NEVER_FUNDABLE:
         return ESLURM_ACCOUNTING_POLICY;
+    case JT_ADMIT_NEVER_PLACEABLE:
+        return ESLURM_REQUESTED_NODE_CONFIG_UNAVAILABLE;
     case JT_ADMIT_NO_MEMORY:
         return ENOMEM;
     }
@@ -117,6 +162,7 @@ extern int job_submit (job_desc_msg_t *jd, uint32_t submit_uid, char **err_msg)
         .only_flavor = jtsub_state_only_flavor,
         .default_account = default_account,
         .arg = &who,
+        .nodes = configured_nodes,
     };
     jt_admit_req_t req = {
         .account = jd->account,

@@ -6,11 +6,15 @@
  * well-formedness in run.c (jt_run_check, asked for the options' words),
  * fundability in cover.c, the record in record.c.
  *
- * DESIGN: the only rule written here is the one about the request's shape
- * that a run cannot see: with --group-gpus, a per-node request must ask
- * for whole nodes. It is reported after a problem of --group-gpus itself
- * (the group size is the user's first mistake to fix) and before every
- * other problem of the run.
+ * DESIGN: the only rules written here are the ones about the request's
+ * shape that a run cannot see: a Jobtree run takes whole nodes (DESIGN
+ * decision 2; a sub-node job is cons_tres's: refused with Jobtree options,
+ * passed as plain Slurm under PlainGpuJobs=jobtree). It is reported after
+ * a problem of --group-gpus itself (the group size is the user's first
+ * mistake to fix) and before every other problem of the run. And, last, a
+ * run no placement could ever hold on the configured nodes is refused in
+ * the scheduler's own words (jt_sched_answer's EVER tense, the question
+ * slurmctld asks next), so the refusal says why at submission.
  */
 #include "config.h"
 
@@ -27,6 +31,7 @@
 #include "jobtree/options.h"
 #include "jobtree/record.h"
 #include "jobtree/run.h"
+#include "jobtree/schedule.h"
 #include "run_int.h"
 
 const char *jt_admit_verdict_str (jt_admit_verdict_t v)
@@ -158,22 +163,49 @@ static int fill_run (jt_run_t *r, const jt_admit_req_t *req,
     return r->owner && r->flavor ? 0 : -1;
 }
 
-/* The run is well formed and asks for groups on whole nodes: RUN's
- * precondition. Returns REFUSE (out set) or PASS when all is well. */
+/* The GPU request as asked: its scope, the count in that scope, and the
+ * GPUs per node it gives (per-node and per-socket requests). */
+struct request {
+    jt_gres_scope_t scope;
+    int64_t count;
+    int64_t per_node;           /* 0 for a per-job request */
+};
+
+/* Whether the request takes whole nodes of gpn GPUs (see admit.h). */
+static bool whole_nodes (const struct request *q, int64_t total, int64_t gpn)
+{
+    return q->scope == JT_GRES_PER_JOB ? total % gpn == 0 : q->per_node == gpn;
+}
+
+/* The run is well formed and on whole nodes: RUN's precondition. Returns
+ * REFUSE (out set) or PASS when all is well. */
 static jt_admit_verdict_t check_run (const jt_run_t *r, int64_t gpn,
-                                     jt_gres_scope_t scope, int64_t count,
-                                     jt_admit_t *out)
+                                     const struct request *q, jt_admit_t *out)
 {
     struct problems p = { "", "", "" };
+    bool whole = whole_nodes (q, r->total_gpus, gpn);
 
     jt_run_check (r, gpn, JT_RUN_WORDS_OPTIONS, collect, &p);
     if (p.group[0])
         return refuse (out, JT_ADMIT_BAD_GRES, "%s", p.group);
-    if (r->group_gpus > 0 && scope == JT_GRES_PER_NODE && count != gpn)
+    if (!whole && r->group_gpus > 0 && q->scope != JT_GRES_PER_JOB)
         return refuse (out, JT_ADMIT_BAD_GRES, "--group-gpus needs whole nodes: ask "
                        "for all %" PRId64 " GPUs of each node, e.g. --gres=gpu:%s:%"
                        PRId64 " (got %" PRId64 " per node)", gpn, r->flavor, gpn,
-                       count);
+                       q->per_node);
+    if (!whole && q->scope != JT_GRES_PER_JOB)
+        return refuse (out, JT_ADMIT_BAD_GRES, "a Jobtree run takes whole nodes: "
+                       "ask for all %" PRId64 " GPUs of each node, e.g. "
+                       "--gres=gpu:%s:%" PRId64 " (got %" PRId64 " per node), or "
+                       "drop the Jobtree options to run on part of a node as a "
+                       "plain Slurm job", gpn, r->flavor, gpn, q->per_node);
+    if (!whole && r->group_gpus <= 0)   /* with groups: the run's own words */
+        return refuse (out, JT_ADMIT_BAD_GRES, "a Jobtree run takes whole nodes: "
+                       "ask for a multiple of the %" PRId64 " GPUs per %s node, "
+                       "e.g. --gpus=%s:%" PRId64 " (got %" PRId64 "), or drop the "
+                       "Jobtree options to run on part of a node as a plain Slurm "
+                       "job", gpn, r->flavor, r->flavor,
+                       (r->total_gpus / gpn + 1) * gpn, r->total_gpus);
     if (p.first[0] && strcmp (p.first_path, "--malleable") == 0)
         return refuse (out, JT_ADMIT_BAD_NODE_COUNT, "%s", p.first);
     if (p.first[0])
@@ -234,6 +266,53 @@ static jt_admit_verdict_t fund (const jt_run_t *r, const jt_config_t *conf,
     return out->verdict;
 }
 
+/* A run that passed every other rule and that no placement could ever hold
+ * on the configured nodes, idle: refused (out set, the record dropped) in
+ * the scheduler's words. Returns out->verdict. A problem of the node table
+ * or the planner is not the job's: the run stays admitted and slurmctld's
+ * own test decides. */
+static jt_admit_verdict_t placeable (const jt_run_t *r, const jt_admit_req_t *req,
+                                     int64_t nodes, const jt_config_t *conf,
+                                     const jt_budgets_t *b,
+                                     const jt_admit_cluster_t *cl, jt_admit_t *out)
+{
+    jt_snapshot_t *s;
+    jt_sched_request_t q;
+    jt_answer_t a;
+    jt_error_t e;
+    bool *el = NULL;
+
+    if (!cl || !cl->nodes || !b || !(s = jt_snapshot_create ()))
+        return out->verdict;
+    s->time = req->now;
+    if (cl->nodes (cl->arg, s, conf ? conf->domain_feature : NULL, &e) < 0
+        || jt_snapshot_finalize (s, &e) < 0
+        || !(el = malloc (s->nnodes ? s->nnodes : 1)))
+        goto done;
+    for (size_t i = 0; i < s->nnodes; i++)
+        el[i] = true;
+    q = (jt_sched_request_t){
+        .budgets = b, .snap = s, .eligible = el, .run = r, .now = req->now,
+        .tense = JT_TENSE_EVER, .min_nodes = (uint32_t) nodes,
+        .max_nodes = JT_SCHED_NODES_ANY,
+        .opts = { .policy = conf ? conf->pack_policy : JT_PACK_TO_EMPTY },
+    };
+    if (jt_sched_answer (&q, &a, &e) < 0)
+        goto done;
+    if (a.kind == JT_ANSWER_REFUSE) {
+        free (out->record);
+        out->record = NULL;
+        out->summary[0] = '\0';
+        refuse (out, JT_ADMIT_NEVER_PLACEABLE, "this cluster can never place the "
+                "run: %s", a.plan.detail[0] ? a.plan.detail : a.reason);
+    }
+    jt_answer_free (&a);
+done:
+    free (el);
+    jt_snapshot_destroy (s);
+    return out->verdict;
+}
+
 jt_admit_verdict_t jt_admit (const jt_admit_req_t *req, const jt_config_t *conf,
                              const jt_budgets_t *budgets,
                              const jt_admit_cluster_t *cl, jt_admit_t *out)
@@ -243,6 +322,7 @@ jt_admit_verdict_t jt_admit (const jt_admit_req_t *req, const jt_config_t *conf,
     jt_gres_scope_t scope = JT_GRES_PER_NODE;
     int64_t count = 0, total = 0, gpn;
     int64_t nodes = req->min_nodes > 0 ? req->min_nodes : 1;
+    struct request q;
     int nopts, gpu;
     jt_run_t *r;
     jt_error_t e;
@@ -303,13 +383,22 @@ jt_admit_verdict_t jt_admit (const jt_admit_req_t *req, const jt_config_t *conf,
                     "is out of range", req->time_limit_min);
         goto done;
     }
+    q.scope = scope;
+    q.count = count;
+    q.per_node = scope == JT_GRES_PER_NODE ? count
+                 : scope == JT_GRES_PER_SOCKET ? count * req->sockets_per_node : 0;
+    if (nopts == 0 && !whole_nodes (&q, total, gpn)) {
+        v = out->verdict = JT_ADMIT_PASS;       /* sub-node: cons_tres's */
+        goto done;
+    }
     if (fill_run (r, req, cl, type, total) < 0) {
         v = refuse (out, JT_ADMIT_NO_MEMORY, "out of memory");
         goto done;
     }
-    if ((v = check_run (r, gpn, scope, count, out)) != JT_ADMIT_PASS)
+    if ((v = check_run (r, gpn, &q, out)) != JT_ADMIT_PASS)
         goto done;
-    v = fund (r, conf, budgets, req->now, out);
+    if ((v = fund (r, conf, budgets, req->now, out)) == JT_ADMIT_RUN)
+        v = placeable (r, req, nodes, conf, budgets, cl, out);
 done:
     jt_run_destroy (r);
     return v;

@@ -5,7 +5,7 @@
 # line, plain CPU and GPU jobs untouched, and the admin_comment record.
 . "$(dirname "$0")/lib.sh"
 
-plan 59
+plan 68
 cluster_setup "${1:?usage: $0 BUILDDIR}"
 cluster_start
 
@@ -84,6 +84,21 @@ refused_by_ctld "--account=team-a -N1 --gpus=h100:2000000 --group-gpus=8" \
     "cannot read the GPU request (gres:gpu:h100:2000000): one GPU type and a count of at most 1048576, e.g. --gres=gpu:h100:8"
 refused_by_ctld "--account=team-a -N 200000 $G8 --group-gpus=8" \
     "the job asks for more than 1048576 GPUs (8 GPUs x 200000 nodes); ask for what the run needs, e.g. -N 4 --gres=gpu:h100:8"
+## A run no domain could ever hold: refused at submission in Jobtree's
+## words (not only slurmctld's "Requested node configuration is not
+## available" after job_submit accepted it).
+id=$(submit --account=team-a -N8 $G8 --group-gpus=32 --cross-group-spread=no --wrap true)
+is "$id" "" "--cross-group-spread=no, 64 GPUs in domains of 32: refused"
+is "$(last_err)" "sbatch: error: jobtree: this cluster can never place the run: no domain holds all 2 groups (64 GPUs) on nodes its payers may use; most free is east/c1/C with 32
+sbatch: error: Batch job submission failed: Requested node configuration is not available" \
+    "why, in Jobtree's words, then Slurm's"
+refused_by_ctld "--account=team-a -N4 $G8 --group-gpus=32 --spares=1" \
+    "this cluster can never place the run: group 0 (32 GPUs + 1 spare node) fits no domain: most free is west/c1/A with 32"
+## A sub-node job is cons_tres's: with a Jobtree option it is refused.
+refused_by_ctld "--account=team-a -N1 --gres=gpu:h100:1 --cross-group-spread=no" \
+    "a Jobtree run takes whole nodes: ask for all 8 GPUs of each node, e.g. --gres=gpu:h100:8 (got 1 per node), or drop the Jobtree options to run on part of a node as a plain Slurm job"
+refused_by_ctld "--account=team-a --gpus=h100:12 --checkpoint=1h" \
+    "a Jobtree run takes whole nodes: ask for a multiple of the 8 GPUs per h100 node, e.g. --gpus=h100:16 (got 12), or drop the Jobtree options to run on part of a node as a plain Slurm job"
 is "$(scontrol ping | grep -c 'is UP')" 1 "slurmctld is up after hostile GRES counts"
 is "$(squeue -h | wc -l)" 0 "nothing was queued"
 
@@ -97,6 +112,9 @@ wait_job_state "$gpu" COMPLETED 30
 is "$(job_field "$gpu" JobState)" COMPLETED "plain GPU job completed with its GPUs"
 is "$(job_field "$cpu" AdminComment)" "" "CPU job has no Jobtree record"
 is "$(job_field "$gpu" AdminComment)" "" "GPU job has no Jobtree record"
+one=$(submit --account=team-a -N1 --gres=gpu:h100:1 --wrap true)
+ok "$(test -n "$one" && test -z "$(job_field "$one" AdminComment)"; echo $?)" \
+    "a 1-GPU job without options: a plain job, no record"
 
 ## A Jobtree job: the documented record, then it runs.
 id=$(submit --account=team-a -N4 $G8 --group-gpus=16 --malleable=16:64:16 \

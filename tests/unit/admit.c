@@ -5,7 +5,8 @@
  * both ways, PlainGpuJobs, the order of the rules, and hostile counts.
  *
  * The budgets are the test cluster's (etc/slurm/test-cluster/budgets),
- * inline; the cluster is one with 8-GPU h100 nodes.
+ * inline; the cluster is the test cluster too: 16 h100 nodes of 8 GPUs
+ * (node_gpus), 4 fabric domains of 4 (A, B west; C, D east).
  */
 #include "config.h"
 
@@ -15,6 +16,7 @@
 #include <string.h>
 
 #include "jobtree/admit.h"
+#include "jobtree/nodemap.h"
 #include "jobtree/timeutil.h"
 #include "tap.h"
 
@@ -40,14 +42,15 @@ static jt_budgets_t *budgets;
 static jt_config_t *conf;
 static int64_t now;
 
-/* The cluster: h100 nodes of 8 GPUs. Counts how often it was asked. */
+/* The cluster: h100 nodes of node_gpus GPUs. Counts how often it was asked. */
 static int asked;
+static int node_gpus = 8;
 
 static int64_t cl_gpn (void *arg, const char *flavor)
 {
     (void) arg;
     asked++;
-    return strcmp (flavor, "h100") == 0 ? 8 : 0;
+    return strcmp (flavor, "h100") == 0 ? node_gpus : 0;
 }
 
 static int cl_only (void *arg, char *buf, size_t len)
@@ -66,7 +69,29 @@ static int cl_account (void *arg, char *buf, size_t len)
     return 0;
 }
 
-static const jt_admit_cluster_t cluster = { cl_gpn, cl_only, cl_account, NULL };
+static int nodes_asked;
+
+static int cl_nodes (void *arg, jt_snapshot_t *s, const char *domain_key,
+                     jt_error_t *err)
+{
+    (void) arg;
+    nodes_asked++;
+    for (int i = 0; i < 16; i++) {
+        char name[16], features[96], gres[32];
+        jt_nodemap_node_t n = { .name = name, .features = features, .gres = gres };
+
+        snprintf (name, sizeof (name), "gpu%02d", i + 1);
+        snprintf (features, sizeof (features), "fabric.domain=%c,region=%s",
+                  'A' + i / 4, i < 8 ? "west" : "east");
+        snprintf (gres, sizeof (gres), "gpu:h100:%d", node_gpus);
+        if (jt_nodemap_add (s, &n, domain_key, err) < 0)
+            return -1;
+    }
+    return 0;
+}
+
+static const jt_admit_cluster_t cluster = { cl_gpn, cl_only, cl_account, NULL,
+                                            cl_nodes };
 
 /* A job from sbatch-like words: "A=acct N=nodes G=tres_per_node J=tres_per_job
  * S=tres_per_socket K=sockets T=minutes", then SPANK variables "NAME=V". */
@@ -312,6 +337,99 @@ static void test_record (void)
     jt_admit_free (&a);
 }
 
+/* Runs no placement could ever hold on the cluster, refused at submission
+ * in the scheduler's words (slurmctld would say only "Requested node
+ * configuration is not available"); their placeable neighbours admitted. */
+static void test_never_placeable (void)
+{
+    static const struct refusal cases[] = {
+        /* the user guide's example: 64 GPUs in one domain of 32 */
+        { "A=team-a N=8 " G8 " JOBTREE_GROUP_GPUS=32 JOBTREE_CROSS_GROUP_SPREAD=no",
+          JT_ADMIT_NEVER_PLACEABLE, "jobtree: this cluster can never place the run: "
+          "no domain holds all 2 groups (64 GPUs) on nodes its payers may use; most free "
+          "is east/C with 32" },
+        { "A=team-a N=5 " G8 " JOBTREE_GROUP_GPUS=40", JT_ADMIT_NEVER_PLACEABLE,
+          "jobtree: this cluster can never place the run: group 0 (40 GPUs) fits no "
+          "domain: most free is west/A with 32" },
+        /* a group and its spare: 5 nodes in domains of 4 */
+        { "A=team-a N=4 " G8 " JOBTREE_GROUP_GPUS=32 JOBTREE_SPARES=1",
+          JT_ADMIT_NEVER_PLACEABLE, "jobtree: this cluster can never place the run: "
+          "group 0 (32 GPUs + 1 spare node) fits no domain: most free is west/A with 32" },
+        /* team-a pays in the west only: 2 domains for 3 groups of 16 apart */
+        { "A=team-a N=6 " G8 " JOBTREE_GROUP_GPUS=16 JOBTREE_SPARES=2",
+          JT_ADMIT_NEVER_PLACEABLE, "jobtree: this cluster can never place the run: "
+          "group 2 (16 GPUs + 2 spare nodes) fits no domain: no domain has a free node" },
+    };
+    static const char *runs[] = {
+        "A=team-a N=4 " G8 " JOBTREE_GROUP_GPUS=32 JOBTREE_CROSS_GROUP_SPREAD=no",
+        "A=team-a N=8 " G8 " JOBTREE_GROUP_GPUS=32",
+        "A=team-a N=3 " G8 " JOBTREE_GROUP_GPUS=24 JOBTREE_SPARES=1",
+        "A=team-a N=8 " G8 " JOBTREE_CHECKPOINT=30m",
+    };
+    jt_admit_t a;
+
+    nodes_asked = 0;
+    each_refused (cases, sizeof (cases) / sizeof (cases[0]));
+    is_int (nodes_asked, 4, "the node table is asked once per run");
+    for (size_t i = 0; i < sizeof (runs) / sizeof (runs[0]); i++) {
+        is (jt_admit_verdict_str (admit (runs[i], &a)), "run", "%s: placeable", runs[i]);
+        jt_admit_free (&a);
+    }
+    {   /* without the node table, slurmctld decides (as before) */
+        jt_admit_cluster_t blind = cluster;
+        job_t j;
+
+        blind.nodes = NULL;
+        job (&j, cases[0].spec);
+        is (jt_admit_verdict_str (jt_admit (&j.req, conf, budgets, &blind, &a)), "run",
+            "no node table: not checked");
+        jt_admit_free (&a);
+        job_free (&j);
+    }
+    nodes_asked = 0;
+    admit ("A=nobody N=8 " G8 " JOBTREE_GROUP_GPUS=64", &a);
+    admit ("A=team-a N=1 " G8, &a);
+    is_int (nodes_asked, 0, "not asked for a refused run or a plain job");
+}
+
+/* Sub-node jobs are cons_tres's (DESIGN decision 2): refused with Jobtree
+ * options, plain Slurm jobs under PlainGpuJobs=jobtree (test_policy). */
+static void test_sub_node (void)
+{
+    static const struct refusal cases[] = {
+        { "A=team-a N=1 G=gres:gpu:h100:1 JOBTREE_CROSS_GROUP_SPREAD=no",
+          JT_ADMIT_BAD_GRES, "jobtree: a Jobtree run takes whole nodes: ask for all "
+          "8 GPUs of each node, e.g. --gres=gpu:h100:8 (got 1 per node), or drop the "
+          "Jobtree options to run on part of a node as a plain Slurm job" },
+        { "A=team-a N=2 G=gres:gpu:h100:4 JOBTREE_CHECKPOINT=30m", JT_ADMIT_BAD_GRES,
+          "jobtree: a Jobtree run takes whole nodes: ask for all 8 GPUs of each "
+          "node, e.g. --gres=gpu:h100:8 (got 4 per node), or drop the Jobtree "
+          "options to run on part of a node as a plain Slurm job" },
+        { "A=team-a N=1 K=2 S=gres:gpu:h100:2 JOBTREE_SPARES=0", JT_ADMIT_BAD_GRES,
+          "jobtree: a Jobtree run takes whole nodes: ask for all 8 GPUs of each "
+          "node, e.g. --gres=gpu:h100:8 (got 4 per node), or drop the Jobtree "
+          "options to run on part of a node as a plain Slurm job" },
+        { "A=team-a J=gres:gpu:h100:1 JOBTREE_MALLEABLE=1:8", JT_ADMIT_BAD_GRES,
+          "jobtree: a Jobtree run takes whole nodes: ask for a multiple of the 8 "
+          "GPUs per h100 node, e.g. --gpus=h100:8 (got 1), or drop the Jobtree "
+          "options to run on part of a node as a plain Slurm job" },
+        { "A=team-a J=gres:gpu:h100:12 JOBTREE_BORROW=8", JT_ADMIT_BAD_GRES,
+          "jobtree: a Jobtree run takes whole nodes: ask for a multiple of the 8 "
+          "GPUs per h100 node, e.g. --gpus=h100:16 (got 12), or drop the Jobtree "
+          "options to run on part of a node as a plain Slurm job" },
+        /* more than a node has is not whole nodes either */
+        { "A=team-a N=1 G=gres:gpu:h100:16 JOBTREE_SPARES=0", JT_ADMIT_BAD_GRES,
+          "jobtree: a Jobtree run takes whole nodes: ask for all 8 GPUs of each "
+          "node, e.g. --gres=gpu:h100:8 (got 16 per node), or drop the Jobtree "
+          "options to run on part of a node as a plain Slurm job" },
+    };
+    jt_admit_t a;
+
+    each_refused (cases, sizeof (cases) / sizeof (cases[0]));
+    is (jt_admit_verdict_str (admit ("A=team-a N=1 G=gres:gpu:h100:1", &a)), "pass",
+        "a 1-GPU job without options passes (PlainGpuJobs=passthrough)");
+}
+
 static void test_policy (void)
 {
     jt_admit_t a;
@@ -352,6 +470,7 @@ static void test_policy (void)
 
     ok (jt_config_parse (conf, "test", plain, strlen (plain), &d) == 0,
         "PlainGpuJobs=jobtree, GpusPerNode=h100:4");
+    node_gpus = 4;
     is (jt_admit_verdict_str (admit ("A=team-a N=1 G=gres:gpu:h100:4", &a)), "run",
         "PlainGpuJobs=jobtree: a plain GPU job is a run");
     {
@@ -363,6 +482,18 @@ static void test_policy (void)
     jt_admit_free (&a);
     is (jt_admit_verdict_str (admit ("A=team-a", &a)), "pass",
         "PlainGpuJobs=jobtree: CPU jobs pass");
+    is (jt_admit_verdict_str (admit ("A=team-a N=1 G=gres:gpu:h100:1", &a)), "pass",
+        "PlainGpuJobs=jobtree: a sub-node job is plain Slurm (cons_tres's)");
+    ok (a.record == NULL && a.line[0] == '\0', "no record, no line");
+    is (jt_admit_verdict_str (admit ("A=team-a J=gres:gpu:h100:6", &a)), "pass",
+        "PlainGpuJobs=jobtree: --gpus=h100:6 on 4-GPU nodes too");
+    is (jt_admit_verdict_str (admit ("A=team-a N=2 G=gres:gpu:h100:4", &a)), "run",
+        "PlainGpuJobs=jobtree: whole nodes are a run");
+    jt_admit_free (&a);
+    refused ("A=team-a N=1 G=gres:gpu:h100:1 JOBTREE_SPARES=0", JT_ADMIT_BAD_GRES,
+             "jobtree: a Jobtree run takes whole nodes: ask for all 4 GPUs of each "
+             "node, e.g. --gres=gpu:h100:4 (got 1 per node), or drop the Jobtree "
+             "options to run on part of a node as a plain Slurm job");
     refused ("A=team-a N=2 G=gres:gpu:h100:4 JOBTREE_GROUP_GPUS=10", JT_ADMIT_BAD_GRES,
              "jobtree: --group-gpus=10 is not a multiple of the 4 GPUs per h100 node, "
              "e.g. --group-gpus=12");
@@ -391,6 +522,8 @@ int main (void)
     test_more_refusals ();
     test_pass ();
     test_record ();
+    test_never_placeable ();
+    test_sub_node ();
     test_policy ();
 
     jt_config_destroy (conf);
