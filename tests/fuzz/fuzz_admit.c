@@ -44,7 +44,7 @@ static int account (void *arg, char *buf, size_t len)
     return 0;
 }
 
-static const jt_admit_cluster_t cluster = { gpn, only, account, NULL };
+static const jt_admit_cluster_t cluster = { gpn, only, account, NULL, NULL };
 
 static void setup (void)
 {
