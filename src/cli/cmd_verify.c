@@ -32,6 +32,11 @@ enum {
     VX_WINDOW = 13,
     VX_MATCHING = 14,
     VX_LOTTERY = 15,
+    VX_PAYER = 16,
+    VX_ROLE = 17,
+    VX_LENDING = 18,
+    VX_AGGREGATE = 19,
+    VX_BUDGET_HASH = 20,
 };
 
 static int status_exit (jt_ledger_status_t s)
@@ -58,11 +63,17 @@ static int violation_exit (jt_violation_kind_t k)
     case JT_VIOL_GPU_HOURS: return VX_GPUHOURS;
     case JT_VIOL_WINDOW: return VX_WINDOW;
     case JT_VIOL_LOTTERY: return VX_LOTTERY;
+    case JT_VIOL_PAYER: return VX_PAYER;
+    case JT_VIOL_ROLE: return VX_ROLE;
+    case JT_VIOL_LENDING: return VX_LENDING;
+    case JT_VIOL_AGGREGATE: return VX_AGGREGATE;
+    case JT_VIOL_BUDGET_HASH: return VX_BUDGET_HASH;
     default: return VX_MATCHING;
     }
 }
 
-/* The caps of a budget directory, as a BudgetLoaded event. */
+/* The caps and content of a budget directory, as a BudgetLoaded event (the
+ * content is kept however large: it is never written). */
 static jt_event_t *load_caps (const char *dir)
 {
     jt_diags_t diags;
@@ -80,16 +91,50 @@ static jt_event_t *load_caps (const char *dir)
     jt_event_t *ev = jt_event_budget_loaded (b, "verify:budgets", 0, &err);
     if (!ev)
         fprintf (stderr, "jobtree verify: %s: %s\n", dir, err.text);
+    else if (!ev->budgets) {
+        ev->budgets = b;
+        b = NULL;
+    }
     jt_budgets_destroy (b);
     return ev;
+}
+
+/* What verify could check of Cover's rules (payer, role, lending and
+ * aggregate caps), and what it could not. */
+static void print_budgets (const jt_ledger_fold_t *fold, const char *dir)
+{
+    jt_fold_budgets_t b;
+
+    jt_ledger_fold_budgets (fold, &b);
+    printf ("budgets %" PRIu64 " loaded; payer, role, lending and aggregate caps "
+            "checked on %" PRIu64 " leases\n",
+            b.loads, b.leases_checked);
+    if (dir && b.loads)
+        printf ("budgets %s are the budgets loaded at seq %" PRIu64 " (%s)\n", dir,
+                b.last_seq, b.last_sha256[0] ? "same content" : "same files");
+    else if (dir)
+        printf ("budgets %s: the ledger loaded none to compare them with\n", dir);
+    if (!b.leases_unchecked)
+        return;
+    if (!b.loads && !dir)
+        printf ("unchecked: %" PRIu64 " leases: no BudgetLoaded records who may pay "
+                "(give --budgets DIR)\n",
+                b.leases_unchecked);
+    else
+        printf ("unchecked: %" PRIu64 " leases started under budgets whose content is "
+                "not recorded (first: BudgetLoaded seq %" PRIu64 ", previous format or "
+                "over %d bytes): payer, role, lending and aggregate caps not checked "
+                "for them (give --budgets DIR with those files)\n",
+                b.leases_unchecked, b.first_no_content, JT_EV_BUDGETS_MAX);
 }
 
 static void usage (FILE *f)
 {
     fprintf (f, "Usage: jobtree verify [--head SEQ:HASH] [--budgets DIR] [-q] LEDGER...\n"
                 "  LEDGER is a segment file or a directory of segments.\n"
-                "  --budgets DIR    check against these budget files' caps instead of\n"
-                "                   the caps recorded by BudgetLoaded events\n"
+                "  --budgets DIR    check against these budget files (caps and Cover's\n"
+                "                   rules) instead of those recorded by BudgetLoaded\n"
+                "                   events, and require them to be the budgets loaded last\n"
                 "  --head SEQ:HASH  also require record SEQ to have HASH (an anchor\n"
                 "                   kept from an earlier run: detects a cut tail)\n"
                 "  -q, --quiet      print nothing when OK\n");
@@ -167,6 +212,7 @@ int cmd_verify (int argc, char **argv)
                 res.nrecords, res.nsegments, starts, ends, open, nenv, capped);
         printf ("lotteries %" PRIu64 " recomputed, as recorded\n",
                 jt_ledger_fold_lotteries (fold));
+        print_budgets (fold, budgets);
         printf ("head %" PRIu64 ":%s\n", res.last_seq, res.last_hash);
         free (env);
     }

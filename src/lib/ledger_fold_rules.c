@@ -148,8 +148,8 @@ static int check_payers (jt_fold_times_t *t, const jt_fold_epoch_t *ep, size_t n
             jt_source_t src = (jt_source_t) (a - ANS_SOURCE);
             if (l->role == JT_ROLE_BORROWED && src != JT_SRC_SPONSOR)
                 jt_fold_found (best, JT_VIOL_ROLE, seq,
-                               "lease %s is Borrowed, but envelope %s is %s's own "
-                               "family's (%s): Cover pays it Active (BudgetLoaded seq "
+                               "lease %s is Borrowed, but envelope %s is in %s's "
+                               "family (%s): Cover pays it Active (BudgetLoaded seq "
                                "%" PRIu64 ")",
                                l->lease, env, owner, jt_source_str (src), k->seq);
             else if (l->role == JT_ROLE_ACTIVE && src == JT_SRC_SPONSOR)
