@@ -34,6 +34,16 @@ typedef struct jt_labels {
 
 #define JT_LABELS_INIT { NULL, 0 }
 
+/* What a user may write as a label name (--group-by, --node-constraint):
+ * 1 to JT_LABEL_KEY_MAX bytes of letters, digits and . _ - : /, starting
+ * with a letter or digit; a value: 1 to JT_LABEL_VALUE_MAX bytes of the
+ * same characters and '+'. Node features carry nothing else that could
+ * be a label (Slurm splits them at ',' and gives '&|[]*' meanings). */
+#define JT_LABEL_KEY_MAX 64
+#define JT_LABEL_VALUE_MAX 128
+bool jt_label_key_ok (const char *s);
+bool jt_label_value_ok (const char *s);
+
 /* Set key=value (replacing an existing value). Returns 0, or -1 on ENOMEM. */
 int jt_labels_set (jt_labels_t *l, const char *key, const char *value);
 

@@ -9,12 +9,17 @@
  *   --checkpoint=DURATION          runtime.checkpoint
  *   --borrow[=MAXGPUS]             funding.allowBorrow (+ maxBorrowGPUs)
  *   --sponsors=OWNER[,OWNER...]    funding.sponsors (implies --borrow)
+ *   --group-by=LABEL               locality.groupBy
+ *   --node-constraint=EXPR         nodeConstraints (repeatable; each EXPR
+ *                                  may hold several, separated by ';')
  *
  * The SPANK plugin checks each value in sbatch (so a bad one is refused
  * before submission) and forwards it unchanged in the job's SPANK
  * environment as JOBTREE_<OPTION> (e.g. JOBTREE_GROUP_GPUS=32); slurmctld's
  * job_submit plugin reads those back with jt_opts_from_env. Both use this one
- * parser, so they cannot disagree.
+ * parser, so they cannot disagree. A repeatable option's values travel in
+ * one variable joined by ';' (JOBTREE_NODE_CONSTRAINT=a GE 1;b EXISTS), and
+ * applying it adds to what the run has rather than replacing it.
  *
  * Messages name the option as typed and give a valid example:
  *   "--malleable=64:32: MIN must be <= MAX, e.g. --malleable=32:64:8"
@@ -48,6 +53,7 @@ typedef struct jt_opt_info {
     const char *help;           /* one line, without the "[jobtree]" prefix */
     const char *example;        /* "--group-gpus=32" */
     jt_opt_arg_t arg;
+    bool repeatable;            /* values add up; joined by ';' in env */
 } jt_opt_info_t;
 
 /* The option table, in documentation order. Returns the number of options

@@ -19,6 +19,22 @@
  *  None when the full fixed bundle does not fit now; with partial_ok
  *  (malleable INCR) the longest prefix of groups that fits is placed.
  *
+ * A run's labels (jt_pack_view_create_run):
+ *  - node constraints (--node-constraint): only nodes where every
+ *    constraint holds take part (jobtree/constraint.h);
+ *  - group-by (--group-by=LABEL): only nodes with LABEL take part, and
+ *    "domain" in the rules above reads "class": one domain and one value
+ *    of LABEL. So each group lands on nodes sharing one value of LABEL,
+ *    all or nothing, and with cross-group spread off the whole run does.
+ *    The domain rule still holds: a class is inside one domain, because
+ *    the domain is the fast fabric a group's collectives need, and every
+ *    consumer of a placement (Plan's residuals, reservations, activation)
+ *    is per domain. Grouping by region, cluster or fabric.domain is the
+ *    domain rule itself. A soft group (no groupGPUs) is one group: with
+ *    group-by its chunks share one class.
+ *  The detail of a None then ends with "(nodes where gpu.mem GE 80,
+ *  grouped by rack)", so a run waiting for such nodes says why.
+ *
  * A pack view holds the free nodes of one flavor, per domain, in packing
  * order; it is built once per snapshot and consumed by successive requests
  * (so Plan can pack the segments of different envelopes without overlap).
@@ -57,7 +73,13 @@ jt_pack_view_t *jt_pack_view_create (const jt_snapshot_t *s,
                                      const char *flavor, jt_error_t *err);
 void jt_pack_view_destroy (jt_pack_view_t *v);
 
-/* Free GPUs (whole free nodes) left in domain d of the view. */
+/* The view of run r: r's flavor, only nodes satisfying r's constraints
+ * and having its group-by label, sliced by class (see above). O(nodes x
+ * constraints + free nodes x log). NULL on ENOMEM or without a flavor. */
+jt_pack_view_t *jt_pack_view_create_run (const jt_snapshot_t *s,
+                                         const jt_run_t *r, jt_error_t *err);
+
+/* Free GPUs (whole free nodes the view's run may use) left in domain d. */
 int64_t jt_pack_view_free (const jt_pack_view_t *v, size_t domain);
 
 /* hold = true: freeze the pack-to-empty domain order at the view's free
@@ -89,6 +111,8 @@ typedef struct jt_pack_group {
     int *node_gpus;             /* GPUs taken on each node */
     size_t nspares;
     size_t *spares;             /* spare node indexes */
+    const char *value;          /* the group-by value its nodes share, or
+                                 * NULL (points into the snapshot) */
 } jt_pack_group_t;
 
 typedef struct jt_placement {

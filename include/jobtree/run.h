@@ -3,7 +3,9 @@
  *
  *   { "id": "c1:4242", "owner": "rai",
  *     "resources": { "gpuType": "h100", "totalGPUs": 96 },
- *     "locality": { "groupGPUs": 64, "allowCrossGroupSpread": true },
+ *     "locality": { "groupGPUs": 64, "allowCrossGroupSpread": true,
+ *                   "groupBy": "rack" },
+ *     "nodeConstraints": [ "gpu.mem GE 80", "taint:maint NOT_EXISTS" ],
  *     "malleable": { "minTotalGPUs": 64, "maxTotalGPUs": 128, "stepGPUs": 64 },
  *     "sparesPerGroup": 1,
  *     "runtime": { "checkpoint": "30m", "timeLimit": "4h" },
@@ -13,6 +15,10 @@
  * Compilation (calculus section 2): with groupGPUs g, SHARD(ceil(G/g), g)
  * with the last group short (DESIGN decision 1); without it, one soft group
  * that Pack may chunk across domains by whole nodes.
+ *
+ * groupBy (--group-by=LABEL) and nodeConstraints (--node-constraint) say
+ * which nodes a run may use; Pack applies them (jobtree/pack.h), and
+ * jt_constraints_vet (jobtree/constraint.h) is their submission check.
  */
 #ifndef JOBTREE_RUN_H
 #define JOBTREE_RUN_H
@@ -21,6 +27,7 @@
 #include <stdint.h>
 #include <stddef.h>
 
+#include "constraint.h"
 #include "error.h"
 
 #ifdef __cplusplus
@@ -47,6 +54,10 @@ typedef struct jt_run {
     size_t nsponsors;
     bool step_given;            /* stepGPUs was written (else step_gpus is the
                                  * default; see jt_run_step_gpus) */
+    char *group_by;             /* locality.groupBy: the label whose one value
+                                 * each group's nodes share (the whole run's
+                                 * without cross-group spread); NULL: none */
+    jt_constraints_t constraints;   /* nodeConstraints: all must hold */
 } jt_run_t;
 
 /* Default expected duration used for the integral bound when the run has no

@@ -148,3 +148,35 @@ int jt_labels_format (const jt_labels_t *l, char *buf, size_t len)
     }
     return total;
 }
+
+static bool label_char (char c, bool value)
+{
+    return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z')
+           || (c >= '0' && c <= '9') || c == '.' || c == '_' || c == '-'
+           || c == ':' || c == '/' || (value && c == '+');
+}
+
+static bool label_text_ok (const char *s, size_t max, bool value)
+{
+    size_t n = 0;
+
+    if (!s || !*s)
+        return false;
+    if (!value && !((s[0] >= 'a' && s[0] <= 'z') || (s[0] >= 'A' && s[0] <= 'Z')
+                    || (s[0] >= '0' && s[0] <= '9')))
+        return false;
+    for (; s[n]; n++)
+        if (n >= max || !label_char (s[n], value))
+            return false;
+    return true;
+}
+
+bool jt_label_key_ok (const char *s)
+{
+    return label_text_ok (s, JT_LABEL_KEY_MAX, false);
+}
+
+bool jt_label_value_ok (const char *s)
+{
+    return label_text_ok (s, JT_LABEL_VALUE_MAX, true);
+}

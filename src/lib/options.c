@@ -15,6 +15,8 @@
 #include <string.h>
 
 #include "jobtree/budget.h"
+#include "jobtree/constraint.h"
+#include "jobtree/labels.h"
 #include "jobtree/options.h"
 #include "jobtree/timeutil.h"
 
@@ -24,25 +26,33 @@
 static const jt_opt_info_t opt_table[] = {
     { "group-gpus", "JOBTREE_GROUP_GPUS", "N",
       "GPUs per group: each group is whole nodes in one fabric domain",
-      "--group-gpus=32", JT_OPT_ARG_REQUIRED },
+      "--group-gpus=32", JT_OPT_ARG_REQUIRED, false },
     { "cross-group-spread", "JOBTREE_CROSS_GROUP_SPREAD", "yes|no",
       "may different groups land in different domains (default yes)",
-      "--cross-group-spread=no", JT_OPT_ARG_REQUIRED },
+      "--cross-group-spread=no", JT_OPT_ARG_REQUIRED, false },
     { "malleable", "JOBTREE_MALLEABLE", "MIN:MAX[:STEP]",
       "run may shrink/grow between MIN and MAX GPUs by STEP",
-      "--malleable=32:64:8", JT_OPT_ARG_REQUIRED },
+      "--malleable=32:64:8", JT_OPT_ARG_REQUIRED, false },
     { "spares", "JOBTREE_SPARES", "N",
       "spare whole nodes per group, in the group's domain",
-      "--spares=1", JT_OPT_ARG_REQUIRED },
+      "--spares=1", JT_OPT_ARG_REQUIRED, false },
     { "checkpoint", "JOBTREE_CHECKPOINT", "DURATION",
       "how often the run checkpoints (e.g. 30m, 2h, 1-00:00:00)",
-      "--checkpoint=30m", JT_OPT_ARG_REQUIRED },
+      "--checkpoint=30m", JT_OPT_ARG_REQUIRED, false },
     { "borrow", "JOBTREE_BORROW", "MAXGPUS",
       "may borrow from sponsors' envelopes, at most MAXGPUS GPUs",
-      "--borrow=32", JT_OPT_ARG_OPTIONAL },
+      "--borrow=32", JT_OPT_ARG_OPTIONAL, false },
     { "sponsors", "JOBTREE_SPONSORS", "OWNER[,OWNER...]",
       "owners to borrow from first, in order (implies --borrow)",
-      "--sponsors=vision,speech", JT_OPT_ARG_REQUIRED },
+      "--sponsors=vision,speech", JT_OPT_ARG_REQUIRED, false },
+    { "group-by", "JOBTREE_GROUP_BY", "LABEL",
+      "each group (the whole run with --cross-group-spread=no) on nodes "
+      "sharing one value of node label LABEL", "--group-by=rack",
+      JT_OPT_ARG_REQUIRED, false },
+    { "node-constraint", "JOBTREE_NODE_CONSTRAINT", "'LABEL OP [VALUE]'",
+      "only nodes whose labels satisfy it (OP: EQ NE EXISTS NOT_EXISTS GT GE "
+      "LT LE); repeatable, all must hold", "--node-constraint='gpu.mem GE 80'",
+      JT_OPT_ARG_REQUIRED, true },
 };
 
 #define OPT_COUNT (sizeof (opt_table) / sizeof (opt_table[0]))
@@ -247,6 +257,20 @@ int jt_opt_apply (jt_run_t *r, const char *name, const char *value,
         if (v <= 0)
             return opt_fail (err, o, value, "must be longer than 0");
         r->checkpoint_s = v;
+    } else if (strcmp (o->name, "group-by") == 0) {
+        char *dup;
+        if (!jt_label_key_ok (value))
+            return opt_fail (err, o, value, "not a label name (letters, digits "
+                             "or . _ - : /, starting with a letter or digit)");
+        if (!(dup = strdup (value)))
+            return jt_errprintf (err, "--%s: out of memory", o->name);
+        free (r->group_by);
+        r->group_by = dup;
+    } else if (strcmp (o->name, "node-constraint") == 0) {
+        jt_error_t e;
+        if (jt_constraints_add (&r->constraints, value, &e) < 0)
+            return jt_errprintf (err, "--%s: %s, e.g. %s", o->name, e.text,
+                                 o->example);
     } else if (strcmp (o->name, "borrow") == 0) {
         if (value && opt_int (o, value, 1, &v, err) < 0)
             return -1;

@@ -14,6 +14,14 @@
  * Selectors: one that only names region/cluster/fabric.domain is decided
  * per domain; any other key is matched per node through the view's cache.
  *
+ * Group-by and constraints (a view made with jt_pack_view_create_run):
+ * the view holds only the nodes the run may use and slices them by class
+ * (domain x group-by value), so every rule below reads "domain" as
+ * "class" at no extra cost per request: O(classes + nodes taken). Spread
+ * off with group-by pins the view to the class of its first taken node
+ * until everything is given back, so every group of the run (Plan asks
+ * one group at a time) shares one value.
+ *
  * A request is all-or-nothing: groups are taken one by one from the view
  * and, when one cannot be placed, everything taken so far is given back
  * (jt_pack_unplace), which restores counters, flags and heads exactly.
@@ -39,10 +47,13 @@ struct req {
                                    domains with nothing usable left) */
 };
 
-/* Whether domain d takes part in this request (only_domain, selector). */
+/* Whether class d takes part in this request (only_domain, the class a
+ * spread-off group-by run is pinned to, selector). */
 static bool dom_ok (const struct req *q, size_t d)
 {
-    if (q->r->only_domain >= 0 && (size_t) q->r->only_domain != d)
+    if (q->r->only_domain >= 0 && (size_t) q->r->only_domain != q->v->cdom[d])
+        return false;
+    if (q->v->pin >= 0 && (size_t) q->v->pin != d)
         return false;
     return q->mode != SEL_DOMAIN || q->v->dsel_ok[d];
 }
@@ -171,7 +182,8 @@ static int place_in (struct req *q, size_t d, int64_t g, size_t maxnodes,
         free (grp->spares);
         return -1;
     }
-    grp->domain = d;
+    grp->domain = v->cdom[d];
+    grp->value = v->cval[d];
     q->out->ngroups++;
     e = v->head[d];
     while (grp->nnodes < k && rem > 0) {
@@ -215,9 +227,12 @@ static void most_free (const struct req *q, char *buf, size_t len, int used)
             best = d;
     if (best == NOPOS)
         snprintf (buf, len, "no domain has a free node");
-    else
-        snprintf (buf, len, "most free is %s with %" PRId64,
-                  q->v->s->domains[best].name, avail_gpus (q, best));
+    else {
+        char name[256];
+        jt_packv_class_name (q->v, best, name, sizeof (name));
+        snprintf (buf, len, "most free is %.200s with %" PRId64, name,
+                  avail_gpus (q, best));
+    }
 }
 
 static void spares_text (int64_t spares, char *buf, size_t len)
@@ -252,12 +267,15 @@ static size_t make_order (struct req *q)
     q->ord = v->order;
 
     if (q->r->only_domain >= 0) {
-        size_t d = (size_t) q->r->only_domain;
-        if (avail_nodes (q, d) == 0)
-            return 0;
-        v->order[0].key = avail_gpus (q, d);
-        v->order[0].d = d;
-        return 1;
+        size_t dd = (size_t) q->r->only_domain;
+        for (size_t d = v->cfirst[dd]; d < v->cfirst[dd + 1]; d++) {
+            if (avail_nodes (q, d) == 0)
+                continue;
+            v->order[n].key = avail_gpus (q, d);
+            v->order[n++].d = d;
+        }
+        jt_packv_sort_domains (v, v->order, n);
+        return n;
     }
     if (v->hold) {
         /* Held domains fill to empty in order, so the exhausted ones form a
@@ -427,7 +445,7 @@ int jt_pack (jt_pack_view_t *v, const jt_pack_request_t *req,
     if (req->spares_per_group < 0 || req->spares_per_group > ((int64_t) 1 << 40))
         return jt_errprintf (err, "pack: bad spares_per_group %" PRId64,
                              req->spares_per_group);
-    if (req->only_domain >= 0 && (size_t) req->only_domain >= v->ndom)
+    if (req->only_domain >= 0 && (size_t) req->only_domain >= v->s->ndomains)
         return jt_errprintf (err, "pack: no domain %zd", req->only_domain);
     for (size_t i = 0; i < req->ngroups; i++) {
         /* the bound keeps node counts and sums far from overflow */
@@ -443,6 +461,15 @@ int jt_pack (jt_pack_view_t *v, const jt_pack_request_t *req,
                   JT_LABEL_FABRIC);
         return 1;
     }
+    if (v->nsatisfy == 0) {
+        out->reason = JT_NO_NODES;
+        /* the submission check's line: the constraint or label at fault */
+        if (jt_constraints_vet (&v->cons, v->group_by, v->s, v->flavor,
+                                out->detail, sizeof (out->detail)) == JT_VET_OK)
+            snprintf (out->detail, sizeof (out->detail), "no %s node is one of "
+                      "the %s", v->flavor, v->filter ? v->filter : "run's nodes");
+        return 1;
+    }
     if (req->selector && req->selector->n > 0) {
         q.mode = jt_packv_sel_domain_level (req->selector) ? SEL_DOMAIN
                                                            : SEL_NODE;
@@ -451,7 +478,8 @@ int jt_pack (jt_pack_view_t *v, const jt_pack_request_t *req,
             return jt_errprintf (err, "pack: out of memory");
     }
     nord = make_order (&q);
-    if (req->soft && req->single_domain)
+    /* a soft group is one group: with group-by its chunks share a value */
+    if (req->soft && (req->single_domain || v->group_by))
         rc = pack_single (&q, nord, &demand, 1);
     else if (req->soft)
         rc = pack_soft (&q, nord, demand);
@@ -467,6 +495,11 @@ int jt_pack (jt_pack_view_t *v, const jt_pack_request_t *req,
         jt_placement_free (out);
         out->reason = why;
         memcpy (out->detail, detail, sizeof (detail));
+        if (v->filter) {
+            size_t l = strlen (out->detail);
+            snprintf (out->detail + l, sizeof (out->detail) - l, " (%s)",
+                      v->filter);
+        }
         if (rc < 0)
             return jt_errprintf (err, "pack: out of memory");
         return 1;

@@ -2,7 +2,9 @@
  * pack_view.c - the pack view (jobtree/pack.h, layout in pack_view.h):
  * built once per snapshot and flavor in O(nodes), consumed node by node by
  * jt_pack, given back by jt_pack_unplace, plus the cache of the last
- * node-level selector's matches.
+ * node-level selector's matches. A view made for a run keeps only the
+ * nodes its constraints and group-by label allow, sliced by class
+ * (pack_view.h).
  *
  * DESIGN: a domain's free GPUs never exceed what it had when the view was
  * built, so requests order domains with a counting sort over that bound
@@ -24,6 +26,14 @@ void jt_pack_view_destroy (jt_pack_view_t *v)
         return;
     int saved = errno;
     free (v->ent);
+    free (v->ecls);
+    free (v->cdom);
+    free (v->cval);
+    free (v->cfirst);
+    free (v->dom_free);
+    free (v->group_by);
+    jt_constraints_free (&v->cons);
+    free (v->filter);
     free (v->taken);
     free (v->dstart);
     free (v->head);
@@ -64,124 +74,254 @@ static bool node_free (const jt_node_t *n, const char *flavor)
            && n->domain >= 0 && n->flavor && strcmp (n->flavor, flavor) == 0;
 }
 
-/* Put a domain slice whose nodes differ in GPUs into packing order. */
-static int sort_slice (jt_pack_view_t *v, size_t d)
-{
-    size_t n = v->free_nodes[d], *ent = v->ent + v->dstart[d];
-    struct dord *tmp = malloc (n * sizeof (*tmp));
+/* A free node on its way into the view: sorted by domain, class value,
+ * GPUs desc, then name (node indexes are in name order), which is the
+ * slices' order and, inside a slice, packing order. */
+struct bent {
+    size_t dd;
+    const char *val;
+    int gpus;
+    size_t node;
+};
 
-    if (!tmp)
-        return -1;
-    for (size_t i = 0; i < n; i++) {
-        tmp[i].key = v->s->nodes[ent[i]].gpus;
-        tmp[i].d = ent[i];
-    }
-    qsort (tmp, n, sizeof (*tmp), jt_packv_dord_cmp);
-    for (size_t i = 0; i < n; i++)
-        ent[i] = tmp[i].d;
-    free (tmp);
-    v->ugpus[d] = 0;
-    return 0;
+static int bent_cmp (const void *a, const void *b)
+{
+    const struct bent *x = a, *y = b;
+    int c;
+
+    if (x->dd != y->dd)
+        return x->dd < y->dd ? -1 : 1;
+    if (x->val && y->val && (c = strcmp (x->val, y->val)) != 0)
+        return c;
+    if (x->gpus != y->gpus)
+        return x->gpus > y->gpus ? -1 : 1;
+    return x->node < y->node ? -1 : x->node > y->node;
 }
 
-jt_pack_view_t *jt_pack_view_create (const jt_snapshot_t *s,
-                                     const char *flavor, jt_error_t *err)
+/* Keys whose value every node of a domain shares (a domain is region,
+ * cluster and fabric.domain): grouping by one of them is the domain rule. */
+static bool domain_key (const char *k)
+{
+    return strcmp (k, JT_LABEL_REGION) == 0 || strcmp (k, JT_LABEL_CLUSTER) == 0
+           || strcmp (k, JT_LABEL_FABRIC) == 0;
+}
+
+/* "nodes where gpu.mem GE 80 and rack.row LT 4, grouped by rack". */
+static char *filter_text (const jt_constraints_t *cons, const char *group_by)
+{
+    size_t len = 64 + (group_by ? strlen (group_by) : 0);
+    char *t;
+    size_t at = 0;
+
+    for (size_t i = 0; cons && i < cons->n; i++)
+        len += (size_t) jt_constraint_format (&cons->v[i], NULL, 0) + 16;
+    if (!(t = malloc (len)))
+        return NULL;
+    t[0] = '\0';
+    for (size_t i = 0; cons && i < cons->n; i++) {
+        at += (size_t) snprintf (t + at, len - at, "%s", i ? " and " : "nodes where ");
+        at += (size_t) jt_constraint_format (&cons->v[i], t + at, len - at);
+    }
+    if (group_by)
+        snprintf (t + at, len - at, "%sgrouped by %s", at ? ", " : "", group_by);
+    return t;
+}
+
+static jt_pack_view_t *view_build (const jt_snapshot_t *s, const char *flavor,
+                                   const jt_constraints_t *cons,
+                                   const char *group_by, bool one_class,
+                                   jt_error_t *err)
 {
     jt_pack_view_t *v;
-    size_t nd, nn, nent = 0;
+    struct bent *be = NULL;
+    size_t nsd, nn, nent = 0, nc;
+    bool by_value;
 
     if (!s || !s->finalized || !flavor) {
         jt_errprintf (err, "pack view: needs a finalized snapshot and a flavor");
         errno = EINVAL;
         return NULL;
     }
-    nd = s->ndomains;
+    nsd = s->ndomains;
     nn = s->nnodes;
+    by_value = group_by && !domain_key (group_by);
     if (!(v = calloc (1, sizeof (*v))))
         goto nomem;
     v->s = s;
-    v->ndom = nd;
+    v->pin = -1;
+    v->one_class = one_class && group_by;
     v->flavor = strdup (flavor);
-    v->dstart = calloc (nd + 1, sizeof (size_t));
-    v->head = calloc (nd + 1, sizeof (size_t));
-    v->free_nodes = calloc (nd + 1, sizeof (size_t));
-    v->free_gpus = calloc (nd + 1, sizeof (int64_t));
-    v->ugpus = calloc (nd + 1, sizeof (int));
     v->pos = malloc ((nn + 1) * sizeof (size_t));
-    v->order = calloc (nd + 1, sizeof (struct dord));
-    if (!v->flavor || !v->dstart || !v->head || !v->free_nodes
-        || !v->free_gpus || !v->ugpus || !v->pos || !v->order)
+    v->dom_free = calloc (nsd + 1, sizeof (int64_t));
+    v->cfirst = calloc (nsd + 1, sizeof (size_t));
+    if (!v->flavor || !v->pos || !v->dom_free || !v->cfirst)
+        goto nomem;
+    if (group_by && !(v->group_by = strdup (group_by)))
+        goto nomem;
+    if (jt_constraints_copy (&v->cons, cons) < 0)
+        goto nomem;
+    if ((group_by || (cons && cons->n))
+        && !(v->filter = filter_text (cons, group_by)))
+        goto nomem;
+    if (!(be = malloc ((nn + 1) * sizeof (*be))))
         goto nomem;
     for (size_t i = 0; i < nn; i++) {
         const jt_node_t *n = &s->nodes[i];
+        const char *val;
+
         v->pos[i] = NOPOS;
-        if (n->gpus > 0 && n->domain >= 0 && n->flavor
-            && strcmp (n->flavor, flavor) == 0) {
-            v->nlabelled++;
-            if (node_free (n, flavor)) {
-                v->pos[i] = 0;  /* marks "free" for the pass below */
-                nent++;
-            }
-        }
+        if (!(n->gpus > 0 && n->domain >= 0 && n->flavor
+              && strcmp (n->flavor, flavor) == 0))
+            continue;
+        v->nlabelled++;
+        val = group_by ? jt_labels_get (&n->labels, group_by) : NULL;
+        if ((group_by && !val) || !jt_constraints_match (cons, &n->labels))
+            continue;
+        v->nsatisfy++;
+        if (node_free (n, flavor))
+            be[nent++] = (struct bent){ (size_t) n->domain, by_value ? val : NULL,
+                                        n->gpus, i };
     }
+    qsort (be, nent, sizeof (*be), bent_cmp);
+    /* classes: every snapshot domain (empty ones too, so class and domain
+     * indexes agree) unless grouping by a value, then each (domain, value)
+     * that has a free node */
+    nc = nsd;
+    if (by_value) {
+        nc = 0;
+        for (size_t e = 0; e < nent; e++)
+            if (e == 0 || be[e].dd != be[e - 1].dd
+                || strcmp (be[e].val, be[e - 1].val) != 0)
+                nc++;
+    }
+    v->ndom = nc;
+    v->cdom = calloc (nc + 1, sizeof (size_t));
+    v->cval = calloc (nc + 1, sizeof (char *));
+    v->dstart = calloc (nc + 1, sizeof (size_t));
+    v->head = calloc (nc + 1, sizeof (size_t));
+    v->free_nodes = calloc (nc + 1, sizeof (size_t));
+    v->free_gpus = calloc (nc + 1, sizeof (int64_t));
+    v->ugpus = calloc (nc + 1, sizeof (int));
+    v->order = calloc (nc + 1, sizeof (struct dord));
     v->ent = malloc ((nent + 1) * sizeof (size_t));
+    v->ecls = malloc ((nent + 1) * sizeof (size_t));
     v->taken = calloc (nent + 1, 1);
-    if (!v->ent || !v->taken)
+    if (!v->cdom || !v->cval || !v->dstart || !v->head || !v->free_nodes
+        || !v->free_gpus || !v->ugpus || !v->order || !v->ent || !v->ecls
+        || !v->taken)
         goto nomem;
-    nent = 0;
-    for (size_t d = 0; d < nd; d++) {
-        const jt_domain_t *dom = &s->domains[d];
-        bool uniform = true;
-        v->dstart[d] = v->head[d] = nent;
-        for (size_t k = 0; k < dom->nnodes; k++) {
-            const jt_node_t *n = &s->nodes[dom->nodes[k]];
-            if (v->pos[dom->nodes[k]] == NOPOS)
-                continue;
-            if (v->free_nodes[d] > 0 && n->gpus != v->ugpus[d])
-                uniform = false;
-            v->ugpus[d] = n->gpus;
-            v->ent[nent++] = dom->nodes[k];
-            v->free_nodes[d]++;
-            v->free_gpus[d] += n->gpus;
+    if (!by_value)
+        for (size_t c = 0; c < nc; c++) {
+            const jt_domain_t *dom = &s->domains[c];
+            v->cdom[c] = c;
+            if (!group_by)
+                v->cval[c] = NULL;
+            else if (strcmp (group_by, JT_LABEL_REGION) == 0)
+                v->cval[c] = dom->region;
+            else if (strcmp (group_by, JT_LABEL_CLUSTER) == 0)
+                v->cval[c] = dom->cluster;
+            else
+                v->cval[c] = dom->fabric;
         }
-        if (!uniform && sort_slice (v, d) < 0)
-            goto nomem;
-        for (size_t e = v->dstart[d]; e < nent; e++)
-            v->pos[v->ent[e]] = e;
+    size_t c = 0;
+    for (size_t e = 0; e < nent; e++) {
+        if (by_value) {
+            if (e > 0 && (be[e].dd != be[e - 1].dd
+                          || strcmp (be[e].val, be[e - 1].val) != 0))
+                c++;
+            v->cdom[c] = be[e].dd;
+            v->cval[c] = be[e].val;
+        } else
+            c = be[e].dd;
+        if (v->free_nodes[c] == 0) {
+            v->dstart[c] = v->head[c] = e;
+            v->ugpus[c] = be[e].gpus;
+        } else if (v->ugpus[c] != be[e].gpus)
+            v->ugpus[c] = 0;
+        v->ent[e] = be[e].node;
+        v->ecls[e] = c;
+        v->pos[be[e].node] = e;
+        v->free_nodes[c]++;
+        v->free_gpus[c] += be[e].gpus;
+        v->dom_free[be[e].dd] += be[e].gpus;
     }
-    v->dstart[nd] = nent;
-    /* A domain's free GPUs never exceed what it had when the view was
-     * built, so requests can order domains by a counting sort (O(domains +
-     * max free)) instead of a comparison sort, unless one huge domain would
-     * make the buckets outnumber the domains by far. */
-    for (size_t d = 0; d < nd; d++)
+    /* empty slices (domains without a free node) start where the next
+     * slice does */
+    v->dstart[nc] = nent;
+    for (size_t k = nc; k-- > 0;)
+        if (v->free_nodes[k] == 0)
+            v->dstart[k] = v->head[k] = v->dstart[k + 1];
+    /* cfirst: each domain's first class; classes are in domain order */
+    v->cfirst[nsd] = nc;
+    for (size_t dd = nsd, k = nc; dd-- > 0;) {
+        while (k > 0 && v->cdom[k - 1] >= dd)
+            k--;
+        v->cfirst[dd] = k;
+    }
+    free (be);
+    be = NULL;
+    /* A class's free GPUs never exceed what it had when the view was
+     * built, so requests can order classes by a counting sort (O(classes +
+     * max free)) instead of a comparison sort, unless one huge class would
+     * make the buckets outnumber the classes by far. */
+    for (size_t d = 0; d < nc; d++)
         if (v->free_gpus[d] + 1 > v->nbucket)
             v->nbucket = v->free_gpus[d] + 1;
-    if (v->nbucket <= (int64_t) (8 * nd + 4096)) {
+    if (v->nbucket <= (int64_t) (8 * nc + 4096)) {
         v->bucket = calloc ((size_t) v->nbucket + 1, sizeof (size_t));
-        v->order_tmp = calloc (nd + 1, sizeof (struct dord));
+        v->order_tmp = calloc (nc + 1, sizeof (struct dord));
         if (!v->bucket || !v->order_tmp)
             goto nomem;
     }
     return v;
 nomem:
+    free (be);
     jt_pack_view_destroy (v);
     jt_errprintf (err, "pack view: out of memory");
     errno = ENOMEM;
     return NULL;
 }
 
-int64_t jt_pack_view_free (const jt_pack_view_t *v, size_t domain)
+jt_pack_view_t *jt_pack_view_create (const jt_snapshot_t *s,
+                                     const char *flavor, jt_error_t *err)
 {
-    if (!v || domain >= v->ndom)
-        return 0;
-    return v->free_gpus[domain];
+    return view_build (s, flavor, NULL, NULL, false, err);
 }
 
-/* Which domain an entry belongs to: the node's snapshot domain. */
+jt_pack_view_t *jt_pack_view_create_run (const jt_snapshot_t *s,
+                                         const jt_run_t *r, jt_error_t *err)
+{
+    if (!r) {
+        jt_errprintf (err, "pack view: no run");
+        errno = EINVAL;
+        return NULL;
+    }
+    return view_build (s, r->flavor, &r->constraints, r->group_by,
+                       !r->cross_group_spread, err);
+}
+
+void jt_packv_class_name (const jt_pack_view_t *v, size_t c, char *buf,
+                          size_t len)
+{
+    const char *dom = c < v->ndom ? v->s->domains[v->cdom[c]].name : "?";
+
+    if (c < v->ndom && v->group_by && v->cval[c] && !domain_key (v->group_by))
+        snprintf (buf, len, "%s %s=%s", dom, v->group_by, v->cval[c]);
+    else
+        snprintf (buf, len, "%s", dom);
+}
+
+int64_t jt_pack_view_free (const jt_pack_view_t *v, size_t domain)
+{
+    if (!v || domain >= v->s->ndomains)
+        return 0;
+    return v->dom_free[domain];
+}
+
+/* Which class (slice) an entry belongs to. */
 static size_t ent_dom (const jt_pack_view_t *v, size_t e)
 {
-    return (size_t) v->s->nodes[v->ent[e]].domain;
+    return v->ecls[e];
 }
 
 void jt_packv_take (jt_pack_view_t *v, size_t e)
@@ -192,6 +332,9 @@ void jt_packv_take (jt_pack_view_t *v, size_t e)
     v->taken[e] = 1;
     v->free_nodes[d]--;
     v->free_gpus[d] -= g;
+    v->dom_free[v->cdom[d]] -= g;
+    if (v->ntaken++ == 0 && v->one_class)
+        v->pin = (ssize_t) d;
     if (v->sel_key && v->sel_match[e]) {
         v->sel_nodes[d]--;
         v->sel_gpus[d] -= g;
@@ -210,6 +353,9 @@ void jt_packv_untake (jt_pack_view_t *v, size_t e)
     v->taken[e] = 0;
     v->free_nodes[d]++;
     v->free_gpus[d] += g;
+    v->dom_free[v->cdom[d]] += g;
+    if (--v->ntaken == 0)
+        v->pin = -1;
     if (v->sel_key && v->sel_match[e]) {
         v->sel_nodes[d]++;
         v->sel_gpus[d] += g;
@@ -334,7 +480,7 @@ int jt_packv_dsel_cache (jt_pack_view_t *v, const jt_labels_t *sel)
         return -1;
     }
     for (size_t d = 0; d < v->ndom; d++)
-        v->dsel_ok[d] = sel_match_domain (sel, &v->s->domains[d]);
+        v->dsel_ok[d] = sel_match_domain (sel, &v->s->domains[v->cdom[d]]);
     return 0;
 }
 

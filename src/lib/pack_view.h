@@ -8,12 +8,22 @@
  * a taken flag per entry and a head cursor per domain (first entry that may
  * still be free). Per-domain counters make "does domain d hold g GPUs + s
  * spares" O(1) when a domain's free nodes all have the same GPU count.
+ *
+ * A view made for a run (jt_pack_view_create_run) slices by class rather
+ * than by domain: a class is one snapshot domain and one value of the
+ * run's group-by label, so "a group never spans a slice" is both the
+ * domain rule and the group-by rule; without group-by the classes are the
+ * snapshot domains, index for index. Nodes failing the run's constraints
+ * or lacking its group-by label are not in the view at all. Everything
+ * below indexed "per domain" is per class (ndom classes); cdom maps a
+ * class to its snapshot domain.
  */
 #ifndef JOBTREE_PACK_VIEW_H
 #define JOBTREE_PACK_VIEW_H
 
 #include <stdint.h>
 #include <stddef.h>
+#include <sys/types.h>
 
 #include "jobtree/pack.h"
 
@@ -21,7 +31,21 @@
 
 struct jt_pack_view {
     const jt_snapshot_t *s;
-    size_t ndom;
+    size_t ndom;                /* classes (slices) */
+    size_t *cdom;               /* per class: its snapshot domain */
+    const char **cval;          /* per class: the group-by value, or NULL */
+    size_t *cfirst;             /* per snapshot domain + 1: its first class */
+    size_t *ecls;               /* per entry: its class */
+    int64_t *dom_free;          /* per snapshot domain: free GPUs */
+    char *group_by;             /* the run's group-by label, or NULL */
+    jt_constraints_t cons;      /* the run's constraints (a copy) */
+    bool one_class;             /* spread off with group-by: everything
+                                   taken from the view is in one class */
+    ssize_t pin;                /* one_class: that class, -1 when none */
+    size_t ntaken;              /* entries taken now */
+    size_t nsatisfy;            /* nlabelled nodes that pass the filter */
+    char *filter;               /* "nodes where gpu.mem GE 80, grouped by
+                                   rack", or NULL */
     size_t *ent;                /* snapshot node indexes, per domain slices */
     unsigned char *taken;       /* per entry */
     size_t *dstart;             /* ndom + 1 slice offsets into ent */
@@ -89,5 +113,10 @@ bool jt_packv_sel_domain_level (const jt_labels_t *sel);
 /* Make the domain-level selector cache (dsel_ok) hold sel. Returns 0 or
  * -1 (ENOMEM). */
 int jt_packv_dsel_cache (jt_pack_view_t *v, const jt_labels_t *sel);
+
+/* The name of class c in messages: the domain's name, then " LABEL=VALUE"
+ * when grouping by a label that is not a domain key. */
+void jt_packv_class_name (const jt_pack_view_t *v, size_t c, char *buf,
+                          size_t len);
 
 #endif /* JOBTREE_PACK_VIEW_H */

@@ -518,7 +518,7 @@ int jt_plan_run (const jt_budgets_t *b, const jt_snapshot_t *s,
         }
         x.u = &own;
     }
-    if (!(x.view = jt_pack_view_create (s, r->flavor, err)))
+    if (!(x.view = jt_pack_view_create_run (s, r, err)))
         goto done;
     for (size_t d = 0; d < s->ndomains; d++)
         out->residual[d] = jt_pack_view_free (x.view, d);

@@ -41,6 +41,8 @@ void jt_run_clear (jt_run_t *r)
     for (size_t i = 0; i < r->nsponsors; i++)
         free (r->sponsors[i]);
     free (r->sponsors);
+    free (r->group_by);
+    jt_constraints_free (&r->constraints);
     jt_run_init (r);
     errno = saved;
 }
@@ -229,6 +231,14 @@ int jt_run_check (const jt_run_t *r, int64_t gpn, jt_run_words_t words,
     if (r->nsponsors > 0 && !r->allow_borrow)
         REPORT ("sponsors are given but allowBorrow is false; remove them or set "
                 "allowBorrow to true");
+    path = words == JT_RUN_WORDS_OPTIONS ? "--group-by" : "locality.groupBy";
+    if (r->group_by && !jt_label_key_ok (r->group_by))
+        REPORT ("'%s' is not a label name (1 to %d letters, digits or . _ - : /,"
+                " starting with a letter or digit), e.g. rack", r->group_by,
+                JT_LABEL_KEY_MAX);
+    path = words == JT_RUN_WORDS_OPTIONS ? "--node-constraint" : "nodeConstraints";
+    if (r->constraints.n > JT_CONS_MAX)
+        REPORT ("%zu constraints is more than %d", r->constraints.n, JT_CONS_MAX);
     return n;
 }
 
@@ -315,13 +325,24 @@ char *jt_run_to_json (const jt_run_t *r)
                                                                             : ""));
     json_object_object_add (x, "totalGPUs", json_object_new_int64 (r->total_gpus));
     json_object_object_add (o, "resources", x);
-    if (r->group_gpus > 0 || !r->cross_group_spread) {
+    if (r->group_gpus > 0 || !r->cross_group_spread || r->group_by) {
         x = json_object_new_object ();
         if (r->group_gpus > 0)
             json_object_object_add (x, "groupGPUs", json_object_new_int64 (r->group_gpus));
         json_object_object_add (x, "allowCrossGroupSpread",
                                 json_object_new_boolean (r->cross_group_spread));
+        if (r->group_by)
+            json_object_object_add (x, "groupBy", json_object_new_string (r->group_by));
         json_object_object_add (o, "locality", x);
+    }
+    if (r->constraints.n > 0) {
+        x = json_object_new_array ();
+        for (size_t i = 0; i < r->constraints.n; i++) {
+            char c[JT_CONS_EXPR_MAX + 8];
+            jt_constraint_format (&r->constraints.v[i], c, sizeof (c));
+            json_object_array_add (x, json_object_new_string (c));
+        }
+        json_object_object_add (o, "nodeConstraints", x);
     }
     if (r->malleable) {
         x = json_object_new_object ();

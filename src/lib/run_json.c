@@ -17,11 +17,11 @@
 
 static const char *const top_keys[] = {
     "id", "owner", "resources", "locality", "malleable", "sparesPerGroup",
-    "runtime", "funding", NULL
+    "runtime", "funding", "nodeConstraints", NULL
 };
 static const char *const resources_keys[] = { "gpuType", "totalGPUs", NULL };
 static const char *const locality_keys[] = {
-    "groupGPUs", "allowCrossGroupSpread", NULL
+    "groupGPUs", "allowCrossGroupSpread", "groupBy", NULL
 };
 static const char *const malleable_keys[] = {
     "minTotalGPUs", "maxTotalGPUs", "stepGPUs", NULL
@@ -68,6 +68,24 @@ static void read_funding (jt_jdoc_t *d, json_object *o, jt_run_t *r)
         r->allow_borrow = true;     /* sponsors or a cap imply borrowing */
 }
 
+/* nodeConstraints: an array of expressions (jobtree/constraint.h), each
+ * reported at its index. */
+static void read_constraints (jt_jdoc_t *d, json_object *arr, jt_run_t *r)
+{
+    size_t n = json_object_array_length (arr);
+    char p[JT_JSON_PATH_MAX];
+
+    for (size_t i = 0; i < n; i++) {
+        const char *s;
+        jt_error_t err;
+        jt_json_path_idx (p, sizeof (p), "nodeConstraints", i);
+        if (jt_jdoc_string_value (d, json_object_array_get_idx (arr, i), p, &s) <= 0)
+            continue;
+        if (jt_constraints_add (&r->constraints, s, &err) < 0)
+            jt_jdoc_error (d, p, "%s", err.text);
+    }
+}
+
 static void report_at (void *arg, const char *path, const char *msg)
 {
     jt_jdoc_error (arg, path, "%s", msg);
@@ -111,7 +129,11 @@ jt_run_t *jt_run_parse_json (const char *file, const char *text, size_t len,
                          &r->group_gpus);
         jt_jdoc_get_bool (&d, o, "locality", "allowCrossGroupSpread", false,
                           &r->cross_group_spread);
+        r->group_by = jt_jdoc_dup_string (&d, o, "locality", "groupBy", false, true);
     }
+    if (jt_jdoc_get_container (&d, root, "", "nodeConstraints", false,
+                               json_type_array, &o) > 0)
+        read_constraints (&d, o, r);
     if (jt_jdoc_get_container (&d, root, "", "malleable", false, json_type_object,
                                &o) > 0) {
         int ok_min, ok_max;

@@ -5,6 +5,7 @@
  */
 #include "config.h"
 
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -33,7 +34,7 @@ static void test_table (void)
     const jt_opt_info_t *tab;
     size_t n = jt_opt_table (&tab);
 
-    is_int (n, 7, "seven options");
+    is_int (n, 9, "nine options");
     is (tab[0].name, "group-gpus", "first is group-gpus");
     is (jt_opt_find ("malleable")->env, "JOBTREE_MALLEABLE", "env name");
     ok (jt_opt_find ("borrow")->arg == JT_OPT_ARG_OPTIONAL, "--borrow value optional");
@@ -41,7 +42,13 @@ static void test_table (void)
     for (size_t i = 0; i < n; i++) {
         jt_run_t r;
         jt_error_t err;
-        const char *ex = strchr (tab[i].example, '=') + 1;
+        char ex[256];
+        /* as a shell passes it: without the quotes around a blank */
+        snprintf (ex, sizeof (ex), "%s", strchr (tab[i].example, '=') + 1);
+        if (ex[0] == '\'' && strlen (ex) > 1 && ex[strlen (ex) - 1] == '\'') {
+            memmove (ex, ex + 1, strlen (ex));
+            ex[strlen (ex) - 1] = '\0';
+        }
         jt_run_init (&r);
         ok (jt_opt_apply (&r, tab[i].name, ex, &err) == 0,
             "the example %s is accepted", tab[i].example);
@@ -143,6 +150,67 @@ static void test_bad (void)
     refused ("gpus", "8", "--gpus: not a Jobtree option");
 }
 
+/* --group-by and the repeatable --node-constraint. */
+static void test_labels (void)
+{
+    jt_run_t r;
+    jt_error_t err = { "" };
+    char buf[512];
+    static const struct {
+        const char *name, *value, *msg;
+    } bad[] = {
+        { "group-by", "a=b", "--group-by=a=b: not a label name (letters, digits or"
+          " . _ - : /, starting with a letter or digit), e.g. --group-by=rack" },
+        { "group-by", "-rack", "--group-by=-rack: not a label name (letters, "
+          "digits or . _ - : /, starting with a letter or digit), e.g. "
+          "--group-by=rack" },
+        { "node-constraint", "gpu.mem GE big", "--node-constraint: 'gpu.mem GE "
+          "big': GE compares numbers and 'big' is not one (an optional -, at most"
+          " 12 digits, optionally . and at most 6 more), e.g. "
+          "--node-constraint='gpu.mem GE 80'" },
+        { "node-constraint", "gpu.mem >= 80", "--node-constraint: 'gpu.mem >= 80'"
+          ": unknown operator '>=' (EQ NE EXISTS NOT_EXISTS GT GE LT LE), e.g. "
+          "--node-constraint='gpu.mem GE 80'" },
+        { "node-constraint", "rack", "--node-constraint: 'rack': no operator; "
+          "write LABEL OP [VALUE], e.g. --node-constraint='gpu.mem GE 80'" },
+    };
+
+    for (size_t i = 0; i < sizeof (bad) / sizeof (bad[0]); i++) {
+        jt_run_init (&r);
+        ok (jt_opt_apply (&r, bad[i].name, bad[i].value, &err) < 0
+            && !strcmp (err.text, bad[i].msg) && !r.group_by
+            && r.constraints.n == 0, "--%s=%s refused: %s", bad[i].name,
+            bad[i].value, err.text);
+        jt_run_clear (&r);
+    }
+    jt_run_init (&r);
+    ok (jt_opt_apply (&r, "group-by", "rack", &err) == 0
+        && jt_opt_apply (&r, "group-by", "tpu-name", &err) == 0
+        && !strcmp (r.group_by, "tpu-name"), "--group-by: the last one wins");
+    ok (jt_opt_apply (&r, "node-constraint", "gpu.mem GE 80", &err) == 0
+        && jt_opt_apply (&r, "node-constraint", "rack.row LT 4;gpu.mem GE 80", &err) == 0
+        && jt_opt_apply (&r, "node-constraint", "gpu.mem GE 80", &err) == 0,
+        "--node-constraint repeated");
+    jt_constraints_format (&r.constraints, buf, sizeof (buf));
+    is (buf, "gpu.mem GE 80;rack.row LT 4", "--node-constraint: they add up, "
+        "each once, in order");
+    ok (jt_opt_apply (&r, "node-constraint", "x EXISTS;y GT z", &err) < 0
+        && r.constraints.n == 2, "--node-constraint: a refused value adds nothing");
+    ok (jt_opt_find ("node-constraint")->repeatable
+        && !jt_opt_find ("group-by")->repeatable, "only --node-constraint repeats");
+    jt_run_clear (&r);
+
+    char *env[] = { "JOBTREE_GROUP_BY=rack",
+                    "SPANK_JOBTREE_NODE_CONSTRAINT=gpu.mem GE 80;taint:maint NOT_EXISTS" };
+    jt_run_init (&r);
+    is_int (jt_opts_from_env (&r, env, 2, &err), 2, "env: both found");
+    jt_constraints_format (&r.constraints, buf, sizeof (buf));
+    ok (r.group_by && !strcmp (r.group_by, "rack")
+        && !strcmp (buf, "gpu.mem GE 80;taint:maint NOT_EXISTS"),
+        "env: group-by %s, constraints %s", r.group_by, buf);
+    jt_run_clear (&r);
+}
+
 static void test_env (void)
 {
     jt_run_t r;
@@ -196,5 +264,6 @@ int main (void)
     test_good ();
     test_bad ();
     test_env ();
+    test_labels ();
     return done_testing ();
 }
