@@ -291,6 +291,18 @@ static jt_admit_verdict_t placeable (const jt_run_t *r, const jt_admit_req_t *re
         goto done;
     for (size_t i = 0; i < s->nnodes; i++)
         el[i] = true;
+    /* The run's node labels first (--node-constraint, --group-by): a type
+     * error or a label no node of the flavor has, in constraint.c's words,
+     * naming the label, the values and the nodes. */
+    char why[JT_ADMIT_LINE_MAX - 16];
+    if (jt_constraints_vet (&r->constraints, r->group_by, s, r->flavor, why,
+                            sizeof (why)) != JT_VET_OK) {
+        free (out->record);
+        out->record = NULL;
+        out->summary[0] = '\0';
+        refuse (out, JT_ADMIT_NEVER_PLACEABLE, "%s", why);
+        goto done;
+    }
     q = (jt_sched_request_t){
         .budgets = b, .snap = s, .eligible = el, .run = r, .now = req->now,
         .tense = JT_TENSE_EVER, .min_nodes = (uint32_t) nodes,
