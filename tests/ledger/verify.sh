@@ -84,10 +84,11 @@ mk_ledger "$tmp/other.jsonl" "$tmp/other.jtl"
 check "$tmp/t.jtl" 5 "FAIL BADCHAIN at seq 3" "records 1-2 from another ledger"
 
 # invariants, from the events alone
-variant () {   # variant SED-SCRIPT WANT_RC PREFIX DESCRIPTION
-    sed "$1" "$ev" > "$tmp/v.jsonl"
+variant () {   # variant SED-SCRIPT WANT_RC PREFIX DESCRIPTION [VERIFY-ARGS]
+    local script=$1; shift
+    sed "$script" "$ev" > "$tmp/v.jsonl"
     mk_ledger "$tmp/v.jsonl" "$tmp/v.jtl"
-    check "$tmp/v.jtl" "$2" "$3" "$4"
+    check "$tmp/v.jtl" "$@"
 }
 variant '5s/"c01"/"a01"/' 10 "FAIL node-overlap at seq 5" "node in two active leases"
 variant '4s/"gpus":8/"gpus":16/;10s/"gpus":8/"gpus":16/' 11 \
@@ -155,8 +156,68 @@ cat > "$tmp/budgets/rai.json" <<'JSON'
                    "start": "2026-01-01T00:00:00Z", "end": "2027-01-01T00:00:00Z",
                    "concurrency": 16 } ] }
 JSON
-check "$tmp/good.jtl" 11 "FAIL concurrency at seq 3" "--budgets caps replace the recorded ones" \
-    --budgets "$tmp/budgets"
+cat > "$tmp/budgets/vision.json" <<'JSON'
+{ "owner": "vision",
+  "envelopes": [ { "name": "vis-a100", "flavor": "a100", "selector": {},
+                   "start": "2026-01-01T00:00:00Z", "end": "2027-01-01T00:00:00Z",
+                   "concurrency": 16, "maxGPUHours": 100 } ] }
+JSON
+# they must be the budgets loaded last: here the ledger's BudgetLoaded is of
+# the previous format (files, no content), so its files are compared
+check "$tmp/good.jtl" 20 "FAIL budget-hash at seq 1" \
+    "--budgets: other files than the ones the ledger loaded last" --budgets "$tmp/budgets"
+files='"files":[{"path":"/etc/jobtree/budgets/rai.json","sha256":"'
+files=$files$(sha256sum < "$tmp/budgets/rai.json" | cut -c1-64)'"},'
+files=$files'{"path":"/etc/jobtree/budgets/vision.json","sha256":"'
+files=$files$(sha256sum < "$tmp/budgets/vision.json" | cut -c1-64)'"}]'
+variant '1s|"files":\[[^]]*\]|'"$files"'|' 11 "FAIL concurrency at seq 3" \
+    "--budgets caps replace the recorded ones" --budgets "$tmp/budgets"
+# who pays (issue 9): the budget content itself, written here from section
+# 4.1 of the document (canonical form and its SHA-256) by the shell writer
+content () {   # content LENDING-TO LENDING-MAX-C AGG-MAX-C
+    printf '[{"owner":"rai","envelopes":[{"name":"west-h100","flavor":"h100",'
+    printf '"selector":{"region":"west"},"start":"2026-01-01T00:00:00Z",'
+    printf '"end":"2027-01-01T00:00:00Z","concurrency":32,"maxGPUHours":1000.0,'
+    printf '"lending":{"allow":true,"to":["%s"],"maxConcurrency":%s}}],' "$1" "$2"
+    printf '"aggregateCaps":[{"name":"all-h100","flavor":"h100","envelopes":["west-h100"],'
+    printf '"maxConcurrency":%s}]},' "$3"
+    printf '{"owner":"vision","envelopes":[{"name":"vis-a100","flavor":"a100",'
+    printf '"selector":{},"start":"2026-01-01T00:00:00Z","end":"2027-01-01T00:00:00Z",'
+    printf '"concurrency":16,"maxGPUHours":100.0}]}]'
+}
+with_content () {  # with_content LENDING-TO LENDING-MAX-C AGG-MAX-C [SED-SCRIPT]
+    local c
+    c=$(content "$1" "$2" "$3")
+    { sed -n 1p "$ev" | sed 's/}$/,"budgetsSha256":"'"$(printf '%s' "$c" |
+        sha256sum | cut -c1-64)"'","budgets":'"$c"'}/'; sed 1d "$ev"; } |
+        sed "${4:-}" > "$tmp/v.jsonl"
+    mk_ledger "$tmp/v.jsonl" "$tmp/v.jtl"
+}
+with_content vision 8 32
+out=$("$jobtree" verify "$tmp/v.jtl"); rc=$?
+is "$rc" 0 "a ledger recording its budget content verifies"
+is "$(echo "$out" | sed -n 3p)" \
+   "budgets 1 loaded; payer, role, lending and aggregate caps checked on 5 leases" \
+   "  Cover's rules checked on every lease"
+"$jobtree" verify "$tmp/good.jtl" > "$tmp/out"
+is "$(sed -n 4p "$tmp/out" | cut -c1-115)" \
+   "unchecked: 5 leases started under budgets whose content is not recorded (first: BudgetLoaded seq 1, previous format" \
+   "the previous format still verifies, and verify says what it could not check"
+with_content nlp 8 32
+check "$tmp/v.jtl" 16 "FAIL payer at seq 4" \
+    "a Borrowed lease from an envelope that does not lend to its owner"
+with_content vision 8 32 '4s/"owner":"vision"/"owner":"cv"/;10s/"owner":"vision"/"owner":"cv"/'
+check "$tmp/v.jtl" 16 "FAIL payer at seq 4" "a lease of an owner with no budget"
+with_content vision 8 32 '4s/"Borrowed"/"Active"/;10s/"Borrowed"/"Active"/'
+check "$tmp/v.jtl" 17 "FAIL role at seq 4" "a sponsor paying an Active lease"
+with_content vision 4 32
+check "$tmp/v.jtl" 18 "FAIL lending-cap at seq 4" "8 GPUs lent on a lending cap of 4"
+with_content vision 8 24
+check "$tmp/v.jtl" 19 "FAIL aggregate-cap at seq 4" "32 GPUs on an aggregate cap of 24"
+with_content vision 8 32 '1s/"budgetsSha256":"./"budgetsSha256":"0/'
+check "$tmp/v.jtl" 8 "FAIL bad-event at seq 1" "budget content that is not its hash's"
+with_content vision 8 32 '1s/"concurrency":16,"maxGPUHours":100.0,"start"/"concurrency":15,"maxGPUHours":100.0,"start"/'
+check "$tmp/v.jtl" 8 "FAIL bad-event at seq 1" "caps that are not the budget content's"
 # the worked example of docs/ledger-format.md, rebuilt from the document
 doc="$srcdir/docs/ledger-format.md"
 sed -n '/^The three payloads/,/^have lengths/p' "$doc" | grep '^    ' |
