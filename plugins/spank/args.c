@@ -10,6 +10,11 @@
  * Callbacks are idempotent: Slurm may call them more than once (sbatch
  * processes the command line, then #SBATCH lines, then the command line
  * again); the last value given wins, exactly as for Slurm's own options.
+ * A repeatable option (--node-constraint) keeps every value instead,
+ * joined by ';' as the library reads it, each once: a value that adds
+ * nothing to the ones before (the command line seen again) is dropped, and
+ * the values are checked together (so the 17th constraint is refused
+ * here, not at submission).
  *
  * A refused value is reported once, by our line. After a failed callback
  * Slurm adds its own "Invalid --NAME argument: VALUE" and exits -1; so in
@@ -36,7 +41,7 @@
 
 #include "args.h"
 
-/* Maximum number of options (the library's table has seven). */
+/* Maximum number of options (the library's table has nine). */
 #define ARGS_MAX 16
 
 /* Values given so far, indexed like the library's option table. */
@@ -74,6 +79,45 @@ static bool exits_on_refusal (void)
     return false;
 }
 
+/* A repeatable option given again: keep the values so far and this one,
+ * checked together; this one is dropped when it adds nothing. Returns 0,
+ * or -1 with err set (values so far kept). */
+static int add_repeat (const jt_opt_info_t *o, int val, const char *optarg,
+                       jt_error_t *err)
+{
+    char *before = NULL, *after = NULL, *joined = NULL;
+    jt_run_t r;
+    int rc = -1;
+
+    jt_run_init (&r);
+    if (jt_opt_apply (&r, o->name, given[val].value, err) < 0)
+        goto out;
+    if (!(before = jt_run_to_json (&r))) {
+        jt_errprintf (err, "--%s: out of memory", o->name);
+        goto out;
+    }
+    if (jt_opt_apply (&r, o->name, optarg, err) < 0)
+        goto out;
+    if (!(after = jt_run_to_json (&r))) {
+        jt_errprintf (err, "--%s: out of memory", o->name);
+        goto out;
+    }
+    rc = 0;
+    if (!strcmp (before, after))
+        goto out;                       /* nothing new */
+    if (asprintf (&joined, "%s;%s", given[val].value, optarg) < 0) {
+        rc = jt_errprintf (err, "--%s: out of memory", o->name);
+        goto out;
+    }
+    free (given[val].value);
+    given[val].value = joined;
+out:
+    free (before);
+    free (after);
+    jt_run_clear (&r);
+    return rc;
+}
+
 static int option_cb (int val, const char *optarg, int remote)
 {
     const jt_opt_info_t *tab;
@@ -94,6 +138,11 @@ static int option_cb (int val, const char *optarg, int remote)
     jt_run_init (&r);           /* checking one value in isolation */
     rc = jt_opt_apply (&r, tab[val].name, optarg, &err);
     jt_run_clear (&r);
+    if (rc == 0 && tab[val].repeatable && given[val].set && given[val].value
+        && optarg) {
+        if ((rc = add_repeat (&tab[val], val, optarg, &err)) == 0)
+            return 0;
+    }
     if (rc < 0) {
         slurm_error ("jobtree: %s", err.text);
         if (exits_on_refusal () && !env)

@@ -106,11 +106,14 @@ _subst () {     # _subst IN OUT: fill @VARS@ from the _sub_* variables
 }
 
 # Domain of node i (1-based): 4 nodes per domain A..D; A,B west, C,D east.
+# A test may add features to node gpuNN with JT_CLUSTER_FEATURES_gpuNN
+# ("gpu.mem=80,nic.fw=22"), set before cluster_setup.
 _node_features () {
-    local i=$1 d r
+    local i=$1 d r extra
     d=$(printf "\\x$(printf %x $((65 + (i - 1) / 4)))")
     if [ $(( (i - 1) / 4 )) -lt 2 ]; then r=west; else r=east; fi
-    echo "fabric.domain=$d,region=$r,cluster=c1,rack=r$(( (i - 1) / 2 + 1 ))"
+    eval "extra=\${JT_CLUSTER_FEATURES_$(printf gpu%02d "$i"):-}"
+    echo "fabric.domain=$d,region=$r,cluster=c1,rack=r$(( (i - 1) / 2 + 1 ))${extra:+,$extra}"
 }
 
 cluster_setup () {

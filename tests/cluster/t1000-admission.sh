@@ -30,7 +30,7 @@ refused_by_ctld () {
 }
 
 ## --help
-is "$(sbatch --help | grep -c '\[jobtree\]')" 7 "sbatch --help lists 7 [jobtree] options"
+is "$(sbatch --help | grep -c '\[jobtree\]')" 9 "sbatch --help lists 9 [jobtree] options"
 
 ## Syntactically bad values: refused in sbatch.
 refused_by_sbatch "--malleable=64:32" \
