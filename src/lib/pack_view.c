@@ -74,8 +74,8 @@ static bool node_free (const jt_node_t *n, const char *flavor)
            && n->domain >= 0 && n->flavor && strcmp (n->flavor, flavor) == 0;
 }
 
-/* A free node on its way into the view: sorted by domain, class value,
- * GPUs desc, then name (node indexes are in name order), which is the
+/* A free node on its way into the view: in domain, class value, GPUs
+ * desc, then name order (node indexes are in name order), which is the
  * slices' order and, inside a slice, packing order. */
 struct bent {
     size_t dd;
@@ -179,10 +179,29 @@ static jt_pack_view_t *view_build (const jt_snapshot_t *s, const char *flavor,
             continue;
         v->nsatisfy++;
         if (node_free (n, flavor))
-            be[nent++] = (struct bent){ (size_t) n->domain, by_value ? val : NULL,
-                                        n->gpus, i };
+            v->pos[i] = 0;      /* marks "in the view" for the pass below */
     }
-    qsort (be, nent, sizeof (*be), bent_cmp);
+    /* Domain by domain, nodes in name order (as the snapshot keeps them);
+     * a domain's entries are sorted only when grouping by value or when
+     * its nodes differ in GPUs, so an ordinary run's view stays O(nodes). */
+    for (size_t dd = 0; dd < nsd; dd++) {
+        const jt_domain_t *dom = &s->domains[dd];
+        size_t first = nent;
+        bool uniform = true;
+
+        for (size_t k = 0; k < dom->nnodes; k++) {
+            const jt_node_t *n = &s->nodes[dom->nodes[k]];
+            if (v->pos[dom->nodes[k]] == NOPOS)
+                continue;
+            if (nent > first && n->gpus != be[first].gpus)
+                uniform = false;
+            be[nent++] = (struct bent){ dd, by_value ? jt_labels_get (&n->labels,
+                                                                      group_by)
+                                                     : NULL, n->gpus, dom->nodes[k] };
+        }
+        if (by_value || !uniform)
+            qsort (be + first, nent - first, sizeof (*be), bent_cmp);
+    }
     /* classes: every snapshot domain (empty ones too, so class and domain
      * indexes agree) unless grouping by a value, then each (domain, value)
      * that has a free node */
