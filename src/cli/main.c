@@ -24,6 +24,7 @@ static const struct command commands[] = {
     { "snapshot", cmd_snapshot, "read a live Slurm cluster into a snapshot" },
     { "verify", cmd_verify, "check a ledger: checksums, chain, invariants" },
     { "report", cmd_report, "sacct-style reports from the ledger" },
+    { "sim", cmd_sim, "replay a job trace and compare policies" },
     { NULL, NULL, NULL },
 };
 

@@ -1,0 +1,58 @@
+/*
+ * sim_int.h - private to the simulator (sim_engine.c fills a result,
+ * sim_report.c summarizes and writes it).
+ */
+#ifndef JT_SIM_INT_H
+#define JT_SIM_INT_H
+
+#include <stdint.h>
+
+#include "jobtree/sim.h"
+
+enum sim_state {
+    SIM_PENDING = 0,
+    SIM_RUNNING,
+    SIM_DONE,
+    SIM_REFUSED,            /* the library refused it for ever */
+};
+
+typedef struct sim_owner {
+    const char *name;       /* points into the trace */
+    int64_t entitled;       /* GPUs: concurrency of its envelopes */
+    double gpu_s;           /* GPU-seconds run, every job of the owner */
+    double borrowed_gpu_s;  /* its runs' groups paid by sponsors */
+    double lent_gpu_s;      /* its envelopes paying other owners' groups */
+} sim_owner_t;
+
+typedef struct sim_sample {
+    int64_t t;              /* s from the trace's start */
+    int64_t busy;           /* GPUs allocated */
+    int64_t queued;         /* jobs pending */
+    int64_t running;        /* jobs running */
+} sim_sample_t;
+
+struct jt_sim_result {
+    char policy[64];
+    const jt_sim_trace_t *trace;    /* must outlive the result */
+    size_t njobs;
+    int64_t *start;         /* s from the trace's start; -1 never */
+    int64_t *end;
+    int64_t *gpus;          /* GPUs allocated (whole nodes for runs) */
+    uint8_t *state;
+    uint8_t *is_run;
+    uint16_t *split;        /* groups of the run whose nodes span domains */
+    uint16_t *domains;      /* domains the job's nodes are in */
+    uint32_t *owner;        /* index into owners */
+    char **why;             /* never started: the last refusal (or NULL) */
+    sim_owner_t *owners;
+    size_t nowners;
+    int64_t cluster_gpus;
+    sim_sample_t *samples;
+    size_t nsamples, samples_cap;
+    size_t passes, answers;
+};
+
+jt_sim_result_t *sim_result_create (const jt_sim_trace_t *t, const char *policy);
+int sim_sample_push (jt_sim_result_t *r, const sim_sample_t *s);
+
+#endif /* JT_SIM_INT_H */

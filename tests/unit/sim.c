@@ -1,0 +1,396 @@
+/*
+ * sim.c - unit tests of the simulator (jobtree/sim.h): the trace reader's
+ * diagnostics (file:line:col: field), the cluster spec and policy words,
+ * tiny traces whose waits, utilization, splits and borrowing are computed
+ * by hand in the comments, and determinism (the same inputs give the same
+ * bytes in every writer).
+ */
+#include "config.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "fixtures.h"
+#include "jobtree/sim.h"
+#include "sim_int.h"
+#include "tap.h"
+
+#define HDR "id,submit_s,duration_s,time_limit_s,gpus,nodes,owner,flavor,options\n"
+
+static jt_sim_trace_t trace_of (const char *text)
+{
+    jt_sim_trace_t t;
+    jt_diags_t d;
+
+    jt_diags_init (&d);
+    if (jt_sim_trace_parse ("t.csv", text, strlen (text), &t, &d) < 0) {
+        printf ("Bail out! trace fixture refused: %s", fx_diags_text (&d));
+        exit (255);
+    }
+    jt_diags_free (&d);
+    return t;
+}
+
+/* ---- the reader ---- */
+
+static void test_reader (void)
+{
+    static const struct {
+        const char *name;
+        const char *text;
+        const char *diag;       /* expected first diagnostic line */
+    } bad[] = {
+        { "unknown header", "a,b,c\n1,2,3\n",
+          "t.csv:1:1: unknown header; a trace starts with" },
+        { "misspelt column", "id,submit_s,duration_s,time_limit_s,gpus,nodes,owner,"
+          "flavor,opts\n", "t.csv:1:61: header column 9 is 'opts', expected 'options'" },
+        { "negative submit", HDR "j,-5,10,0,8,,a,,\n",
+          "t.csv:2:3: submit_s: '-5' is not a whole number from 0 to" },
+        { "zero duration", HDR "j,0,0,0,8,,a,,\n",
+          "t.csv:2:5: duration_s: '0' is not a whole number from 1 to" },
+        { "huge gpus", HDR "j,0,10,0,99999999999,,a,,\n",
+          "t.csv:2:10: gpus: '99999999999' is not a whole number from 1 to 1048576" },
+        { "gpus overflowing int64", HDR "j,0,10,0,99999999999999999999,,a,,\n",
+          "t.csv:2:10: gpus: '99999999999999999999' is not a whole number" },
+        { "text limit", HDR "j,0,10,1h,8,,a,,\n",
+          "t.csv:2:8: time_limit_s: '1h' is not a whole number from 0 to" },
+        { "too many nodes", HDR "j,0,10,0,8,100001,a,,\n",
+          "t.csv:2:12: nodes: '100001' is not a whole number from 0 to 100000" },
+        { "no owner", HDR "j,0,10,0,8,,,,\n",
+          "t.csv:2:13: owner: is empty; every job needs an owner" },
+        { "empty id", HDR ",0,10,0,8,,a,,\n", "t.csv:2:1: id: is empty" },
+        { "short line", HDR "j,0,10\n", "t.csv:2:1: 3 fields where the header has 9" },
+        { "bad option", HDR "j,0,10,0,8,,a,,--group-gpus=x\n",
+          "t.csv:2:16: options: --group-gpus=x" },
+        { "unknown option", HDR "j,0,10,0,8,,a,,--colour=red\n",
+          "t.csv:2:16: options: unknown option --colour" },
+        { "not an option", HDR "j,0,10,0,8,,a,,borrow\n",
+          "t.csv:2:16: options: 'borrow' is not an option" },
+        { "quotes", HDR "\"j\",0,10,0,8,,a,,\n", "t.csv:2:1: id: quotes are not read" },
+        { "philly bad gpus", "job_id,submit_s,duration_s,gpus,nodes,team,gpu_type\n"
+          "p1,0,10,0,,vc,\n", "t.csv:2:9: gpus: '0' is not a whole number from 1" },
+        { "empty", "", "t.csv:1:1: no header line: the trace is empty" },
+    };
+    jt_sim_trace_t t;
+    jt_diags_t d;
+
+    for (size_t i = 0; i < sizeof (bad) / sizeof (bad[0]); i++) {
+        jt_diags_init (&d);
+        int rc = jt_sim_trace_parse ("t.csv", bad[i].text, strlen (bad[i].text), &t, &d);
+        const char *got = fx_diags_text (&d);
+        ok (rc == -1 && t.n == 0 && !strncmp (got, bad[i].diag, strlen (bad[i].diag)),
+            "reader refuses %s", bad[i].name);
+        if (rc != -1 || strncmp (got, bad[i].diag, strlen (bad[i].diag)))
+            diag ("got: %s", got);
+        jt_diags_free (&d);
+    }
+
+    /* every problem at once, each with its line */
+    jt_diags_init (&d);
+    const char *two = HDR "a,x,10,0,8,,o,,\nb,0,10,0,0,,o,,\n";
+    jt_sim_trace_parse ("t.csv", two, strlen (two), &t, &d);
+    is_int ((int) d.n, 2, "two bad lines give two diagnostics");
+    ok (d.n == 2 && d.v[0].line == 2 && d.v[1].line == 3, "on their own lines");
+    jt_diags_free (&d);
+
+    /* priority order: submit, then line; comments and CRLF read */
+    t = trace_of (HDR "# a comment\r\nb,5,10,0,8,,o,,\r\na,5,10,0,8,,o,,--borrow\n"
+                      "c,1,10,60,1,2,o,h100,\n");
+    ok (t.n == 3 && !strcmp (t.jobs[0].id, "c") && !strcmp (t.jobs[1].id, "b")
+        && !strcmp (t.jobs[2].id, "a"), "jobs in submit order, ties by line");
+    ok (t.jobs[0].limit == 60 && t.jobs[0].nodes == 2 && !strcmp (t.jobs[0].flavor, "h100")
+        && t.jobs[1].flavor == NULL && !strcmp (t.jobs[2].options, "--borrow")
+        && t.jobs[0].line == 5, "fields read (limit, nodes, flavor, options, line)");
+    jt_sim_trace_free (&t);
+
+    t = trace_of ("job_id,submit_s,duration_s,gpus,nodes,team,gpu_type\n"
+                  "philly-1,0,2240194,8,,vc_7f04ca,\n");
+    ok (t.format == JT_SIM_PHILLY && t.n == 1 && t.jobs[0].gpus == 8
+        && !strcmp (t.jobs[0].owner, "vc_7f04ca") && t.jobs[0].limit == 0,
+        "the Philly CSV reads as is");
+    jt_sim_trace_free (&t);
+}
+
+/* ---- cluster and policy ---- */
+
+static void test_inputs (void)
+{
+    static const char *const bad[] = {
+        "", "16x32x8", "0x2x8:h100", "2x0x8:h100", "2x2x65:h100", "2x2x8:",
+        "2x2x8:h 100", "2x2x8:h100+", "99999999999999999999x1x8:h100",
+        "10000x11x8:h100",
+    };
+    jt_sim_policy_t p;
+    jt_snapshot_t *s;
+    jt_error_t e;
+
+    s = jt_sim_cluster ("2x3x8:h100+1x1x4:a100", &e);
+    ok (s && s->nnodes == 7 && s->ndomains == 3
+        && !strcmp (s->domains[0].name, "sim/a100-d000")
+        && !strcmp (s->domains[1].name, "sim/h100-d000") && s->domains[1].nnodes == 3
+        && !strcmp (s->nodes[1].name, "h100-d000-n00000") && s->nodes[1].gpus == 8,
+        "compact cluster: domains x nodes x GPUs per flavor");
+    jt_snapshot_destroy (s);
+    for (size_t i = 0; i < sizeof (bad) / sizeof (bad[0]); i++) {
+        e.text[0] = '\0';
+        s = jt_sim_cluster (bad[i], &e);
+        ok (!s && e.text[0], "cluster spec '%s' refused: %s", bad[i], e.text);
+        jt_snapshot_destroy (s);
+    }
+
+    ok (jt_sim_policy_parse ("best-fit,noborrow,noresv", &p, &e) == 0
+        && p.pack == JT_PACK_BEST_FIT && p.borrow == 0 && !p.reservations && p.placement,
+        "policy best-fit,noborrow,noresv");
+    ok (jt_sim_policy_parse ("split=3,borrow", &p, &e) == 0 && p.split_nodes == 3
+        && p.borrow == 1 && p.reservations, "policy split=3,borrow");
+    ok (jt_sim_policy_parse ("none", &p, &e) == 0 && !p.placement, "policy none");
+    ok (jt_sim_policy_parse ("worst-fit", &p, &e) < 0 && strstr (e.text, "'worst-fit'"),
+        "unknown policy named: %s", e.text);
+    ok (jt_sim_policy_parse ("best-fit,fast", &p, &e) < 0 && strstr (e.text, "'fast'"),
+        "unknown option named: %s", e.text);
+    ok (jt_sim_policy_parse ("split=0", &p, &e) < 0, "split=0 refused");
+}
+
+/* ---- replays computed by hand ---- */
+
+static jt_sim_result_t *replay (const char *trace, const jt_budgets_t *b,
+                                const char *cluster, const char *policy,
+                                jt_sim_trace_t *t)
+{
+    jt_sim_policy_t p;
+    jt_sim_opts_t o;
+    jt_snapshot_t *s;
+    jt_sim_result_t *r;
+    jt_error_t e;
+
+    *t = trace_of (trace);
+    jt_sim_opts_init (&o);
+    if (!(s = jt_sim_cluster (cluster, &e)) || jt_sim_policy_parse (policy, &p, &e) < 0) {
+        printf ("Bail out! %s\n", e.text);
+        exit (255);
+    }
+    r = jt_sim_run (t, b, s, &p, &o, &e);
+    if (!r) {
+        printf ("Bail out! jt_sim_run: %s\n", e.text);
+        exit (255);
+    }
+    jt_snapshot_destroy (s);
+    return r;
+}
+
+/* "id:start" for each job in trace order ("id:-" never started). */
+static const char *starts (const jt_sim_result_t *r)
+{
+    static char buf[1024];
+
+    buf[0] = '\0';
+    for (size_t j = 0; j < r->njobs; j++) {
+        size_t l = strlen (buf);
+        if (r->start[j] >= 0)
+            snprintf (buf + l, sizeof (buf) - l, "%s%s:%lld", l ? " " : "",
+                      r->trace->jobs[j].id, (long long) r->start[j]);
+        else
+            snprintf (buf + l, sizeof (buf) - l, "%s%s:-", l ? " " : "",
+                      r->trace->jobs[j].id);
+    }
+    return buf;
+}
+
+static void test_policies_by_hand (void)
+{
+    /* 2 domains x 2 nodes x 8 GPUs. j1 (8 GPUs, t=0, 100 s) goes to d000
+     * (both domains equally free: name order). j2 (8 GPUs, t=1):
+     * pack-to-empty takes the most free domain, d001; best-fit the
+     * smallest that holds it, d000. j3 (16 GPUs, one group, t=2, 10 s)
+     * then needs a whole domain: best-fit left d001 empty, so it starts at
+     * 2; pack-to-empty left 8 GPUs in each, so it waits for j1's end at 100
+     * (wait 98) and ends at 110.
+     *   best-fit:      GPU-s 8*100 + 8*100 + 16*10 = 1760 over 32 GPUs x
+     *                  span 101 (0 .. j2's end at 101): 1760/3232 = 0.544554
+     *   pack-to-empty: the same 1760 over 32 x 110 = 0.500000; waits 0 0 98
+     *                  (mean 32.7, p50 0, p95 98, max 98). */
+    const char *trace = HDR "j1,0,100,100,8,,a,,\nj2,1,100,100,8,,a,,\n"
+                            "j3,2,10,10,16,,a,,--group-gpus=16\n";
+    jt_budgets_t *b = fx_budgets ("{ \"owner\": \"a\", \"envelopes\": ["
+                                  FX_ENV ("a-h100", "", 32, "") "] }", FX_END);
+    jt_sim_summary_t s;
+    jt_sim_trace_t t;
+    jt_sim_result_t *r;
+
+    r = replay (trace, b, "2x2x8:h100", "best-fit", &t);
+    jt_sim_summarize (r, &s);
+    is (starts (r), "j1:0 j2:1 j3:2", "best-fit: j3 starts at once in the empty domain");
+    ok (s.utilization > 0.544554 && s.utilization < 0.544555, "best-fit utilization "
+        "1760/3232 (%f)", s.utilization);
+    ok (s.wait_max == 0 && s.groups_split == 0 && s.never_started == 0 && s.runs == 3,
+        "best-fit: no wait, no split, all started");
+    jt_sim_result_destroy (r);
+    jt_sim_trace_free (&t);
+
+    r = replay (trace, b, "2x2x8:h100", "pack-to-empty", &t);
+    jt_sim_summarize (r, &s);
+    is (starts (r), "j1:0 j2:1 j3:100", "pack-to-empty: j3 waits for a whole domain");
+    ok (s.utilization > 0.499999 && s.utilization < 0.500001,
+        "pack-to-empty utilization 1760/3520 (%f)", s.utilization);
+    ok (s.wait_max == 98 && s.wait_p95 == 98 && s.wait_p50 == 0
+        && s.wait_mean > 32.66 && s.wait_mean < 32.67, "waits 0, 0, 98");
+    /* bounded slowdown: j1 1, j2 1, j3 (98+10)/10 = 10.8: mean 4.2667 */
+    ok (s.bounded_slowdown > 4.2666 && s.bounded_slowdown < 4.2667,
+        "bounded slowdown (1 + 1 + 10.8) / 3 (%f)", s.bounded_slowdown);
+    ok (s.groups_split == 0, "no group split");
+    jt_sim_result_destroy (r);
+    jt_sim_trace_free (&t);
+    jt_budgets_destroy (b);
+}
+
+static void test_backfill_by_hand (void)
+{
+    /* 1 domain x 2 nodes x 8 GPUs. j1 (8, t=0, 100 s) holds one node; j2
+     * (16, t=1, 10 s) needs both: reserved from 100 (j1's limit). j3 (8,
+     * t=2, 50 s) ends at 52 <= 100: it backfills at 2. j4 (8, t=3, 200 s)
+     * would end after 100, so the reservation keeps it off: j2 runs
+     * 100..110, j4 starts at 110. Without reservations j4 takes the node
+     * j3 frees at 52 and j2 waits for it until 252. */
+    const char *trace = HDR "j1,0,100,100,8,,a,,\nj2,1,10,10,16,,a,,--group-gpus=16\n"
+                            "j3,2,50,50,8,,a,,\nj4,3,200,200,8,,a,,\n";
+    jt_budgets_t *b = fx_budgets ("{ \"owner\": \"a\", \"envelopes\": ["
+                                  FX_ENV ("a-h100", "", 64, "") "] }", FX_END);
+    jt_sim_trace_t t;
+    jt_sim_result_t *r;
+
+    r = replay (trace, b, "1x2x8:h100", "pack-to-empty", &t);
+    is (starts (r), "j1:0 j2:100 j3:2 j4:110", "backfill behind a reservation");
+    jt_sim_result_destroy (r);
+    jt_sim_trace_free (&t);
+    r = replay (trace, b, "1x2x8:h100", "pack-to-empty,noresv", &t);
+    is (starts (r), "j1:0 j2:252 j3:2 j4:52", "noresv: the big run is overtaken");
+    jt_sim_result_destroy (r);
+    jt_sim_trace_free (&t);
+    jt_budgets_destroy (b);
+}
+
+static void test_funding_by_hand (void)
+{
+    /* Owner b's envelope funds 8 GPUs; k2 waits for k1's end (30) unless it
+     * may borrow from c, which lends to anyone: then it starts at 0 and
+     * borrows 8 GPUs x 30 s = 0.0667 GPU-hours. A plain 1-GPU job (p) does
+     * not touch budgets: it starts at 0 on a partly free node... there is
+     * none left free at 0 with borrowing, so it takes the fullest node that
+     * holds it. k3 asks for 64 GPUs: never fundable without borrowing (b's
+     * envelope is 8), refused at once. */
+    const char *trace = HDR "k1,0,30,30,8,,b,,\nk2,0,30,30,8,,b,,\np,0,30,30,1,,b,,\n"
+                            "k3,0,30,30,64,,b,,\n";
+    jt_budgets_t *b = fx_budgets ("{ \"owner\": \"b\", \"envelopes\": ["
+                                  FX_ENV ("b-h100", "", 8, "") "] }",
+                                  FX_LENDER ("c", 32, true, "\"*\"", ""), FX_END);
+    jt_sim_summary_t s;
+    jt_sim_trace_t t;
+    jt_sim_result_t *r;
+
+    r = replay (trace, b, "1x4x8:h100", "best-fit", &t);
+    jt_sim_summarize (r, &s);
+    is (starts (r), "k1:0 k2:30 p:0 k3:-", "funding wait; the unfundable run refused");
+    ok (s.never_started == 1 && s.borrowed_gpu_hours == 0, "one never started, none borrowed");
+    jt_sim_result_destroy (r);
+    jt_sim_trace_free (&t);
+
+    r = replay (trace, b, "1x4x8:h100", "best-fit,borrow", &t);
+    jt_sim_summarize (r, &s);
+    is (starts (r), "k1:0 k2:0 p:0 k3:-", "borrowing: k2 starts at once");
+    ok (s.borrowed_gpu_hours > 0.0666 && s.borrowed_gpu_hours < 0.0667
+        && s.lent_gpu_hours == s.borrowed_gpu_hours,
+        "8 GPUs x 30 s borrowed from c and lent by it (%f)", s.borrowed_gpu_hours);
+    jt_sim_result_destroy (r);
+    jt_sim_trace_free (&t);
+    jt_budgets_destroy (b);
+}
+
+/* ---- determinism ---- */
+
+static char *all_outputs (jt_sim_result_t *const *r, size_t n)
+{
+    char *buf;
+    size_t len;
+    FILE *f = open_memstream (&buf, &len);
+
+    jt_sim_print_table (f, r, n);
+    jt_sim_write_summary_csv (f, r, n);
+    jt_sim_write_owners_csv (f, r, n);
+    jt_sim_write_jobs_csv (f, r, n);
+    jt_sim_write_timeline_csv (f, r, n);
+    jt_sim_write_json (f, r, n);
+    fclose (f);
+    return buf;
+}
+
+static void test_determinism (void)
+{
+    static const char *const pol[] = { "pack-to-empty", "best-fit", "split=1,borrow" };
+    char *text = NULL, *out[2];
+    size_t len = 0;
+    FILE *f = open_memstream (&text, &len);
+    jt_budgets_t *b = fx_budgets (FX_LENDER ("o1", 32, true, "\"*\"", ""),
+                                  FX_LENDER ("o2", 16, true, "\"*\"", ""),
+                                  FX_LENDER ("o3", 24, false, "\"*\"", ""), FX_END);
+    jt_snapshot_t *s;
+    jt_sim_opts_t o;
+    jt_sim_trace_t t;
+    jt_error_t e;
+
+    fx_seed (13);
+    fprintf (f, HDR);
+    for (int i = 0; i < 400; i++) {
+        static const int sizes[] = { 1, 1, 2, 4, 8, 8, 16, 24, 32 };
+        int g = sizes[fx_pick (9)];
+        fprintf (f, "r%03d,%d,%d,%d,%d,,o%d,,%s\n", i, i * 20 + fx_pick (20),
+                 60 + fx_pick (900), fx_pick (2) ? 0 : 1200, g, 1 + fx_pick (3),
+                 g >= 8 && fx_pick (2) ? "--group-gpus=8" : "");
+    }
+    fclose (f);
+    t = trace_of (text);
+    jt_sim_opts_init (&o);
+    o.sample = 600;
+    s = jt_sim_cluster ("3x4x8:h100", &e);
+    for (int k = 0; k < 2; k++) {
+        jt_sim_result_t *r[3];
+        for (int i = 0; i < 3; i++) {
+            jt_sim_policy_t p;
+            jt_sim_policy_parse (pol[i], &p, &e);
+            r[i] = jt_sim_run (&t, b, s, &p, &o, &e);
+            if (!r[i]) {
+                printf ("Bail out! %s\n", e.text);
+                exit (255);
+            }
+        }
+        out[k] = all_outputs (r, 3);
+        if (k == 0) {
+            jt_sim_summary_t x;
+            jt_sim_summarize (r[0], &x);
+            ok (x.started > 300 && x.groups_split == 0 && x.answers > 0,
+                "random trace replayed (%zu of 400 started, %zu answers, 0 splits)",
+                x.started, x.answers);
+        }
+        for (int i = 0; i < 3; i++)
+            jt_sim_result_destroy (r[i]);
+    }
+    ok (!strcmp (out[0], out[1]), "same inputs, byte-identical outputs (%zu bytes)",
+        strlen (out[0]));
+    free (out[0]);
+    free (out[1]);
+    free (text);
+    jt_sim_trace_free (&t);
+    jt_snapshot_destroy (s);
+    jt_budgets_destroy (b);
+}
+
+int main (void)
+{
+    test_reader ();
+    test_inputs ();
+    test_policies_by_hand ();
+    test_backfill_by_hand ();
+    test_funding_by_hand ();
+    test_determinism ();
+    done_testing ();
+}
