@@ -7,6 +7,12 @@
  * [Reject]     No envelope can pay now (reason says which bound), or the
  *              run is not well formed.
  *
+ * jt_plan_run answers for one instant. The calculus's decision over time
+ * (Reject only when the run can never start; Plan-Later, with its earliest
+ * start, for every run that is fundable and placeable at some future
+ * instant, whatever stops it now) is jt_sched_decide's (schedule.h), which
+ * asks jt_plan_run at the instants that matter.
+ *
  * Funding and placement are interleaved group by group: a group paid by
  * envelope e is placed only on nodes matching e's selector, candidates are
  * tried in Cover's order, and with cross-group spread off every group shares
@@ -65,6 +71,11 @@ typedef struct jt_plan {
     size_t ngroups;
     int64_t *residual;          /* free GPUs of the flavor per domain after */
     size_t ndomains;
+    /* Set by jt_sched_decide only: the instant it starts (BindNow: now;
+     * PlanLater: when room and funding are both there, counting only the
+     * leases' ends; 0 for a PlanLater run whose room is held by something
+     * with no known end). jt_plan_run leaves it 0. */
+    int64_t earliest_start;
 } jt_plan_t;
 
 typedef struct jt_plan_opts {

@@ -154,6 +154,30 @@ int jt_sched_answer (const jt_sched_request_t *req, jt_answer_t *out,
                      jt_error_t *err);
 void jt_answer_free (jt_answer_t *a);
 
+/* The calculus's decision for req->run at req->now, offline (jobtree plan,
+ * the simulator), on req's snapshot with the eligible nodes as the cluster
+ * (req->tense is ignored; holds count as in NOW):
+ *
+ *   BindNow    NOW binds it (out is that plan, earliest_start = now).
+ *   Reject     it can never start: EVER refuses it (no envelope could ever
+ *              fund it; a group fits no domain even with every node idle),
+ *              or no lease end or window opening would ever fund it.
+ *   PlanLater  otherwise, with earliest_start: the first instant t, among
+ *              now, the snapshot's lease ends and the window boundaries of
+ *              the run's flavor, at which jt_plan_run binds it on the nodes
+ *              free by t (a node frees at the last end of the leases on it;
+ *              a node held by something of unknown end, or down, never
+ *              does) with the usage still running at t. Found as
+ *              jt_sched_answer's funding estimate is (binary search within
+ *              each window interval). When only nodes of unknown end stand
+ *              in the way, earliest_start is 0 (not known). The reason and
+ *              detail say why it cannot start now; the cover segments are
+ *              the payers at earliest_start.
+ *
+ * Returns 0 with out filled (jt_plan_free it), -1 with err set. */
+int jt_sched_decide (const jt_sched_request_t *req, jt_plan_t *out,
+                     jt_error_t *err);
+
 /* The estimate to take: starts[i] is the start the per-node check gave
  * candidate set i (< 0: it refused the set). The earliest wins, ties by
  * order, and never before not_before (*start). Returns its index, or

@@ -94,6 +94,26 @@ out:
     return rc;
 }
 
+/* The calculus's decision over time, every node of the snapshot the
+ * cluster (jt_sched_decide: Reject only when never). */
+static int decide (const jt_budgets_t *b, jt_snapshot_t *s, const jt_run_t *r,
+                   int64_t now, const jt_plan_opts_t *popts, jt_plan_t *plan,
+                   jt_error_t *err)
+{
+    bool *el = calloc (s->nnodes + 1, sizeof (*el));
+    jt_sched_request_t req = { .budgets = b, .snap = s, .eligible = el, .run = r,
+                               .now = now, .opts = *popts };
+    int rc;
+
+    if (!el)
+        return jt_errprintf (err, "out of memory");
+    for (size_t k = 0; k < s->nnodes; k++)
+        el[k] = true;
+    rc = jt_sched_decide (&req, plan, err);
+    free (el);
+    return rc;
+}
+
 static void plan_usage (FILE *f)
 {
     fprintf (f,
@@ -236,7 +256,7 @@ int cmd_plan (int argc, char **argv)
     } else
         now = s->time ? s->time : (int64_t) time (NULL);
 
-    if (jt_plan_run (b, s, NULL, r, now, &popts, &plan, &err) < 0) {
+    if (decide (b, s, r, now, &popts, &plan, &err) < 0) {
         fprintf (stderr, "jobtree plan: %s\n", err.text);
         rc = JT_EXIT_USAGE;
         goto done;

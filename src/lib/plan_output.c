@@ -14,6 +14,7 @@
 #include <json-c/json.h>
 
 #include "jobtree/plan.h"
+#include "jobtree/timeutil.h"
 #include "strbuf.h"
 
 static const char *node_name (const jt_snapshot_t *s, size_t i)
@@ -145,6 +146,13 @@ int jt_plan_print (const jt_plan_t *p, const jt_snapshot_t *s, FILE *f)
                                                        : jt_reason_str (p->reason));
     if (p->detail[0])
         fprintf (f, "detail:     %s\n", p->detail);
+    if (p->decision == JT_PLAN_LATER) {
+        char when[40];
+        if (p->earliest_start > 0)
+            jt_time_format (p->earliest_start, when, sizeof (when));
+        fprintf (f, "earliest:   %s\n", p->earliest_start > 0 ? when
+                 : "unknown (room held by jobs without a known end)");
+    }
     fprintf (f, "requested:  %lld GPUs\n", (long long) p->requested_gpus);
     fprintf (f, "bound:      %lld GPUs\n", (long long) p->total_gpus);
 
@@ -211,6 +219,17 @@ static int add (json_object *o, const char *k, json_object *v)
     return json_object_object_add (o, k, v) < 0 ? -1 : 0;
 }
 
+/* An RFC 3339 time, or null when t is 0 (not known). */
+static int add_time (json_object *o, const char *k, int64_t t)
+{
+    char buf[40];
+
+    if (t <= 0)
+        return json_object_object_add (o, k, NULL) < 0 ? -1 : 0;
+    jt_time_format (t, buf, sizeof (buf));
+    return add (o, k, json_object_new_string (buf));
+}
+
 /* A new object appended to array a, or NULL (out of memory). */
 static json_object *push_object (json_object *a)
 {
@@ -263,6 +282,8 @@ static json_object *plan_json (const jt_plan_t *p, const jt_snapshot_t *s)
                                 jt_decision_str (p->decision))) < 0
         || add (o, "reason", json_object_new_string (jt_reason_str (p->reason))) < 0
         || add (o, "detail", json_object_new_string (p->detail)) < 0
+        || (p->decision == JT_PLAN_LATER
+            && add_time (o, "earliestStart", p->earliest_start) < 0)
         || add (o, "requestedGPUs", json_object_new_int64 (p->requested_gpus)) < 0
         || add (o, "totalGPUs", json_object_new_int64 (p->total_gpus)) < 0)
         goto error;

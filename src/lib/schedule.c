@@ -342,11 +342,36 @@ static const jt_envelope_t *first_payer (const jt_plan_t *p)
     return p->nsegs ? p->segs[0].env : NULL;
 }
 
-/* Would the run be funded at t (placement assumed: the caller's nodes are
- * viewed idle)? 1 yes (the plan moved into *keep, if not NULL), 0 no, -1
- * error. */
+/* The nodes as they will be at t, for an estimate of room: a node whose
+ * free time (free_at, see node_free_times) is at or before t is idle and
+ * up, any other is busy. `keep` receives the live values (view_restore). */
+static void view_at (jt_snapshot_t *s, const int64_t *free_at, int64_t t,
+                     node_live_t *keep)
+{
+    for (size_t k = 0; k < s->nnodes; k++) {
+        jt_node_t *n = &s->nodes[k];
+
+        keep[k] = (node_live_t){ n->used_gpus, n->state };
+        if (free_at[k] <= t) {
+            n->used_gpus = 0;
+            n->state = JT_NODE_UP;
+        } else
+            n->used_gpus = n->gpus;
+    }
+}
+
+/* Would the run be funded at t? Without `room` placement is assumed (the
+ * caller has viewed its nodes idle); with it, only the nodes free by t
+ * (room->free_at) count. 1 yes (the plan moved into *keep, if not NULL),
+ * 0 no, -1 error. */
+typedef struct room {
+    const int64_t *free_at;     /* per node: when it is free (INT64_MAX never) */
+    node_live_t *keep;          /* scratch for the view, one per node */
+} room_t;
+
 static int funded_at (const jt_sched_request_t *req, const jt_run_t *run,
-                      int64_t t, jt_plan_t *keep, jt_error_t *err)
+                      int64_t t, const room_t *room, jt_plan_t *keep,
+                      jt_error_t *err)
 {
     jt_usage_t u;
     jt_plan_t p;
@@ -355,7 +380,11 @@ static int funded_at (const jt_sched_request_t *req, const jt_run_t *run,
     if (tense_usage (req, t, &u, err) < 0)
         return -1;
     memset (&p, 0, sizeof (p));
+    if (room)
+        view_at (req->snap, room->free_at, t, room->keep);
     rc = jt_plan_run (req->budgets, req->snap, &u, run, t, &req->opts, &p, err);
+    if (room)
+        view_restore (req->snap, room->keep);
     if (rc == 0)
         rc = p.decision == JT_BIND_NOW;
     if (rc == 1 && keep) {
@@ -371,10 +400,13 @@ static int funded_at (const jt_sched_request_t *req, const jt_run_t *run,
  * candidates are the snapshot's lease ends and the window boundaries of
  * envelopes of its flavor. Between two window boundaries usage only falls
  * as leases end, so the first funded lease end is found by binary search;
- * intervals are tried in time order. *when = 0 when none funds it. The
- * snapshot must already be viewed idle on the caller's nodes. */
+ * intervals are tried in time order. *when = 0 when none funds it. Without
+ * `room` the snapshot must already be viewed idle on the caller's nodes;
+ * with it, nodes free as their leases end too (and `first` = now is a
+ * candidate: the caller knows only that the run does not start now with
+ * holds or live nodes as they are). */
 static int funding_time (const jt_sched_request_t *req, const jt_run_t *run,
-                         int64_t *when, jt_error_t *err)
+                         const room_t *room, int64_t *when, jt_error_t *err)
 {
     const jt_snapshot_t *s = req->snap;
     const jt_budgets_t *b = req->budgets;
@@ -422,13 +454,13 @@ static int funding_time (const jt_sched_request_t *req, const jt_run_t *run,
         if (lo > hi)
             continue;
         int64_t last = hi ? ends[first + hi - 1] : cand_lo;
-        if ((rc = funded_at (req, run, last, NULL, err)) <= 0)
+        if ((rc = funded_at (req, run, last, room, NULL, err)) <= 0)
             continue;
         found = hi;
         while (lo < hi) {
             size_t mid = lo + (hi - lo) / 2;
             int64_t t = mid ? ends[first + mid - 1] : cand_lo;
-            if ((rc = funded_at (req, run, t, NULL, err)) < 0)
+            if ((rc = funded_at (req, run, t, room, NULL, err)) < 0)
                 break;
             if (rc)
                 found = hi = mid;
@@ -541,6 +573,10 @@ int jt_sched_answer (const jt_sched_request_t *req, jt_answer_t *out,
         if (r != JT_OK) {
             say (out, JT_ANSWER_REFUSE, "jobtree: never fundable: %s",
                  detail[0] ? detail : jt_reason_str (r));
+            out->plan.decision = JT_REJECT;
+            out->plan.reason = r;
+            snprintf (out->plan.detail, sizeof (out->plan.detail), "%.*s",
+                      (int) sizeof (out->plan.detail) - 1, out->reason + 9);
             return 0;
         }
     }
@@ -601,9 +637,9 @@ int jt_sched_answer (const jt_sched_request_t *req, jt_answer_t *out,
 
         memset (&later, 0, sizeof (later));
         view_apply (s, req->eligible, true, keep);
-        rc = funding_time (req, &run, &when, err);
+        rc = funding_time (req, &run, NULL, &when, err);
         if (rc == 0 && when)
-            rc = funded_at (req, &run, when, &later, err) < 0 ? -1 : 0;
+            rc = funded_at (req, &run, when, NULL, &later, err) < 0 ? -1 : 0;
         view_restore (s, keep);
         if (rc == 0 && when) {
             char t[40];
@@ -632,6 +668,157 @@ out:
     jt_usage_free (&usage);
     if (rc < 0)
         jt_answer_free (out);
+    return rc;
+}
+
+/* ---- the calculus's decision over time (offline) ---- */
+
+/* Per node, when it is free for a new run: now when up and idle; else the
+ * last end of the leases on it; INT64_MAX when it is down, or held by
+ * something without a known end (a lease of unknown end, or GPUs that no
+ * lease accounts for: a job outside Jobtree). A lease's GPUs are counted
+ * on its nodes evenly. Work: the nodes plus the leases' node names. */
+static int node_free_times (const jt_snapshot_t *s, int64_t now,
+                            int64_t *free_at, jt_error_t *err)
+{
+    int64_t *covered = calloc (s->nnodes ? s->nnodes : 1, sizeof (*covered));
+
+    if (!covered)
+        return jt_errprintf (err, "out of memory");
+    for (size_t k = 0; k < s->nnodes; k++)
+        free_at[k] = s->nodes[k].state == JT_NODE_UP ? now : INT64_MAX;
+    for (size_t i = 0; i < s->nleases; i++) {
+        const jt_lease_t *l = &s->leases[i];
+        int64_t share = l->nnodes ? (l->gpus + (int64_t) l->nnodes - 1)
+                                        / (int64_t) l->nnodes : 0;
+        for (size_t j = 0; j < l->nnodes; j++) {
+            ssize_t k = jt_snapshot_node_index (s, l->nodes[j]);
+            if (k < 0)
+                continue;
+            covered[k] += share;
+            if (l->end <= 0)
+                free_at[k] = INT64_MAX;
+            else if (free_at[k] != INT64_MAX && l->end > free_at[k])
+                free_at[k] = l->end;
+        }
+    }
+    for (size_t k = 0; k < s->nnodes; k++)
+        if (s->nodes[k].used_gpus > covered[k])
+            free_at[k] = INT64_MAX;
+    free (covered);
+    return 0;
+}
+
+/* Move a's plan into out with decision d. */
+static void take_plan (jt_answer_t *a, jt_plan_t *out, jt_decision_t d)
+{
+    *out = a->plan;
+    memset (&a->plan, 0, sizeof (a->plan));
+    out->decision = d;
+}
+
+int jt_sched_decide (const jt_sched_request_t *req, jt_plan_t *out,
+                     jt_error_t *err)
+{
+    jt_sched_request_t q = *req;
+    jt_snapshot_t *s = req->snap;
+    jt_answer_t a;
+    jt_plan_t later;
+    int64_t *free_at = NULL, when = 0;
+    node_live_t *keep = NULL;
+    int rc;
+
+    memset (out, 0, sizeof (*out));
+    memset (&later, 0, sizeof (later));
+    q.tense = JT_TENSE_NOW;
+    if (jt_sched_answer (&q, &a, err) < 0)
+        return -1;
+    if (a.kind == JT_ANSWER_BIND) {
+        take_plan (&a, out, JT_BIND_NOW);
+        out->earliest_start = req->now;
+        jt_answer_free (&a);
+        return 0;
+    }
+    if (a.plan.decision == JT_REJECT && !is_funding_reason (a.plan.reason)
+        && !is_pack_reason (a.plan.reason)) {
+        take_plan (&a, out, JT_REJECT);     /* not well formed, no budget */
+        jt_answer_free (&a);
+        return 0;
+    }
+    /* Never: EVER refuses it. */
+    jt_answer_t ever;
+    q.tense = JT_TENSE_EVER;
+    if (jt_sched_answer (&q, &ever, err) < 0) {
+        jt_answer_free (&a);
+        return -1;
+    }
+    if (ever.kind == JT_ANSWER_REFUSE) {
+        /* Now's plan (what is free, what was asked), EVER's verdict. */
+        const char *why = strncmp (ever.reason, "jobtree: ", 9) ? ever.reason
+                                                                : ever.reason + 9;
+        take_plan (&a, out, JT_REJECT);
+        out->reason = ever.plan.reason;
+        free (out->segs);
+        out->segs = NULL;
+        out->nsegs = 0;
+        const char *pre = is_pack_reason (ever.plan.reason)
+                          ? "never placeable, even with every node idle: " : "";
+        size_t pl = strlen (pre);
+        size_t wl = strnlen (why, sizeof (out->detail) - 1 - pl);
+        memcpy (out->detail, pre, pl);
+        memcpy (out->detail + pl, why, wl);
+        out->detail[pl + wl] = '\0';
+        jt_answer_free (&ever);
+        jt_answer_free (&a);
+        return 0;
+    }
+    jt_answer_free (&ever);
+
+    /* Later: the first instant room and funding are both there, counting
+     * the usage that runs on then (as ESTIMATE does). */
+    q.tense = JT_TENSE_ESTIMATE;
+    jt_run_t run = *req->run;
+    clamp_malleable (&run, s, req->min_nodes, req->max_nodes);
+    free_at = calloc (s->nnodes ? s->nnodes : 1, sizeof (*free_at));
+    keep = calloc (s->nnodes ? s->nnodes : 1, sizeof (*keep));
+    if (!free_at || !keep) {
+        rc = jt_errprintf (err, "out of memory");
+        goto out;
+    }
+    if ((rc = node_free_times (s, req->now, free_at, err)) < 0)
+        goto out;
+    for (size_t k = 0; k < s->nnodes; k++)
+        if (!req->eligible[k])
+            free_at[k] = INT64_MAX;
+    room_t room = { free_at, keep };
+    if ((rc = funding_time (&q, &run, &room, &when, err)) < 0)
+        goto out;
+    if (when && (rc = funded_at (&q, &run, when, &room, &later, err)) < 0)
+        goto out;
+    rc = 0;
+    if (when || is_pack_reason (a.plan.reason)) {
+        /* Why not now stays the reason; who pays is who pays then. */
+        take_plan (&a, out, JT_PLAN_LATER);
+        out->earliest_start = when;
+        if (when) {
+            free (out->segs);
+            out->segs = later.segs;
+            out->nsegs = later.nsegs;
+            later.segs = NULL;
+            later.nsegs = 0;
+        }
+    } else {
+        /* Funding, and no lease end or window opening brings it back. */
+        take_plan (&a, out, JT_REJECT);
+        size_t len = strlen (out->detail);
+        snprintf (out->detail + len, sizeof (out->detail) - len, "%s"
+                  "no lease end or window opening funds it", len ? "; " : "");
+    }
+out:
+    jt_plan_free (&later);
+    jt_answer_free (&a);
+    free (free_at);
+    free (keep);
     return rc;
 }
 

@@ -40,15 +40,18 @@ fails_with () {
     fi
 }
 
-plan 15
+plan 16
 same_output worked-96.txt snapshot.json worked-96
 same_output worked-96.json snapshot.json worked-96 --json
+# Two groups of 64 need 8 nodes each in two domains; B has 6: never (Reject).
 same_output worked-128.txt snapshot.json worked-128
 same_output worked-incr.txt snapshot.json worked-incr
 same_output borrow-64-best-fit.txt snapshot.json borrow-64 --policy best-fit
 same_output borrow-96-busy.txt snapshot-busy.json borrow-96
 same_output big-128-busy.txt snapshot-busy.json big-128
 same_output worked-96-late.txt snapshot.json worked-96 --at 2027-02-01T00:00:00Z
+# Before the window opens: PlanLater from the opening (Reject means never).
+same_output worked-96-early.txt snapshot.json worked-96 --at 2025-12-01T00:00:00Z
 # What activation would cut, as slurmctld draws it: domain A first (Pack's
 # order), two whole one-node gangs for a deficit of 16, seed published.
 same_output pair-16-activate.txt snapshot-full.json pair-16 --activate c1:300:resv:1772366400

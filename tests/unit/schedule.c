@@ -13,6 +13,7 @@
 #include <string.h>
 
 #include "jobtree/schedule.h"
+#include "jobtree/timeutil.h"
 #include "fixtures.h"
 #include "tap.h"
 
@@ -474,6 +475,100 @@ static void test_funding_windows (void)
     jt_budgets_destroy (b);
 }
 
+/* The calculus's decision over time (jt_sched_decide): the plan's dump and
+ * its earliest start, "... @HH:MM" (or "@unknown"), static buffer. */
+static const char *decide (const jt_budgets_t *b, jt_snapshot_t *s,
+                           const char *run_json)
+{
+    static char buf[2048];
+    jt_run_t *r = fx_run (run_json);
+    bool *el = eligible (s, NULL);
+    jt_sched_request_t req = {
+        .budgets = b, .snap = s, .eligible = el, .run = r,
+        .now = fx_time (FX_NOW), .opts = { .policy = JT_PACK_TO_EMPTY },
+    };
+    jt_plan_t p;
+    jt_error_t err;
+
+    if (jt_sched_decide (&req, &p, &err) < 0)
+        snprintf (buf, sizeof (buf), "error: %s", err.text);
+    else {
+        char *d = jt_plan_dump (&p, s);
+        char t[40] = "unknown";
+        if (p.earliest_start > 0)
+            jt_time_format (p.earliest_start, t, sizeof (t));
+        snprintf (buf, sizeof (buf), "%s @%s | %s", d ? d : "(ENOMEM)", t,
+                  p.detail);
+        free (d);
+        jt_plan_free (&p);
+    }
+    free (el);
+    jt_run_destroy (r);
+    return buf;
+}
+
+static void test_decide (void)
+{
+    jt_budgets_t *b = fx_budgets (RAI (WEST (256, "")), FX_END);
+    jt_budgets_t *small = fx_budgets (RAI (WEST (16, "")), FX_END);
+    jt_budgets_t *mid = fx_budgets (RAI (WEST (32, "")), FX_END);
+    jt_budgets_t *later = fx_budgets (RAI (
+        "{ \"name\": \"later-h100\", \"flavor\": \"h100\", \"selector\": {"
+        " \"region\": \"west\" }, \"start\": \"2026-03-01T15:00:00Z\","
+        " \"end\": \"2027-01-01T00:00:00Z\", \"concurrency\": 64 }"), FX_END);
+    jt_snapshot_t *s = jt_snapshot_create ();
+    jt_snapshot_t *plain = cluster (3, 3, 2, 0);
+    const char *got;
+
+    /* A: four nodes whose leases end at 13, 14, 15 and 16:00; B: two idle. */
+    fx_nodes (s, "a", 1, 4, "region=west,fabric.domain=A", 8, 4);
+    fx_nodes (s, "b", 1, 2, "region=west,fabric.domain=B", 8, 0);
+    lease (s, "1", "west-h100", "a01", 1);
+    lease (s, "2", "west-h100", "a02", 2);
+    lease (s, "3", "west-h100", "a03", 3);
+    lease (s, "4", "west-h100", "a04", 4);
+    fx_finalize (s);
+
+    got = decide (b, s, RUN ("rai", 16, GROUP (16)));
+    ok (strncmp (got, "BindNow ", 8) == 0
+        && strstr (got, "@2026-03-01T12:00:00Z"),
+        "decide: a run that binds now is BindNow, starting now: %s", got);
+    got = decide (b, s, RUN ("rai", 24, GROUP (24)));
+    ok (strncmp (got, "PlanLater NoDomainFits ", 23) == 0
+        && strstr (got, "@2026-03-01T15:00:00Z"),
+        "decide: a group that needs three of A's nodes starts when the third"
+        " lease there ends, not the last: %s", got);
+    got = decide (later, s, RUN ("rai", 16, GROUP (16)));
+    ok (strncmp (got, "PlanLater WindowClosed ", 23) == 0
+        && strstr (got, "@2026-03-01T15:00:00Z"),
+        "decide: a run its envelope funds once its window opens is PlanLater"
+        " from the opening, not Reject: %s", got);
+    got = decide (mid, s, RUN ("rai", 16, GROUP (16)));
+    ok (strncmp (got, "PlanLater InsufficientCapacity ", 31) == 0
+        && strstr (got, "@2026-03-01T14:00:00Z"),
+        "decide: B is idle but the 32-GPU envelope is full with four 8-GPU"
+        " leases: the run waits for two of them to end (funding, not room):"
+        " %s", got);
+    got = decide (b, s, RUN ("rai", 48, NOSPREAD (16)));
+    ok (strncmp (got, "Reject SingleDomainFull ", 24) == 0,
+        "decide: spread off and every domain smaller than the run is Reject"
+        " (never), not PlanLater: %s", got);
+    got = decide (small, s, RUN ("rai", 32, GROUP (16)));
+    ok (strncmp (got, "Reject ", 7) == 0,
+        "decide: more than the envelope's concurrency is Reject: %s", got);
+    got = decide (b, plain, RUN ("rai", 24, GROUP (24)));
+    ok (strncmp (got, "PlanLater NoDomainFits ", 23) == 0
+        && strstr (got, "@unknown"),
+        "decide: nodes held by jobs outside Jobtree (no lease, no known end):"
+        " PlanLater, start unknown: %s", got);
+    jt_snapshot_destroy (plain);
+    jt_snapshot_destroy (s);
+    jt_budgets_destroy (later);
+    jt_budgets_destroy (mid);
+    jt_budgets_destroy (small);
+    jt_budgets_destroy (b);
+}
+
 static void test_snapshot_restored (void)
 {
     jt_budgets_t *b = fx_budgets (RAI (WEST (256, "")), FX_END);
@@ -555,6 +650,7 @@ int main (void)
     test_funding_time ();
     test_funding_unknown_end ();
     test_funding_windows ();
+    test_decide ();
     test_snapshot_restored ();
     test_bad_request ();
     done_testing ();
