@@ -70,21 +70,17 @@ static size_t epoch_at (const jt_fold_epoch_t *ep, size_t nep, int64_t x)
 
 enum { ANS_NOENV = 1, ANS_NOOWNER, ANS_NOTLISTED, ANS_SOURCE /* + jt_source_t */ };
 
-/* Cover's answer for (content r, owner, envelope), cached. 0 on ENOMEM. */
+/* Cover's answer for (content r, owner, envelope), cached by their
+ * numbers (content, owner in names, the fold's envelope). 0 on ENOMEM. */
 static uintptr_t answer (jt_map_t *cache, const jt_budgets_t *b, int r,
-                         const char *owner, const char *env)
+                         const jt_fold_ivl_t *l, const char *owner, const char *env)
 {
-    size_t n = strlen (owner) + strlen (env) + 24;
-    char *key = malloc (n);
+    char key[48];
     uintptr_t a;
 
-    if (!key)
-        return 0;
-    snprintf (key, n, "%d\n%s\n%s", r, owner, env);
-    if ((a = (uintptr_t) jt_map_get (cache, key))) {
-        free (key);
+    snprintf (key, sizeof (key), "%d:%" PRIu32 ":%" PRIu32, r, l->owner, l->env);
+    if ((a = (uintptr_t) jt_map_get (cache, key)))
         return a;
-    }
     const jt_envelope_t *e = jt_budgets_envelope (b, env);
     jt_source_t src;
     int rc = e ? jt_cover_source_of (b, owner, e, &src) : 0;
@@ -100,7 +96,6 @@ static uintptr_t answer (jt_map_t *cache, const jt_budgets_t *b, int r,
         a = ANS_SOURCE + (uintptr_t) src;
     if (a && jt_map_put (cache, key, (void *) a, NULL) < 0)
         a = 0;
-    free (key);
     return a;
 }
 
@@ -121,7 +116,7 @@ static int check_payers (jt_fold_times_t *t, const jt_fold_epoch_t *ep, size_t n
         }
         const jt_budgets_t *b = t->rules[k->rules];
         const char *owner = t->names[l->owner], *env = envnames[l->env];
-        uintptr_t a = answer (cache, b, k->rules, owner, env);
+        uintptr_t a = answer (cache, b, k->rules, l, owner, env);
         uint64_t seq = max64 (l->sseq, k->seq);
         if (!a) {
             jt_map_destroy (cache, NULL);
