@@ -8,6 +8,7 @@
  */
 #include "config.h"
 
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -298,11 +299,117 @@ static void test_constraints (void)
     jt_snapshot_destroy (s);
 }
 
+/* splitmix64, for the random clusters below (fixed seed: reproducible) */
+static uint64_t rng = 0x9e3779b97f4a7c15u;
+static unsigned rnd (unsigned n)
+{
+    uint64_t z = (rng += 0x9e3779b97f4a7c15u);
+    z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9u;
+    z = (z ^ (z >> 27)) * 0x94d049bb133111ebu;
+    return (unsigned) ((z ^ (z >> 31)) % n);
+}
+
+/* Random clusters (1-4 domains, 1-12 nodes each, racks r0-r3 or none,
+ * gpu.mem 40 or 80, some busy) and random one-group requests grouped by
+ * rack under "gpu.mem GE 80" sometimes: a placed group has whole free
+ * nodes that satisfy the filter, all of one rack and one domain; None
+ * exactly when no (domain, rack) has enough such nodes (a model that
+ * counts them); and a spread-off run's groups, asked one at a time,
+ * share one rack. */
+static void test_random (void)
+{
+    int bad_place = 0, bad_none = 0, bad_spread = 0, placed = 0, none = 0;
+
+    for (int it = 0; it < 400; it++) {
+        jt_snapshot_t *s = jt_snapshot_create ();
+        jt_error_t err;
+        int ndom = 1 + (int) rnd (4);
+        bool cons = rnd (2);
+        for (int d = 0; d < ndom; d++) {
+            int nn = 1 + (int) rnd (12);
+            for (int k = 0; k < nn; k++) {
+                char name[16], f[96];
+                int rack = (int) rnd (5);
+                snprintf (name, sizeof (name), "%c%02d", 'a' + d, k);
+                snprintf (f, sizeof (f), "fabric.domain=%c,gpu.mem=%d%s%d",
+                          'A' + d, rnd (2) ? 80 : 40, rack < 4 ? ",rack=r" : ",x=",
+                          rack);
+                nd (s, name, rnd (4) == 0 ? 8 : 0, f);
+            }
+        }
+        if (jt_snapshot_finalize (s, &err) < 0)
+            bail_out ("finalize: %s", err.text);
+        int64_t g[1] = { 8 * (1 + (int64_t) rnd (4)) };
+        /* the model: usable nodes per (domain, rack) */
+        int cnt[4][4] = { { 0 } }, best = 0;
+        for (size_t i = 0; i < s->nnodes; i++) {
+            const jt_node_t *n = &s->nodes[i];
+            const char *rk = jt_labels_get (&n->labels, "rack");
+            const char *mem = jt_labels_get (&n->labels, "gpu.mem");
+            if (!rk || n->used_gpus || (cons && strcmp (mem, "80")))
+                continue;
+            if (++cnt[n->domain][rk[1] - '0'] > best)
+                best = cnt[n->domain][rk[1] - '0'];
+        }
+        jt_pack_view_t *v = rview (s, "rack", cons ? "gpu.mem GE 80" : NULL, true);
+        jt_pack_request_t r = req (g, 1);
+        jt_placement_t p;
+        int rc = jt_pack (v, &r, &p, &err);
+        if (rc == 0) {
+            placed++;
+            const jt_pack_group_t *pg = &p.groups[0];
+            const char *rk0 = jt_labels_get (&s->nodes[pg->nodes[0]].labels, "rack");
+            for (size_t k = 0; k < pg->nnodes; k++) {
+                const jt_node_t *n = &s->nodes[pg->nodes[k]];
+                const char *rk = jt_labels_get (&n->labels, "rack");
+                if (!rk || strcmp (rk, rk0) || n->used_gpus || (size_t) n->domain != pg->domain
+                    || (cons && strcmp (jt_labels_get (&n->labels, "gpu.mem"), "80")))
+                    bad_place++;
+            }
+            if ((int64_t) pg->nnodes * 8 != g[0] || best * 8 < g[0])
+                bad_place++;
+            jt_placement_free (&p);
+        } else {
+            none++;
+            if (rc != 1 || best * 8 >= g[0])
+                bad_none++;
+        }
+        jt_pack_view_destroy (v);
+
+        /* spread off, one group at a time as Plan asks */
+        v = rview (s, "rack", NULL, false);
+        const char *first = NULL;
+        size_t fdom = 0;
+        for (int k = 0; k < 4; k++) {
+            int64_t one[1] = { 8 };
+            r = req (one, 1);
+            if (jt_pack (v, &r, &p, &err) != 0)
+                break;
+            const jt_node_t *n = &s->nodes[p.groups[0].nodes[0]];
+            const char *rk = jt_labels_get (&n->labels, "rack");
+            if (!first) {
+                first = rk;
+                fdom = (size_t) n->domain;
+            } else if (strcmp (first, rk) || fdom != (size_t) n->domain)
+                bad_spread++;
+            jt_placement_free (&p);
+        }
+        jt_pack_view_destroy (v);
+        jt_snapshot_destroy (s);
+    }
+    ok (placed > 50 && none > 50, "random: %d placed, %d None", placed, none);
+    is_int (bad_place, 0, "random: placed groups are free, filtered, one rack, "
+            "one domain, and the model has room");
+    is_int (bad_none, 0, "random: None only when no (domain, rack) has room");
+    is_int (bad_spread, 0, "random: spread off, every group on the first one's rack");
+}
+
 int main (void)
 {
     test_group_by ();
     test_spread_off ();
     test_soft ();
     test_constraints ();
+    test_random ();
     return done_testing ();
 }
