@@ -161,6 +161,44 @@ static const struct parse_case {
       "r.json:1:76: x: unknown field 'x'\n", "several problems at once, in order" },
 };
 
+/* locality.groupBy and nodeConstraints: read, checked at their paths,
+ * written canonically and read back. */
+static void test_labels (void)
+{
+    jt_run_t *r = NULL, *r2 = NULL;
+    char *js, *js2;
+    const char *d;
+
+    is (fx_parse_run (BAD (",\"locality\":{\"groupGPUs\":16,\"groupBy\":\"rack\"},"
+                           "\"nodeConstraints\":[\"gpu.mem  GE 80\",\"rack.row LT 4;"
+                           "nvlink EXISTS\",\"gpu.mem GE 80\"]"), &r), "",
+        "groupBy and nodeConstraints parse");
+    js = r ? jt_run_to_json (r) : NULL;
+    ok (js && strstr (js, "\"groupBy\":\"rack\"")
+        && strstr (js, "\"nodeConstraints\":[\"gpu.mem GE 80\",\"rack.row LT 4\","
+                   "\"nvlink EXISTS\"]"), "canonical: %s", js ? js : "(null)");
+    is (js ? fx_parse_run (js, &r2) : "no json", "", "canonical JSON parses back");
+    js2 = r2 ? jt_run_to_json (r2) : NULL;
+    is (js2 ? js2 : "", js ? js : "-", "and is the same");
+    free (js);
+    free (js2);
+    jt_run_destroy (r);
+    jt_run_destroy (r2);
+
+    d = fx_parse_run (BAD (",\"locality\":{\"groupBy\":\"a=b\"}"), NULL);
+    ok (strstr (d, "locality.groupBy: 'a=b' is not a label name"),
+        "groupBy a=b refused at its path: %s", d);
+    d = fx_parse_run (BAD (",\"nodeConstraints\":[\"a EXISTS\",\"b GT x\"]"), NULL);
+    ok (strstr (d, "nodeConstraints[1]: 'b GT x': GT compares numbers and 'x' is not one"),
+        "a bad constraint reported at its index: %s", d);
+    d = fx_parse_run (BAD (",\"nodeConstraints\":\"a EXISTS\""), NULL);
+    ok (strstr (d, "nodeConstraints: expected an array"), "nodeConstraints must be an "
+        "array: %s", d);
+    d = fx_parse_run (BAD (",\"locality\":{\"groupBy\":\"-rack\"}"), NULL);
+    ok (strstr (d, "locality.groupBy: '-rack' is not a label name"),
+        "groupBy -rack refused by the run check: %s", d);
+}
+
 int main (void)
 {
     jt_run_t *r;
@@ -376,5 +414,6 @@ int main (void)
     is (d.n ? d.v[0].msg : "", "cannot open: No such file or directory",
         "missing file message");
     jt_diags_free (&d);
+    test_labels ();
     return done_testing ();
 }
