@@ -505,6 +505,73 @@ static void test_bounds (void)
 #undef CAPS
 }
 
+/* docs/ledger-format.md, section 4: the strings that must not be empty,
+ * each refused empty (and the ones that may be, accepted). */
+static void test_nonempty (void)
+{
+#define ST "{\"v\":1,\"type\":\"Start\",\"id\":\"%s\",\"time\":5,\"lease\":\"%s\"," \
+           "\"run\":\"%s\",\"group\":\"%s\",\"nodes\":[\"%s\"],\"gpus\":8,"            \
+           "\"role\":\"Active\",\"envelope\":\"%s\",\"owner\":\"%s\",\"start\":5}"
+    static const struct {
+        const char *name, *id, *lease, *run, *group, *node, *env, *owner, *want;
+    } lease[] = {
+        { "an empty id", "", "L", "c:1", "0", "n", "e", "o", "id: missing or empty" },
+        { "an empty lease", "x", "", "c:1", "0", "n", "e", "o", "lease: missing or empty" },
+        { "an empty run", "x", "L", "", "0", "n", "e", "o", "run: missing or empty" },
+        { "an empty group", "x", "L", "c:1", "", "n", "e", "o", "group: missing or empty" },
+        { "an empty node name", "x", "L", "c:1", "0", "", "e", "o", "nodes[0]: empty" },
+        { "an empty envelope", "x", "L", "c:1", "0", "n", "", "o",
+          "envelope: missing or empty" },
+        { "an empty owner", "x", "L", "c:1", "0", "n", "e", "", "owner: missing or empty" },
+    };
+    char buf[512];
+    for (size_t i = 0; i < sizeof (lease) / sizeof (lease[0]); i++) {
+        snprintf (buf, sizeof (buf), ST, lease[i].id, lease[i].lease, lease[i].run,
+                  lease[i].group, lease[i].node, lease[i].env, lease[i].owner);
+        refuse (buf, lease[i].want, lease[i].name);
+    }
+    static const struct {
+        const char *name, *json, *want;
+    } other[] = {
+        { "a lease with no node",
+          "{\"v\":1,\"type\":\"Start\",\"id\":\"x\",\"time\":5,\"lease\":\"L\","
+          "\"run\":\"c:1\",\"group\":\"0\",\"nodes\":[],\"gpus\":8,\"role\":\"Active\","
+          "\"envelope\":\"e\",\"owner\":\"o\",\"start\":5}",
+          "nodes: a lease needs at least one node" },
+        { "an empty reservation id",
+          "{\"v\":1,\"type\":\"ReservationActivate\",\"id\":\"x\",\"time\":5,"
+          "\"reservation\":\"\",\"run\":\"c:1\"}",
+          "reservation: missing or empty" },
+        { "a ReservationCreate with an empty owner",
+          "{\"v\":1,\"type\":\"ReservationCreate\",\"id\":\"x\",\"time\":5,"
+          "\"reservation\":\"r\",\"run\":\"c:1\",\"envelope\":\"e\",\"owner\":\"\","
+          "\"nodes\":[],\"gpus\":8,\"start\":5}",
+          "owner: missing or empty" },
+        { "a NodeFail with no node",
+          "{\"v\":1,\"type\":\"NodeFail\",\"id\":\"x\",\"time\":5,\"nodes\":[]}",
+          "nodes: NodeFail needs a node" },
+        { "a NodeFail with an empty node name",
+          "{\"v\":1,\"type\":\"NodeFail\",\"id\":\"x\",\"time\":5,\"nodes\":[\"\"]}",
+          "nodes[0]: empty" },
+        { "a file with an empty path",
+          "{\"v\":1,\"type\":\"BudgetLoaded\",\"id\":\"b\",\"time\":0,\"files\":"
+          "[{\"path\":\"\",\"sha256\":\"e3b0c44298fc1c149afbf4c8996fb92427ae41e4649b934ca4"
+          "95991b7852b855\"}],\"caps\":[]}",
+          "files[0]: needs path and a hex sha256" },
+        { "a cap with an empty owner",
+          "{\"v\":1,\"type\":\"BudgetLoaded\",\"id\":\"b\",\"time\":0,\"files\":[],"
+          "\"caps\":[{\"envelope\":\"e\",\"owner\":\"\",\"concurrency\":8,"
+          "\"maxGPUHours\":1.0,\"start\":0,\"end\":10}]}",
+          "caps[0]: needs envelope and owner" },
+    };
+    for (size_t i = 0; i < sizeof (other) / sizeof (other[0]); i++)
+        refuse (other[i].json, other[i].want, other[i].name);
+    roundtrip ("{\"v\":1,\"type\":\"NodeFail\",\"id\":\"x\",\"time\":5,\"nodes\":"
+               "[\"a\"],\"run\":\"\",\"note\":\"\"}",
+               "a NodeFail's run and a note may be empty");
+#undef ST
+}
+
 int main (void)
 {
     jt_error_t err = { "" };
@@ -597,6 +664,7 @@ int main (void)
             "\"role\":\"Active\",\"envelope\":\"e\",\"owner\":\"o\",\"start\":5}",
             "gpus: must be in [1, 1048576], got 0", "zero GPUs");
     test_bounds ();
+    test_nonempty ();
     refuse ("{\"v\":1,\"type\":\"Start\",\"id\":\"x\",\"time\":5,\"lease\":\"L\","
             "\"run\":\"c:1\",\"group\":\"0\",\"nodes\":[\"n1\"],\"gpus\":1,"
             "\"role\":\"Lent\",\"envelope\":\"e\",\"owner\":\"o\",\"start\":5}",
