@@ -18,7 +18,7 @@
  *          bound (after a shrink or a node failure);
  *   events "<lease>:start" and "<lease>:end";
  *          "<run>:<start_time>:nodefail:<node>" (NodeFail);
- *          "<cluster>:budgets:<FNV-1a of the file hashes, 16 hex>"
+ *          "<cluster>:budgets:<load time>:<budgetsSha256, first 16 hex>"
  *          (BudgetLoaded);
  *   reservation "<run>:resv:<created>" (epoch seconds of its first
  *          estimate), events "<reservation>:create", ":activate",
@@ -175,8 +175,9 @@ int jt_resv_reconcile (const char *cluster, const jt_fold_reservation_t *open,
                        size_t nopen, const jt_job_facts_t *jobs, size_t njobs,
                        int64_t now, jt_lease_events_t *out, jt_error_t *err);
 
-/* The BudgetLoaded event of a finalized budget set, with its id (above):
- * the same files loaded again give the same id. NULL with err. */
+/* The BudgetLoaded event of a finalized budget set loaded at now, with
+ * its id (above): each load is recorded, even of budgets loaded before.
+ * NULL with err. */
 jt_event_t *jt_lease_budget_event (const jt_budgets_t *b, const char *cluster,
                                    int64_t now, jt_error_t *err);
 

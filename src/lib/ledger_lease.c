@@ -514,20 +514,16 @@ int jt_resv_reconcile (const char *cluster, const jt_fold_reservation_t *open,
 jt_event_t *jt_lease_budget_event (const jt_budgets_t *b, const char *cluster,
                                    int64_t now, jt_error_t *err)
 {
-    /* FNV-1a 64 of the file hashes, from a basis a digit short of the
-     * standard one since the first release: kept, it is in existing ids */
-    uint64_t h = 1469598103934665603ULL;
+    /* the load time and the content's hash: every load is recorded (a
+     * revert to earlier budgets, the first load after an upgrade to
+     * recorded content), a resend of one load keeps its id */
     char id[ID_MAX];
     jt_event_t *ev = jt_event_budget_loaded (b, "pending", now, err);
 
     if (!ev)
         return NULL;
-    for (size_t i = 0; i < ev->nfiles; i++)
-        for (const char *p = ev->files[i].sha256; *p; p++) {
-            h ^= (unsigned char) *p;
-            h *= 1099511628211ULL;
-        }
-    if (fits (snprintf (id, sizeof (id), "%s:budgets:%016" PRIx64, cluster, h),
+    if (fits (snprintf (id, sizeof (id), "%s:budgets:%" PRId64 ":%.16s", cluster, now,
+                        ev->budgets_sha256),
               sizeof (id))
             < 0
         || jt_event_set (&ev->id, id) < 0) {

@@ -582,8 +582,15 @@ static void test_ids (void)
         || jt_budgets_finalize (b, &d) < 0)
         bail_out ("budget file refused");
     jt_event_t *ev = jt_lease_budget_event (b, "jtc", T0, &err);
-    is (ev ? ev->id : err.text, "jtc:budgets:5109cdf7d984cd11",
-        "BudgetLoaded id: FNV-1a of the file hashes");
+    char want[128];
+    snprintf (want, sizeof (want), "jtc:budgets:%lld:%.16s", (long long) T0,
+              ev ? ev->budgets_sha256 : "");
+    is (ev ? ev->id : err.text, want, "BudgetLoaded id: load time and content hash");
+    jt_event_t *again = jt_lease_budget_event (b, "jtc", T0 + 60, &err);
+    ok (ev && again && strcmp (ev->id, again->id)
+            && !strcmp (ev->budgets_sha256, again->budgets_sha256),
+        "the same budgets loaded again are a new event (a revert is recorded)");
+    jt_event_destroy (again);
     jt_event_destroy (ev);
     jt_budgets_destroy (b);
     jt_diags_free (&d);
