@@ -15,7 +15,7 @@
 # nic.fw 22 on gpu01-03, 22.3a on gpu04 (not a number).
 . "$(dirname "$0")/lib.sh"
 
-plan 17
+plan 19
 JT_CLUSTER_SELECT=jobtree
 JT_CLUSTER_FEATURES_gpu01="gpu.mem=80,nic.fw=22"
 JT_CLUSTER_FEATURES_gpu02="gpu.mem=80,nic.fw=22"
@@ -112,7 +112,21 @@ is "$(job_field "$both" NodeList)" "gpu[05-06]" \
     "two constraints and the envelope's selector: B's first two nodes"
 reset_cluster
 
-## 5. Never runnable: refused at submission, each with its line.
+## 5. The options in #SBATCH lines: quoted blanks, repeats, and the command
+##    line's copy added once (sbatch reads the command line twice).
+printf '%s\n' '#!/bin/sh' '#SBATCH --node-constraint="gpu.mem EQ 40"' \
+    "#SBATCH --node-constraint='rack NE r2'" '#SBATCH --group-by=rack' 'sleep 600' \
+    > "$JT_CLUSTER_DIR/labels.sh"
+scr=$(submit --account=team-a -N2 $G8 --group-gpus=16 --node-constraint='nic.fw NOT_EXISTS' \
+      "$JT_CLUSTER_DIR/labels.sh")
+wait_job_state "$scr" RUNNING 15
+is "$(job_field "$scr" AdminComment | grep -o '"nodeConstraints":\[[^]]*\]')" \
+    '"nodeConstraints":["gpu.mem EQ 40","rack NE r2","nic.fw NOT_EXISTS"]' \
+    "#SBATCH lines, then the command line: three constraints, each once"
+is "$(job_field "$scr" NodeList) $(job_racks "$scr")" "gpu[05-06] r3" "on one rack of B"
+reset_cluster
+
+## 6. Never runnable: refused at submission, each with its line.
 refused "--account=team-a -N1 $G8 --node-constraint='nic.fw GE 20'" \
     "--node-constraint='nic.fw GE 20': nic.fw is not a number on h100 nodes: nic.fw=22.3a on gpu04"
 refused "--account=team-a -N1 $G8 --node-constraint='gpu.mem GE 100'" \
