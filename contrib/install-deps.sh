@@ -16,6 +16,8 @@ pkgs=(
     valgrind procps util-linux python3
     # fuzzing (contrib/fuzz.sh): clang and its libFuzzer runtime
     clang clang-14 libclang-rt-14-dev
+    # plots of jobtree sim's results (contrib/sim-plot.py)
+    python3-matplotlib
 )
 
 missing=()

@@ -52,7 +52,7 @@ struct jt_sim_result {
     size_t passes, answers;
 };
 
-jt_sim_result_t *sim_result_create (const jt_sim_trace_t *t, const char *policy);
-int sim_sample_push (jt_sim_result_t *r, const sim_sample_t *s);
+jt_sim_result_t *jt_simx_result_create (const jt_sim_trace_t *t, const char *policy);
+int jt_simx_sample_push (jt_sim_result_t *r, const sim_sample_t *s);
 
 #endif /* JT_SIM_INT_H */

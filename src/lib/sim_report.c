@@ -20,7 +20,7 @@
 
 #define BSLD_BOUND 10.0
 
-jt_sim_result_t *sim_result_create (const jt_sim_trace_t *t, const char *policy)
+jt_sim_result_t *jt_simx_result_create (const jt_sim_trace_t *t, const char *policy)
 {
     jt_sim_result_t *r = calloc (1, sizeof (*r));
     size_t n = t->n + 1;
@@ -68,7 +68,7 @@ void jt_sim_result_destroy (jt_sim_result_t *r)
     free (r);
 }
 
-int sim_sample_push (jt_sim_result_t *r, const sim_sample_t *s)
+int jt_simx_sample_push (jt_sim_result_t *r, const sim_sample_t *s)
 {
     if (r->nsamples == r->samples_cap) {
         size_t nc = r->samples_cap ? r->samples_cap * 2 : 256;
@@ -257,6 +257,23 @@ int jt_sim_print_table (FILE *f, jt_sim_result_t *const *r, size_t n)
     return ferror (f) ? -1 : 0;
 }
 
+/* A CSV field per RFC 4180: quoted (quotes doubled) when it holds a
+ * comma, a quote or a line end ("best-fit,borrow"). */
+static void csv_str (FILE *f, const char *s)
+{
+    if (!strpbrk (s, ",\"\r\n")) {
+        fputs (s, f);
+        return;
+    }
+    fputc ('"', f);
+    for (; *s; s++) {
+        if (*s == '"')
+            fputc ('"', f);
+        fputc (*s, f);
+    }
+    fputc ('"', f);
+}
+
 int jt_sim_write_summary_csv (FILE *f, jt_sim_result_t *const *r, size_t n)
 {
     fprintf (f, "policy,jobs,runs,started,never_started,utilization,wait_mean_s,"
@@ -265,8 +282,9 @@ int jt_sim_write_summary_csv (FILE *f, jt_sim_result_t *const *r, size_t n)
     for (size_t i = 0; i < n; i++) {
         jt_sim_summary_t s;
         jt_sim_summarize (r[i], &s);
-        fprintf (f, "%s,%zu,%zu,%zu,%zu,%.6f,%.1f,%.0f,%.0f,%.0f,%.4f,%.6f,%zu,"
-                 "%.3f,%.3f,%" PRId64 ",%zu,%zu\n", r[i]->policy, s.jobs, s.runs,
+        csv_str (f, r[i]->policy);
+        fprintf (f, ",%zu,%zu,%zu,%zu,%.6f,%.1f,%.0f,%.0f,%.0f,%.4f,%.6f,%zu,"
+                 "%.3f,%.3f,%" PRId64 ",%zu,%zu\n", s.jobs, s.runs,
                  s.started, s.never_started, s.utilization, s.wait_mean, s.wait_p50,
                  s.wait_p95, s.wait_max, s.bounded_slowdown, s.jain, s.groups_split,
                  s.borrowed_gpu_hours, s.lent_gpu_hours, s.span, s.passes, s.answers);
@@ -310,8 +328,11 @@ int jt_sim_write_owners_csv (FILE *f, jt_sim_result_t *const *r, size_t n)
             const sim_owner_t *ow = &r[i]->owners[o];
             owner_row_t row;
             owner_row (r[i], o, buf, &row);
-            fprintf (f, "%s,%s,%zu,%zu,%zu,%.3f,%.6f,%" PRId64 ",%.6f,%.1f,%.0f,"
-                     "%.0f,%.0f,%.3f,%.3f\n", r[i]->policy, ow->name, row.jobs,
+            csv_str (f, r[i]->policy);
+            fputc (',', f);
+            csv_str (f, ow->name);
+            fprintf (f, ",%zu,%zu,%zu,%.3f,%.6f,%" PRId64 ",%.6f,%.1f,%.0f,"
+                     "%.0f,%.0f,%.3f,%.3f\n", row.jobs,
                      row.started, row.jobs - row.started, ow->gpu_s / 3600.,
                      row.share, ow->entitled, row.ent_share, row.w.mean, row.w.p50,
                      row.w.p95, row.w.max, ow->borrowed_gpu_s / 3600.,
@@ -336,13 +357,6 @@ static const char *state_str (uint8_t s)
     }
 }
 
-/* A CSV field: the text with commas and quotes replaced (never quoted). */
-static void csv_text (FILE *f, const char *s)
-{
-    for (; s && *s; s++)
-        fputc (*s == ',' ? ';' : *s == '"' ? '\'' : *s == '\n' ? ' ' : *s, f);
-}
-
 int jt_sim_write_jobs_csv (FILE *f, jt_sim_result_t *const *r, size_t n)
 {
     fprintf (f, "policy,job,owner,submit_s,start_s,end_s,wait_s,gpus,run,domains,"
@@ -350,8 +364,12 @@ int jt_sim_write_jobs_csv (FILE *f, jt_sim_result_t *const *r, size_t n)
     for (size_t i = 0; i < n; i++)
         for (size_t j = 0; j < r[i]->njobs; j++) {
             const jt_sim_job_t *job = &r[i]->trace->jobs[j];
-            fprintf (f, "%s,%s,%s,%" PRId64 ",", r[i]->policy, job->id, job->owner,
-                     job->submit);
+            csv_str (f, r[i]->policy);
+            fputc (',', f);
+            csv_str (f, job->id);
+            fputc (',', f);
+            csv_str (f, job->owner);
+            fprintf (f, ",%" PRId64 ",", job->submit);
             if (r[i]->start[j] >= 0)
                 fprintf (f, "%" PRId64 ",%" PRId64 ",%" PRId64 ",", r[i]->start[j],
                          r[i]->end[j], r[i]->start[j] - job->submit);
@@ -359,8 +377,8 @@ int jt_sim_write_jobs_csv (FILE *f, jt_sim_result_t *const *r, size_t n)
                 fprintf (f, ",,,");
             fprintf (f, "%" PRId64 ",%d,%u,%u,%s,", r[i]->gpus[j], r[i]->is_run[j],
                      r[i]->domains[j], r[i]->split[j], state_str (r[i]->state[j]));
-            if (r[i]->start[j] < 0)
-                csv_text (f, r[i]->why[j]);
+            if (r[i]->start[j] < 0 && r[i]->why[j])
+                csv_str (f, r[i]->why[j]);
             fputc ('\n', f);
         }
     return ferror (f) ? -1 : 0;
@@ -372,8 +390,9 @@ int jt_sim_write_timeline_csv (FILE *f, jt_sim_result_t *const *r, size_t n)
     for (size_t i = 0; i < n; i++)
         for (size_t k = 0; k < r[i]->nsamples; k++) {
             const sim_sample_t *s = &r[i]->samples[k];
-            fprintf (f, "%s,%" PRId64 ",%" PRId64 ",%.4f,%" PRId64 ",%" PRId64 "\n",
-                     r[i]->policy, s->t, s->busy,
+            csv_str (f, r[i]->policy);
+            fprintf (f, ",%" PRId64 ",%" PRId64 ",%.4f,%" PRId64 ",%" PRId64 "\n",
+                     s->t, s->busy,
                      r[i]->cluster_gpus ? (double) s->busy / (double) r[i]->cluster_gpus
                                         : 0., s->queued, s->running);
         }

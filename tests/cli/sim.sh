@@ -57,6 +57,11 @@ ok $? "jobs.csv: j3 waits 98 s under pack-to-empty, none under best-fit"
 python3 -c 'import json,sys; d=json.load(open(sys.argv[1])); assert [p["policy"] for p in d["policies"]] == ["pack-to-empty", "best-fit"]; assert d["policies"][0]["groupsSplit"] == 0' "$tmp/o1/summary.json"
 ok $? "summary.json parses, policies in order, no split"
 
+sim --policy best-fit,noresv --out "$tmp/o3"
+python3 -c 'import csv,sys; rows=list(csv.DictReader(open(sys.argv[1]))); assert [r["policy"] for r in rows] == ["best-fit,noresv"], rows' "$tmp/o3/summary.csv" \
+    && python3 -c 'import csv,sys; rows=list(csv.DictReader(open(sys.argv[1]))); assert len(rows) == 3 and all(r["policy"] == "best-fit,noresv" and r["state"] == "done" for r in rows), rows' "$tmp/o3/jobs.csv"
+ok $? "a policy with options is one quoted CSV field"
+
 sim --policy pack-to-empty --policy best-fit --out "$tmp/o2"
 same=0
 for f in summary.csv owners.csv jobs.csv timeline.csv summary.json; do

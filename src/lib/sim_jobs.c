@@ -1,0 +1,354 @@
+/*
+ * sim_jobs.c - the simulator's jobs and nodes (sim_engine.h): a job
+ * becoming a run as job_submit would record it, the running jobs by end
+ * time, a start on a BIND answer's plan (nodes used, one lease per group
+ * as the plugin records them, GPU-hours borrowed and lent), the cons_tres
+ * stand-in for plain GPU jobs, the baseline's first free nodes, and a
+ * job's end (nodes and leases given back).
+ */
+#include "config.h"
+
+#include <inttypes.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "jobtree/options.h"
+#include "sim_engine.h"
+
+/* ---- the heap of running jobs ---- */
+
+static bool heap_less (const heap_ent_t *a, const heap_ent_t *b)
+{
+    return a->t < b->t || (a->t == b->t && a->job < b->job);
+}
+
+static void heap_push (sim_t *m, int64_t t, size_t job)
+{
+    size_t i = m->nheap++;
+
+    m->heap[i] = (heap_ent_t){ t, job };
+    while (i > 0) {
+        size_t up = (i - 1) / 2;
+        if (!heap_less (&m->heap[i], &m->heap[up]))
+            break;
+        heap_ent_t x = m->heap[i];
+        m->heap[i] = m->heap[up];
+        m->heap[up] = x;
+        i = up;
+    }
+}
+
+heap_ent_t jt_simx_heap_pop (sim_t *m)
+{
+    heap_ent_t top = m->heap[0];
+    size_t i = 0;
+
+    m->heap[0] = m->heap[--m->nheap];
+    for (;;) {
+        size_t l = 2 * i + 1, rr = l + 1, k = i;
+        if (l < m->nheap && heap_less (&m->heap[l], &m->heap[k]))
+            k = l;
+        if (rr < m->nheap && heap_less (&m->heap[rr], &m->heap[k]))
+            k = rr;
+        if (k == i)
+            break;
+        heap_ent_t x = m->heap[i];
+        m->heap[i] = m->heap[k];
+        m->heap[k] = x;
+        i = k;
+    }
+    return top;
+}
+
+/* ---- jobs ---- */
+
+const char *jt_simx_job_flavor (const sim_t *m, const jt_sim_job_t *j)
+{
+    return j->flavor ? j->flavor : m->only_flavor;
+}
+
+void jt_simx_set_why (sim_t *m, size_t j, const char *why)
+{
+    free (m->r->why[j]);
+    m->r->why[j] = strdup (why);
+}
+
+void jt_simx_refuse (sim_t *m, size_t j, const char *why)
+{
+    m->r->state[j] = SIM_REFUSED;
+    m->room_gen++;
+    m->fund_gen++;
+    jt_simx_set_why (m, j, why);
+    jt_run_destroy (m->run[j]);
+    m->run[j] = NULL;
+}
+
+/* The run a job is, as job_submit would record it; NULL with *why set
+ * when it cannot be one. */
+jt_run_t *jt_simx_make_run (sim_t *m, const jt_sim_job_t *j, int gpn,
+                           char *why, size_t len)
+{
+    jt_run_t *run = jt_run_create ();
+    jt_error_t e;
+
+    if (!run) {
+        snprintf (why, len, "out of memory");
+        return NULL;
+    }
+    run->id = strdup (j->id);
+    run->owner = strdup (j->owner);
+    run->flavor = strdup (jt_simx_job_flavor (m, j));
+    run->total_gpus = j->gpus;
+    run->time_limit_s = m->limit[j - m->t->jobs];
+    if (m->t->format == JT_SIM_PHILLY) {
+        /* one group, on whole nodes: it must sit in one domain */
+        run->total_gpus = (j->gpus + gpn - 1) / gpn * gpn;
+        run->group_gpus = run->total_gpus;
+    }
+    if (j->options) {
+        char *copy = strdup (j->options), *save = NULL, *tok;
+        for (tok = copy ? strtok_r (copy, " ", &save) : NULL; tok;
+             tok = strtok_r (NULL, " ", &save)) {
+            char *eq = strchr (tok, '=');
+            if (eq)
+                *eq = '\0';
+            if (jt_opt_apply (run, tok + 2, eq ? eq + 1 : NULL, &e) < 0) {
+                snprintf (why, len, "%s", e.text);
+                free (copy);
+                jt_run_destroy (run);
+                return NULL;
+            }
+        }
+        free (copy);
+        jt_opts_finish (run);
+    }
+    if (m->p->borrow == 1)
+        run->allow_borrow = true;
+    else if (m->p->borrow == 0) {
+        run->allow_borrow = false;
+        run->max_borrow_gpus = JT_UNSET;
+        for (size_t i = 0; i < run->nsponsors; i++)
+            free (run->sponsors[i]);
+        free (run->sponsors);
+        run->sponsors = NULL;
+        run->nsponsors = 0;
+    }
+    if (!run->id || !run->owner || !run->flavor) {
+        snprintf (why, len, "out of memory");
+        jt_run_destroy (run);
+        return NULL;
+    }
+    return run;
+}
+
+/* ---- node state ---- */
+
+/* Room for n more allocations of job j. 0 or -1 (ENOMEM). */
+static int alloc_room (sim_t *m, size_t j, size_t n)
+{
+    alloc_t *a = realloc (m->alloc[j], (m->nalloc[j] + n + 1) * sizeof (*a));
+
+    if (!a)
+        return -1;
+    m->alloc[j] = a;
+    return 0;
+}
+
+static void take (sim_t *m, size_t j, size_t node, int gpus)
+{
+    alloc_t *a = &m->alloc[j][m->nalloc[j]++];
+
+    a->node = node;
+    a->gpus = gpus;
+    m->s->nodes[node].used_gpus += gpus;
+    m->free_gpus -= gpus;
+    m->busy_gpus += gpus;
+}
+
+static int64_t runtime (const sim_t *m, size_t j)
+{
+    int64_t d = m->t->jobs[j].duration, l = m->limit[j];
+    return l > 0 && l < d ? l : d;
+}
+
+static void started (sim_t *m, size_t j, int64_t now)
+{
+    jt_sim_result_t *r = m->r;
+    int64_t gpus = 0, end = now + runtime (m, j);
+    int last = -1;
+
+    r->state[j] = SIM_RUNNING;
+    r->start[j] = now;
+    r->end[j] = end;
+    for (size_t k = 0; k < m->nalloc[j]; k++) {
+        int d = m->s->nodes[m->alloc[j][k].node].domain;
+        gpus += m->alloc[j][k].gpus;
+        if (k == 0 || d != last)
+            r->domains[j]++;
+        last = d;
+    }
+    r->gpus[j] = gpus;
+    r->owners[r->owner[j]].gpu_s += (double) gpus * (double) (end - now);
+    free (r->why[j]);
+    r->why[j] = NULL;
+    heap_push (m, end, j);
+}
+
+
+/* cons_tres's stand-in for a plain GPU job (smaller than a node): the node
+ * with the fewest free GPUs that holds it, ties by node order. */
+bool jt_simx_place_plain (sim_t *m, size_t j, int64_t now)
+{
+    const jt_sim_job_t *job = &m->t->jobs[j];
+    int fl = m->job_flavor[j];
+    int64_t end = now + m->limit[j];
+    size_t best = SIZE_MAX;
+    int bestfree = 0;
+
+    for (size_t n = 0; n < m->s->nnodes; n++) {
+        const jt_node_t *nd = &m->s->nodes[n];
+        int fr = nd->gpus - nd->used_gpus;
+        if (fr < job->gpus || m->flavor_id[n] != fl || nd->state != JT_NODE_UP
+            || !jt_simx_resv_ok (m, n, end))
+            continue;
+        if (best == SIZE_MAX || fr < bestfree) {
+            best = n;
+            bestfree = fr;
+        }
+    }
+    if (best == SIZE_MAX || alloc_room (m, j, 1) < 0)
+        return false;
+    take (m, j, best, (int) job->gpus);
+    started (m, j, now);
+    return true;
+}
+
+/* The baseline (placement off): first whole free nodes in node order. */
+bool jt_simx_place_first (sim_t *m, size_t j, int64_t now, int gpn)
+{
+    const jt_sim_job_t *job = &m->t->jobs[j];
+    int fl = m->job_flavor[j];
+    int64_t need = (job->gpus + gpn - 1) / gpn, got = 0;
+
+    for (size_t n = 0; n < m->s->nnodes && got < need; n++) {
+        const jt_node_t *nd = &m->s->nodes[n];
+        if (nd->used_gpus == 0 && nd->state == JT_NODE_UP && m->flavor_id[n] == fl)
+            got++;
+    }
+    if (got < need || alloc_room (m, j, (size_t) need) < 0)
+        return false;
+    for (size_t n = 0; n < m->s->nnodes && need > 0; n++) {
+        const jt_node_t *nd = &m->s->nodes[n];
+        if (nd->used_gpus == 0 && nd->state == JT_NODE_UP && m->flavor_id[n] == fl) {
+            take (m, j, n, nd->gpus);
+            need--;
+        }
+    }
+    started (m, j, now);
+    return true;
+}
+
+/* Start run j on the plan of a BIND answer: its groups' nodes (and spares)
+ * become used, one lease per group as the plugin records them. */
+int jt_simx_start_run (sim_t *m, size_t j, const jt_answer_t *a, int64_t now,
+                      jt_error_t *err)
+{
+    const jt_plan_t *p = &a->plan;
+    const jt_run_t *run = m->run[j];
+    jt_sim_result_t *r = m->r;
+    int64_t rt = runtime (m, j);
+    char *names[256];
+    size_t need = 0;
+
+    for (size_t g = 0; g < p->ngroups; g++)
+        need += p->groups[g].nnodes + p->groups[g].nspares;
+    if (alloc_room (m, j, need) < 0)
+        return jt_errprintf (err, "jobtree sim: out of memory");
+    for (size_t g = 0; g < p->ngroups; g++) {
+        const jt_plan_group_t *pg = &p->groups[g];
+        jt_lease_t l;
+        size_t nn = pg->nnodes < 256 ? pg->nnodes : 256;
+
+        for (size_t k = 0; k < pg->nnodes; k++) {
+            const jt_node_t *nd = &m->s->nodes[pg->nodes[k]];
+            take (m, j, pg->nodes[k], pg->node_gpus[k]);
+            if (nd->domain != (int) pg->domain)
+                r->split[j]++;
+            if (k < nn)
+                names[k] = nd->name;
+        }
+        for (size_t k = 0; k < pg->nspares; k++)
+            take (m, j, pg->spares[k], m->s->nodes[pg->spares[k]].gpus
+                                           - m->s->nodes[pg->spares[k]].used_gpus);
+        /* a grouped run's group chunked into several domains is split */
+        for (size_t h = 0; h < g; h++)
+            if (run->group_gpus > 0 && p->groups[h].index == pg->index
+                && p->groups[h].domain != pg->domain) {
+                r->split[j]++;
+                break;
+            }
+        l = (jt_lease_t){ .run = run->id, .group = (int) pg->index,
+                          .owner = run->owner, .envelope = pg->env->name,
+                          .nodes = names, .nnodes = nn, .gpus = pg->gpus,
+                          .role = pg->role, .start = m->o->epoch + now,
+                          .end = m->o->epoch + now + m->limit[j] };
+        if (jt_snapshot_add_lease (m->s, &l, err) < 0)
+            return -1;
+        if (pg->role == JT_ROLE_BORROWED) {
+            double gs = (double) pg->gpus * (double) rt;
+            r->owners[r->owner[j]].borrowed_gpu_s += gs;
+            for (size_t o = 0; o < r->nowners; o++)
+                if (!strcmp (r->owners[o].name, pg->env->owner)) {
+                    r->owners[o].lent_gpu_s += gs;
+                    break;
+                }
+        }
+    }
+    jt_run_destroy (m->run[j]);
+    m->run[j] = NULL;
+    m->room_gen++;
+    m->fund_gen++;
+    started (m, j, now);
+    return 0;
+}
+
+static void lease_drop (jt_lease_t *l)
+{
+    free (l->run);
+    free (l->owner);
+    free (l->envelope);
+    for (size_t i = 0; i < l->nnodes; i++)
+        free (l->nodes[i]);
+    free (l->nodes);
+}
+
+void jt_simx_finish (sim_t *m, size_t j)
+{
+    const char *id = m->t->jobs[j].id;
+    size_t w = 0;
+
+    for (size_t k = 0; k < m->nalloc[j]; k++) {
+        jt_node_t *nd = &m->s->nodes[m->alloc[j][k].node];
+        nd->used_gpus -= m->alloc[j][k].gpus;
+        if (nd->used_gpus == 0)
+            m->room_gen++;
+        m->free_gpus += m->alloc[j][k].gpus;
+        m->busy_gpus -= m->alloc[j][k].gpus;
+    }
+    if (m->r->is_run[j])
+        m->fund_gen++;
+    m->nalloc[j] = 0;
+    free (m->alloc[j]);
+    m->alloc[j] = NULL;
+    if (m->r->is_run[j])
+        for (size_t i = 0; i < m->s->nleases; i++) {
+            if (!strcmp (m->s->leases[i].run, id))
+                lease_drop (&m->s->leases[i]);
+            else
+                m->s->leases[w++] = m->s->leases[i];
+        }
+    else
+        w = m->s->nleases;
+    m->s->nleases = w;
+    m->r->state[j] = SIM_DONE;
+}
