@@ -128,7 +128,9 @@ EOF
         else ok 1 "$w: output of $args$listed"; sed 's/^/# got: /' "$e.got" | head -n 20; fi
         n_run=$((n_run + 1)) ;;
     found-in)
-        if [ -n "$rest" ]; then
+        if [ ! -f "$srcdir/$arg1" ]; then
+            ok 1 "$w: $arg1 is missing (a dist tarball: add it to EXTRA_DIST in mk/doctest.am)$listed"
+        elif [ -n "$rest" ]; then
             if grep -qF -- "$rest" "$srcdir/$arg1" 2>/dev/null; then
                 ok 0 "$w: '$rest' is in $arg1$listed"
             else
