@@ -127,6 +127,50 @@ static char *filter_text (const jt_constraints_t *cons, const char *group_by)
     return t;
 }
 
+/* Put the slice of class d, whose nodes differ in GPUs, into packing
+ * order (GPUs desc, then name). */
+static int sort_slice (jt_pack_view_t *v, size_t d)
+{
+    size_t n = v->free_nodes[d], *ent = v->ent + v->dstart[d];
+    struct dord *tmp = malloc ((n + 1) * sizeof (*tmp));
+
+    if (!tmp)
+        return -1;
+    for (size_t i = 0; i < n; i++) {
+        tmp[i].key = v->s->nodes[ent[i]].gpus;
+        tmp[i].d = ent[i];
+    }
+    qsort (tmp, n, sizeof (*tmp), jt_packv_dord_cmp);
+    for (size_t i = 0; i < n; i++)
+        ent[i] = tmp[i].d;
+    free (tmp);
+    v->ugpus[d] = 0;
+    return 0;
+}
+
+/* The nodes marked in the view (mark[i] != NOPOS) into be, domain by
+ * domain, each domain's sorted by group-by value, GPUs desc, then name. */
+static int sort_by_value (const jt_snapshot_t *s, const size_t *mark,
+                          const char *group_by, struct bent *be)
+{
+    size_t nent = 0;
+
+    for (size_t dd = 0; dd < s->ndomains; dd++) {
+        const jt_domain_t *dom = &s->domains[dd];
+        size_t first = nent;
+
+        for (size_t k = 0; k < dom->nnodes; k++) {
+            const jt_node_t *n = &s->nodes[dom->nodes[k]];
+            if (mark[dom->nodes[k]] == NOPOS)
+                continue;
+            be[nent++] = (struct bent){ dd, jt_labels_get (&n->labels, group_by),
+                                        n->gpus, dom->nodes[k] };
+        }
+        qsort (be + first, nent - first, sizeof (*be), bent_cmp);
+    }
+    return 0;
+}
+
 static jt_pack_view_t *view_build (const jt_snapshot_t *s, const char *flavor,
                                    const jt_constraints_t *cons,
                                    const char *group_by, bool one_class,
@@ -163,50 +207,32 @@ static jt_pack_view_t *view_build (const jt_snapshot_t *s, const char *flavor,
     if ((group_by || (cons && cons->n))
         && !(v->filter = filter_text (cons, group_by)))
         goto nomem;
-    if (!(be = malloc ((nn + 1) * sizeof (*be))))
-        goto nomem;
     for (size_t i = 0; i < nn; i++) {
         const jt_node_t *n = &s->nodes[i];
-        const char *val;
 
         v->pos[i] = NOPOS;
         if (!(n->gpus > 0 && n->domain >= 0 && n->flavor
               && strcmp (n->flavor, flavor) == 0))
             continue;
         v->nlabelled++;
-        val = group_by ? jt_labels_get (&n->labels, group_by) : NULL;
-        if ((group_by && !val) || !jt_constraints_match (cons, &n->labels))
+        if ((group_by && !jt_labels_get (&n->labels, group_by))
+            || !jt_constraints_match (cons, &n->labels))
             continue;
         v->nsatisfy++;
-        if (node_free (n, flavor))
-            v->pos[i] = 0;      /* marks "in the view" for the pass below */
-    }
-    /* Domain by domain, nodes in name order (as the snapshot keeps them);
-     * a domain's entries are sorted only when grouping by value or when
-     * its nodes differ in GPUs, so an ordinary run's view stays O(nodes). */
-    for (size_t dd = 0; dd < nsd; dd++) {
-        const jt_domain_t *dom = &s->domains[dd];
-        size_t first = nent;
-        bool uniform = true;
-
-        for (size_t k = 0; k < dom->nnodes; k++) {
-            const jt_node_t *n = &s->nodes[dom->nodes[k]];
-            if (v->pos[dom->nodes[k]] == NOPOS)
-                continue;
-            if (nent > first && n->gpus != be[first].gpus)
-                uniform = false;
-            be[nent++] = (struct bent){ dd, by_value ? jt_labels_get (&n->labels,
-                                                                      group_by)
-                                                     : NULL, n->gpus, dom->nodes[k] };
+        if (node_free (n, flavor)) {
+            v->pos[i] = 0;      /* marks "in the view" for the passes below */
+            nent++;
         }
-        if (by_value || !uniform)
-            qsort (be + first, nent - first, sizeof (*be), bent_cmp);
     }
     /* classes: every snapshot domain (empty ones too, so class and domain
      * indexes agree) unless grouping by a value, then each (domain, value)
      * that has a free node */
     nc = nsd;
     if (by_value) {
+        if (!(be = malloc ((nent + 1) * sizeof (*be))))
+            goto nomem;
+        if (sort_by_value (s, v->pos, group_by, be) < 0)
+            goto nomem;
         nc = 0;
         for (size_t e = 0; e < nent; e++)
             if (e == 0 || be[e].dd != be[e - 1].dd
@@ -229,40 +255,59 @@ static jt_pack_view_t *view_build (const jt_snapshot_t *s, const char *flavor,
         || !v->free_gpus || !v->ugpus || !v->order || !v->ent || !v->ecls
         || !v->taken)
         goto nomem;
-    if (!by_value)
-        for (size_t c = 0; c < nc; c++) {
-            const jt_domain_t *dom = &s->domains[c];
-            v->cdom[c] = c;
-            if (!group_by)
-                v->cval[c] = NULL;
-            else if (strcmp (group_by, JT_LABEL_REGION) == 0)
-                v->cval[c] = dom->region;
-            else if (strcmp (group_by, JT_LABEL_CLUSTER) == 0)
-                v->cval[c] = dom->cluster;
-            else
-                v->cval[c] = dom->fabric;
+    if (!by_value) {
+        /* an ordinary run: domain by domain, nodes in name order (as the
+         * snapshot keeps them), a slice sorted only when its nodes differ
+         * in GPUs, so the view stays O(nodes) */
+        size_t e = 0;
+        for (size_t dd = 0; dd < nsd; dd++) {
+            const jt_domain_t *dom = &s->domains[dd];
+            bool uniform = true;
+
+            v->cdom[dd] = dd;
+            v->cval[dd] = !group_by ? NULL
+                          : strcmp (group_by, JT_LABEL_REGION) == 0 ? dom->region
+                          : strcmp (group_by, JT_LABEL_CLUSTER) == 0 ? dom->cluster
+                          : dom->fabric;
+            v->dstart[dd] = v->head[dd] = e;
+            for (size_t k = 0; k < dom->nnodes; k++) {
+                const jt_node_t *n = &s->nodes[dom->nodes[k]];
+                if (v->pos[dom->nodes[k]] == NOPOS)
+                    continue;
+                if (v->free_nodes[dd] > 0 && n->gpus != v->ugpus[dd])
+                    uniform = false;
+                v->ugpus[dd] = n->gpus;
+                v->ent[e] = dom->nodes[k];
+                v->ecls[e++] = dd;
+                v->free_nodes[dd]++;
+                v->free_gpus[dd] += n->gpus;
+            }
+            v->dom_free[dd] = v->free_gpus[dd];
+            if (!uniform && sort_slice (v, dd) < 0)
+                goto nomem;
+            for (size_t x = v->dstart[dd]; x < e; x++)
+                v->pos[v->ent[x]] = x;
         }
-    size_t c = 0;
-    for (size_t e = 0; e < nent; e++) {
-        if (by_value) {
+    } else {
+        size_t c = 0;
+        for (size_t e = 0; e < nent; e++) {
             if (e > 0 && (be[e].dd != be[e - 1].dd
                           || strcmp (be[e].val, be[e - 1].val) != 0))
                 c++;
             v->cdom[c] = be[e].dd;
             v->cval[c] = be[e].val;
-        } else
-            c = be[e].dd;
-        if (v->free_nodes[c] == 0) {
-            v->dstart[c] = v->head[c] = e;
-            v->ugpus[c] = be[e].gpus;
-        } else if (v->ugpus[c] != be[e].gpus)
-            v->ugpus[c] = 0;
-        v->ent[e] = be[e].node;
-        v->ecls[e] = c;
-        v->pos[be[e].node] = e;
-        v->free_nodes[c]++;
-        v->free_gpus[c] += be[e].gpus;
-        v->dom_free[be[e].dd] += be[e].gpus;
+            if (v->free_nodes[c] == 0) {
+                v->dstart[c] = v->head[c] = e;
+                v->ugpus[c] = be[e].gpus;
+            } else if (v->ugpus[c] != be[e].gpus)
+                v->ugpus[c] = 0;
+            v->ent[e] = be[e].node;
+            v->ecls[e] = c;
+            v->pos[be[e].node] = e;
+            v->free_nodes[c]++;
+            v->free_gpus[c] += be[e].gpus;
+            v->dom_free[be[e].dd] += be[e].gpus;
+        }
     }
     /* empty slices (domains without a free node) start where the next
      * slice does */
