@@ -35,6 +35,7 @@
 
 #include <jobtree/activate.h>
 #include <jobtree/ledger_lease.h>
+#include <jobtree/record.h>
 #include <jobtree/timeutil.h>
 
 #include "select_jobtree.h"
@@ -75,19 +76,127 @@ typedef struct offered {
 } offered_t;
 
 /* jt_yield_fn: a run (the snapshot names it by job id) may give way iff
- * slurmctld offered its job. */
+ * slurmctld offered its job; a malleable run's minimum comes from its
+ * record (its whole groups above it may be cut without ending it). */
 static int may_yield (const char *run, int64_t *min_gpus, void *arg)
 {
     const offered_t *o = arg;
     char *end;
     unsigned long id = strtoul (run, &end, 10);
+    job_record_t *job;
+    jt_jobrec_t rec;
+    jt_error_t err;
     uint32_t key;
 
-    (void) min_gpus;                    /* whole jobs only: not malleable */
     if (*end || id == 0 || id > UINT32_MAX)
         return 0;
     key = (uint32_t) id;
-    return bsearch (&key, o->ids, o->n, sizeof (key), by_id) != NULL;
+    if (!bsearch (&key, o->ids, o->n, sizeof (key), by_id))
+        return 0;
+    if ((job = find_job_record (key)) && job->admin_comment
+        && jt_jobrec_parse (job->admin_comment, &rec, &err) == 0) {
+        if (rec.run && rec.run->malleable && rec.run->min_gpus > 0)
+            *min_gpus = rec.run->min_gpus;
+        jt_jobrec_free (&rec);
+    }
+    return 1;
+}
+
+/* The nodes a structural cut takes from job: the cut group's bound nodes
+ * and its spares (a group given up takes its spares along), set in
+ * `gone` (a node bitmap). 0, or -1 when the job or its group is gone. */
+static int cut_nodes (job_record_t *job, int group, bitstr_t *gone)
+{
+    jt_jobrec_t rec;
+    jt_error_t err;
+    int found = -1;
+
+    if (!job->admin_comment || jt_jobrec_parse (job->admin_comment, &rec, &err) < 0)
+        return -1;
+    for (size_t i = 0; i < rec.nbound; i++) {
+        const jt_jobrec_lease_t *b = &rec.bound[i];
+        if (b->group != group)
+            continue;
+        found = 0;
+        for (size_t k = 0; k < b->nnodes + b->nspares; k++) {
+            const char *name = k < b->nnodes ? b->nodes[k] : b->spares[k - b->nnodes];
+            node_record_t *node_ptr = find_node_record ((char *) name);
+            if (node_ptr && node_ptr->index < bit_size (gone))
+                bit_set (gone, node_ptr->index);
+        }
+    }
+    jt_jobrec_free (&rec);
+    return found;
+}
+
+typedef struct shrunk {
+    job_record_t *job;
+    bitstr_t *gone;
+} shrunk_t;
+
+/* An activation with structural cuts (a malleable run gives up whole
+ * groups): each cut job is shrunk to the nodes it keeps, and the runs the
+ * lottery took in the same activation are requeued, all by reshape.c's
+ * worker once the lock is released; the run binds on a later pass, when
+ * the nodes are free. 0 when queued, -1 when not (nothing was queued). */
+static int apply_structural (const jt_activation_slice_t *sl,
+                             const jt_activation_t *a, const char *clu,
+                             const char **runs, size_t nruns,
+                             size_t *nshrunk)
+{
+    shrunk_t *sh = xcalloc (a->ncuts + 1, sizeof (*sh));
+    size_t nsh = 0, need;
+    int rc = -1;
+
+    for (size_t i = 0; i < a->ncuts; i++) {
+        const jt_cut_t *cut = &a->cuts[i];
+        const jt_holder_t *h = &sl->req.holders[cut->holder];
+        int64_t id;
+        job_record_t *job;
+        size_t j;
+
+        if (cut->kind == JT_CUT_LOTTERY)
+            continue;
+        id = jt_lease_run_job (h->run, clu);
+        if (id <= 0 || !(job = find_job_record ((uint32_t) id)) || !job->node_bitmap)
+            goto out;
+        for (j = 0; j < nsh && sh[j].job != job; j++)
+            ;
+        if (j == nsh) {
+            sh[nsh].job = job;
+            sh[nsh++].gone = bit_alloc (bit_size (job->node_bitmap));
+        }
+        if (cut_nodes (job, h->group, sh[j].gone) < 0)
+            goto out;
+    }
+    need = nsh + nruns;
+    if (jtsel_reshape_room () < need) {
+        debug ("%s: activation needs %zu job changes, the queue has room for %zu",
+               WHO, need, jtsel_reshape_room ());
+        goto out;
+    }
+    for (size_t j = 0; j < nsh; j++) {
+        bitstr_t *keep = bit_copy (sh[j].job->node_bitmap);
+        char *names;
+
+        bit_and_not (keep, sh[j].gone);
+        names = bit_set_count (keep) ? bitmap2node_name (keep) : NULL;
+        (void) jtsel_reshape_queue (sh[j].job->job_id, names);
+        xfree (names);
+        FREE_NULL_BITMAP (keep);
+    }
+    for (size_t i = 0; i < nruns; i++) {
+        int64_t id = jt_lease_run_job (runs[i], clu);
+        if (id > 0)
+            (void) jtsel_reshape_queue ((uint32_t) id, NULL);
+    }
+    *nshrunk = nsh;
+    rc = 0;
+out:
+    for (size_t j = 0; j < nsh; j++)
+        FREE_NULL_BITMAP (sh[j].gone);
+    xfree (sh);
+    return rc;
 }
 
 static int collect (void *x, void *arg)
@@ -95,6 +204,26 @@ static int collect (void *x, void *arg)
     offered_t *o = arg;
     o->ids[o->n++] = ((job_record_t *) x)->job_id;
     return 0;
+}
+
+static size_t ncuts_structural (const jt_activation_t *a)
+{
+    size_t n = 0;
+
+    for (size_t i = 0; i < a->ncuts; i++)
+        n += a->cuts[i].kind != JT_CUT_LOTTERY;
+    return n;
+}
+
+/* The runs the lottery took, in draw order (each once). */
+static const char **lottery_runs (const jt_activation_t *a, size_t *n)
+{
+    const char **v = calloc (a->ndraws + 1, sizeof (*v));
+
+    *n = 0;
+    for (size_t i = 0; v && i < a->ndraws; i++)
+        v[(*n)++] = a->draws[i].run_id;
+    return v;
 }
 
 int jtsel_activate (job_record_t *job_ptr, bitstr_t *bitmap,
@@ -162,7 +291,7 @@ int jtsel_activate (job_record_t *job_ptr, bitstr_t *bitmap,
     qsort (o.ids, o.n, sizeof (*o.ids), by_id);
     snprintf (self, sizeof (self), "%u", job_ptr->job_id);
     if (jt_activation_slice (c->topo->snap, e.cands, e.ncands, e.cand_nodes,
-                             now_req->run->flavor, fund, self, resv, at, false, may_yield,
+                             now_req->run->flavor, fund, self, resv, at, true, may_yield,
                              &o, &sl, &err) < 0) {
         error ("%s: %pJ: activation: %s", WHO, job_ptr, err.text);
         goto out;
@@ -188,7 +317,31 @@ int jtsel_activate (job_record_t *job_ptr, bitstr_t *bitmap,
     }
     /* the alternative's domain: the pool of its last need */
     dom = sl.pools[sl.alts[a.alt].needs[sl.alts[a.alt].nneeds - 1].pool];
-    runs = jt_activation_runs (&a, &sl.req, &nruns, &err);
+    /* the lottery's runs: the draws (the structural cuts come first) */
+    runs = lottery_runs (&a, &nruns);
+    if (ncuts_structural (&a)) {
+        size_t nshrunk = 0;
+
+        if (apply_structural (&sl, &a, clu, runs, nruns, &nshrunk) < 0) {
+            debug ("%s: %pJ: reservation %s: structural cuts not applied now",
+                   WHO, job_ptr, resv);
+            goto out;
+        }
+        remember (key);
+        jtsel_ledger_activation (resv, self, &sl, &a, at);
+        {
+            char *d = jt_activation_dump (&a, &sl.req);
+            info ("%s: %pJ: reservation %s %s at %s in %s: %" PRId64 " GPUs short, "
+                  "%zu run(s) shrunk, %zu requeued: %s", WHO, job_ptr, resv, kind,
+                  when, dom, a.deficit, nshrunk, nruns, d ? d : "");
+            free (d);
+        }
+        jtsel_set_reason (job_ptr, "jobtree: reservation activated at %s on %s: "
+                          "%zu run(s) shrunk by whole groups, %zu preempted by the "
+                          "lottery (seed %016" PRIx64 "); starts when the nodes are "
+                          "free", when, dom, nshrunk, nruns, a.rho);
+        goto out;               /* not now: the nodes free after the changes */
+    }
     victims = list_create (NULL);
     for (size_t i = 0; i < nruns; i++) {
         int64_t id = jt_lease_run_job (runs[i], clu);

@@ -141,6 +141,7 @@ extern int fini (void)
 {
     int rc = SLURM_SUCCESS;
 
+    jtsel_reshape_fini ();
     jtsel_ledger_fini ();
     jtsel_cache_fini ();
     slurm_mutex_lock (&g_context_lock);

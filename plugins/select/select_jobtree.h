@@ -117,6 +117,13 @@ int jtsel_activate (job_record_t *job_ptr, bitstr_t *bitmap,
  * funding of its last RUN_NOW plan into its record. */
 void jtsel_job_started (job_record_t *job_ptr);
 
+/* reshape.c: changes to running jobs sent after the job lock is released.
+ * Queue a shrink of job_id to the nodes `keep` (NULL: requeue it); -1 when
+ * the queue is full. jtsel_reshape_room says how many more fit. */
+int jtsel_reshape_queue (uint32_t job_id, const char *keep);
+size_t jtsel_reshape_room (void);
+void jtsel_reshape_fini (void);
+
 /* ---- ledger.c ---- */
 
 /* Lease event hook (never blocks): what is "begin", "fini", "resized" (with

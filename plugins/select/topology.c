@@ -18,6 +18,7 @@
 #include "src/common/slurm_xlator.h"
 
 #include <inttypes.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "src/common/gres.h"
@@ -120,9 +121,42 @@ static int add_nodes (jt_snapshot_t *s, const char *domain_key, jt_error_t *err)
     return rc < 0 ? -1 : 0;
 }
 
-/* Running Jobtree jobs' bound funding as leases. A job with a bad record is
- * logged and skipped: it still holds its nodes (used GPUs), only its
- * envelope is not charged. */
+/* Keep only the bound nodes the job still holds (a shrink, by scontrol or
+ * by an activation's cut, or a node failure under --no-kill removes nodes
+ * from the job but not from its record): each lease keeps its GPUs per
+ * node times what is left, as the ledger's lease derivation does. */
+static void still_held (jt_jobrec_t *rec, const job_record_t *job_ptr)
+{
+    for (size_t i = 0; i < rec->nbound && job_ptr->node_bitmap; i++) {
+        jt_jobrec_lease_t *b = &rec->bound[i];
+        size_t kept = 0, n = b->nnodes;
+        int64_t per = n ? b->gpus / (int64_t) n : 0;
+
+        for (size_t k = 0; k < n; k++) {
+            node_record_t *node_ptr = find_node_record (b->nodes[k]);
+            if (node_ptr && bit_test (job_ptr->node_bitmap, node_ptr->index))
+                b->nodes[kept++] = b->nodes[k];
+            else
+                free (b->nodes[k]);
+        }
+        b->nnodes = kept;
+        if (kept < n)
+            b->gpus = per * (int64_t) kept;
+        kept = 0;
+        for (size_t k = 0; k < b->nspares; k++) {
+            node_record_t *node_ptr = find_node_record (b->spares[k]);
+            if (node_ptr && bit_test (job_ptr->node_bitmap, node_ptr->index))
+                b->spares[kept++] = b->spares[k];
+            else
+                free (b->spares[k]);
+        }
+        b->nspares = kept;
+    }
+}
+
+/* Running Jobtree jobs' bound funding as leases, on the nodes they still
+ * hold. A job with a bad record is logged and skipped: it still holds its
+ * nodes (used GPUs), only its envelope is not charged. */
 static int add_leases (jt_snapshot_t *s, jt_error_t *err)
 {
     ListIterator it;
@@ -144,6 +178,7 @@ static int add_leases (jt_snapshot_t *s, jt_error_t *err)
                    job_ptr, perr.text);
             continue;
         }
+        still_held (&rec, job_ptr);
         rc = jt_nodemap_add_record (s, job_ptr->job_id, job_ptr->account,
                                     (int64_t) job_ptr->start_time,
                                     (int64_t) job_ptr->end_time, &rec, err);

@@ -1,0 +1,142 @@
+/*
+ * reshape.c - changes an activation makes to running jobs, off the
+ * scheduling path: shrink a job to a node list (a malleable run giving up
+ * whole groups) or requeue it (a gang the lottery took, when the same
+ * activation also shrinks, so the preemptee list cannot carry it).
+ *
+ * Why a thread: job_test runs under slurmctld's job write lock, and
+ * changing another job goes through the same update path as `scontrol
+ * update JobId=X NodeList=...` (job_mgr.c's _update_job: req_nodes on a
+ * running job, a subset of its nodes, never without its batch host) and
+ * `scontrol requeue`, which take that lock. So job_test only queues the
+ * request; one worker sends each as an RPC to slurmctld itself (as
+ * SlurmUser, like scontrol run by an admin), after the lock is released.
+ * The queue is bounded (a full queue refuses, the activation is not made
+ * and is tried again on a later pass); each request is idempotent (the
+ * node list is the one to keep; a requeued job is pending). The run the
+ * activation was for binds on a later pass, once the nodes are free.
+ */
+#include "config.h"
+
+#include "src/common/slurm_xlator.h"
+
+#include <errno.h>
+#include <pthread.h>
+#include <string.h>
+
+#include "slurm/slurm.h"
+#include "src/common/xmalloc.h"
+#include "src/common/xstring.h"
+
+#include "select_jobtree.h"
+
+#define WHO "select/cons_tres_jobtree"
+#define QMAX 256                /* requests waiting at once */
+
+typedef struct item {
+    uint32_t job_id;
+    char *keep;                 /* shrink to these nodes; NULL: requeue */
+} item_t;
+
+static pthread_mutex_t q_lock = PTHREAD_MUTEX_INITIALIZER;
+static pthread_cond_t q_cond = PTHREAD_COND_INITIALIZER;
+static item_t q[QMAX];
+static size_t q_head, q_len;
+static bool q_started, q_stop;
+static pthread_t q_thread;
+
+static void send_one (const item_t *it)
+{
+    int rc;
+
+    if (it->keep) {
+        job_desc_msg_t msg;
+
+        slurm_init_job_desc_msg (&msg);
+        msg.job_id = it->job_id;
+        msg.req_nodes = it->keep;
+        rc = slurm_update_job (&msg);
+    } else
+        rc = slurm_requeue (it->job_id, 0);
+    if (rc != SLURM_SUCCESS)
+        error ("%s: JobId=%u: %s %s failed: %s", WHO, it->job_id,
+               it->keep ? "shrink to" : "requeue", it->keep ? it->keep : "",
+               slurm_strerror (errno));
+    else
+        info ("%s: JobId=%u: %s%s", WHO, it->job_id,
+              it->keep ? "shrunk to " : "requeued", it->keep ? it->keep : "");
+}
+
+static void *worker (void *arg)
+{
+    (void) arg;
+    slurm_mutex_lock (&q_lock);
+    for (;;) {
+        while (!q_len && !q_stop)
+            slurm_cond_wait (&q_cond, &q_lock);
+        if (q_stop)
+            break;
+        item_t it = q[q_head];
+        q_head = (q_head + 1) % QMAX;
+        q_len--;
+        slurm_mutex_unlock (&q_lock);
+        send_one (&it);
+        xfree (it.keep);
+        slurm_mutex_lock (&q_lock);
+    }
+    slurm_mutex_unlock (&q_lock);
+    return NULL;
+}
+
+int jtsel_reshape_queue (uint32_t job_id, const char *keep)
+{
+    int rc = 0;
+
+    slurm_mutex_lock (&q_lock);
+    if (q_stop || q_len + 1 > QMAX)
+        rc = -1;
+    else if (!q_started) {
+        if (pthread_create (&q_thread, NULL, worker, NULL) != 0)
+            rc = -1;
+        else
+            q_started = true;
+    }
+    if (rc == 0) {
+        q[(q_head + q_len) % QMAX] = (item_t){ job_id, keep ? xstrdup (keep) : NULL };
+        q_len++;
+        slurm_cond_signal (&q_cond);
+    }
+    slurm_mutex_unlock (&q_lock);
+    return rc;
+}
+
+size_t jtsel_reshape_room (void)
+{
+    size_t n;
+
+    slurm_mutex_lock (&q_lock);
+    n = q_stop ? 0 : QMAX - q_len;
+    slurm_mutex_unlock (&q_lock);
+    return n;
+}
+
+void jtsel_reshape_fini (void)
+{
+    bool join;
+
+    slurm_mutex_lock (&q_lock);
+    q_stop = true;
+    join = q_started;
+    slurm_cond_signal (&q_cond);
+    slurm_mutex_unlock (&q_lock);
+    if (join)
+        pthread_join (q_thread, NULL);
+    /* requests never sent: the activation is recorded; the next
+     * slurmctld finds the run still waiting and the jobs as they are */
+    slurm_mutex_lock (&q_lock);
+    for (; q_len; q_len--, q_head = (q_head + 1) % QMAX)
+        xfree (q[q_head].keep);
+    q_started = false;
+    q_stop = false;
+    slurm_mutex_unlock (&q_lock);
+}

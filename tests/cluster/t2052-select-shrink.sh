@@ -1,0 +1,73 @@
+#!/bin/bash
+# t2052-select-shrink.sh - structural cuts before the lottery, in slurmctld
+# (issue 8): when a reservation activates at its MaxWait and a malleable run
+# holds the slice, the run gives up whole groups (highest first, never below
+# its minimum) instead of a gang being preempted. slurmctld shrinks the job
+# to the nodes it keeps (reshape.c: the same update as `scontrol update
+# JobId=X NodeList=...`, sent after the job lock is released), the waiting
+# run starts on the freed nodes on a later pass, the ledger has one
+# Activation whose cuts are Shrink (no RandomPreempt) and the cut groups'
+# lease Ends say Shrink, and `jobtree verify` replays it.
+#
+# Cluster: see t2000-select.sh. East is C (gpu09-12) and D (gpu13-16).
+# D: a plain 4-node job (never a cut). C: one malleable run of team-b, four
+# one-node groups (--malleable=16:32:8: it may lose two). The run: team-c,
+# 2 nodes (16 GPUs) in one domain, funded now: deficit 16 on C.
+. "$(dirname "$0")/lib.sh"
+
+plan 8
+BUD=$(mktemp -d /tmp/jt-shrink-budgets.XXXXXX)
+for o in team-b:64 team-c:16; do
+    cat > "$BUD/${o%%:*}.json" <<JSON
+{ "owner": "${o%%:*}",
+  "envelopes": [ { "name": "${o%%:*}-east", "flavor": "h100",
+                   "selector": { "region": "east" },
+                   "start": "2026-01-01T00:00:00Z", "end": "2031-01-01T00:00:00Z",
+                   "concurrency": ${o##*:} } ] }
+JSON
+done
+JT_CLUSTER_SELECT=jobtree JT_CLUSTER_BUDGETS=$BUD JT_CLUSTER_CRED_EXPIRE=10 \
+JT_CLUSTER_SLURM_EXTRA="PreemptType=preempt/jobtree
+PreemptMode=REQUEUE" JT_CLUSTER_JOBTREE_EXTRA="MaxWait=20s" \
+    cluster_setup "${1:?usage: $0 BUILDDIR}"
+rm -rf "$BUD"     # copied into the cluster's directory
+cluster_start
+G8="--gres=gpu:h100:8"
+
+plain=$(submit -N4 --exclusive --constraint=fabric.domain=D -t 10 --wrap "sleep 600")
+wait_job_state "$plain" RUNNING 15 || bail_out "the plain job does not start"
+mall=$(submit --account=team-b -N2-4 $G8 --group-gpus=8 --malleable=16:32:8 \
+              --constraint=fabric.domain=C -t 10 --wrap "sleep 600")
+wait_job_state "$mall" RUNNING 15 || bail_out "the malleable run does not start"
+is "$(job_field "$mall" NumNodes) $(job_domains "$mall")" "4 C" \
+   "the malleable run starts at its maximum: four groups on C"
+
+big=$(submit --account=team-c -N2 $G8 --group-gpus=16 -t 2 --wrap "sleep 5")
+wait_for 30 reason_like "$big" '^jobtree: reserved 2 nodes in ' \
+    || bail_out "no reservation: $(job_field "$big" Reason)"
+ok 0 "the run waits under a reservation: $(reason_like "$big" . | sed 's/^job [0-9]* reason: //')"
+
+wait_job_state "$big" "RUNNING|COMPLETING|COMPLETED" 120 \
+    || bail_out "the run did not start after MaxWait: $(job_field "$big" Reason)"
+is "$(job_domains "$big")" "C" "it starts on C, on the nodes the malleable run gave up"
+is "$(job_field "$mall" JobState) $(job_field "$mall" NumNodes) $(job_field "$mall" Restarts)" \
+   "RUNNING 2 0" "the malleable run keeps running on two nodes, never requeued"
+grep -Eq "reservation jtc:$big:resv:[0-9]+ activates \(MaxWait\) at .* 16 GPUs short, 1 run\(s\) shrunk, 0 requeued" \
+    "$JT_CLUSTER_DIR/log/slurmctld.log"
+ok $? "slurmctld's log says the reservation activated by shrinking one run"
+
+_act () { grep -h '"type":"Activation"' "$JT_LEDGER_DIR"/ledger-*.jtl; }
+_shrink_ends () { grep -h '"type":"End"' "$JT_LEDGER_DIR"/ledger-*.jtl \
+                  | grep "\"run\":\"jtc:$mall\"" | grep -c '"reason":"Shrink"'; }
+_settled () { [ -n "$(_act)" ] && [ "$(_shrink_ends)" -ge 2 ]; }
+wait_for 30 _settled || bail_out "no Activation or no Shrink ends in the ledger"
+is "$(_act | grep -o '"cut":"[A-Za-z]*"' | sort | uniq -c | awk '{ print $1, $2 }' | paste -sd' ')" \
+   '2 "cut":"Shrink"' "the Activation cut two whole groups (Shrink), no lottery draw"
+is "$(grep -h '"type":"End"' "$JT_LEDGER_DIR"/ledger-*.jtl | grep -c '"reason":"RandomPreempt"')" 0 \
+   "no lease ended RandomPreempt"
+
+scancel "$mall" "$plain"
+wait_for 60 queue_empty
+out=$(jobtree_cli verify "$JT_LEDGER_DIR" 2>&1)
+ok $? "jobtree verify accepts the ledger: $(tail -n1 <<< "$out")"
+done_testing
