@@ -68,12 +68,6 @@ int jt_packv_dord_cmp (const void *a, const void *b)
     return x->d < y->d ? -1 : x->d > y->d;
 }
 
-static bool node_free (const jt_node_t *n, const char *flavor)
-{
-    return n->state == JT_NODE_UP && n->used_gpus == 0 && n->gpus > 0
-           && n->domain >= 0 && n->flavor && strcmp (n->flavor, flavor) == 0;
-}
-
 /* A free node on its way into the view: in domain, class value, GPUs
  * desc, then name order (node indexes are in name order), which is the
  * slices' order and, inside a slice, packing order. */
@@ -178,7 +172,7 @@ static jt_pack_view_t *view_build (const jt_snapshot_t *s, const char *flavor,
 {
     jt_pack_view_t *v;
     struct bent *be = NULL;
-    size_t nsd, nn, nent = 0, nc;
+    size_t nsd, nn, nent = 0, nc, ncons;
     bool by_value;
 
     if (!s || !s->finalized || !flavor) {
@@ -188,6 +182,7 @@ static jt_pack_view_t *view_build (const jt_snapshot_t *s, const char *flavor,
     }
     nsd = s->ndomains;
     nn = s->nnodes;
+    ncons = cons ? cons->n : 0;
     by_value = group_by && !domain_key (group_by);
     if (!(v = calloc (1, sizeof (*v))))
         goto nomem;
@@ -216,10 +211,10 @@ static jt_pack_view_t *view_build (const jt_snapshot_t *s, const char *flavor,
             continue;
         v->nlabelled++;
         if ((group_by && !jt_labels_get (&n->labels, group_by))
-            || !jt_constraints_match (cons, &n->labels))
+            || (ncons && !jt_constraints_match (cons, &n->labels)))
             continue;
         v->nsatisfy++;
-        if (node_free (n, flavor)) {
+        if (n->state == JT_NODE_UP && n->used_gpus == 0) {   /* free */
             v->pos[i] = 0;      /* marks "in the view" for the passes below */
             nent++;
         }
