@@ -73,7 +73,7 @@ static jt_snapshot_t *make_cluster (int nnodes)
     unsigned char *busy = calloc ((size_t) nnodes, 1);
     int *perm = malloc ((size_t) nnodes * sizeof (int));
     jt_error_t err;
-    char name[32], dom[32];
+    char name[32], dom[32], rack[16];
 
     rng_state = 20260301;
     for (int i = 0; i < nnodes; i++)
@@ -93,6 +93,11 @@ static jt_snapshot_t *make_cluster (int nnodes)
         jt_labels_set (&l, JT_LABEL_REGION, "west");
         jt_labels_set (&l, JT_LABEL_CLUSTER, "c1");
         jt_labels_set (&l, JT_LABEL_FABRIC, dom);
+        /* four racks of 8 per domain, gpu.mem 80 on every other node: what
+         * the view build of a --group-by / --node-constraint run reads */
+        snprintf (rack, sizeof (rack), "r%d", (i / 8) % 4);
+        jt_labels_set (&l, JT_LABEL_RACK, rack);
+        jt_labels_set (&l, "gpu.mem", i % 2 ? "80" : "40");
         if (jt_snapshot_add_node (s, name, &l, "h100", 8, busy[i] ? 8 : 0,
                                   JT_NODE_UP, &err) < 0) {
             fprintf (stderr, "add: %s\n", err.text);
@@ -224,6 +229,30 @@ int main (int argc, char **argv)
             jt_pack_view_destroy (v);
         }
         view_med[si] = row (sizes[si], "view build", t, reps, &base_med[si]);
+        /* the view of a run with labels (issue 14) */
+        for (int k = 0; k < 2; k++) {
+            jt_run_t lr;
+            jt_run_init (&lr);
+            lr.flavor = strdup ("h100");
+            if (k == 0)
+                lr.group_by = strdup (JT_LABEL_RACK);
+            else
+                jt_constraints_add (&lr.constraints, "gpu.mem GE 80", &err);
+            for (int r = 0; r < reps; r++) {
+                double t0 = now_us ();
+                jt_pack_view_t *lv = jt_pack_view_create_run (s, &lr, &err);
+                t[r] = now_us () - t0;
+                if (!lv) {
+                    fprintf (stderr, "view: %s\n", err.text);
+                    return 1;
+                }
+                jt_pack_view_destroy (lv);
+            }
+            row (sizes[si], k == 0 ? "view build, --group-by=rack"
+                                   : "view build, gpu.mem GE 80", t, reps,
+                 &base_med[si]);
+            jt_run_clear (&lr);
+        }
 
         jt_pack_view_t *v = jt_pack_view_create (s, "h100", &err);
         for (size_t ri = 0; ri < NRUNS; ri++) {

@@ -75,6 +75,7 @@ struct bent {
     size_t dd;
     const char *val;
     int gpus;
+    int rank;                   /* its value's rank in the domain */
     size_t node;
 };
 
@@ -142,26 +143,92 @@ static int sort_slice (jt_pack_view_t *v, size_t d)
     return 0;
 }
 
-/* The nodes marked in the view (mark[i] != NOPOS) into be, domain by
- * domain, each domain's sorted by group-by value, GPUs desc, then name. */
-static int sort_by_value (const jt_snapshot_t *s, const size_t *mark,
-                          const char *group_by, struct bent *be)
-{
-    size_t nent = 0;
+/* How many distinct values a domain may have before its entries are
+ * sorted by comparison rather than bucketed by a small table. */
+#define SMALL_VALUES 32
 
+/* The nodes marked in the view (mark[i] != NOPOS) into be (nent of them),
+ * domain by domain, each domain's sorted by group-by value, GPUs desc,
+ * then name. A domain with few values (racks, slices) and nodes alike is
+ * bucketed in one stable pass (its entries are in name order already);
+ * otherwise it is sorted by comparison. Returns 0, -1 on ENOMEM. */
+static int sort_by_value (const jt_snapshot_t *s, const size_t *mark,
+                          const char *group_by, struct bent *be, size_t nent)
+{
+    struct bent *tmp = malloc ((nent + 1) * sizeof (*tmp));
+    size_t at = 0;
+
+    if (!tmp)
+        return -1;
     for (size_t dd = 0; dd < s->ndomains; dd++) {
         const jt_domain_t *dom = &s->domains[dd];
-        size_t first = nent;
+        const char *val[SMALL_VALUES];
+        size_t first = at, nval = 0, rank[SMALL_VALUES], cnt[SMALL_VALUES + 1];
+        unsigned char slot[SMALL_VALUES];
+        bool small = true, uniform = true;
 
         for (size_t k = 0; k < dom->nnodes; k++) {
             const jt_node_t *n = &s->nodes[dom->nodes[k]];
             if (mark[dom->nodes[k]] == NOPOS)
                 continue;
-            be[nent++] = (struct bent){ dd, jt_labels_get (&n->labels, group_by),
-                                        n->gpus, dom->nodes[k] };
+            be[at] = (struct bent){ dd, jt_labels_get (&n->labels, group_by),
+                                    n->gpus, 0, dom->nodes[k] };
+            if (at > first && n->gpus != be[first].gpus)
+                uniform = false;
+            at++;
         }
-        qsort (be + first, nent - first, sizeof (*be), bent_cmp);
+        /* the domain's distinct values, in a small table */
+        for (size_t e = first; e < at && small; e++) {
+            size_t j = 0;
+            while (j < nval && strcmp (val[j], be[e].val) != 0)
+                j++;
+            if (j == nval) {
+                if (nval == SMALL_VALUES)
+                    small = false;
+                else
+                    val[nval++] = be[e].val;
+            }
+        }
+        if (!small || !uniform) {
+            qsort (be + first, at - first, sizeof (*be), bent_cmp);
+            for (size_t e = first + 1; e < at; e++)
+                be[e].rank = be[e - 1].rank
+                             + (strcmp (be[e].val, be[e - 1].val) != 0);
+            continue;
+        }
+        /* rank the values (insertion sort of at most SMALL_VALUES), then a
+         * stable counting sort by rank keeps name order inside each */
+        for (size_t j = 0; j < nval; j++)
+            slot[j] = (unsigned char) j;
+        for (size_t j = 1; j < nval; j++)
+            for (size_t i = j; i > 0 && strcmp (val[slot[i - 1]], val[slot[i]]) > 0;
+                 i--) {
+                unsigned char t = slot[i];
+                slot[i] = slot[i - 1];
+                slot[i - 1] = t;
+            }
+        for (size_t j = 0; j < nval; j++)
+            rank[slot[j]] = j;
+        memset (cnt, 0, sizeof (cnt));
+        for (size_t e = first; e < at; e++) {
+            size_t j = 0;
+            while (strcmp (val[j], be[e].val) != 0)
+                j++;
+            be[e].gpus = (int) j;       /* the slot, for the pass below */
+            cnt[rank[j] + 1]++;
+        }
+        for (size_t j = 1; j <= nval; j++)
+            cnt[j] += cnt[j - 1];
+        for (size_t e = first; e < at; e++) {
+            struct bent x = be[e];
+            size_t r = rank[x.gpus];
+            x.gpus = s->nodes[x.node].gpus;
+            x.rank = (int) r;
+            tmp[first + cnt[r]++] = x;
+        }
+        memcpy (be + first, tmp + first, (at - first) * sizeof (*be));
     }
+    free (tmp);
     return 0;
 }
 
@@ -226,12 +293,12 @@ static jt_pack_view_t *view_build (const jt_snapshot_t *s, const char *flavor,
     if (by_value) {
         if (!(be = malloc ((nent + 1) * sizeof (*be))))
             goto nomem;
-        if (sort_by_value (s, v->pos, group_by, be) < 0)
+        if (sort_by_value (s, v->pos, group_by, be, nent) < 0)
             goto nomem;
         nc = 0;
         for (size_t e = 0; e < nent; e++)
             if (e == 0 || be[e].dd != be[e - 1].dd
-                || strcmp (be[e].val, be[e - 1].val) != 0)
+                || be[e].rank != be[e - 1].rank)
                 nc++;
     }
     v->ndom = nc;
@@ -287,7 +354,7 @@ static jt_pack_view_t *view_build (const jt_snapshot_t *s, const char *flavor,
         size_t c = 0;
         for (size_t e = 0; e < nent; e++) {
             if (e > 0 && (be[e].dd != be[e - 1].dd
-                          || strcmp (be[e].val, be[e - 1].val) != 0))
+                          || be[e].rank != be[e - 1].rank))
                 c++;
             v->cdom[c] = be[e].dd;
             v->cval[c] = be[e].val;

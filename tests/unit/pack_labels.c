@@ -299,6 +299,50 @@ static void test_constraints (void)
     jt_snapshot_destroy (s);
 }
 
+/* Class order is by value (not by node name), with a few values bucketed
+ * and with many (over 32 in a domain) sorted by comparison; nodes that
+ * differ in GPUs keep packing order inside their class. */
+static void test_class_order (void)
+{
+    int64_t g8[] = { 8 };
+    for (int nvals = 10; nvals <= 40; nvals += 30) {
+        jt_snapshot_t *s = jt_snapshot_create ();
+        jt_error_t err;
+        char name[16], f[64], want[64];
+        for (int i = 0; i < nvals; i++) {
+            snprintf (name, sizeof (name), "n%02d", i);
+            snprintf (f, sizeof (f), "fabric.domain=A,slice=v%02d", nvals - 1 - i);
+            nd (s, name, 0, f);
+        }
+        jt_snapshot_finalize (s, &err);
+        jt_pack_view_t *v = rview (s, "slice", NULL, true);
+        jt_pack_request_t r = req (g8, 1);
+        snprintf (want, sizeof (want), "g0 A[n%02d:8] {v00}", nvals - 1);
+        is (pk (v, s, &r, NULL), want, "%d values in a domain: the first class by "
+            "value (v00, on the last node by name)", nvals);
+        jt_pack_view_destroy (v);
+        jt_snapshot_destroy (s);
+    }
+    jt_snapshot_t *s = jt_snapshot_create ();
+    jt_labels_t l = JT_LABELS_INIT;
+    jt_error_t err;
+    jt_labels_parse_features (&l, "fabric.domain=A,slice=x");
+    jt_snapshot_add_node (s, "m01", &l, "h100", 4, 0, JT_NODE_UP, &err);
+    jt_snapshot_add_node (s, "m02", &l, "h100", 8, 0, JT_NODE_UP, &err);
+    jt_labels_free (&l);
+    jt_labels_parse_features (&l, "fabric.domain=A,slice=w");
+    jt_snapshot_add_node (s, "m03", &l, "h100", 4, 0, JT_NODE_UP, &err);
+    jt_labels_free (&l);
+    jt_snapshot_finalize (s, &err);
+    jt_pack_view_t *v = rview (s, "slice", NULL, true);
+    int64_t g12[] = { 12 };
+    jt_pack_request_t r = req (g12, 1);
+    is (pk (v, s, &r, NULL), "g0 A[m02:8 m01:4] {x}",
+        "nodes of 8 and 4 GPUs: the class x (12 free) in packing order, 8 first");
+    jt_pack_view_destroy (v);
+    jt_snapshot_destroy (s);
+}
+
 /* splitmix64, for the random clusters below (fixed seed: reproducible) */
 static uint64_t rng = 0x9e3779b97f4a7c15u;
 static unsigned rnd (unsigned n)
@@ -410,6 +454,7 @@ int main (void)
     test_spread_off ();
     test_soft ();
     test_constraints ();
+    test_class_order ();
     test_random ();
     return done_testing ();
 }
