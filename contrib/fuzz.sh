@@ -18,7 +18,7 @@ top=$(cd "$(dirname "$0")/.." && pwd)
 bdir=${JT_FUZZ_BUILD:-$top/build-fuzz}
 targets=(fuzz_budget fuzz_run fuzz_snapshot fuzz_options fuzz_config fuzz_text
          fuzz_event fuzz_ledger fuzz_record fuzz_plan fuzz_nodemap fuzz_admit
-         fuzz_constraint)
+         fuzz_constraint fuzz_sim)
 
 usage () { sed -n '2,17p' "$0" | sed 's/^# \{0,1\}//'; exit "${1:-2}"; }
 
@@ -67,6 +67,8 @@ seeds () {
              "gpu:h100:8(S:0-1),nic:1" "gres/gpu:h100=8;gres:gpu:h100:4"; do
         seed_text "$c/fuzz_text" "$(echo "$t" | md5sum | cut -c1-8)" "$t"
     done
+    seed_text "$c/fuzz_sim" jobtree $'id,submit_s,duration_s,time_limit_s,gpus,nodes,owner,flavor,options\nj1,0,100,100,8,,a,,\nj2,1,100,0,16,2,a,h100,--group-gpus=16 --borrow\np,2,30,60,1,,a,,\n'
+    seed_text "$c/fuzz_sim" philly $'job_id,submit_s,duration_s,gpus,nodes,team,gpu_type\nphilly-r31567,0,2240194,8,,vc_7f04ca,\nphilly-r54650,235696,3256045,1,,vc_6214e9,\n'
     seed_text "$c/fuzz_constraint" one 'gpu.mem GE 80'
     seed_text "$c/fuzz_constraint" many 'rack.row LT 4;taint:maint NOT_EXISTS;tpu-name EQ v4-a;gpu.mem NE -0.5;nvlink EXISTS'
     seed_text "$c/fuzz_admit" run $'@account=rai\n@node=gres:gpu:h100:8\n@nodes=4\n@time=10\nJOBTREE_GROUP_GPUS=16\nJOBTREE_MALLEABLE=16:64:16\nJOBTREE_SPARES=0\nJOBTREE_CHECKPOINT=30m\nJOBTREE_CROSS_GROUP_SPREAD=no'

@@ -58,6 +58,7 @@ extern "C" {
 #define JT_SIM_JOBS_MAX (10 * 1000 * 1000)
 #define JT_SIM_NODES_MAX 100000                         /* cluster spec */
 #define JT_SIM_GPUS_PER_NODE_MAX 64
+#define JT_SIM_SAMPLES_MAX 100000                       /* timeline, per policy */
 
 typedef enum jt_sim_format {
     JT_SIM_PHILLY = 0,
@@ -124,7 +125,9 @@ typedef struct jt_sim_opts {
     int64_t limit_factor_pct;   /* a job without a time limit gets
                                  * duration x pct / 100, in whole minutes */
     size_t depth;               /* jobs tested per pass (bf_max_job_test) */
-    int64_t sample;             /* timeline interval, s (0: 3600) */
+    int64_t sample;             /* timeline interval, s (0: 3600); doubled
+                                 * as often as needed to keep at most
+                                 * JT_SIM_SAMPLES_MAX samples */
     jt_sim_progress_fn progress;
     void *progress_arg;
 } jt_sim_opts_t;

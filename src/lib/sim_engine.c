@@ -213,10 +213,24 @@ static void arrive (sim_t *m, size_t j, int64_t now)
     m->queue[m->nqueue++] = j;
 }
 
-static void sample (sim_t *m, int64_t t)
+/* Record the state at t; at JT_SIM_SAMPLES_MAX samples every other one is
+ * dropped and the interval doubles, so a long trace with a short interval
+ * keeps a bounded timeline (the kept samples stay on the new grid). */
+static void sample (sim_t *m, int64_t t, int64_t *step)
 {
     sim_sample_t s = { t, m->busy_gpus, (int64_t) m->nqueue, (int64_t) m->nheap };
-    jt_simx_sample_push (m->r, &s);
+    jt_sim_result_t *r = m->r;
+
+    if (r->nsamples >= JT_SIM_SAMPLES_MAX) {
+        size_t w = 0;
+        for (size_t i = 0; i < r->nsamples; i += 2)
+            r->samples[w++] = r->samples[i];
+        r->nsamples = w;
+        *step *= 2;
+        if (t % *step)
+            return;
+    }
+    jt_simx_sample_push (r, &s);
 }
 
 static int loop (sim_t *m, jt_error_t *err)
@@ -248,7 +262,7 @@ static int loop (sim_t *m, jt_error_t *err)
             continue;
         }
         while (next_sample <= now) {
-            sample (m, next_sample);
+            sample (m, next_sample, &step);
             next_sample += step;
         }
         while (m->nheap && m->heap[0].t == now) {
@@ -267,7 +281,7 @@ static int loop (sim_t *m, jt_error_t *err)
         if (m->nqueue && jt_simx_pass (m, now, depth, err) < 0)
             return -1;
     }
-    sample (m, next_sample);
+    sample (m, next_sample, &step);
     if (m->o->progress)
         m->o->progress (m->o->progress_arg, m->r->policy, t->n, t->n);
     return 0;
