@@ -250,6 +250,35 @@ bool jt_simx_place_first (sim_t *m, size_t j, int64_t now, int gpn)
 
 /* Start run j on the plan of a BIND answer: its groups' nodes (and spares)
  * become used, one lease per group as the plugin records them. */
+/* After run j started: no node holds more GPUs than it has and no
+ * envelope is active beyond its concurrency. The library funded and
+ * placed the run; this checks that the simulator's own bookkeeping (node
+ * use, leases) is what the library saw. -1 (an internal error) if not. */
+static int check_bounds (sim_t *m, size_t j, int64_t now, jt_error_t *err)
+{
+    jt_usage_t u;
+    int rc = 0;
+
+    for (size_t k = 0; k < m->nalloc[j]; k++) {
+        const jt_node_t *nd = &m->s->nodes[m->alloc[j][k].node];
+        if (nd->used_gpus > nd->gpus)
+            return jt_errprintf (err, "jobtree sim: internal: %s starts on %s, "
+                                 "which would hold %d of %d GPUs", m->t->jobs[j].id,
+                                 nd->name, nd->used_gpus, nd->gpus);
+    }
+    if (jt_usage_from_snapshot (&u, m->b, m->s, m->o->epoch + now, NULL) < 0)
+        return jt_errprintf (err, "jobtree sim: out of memory");
+    for (size_t e = 0; e < m->b->nenv && rc == 0; e++)
+        if (u.active[e] > m->b->env[e]->concurrency)
+            rc = jt_errprintf (err, "jobtree sim: internal: %s starts and envelope "
+                               "%s is active with %lld of %lld GPUs",
+                               m->t->jobs[j].id, m->b->env[e]->name,
+                               (long long) u.active[e],
+                               (long long) m->b->env[e]->concurrency);
+    jt_usage_free (&u);
+    return rc;
+}
+
 int jt_simx_start_run (sim_t *m, size_t j, const jt_answer_t *a, int64_t now,
                       jt_error_t *err)
 {
@@ -257,7 +286,6 @@ int jt_simx_start_run (sim_t *m, size_t j, const jt_answer_t *a, int64_t now,
     const jt_run_t *run = m->run[j];
     jt_sim_result_t *r = m->r;
     int64_t rt = runtime (m, j);
-    char *names[256];
     size_t need = 0;
 
     for (size_t g = 0; g < p->ngroups; g++)
@@ -266,16 +294,17 @@ int jt_simx_start_run (sim_t *m, size_t j, const jt_answer_t *a, int64_t now,
         return jt_errprintf (err, "jobtree sim: out of memory");
     for (size_t g = 0; g < p->ngroups; g++) {
         const jt_plan_group_t *pg = &p->groups[g];
+        char **names = calloc (pg->nnodes + 1, sizeof (*names));
         jt_lease_t l;
-        size_t nn = pg->nnodes < 256 ? pg->nnodes : 256;
 
+        if (!names)
+            return jt_errprintf (err, "jobtree sim: out of memory");
         for (size_t k = 0; k < pg->nnodes; k++) {
             const jt_node_t *nd = &m->s->nodes[pg->nodes[k]];
             take (m, j, pg->nodes[k], pg->node_gpus[k]);
             if (nd->domain != (int) pg->domain)
                 r->split[j]++;
-            if (k < nn)
-                names[k] = nd->name;
+            names[k] = nd->name;
         }
         for (size_t k = 0; k < pg->nspares; k++)
             take (m, j, pg->spares[k], m->s->nodes[pg->spares[k]].gpus
@@ -289,10 +318,12 @@ int jt_simx_start_run (sim_t *m, size_t j, const jt_answer_t *a, int64_t now,
             }
         l = (jt_lease_t){ .run = run->id, .group = (int) pg->index,
                           .owner = run->owner, .envelope = pg->env->name,
-                          .nodes = names, .nnodes = nn, .gpus = pg->gpus,
+                          .nodes = names, .nnodes = pg->nnodes, .gpus = pg->gpus,
                           .role = pg->role, .start = m->o->epoch + now,
                           .end = m->o->epoch + now + m->limit[j] };
-        if (jt_snapshot_add_lease (m->s, &l, err) < 0)
+        int rc = jt_snapshot_add_lease (m->s, &l, err);
+        free (names);
+        if (rc < 0)
             return -1;
         if (pg->role == JT_ROLE_BORROWED) {
             double gs = (double) pg->gpus * (double) rt;
@@ -304,6 +335,8 @@ int jt_simx_start_run (sim_t *m, size_t j, const jt_answer_t *a, int64_t now,
                 }
         }
     }
+    if (check_bounds (m, j, now, err) < 0)
+        return -1;
     jt_run_destroy (m->run[j]);
     m->run[j] = NULL;
     m->room_gen++;
