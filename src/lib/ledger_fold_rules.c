@@ -31,6 +31,14 @@
  *
  * Leases that start under an epoch with no content (a BudgetLoaded of the
  * previous format, or over JT_EV_BUDGETS_MAX) are counted, not checked.
+ *
+ * Cost: O(leases) map lookups for the payers (Cover's answer computed once
+ * per content, owner and envelope), and for the caps O(c log c) where c is
+ * the number of (lease, pool containing its envelope) pairs: a lease is
+ * copied into every pool its envelope was ever a member of, which a real
+ * ledger keeps to a handful; a forged one with many distinct member lists
+ * around one envelope costs verify time in proportion (verify only; the
+ * plugin's fold never checks rules).
  */
 #include "config.h"
 
