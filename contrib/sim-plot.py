@@ -8,6 +8,8 @@ every format, into OUTDIR (default DIR):
 
     utilization.FMT   GPU utilization over time, one line per policy
     queue.FMT         jobs waiting over time, one line per policy
+    free-domains.FMT  fast-fabric domains with no node in use over time (room
+                      for a whole-domain gang), one line per policy
     wait-cdf.FMT      the CDF of waits of started jobs per policy (log x)
     owners.FMT        each owner's share of GPU-hours per policy against its
                       entitled share (the sum of its envelopes' concurrency)
@@ -184,6 +186,10 @@ def main():
            "(%g h mean)" % a.smooth, window, outdir, "utilization", formats)
     series(timeline, "queued", "jobs waiting", "Queue length over time "
            "(%g h mean)" % a.smooth, window, outdir, "queue", formats)
+    if timeline and "free_domains" in timeline[0]:
+        series(timeline, "free_domains", "domains with no node in use",
+               "Whole free domains over time (%g h mean)" % a.smooth, window,
+               outdir, "free-domains", formats)
     wait_cdf(jobs, outdir, formats)
     owners(own, outdir, formats)
     runs_by_size(jobs, outdir)

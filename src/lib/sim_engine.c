@@ -128,6 +128,7 @@ static void sim_free (sim_t *m)
     free (m->flavors);
     free (m->gpn);
     free (m->job_flavor);
+    free (m->dom_busy);
     jt_snapshot_destroy (m->s);
 }
 
@@ -218,7 +219,8 @@ static void arrive (sim_t *m, size_t j, int64_t now)
  * keeps a bounded timeline (the kept samples stay on the new grid). */
 static void sample (sim_t *m, int64_t t, int64_t *step)
 {
-    sim_sample_t s = { t, m->busy_gpus, (int64_t) m->nqueue, (int64_t) m->nheap };
+    sim_sample_t s = { t, m->busy_gpus, (int64_t) m->nqueue, (int64_t) m->nheap,
+                       m->free_domains };
     jt_sim_result_t *r = m->r;
 
     if (r->nsamples >= JT_SIM_SAMPLES_MAX) {
@@ -347,9 +349,11 @@ jt_sim_result_t *jt_sim_run (const jt_sim_trace_t *t, const jt_budgets_t *b,
     m.seen_room = calloc (t->n + 1, sizeof (*m.seen_room));
     m.seen_fund = calloc (t->n + 1, sizeof (*m.seen_fund));
     m.kind = calloc (t->n + 1, sizeof (*m.kind));
+    m.dom_busy = calloc (m.s->ndomains + 1, sizeof (*m.dom_busy));
+    m.free_domains = (int64_t) m.s->ndomains;
     if (!m.flavor_id || !m.flavors || !m.gpn || !m.job_flavor || !m.rnodes
         || !m.rn || !m.rstart || !m.renv || !m.rgpus || !m.seen_room
-        || !m.seen_fund || !m.kind) {
+        || !m.seen_fund || !m.kind || !m.dom_busy) {
         jt_errprintf (err, "jobtree sim: out of memory");
         goto fail;
     }

@@ -46,6 +46,8 @@ typedef struct sim {
     size_t nwalls;
     int64_t free_gpus;          /* GPUs free on up nodes */
     int64_t busy_gpus;
+    uint32_t *dom_busy;         /* per domain: nodes in use */
+    int64_t free_domains;       /* domains with no node in use */
     int64_t last_now;           /* the last instant with an event */
     int *flavor_id;             /* per node: index into flavors, -1 none */
     const char **flavors;

@@ -29,6 +29,7 @@ typedef struct sim_sample {
     int64_t busy;           /* GPUs allocated */
     int64_t queued;         /* jobs pending */
     int64_t running;        /* jobs running */
+    int64_t free_domains;   /* domains none of whose nodes is in use */
 } sim_sample_t;
 
 struct jt_sim_result {

@@ -160,6 +160,11 @@ static void take (sim_t *m, size_t j, size_t node, int gpus)
 
     a->node = node;
     a->gpus = gpus;
+    int d = m->s->nodes[node].domain;
+
+    if (m->s->nodes[node].used_gpus == 0 && gpus > 0 && d >= 0
+        && m->dom_busy[d]++ == 0)
+        m->free_domains--;
     m->s->nodes[node].used_gpus += gpus;
     m->free_gpus -= gpus;
     m->busy_gpus += gpus;
@@ -363,8 +368,11 @@ void jt_simx_finish (sim_t *m, size_t j)
     for (size_t k = 0; k < m->nalloc[j]; k++) {
         jt_node_t *nd = &m->s->nodes[m->alloc[j][k].node];
         nd->used_gpus -= m->alloc[j][k].gpus;
-        if (nd->used_gpus == 0)
+        if (nd->used_gpus == 0) {
             m->room_gen++;
+            if (nd->domain >= 0 && --m->dom_busy[nd->domain] == 0)
+                m->free_domains++;
+        }
         m->free_gpus += m->alloc[j][k].gpus;
         m->busy_gpus -= m->alloc[j][k].gpus;
     }

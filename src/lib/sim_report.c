@@ -386,15 +386,15 @@ int jt_sim_write_jobs_csv (FILE *f, jt_sim_result_t *const *r, size_t n)
 
 int jt_sim_write_timeline_csv (FILE *f, jt_sim_result_t *const *r, size_t n)
 {
-    fprintf (f, "policy,t_s,busy_gpus,utilization,queued,running\n");
+    fprintf (f, "policy,t_s,busy_gpus,utilization,queued,running,free_domains\n");
     for (size_t i = 0; i < n; i++)
         for (size_t k = 0; k < r[i]->nsamples; k++) {
             const sim_sample_t *s = &r[i]->samples[k];
             csv_str (f, r[i]->policy);
-            fprintf (f, ",%" PRId64 ",%" PRId64 ",%.4f,%" PRId64 ",%" PRId64 "\n",
-                     s->t, s->busy,
+            fprintf (f, ",%" PRId64 ",%" PRId64 ",%.4f,%" PRId64 ",%" PRId64 ",%" PRId64
+                     "\n", s->t, s->busy,
                      r[i]->cluster_gpus ? (double) s->busy / (double) r[i]->cluster_gpus
-                                        : 0., s->queued, s->running);
+                                        : 0., s->queued, s->running, s->free_domains);
         }
     return ferror (f) ? -1 : 0;
 }

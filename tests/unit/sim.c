@@ -166,6 +166,7 @@ static jt_sim_result_t *replay (const char *trace, const jt_budgets_t *b,
 
     *t = trace_of (trace);
     jt_sim_opts_init (&o);
+    o.sample = 60;
     if (!(s = jt_sim_cluster (cluster, &e)) || jt_sim_policy_parse (policy, &p, &e) < 0) {
         printf ("Bail out! %s\n", e.text);
         exit (255);
@@ -225,6 +226,9 @@ static void test_policies_by_hand (void)
         "1760/3232 (%f)", s.utilization);
     ok (s.wait_max == 0 && s.groups_split == 0 && s.never_started == 0 && s.runs == 3,
         "best-fit: no wait, no split, all started");
+    /* at t=60 j1 and j2 share d000 and j3 is done: d001 is a free domain */
+    ok (r->nsamples >= 2 && r->samples[1].t == 60 && r->samples[1].free_domains == 1
+        && r->samples[0].free_domains == 2, "best-fit keeps a whole domain free");
     jt_sim_result_destroy (r);
     jt_sim_trace_free (&t);
 
@@ -239,6 +243,8 @@ static void test_policies_by_hand (void)
     ok (s.bounded_slowdown > 4.2666 && s.bounded_slowdown < 4.2667,
         "bounded slowdown (1 + 1 + 10.8) / 3 (%f)", s.bounded_slowdown);
     ok (s.groups_split == 0, "no group split");
+    ok (r->nsamples >= 2 && r->samples[1].free_domains == 0 && r->samples[1].busy == 16
+        && r->samples[1].queued == 1, "pack-to-empty at t=60: no free domain, j3 queued");
     jt_sim_result_destroy (r);
     jt_sim_trace_free (&t);
     jt_budgets_destroy (b);
