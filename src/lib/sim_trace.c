@@ -167,6 +167,39 @@ static int cmp_job (const void *a, const void *b)
     return (x->line > y->line) - (x->line < y->line);
 }
 
+static int cmp_id (const void *a, const void *b)
+{
+    const jt_sim_job_t *x = *(const jt_sim_job_t *const *) a;
+    const jt_sim_job_t *y = *(const jt_sim_job_t *const *) b;
+    int c = strcmp (x->id, y->id);
+    return c ? c : (x->line > y->line) - (x->line < y->line);
+}
+
+/* Job ids name runs and their leases: each id once. Returns the number of
+ * repeats reported (-1 on ENOMEM, reported too). */
+static int dup_ids (const jt_sim_trace_t *t, jt_diags_t *diags)
+{
+    const jt_sim_job_t **v = calloc (t->n, sizeof (*v));
+    int bad = 0;
+
+    if (!v) {
+        jt_diags_add (diags, t->file, 0, 0, "", "out of memory");
+        return -1;
+    }
+    for (size_t i = 0; i < t->n; i++)
+        v[i] = &t->jobs[i];
+    qsort (v, t->n, sizeof (*v), cmp_id);
+    for (size_t i = 1; i < t->n && bad < 100; i++)
+        if (!strcmp (v[i]->id, v[i - 1]->id)) {
+            jt_diags_add (diags, t->file, v[i]->line, 1, "id", "'%s' is also the "
+                          "id of line %d; every job needs its own", v[i]->id,
+                          v[i - 1]->line);
+            bad++;
+        }
+    free (v);
+    return bad;
+}
+
 #define BAD(col, field, ...) \
     do { \
         jt_diags_add (diags, file, lineno, (col), (field), __VA_ARGS__); \
@@ -329,6 +362,10 @@ int jt_sim_trace_parse (const char *file, const char *text, size_t len,
     if (!bad && !(out->file = strdup (file)))
         bad++;
     if (bad) {
+        jt_sim_trace_free (out);
+        return -1;
+    }
+    if (out->n && dup_ids (out, diags) > 0) {
         jt_sim_trace_free (out);
         return -1;
     }

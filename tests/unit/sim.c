@@ -71,6 +71,8 @@ static void test_reader (void)
         { "philly bad gpus", "job_id,submit_s,duration_s,gpus,nodes,team,gpu_type\n"
           "p1,0,10,0,,vc,\n", "t.csv:2:9: gpus: '0' is not a whole number from 1" },
         { "empty", "", "t.csv:1:1: no header line: the trace is empty" },
+        { "an id twice", HDR "j,0,10,0,8,,a,,\nk,0,10,0,8,,a,,\nj,5,10,0,8,,a,,\n",
+          "t.csv:4:1: id: 'j' is also the id of line 2; every job needs its own" },
     };
     jt_sim_trace_t t;
     jt_diags_t d;
