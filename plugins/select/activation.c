@@ -102,10 +102,12 @@ static int may_yield (const char *run, int64_t *min_gpus, void *arg)
     return 1;
 }
 
-/* The nodes a structural cut takes from job: the cut group's bound nodes
- * and its spares (a group given up takes its spares along), set in
- * `gone` (a node bitmap). 0, or -1 when the job or its group is gone. */
-static int cut_nodes (job_record_t *job, int group, bitstr_t *gone)
+/* The nodes a structural cut takes from job, set in `gone` (a node
+ * bitmap): a DropSpare cut its group's spare nodes; a Shrink cut the
+ * group's bound nodes and its spares (a group given up takes its spares
+ * along). 0, or -1 when the job or its group is gone. */
+static int cut_nodes (job_record_t *job, int group, jt_cut_kind_t kind,
+                      bitstr_t *gone)
 {
     jt_jobrec_t rec;
     jt_error_t err;
@@ -118,7 +120,8 @@ static int cut_nodes (job_record_t *job, int group, bitstr_t *gone)
         if (b->group != group)
             continue;
         found = 0;
-        for (size_t k = 0; k < b->nnodes + b->nspares; k++) {
+        for (size_t k = kind == JT_CUT_SPARE ? b->nnodes : 0;
+             k < b->nnodes + b->nspares; k++) {
             const char *name = k < b->nnodes ? b->nodes[k] : b->spares[k - b->nnodes];
             node_record_t *node_ptr = find_node_record ((char *) name);
             if (node_ptr && node_ptr->index < bit_size (gone))
@@ -134,8 +137,8 @@ typedef struct shrunk {
     bitstr_t *gone;
 } shrunk_t;
 
-/* An activation with structural cuts (a malleable run gives up whole
- * groups): each cut job is shrunk to the nodes it keeps, and the runs the
+/* An activation with structural cuts (spares dropped, a malleable run
+ * giving up whole groups): each cut job is shrunk to the nodes it keeps, and the runs the
  * lottery took in the same activation are requeued, all by reshape.c's
  * worker once the lock is released; the run binds on a later pass, when
  * the nodes are free. 0 when queued, -1 when not (nothing was queued). */
@@ -166,7 +169,7 @@ static int apply_structural (const jt_activation_slice_t *sl,
             sh[nsh].job = job;
             sh[nsh++].gone = bit_alloc (bit_size (job->node_bitmap));
         }
-        if (cut_nodes (job, h->group, sh[j].gone) < 0)
+        if (cut_nodes (job, h->group, cut->kind, sh[j].gone) < 0)
             goto out;
     }
     need = nsh + nruns;
@@ -337,7 +340,7 @@ int jtsel_activate (job_record_t *job_ptr, bitstr_t *bitmap,
             free (d);
         }
         jtsel_set_reason (job_ptr, "jobtree: reservation activated at %s on %s: "
-                          "%zu run(s) shrunk by whole groups, %zu preempted by the "
+                          "%zu run(s) shrunk (spares dropped, whole groups given up), %zu preempted by the "
                           "lottery (seed %016" PRIx64 "); starts when the nodes are "
                           "free", when, dom, nshrunk, nruns, a.rho);
         goto out;               /* not now: the nodes free after the changes */

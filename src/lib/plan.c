@@ -21,6 +21,7 @@
 #include "config.h"
 
 #include <errno.h>
+#include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -49,6 +50,7 @@ typedef struct attempt {
     jt_placement_t *pl;         /* placements made on the view, for undo */
     size_t npl;
     bool unplaced;              /* failed on placement (funding was there) */
+    bool spare_short;           /* its payers fund a group, not its spares */
     jt_reason_t reason;
     char detail[JT_ERRMSG_MAX];
 } attempt_t;
@@ -88,12 +90,13 @@ static void attempt_undo (ctx_t *x, attempt_t *a)
     for (size_t i = a->npl; i > 0; i--)
         jt_pack_unplace (x->view, &a->pl[i - 1]);
     jt_reason_t why = a->reason;
-    bool unplaced = a->unplaced;
+    bool unplaced = a->unplaced, spare_short = a->spare_short;
     char detail[JT_ERRMSG_MAX];
     memcpy (detail, a->detail, sizeof (detail));
     attempt_clear (a);
     a->reason = why;
     a->unplaced = unplaced;
+    a->spare_short = spare_short;
     memcpy (a->detail, detail, sizeof (detail));
 }
 
@@ -225,6 +228,17 @@ static int funding_first (ctx_t *x, const jt_coverer_t *c, const jt_groups_t *g,
     return 0;
 }
 
+/* The GPUs of the spare nodes a placement holds (whole nodes). */
+static int64_t spare_gpus (const jt_snapshot_t *s, const jt_placement_t *pl)
+{
+    int64_t sum = 0;
+
+    for (size_t j = 0; j < pl->ngroups; j++)
+        for (size_t k = 0; k < pl->groups[j].nspares; k++)
+            sum += s->nodes[pl->groups[j].spares[k]].gpus;
+    return sum;
+}
+
 /* Fund and place every group. 0 placed, 1 not (a->reason says why; the view
  * is left as it was), -1 on error. */
 static int attempt_run (ctx_t *x, const jt_groups_t *g, ssize_t only_domain,
@@ -248,7 +262,7 @@ static int attempt_run (ctx_t *x, const jt_groups_t *g, ssize_t only_domain,
     }
     for (size_t k = 0; k < g->n; k++) {
         int64_t need = g->gpus[k];
-        bool placed = false;
+        bool placed = false, spare_short = false;
         const jt_cover_cand_t *payer = NULL;     /* first that could pay */
         for (size_t i = 0; i < jt_coverer_count (c) && !placed; i++) {
             if (jt_coverer_headroom (c, i, NULL) < need)
@@ -260,8 +274,26 @@ static int attempt_run (ctx_t *x, const jt_groups_t *g, ssize_t only_domain,
             int rc = jt_pack (x->view, &req, &pl, err);
             if (rc < 0)
                 goto error;
+            /* The group's spare nodes are leases its payer pays (role
+             * Spare, calculus section 3): the payer must fund them too. */
+            int64_t spare = rc == 0 ? spare_gpus (x->s, &pl) : 0;
+            if (rc == 0 && spare > 0
+                && jt_coverer_headroom (c, i, NULL) < need + spare) {
+                jt_pack_unplace (x->view, &pl);
+                jt_placement_free (&pl);
+                if (!payer) {
+                    snprintf (a->detail, sizeof (a->detail), "group %zu (%"
+                              PRId64 " GPUs) and its spare nodes (%" PRId64
+                              " GPUs): envelope %s has room for %" PRId64,
+                              k, need, spare, cd->env->name,
+                              jt_coverer_headroom (c, i, NULL));
+                    a->reason = JT_INSUFFICIENT_CAPACITY;
+                    spare_short = true;
+                }
+                continue;
+            }
             if (rc == 0) {
-                if (jt_coverer_charge (c, i, need) < 0
+                if (jt_coverer_charge (c, i, need + spare) < 0
                     || attempt_add (a, cd, k, need, &pl) < 0) {
                     jt_placement_free (&pl);
                     jt_errprintf (err, "plan: out of memory");
@@ -280,7 +312,10 @@ static int attempt_run (ctx_t *x, const jt_groups_t *g, ssize_t only_domain,
                 payer = cd;
         }
         if (!placed) {
-            if (payer) {
+            if (!payer && spare_short) {
+                /* funded for the group, not for its spares: funding */
+                a->spare_short = true;
+            } else if (payer) {
                 a->unplaced = true;     /* a->reason set from Pack above */
                 if (funding_first (x, c, g, k, only_domain, payer, a, err) < 0)
                     goto error;
@@ -373,6 +408,7 @@ static int attempt_single_domain (ctx_t *x, const jt_groups_t *g,
                       (long long) (nd ? ord[0].free : 0));
         } else {
             a->reason = first.reason;
+            a->spare_short = first.spare_short;
             memcpy (a->detail, first.detail, sizeof (a->detail));
         }
     }
@@ -466,6 +502,12 @@ static int plan_unbound (ctx_t *x, const attempt_t *last, int64_t total,
     if (rc == 1) {
         plan_reject (out, cv.reason, cv.detail);
         jt_cover_free (&cv);
+        return 0;
+    }
+    if (last->spare_short) {
+        /* Cover funds the groups, but not their spare nodes as well */
+        jt_cover_free (&cv);
+        plan_reject (out, last->reason, last->detail);
         return 0;
     }
     out->decision = JT_PLAN_LATER;

@@ -2,7 +2,8 @@
 # t2052-select-shrink.sh - structural cuts before the lottery, in slurmctld
 # (issue 8): when a reservation activates at its MaxWait and a malleable run
 # holds the slice, the run gives up whole groups (highest first, never below
-# its minimum) instead of a gang being preempted. slurmctld shrinks the job
+# its minimum) instead of a gang being preempted; a run's spare node is
+# dropped (DropSpare) before that. slurmctld shrinks the job
 # to the nodes it keeps (reshape.c: the same update as `scontrol update
 # JobId=X NodeList=...`, sent after the job lock is released), the waiting
 # run starts on the freed nodes on a later pass, the ledger has one
@@ -12,10 +13,12 @@
 # Cluster: see t2000-select.sh. East is C (gpu09-12) and D (gpu13-16).
 # D: a plain 4-node job (never a cut). C: one malleable run of team-b, four
 # one-node groups (--malleable=16:32:8: it may lose two). The run: team-c,
-# 2 nodes (16 GPUs) in one domain, funded now: deficit 16 on C.
+# 2 nodes (16 GPUs) in one domain, funded now: deficit 16 on C. Then C: a
+# team-b run of one 2-node group with a spare (3 nodes) and a plain job on
+# the fourth; a one-node team-c run: deficit 8, the spare is dropped.
 . "$(dirname "$0")/lib.sh"
 
-plan 8
+plan 13
 BUD=$(mktemp -d /tmp/jt-shrink-budgets.XXXXXX)
 for o in team-b:64 team-c:16; do
     cat > "$BUD/${o%%:*}.json" <<JSON
@@ -66,7 +69,32 @@ is "$(_act | grep -o '"cut":"[A-Za-z]*"' | sort | uniq -c | awk '{ print $1, $2 
 is "$(grep -h '"type":"End"' "$JT_LEDGER_DIR"/ledger-*.jtl | grep -c '"reason":"RandomPreempt"')" 0 \
    "no lease ended RandomPreempt"
 
-scancel "$mall" "$plain"
+# Spares go first: the run keeps its group, only the spare node is taken.
+scancel "$mall"
+_c_free () { [ "$(sinfo -h -N -n gpu09,gpu10,gpu11,gpu12 -t idle -o %N | wc -l)" = 4 ]; }
+wait_for 60 _c_free || bail_out "C did not empty"
+spare=$(submit --account=team-b -N2-3 $G8 --group-gpus=16 --spares=1 \
+               --constraint=fabric.domain=C -t 10 --wrap "sleep 600")
+wait_job_state "$spare" RUNNING 15 || bail_out "the run with a spare does not start"
+fill=$(submit -N1 --exclusive --constraint=fabric.domain=C -t 10 --wrap "sleep 600")
+wait_job_state "$fill" RUNNING 15 || bail_out "the plain job on C does not start"
+is "$(job_field "$spare" NumNodes)" 3 "the run holds its group and its spare node on C"
+one=$(submit --account=team-c -N1 $G8 --group-gpus=8 -t 2 --wrap "sleep 5")
+wait_job_state "$one" "RUNNING|COMPLETING|COMPLETED" 120 \
+    || bail_out "the one-node run did not start after MaxWait: $(job_field "$one" Reason)"
+is "$(job_field "$spare" JobState) $(job_field "$spare" NumNodes) $(job_field "$spare" Restarts)" \
+   "RUNNING 2 0" "the run with a spare keeps running on its group's two nodes"
+is "$(job_field "$fill" JobState) $(job_field "$fill" Restarts)" "RUNNING 0" \
+   "the plain job was never touched"
+_drop_end () { grep -h '"type":"End"' "$JT_LEDGER_DIR"/ledger-*.jtl \
+               | grep "\"run\":\"jtc:$spare\"" | grep -c '"reason":"DropSpare"'; }
+wait_for 30 _drop_end || bail_out "no DropSpare end in the ledger"
+is "$(_act | tail -n1 | grep -o '"cut":"[A-Za-z]*"' | paste -sd' ')" '"cut":"DropSpare"' \
+   "the second Activation's only cut is DropSpare"
+is "$(grep -h '"type":"End"' "$JT_LEDGER_DIR"/ledger-*.jtl | grep -c '"reason":"RandomPreempt"')" 0 \
+   "still no lease ended RandomPreempt"
+
+scancel "$spare" "$fill" "$plain"
 wait_for 60 queue_empty
 out=$(jobtree_cli verify "$JT_LEDGER_DIR" 2>&1)
 ok $? "jobtree verify accepts the ledger: $(tail -n1 <<< "$out")"

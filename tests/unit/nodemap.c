@@ -324,6 +324,37 @@ static void test_record (void)
     jt_snapshot_destroy (s);
 }
 
+/* A group's spare nodes are a lease of role Spare, paid by the group's
+ * envelope, the GPUs of its nodes (as the ledger's "s<group>" lease). */
+static void test_record_spares (void)
+{
+    jt_snapshot_t *s = jt_snapshot_create ();
+    jt_error_t err = { "" };
+    jt_jobrec_t rec;
+    const char *text = "jobtree/1 {\"run\":{\"owner\":\"rai\",\"resources\":"
+        "{\"gpuType\":\"h100\",\"totalGPUs\":16},\"locality\":{\"groupGPUs\":16},"
+        "\"sparesPerGroup\":1},\"funding\":[],\"fundedGPUs\":0,\"borrowedGPUs\":0,"
+        "\"reason\":\"OK\",\"bound\":{\"time\":\"1970-01-01T00:33:20Z\",\"leases\":["
+        "{\"group\":0,\"envelope\":\"west-h100\",\"gpus\":16,\"nodes\":[\"a01\",\"a02\"],"
+        "\"spares\":[\"a03\"]}]}}";
+
+    ok (jt_jobrec_parse (text, &rec, &err) == 0, "spares: record: %s", err.text);
+    ok (jt_nodemap_add_record (s, 78, "rai", 1000, 4600, &rec, &err) == 0,
+        "spares: leases added: %s", err.text);
+    is_int (s->nleases, 2, "spares: the group's lease and its spares' lease");
+    if (s->nleases == 2) {
+        char buf[256];
+        snprintf (buf, sizeof (buf), "%d %s %zu %lld %s", s->leases[1].group,
+                  s->leases[1].envelope, s->leases[1].nnodes,
+                  (long long) s->leases[1].gpus, jt_role_str (s->leases[1].role));
+        is (buf, "0 west-h100 1 8 Spare",
+            "spares: a Spare lease of group 0 on one node, 8 GPUs, same payer");
+    } else
+        skip (1, "leases missing");
+    jt_jobrec_free (&rec);
+    jt_snapshot_destroy (s);
+}
+
 int main (void)
 {
     test_labels ();
@@ -333,5 +364,6 @@ int main (void)
     test_skip_and_labelled ();
     test_leases ();
     test_record ();
+    test_record_spares ();
     return done_testing ();
 }

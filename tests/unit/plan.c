@@ -242,6 +242,43 @@ static void test_policy_spares_soft (void)
     jt_budgets_destroy (b);
 }
 
+/* A group's spare nodes are leases of role Spare paid by the group's payer
+ * (calculus section 3; the ledger charges them, so Cover must fund them). */
+static void test_spares_funded (void)
+{
+    jt_budgets_t *tight = fx_budgets (RAI (FX_ENV ("west-h100",
+                                      "\"region\": \"west\"", 16, "")), FX_END);
+    jt_budgets_t *room = fx_budgets (RAI (FX_ENV ("west-h100",
+                                     "\"region\": \"west\"", 24, "")), FX_END);
+    jt_budgets_t *two = fx_budgets (RAI (
+        FX_ENV ("west-h100", "\"region\": \"west\"", 16, "") ","
+        FX_ENV ("west2-h100", "\"region\": \"west\"", 24, "")), FX_END);
+    jt_snapshot_t *s = two_domains (4, 4);
+    jt_run_t *sp = fx_run (RUN ("rai", 16, GROUP (16) ", \"sparesPerGroup\": 1"));
+    jt_run_t *plain = fx_run (RUN ("rai", 16, GROUP (16)));
+
+    plan_detail_is (tight, s, sp, "Reject InsufficientCapacity total=0 want=16",
+                    "spares funded: 16 GPUs of concurrency pay the group, not its spare",
+                    "group 0 (16 GPUs) and its spare nodes (8 GPUs): envelope"
+                    " west-h100 has room for 16",
+                    "spares funded: the detail counts the spare's GPUs");
+    is (fx_plan (tight, s, NULL, plain, JT_PACK_TO_EMPTY, NULL),
+        "BindNow total=16 | g0 16 west/A[a01:8 a02:8] west-h100",
+        "spares funded: the same run without a spare binds");
+    is (fx_plan (room, s, NULL, sp, JT_PACK_TO_EMPTY, NULL),
+        "BindNow total=16 | g0 16 west/A[a01:8 a02:8] s[a03] west-h100",
+        "spares funded: 24 GPUs pay the group and its spare");
+    is (fx_plan (two, s, NULL, sp, JT_PACK_TO_EMPTY, NULL),
+        "BindNow total=16 | g0 16 west/A[a01:8 a02:8] s[a03] west2-h100",
+        "spares funded: the next payer in Cover's order that funds both pays");
+    jt_run_destroy (plain);
+    jt_run_destroy (sp);
+    jt_snapshot_destroy (s);
+    jt_budgets_destroy (two);
+    jt_budgets_destroy (room);
+    jt_budgets_destroy (tight);
+}
+
 static void test_decisions (void)
 {
     jt_budgets_t *b = fx_budgets (RAI (FX_ENV ("west-h100", "\"region\": \"west\"",
@@ -548,6 +585,7 @@ int main (void)
     test_payer_selector ();
     test_spread ();
     test_policy_spares_soft ();
+    test_spares_funded ();
     test_decisions ();
     test_reason_names_the_bound ();
     test_properties ();
