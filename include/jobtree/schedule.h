@@ -15,7 +15,9 @@
  *                      As NOW when the plan binds now. Otherwise the node
  *                      sets on which a start should be estimated: one per
  *                      domain able to hold the run when the run must sit in
- *                      one domain (so backfill reserves inside one domain),
+ *                      one domain (so backfill reserves inside one domain;
+ *                      with --group-by one per class, domain and value;
+ *                      only nodes the run's constraints allow count),
  *                      else one over every domain node of the flavor; and
  *                      when funding is what is missing, the instant it
  *                      frees (`not_before`): the first lease end or window

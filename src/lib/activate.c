@@ -517,6 +517,13 @@ int jt_activation_slice (const jt_snapshot_t *s, const jt_node_set_t *cands,
         jt_need_t *nd = &out->needs[nneeds];
         if (c->domain < 0 || (size_t) c->domain >= s->ndomains)
             continue;
+        /* one alternative per domain (a pool is named by its domain): of
+         * several sets in one domain (group-by classes), the first */
+        bool seen = false;
+        for (size_t a = 0; a < nalts && !seen; a++)
+            seen = cands[out->alt_cand[a]].domain == c->domain;
+        if (seen)
+            continue;
         for (size_t j = 0; j < c->nnodes; j++) {
             const jt_node_t *n = &s->nodes[c->nodes[j]];
             if (n->state == JT_NODE_UP && n->used_gpus == 0)

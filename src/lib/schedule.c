@@ -15,6 +15,8 @@
 #include <string.h>
 
 #include "jobtree/schedule.h"
+#include "jobtree/constraint.h"
+#include "jobtree/labels.h"
 #include "jobtree/timeutil.h"
 #include "strbuf.h"
 
@@ -206,6 +208,12 @@ static int bind_nodes (jt_answer_t *a, size_t nnodes, uint32_t max_nodes,
     return 0;
 }
 
+static int cmp_size (const void *a, const void *b)
+{
+    size_t x = *(const size_t *) a, y = *(const size_t *) b;
+    return (x > y) - (x < y);
+}
+
 static int cand_push (jt_answer_t *a, jt_node_set_t set, jt_error_t *err)
 {
     jt_node_set_t *c = realloc (a->cands, (a->ncands + 1) * sizeof (*c));
@@ -234,9 +242,39 @@ static bool payable (const jt_plan_t *payers, const jt_node_t *n)
     return payers->nsegs == 0;
 }
 
+/* May the run use node n at all: its node constraints hold there, and it
+ * has the group-by label (jobtree/pack.h: the nodes its pack view holds). */
+static bool run_may_use (const jt_run_t *run, const jt_node_t *n)
+{
+    return jt_constraints_match (&run->constraints, &n->labels)
+           && (!run->group_by || jt_labels_get (&n->labels, run->group_by));
+}
+
+/* The group-by value of node k (NULL without group-by). */
+static const char *class_of (const jt_snapshot_t *s, const jt_run_t *run, size_t k)
+{
+    return run->group_by ? jt_labels_get (&s->nodes[k].labels, run->group_by) : NULL;
+}
+
+typedef struct class_ctx {
+    const jt_snapshot_t *s;
+    const jt_run_t *run;
+} class_ctx_t;
+
+static int by_class (const void *a, const void *b, void *arg)
+{
+    const class_ctx_t *x = arg;
+    size_t i = *(const size_t *) a, j = *(const size_t *) b;
+    int c = strcmp (class_of (x->s, x->run, i), class_of (x->s, x->run, j));
+
+    return c ? c : (i > j) - (i < j);
+}
+
 /* ESTIMATE when Cover funds the run (now, or once funding frees: `payers`
  * is that plan) but Pack has no room now. Only nodes one of its payers
- * may use count. A run that must sit in one domain (one group, or
+ * may use, and the run may use (its constraints, its group-by label),
+ * count; with group-by a one-domain run gets one set per class (domain and
+ * label value), in domain then value order. A run that must sit in one domain (one group, or
  * cross-group spread off) gets one node set per domain able to hold it
  * (its eligible up nodes of the flavor, enough GPUs and nodes), in domain
  * order. A run whose groups may spread gets one set over every eligible
@@ -269,17 +307,38 @@ static int estimate_sets (jt_answer_t *a, const jt_sched_request_t *req,
         for (size_t k = 0; k < dom->nnodes; k++) {
             const jt_node_t *n = &s->nodes[dom->nodes[k]];
             if (!of_flavor (n, run->flavor) || !req->eligible[dom->nodes[k]]
-                || n->state != JT_NODE_UP || !payable (payers, n))
+                || n->state != JT_NODE_UP || !payable (payers, n)
+                || !run_may_use (run, n))
                 continue;
             set.nodes[set.nnodes++] = dom->nodes[k];
-            cap += n->gpus;
         }
-        if (cap < need || set.nnodes < a->cand_nodes) {
-            free (set.nodes);
-            continue;
+        if (run->group_by && set.nnodes) {
+            class_ctx_t cx = { s, run };
+            qsort_r (set.nodes, set.nnodes, sizeof (size_t), by_class, &cx);
         }
-        if (cand_push (a, set, err) < 0)
-            return -1;
+        /* split into classes (one without group-by), each a candidate */
+        for (size_t i = 0, j; i < set.nnodes; i = j) {
+            const char *v = class_of (s, run, set.nodes[i]);
+            jt_node_set_t one = { NULL, 0, (int) d };
+            for (j = i, cap = 0; j < set.nnodes
+                 && (!v || !strcmp (v, class_of (s, run, set.nodes[j]))); j++)
+                cap += s->nodes[set.nodes[j]].gpus;
+            if (cap < need || j - i < a->cand_nodes)
+                continue;
+            if (!(one.nodes = malloc ((j - i) * sizeof (size_t)))) {
+                free (set.nodes);
+                return jt_errprintf (err, "out of memory");
+            }
+            memcpy (one.nodes, set.nodes + i, (j - i) * sizeof (size_t));
+            one.nnodes = j - i;
+            if (run->group_by)      /* ascending per set, as documented */
+                qsort (one.nodes, one.nnodes, sizeof (size_t), cmp_size);
+            if (cand_push (a, one, err) < 0) {
+                free (set.nodes);
+                return -1;
+            }
+        }
+        free (set.nodes);
     }
     if (!whole) {
         jt_node_set_t set = { calloc (s->nnodes ? s->nnodes : 1,
@@ -288,7 +347,8 @@ static int estimate_sets (jt_answer_t *a, const jt_sched_request_t *req,
             return jt_errprintf (err, "out of memory");
         for (size_t k = 0; k < s->nnodes; k++)
             if (of_flavor (&s->nodes[k], run->flavor) && s->nodes[k].domain >= 0
-                && req->eligible[k] && payable (payers, &s->nodes[k]))
+                && req->eligible[k] && payable (payers, &s->nodes[k])
+                && run_may_use (run, &s->nodes[k]))
                 set.nodes[set.nnodes++] = k;
         if (cand_push (a, set, err) < 0)
             return -1;

@@ -417,6 +417,19 @@ static void test_slice (void)
     jt_activation_free (&a);
     jt_activation_slice_free (&sl);
 
+    /* Two sets in one domain (group-by classes): one alternative, the
+     * first, so no pool is named twice. */
+    {
+        jt_node_set_t two[2] = { { na, 2, sets[0].domain }, { na + 2, 2, sets[0].domain } };
+        is_int (jt_activation_slice (s, two, 2, 2, "h100", NULL, "c1:9", "c1:9:resv:100",
+                                     fx_time (FX_NOW), true, yield_all_but_7, NULL,
+                                     &sl, &err), 0, "slice over two classes of A");
+        ok (sl.req.nalts == 1 && sl.alt_cand[0] == 0 && !strcmp (sl.scope, "west/A"),
+            "one alternative per domain: the first class (scope %s, %zu alternatives)",
+            sl.scope, sl.req.nalts);
+        jt_activation_slice_free (&sl);
+    }
+
     /* Without structural cuts: the spare goes with its gang, no minimum. */
     is_int (jt_activation_slice (s, sets + 1, 1, 2, "h100", NULL, "c1:9", "c1:9:resv:100",
                                  fx_time (FX_NOW), false, yield_all_but_7, NULL,

@@ -569,6 +569,34 @@ static void test_decide (void)
     jt_budgets_destroy (b);
 }
 
+/* ESTIMATE honours the run's node labels (jobtree/pack.h): only nodes its
+ * constraints allow, and with group-by one set per class (domain x value). */
+static void test_estimate_labels (void)
+{
+    jt_budgets_t *b = fx_budgets (RAI (WEST (256, "")), FX_END);
+    jt_snapshot_t *s = jt_snapshot_create ();
+    const char *got;
+
+    fx_nodes (s, "a", 1, 2, "region=west,fabric.domain=A,rack=r1", 8, 2);
+    fx_nodes (s, "a", 3, 2, "region=west,fabric.domain=A,rack=r2,gpu.mem=80", 8, 2);
+    fx_finalize (s);
+    got = ask (b, s, RUN ("rai", 16, ", \"locality\": { \"groupGPUs\": 16,"
+                          " \"groupBy\": \"rack\" }"), JT_TENSE_ESTIMATE, NULL, 1, 8);
+    ok (strncmp (got, "estimate 2 nodes {a01 a02} {a03 a04}:", 37) == 0,
+        "estimate, group-by: one set per rack, not one over the domain: %s", got);
+    got = ask (b, s, RUN ("rai", 16, GROUP (16) ", \"nodeConstraints\":"
+                          " [\"gpu.mem GE 80\"]"), JT_TENSE_ESTIMATE, NULL, 1, 8);
+    ok (strncmp (got, "estimate 2 nodes {a03 a04}:", 27) == 0,
+        "estimate, constraint: only the nodes it allows: %s", got);
+    got = ask (b, s, RUN ("rai", 24, ", \"locality\": { \"groupGPUs\": 24,"
+                          " \"groupBy\": \"rack\" }"), JT_TENSE_ESTIMATE, NULL, 1, 8);
+    ok (strncmp (got, "estimate 3 nodes: ", 18) == 0,
+        "estimate, group-by: no rack holds 3 nodes, so no set to estimate on: %s",
+        got);
+    jt_snapshot_destroy (s);
+    jt_budgets_destroy (b);
+}
+
 static void test_snapshot_restored (void)
 {
     jt_budgets_t *b = fx_budgets (RAI (WEST (256, "")), FX_END);
@@ -651,6 +679,7 @@ int main (void)
     test_funding_unknown_end ();
     test_funding_windows ();
     test_decide ();
+    test_estimate_labels ();
     test_snapshot_restored ();
     test_bad_request ();
     done_testing ();
