@@ -109,11 +109,18 @@ typedef struct jt_sim_policy {
     bool reservations;          /* backfill reservations and funding holds */
     bool placement;             /* false: the baseline, no libjobtree call
                                  * (first free nodes in node order) */
+    bool preempt;               /* activation: runs give way (requeued
+                                 * whole) to a lender's reclaim at once */
+    int64_t max_wait;           /* > 0: and to a reservation due at its
+                                 * creation + max_wait s (jobtree.conf
+                                 * MaxWait) */
 } jt_sim_policy_t;
 
 /* "POLICY[,OPTION...]": POLICY is pack-to-empty, best-fit, split[=NODES]
  * (default 2) or none (placement off, the benchmark's baseline); OPTIONS
- * borrow, noborrow, noresv. Returns 0 or -1 (err names the word). */
+ * borrow, noborrow, noresv, preempt (reclaims), maxwait=SECONDS (and
+ * activation at MaxWait; implies preempt). Returns 0 or -1 (err names the
+ * word). */
 int jt_sim_policy_parse (const char *text, jt_sim_policy_t *out, jt_error_t *err);
 
 typedef void (*jt_sim_progress_fn) (void *arg, const char *policy,
@@ -155,6 +162,8 @@ typedef struct jt_sim_summary {
     double jain;                /* over owners with an entitlement */
     size_t groups_split;        /* groups whose nodes span domains */
     double borrowed_gpu_hours, lent_gpu_hours;
+    size_t preemptions;         /* runs that gave way (requeued) */
+    int64_t gpus_evicted;       /* their GPUs */
     int64_t span;               /* s, first submit to last end */
     size_t passes, answers;     /* scheduling passes, jt_sched_answer calls */
 } jt_sim_summary_t;

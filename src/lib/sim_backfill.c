@@ -25,6 +25,8 @@ static void avail_build (sim_t *m, int64_t now)
         m->avail[n] = now;
     for (size_t h = 0; h < m->nheap; h++) {
         size_t j = m->heap[h].job;
+        if (!jt_simx_current (m, &m->heap[h]))
+            continue;
         int64_t e = m->r->start[j] + m->limit[j];
         for (size_t k = 0; k < m->nalloc[j]; k++)
             if (m->avail[m->alloc[j][k].node] < e)
@@ -138,6 +140,19 @@ static int reserve (sim_t *m, size_t j, int64_t now, jt_sched_request_t *req,
             m->renv[j] = a.payer ? a.payer->name : NULL;
             m->rgpus[j] = a.cand_gpus;
             apply_resv (m, j, now);
+            if (m->created[j] < 0) {
+                /* the reservation exists from now: a reclaim may be due at
+                 * once (a pass at this instant again), room at MaxWait */
+                m->created[j] = now;
+                if (m->p->preempt
+                    && (jt_simx_heap_push (&m->timers, &m->ntimers, &m->timers_cap,
+                                           now, j) < 0
+                        || (m->p->max_wait > 0
+                            && jt_simx_heap_push (&m->timers, &m->ntimers,
+                                                  &m->timers_cap,
+                                                  now + m->p->max_wait, j) < 0)))
+                    m->oom = true;
+            }
         }
     }
     if (a.kind == JT_ANSWER_BIND)
@@ -199,6 +214,28 @@ static int test_run (sim_t *m, size_t j, int64_t now, jt_error_t *err)
         jt_answer_free (&a);
         return 1;
     }
+    if (m->p->preempt) {
+        int n = jt_simx_activate (m, j, &req, now, err);
+        if (n < 0) {
+            jt_answer_free (&a);
+            return -1;
+        }
+        if (n > 0) {            /* room made: slurmctld starts it now */
+            jt_answer_free (&a);
+            for (size_t k = 0; k < m->s->nnodes; k++)
+                m->eligible[k] = jt_simx_resv_ok (m, k, end);
+            req.tense = JT_TENSE_NOW;
+            req.eligible = m->eligible;
+            m->r->answers++;
+            if (jt_sched_answer (&req, &a, err) < 0)
+                return -1;
+            if (a.kind == JT_ANSWER_BIND) {
+                int rc = jt_simx_start_run (m, j, &a, now, err);
+                jt_answer_free (&a);
+                return rc < 0 ? -1 : 1;
+            }
+        }
+    }
     jt_simx_set_why (m, j, a.reason);
     m->kind[j] = a.plan.decision == JT_PLAN_LATER
                  && (a.plan.reason == JT_NO_DOMAIN_FITS
@@ -210,6 +247,12 @@ static int test_run (sim_t *m, size_t j, int64_t now, jt_error_t *err)
     if (m->p->reservations)
         return reserve (m, j, now, &req, err);
     return 0;
+}
+
+static int cmp_size (const void *a, const void *b)
+{
+    size_t x = *(const size_t *) a, y = *(const size_t *) b;
+    return (x > y) - (x < y);
 }
 
 int jt_simx_pass (sim_t *m, int64_t now, size_t depth, jt_error_t *err)
@@ -224,12 +267,16 @@ int jt_simx_pass (sim_t *m, int64_t now, size_t depth, jt_error_t *err)
         m->resv_start[n] = NEVER;
         m->resv_end[n] = 0;
     }
-    for (i = 0; i < m->nqueue && tested < depth && m->free_gpus > 0 && rc >= 0; i++) {
+    /* with activation a full cluster may still start a run (runs give
+     * way), so the pass goes on */
+    for (i = 0; i < m->nqueue && tested < depth && rc >= 0
+                && (m->free_gpus > 0 || m->p->preempt); i++) {
         size_t j = m->queue[i];
         tested++;
-        if (!m->r->is_run[j])
-            jt_simx_place_plain (m, j, now);
-        else
+        if (!m->r->is_run[j]) {
+            if (m->free_gpus >= m->t->jobs[j].gpus)
+                jt_simx_place_plain (m, j, now);
+        } else
             rc = test_run (m, j, now, err);
         if (m->r->state[j] == SIM_PENDING)
             m->queue[w++] = j;
@@ -237,5 +284,19 @@ int jt_simx_pass (sim_t *m, int64_t now, size_t depth, jt_error_t *err)
     for (; i < m->nqueue; i++)
         m->queue[w++] = m->queue[i];
     m->nqueue = w;
+    if (m->nrequeued) {
+        /* the runs that gave way wait again, in priority order (index) */
+        size_t a = 0, b = 0, n = 0;
+        qsort (m->requeued, m->nrequeued, sizeof (size_t), cmp_size);
+        while (a < m->nqueue || b < m->nrequeued)
+            m->qtmp[n++] = b == m->nrequeued
+                               || (a < m->nqueue && m->queue[a] < m->requeued[b])
+                               ? m->queue[a++] : m->requeued[b++];
+        memcpy (m->queue, m->qtmp, n * sizeof (size_t));
+        m->nqueue = n;
+        m->nrequeued = 0;
+    }
+    if (rc >= 0 && m->oom)
+        rc = jt_errprintf (err, "jobtree sim: out of memory");
     return rc < 0 ? -1 : 0;
 }

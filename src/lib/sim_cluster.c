@@ -182,9 +182,21 @@ int jt_sim_policy_parse (const char *text, jt_sim_policy_t *out, jt_error_t *err
             out->borrow = 0;
         else if (!strcmp (w, "noresv"))
             out->reservations = false;
+        else if (!strcmp (w, "preempt"))
+            out->preempt = true;
+        else if (!strncmp (w, "maxwait=", 8)) {
+            const char *p = w + 8;
+            long v;
+            if (!part (&p, 1, 100L * 366 * 86400, &v) || *p)
+                return jt_errprintf (err, "--policy '%s': maxwait=SECONDS takes 1 "
+                                     "to 3162240000 seconds, e.g. maxwait=3600", text);
+            out->max_wait = v;
+            out->preempt = true;
+        }
         else
             return jt_errprintf (err, "--policy '%s': unknown option '%s'; use "
-                                 "borrow, noborrow or noresv", text, w);
+                                 "borrow, noborrow, noresv, preempt or "
+                                 "maxwait=SECONDS", text, w);
     }
     if (first)
         return jt_errprintf (err, "--policy '%s': no policy named", text);

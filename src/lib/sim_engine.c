@@ -65,6 +65,29 @@ static int owners_build (sim_t *m)
     return 0;
 }
 
+static int cmp_job_id (const void *a, const void *b)
+{
+    return strcmp ((*(const jt_sim_job_t *const *) a)->id,
+                   (*(const jt_sim_job_t *const *) b)->id);
+}
+
+/* m->by_id: job indexes by id (ids are unique: the reader checks), for
+ * finding the runs an activation names. 0 or -1 (ENOMEM). */
+static int sort_by_id (sim_t *m)
+{
+    const jt_sim_job_t **v = calloc (m->t->n + 1, sizeof (*v));
+
+    if (!v)
+        return -1;
+    for (size_t j = 0; j < m->t->n; j++)
+        v[j] = &m->t->jobs[j];
+    qsort (v, m->t->n, sizeof (*v), cmp_job_id);
+    for (size_t j = 0; j < m->t->n; j++)
+        m->by_id[j] = (size_t) (v[j] - m->t->jobs);
+    free (v);
+    return 0;
+}
+
 static int cmp_i64 (const void *a, const void *b)
 {
     int64_t x = *(const int64_t *) a, y = *(const int64_t *) b;
@@ -129,6 +152,12 @@ static void sim_free (sim_t *m)
     free (m->gpn);
     free (m->job_flavor);
     free (m->dom_busy);
+    free (m->timers);
+    free (m->created);
+    free (m->activated);
+    free (m->requeued);
+    free (m->by_id);
+    free (m->qtmp);
     jt_snapshot_destroy (m->s);
 }
 
@@ -219,7 +248,7 @@ static void arrive (sim_t *m, size_t j, int64_t now)
  * keeps a bounded timeline (the kept samples stay on the new grid). */
 static void sample (sim_t *m, int64_t t, int64_t *step)
 {
-    sim_sample_t s = { t, m->busy_gpus, (int64_t) m->nqueue, (int64_t) m->nheap,
+    sim_sample_t s = { t, m->busy_gpus, (int64_t) m->nqueue, (int64_t) m->nrunning,
                        m->free_domains };
     jt_sim_result_t *r = m->r;
 
@@ -252,6 +281,8 @@ static int loop (sim_t *m, jt_error_t *err)
             wi++;
         if (m->nqueue && wi < m->nwalls && m->walls[wi] < now)
             now = m->walls[wi];
+        if (m->ntimers && m->timers[0].t < now)
+            now = m->timers[0].t;
         if (now == NEVER) {
             /* nothing more happens: one last pass over the whole queue */
             size_t before = m->nqueue;
@@ -268,7 +299,9 @@ static int loop (sim_t *m, jt_error_t *err)
             next_sample += step;
         }
         while (m->nheap && m->heap[0].t == now) {
-            heap_ent_t e = jt_simx_heap_pop (m);
+            heap_ent_t e = jt_simx_heap_pop (m->heap, &m->nheap);
+            if (!jt_simx_current (m, &e))
+                continue;       /* it gave way before this end */
             jt_simx_finish (m, e.job);
             if (m->o->progress && ++done % every == 0)
                 m->o->progress (m->o->progress_arg, m->r->policy, done, t->n);
@@ -278,6 +311,11 @@ static int loop (sim_t *m, jt_error_t *err)
         while (wi < m->nwalls && m->walls[wi] <= now) {
             wi++;
             m->fund_gen++;
+        }
+        while (m->ntimers && m->timers[0].t <= now) {
+            /* an activation may be due: the run is asked again */
+            heap_ent_t e = jt_simx_heap_pop (m->timers, &m->ntimers);
+            m->kind[e.job] = 0;
         }
         m->last_now = now;
         if (m->nqueue && jt_simx_pass (m, now, depth, err) < 0)
@@ -329,7 +367,15 @@ jt_sim_result_t *jt_sim_run (const jt_sim_trace_t *t, const jt_budgets_t *b,
     m.alloc = calloc (t->n + 1, sizeof (*m.alloc));
     m.nalloc = calloc (t->n + 1, sizeof (*m.nalloc));
     m.queue = calloc (t->n + 1, sizeof (*m.queue));
-    m.heap = calloc (t->n + 1, sizeof (*m.heap));
+    m.created = calloc (t->n + 1, sizeof (*m.created));
+    m.activated = calloc (t->n + 1, sizeof (*m.activated));
+    m.requeued = calloc (t->n + 1, sizeof (*m.requeued));
+    m.by_id = calloc (t->n + 1, sizeof (*m.by_id));
+    m.qtmp = calloc (t->n + 1, sizeof (*m.qtmp));
+    if (!m.created || !m.activated || !m.requeued || !m.by_id || !m.qtmp) {
+        jt_errprintf (err, "jobtree sim: out of memory");
+        goto fail;
+    }
     m.resv_start = calloc (nn + 1, sizeof (*m.resv_start));
     m.resv_end = calloc (nn + 1, sizeof (*m.resv_end));
     m.avail = calloc (nn + 1, sizeof (*m.avail));
@@ -358,7 +404,7 @@ jt_sim_result_t *jt_sim_run (const jt_sim_trace_t *t, const jt_budgets_t *b,
         goto fail;
     }
     if (!m.r || !m.limit || !m.run || !m.alloc || !m.nalloc || !m.queue
-        || !m.heap || !m.resv_start || !m.resv_end || !m.avail || !m.eligible
+        || !m.resv_start || !m.resv_end || !m.avail || !m.eligible
         || !m.all || !m.holds || !m.order || owners_build (&m) < 0
         || walls_build (&m) < 0) {
         jt_errprintf (err, "jobtree sim: out of memory");
@@ -380,7 +426,12 @@ jt_sim_result_t *jt_sim_run (const jt_sim_trace_t *t, const jt_budgets_t *b,
         m.flavor_id[n] = (int) f;
     }
     m.r->cluster_gpus = m.free_gpus;
+    if (sort_by_id (&m) < 0) {
+        jt_errprintf (err, "jobtree sim: out of memory");
+        goto fail;
+    }
     for (size_t j = 0; j < t->n; j++) {
+        m.created[j] = -1;
         m.limit[j] = limit_of (&t->jobs[j], o->limit_factor_pct);
         m.r->start[j] = -1;
         m.r->end[j] = -1;

@@ -40,8 +40,21 @@ typedef struct sim {
     size_t *nalloc;
     size_t *queue;              /* pending jobs, priority order */
     size_t nqueue;
-    heap_ent_t *heap;           /* running jobs by end, then index */
-    size_t nheap;
+    heap_ent_t *heap;           /* running jobs by end, then index (an
+                                 * evicted job's entry stays until popped:
+                                 * stale when the job's end differs) */
+    size_t nheap, heap_cap;
+    size_t nrunning;
+    heap_ent_t *timers;         /* activations due (reservation + MaxWait,
+                                 * or at once for a reclaim), by time */
+    size_t ntimers, timers_cap;
+    int64_t *created;           /* per job: its reservation's creation, -1 */
+    uint8_t *activated;         /* per job: 1 room, 2 reclaim done */
+    size_t *requeued;           /* evicted in this pass, queued after it */
+    size_t nrequeued;
+    bool oom;                   /* a push failed: the replay fails */
+    size_t *by_id;              /* job indexes sorted by id */
+    size_t *qtmp;               /* scratch for merging the requeued */
     int64_t *walls;             /* envelope window boundaries, trace time */
     size_t nwalls;
     int64_t free_gpus;          /* GPUs free on up nodes */
@@ -96,7 +109,22 @@ bool jt_simx_place_plain (sim_t *m, size_t j, int64_t now);
 bool jt_simx_place_first (sim_t *m, size_t j, int64_t now, int gpn);
 int jt_simx_start_run (sim_t *m, size_t j, const jt_answer_t *a, int64_t now,
                        jt_error_t *err);
-heap_ent_t jt_simx_heap_pop (sim_t *m);
+/* A min-heap of (time, job) that grows: 0 or -1 (ENOMEM). */
+int jt_simx_heap_push (heap_ent_t **v, size_t *n, size_t *cap, int64_t t,
+                       size_t job);
+heap_ent_t jt_simx_heap_pop (heap_ent_t *v, size_t *n);
+/* Is the heap entry of a running job current (not left by an eviction)? */
+bool jt_simx_current (const sim_t *m, const heap_ent_t *e);
+/* Run v gives way at now (requeued whole, as PreemptMode=REQUEUE): its
+ * nodes and leases go back, the part it will not run is taken off its
+ * owner's (and lenders') GPU-hours, and it waits again. 0 or -1. */
+int jt_simx_evict (sim_t *m, size_t v, int64_t now, jt_error_t *err);
+/* If run j's reservation is due (room at its MaxWait, or a reclaim of
+ * what its owner lent), the activation as slurmctld decides it: who gives
+ * way (jt_activation_applies, jt_activation_slice, jt_activate), whole
+ * runs. Returns the runs evicted (0: none), -1 on error. */
+int jt_simx_activate (sim_t *m, size_t j, const jt_sched_request_t *now_req,
+                      int64_t now, jt_error_t *err);
 void jt_simx_finish (sim_t *m, size_t j);
 /* One pass over the queue at now, testing at most depth jobs. 0 or -1. */
 int jt_simx_pass (sim_t *m, int64_t now, size_t depth, jt_error_t *err);

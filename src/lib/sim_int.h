@@ -51,6 +51,10 @@ struct jt_sim_result {
     sim_sample_t *samples;
     size_t nsamples, samples_cap;
     size_t passes, answers;
+    uint16_t *preempted;    /* per job: times it gave way */
+    size_t preemptions;     /* runs that gave way (each time) */
+    int64_t gpus_evicted;   /* their GPUs */
+    double evicted_gpu_s;   /* GPU-seconds run by attempts that gave way */
 };
 
 jt_sim_result_t *jt_simx_result_create (const jt_sim_trace_t *t, const char *policy);

@@ -22,45 +22,59 @@ static bool heap_less (const heap_ent_t *a, const heap_ent_t *b)
     return a->t < b->t || (a->t == b->t && a->job < b->job);
 }
 
-static void heap_push (sim_t *m, int64_t t, size_t job)
+int jt_simx_heap_push (heap_ent_t **v, size_t *n, size_t *cap, int64_t t,
+                       size_t job)
 {
-    size_t i = m->nheap++;
+    heap_ent_t *h = *v;
+    size_t i;
 
-    m->heap[i] = (heap_ent_t){ t, job };
+    if (*n == *cap) {
+        size_t nc = *cap ? *cap * 2 : 1024;
+        if (!(h = realloc (*v, nc * sizeof (*h))))
+            return -1;
+        *v = h;
+        *cap = nc;
+    }
+    i = (*n)++;
+    h[i] = (heap_ent_t){ t, job };
     while (i > 0) {
         size_t up = (i - 1) / 2;
-        if (!heap_less (&m->heap[i], &m->heap[up]))
+        if (!heap_less (&h[i], &h[up]))
             break;
-        heap_ent_t x = m->heap[i];
-        m->heap[i] = m->heap[up];
-        m->heap[up] = x;
+        heap_ent_t x = h[i];
+        h[i] = h[up];
+        h[up] = x;
         i = up;
     }
+    return 0;
 }
 
-heap_ent_t jt_simx_heap_pop (sim_t *m)
+heap_ent_t jt_simx_heap_pop (heap_ent_t *h, size_t *n)
 {
-    heap_ent_t top = m->heap[0];
+    heap_ent_t top = h[0];
     size_t i = 0;
 
-    m->heap[0] = m->heap[--m->nheap];
+    h[0] = h[--*n];
     for (;;) {
         size_t l = 2 * i + 1, rr = l + 1, k = i;
-        if (l < m->nheap && heap_less (&m->heap[l], &m->heap[k]))
+        if (l < *n && heap_less (&h[l], &h[k]))
             k = l;
-        if (rr < m->nheap && heap_less (&m->heap[rr], &m->heap[k]))
+        if (rr < *n && heap_less (&h[rr], &h[k]))
             k = rr;
         if (k == i)
             break;
-        heap_ent_t x = m->heap[i];
-        m->heap[i] = m->heap[k];
-        m->heap[k] = x;
+        heap_ent_t x = h[i];
+        h[i] = h[k];
+        h[k] = x;
         i = k;
     }
     return top;
 }
 
-/* ---- jobs ---- */
+bool jt_simx_current (const sim_t *m, const heap_ent_t *e)
+{
+    return m->r->state[e->job] == SIM_RUNNING && m->r->end[e->job] == e->t;
+}
 
 const char *jt_simx_job_flavor (const sim_t *m, const jt_sim_job_t *j)
 {
@@ -196,7 +210,11 @@ static void started (sim_t *m, size_t j, int64_t now)
     r->owners[r->owner[j]].gpu_s += (double) gpus * (double) (end - now);
     free (r->why[j]);
     r->why[j] = NULL;
-    heap_push (m, end, j);
+    m->nrunning++;
+    m->created[j] = -1;
+    m->activated[j] = 0;
+    if (jt_simx_heap_push (&m->heap, &m->nheap, &m->heap_cap, end, j) < 0)
+        m->oom = true;
 }
 
 
@@ -360,7 +378,8 @@ static void lease_drop (jt_lease_t *l)
     free (l->nodes);
 }
 
-void jt_simx_finish (sim_t *m, size_t j)
+/* Give job j's nodes and leases back. */
+static void release (sim_t *m, size_t j)
 {
     const char *id = m->t->jobs[j].id;
     size_t w = 0;
@@ -391,5 +410,51 @@ void jt_simx_finish (sim_t *m, size_t j)
     else
         w = m->s->nleases;
     m->s->nleases = w;
+}
+
+void jt_simx_finish (sim_t *m, size_t j)
+{
+    release (m, j);
+    m->nrunning--;
     m->r->state[j] = SIM_DONE;
+}
+
+int jt_simx_evict (sim_t *m, size_t v, int64_t now, jt_error_t *err)
+{
+    jt_sim_result_t *r = m->r;
+    const jt_sim_job_t *job = &m->t->jobs[v];
+    int64_t left = r->end[v] - now;
+    char why[JT_ERRMSG_MAX + 64];
+    int gpn = m->job_flavor[v] >= 0 ? m->gpn[m->job_flavor[v]] : 0;
+
+    /* what it will not run is not used: its owner's GPU-hours, and the
+     * borrowed part of them, lose it */
+    r->owners[r->owner[v]].gpu_s -= (double) r->gpus[v] * (double) left;
+    for (size_t i = 0; i < m->s->nleases; i++) {
+        const jt_lease_t *l = &m->s->leases[i];
+        const jt_envelope_t *e;
+        if (l->role != JT_ROLE_BORROWED || strcmp (l->run, job->id)
+            || !(e = jt_budgets_envelope (m->b, l->envelope)))
+            continue;
+        r->owners[r->owner[v]].borrowed_gpu_s -= (double) l->gpus * (double) left;
+        for (size_t o = 0; o < r->nowners; o++)
+            if (!strcmp (r->owners[o].name, e->owner))
+                r->owners[o].lent_gpu_s -= (double) l->gpus * (double) left;
+    }
+    r->evicted_gpu_s += (double) r->gpus[v] * (double) (now - r->start[v]);
+    r->preemptions++;
+    r->gpus_evicted += r->gpus[v];
+    r->preempted[v]++;
+    release (m, v);
+    m->nrunning--;
+    r->state[v] = SIM_PENDING;
+    r->start[v] = r->end[v] = -1;
+    r->domains[v] = 0;
+    r->split[v] = 0;
+    m->kind[v] = 0;
+    m->rn[v] = 0;
+    if (!(m->run[v] = jt_simx_make_run (m, job, gpn, why, sizeof (why))))
+        return jt_errprintf (err, "jobtree sim: requeue of %s: %s", job->id, why);
+    m->requeued[m->nrequeued++] = v;
+    return 0;
 }

@@ -20,7 +20,7 @@ int LLVMFuzzerTestOneInput (const uint8_t *data, size_t size)
 {
     static jt_budgets_t *b;
     static jt_snapshot_t *s;
-    static const char *const pol[] = { "pack-to-empty", "split=1,borrow" };
+    static const char *const pol[] = { "pack-to-empty", "split=1,borrow,maxwait=60" };
     jt_sim_trace_t t;
     jt_diags_t d;
     jt_error_t e;

@@ -152,6 +152,10 @@ static void test_inputs (void)
     ok (jt_sim_policy_parse ("best-fit,fast", &p, &e) < 0 && strstr (e.text, "'fast'"),
         "unknown option named: %s", e.text);
     ok (jt_sim_policy_parse ("split=0", &p, &e) < 0, "split=0 refused");
+    ok (jt_sim_policy_parse ("best-fit,maxwait=3600", &p, &e) == 0 && p.preempt
+        && p.max_wait == 3600, "maxwait=3600 implies preempt");
+    ok (jt_sim_policy_parse ("best-fit,maxwait=0", &p, &e) < 0
+        && strstr (e.text, "maxwait=SECONDS"), "maxwait=0 refused: %s", e.text);
 }
 
 /* ---- replays computed by hand ---- */
@@ -392,6 +396,66 @@ static void test_determinism (void)
     jt_budgets_destroy (b);
 }
 
+static void test_activation_by_hand (void)
+{
+    /* Room at MaxWait: 1 domain x 2 nodes; j1 and j2 (8 GPUs, 1000 s) hold
+     * both nodes; j3 (16 GPUs, one group, t=10) is reserved at 10. With
+     * maxwait=60 its activation is due at 70: both holders give way (the
+     * lottery takes whole runs until 16 GPUs are free), j3 runs 70..170,
+     * j1 and j2 start again at 170 (requeued whole). Without it j3 waits
+     * for their end at 1000. GPU-seconds: 2 x 8 x 70 lost + 16 x 100 + 2 x
+     * 8 x 1000 = 18720 = 16 GPUs x span 1170: utilization 1. */
+    const char *room = HDR "j1,0,1000,1000,8,,a,,\nj2,0,1000,1000,8,,a,,\n"
+                           "j3,10,100,100,16,,a,,--group-gpus=16\n";
+    /* Reclaim: c's run k1 (two groups of 8) is paid by c's envelope and by
+     * b's, which lends to anyone; b's own k2 (8 GPUs, t=10) is refused
+     * funding only because b lent it away: with preempt the lender
+     * reclaims at once, k1 gives way and starts again when k2 ends. */
+    const char *reclaim = HDR "k1,0,1000,1000,16,,c,,--group-gpus=8 --borrow\n"
+                              "k2,10,100,100,8,,b,,\n";
+    jt_budgets_t *ba = fx_budgets ("{ \"owner\": \"a\", \"envelopes\": ["
+                                   FX_ENV ("a-h100", "", 64, "") "] }", FX_END);
+    jt_budgets_t *bb = fx_budgets (FX_LENDER ("b", 8, true, "\"*\"", ""),
+                                   "{ \"owner\": \"c\", \"envelopes\": ["
+                                   FX_ENV ("c-h100", "", 8, "") "] }", FX_END);
+    jt_sim_summary_t s;
+    jt_sim_trace_t t;
+    jt_sim_result_t *r;
+
+    r = replay (room, ba, "1x2x8:h100", "best-fit", &t);
+    is (starts (r), "j1:0 j2:0 j3:1000", "no activation: the gang waits for the ends");
+    jt_sim_result_destroy (r);
+    jt_sim_trace_free (&t);
+    r = replay (room, ba, "1x2x8:h100", "best-fit,maxwait=60", &t);
+    jt_sim_summarize (r, &s);
+    is (starts (r), "j1:170 j2:170 j3:70", "maxwait=60: the gang starts at 10 + 60");
+    ok (s.preemptions == 2 && s.gpus_evicted == 16 && r->preempted[0] == 1
+        && r->preempted[1] == 1 && r->preempted[2] == 0,
+        "two runs gave way, 16 GPUs evicted");
+    ok (s.utilization > 0.999999 && s.utilization < 1.000001,
+        "the evicted attempts count as work (%f)", s.utilization);
+    jt_sim_result_destroy (r);
+    jt_sim_trace_free (&t);
+
+    r = replay (reclaim, bb, "1x4x8:h100", "best-fit", &t);
+    is (starts (r), "k1:0 k2:1000", "no preemption: the lender waits for its GPUs");
+    jt_sim_result_destroy (r);
+    jt_sim_trace_free (&t);
+    r = replay (reclaim, bb, "1x4x8:h100", "best-fit,preempt", &t);
+    jt_sim_summarize (r, &s);
+    is (starts (r), "k1:110 k2:10", "preempt: the lender reclaims at once");
+    /* borrowed: 8 GPUs x 10 s before the reclaim + 8 x 1000 after */
+    ok (s.preemptions == 1 && s.gpus_evicted == 16
+        && s.borrowed_gpu_hours > 2.2444 && s.borrowed_gpu_hours < 2.2445
+        && s.lent_gpu_hours == s.borrowed_gpu_hours,
+        "one run gave way; borrowed GPU-hours count what ran (%f)",
+        s.borrowed_gpu_hours);
+    jt_sim_result_destroy (r);
+    jt_sim_trace_free (&t);
+    jt_budgets_destroy (ba);
+    jt_budgets_destroy (bb);
+}
+
 static void test_timeline_bound (void)
 {
     /* One job of 100 years sampled every minute would be 52.6 M samples:
@@ -435,6 +499,7 @@ int main (void)
     test_backfill_by_hand ();
     test_funding_by_hand ();
     test_determinism ();
+    test_activation_by_hand ();
     test_timeline_bound ();
     done_testing ();
 }
