@@ -114,13 +114,16 @@ typedef struct jt_sim_policy {
     int64_t max_wait;           /* > 0: and to a reservation due at its
                                  * creation + max_wait s (jobtree.conf
                                  * MaxWait) */
+    int64_t checkpoint;         /* > 0: every run checkpoints every so many
+                                 * s (--checkpoint): one that gives way
+                                 * resumes from its last checkpoint */
 } jt_sim_policy_t;
 
 /* "POLICY[,OPTION...]": POLICY is pack-to-empty, best-fit, split[=NODES]
  * (default 2) or none (placement off, the benchmark's baseline); OPTIONS
  * borrow, noborrow, noresv, preempt (reclaims), maxwait=SECONDS (and
- * activation at MaxWait; implies preempt). Returns 0 or -1 (err names the
- * word). */
+ * activation at MaxWait; implies preempt), checkpoint=SECONDS (every run's
+ * --checkpoint). Returns 0 or -1 (err names the word). */
 int jt_sim_policy_parse (const char *text, jt_sim_policy_t *out, jt_error_t *err);
 
 typedef void (*jt_sim_progress_fn) (void *arg, const char *policy,

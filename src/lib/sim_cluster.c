@@ -184,6 +184,14 @@ int jt_sim_policy_parse (const char *text, jt_sim_policy_t *out, jt_error_t *err
             out->reservations = false;
         else if (!strcmp (w, "preempt"))
             out->preempt = true;
+        else if (!strncmp (w, "checkpoint=", 11)) {
+            const char *p = w + 11;
+            long v;
+            if (!part (&p, 1, 100L * 366 * 86400, &v) || *p)
+                return jt_errprintf (err, "--policy '%s': checkpoint=SECONDS takes 1 "
+                                     "to 3162240000 seconds, e.g. checkpoint=1800", text);
+            out->checkpoint = v;
+        }
         else if (!strncmp (w, "maxwait=", 8)) {
             const char *p = w + 8;
             long v;
@@ -195,8 +203,8 @@ int jt_sim_policy_parse (const char *text, jt_sim_policy_t *out, jt_error_t *err
         }
         else
             return jt_errprintf (err, "--policy '%s': unknown option '%s'; use "
-                                 "borrow, noborrow, noresv, preempt or "
-                                 "maxwait=SECONDS", text, w);
+                                 "borrow, noborrow, noresv, preempt, "
+                                 "maxwait=SECONDS or checkpoint=SECONDS", text, w);
     }
     if (first)
         return jt_errprintf (err, "--policy '%s': no policy named", text);

@@ -154,6 +154,8 @@ static void sim_free (sim_t *m)
     free (m->dom_busy);
     free (m->timers);
     free (m->created);
+    free (m->saved);
+    free (m->ckpt);
     free (m->activated);
     free (m->requeued);
     free (m->by_id);
@@ -368,11 +370,14 @@ jt_sim_result_t *jt_sim_run (const jt_sim_trace_t *t, const jt_budgets_t *b,
     m.nalloc = calloc (t->n + 1, sizeof (*m.nalloc));
     m.queue = calloc (t->n + 1, sizeof (*m.queue));
     m.created = calloc (t->n + 1, sizeof (*m.created));
+    m.saved = calloc (t->n + 1, sizeof (*m.saved));
+    m.ckpt = calloc (t->n + 1, sizeof (*m.ckpt));
     m.activated = calloc (t->n + 1, sizeof (*m.activated));
     m.requeued = calloc (t->n + 1, sizeof (*m.requeued));
     m.by_id = calloc (t->n + 1, sizeof (*m.by_id));
     m.qtmp = calloc (t->n + 1, sizeof (*m.qtmp));
-    if (!m.created || !m.activated || !m.requeued || !m.by_id || !m.qtmp) {
+    if (!m.created || !m.activated || !m.requeued || !m.by_id || !m.qtmp
+        || !m.saved || !m.ckpt) {
         jt_errprintf (err, "jobtree sim: out of memory");
         goto fail;
     }

@@ -49,6 +49,8 @@ typedef struct sim {
                                  * or at once for a reclaim), by time */
     size_t ntimers, timers_cap;
     int64_t *created;           /* per job: its reservation's creation, -1 */
+    int64_t *saved;             /* per job: work kept by checkpoints, s */
+    int64_t *ckpt;              /* per job: its checkpoint interval, s */
     uint8_t *activated;         /* per job: 1 room, 2 reclaim done */
     size_t *requeued;           /* evicted in this pass, queued after it */
     size_t nrequeued;

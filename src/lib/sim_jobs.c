@@ -136,6 +136,9 @@ jt_run_t *jt_simx_make_run (sim_t *m, const jt_sim_job_t *j, int gpn,
         free (copy);
         jt_opts_finish (run);
     }
+    if (m->p->checkpoint > 0)
+        run->checkpoint_s = m->p->checkpoint;
+    m->ckpt[j - m->t->jobs] = run->checkpoint_s;
     if (m->p->borrow == 1)
         run->allow_borrow = true;
     else if (m->p->borrow == 0) {
@@ -184,9 +187,11 @@ static void take (sim_t *m, size_t j, size_t node, int gpus)
     m->busy_gpus += gpus;
 }
 
+/* How long job j runs from a start: what is left of its duration (less
+ * what checkpoints kept of attempts that gave way), or its time limit. */
 static int64_t runtime (const sim_t *m, size_t j)
 {
-    int64_t d = m->t->jobs[j].duration, l = m->limit[j];
+    int64_t d = m->t->jobs[j].duration - m->saved[j], l = m->limit[j];
     return l > 0 && l < d ? l : d;
 }
 
@@ -442,6 +447,13 @@ int jt_simx_evict (sim_t *m, size_t v, int64_t now, jt_error_t *err)
                 r->owners[o].lent_gpu_s -= (double) l->gpus * (double) left;
     }
     r->evicted_gpu_s += (double) r->gpus[v] * (double) (now - r->start[v]);
+    if (m->ckpt[v] > 0) {
+        /* it resumes from its last checkpoint (never done: 1 s is left) */
+        int64_t keep = (now - r->start[v]) / m->ckpt[v] * m->ckpt[v];
+        m->saved[v] += keep;
+        if (m->saved[v] > job->duration - 1)
+            m->saved[v] = job->duration - 1;
+    }
     r->preemptions++;
     r->gpus_evicted += r->gpus[v];
     r->preempted[v]++;

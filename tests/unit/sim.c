@@ -154,6 +154,8 @@ static void test_inputs (void)
     ok (jt_sim_policy_parse ("split=0", &p, &e) < 0, "split=0 refused");
     ok (jt_sim_policy_parse ("best-fit,maxwait=3600", &p, &e) == 0 && p.preempt
         && p.max_wait == 3600, "maxwait=3600 implies preempt");
+    ok (jt_sim_policy_parse ("split,checkpoint=1800", &p, &e) == 0
+        && p.checkpoint == 1800 && !p.preempt, "checkpoint=1800");
     ok (jt_sim_policy_parse ("best-fit,maxwait=0", &p, &e) < 0
         && strstr (e.text, "maxwait=SECONDS"), "maxwait=0 refused: %s", e.text);
 }
@@ -434,6 +436,14 @@ static void test_activation_by_hand (void)
         "two runs gave way, 16 GPUs evicted");
     ok (s.utilization > 0.999999 && s.utilization < 1.000001,
         "the evicted attempts count as work (%f)", s.utilization);
+    jt_sim_result_destroy (r);
+    jt_sim_trace_free (&t);
+    /* checkpointing every 50 s, j1 and j2 keep 50 of their 70 s: they run
+     * 950 s more from 170, to 1120 */
+    r = replay (room, ba, "1x2x8:h100", "best-fit,maxwait=60,checkpoint=50", &t);
+    is (starts (r), "j1:170 j2:170 j3:70", "checkpoint=50: the same starts");
+    ok (r->end[0] == 1120 && r->end[1] == 1120 && r->end[2] == 170,
+        "they resume from their checkpoint at 50 s (end 1120, not 1170)");
     jt_sim_result_destroy (r);
     jt_sim_trace_free (&t);
 
