@@ -24,9 +24,9 @@
 #include "slurm/slurm_errno.h"
 #include "src/common/slurm_xlator.h"
 #include "src/common/assoc_mgr.h"
-#include "src/common/slurm_topology.h"
 #include "src/common/uid.h"
-#include "src/slurmctld/slurmctld.h"
+
+#include "compat.h"               /* 22.05 / 24.11 differences */
 
 #include "jobtree/admit.h"
 #include "jobtree/nodemap.h"
@@ -99,36 +99,24 @@ static int default_account (void *arg, char *buf, size_t len)
 static int configured_nodes (void *arg, jt_snapshot_t *s, const char *domain_key,
                              jt_error_t *err)
 {
-    const char **leaf = xcalloc (node_record_count > 0 ? node_record_count : 1,
-                                 sizeof (*leaf));
+    jtc_leaves_t leaves;
     node_record_t *node;
     int rc = 0;
 
     (void) arg;
-    for (int k = 0; k < switch_record_cnt; k++) {
-        switch_record_t *sw = &switch_record_table[k];
-        int first, last;
-
-        if (sw->level != 0 || !sw->node_bitmap
-            || (first = bit_ffs (sw->node_bitmap)) < 0)
-            continue;
-        last = bit_fls (sw->node_bitmap);
-        for (int i = first; i <= last && i < node_record_count; i++)
-            if (!leaf[i] && bit_test (sw->node_bitmap, i))
-                leaf[i] = sw->name;
-    }
+    jtc_leaf_switches (&leaves);
     for (int i = 0; rc >= 0 && (node = next_node (&i)); i++) {
         jt_nodemap_node_t nm = {
             .name = node->name,
             .features = node->features_act ? node->features_act : node->features,
             .gres = node->config_ptr && node->config_ptr->gres
                     ? node->config_ptr->gres : node->gres,
-            .leaf_switch = (int) node->index < node_record_count ? leaf[node->index]
-                                                                : NULL,
+            .leaf_switch = (int) node->index < node_record_count
+                           ? leaves.leaf[node->index] : NULL,
         };
         rc = jt_nodemap_add (s, &nm, domain_key, err);
     }
-    xfree (leaf);
+    jtc_leaf_switches_free (&leaves);
     return rc < 0 ? -1 : 0;
 }
 
@@ -209,8 +197,13 @@ extern int job_submit (job_desc_msg_t *jd, uint32_t submit_uid, char **err_msg)
     return rc;
 }
 
+/* 24.11 added err_msg (src/interfaces/job_submit.c:63). */
 extern int job_modify (job_desc_msg_t *jd, job_record_t *job_ptr,
-                       uint32_t submit_uid)
+                       uint32_t submit_uid
+#if JTC_SLURM_2411
+                       , char **err_msg
+#endif
+                       )
 {
     /* Size changes of a Jobtree run are the select plugin's business
      * (malleable runs move by whole groups); nothing to check here yet. */

@@ -32,8 +32,12 @@
 #include "slurm/slurm_errno.h"
 #include "src/common/log.h"
 #include "src/common/plugin.h"
+#include "compat.h"               /* 22.05 / 24.11 differences */
+#if JTC_SLURM_2411
+#include "src/interfaces/preempt.h"
+#else
 #include "src/slurmctld/preempt.h"
-#include "src/slurmctld/slurmctld.h"
+#endif
 
 #include <jobtree/record.h>
 

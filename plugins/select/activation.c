@@ -232,7 +232,7 @@ static const char **lottery_runs (const jt_activation_t *a, size_t *n)
 int jtsel_activate (job_record_t *job_ptr, bitstr_t *bitmap,
                     const jt_sched_request_t *now_req, const jtsel_cache_t *c,
                     uint16_t mode, List preemptee_candidates,
-                    List *preemptee_job_list, bitstr_t *exc_core_bitmap)
+                    List *preemptee_job_list, JTC_JOB_TEST_EXC)
 {
     const char *clu = slurm_conf.cluster_name ? slurm_conf.cluster_name : "cluster";
     char resv[JT_RESV_ID_MAX], self[128], when[32];
@@ -361,7 +361,7 @@ int jtsel_activate (job_record_t *job_ptr, bitstr_t *bitmap,
      * gone; the victims are the lottery's, whatever subset it reports. */
     bm = jtsel_set_bitmap (c->topo, &e.cands[sl.alt_cand[a.alt]], bit_size (bitmap));
     if (jtsel_ops.job_test (job_ptr, bm, e.cand_nodes, e.cand_nodes, e.cand_nodes,
-                            mode, victims, &tmp, exc_core_bitmap)
+                            mode, victims, &tmp, JTC_JOB_TEST_EXC_ARGS)
         != SLURM_SUCCESS) {
         info ("%s: %pJ: reservation %s: cons_tres refuses %s even without the "
               "lottery's victims; nothing preempted", WHO, job_ptr, resv,

@@ -10,9 +10,10 @@
  * run.
  *
  * A refused run keeps a Jobtree reason in state_desc ("jobtree: ..."),
- * shown by squeue and scontrol. The reason code WAIT_BLOCK_MAX_ERR is the
- * one select_nodes() leaves alone ("state_reason was already setup"), so the
- * text survives its generic WAIT_RESOURCES reset.
+ * shown by squeue and scontrol. On 22.05 the reason code (JTC_REASON,
+ * compat.h) is the one select_nodes() leaves alone ("state_reason was
+ * already setup"), so the text survives its generic WAIT_RESOURCES reset;
+ * 24.11 has no such code (docs/slurm-24.11.md).
  */
 #include "config.h"
 
@@ -31,7 +32,7 @@
 
 #include "select_jobtree.h"
 
-#define JT_SEL_REASON WAIT_BLOCK_MAX_ERR
+#define JT_SEL_REASON JTC_REASON
 
 void jtsel_set_reason (job_record_t *job_ptr, const char *fmt, ...)
 {
@@ -91,7 +92,7 @@ bitstr_t *jtsel_set_bitmap (const jtsel_topo_t *t, const jt_node_set_t *set,
  * on, and the run's reservation goes to the ledger. */
 static int estimate (job_record_t *job_ptr, bitstr_t *bitmap,
                      const jtsel_topo_t *t, const jt_answer_t *a,
-                     uint16_t mode, bitstr_t *exc_core_bitmap)
+                     uint16_t mode, JTC_JOB_TEST_EXC)
 {
     bitstr_t **sets = xcalloc (a->ncands + 1, sizeof (*sets));
     int64_t *starts = xcalloc (a->ncands + 1, sizeof (*starts));
@@ -103,7 +104,7 @@ static int estimate (job_record_t *job_ptr, bitstr_t *bitmap,
     for (size_t i = 0; i < a->ncands; i++) {
         sets[i] = jtsel_set_bitmap (t, &a->cands[i], bit_size (bitmap));
         starts[i] = jtsel_ops.job_test (job_ptr, sets[i], n, n, n, mode, NULL,
-                                         NULL, exc_core_bitmap) == SLURM_SUCCESS
+                                         NULL, JTC_JOB_TEST_EXC_ARGS) == SLURM_SUCCESS
                         ? (int64_t) job_ptr->start_time : -1;
     }
     best = jt_answer_pick (a, starts, &start);
@@ -140,7 +141,7 @@ int jtsel_job_test (job_record_t *job_ptr, bitstr_t *bitmap,
                      uint32_t min_nodes, uint32_t max_nodes,
                      uint32_t req_nodes, uint16_t mode,
                      List preemptee_candidates, List *preemptee_job_list,
-                     bitstr_t *exc_core_bitmap)
+                     JTC_JOB_TEST_EXC)
 {
     jt_tense_t tense = tense_of (mode);
     int64_t now = (int64_t) time (NULL);
@@ -157,7 +158,7 @@ int jtsel_job_test (job_record_t *job_ptr, bitstr_t *bitmap,
     if (SELECT_IS_MODE_RESV (mode) || JT_SEL_MODE (mode) > SELECT_MODE_WILL_RUN)
         return jtsel_ops.job_test (job_ptr, bitmap, min_nodes, max_nodes,
                                     req_nodes, mode, preemptee_candidates,
-                                    preemptee_job_list, exc_core_bitmap);
+                                    preemptee_job_list, JTC_JOB_TEST_EXC_ARGS);
     if (jt_jobrec_parse (job_ptr->admin_comment, &rec, &err) < 0) {
         jtsel_set_reason (job_ptr, "jobtree: unreadable run record: %s", err.text);
         return SLURM_ERROR;
@@ -175,7 +176,7 @@ int jtsel_job_test (job_record_t *job_ptr, bitstr_t *bitmap,
         if (tense == JT_TENSE_EVER)
             return jtsel_ops.job_test (job_ptr, bitmap, min_nodes, max_nodes,
                                         req_nodes, mode, preemptee_candidates,
-                                        preemptee_job_list, exc_core_bitmap);
+                                        preemptee_job_list, JTC_JOB_TEST_EXC_ARGS);
         jtsel_set_reason (job_ptr, "jobtree: %s", why);
         return SLURM_ERROR;
     }
@@ -207,7 +208,7 @@ int jtsel_job_test (job_record_t *job_ptr, bitstr_t *bitmap,
         /* A run Pack binds needs nobody to give way: preemptees are
          * only ever the activation's (jtsel_activate). */
         rc = jtsel_ops.job_test (job_ptr, narrow, n, n, n, mode, NULL,
-                                  preemptee_job_list, exc_core_bitmap);
+                                  preemptee_job_list, JTC_JOB_TEST_EXC_ARGS);
         if (rc == SLURM_SUCCESS) {
             bit_copybits (bitmap, narrow);
             if (a.record) {
@@ -231,17 +232,17 @@ int jtsel_job_test (job_record_t *job_ptr, bitstr_t *bitmap,
     case JT_ANSWER_DEFER:
         rc = jtsel_ops.job_test (job_ptr, bitmap, min_nodes, max_nodes,
                                   req_nodes, mode, preemptee_candidates,
-                                  preemptee_job_list, exc_core_bitmap);
+                                  preemptee_job_list, JTC_JOB_TEST_EXC_ARGS);
         break;
     case JT_ANSWER_ESTIMATE:
         jtsel_set_reason (job_ptr, "%s", a.reason);   /* until an estimate is taken */
-        rc = estimate (job_ptr, bitmap, c->topo, &a, mode, exc_core_bitmap);
+        rc = estimate (job_ptr, bitmap, c->topo, &a, mode, JTC_JOB_TEST_EXC_ARGS);
         break;
     case JT_ANSWER_REFUSE:
         if (tense == JT_TENSE_NOW && a.waits
             && jtsel_activate (job_ptr, bitmap, &req, c, mode,
                                preemptee_candidates, preemptee_job_list,
-                               exc_core_bitmap) == SLURM_SUCCESS) {
+                               JTC_JOB_TEST_EXC_ARGS) == SLURM_SUCCESS) {
             rc = SLURM_SUCCESS;
             break;
         }

@@ -47,7 +47,7 @@ static void facts_of (const job_record_t *job_ptr, bool ending, bool with_rec,
                       jt_job_facts_t *x)
 {
     bitstr_t *bm = job_ptr->node_bitmap;
-    hostlist_t hl = NULL;
+    jtc_hostlist_t hl = NULL;
     jt_jobrec_t *rec;
     const char **held;
     jt_error_t err;

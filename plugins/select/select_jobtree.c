@@ -28,8 +28,6 @@
 #include <time.h>
 
 #include "src/common/plugin.h"
-#include "src/common/slurm_topology.h"
-#include "src/common/xstring.h"
 
 #include "select_jobtree.h"
 
@@ -46,15 +44,20 @@ List job_list;
 int node_record_count;
 time_t last_node_update;
 time_t last_job_update;
+#if !JTC_SLURM_2411
+/* 24.11 keeps the switch table inside topology/tree (compat.h). */
 switch_record_t *switch_record_table;
 int switch_record_cnt;
+#endif
 
 const char plugin_name[] = "Jobtree: budgets and pack-to-empty over cons_tres";
 const char plugin_type[] = "select/cons_tres_jobtree";
 const uint32_t plugin_id = 142;
 const uint32_t plugin_version = SLURM_VERSION_NUMBER;
 
-/* Must list slurm_select_ops_t's members in order (src/common/select.c). */
+/* Must list slurm_select_ops_t's members in order (src/common/select.c;
+ * 24.11: src/interfaces/select.c:122, without job_signal, jobinfo_sprint,
+ * jobinfo_xstrdup, update_node_config and resv_test). */
 static const char *syms[] = {
     "plugin_id",
     "select_p_state_save",
@@ -66,7 +69,9 @@ static const char *syms[] = {
     "select_p_job_ready",
     "select_p_job_expand",
     "select_p_job_resized",
+#if !JTC_SLURM_2411
     "select_p_job_signal",
+#endif
     "select_p_job_fini",
     "select_p_job_suspend",
     "select_p_job_resume",
@@ -87,12 +92,18 @@ static const char *syms[] = {
     "select_p_select_jobinfo_copy",
     "select_p_select_jobinfo_pack",
     "select_p_select_jobinfo_unpack",
+#if !JTC_SLURM_2411
     "select_p_select_jobinfo_sprint",
     "select_p_select_jobinfo_xstrdup",
+#endif
     "select_p_get_info_from_plugin",
+#if !JTC_SLURM_2411
     "select_p_update_node_config",
+#endif
     "select_p_reconfigure",
+#if !JTC_SLURM_2411
     "select_p_resv_test",
+#endif
 };
 
 slurm_select_ops_t jtsel_ops;
@@ -180,7 +191,7 @@ extern int select_p_job_test (job_record_t *job_ptr, bitstr_t *bitmap,
                               uint32_t req_nodes, uint16_t mode,
                               List preemptee_candidates,
                               List *preemptee_job_list,
-                              bitstr_t *exc_core_bitmap)
+                              JTC_JOB_TEST_EXC)
 {
     READY_OR (SLURM_ERROR);
     if (jtsel_is_jobtree (job_ptr)) {
@@ -190,7 +201,7 @@ extern int select_p_job_test (job_record_t *job_ptr, bitstr_t *bitmap,
         clock_gettime (CLOCK_MONOTONIC, &t0);
         rc = jtsel_job_test (job_ptr, bitmap, min_nodes, max_nodes, req_nodes,
                               mode, preemptee_candidates, preemptee_job_list,
-                              exc_core_bitmap);
+                              JTC_JOB_TEST_EXC_ARGS);
         clock_gettime (CLOCK_MONOTONIC, &t1);
         debug2 ("select/cons_tres_jobtree: %pJ job_test mode=0x%x rc=%d %ld us",
                 job_ptr, mode, rc,
@@ -200,7 +211,7 @@ extern int select_p_job_test (job_record_t *job_ptr, bitstr_t *bitmap,
     }
     return jtsel_ops.job_test (job_ptr, bitmap, min_nodes, max_nodes,
                                 req_nodes, mode, preemptee_candidates,
-                                preemptee_job_list, exc_core_bitmap);
+                                preemptee_job_list, JTC_JOB_TEST_EXC_ARGS);
 }
 
 extern int select_p_job_expand (job_record_t *from_job_ptr,
@@ -271,12 +282,14 @@ extern int select_p_select_nodeinfo_set (job_record_t *job_ptr)
     return rc;
 }
 
+#if !JTC_SLURM_2411
 extern int select_p_update_node_config (int index)
 {
     READY_OR (SLURM_ERROR);
     jtsel_cache_invalidate ();
     return jtsel_ops.update_node_config (index);
 }
+#endif
 
 /* `scontrol reconfigure`: cons_tres re-reads its parameters; we re-read
  * jobtree.conf and the budget directory (keeping the last good budgets). */
@@ -307,8 +320,10 @@ FORWARD (int, SLURM_ERROR, job_begin, job_begin,
          (job_record_t *job_ptr), (job_ptr))
 FORWARD (int, SLURM_ERROR, job_ready, job_ready,
          (job_record_t *job_ptr), (job_ptr))
+#if !JTC_SLURM_2411
 FORWARD (int, SLURM_ERROR, job_signal, job_signal,
          (job_record_t *job_ptr, int signal), (job_ptr, signal))
+#endif
 FORWARD (bitstr_t *, NULL, step_pick_nodes, step_pick_nodes,
          (job_record_t *job_ptr, select_jobinfo_t *jobinfo,
           uint32_t node_count, bitstr_t **avail_nodes),
@@ -351,15 +366,19 @@ FORWARD (int, SLURM_ERROR, select_jobinfo_pack, jobinfo_pack,
 FORWARD (int, SLURM_ERROR, select_jobinfo_unpack, jobinfo_unpack,
          (select_jobinfo_t **jobinfo, buf_t *buffer, uint16_t protocol_version),
          (jobinfo, buffer, protocol_version))
+#if !JTC_SLURM_2411
 FORWARD (char *, NULL, select_jobinfo_sprint, jobinfo_sprint,
          (select_jobinfo_t *jobinfo, char *buf, size_t size, int mode),
          (jobinfo, buf, size, mode))
 FORWARD (char *, NULL, select_jobinfo_xstrdup, jobinfo_xstrdup,
          (select_jobinfo_t *jobinfo, int mode), (jobinfo, mode))
+#endif
 FORWARD (int, SLURM_ERROR, get_info_from_plugin, get_info_from_plugin,
          (enum select_plugindata_info dinfo, job_record_t *job_ptr, void *data),
          (dinfo, job_ptr, data))
+#if !JTC_SLURM_2411
 FORWARD (bitstr_t *, NULL, resv_test, resv_test,
          (resv_desc_msg_t *resv_desc_ptr, uint32_t node_cnt,
           bitstr_t *avail_bitmap, bitstr_t **core_bitmap),
          (resv_desc_ptr, node_cnt, avail_bitmap, core_bitmap))
+#endif

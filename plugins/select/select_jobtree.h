@@ -19,10 +19,7 @@
 #include <stdint.h>
 #include <time.h>
 
-#include "src/common/bitstring.h"
-#include "src/common/list.h"
-#include "src/common/select.h"
-#include "src/slurmctld/slurmctld.h"
+#include "compat.h"               /* 22.05 / 24.11 differences */
 
 #include <jobtree/jobtree.h>
 #include <jobtree/conf.h>
@@ -91,7 +88,7 @@ int jtsel_job_test (job_record_t *job_ptr, bitstr_t *bitmap,
                      uint32_t min_nodes, uint32_t max_nodes,
                      uint32_t req_nodes, uint16_t mode,
                      List preemptee_candidates, List *preemptee_job_list,
-                     bitstr_t *exc_core_bitmap);
+                     JTC_JOB_TEST_EXC);
 
 /* The job's reason line ("jobtree: ..."), kept by select_nodes(). */
 void jtsel_set_reason (job_record_t *job_ptr, const char *fmt, ...)
@@ -111,7 +108,7 @@ bitstr_t *jtsel_set_bitmap (const jtsel_topo_t *t, const jt_node_set_t *set,
 int jtsel_activate (job_record_t *job_ptr, bitstr_t *bitmap,
                     const jt_sched_request_t *now_req, const jtsel_cache_t *c,
                     uint16_t mode, List preemptee_candidates,
-                    List *preemptee_job_list, bitstr_t *exc_core_bitmap);
+                    List *preemptee_job_list, JTC_JOB_TEST_EXC);
 
 /* Commit point of a Jobtree run (select_p_select_nodeinfo_set): write the
  * funding of its last RUN_NOW plan into its record. */

@@ -1,6 +1,6 @@
 /*
  * topology.c - the cluster as libjobtree sees it, built from slurmctld's
- * node and switch tables and its running jobs.
+ * node and switch tables (the leaf switches: compat.h) and its running jobs.
  *
  * This file only reads slurmctld's structures: each node's features, gpu
  * GRES (as GRES text) and GPUs allocated, state bits and topology.conf leaf
@@ -21,35 +21,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "src/common/gres.h"
-#include "src/common/node_conf.h"
-#include "src/common/slurm_topology.h"
-#include "src/common/xmalloc.h"
-#include "src/common/xstring.h"
 
 #include "select_jobtree.h"
-
-/* The leaf (level 0) switch of every node, by node index: the first one
- * listing it, NULL for none. One pass over each leaf's bitmap range. */
-static const char **leaf_switches (void)
-{
-    const char **leaf = xcalloc (node_record_count > 0 ? node_record_count : 1,
-                                 sizeof (*leaf));
-
-    for (int s = 0; s < switch_record_cnt; s++) {
-        switch_record_t *sw = &switch_record_table[s];
-        int first, last;
-
-        if (sw->level != 0 || !sw->node_bitmap
-            || (first = bit_ffs (sw->node_bitmap)) < 0)
-            continue;
-        last = bit_fls (sw->node_bitmap);
-        for (int i = first; i <= last && i < node_record_count; i++)
-            if (!leaf[i] && bit_test (sw->node_bitmap, i))
-                leaf[i] = sw->name;
-    }
-    return leaf;
-}
 
 /* The node's gpu GRES as GRES text ("gpu:h100:8", one entry per type;
  * xfree it) and its GPUs allocated. NULL when it has none. */
@@ -97,9 +70,11 @@ static unsigned node_flags (node_record_t *node_ptr)
 
 static int add_nodes (jt_snapshot_t *s, const char *domain_key, jt_error_t *err)
 {
-    const char **leaf = leaf_switches ();
+    jtc_leaves_t leaves;
     node_record_t *node_ptr;
     int rc = 0;
+
+    jtc_leaf_switches (&leaves);
 
     for (int i = 0; rc >= 0 && (node_ptr = next_node (&i)); i++) {
         jt_nodemap_node_t nm = {
@@ -109,7 +84,7 @@ static int add_nodes (jt_snapshot_t *s, const char *domain_key, jt_error_t *err)
             .features = node_ptr->features_act ? node_ptr->features_act
                                                : node_ptr->features,
             .flags = node_flags (node_ptr),
-            .leaf_switch = leaf[node_ptr->index],
+            .leaf_switch = leaves.leaf[node_ptr->index],
         };
         char *gres = node_gres (node_ptr, &nm.used_gpus);
 
@@ -117,7 +92,7 @@ static int add_nodes (jt_snapshot_t *s, const char *domain_key, jt_error_t *err)
         rc = jt_nodemap_add (s, &nm, domain_key, err);
         xfree (gres);
     }
-    xfree (leaf);
+    jtc_leaf_switches_free (&leaves);
     return rc < 0 ? -1 : 0;
 }
 
