@@ -315,8 +315,16 @@ static jt_admit_verdict_t placeable (const jt_run_t *r, const jt_admit_req_t *re
         free (out->record);
         out->record = NULL;
         out->summary[0] = '\0';
-        refuse (out, JT_ADMIT_NEVER_PLACEABLE, "this cluster can never place the "
-                "run: %s", a.plan.detail[0] ? a.plan.detail : a.reason);
+        if (a.plan.reason == JT_INSUFFICIENT_CAPACITY) {
+            /* its own GPUs are fundable (jt_cover_ever above), not with
+             * the spare nodes its payers pay too */
+            snprintf (out->line, sizeof (out->line), "jobtree: no envelope "
+                      "could ever fund this run with its spare nodes (%s): %s",
+                      jt_reason_str (a.plan.reason), a.plan.detail);
+            (void) unfunded (out, conf, JT_ADMIT_NEVER_FUNDABLE);
+        } else
+            refuse (out, JT_ADMIT_NEVER_PLACEABLE, "this cluster can never place "
+                    "the run: %s", a.plan.detail[0] ? a.plan.detail : a.reason);
     }
     jt_answer_free (&a);
 done:

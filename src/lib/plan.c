@@ -260,6 +260,7 @@ static int attempt_run (ctx_t *x, const jt_groups_t *g, ssize_t only_domain,
         jt_coverer_destroy (c);
         return jt_errprintf (err, "plan: out of memory");
     }
+    int64_t spares_paid = 0;    /* GPUs charged for earlier groups' spares */
     for (size_t k = 0; k < g->n; k++) {
         int64_t need = g->gpus[k];
         bool placed = false, spare_short = false;
@@ -293,6 +294,7 @@ static int attempt_run (ctx_t *x, const jt_groups_t *g, ssize_t only_domain,
                 continue;
             }
             if (rc == 0) {
+                spares_paid += spare;
                 if (jt_coverer_charge (c, i, need + spare) < 0
                     || attempt_add (a, cd, k, need, &pl) < 0) {
                     jt_placement_free (&pl);
@@ -322,6 +324,16 @@ static int attempt_run (ctx_t *x, const jt_groups_t *g, ssize_t only_domain,
             } else {
                 a->reason = jt_coverer_why_gpus (c, need, a->detail,
                                                  sizeof (a->detail));
+                if (spares_paid > 0) {
+                    /* the groups alone would be funded: the spare nodes
+                     * paid for earlier groups took the headroom */
+                    size_t l = strlen (a->detail);
+                    snprintf (a->detail + l, sizeof (a->detail) - l, "%s%"
+                              PRId64 " GPUs of it pay the spare nodes of"
+                              " groups 0-%zu", l ? "; " : "", spares_paid,
+                              k - 1);
+                    a->spare_short = true;
+                }
             }
             attempt_undo (x, a);
             jt_coverer_destroy (c);

@@ -679,9 +679,17 @@ int jt_sched_answer (const jt_sched_request_t *req, jt_answer_t *out,
                  req->min_nodes);
         out->record = out->kind == JT_ANSWER_BIND && req->tense == JT_TENSE_NOW;
     } else if (req->tense == JT_TENSE_EVER) {
-        /* Idle set, no usage: only placement can make it never run. */
+        /* Idle set, no usage: placement can make it never run; so can
+         * concurrency, which jt_cover_ever checks for the run's own GPUs,
+         * once its spare nodes are paid too (no usage counts here, so a
+         * capacity refusal is final). */
         if (is_pack_reason (out->plan.reason))
             say_plan (out, JT_ANSWER_REFUSE);
+        else if (out->plan.reason == JT_INSUFFICIENT_CAPACITY
+                 && run.spares_per_group > 0)
+            say (out, JT_ANSWER_REFUSE, "jobtree: never fundable with its "
+                 "spares: %.*s", (int) sizeof (out->plan.detail) - 1,
+                 out->plan.detail);
         else
             out->kind = JT_ANSWER_DEFER;
     } else if (req->tense == JT_TENSE_ESTIMATE

@@ -355,10 +355,14 @@ static void test_never_placeable (void)
         { "A=team-a N=4 " G8 " JOBTREE_GROUP_GPUS=32 JOBTREE_SPARES=1",
           JT_ADMIT_NEVER_PLACEABLE, "jobtree: this cluster can never place the run: "
           "group 0 (32 GPUs + 1 spare node) fits no domain: most free is west/A with 32" },
-        /* team-a pays in the west only: 2 domains for 3 groups of 16 apart */
+        /* team-a pays in the west only: 2 domains for 3 groups of 16 apart;
+         * and its 64 GPUs fund the groups (48) but not with their spares (96) */
         { "A=team-a N=6 " G8 " JOBTREE_GROUP_GPUS=16 JOBTREE_SPARES=2",
-          JT_ADMIT_NEVER_PLACEABLE, "jobtree: this cluster can never place the run: "
-          "group 2 (16 GPUs + 2 spare nodes) fits no domain: no domain has a free node" },
+          JT_ADMIT_NEVER_FUNDABLE, "jobtree: no envelope could ever fund this run "
+          "with its spare nodes (InsufficientCapacity): envelope a-west-h100: 0 of 64"
+          " GPUs active, run needs 80; sponsor envelope b-east-h100 (team-b) could pay"
+          " 16 GPUs if the run allowed borrowing; 32 GPUs of it pay the spare nodes of"
+          " groups 0-1" },
     };
     static const char *runs[] = {
         "A=team-a N=4 " G8 " JOBTREE_GROUP_GPUS=32 JOBTREE_CROSS_GROUP_SPREAD=no",
