@@ -16,6 +16,8 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <inttypes.h>
+#include <pthread.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -209,51 +211,210 @@ static void bad_record (jt_ledger_result_t *res, const char *file, const char *b
     res->tail_damage = is_last;
 }
 
+/* The checks of one good record in order (seq, chain, head anchor) and the
+ * callback. 0 to go on, 1 when a problem ended the walk, -1 when the
+ * callback failed. */
+static int take_record (struct walk *w, const char *file, jt_record_t *rec, size_t pos,
+                        jt_error_t *err)
+{
+    jt_ledger_result_t *res = w->res;
+    char detail[128];
+
+    rec->file = file;
+    rec->offset = pos;
+    if (rec->seq != res->last_seq + 1) {
+        snprintf (detail, sizeof (detail), "%" PRIu64, rec->seq);
+        problem (res, JT_LEDGER_BADSEQ, file, pos, "found seq %s", detail);
+        return 1;
+    }
+    if (memcmp (rec->prev, res->last_hash, 65)) {
+        problem (res, JT_LEDGER_BADCHAIN, file, pos,
+                 "prev hash %.16s... does not match the previous record", rec->prev);
+        return 1;
+    }
+    if (w->head_hash && rec->seq == w->head_seq) {
+        w->head_seen = true;
+        if (strcmp (rec->hash, w->head_hash)) {
+            problem (res, JT_LEDGER_BADHEAD, file, pos,
+                     "hash %.16s... differs from the head anchor", rec->hash);
+            return 1;
+        }
+    }
+    if (w->cb && w->cb (rec, w->arg, err) < 0)
+        return -1;
+    res->last_seq = rec->seq;
+    memcpy (res->last_hash, rec->hash, 65);
+    res->nrecords++;
+    return 0;
+}
+
+/* Walk one mapped segment record by record. Same results as walk_buf. */
+static int walk_seq (struct walk *w, const char *file, const char *buf, size_t size,
+                     bool is_last, jt_error_t *err)
+{
+    size_t pos = 0;
+    jt_record_t rec;
+    int rc;
+
+    while (pos < size) {
+        jt_record_status_t st = jt_record_parse (buf + pos, size - pos, &rec);
+        if (st != JT_RECORD_OK) {
+            bad_record (w->res, file, buf, size, pos, st, is_last);
+            return 1;
+        }
+        if ((rc = take_record (w, file, &rec, pos, err)) != 0)
+            return rc;
+        pos += rec.size;
+    }
+    w->res->last_good_size = pos;
+    return 0;
+}
+
+/* A large segment is read in chunks of jt_ledger_read_chunk framed records
+ * (grammar, length, terminator: jt_record_parse_frame) whose hashes a
+ * second thread checks while this one takes the previous chunk's records
+ * (checks and callback, typically the fold: the larger cost). Hashing, a
+ * third of a verify, then overlaps with the rest on a second core. The
+ * outcome is the sequential walk's, record for record: a chunk's records
+ * are taken only once its hashes are known, in order, up to its first bad
+ * hash; a framing problem ends the chunk it is found in. Without a thread
+ * (pthread_create failed) the hashes are checked inline. */
+size_t jt_ledger_read_chunk = 4096;
+size_t jt_ledger_read_parallel_min = 4u << 20;
+
+struct chunk {
+    const char *buf;      /* the segment */
+    size_t start, end;    /* byte range of the framed records */
+    jt_record_t *recs;    /* jt_ledger_read_chunk */
+    size_t *pos;          /* each record's offset */
+    size_t n;             /* framed records */
+    size_t nok;           /* records before the first bad hash (n: none) */
+    jt_record_status_t st; /* what ended the framing at end (OK: n records or
+                              the end of the segment) */
+};
+
+static void *hash_chunk (void *arg)
+{
+    struct chunk *c = arg;
+    size_t i = 0;
+    while (i < c->n && jt_record_hash_ok (c->buf + c->pos[i], &c->recs[i]))
+        i++;
+    c->nok = i;
+    return NULL;
+}
+
+/* Frame up to jt_ledger_read_chunk records from byte `from`. */
+static void frame_chunk (struct chunk *c, const char *buf, size_t size, size_t from)
+{
+    size_t pos = from;
+    c->buf = buf;
+    c->start = from;
+    c->n = 0;
+    c->st = JT_RECORD_OK;
+    while (pos < size && c->n < jt_ledger_read_chunk) {
+        jt_record_status_t st = jt_record_parse_frame (buf + pos, size - pos, &c->recs[c->n]);
+        if (st != JT_RECORD_OK) {
+            c->st = st;
+            break;
+        }
+        c->pos[c->n] = pos;
+        pos += c->recs[c->n++].size;
+    }
+    c->end = pos;
+}
+
+/* Start hashing c on a thread with every signal blocked; false when no
+ * thread could be had (then c is hashed here). */
+static bool hash_start (struct chunk *c, pthread_t *th)
+{
+    sigset_t all, old;
+    sigfillset (&all);
+    pthread_sigmask (SIG_SETMASK, &all, &old);
+    bool ok = pthread_create (th, NULL, hash_chunk, c) == 0;
+    pthread_sigmask (SIG_SETMASK, &old, NULL);
+    if (!ok)
+        hash_chunk (c);
+    return ok;
+}
+
+/* Take a hashed chunk's records. 0 to go on (the whole chunk was good and
+ * framing did not stop in it), 1 when a problem ended the walk, -1 when
+ * the callback failed. */
+static int take_chunk (struct walk *w, const char *file, struct chunk *c, size_t size,
+                       bool is_last, jt_error_t *err)
+{
+    int rc;
+    for (size_t i = 0; i < c->nok; i++)
+        if ((rc = take_record (w, file, &c->recs[i], c->pos[i], err)) != 0)
+            return rc;
+    if (c->nok < c->n) {
+        bad_record (w->res, file, c->buf, size, c->pos[c->nok], JT_RECORD_BADHASH,
+                    is_last);
+        return 1;
+    }
+    if (c->st != JT_RECORD_OK) {
+        bad_record (w->res, file, c->buf, size, c->end, c->st, is_last);
+        return 1;
+    }
+    return 0;
+}
+
+static int walk_par (struct walk *w, const char *file, const char *buf, size_t size,
+                     bool is_last, jt_error_t *err)
+{
+    struct chunk ch[2] = { { 0 } };
+    pthread_t th;
+    int rc = 0;
+
+    for (int k = 0; k < 2; k++) {
+        ch[k].recs = malloc (jt_ledger_read_chunk * sizeof (*ch[k].recs));
+        ch[k].pos = malloc (jt_ledger_read_chunk * sizeof (*ch[k].pos));
+        if (!ch[k].recs || !ch[k].pos) {
+            for (int j = 0; j <= k; j++) {
+                free (ch[j].recs);
+                free (ch[j].pos);
+            }
+            return walk_seq (w, file, buf, size, is_last, err);
+        }
+    }
+    /* ch[cur] is being hashed; ch[!cur] was hashed and is taken meanwhile */
+    int cur = 0;
+    frame_chunk (&ch[cur], buf, size, 0);
+    bool threaded = hash_start (&ch[cur], &th);
+    for (;;) {
+        if (threaded)
+            pthread_join (th, NULL);
+        struct chunk *done = &ch[cur];
+        bool more = done->st == JT_RECORD_OK && done->end < size;
+        threaded = false;
+        if (more) {
+            cur = !cur;
+            frame_chunk (&ch[cur], buf, size, done->end);
+            threaded = hash_start (&ch[cur], &th);
+        }
+        rc = take_chunk (w, file, done, size, is_last, err);
+        if (rc != 0 || !more)
+            break;
+    }
+    if (threaded)
+        pthread_join (th, NULL);
+    if (rc == 0)
+        w->res->last_good_size = size;
+    for (int k = 0; k < 2; k++) {
+        free (ch[k].recs);
+        free (ch[k].pos);
+    }
+    return rc;
+}
+
 /* Walk one mapped segment. 0 to go on, 1 when a problem ended the walk,
  * -1 when the callback failed. */
 static int walk_buf (struct walk *w, const char *file, const char *buf, size_t size,
                      bool is_last, jt_error_t *err)
 {
-    jt_ledger_result_t *res = w->res;
-    size_t pos = 0;
-    jt_record_t rec;
-    char detail[128];
-
-    while (pos < size) {
-        jt_record_status_t st = jt_record_parse (buf + pos, size - pos, &rec);
-        if (st != JT_RECORD_OK) {
-            bad_record (res, file, buf, size, pos, st, is_last);
-            return 1;
-        }
-        rec.file = file;
-        rec.offset = pos;
-        if (rec.seq != res->last_seq + 1) {
-            snprintf (detail, sizeof (detail), "%" PRIu64, rec.seq);
-            problem (res, JT_LEDGER_BADSEQ, file, pos, "found seq %s", detail);
-            return 1;
-        }
-        if (strcmp (rec.prev, res->last_hash)) {
-            problem (res, JT_LEDGER_BADCHAIN, file, pos,
-                     "prev hash %.16s... does not match the previous record", rec.prev);
-            return 1;
-        }
-        if (w->head_hash && rec.seq == w->head_seq) {
-            w->head_seen = true;
-            if (strcmp (rec.hash, w->head_hash)) {
-                problem (res, JT_LEDGER_BADHEAD, file, pos,
-                         "hash %.16s... differs from the head anchor", rec.hash);
-                return 1;
-            }
-        }
-        if (w->cb && w->cb (&rec, w->arg, err) < 0)
-            return -1;
-        res->last_seq = rec.seq;
-        memcpy (res->last_hash, rec.hash, 65);
-        res->nrecords++;
-        pos += rec.size;
-    }
-    res->last_good_size = pos;
-    return 0;
+    if (size >= jt_ledger_read_parallel_min && jt_ledger_read_chunk > 0)
+        return walk_par (w, file, buf, size, is_last, err);
+    return walk_seq (w, file, buf, size, is_last, err);
 }
 
 static int walk_file (struct walk *w, const char *path, bool is_last, jt_error_t *err)

@@ -25,12 +25,25 @@
 #include "ledger_record.h"
 #include "sha256.h"
 
-int jt_record_format (uint64_t seq, const char *prev, const char *payload, size_t len,
-                      char **line, size_t *linelen, char hash[65], jt_error_t *err)
+size_t jt_record_format_to (uint64_t seq, const char *prev, const char *payload,
+                           size_t len, char *out, char hash[65])
 {
-    char head[128];
-    int hl;
+    int hl = snprintf (out, JT_RECORD_HEAD_MAX, "%s %" PRIu64 " %.64s %zu ",
+                       JT_LEDGER_MAGIC, seq, prev, len);
+    size_t body = (size_t) hl + len;
 
+    memcpy (out + hl, payload, len);
+    if (jt_sha256_hex (out, body, hash) < 0)
+        return 0;
+    out[body] = ' ';
+    memcpy (out + body + 1, hash, 64);
+    out[body + 65] = '\n';
+    return body + 66;
+}
+
+int jt_record_check (uint64_t seq, const char *prev, const char *payload, size_t len,
+                     jt_error_t *err)
+{
     if (seq == 0)
         return jt_errprintf (err, "record: seq starts at 1");
     if (len == 0 || len > JT_LEDGER_MAX_PAYLOAD)
@@ -40,24 +53,25 @@ int jt_record_format (uint64_t seq, const char *prev, const char *payload, size_
         return jt_errprintf (err, "record: payload contains a newline");
     if (!prev || strlen (prev) != 64)
         return jt_errprintf (err, "record: prev is not a 64-digit hash");
-    hl = snprintf (head, sizeof (head), "%s %" PRIu64 " %s %zu ", JT_LEDGER_MAGIC, seq,
-                   prev, len);
-    size_t body = (size_t) hl + len;
-    char *buf = malloc (body + 1 + 64 + 1 + 1);
+    return 0;
+}
+
+int jt_record_format (uint64_t seq, const char *prev, const char *payload, size_t len,
+                      char **line, size_t *linelen, char hash[65], jt_error_t *err)
+{
+    if (jt_record_check (seq, prev, payload, len, err) < 0)
+        return -1;
+    char *buf = malloc (JT_RECORD_SIZE_MAX (len) + 1);
     if (!buf)
         return jt_errprintf (err, "out of memory");
-    memcpy (buf, head, (size_t) hl);
-    memcpy (buf + hl, payload, len);
-    if (jt_sha256_hex (buf, body, hash) < 0) {
+    size_t n = jt_record_format_to (seq, prev, payload, len, buf, hash);
+    if (n == 0) {
         free (buf);
         return jt_errprintf (err, "record: SHA-256 failed");
     }
-    buf[body] = ' ';
-    memcpy (buf + body + 1, hash, 64);
-    buf[body + 65] = '\n';
-    buf[body + 66] = '\0';
+    buf[n] = '\0';
     *line = buf;
-    *linelen = body + 66;
+    *linelen = n;
     return 0;
 }
 
@@ -102,7 +116,7 @@ static int parse_hex (const char *buf, size_t avail, size_t *pos, char out[65])
     return 1;
 }
 
-jt_record_status_t jt_record_parse (const char *buf, size_t avail, jt_record_t *rec)
+jt_record_status_t jt_record_parse_frame (const char *buf, size_t avail, jt_record_t *rec)
 {
     size_t pos = 0;
     uint64_t len = 0;
@@ -134,8 +148,7 @@ jt_record_status_t jt_record_parse (const char *buf, size_t avail, jt_record_t *
         return JT_RECORD_MALFORMED;
     rec->payload = buf + pos;
     rec->len = len;
-    size_t body = pos + len;
-    pos = body;
+    pos += len;
     if (pos >= avail)
         return JT_RECORD_INCOMPLETE;
     if (buf[pos++] != ' ')
@@ -147,8 +160,20 @@ jt_record_status_t jt_record_parse (const char *buf, size_t avail, jt_record_t *
     if (buf[pos++] != '\n')
         return JT_RECORD_BADTERM; /* complete, but not ended by LF (e.g. CRLF) */
     rec->size = pos;
-    char want[65];
-    if (jt_sha256_hex (buf, body, want) < 0 || memcmp (want, rec->hash, 64))
-        return JT_RECORD_BADHASH;
     return JT_RECORD_OK;
+}
+
+bool jt_record_hash_ok (const char *buf, const jt_record_t *rec)
+{
+    char want[65];
+    size_t body = (size_t) (rec->payload - buf) + rec->len;
+    return jt_sha256_hex (buf, body, want) == 0 && memcmp (want, rec->hash, 64) == 0;
+}
+
+jt_record_status_t jt_record_parse (const char *buf, size_t avail, jt_record_t *rec)
+{
+    jt_record_status_t st = jt_record_parse_frame (buf, avail, rec);
+    if (st == JT_RECORD_OK && !jt_record_hash_ok (buf, rec))
+        return JT_RECORD_BADHASH;
+    return st;
 }

@@ -380,11 +380,12 @@ error:
     return NULL;
 }
 
-static int buf_append (jt_ledger_writer_t *w, size_t *used, const char *s, size_t n)
+/* Room for n more bytes after used in the batch buffer. 0, or -1. */
+static int buf_room (jt_ledger_writer_t *w, size_t used, size_t n)
 {
-    if (*used + n > w->bufcap) {
+    if (used + n > w->bufcap) {
         size_t cap = w->bufcap ? w->bufcap : 65536;
-        while (cap < *used + n)
+        while (cap < used + n)
             cap *= 2;
         char *nb = realloc (w->buf, cap);
         if (!nb)
@@ -392,8 +393,6 @@ static int buf_append (jt_ledger_writer_t *w, size_t *used, const char *s, size_
         w->buf = nb;
         w->bufcap = cap;
     }
-    memcpy (w->buf + *used, s, n);
-    *used += n;
     return 0;
 }
 
@@ -428,19 +427,19 @@ int jt_ledger_writer_append_at (jt_ledger_writer_t *w, const char *const *payloa
     if (n == 0)
         return 0;
     memcpy (hash, w->last_hash, 65);
+    /* each record formatted straight into the batch buffer */
     for (size_t i = 0; i < n; i++) {
-        char *line;
-        size_t linelen;
         if (offsets)
             offsets[i] = used;
-        if (jt_record_format (++seq, hash, payloads[i], lens[i], &line, &linelen, hash,
-                              err)
-            < 0)
+        if (jt_record_check (++seq, hash, payloads[i], lens[i], err) < 0)
             return -1;
-        int rc = buf_append (w, &used, line, linelen);
-        free (line);
-        if (rc < 0)
+        if (buf_room (w, used, JT_RECORD_SIZE_MAX (lens[i])) < 0)
             return jt_errprintf (err, "out of memory");
+        size_t k = jt_record_format_to (seq, hash, payloads[i], lens[i], w->buf + used,
+                                        hash);
+        if (k == 0)
+            return jt_errprintf (err, "record: SHA-256 failed");
+        used += k;
     }
     if (w->size >= w->segment_max && new_segment (w, w->last_seq + 1, err) < 0) {
         w->failed = true;

@@ -11,4 +11,10 @@
 /* Lowercase hex SHA-256 of data into hex[65]. 0, or -1 (hex is then ""). */
 int jt_sha256_hex (const void *data, size_t len, char hex[65]);
 
+/* The 32-byte digest of data into md. 0, or -1. */
+int jt_sha256_bin (const void *data, size_t len, unsigned char md[32]);
+
+/* md as 64 lowercase hex digits and a NUL. */
+void jt_sha256_to_hex (const unsigned char md[32], char hex[65]);
+
 #endif /* JT_SHA256_H */
