@@ -353,6 +353,26 @@ int jt_simx_start_run (sim_t *m, size_t j, const jt_answer_t *a, int64_t now,
         free (names);
         if (rc < 0)
             return -1;
+        if (pg->nspares) {
+            /* its spare nodes: a lease of role Spare paid by the same
+             * envelope, as the plugin's snapshot has it (nodemap.c) */
+            char **sn = calloc (pg->nspares + 1, sizeof (*sn));
+            int64_t sg = 0;
+            if (!sn)
+                return jt_errprintf (err, "jobtree sim: out of memory");
+            for (size_t k = 0; k < pg->nspares; k++) {
+                sn[k] = m->s->nodes[pg->spares[k]].name;
+                sg += m->s->nodes[pg->spares[k]].gpus;
+            }
+            l.nodes = sn;
+            l.nnodes = pg->nspares;
+            l.gpus = sg;
+            l.role = JT_ROLE_SPARE;
+            rc = jt_snapshot_add_lease (m->s, &l, err);
+            free (sn);
+            if (rc < 0)
+                return -1;
+        }
         if (pg->role == JT_ROLE_BORROWED) {
             double gs = (double) pg->gpus * (double) rt;
             r->owners[r->owner[j]].borrowed_gpu_s += gs;

@@ -466,6 +466,26 @@ static void test_activation_by_hand (void)
     jt_budgets_destroy (bb);
 }
 
+static void test_spares_by_hand (void)
+{
+    /* A spare node is paid like the group's (a Spare lease on the same
+     * envelope, as slurmctld's snapshot has it): s1 (8 GPUs, one spare)
+     * holds 2 nodes and 16 GPUs of a's 16, so s2 (8 GPUs, t=1) waits for
+     * funding until s1 ends at 100 although two nodes are free. */
+    const char *trace = HDR "s1,0,100,100,8,,a,,--spares=1\ns2,1,100,100,8,,a,,\n";
+    jt_budgets_t *b = fx_budgets ("{ \"owner\": \"a\", \"envelopes\": ["
+                                  FX_ENV ("a-h100", "", 16, "") "] }", FX_END);
+    jt_sim_trace_t t;
+    jt_sim_result_t *r;
+
+    r = replay (trace, b, "1x4x8:h100", "best-fit", &t);
+    is (starts (r), "s1:0 s2:100", "a spare node is paid: s2 waits for funding");
+    ok (r->gpus[0] == 16, "s1 holds its node and its spare (16 GPUs)");
+    jt_sim_result_destroy (r);
+    jt_sim_trace_free (&t);
+    jt_budgets_destroy (b);
+}
+
 static void test_timeline_bound (void)
 {
     /* One job of 100 years sampled every minute would be 52.6 M samples:
@@ -510,6 +530,7 @@ int main (void)
     test_funding_by_hand ();
     test_determinism ();
     test_activation_by_hand ();
+    test_spares_by_hand ();
     test_timeline_bound ();
     done_testing ();
 }
