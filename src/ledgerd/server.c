@@ -30,6 +30,8 @@
 #include <fcntl.h>
 #include <inttypes.h>
 #include <poll.h>
+#include <pthread.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -252,30 +254,58 @@ static struct req *req_new (struct server *s, struct client *c)
     return r;
 }
 
-/* Turn one request line into a request. batch maps ids of this batch. */
-static void take_line (struct server *s, struct client *c, char *line, size_t len,
-                       jt_map_t *batch, size_t *nappend)
+/* A request line of this round and what canonicalizing it gave (pure:
+ * done on any thread): the canonical event and its id key, or the error. */
+struct line {
+    struct client *c;
+    const char *text;
+    size_t len;
+    bool head;
+    char *canon, *key;
+    char err[256];
+};
+
+static void canonicalize (struct line *l)
 {
-    struct req *r = req_new (s, c);
     jt_error_t err = { "" };
+    if (l->len == 4 && !memcmp (l->text, "HEAD", 4)) {
+        l->head = true;
+        return;
+    }
+    jt_event_t *ev = jt_event_from_json (l->text, l->len, &err);
+    l->canon = ev ? jt_event_to_json (ev, &err) : NULL;
+    jt_event_destroy (ev);
+    l->key = l->canon ? ledgerd_id_key (l->canon, strlen (l->canon)) : NULL;
+    if (!l->canon || !l->key) {
+        snprintf (l->err, sizeof (l->err), "%s", l->canon ? "out of memory" : err.text);
+        free (l->canon);
+        free (l->key);
+        l->canon = l->key = NULL;
+    }
+}
+
+/* Turn one canonicalized line into a request (in order: the id indexes
+ * and this batch's ids decide). batch maps ids of this batch. Takes l's
+ * canon and key. */
+static void take_line (struct server *s, struct line *l, jt_map_t *batch,
+                       size_t *nappend)
+{
+    struct req *r = req_new (s, l->c);
+    char *canon = l->canon, *key = l->key;
+    l->canon = l->key = NULL;
     if (!r) {
-        c->eof = true;
+        l->c->eof = true;
+        free (canon);
+        free (key);
         return;
     }
     r->kind = REQ_REPLY;
-    if (len == 4 && !memcmp (line, "HEAD", 4)) {
+    if (l->head) {
         r->kind = REQ_HEAD; /* answered after this batch's commit */
         return;
     }
-    jt_event_t *ev = jt_event_from_json (line, len, &err);
-    char *canon = ev ? jt_event_to_json (ev, &err) : NULL;
-    jt_event_destroy (ev);
-    char *key = canon ? ledgerd_id_key (canon, strlen (canon)) : NULL;
-    if (!canon || !key) {
-        snprintf (r->reply, sizeof (r->reply), "ERR INVALID %s\n",
-                  canon ? "out of memory" : err.text);
-        free (canon);
-        free (key);
+    if (!canon) {
+        snprintf (r->reply, sizeof (r->reply), "ERR INVALID %s\n", l->err);
         return;
     }
     void *seq = jt_map_get (s->index, key);
@@ -310,16 +340,60 @@ static void take_line (struct server *s, struct client *c, char *line, size_t le
     free (key);
 }
 
-/* Split complete lines out of every client's input, up to batch_max new
- * events. Returns true if some input was left for the next round. */
+/* Lines from PAR_MIN_LINES on are canonicalized on two threads (parsing
+ * and re-serializing an event is most of the daemon's work per event; the
+ * order-dependent part stays on this thread). */
+#define PAR_MIN_LINES 32
+
+struct half {
+    struct line *v;
+    size_t n;
+};
+
+static void *canon_half (void *arg)
+{
+    struct half *h = arg;
+    for (size_t i = 0; i < h->n; i++)
+        canonicalize (&h->v[i]);
+    return NULL;
+}
+
+static void canonicalize_all (struct line *v, size_t n)
+{
+    pthread_t th;
+    struct half h = { v + n / 2, n - n / 2 };
+    bool threaded = false;
+    if (n >= PAR_MIN_LINES) {
+        sigset_t all, old;
+        sigfillset (&all);
+        pthread_sigmask (SIG_SETMASK, &all, &old);
+        threaded = pthread_create (&th, NULL, canon_half, &h) == 0;
+        pthread_sigmask (SIG_SETMASK, &old, NULL);
+    }
+    for (size_t i = 0; i < (threaded ? n / 2 : n); i++)
+        canonicalize (&v[i]);
+    if (threaded)
+        pthread_join (th, NULL);
+}
+
+/* Split complete lines out of every client's input, up to batch_max lines
+ * a round, canonicalize them, and turn them into requests in order.
+ * Returns true if some input was left for the next round. */
 static bool gather (struct server *s, jt_map_t *batch, size_t *nappend)
 {
     bool left = false;
+    size_t nlines = 0, cap = 0, *used = NULL;
+    struct line *lines = NULL;
+
+    if (!s->nclients)
+        return false;
+    if (!(used = calloc (s->nclients, sizeof (*used))))
+        return true; /* try again next round */
     for (size_t i = 0; i < s->nclients; i++) {
         struct client *c = s->clients[i];
         size_t off = 0;
         while (off < c->inlen) {
-            if (*nappend >= s->conf->batch_max) {
+            if (nlines >= s->conf->batch_max) {
                 left = true;
                 break;
             }
@@ -329,10 +403,28 @@ static bool gather (struct server *s, jt_map_t *batch, size_t *nappend)
             size_t len = (size_t) (nl - (c->in + off));
             if (len && c->in[off + len - 1] == '\r')
                 len--;
+            if (len && nlines == cap) {
+                size_t nc = cap ? 2 * cap : 256;
+                struct line *nv = realloc (lines, nc * sizeof (*nv));
+                if (!nv) {
+                    left = true; /* the rest next round */
+                    break;
+                }
+                lines = nv;
+                cap = nc;
+            }
             if (len)
-                take_line (s, c, c->in + off, len, batch, nappend);
+                lines[nlines++] = (struct line){ .c = c, .text = c->in + off, .len = len };
             off = (size_t) (nl - c->in) + 1;
         }
+        used[i] = off;
+    }
+    canonicalize_all (lines, nlines);
+    for (size_t k = 0; k < nlines; k++)
+        take_line (s, &lines[k], batch, nappend);
+    for (size_t i = 0; i < s->nclients; i++) {
+        struct client *c = s->clients[i];
+        size_t off = used[i];
         if (off)
             memmove (c->in, c->in + off, c->inlen - off);
         c->inlen -= off;
@@ -342,6 +434,8 @@ static bool gather (struct server *s, jt_map_t *batch, size_t *nappend)
             c->inlen = 0;
         }
     }
+    free (lines);
+    free (used);
     return left;
 }
 

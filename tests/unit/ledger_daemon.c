@@ -261,6 +261,72 @@ static jt_ledger_client_t *stuck_daemon_client (const struct place *pl,
     return c;
 }
 
+/* Many request lines in one send, so rounds of 32 lines and more are
+ * canonicalized on two threads: new ids, repeats of an id of the same
+ * round and of earlier rounds, invalid lines and non-canonical spellings
+ * of an event (extra blanks), mixed; every reply in line order is what a
+ * one-line-at-a-time model says, and the ledger holds each new id once in
+ * order. */
+static void test_pipelined (void)
+{
+    enum { L = 600 };
+    struct place pl;
+    int st;
+    place_init (&pl, "pipelined");
+    pid_t pid = start_daemon (pl.dir, pl.sock, pl.log, NULL, &st);
+    ok (pid > 0, "pipelined: daemon starts");
+    if (pid < 0)
+        return;
+    jt_ledger_conn_t cn;
+    connect_conn (&cn, pl.sock);
+    static char out[L * 160];
+    static char want[L][64];
+    int seq_of[L] = { 0 }, nnew = 0;
+    size_t off = 0;
+    for (int i = 0; i < L; i++) {
+        char id[16], buf[256];
+        int kind = i % 7, k = nnew;
+        if (kind == 3 && nnew > 0)
+            k = (i * 13) % nnew; /* a resend of an earlier new id */
+        snprintf (id, sizeof (id), "p%03d", k);
+        if (kind == 5) {
+            off += (size_t) snprintf (out + off, sizeof (out) - off,
+                                      "{\"v\":1,\"type\":\"NodeFail\",\"id\":\"x%d\"}\n", i);
+            snprintf (want[i], sizeof (want[i]), "ERR INVALID time: missing");
+            continue;
+        }
+        if (kind == 6)
+            snprintf (buf, sizeof (buf),
+                      "{ \"v\": 1, \"type\": \"NodeFail\", \"id\": \"%s\", \"time\": 1, "
+                      "\"nodes\": [\"n1\"] }",
+                      id);
+        else
+            event (buf, sizeof (buf), id);
+        off += (size_t) snprintf (out + off, sizeof (out) - off, "%s\n", buf);
+        if (k == nnew) {
+            seq_of[nnew] = nnew + 1;
+            nnew++;
+        }
+        snprintf (want[i], sizeof (want[i]), "OK %d", seq_of[k]);
+    }
+    (void) jt_ledger_conn_send (&cn, out, off);
+    int bad = 0;
+    for (int i = 0; i < L; i++) {
+        char reply[512];
+        if (jt_ledger_conn_read_line (&cn, reply, sizeof (reply)) < 0) {
+            diag ("no reply to line %d", i);
+            bad++;
+            break;
+        }
+        if (strcmp (reply, want[i]) && bad++ < 5)
+            diag ("line %d: got '%s', want '%s'", i, reply, want[i]);
+    }
+    is_int (bad, 0, "%d pipelined lines: every reply in order is the model's", L);
+    jt_ledger_conn_free (&cn);
+    stop_daemon (pid);
+    expect_once_in_order (pl.dir, "p", nnew);
+}
+
 static void test_basic (void)
 {
     struct place pl;
@@ -1064,6 +1130,7 @@ int main (void)
         bail_out ("mkdtemp: %s", strerror (errno));
     signal (SIGPIPE, SIG_IGN);
     test_basic ();
+    test_pipelined ();
     test_torn ();
     test_tail_damage ();
     test_eviction ();
