@@ -104,7 +104,7 @@ static void usage (FILE *f)
         "  -P, --pidfile FILE       write the pid there\n"
         "      --segment-size BYTES rotate segments at this size (default 64 MiB)\n"
         "      --index-size N       event ids kept for idempotency (default 1048576)\n"
-        "      --batch-max N        events per group commit (default 4096)\n"
+        "      --batch-max N        request lines per group commit (default 4096)\n"
         "      --socket-mode OCTAL  socket mode (default 0660)\n"
         "      --force              accept a group/world-writable ledger dir\n"
         "      --truncate-damaged-tail  cut a damaged last segment's tail (and accept\n"
