@@ -50,12 +50,17 @@ mount_once /dev dev bind
 mount_once devpts dev/pts devpts
 mount_once sysfs sys sysfs
 cp -L /etc/resolv.conf "$root/etc/resolv.conf" 2>/dev/null || true
+# Slurm resolves localhost and the host's name (SlurmctldHost, NodeAddr):
+# debootstrap's minbase leaves /etc/hosts out.
+cp -L /etc/hosts "$root/etc/hosts"
 
 in_root() { chroot "$root" env -i PATH=/usr/sbin:/usr/bin:/sbin:/bin HOME=/root \
     DEBIAN_FRONTEND=noninteractive LANG=C.UTF-8 "$@"; }
 
-# 2. Sources (binary and source), Slurm 24.11 and the build dependencies.
-if [ ! -f "$stamps/packages" ]; then
+# 2. Sources (binary and source), Slurm 24.11, the build dependencies and
+# what the cluster tests run (python3). Bump pkgs_v when the list changes.
+pkgs_v=2
+if [ ! -f "$stamps/packages-$pkgs_v" ]; then
     cat >"$root/etc/apt/sources.list" <<SRC
 deb $mirror trixie main
 deb-src $mirror trixie main
@@ -68,10 +73,10 @@ SRC
     in_root apt-get install -y --no-install-recommends \
         slurmctld slurmd slurm-client munge libslurm-dev slurm-wlm-plugins-dev \
         build-essential autoconf automake libtool pkg-config dpkg-dev \
-        libjson-c-dev libssl-dev ca-certificates procps iproute2 \
+        libjson-c-dev libssl-dev ca-certificates procps iproute2 python3 \
         libpmix-dev libpam0g-dev libhwloc-dev liblz4-dev libmunge-dev \
         >>"$root.apt.log" 2>&1 || die "apt-get install failed; see $root.apt.log"
-    touch "$stamps/packages"
+    touch "$stamps/packages-$pkgs_v"
 fi
 
 # 3. The matching source, configured as Debian configures it (the plugins

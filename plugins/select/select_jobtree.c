@@ -107,7 +107,15 @@ static const char *syms[] = {
 };
 
 slurm_select_ops_t jtsel_ops;
+/* 24.11's libslurm.so no longer exports plugin_context_create (clients such
+ * as `jobtree snapshot` load this plugin too); plugin_load_and_link, which
+ * plugin_context_create tries first (src/common/plugin.c:363), still is
+ * (slurm_xlator.h:461). */
+#if JTC_SLURM_2411
+static plugin_handle_t g_context;
+#else
 static plugin_context_t *g_context;
+#endif
 static pthread_mutex_t g_context_lock = PTHREAD_MUTEX_INITIALIZER;
 static bool g_ready;
 
@@ -121,9 +129,15 @@ int jtsel_ops_ready (void)
         return 0;
     slurm_mutex_lock (&g_context_lock);
     if (!g_context) {
+#if JTC_SLURM_2411
+        g_context = plugin_load_and_link ("select/cons_tres",
+                                          sizeof (syms) / sizeof (syms[0]),
+                                          syms, (void **) &jtsel_ops);
+#else
         g_context = plugin_context_create ("select", "select/cons_tres",
                                            (void **) &jtsel_ops, syms,
                                            sizeof (syms));
+#endif
         if (!g_context) {
             error ("%s: cannot load select/cons_tres to wrap", plugin_type);
             rc = -1;
@@ -156,8 +170,13 @@ extern int fini (void)
     jtsel_ledger_fini ();
     jtsel_cache_fini ();
     slurm_mutex_lock (&g_context_lock);
+#if JTC_SLURM_2411
+    if (g_context)
+        plugin_unload (g_context);
+#else
     if (g_context)
         rc = plugin_context_destroy (g_context);
+#endif
     g_context = NULL;
     g_ready = false;
     slurm_mutex_unlock (&g_context_lock);

@@ -29,6 +29,18 @@
 #include <slurm/slurm_errno.h>
 
 #include "jobtree/record.h"
+
+/* Slurm 24.11 (docs/slurm-24.11.md): hostlist_t is the struct, not a
+ * pointer; slurm_get_errno() is gone (errno is Slurm's errno); the switch
+ * records come as the topology plugin's data (below). */
+#if SLURM_VERSION_NUMBER >= SLURM_VERSION_NUM(24, 11, 0)
+#define JT_SLURM_2411 1
+typedef hostlist_t *jt_hostlist_p;
+#define slurm_get_errno() errno
+#else
+#define JT_SLURM_2411 0
+typedef hostlist_t jt_hostlist_p;
+#endif
 #endif
 
 static void snapshot_usage (FILE *f)
@@ -84,9 +96,21 @@ static const char **leaf_switches (topo_info_response_msg_t *topo,
         if (nodes->node_array[i].name)
             v[nn++] = (struct named) { nodes->node_array[i].name, i };
     qsort (v, nn, sizeof (*v), by_name);
-    for (uint32_t t = 0; topo && t < topo->record_count; t++) {
-        topo_info_t *sw = &topo->topo_array[t];
-        hostlist_t hl;
+#if JT_SLURM_2411
+    /* topology/tree's records (src/plugins/topology/tree/topology_tree.c:104,
+     * unpacked by the client's topology plugin); other plugins: none. */
+    struct jt_tree { uint32_t record_count; topo_info_t *topo_array; } *tree =
+        topo && topo->topo_info && topo->topo_info->plugin_id == TOPOLOGY_PLUGIN_TREE
+        ? topo->topo_info->data : NULL;
+    uint32_t nrec = tree ? tree->record_count : 0;
+    topo_info_t *recs = tree ? tree->topo_array : NULL;
+#else
+    uint32_t nrec = topo ? topo->record_count : 0;
+    topo_info_t *recs = topo ? topo->topo_array : NULL;
+#endif
+    for (uint32_t t = 0; t < nrec; t++) {
+        topo_info_t *sw = &recs[t];
+        jt_hostlist_p hl;
         char *host;
 
         if (sw->level != 0 || !sw->nodes || !(hl = slurm_hostlist_create (sw->nodes)))

@@ -167,6 +167,12 @@ cluster_setup () {
     _subst "$tpl/plugstack.conf.in" "$JT_CLUSTER_DIR/etc/plugstack.conf"
     _subst "$tpl/jobtree.conf.in" "$JT_CLUSTER_DIR/etc/jobtree.conf"
     cp "$tpl/topology.conf" "$JT_CLUSTER_DIR/etc/topology.conf"
+    # Slurm 24.11's slurmd starts a cgroup plugin whatever ProctrackType and
+    # TaskPlugin say, and fails without a cgroup file system (a chroot):
+    # this cluster needs none (docs/slurm-24.11.md).
+    case "$(slurmd -V 2>/dev/null)" in
+    *" 2"[4-9].*) echo "CgroupPlugin=disabled" > "$JT_CLUSTER_DIR/etc/cgroup.conf" ;;
+    esac
     # A test's own lines (e.g. PreemptType=..., MaxWait=...), one per line.
     [ -n "${JT_CLUSTER_SLURM_EXTRA:-}" ] \
         && printf '%s\n' "$JT_CLUSTER_SLURM_EXTRA" >> "$JT_CLUSTER_DIR/etc/slurm.conf"
