@@ -142,8 +142,25 @@ static int refusal_code (jt_admit_refusal_t kind)
     return ESLURM_INVALID_GRES;
 }
 
+/* A job's TRES request as 22.05 spells it: 24.11 writes the GPU entries of
+ * --gpus and friends as "gres/gpu:..." where 22.05 wrote "gres:gpu:..."
+ * (docs/slurm-24.11.md). libjobtree reads both; the refusal lines echo the
+ * request, so they read the same on both versions. xfree the result. */
+static char *tres_as_2205 (const char *tres)
+{
+    char *t = xstrdup (tres);
+
+    for (char *p = t; p && (p = strstr (p, "gres/")); p += 5)
+        if (p == t || p[-1] == ',')
+            p[4] = ':';
+    return t;
+}
+
 extern int job_submit (job_desc_msg_t *jd, uint32_t submit_uid, char **err_msg)
 {
+    char *per_job = tres_as_2205 (jd->tres_per_job);
+    char *per_node = tres_as_2205 (jd->tres_per_node);
+    char *per_socket = tres_as_2205 (jd->tres_per_socket);
     struct who who = { jd, submit_uid };
     jt_admit_cluster_t cluster = {
         .gpus_per_node = jtsub_state_node_gpus,
@@ -154,9 +171,9 @@ extern int job_submit (job_desc_msg_t *jd, uint32_t submit_uid, char **err_msg)
     };
     jt_admit_req_t req = {
         .account = jd->account,
-        .tres_per_job = jd->tres_per_job,
-        .tres_per_node = jd->tres_per_node,
-        .tres_per_socket = jd->tres_per_socket,
+        .tres_per_job = per_job,
+        .tres_per_node = per_node,
+        .tres_per_socket = per_socket,
         .min_nodes = jd->min_nodes != NO_VAL ? (int64_t)jd->min_nodes : 0,
         .sockets_per_node = jd->sockets_per_node != NO_VAL16
                             ? (int64_t)jd->sockets_per_node : 0,
@@ -194,6 +211,9 @@ extern int job_submit (job_desc_msg_t *jd, uint32_t submit_uid, char **err_msg)
         break;
     }
     jt_admit_free (&a);
+    xfree (per_job);
+    xfree (per_node);
+    xfree (per_socket);
     return rc;
 }
 
