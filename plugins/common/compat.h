@@ -132,8 +132,9 @@ typedef struct {
  * The reason code a Jobtree refusal is kept under. 22.05's select_nodes()
  * leaves WAIT_BLOCK_MAX_ERR and its text alone ("state_reason was already
  * setup"); 24.11 has no such code and resets every other reason to
- * WAIT_RESOURCES with no text (src/slurmctld/node_scheduler.c:2911), so
- * there the line survives only between job_test and that reset.
+ * WAIT_RESOURCES with no text (src/slurmctld/node_scheduler.c:2912), so
+ * there a line set by the main scheduler's job_test is lost; the one the
+ * backfill pass sets stays until the next main pass (t2000 sees it).
  */
 #if JTC_SLURM_2411
 #define JTC_REASON WAIT_RESOURCES
