@@ -5,8 +5,15 @@
  *  1. sustained durable appends/s: K concurrent clients, each pipelining up
  *     to W events to a real jobtree-ledgerd (group commit), vs K threads
  *     each committing one INSERT per event (each commit durable);
- *  2. replay: read, check and fold N events (jt_ledger_verify: grammar,
- *     hashes, chain, parse, invariants) vs SELECT every row, parse and fold;
+ *     with each client's acknowledgement latency (send of a window of W to
+ *     its last "OK"; p50/p99 over every window of every client);
+ *  2. read and fold N events: the record layer alone (grammar, hashes,
+ *     chain: jt_ledger_read without a callback, sequential and with the
+ *     parallel hash check), the replay slurmctld does at start-up
+ *     (jt_ledger_fold_replay_dir: + parse and fold), and verify
+ *     (jt_ledger_verify: + canonical form and every invariant, in process,
+ *     and `jobtree verify` as a subprocess) vs SELECT every row, parse and
+ *     fold;
  *  3. usage report over N events (`jobtree report usage`, a subprocess) vs
  *     the same GPU-hours per owner/envelope/role as one SQL query (Start
  *     joined to End on the lease id, indexed).
@@ -28,6 +35,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/prctl.h>
+#include <sys/resource.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
 #include <sys/un.h>
@@ -36,6 +44,7 @@
 #include <unistd.h>
 
 #include "jobtree/ledger.h"
+#include "ledger_record.h"
 
 static char dir[512];
 static int64_t T0 = 1767225600;
@@ -46,6 +55,22 @@ static double now_s (void)
     clock_gettime (CLOCK_MONOTONIC, &ts);
     return (double) ts.tv_sec + (double) ts.tv_nsec / 1e9;
 }
+
+/* CPU seconds of this process and of its waited-for children: on a
+ * shared machine wall time measures the load as much as the code. */
+static double cpu_s (void)
+{
+    struct rusage a, b;
+    getrusage (RUSAGE_SELF, &a);
+    getrusage (RUSAGE_CHILDREN, &b);
+    return (double) (a.ru_utime.tv_sec + a.ru_stime.tv_sec + b.ru_utime.tv_sec
+                     + b.ru_stime.tv_sec)
+           + (double) (a.ru_utime.tv_usec + a.ru_stime.tv_usec + b.ru_utime.tv_usec
+                       + b.ru_stime.tv_usec)
+                 / 1e6;
+}
+
+static double cpu_last; /* CPU seconds of the last timed phase */
 
 static void die (const char *what)
 {
@@ -87,7 +112,53 @@ struct appender {
     double until;
     uint64_t acked;
     sqlite3 *db;
+    double *lat; /* seconds from a send to its last acknowledgement */
+    size_t nlat, latcap;
 };
+
+static void lat_add (struct appender *a, double dt)
+{
+    if (a->nlat == a->latcap) {
+        size_t nc = a->latcap ? 2 * a->latcap : 4096;
+        double *nv = realloc (a->lat, nc * sizeof (*nv));
+        if (!nv)
+            return;
+        a->lat = nv;
+        a->latcap = nc;
+    }
+    a->lat[a->nlat++] = dt;
+}
+
+static int cmp_double (const void *x, const void *y)
+{
+    double a = *(const double *) x, b = *(const double *) y;
+    return a < b ? -1 : a > b;
+}
+
+/* p50 and p99 (ms) of every client's latencies; frees them. */
+static void lat_pct (struct appender *a, int clients, double *p50, double *p99)
+{
+    size_t n = 0;
+    for (int i = 0; i < clients; i++)
+        n += a[i].nlat;
+    double *all = malloc ((n ? n : 1) * sizeof (*all));
+    size_t k = 0;
+    for (int i = 0; i < clients; i++) {
+        if (all && a[i].nlat)
+            memcpy (all + k, a[i].lat, a[i].nlat * sizeof (*all));
+        k += a[i].nlat;
+        free (a[i].lat);
+        a[i].lat = NULL;
+        a[i].nlat = a[i].latcap = 0;
+    }
+    *p50 = *p99 = 0;
+    if (all && n) {
+        qsort (all, n, sizeof (*all), cmp_double);
+        *p50 = all[n / 2] * 1e3;
+        *p99 = all[(n * 99) / 100 < n ? (n * 99) / 100 : n - 1] * 1e3;
+    }
+    free (all);
+}
 
 static int connect_sock (const char *path)
 {
@@ -116,6 +187,7 @@ static void *append_ledger (void *arg)
             off += (size_t) gen_event (i++, prefix, out + off, sizeof (out) - off - 1);
             out[off++] = '\n';
         }
+        double sent = now_s ();
         if (send (fd, out, off, MSG_NOSIGNAL) != (ssize_t) off)
             break;
         int got = 0;
@@ -138,6 +210,7 @@ static void *append_ledger (void *arg)
             memmove (in, p, inlen);
         }
         a->acked += W;
+        lat_add (a, now_s () - sent);
     }
 done:
     if (fd >= 0)
@@ -211,12 +284,16 @@ static void *append_sqlite (void *arg)
     while (now_s () < a->until) {
         int n = gen_event (i++, prefix, buf, sizeof (buf));
         /* autocommit: one durable transaction per event, like one ack */
+        double t = now_s ();
         db_insert (st, buf, (size_t) n);
+        lat_add (a, now_s () - t);
         a->acked++;
     }
     sqlite3_finalize (st);
     return NULL;
 }
+
+static double lp50, lp99, sp50, sp99;
 
 static double bench_appends (int clients, double secs, double *sqlite_rate)
 {
@@ -256,6 +333,7 @@ static double bench_appends (int clients, double secs, double *sqlite_rate)
         total += a[i].acked;
     }
     double rate = (double) total / (now_s () - t0);
+    lat_pct (a, clients, &lp50, &lp99);
     kill (pid, SIGTERM);
     waitpid (pid, NULL, 0);
 
@@ -273,6 +351,7 @@ static double bench_appends (int clients, double secs, double *sqlite_rate)
         sqlite3_close (a[i].db);
     }
     *sqlite_rate = (double) total / (now_s () - t0);
+    lat_pct (a, clients, &sp50, &sp99);
     free (a);
     free (th);
     return rate;
@@ -324,7 +403,7 @@ static double replay_sqlite (const char *dbp, uint64_t *count)
     sqlite3_stmt *st;
     jt_ledger_fold_t *f = jt_ledger_fold_create ();
     jt_error_t err = { "" };
-    double t0 = now_s ();
+    double c0 = cpu_s (), t0 = now_s ();
     sqlite3_prepare_v2 (db, "SELECT seq, payload FROM events ORDER BY seq", -1, &st,
                         NULL);
     *count = 0;
@@ -344,6 +423,7 @@ static double replay_sqlite (const char *dbp, uint64_t *count)
         (*count)++;
     }
     double dt = now_s () - t0;
+    cpu_last = cpu_s () - c0;
     sqlite3_finalize (st);
     sqlite3_close (db);
     jt_ledger_fold_destroy (f);
@@ -354,7 +434,7 @@ static double report_sqlite (const char *dbp, int *rows)
 {
     sqlite3 *db = open_db (dbp);
     sqlite3_stmt *st;
-    double t0 = now_s ();
+    double c0 = cpu_s (), t0 = now_s ();
     sqlite3_prepare_v2 (
         db,
         "SELECT s.owner, s.envelope, "
@@ -370,16 +450,75 @@ static double report_sqlite (const char *dbp, int *rows)
     while (sqlite3_step (st) == SQLITE_ROW)
         (*rows)++;
     double dt = now_s () - t0;
+    cpu_last = cpu_s () - c0;
     sqlite3_finalize (st);
     sqlite3_close (db);
     return dt;
+}
+
+/* The record layer alone: every record's grammar, hash and chain, no
+ * callback; parallel: the hash check on a second thread. */
+static double read_records (const char *ldir, bool parallel, uint64_t *count)
+{
+    jt_ledger_result_t res;
+    jt_error_t err = { "" };
+    const char *paths[] = { ldir };
+    size_t keep = jt_ledger_read_parallel_min;
+    jt_ledger_read_parallel_min = parallel ? keep : SIZE_MAX;
+    double c0 = cpu_s (), t0 = now_s ();
+    if (jt_ledger_read (paths, 1, NULL, NULL, NULL, &res, &err) < 0
+        || res.status != JT_LEDGER_OK) {
+        fprintf (stderr, "bench_ledger: read: %s %s\n", err.text,
+                 jt_ledger_status_str (res.status));
+        exit (1);
+    }
+    double dt = now_s () - t0;
+    cpu_last = cpu_s () - c0;
+    jt_ledger_read_parallel_min = keep;
+    *count = res.nrecords;
+    return dt;
+}
+
+/* What slurmctld does at start-up (ledger_sink.c): replay into a fold. */
+static double replay_ledger (const char *ldir, uint64_t *count)
+{
+    jt_ledger_result_t res;
+    jt_error_t err = { "" };
+    uint64_t nviol = 0;
+    double c0 = cpu_s (), t0 = now_s ();
+    jt_ledger_fold_t *f = jt_ledger_fold_replay_dir (ldir, &res, &nviol, NULL, &err);
+    double dt = now_s () - t0;
+    cpu_last = cpu_s () - c0;
+    if (!f || res.status != JT_LEDGER_OK || nviol) {
+        fprintf (stderr, "bench_ledger: replay: %s %s %" PRIu64 " violations\n",
+                 err.text, jt_ledger_status_str (res.status), nviol);
+        exit (1);
+    }
+    jt_ledger_fold_destroy (f);
+    *count = res.nrecords;
+    return dt;
+}
+
+static double run_timed (const char *cmd)
+{
+    double c0 = cpu_s (), t0 = now_s ();
+    FILE *p = popen (cmd, "r");
+    char line[512];
+    while (p && fgets (line, sizeof (line), p))
+        ;
+    if (!p || pclose (p) != 0) {
+        fprintf (stderr, "bench_ledger: %s failed\n", cmd);
+        exit (1);
+    }
+    cpu_last = cpu_s () - c0;
+    return now_s () - t0;
 }
 
 static double report_ledger (const char *ldir, int *rows)
 {
     char cmd[1024];
     snprintf (cmd, sizeof (cmd), "src/cli/jobtree report usage -P -n %s", ldir);
-    double t0 = now_s ();
+    double c0 = cpu_s (), t0 = now_s ();
     FILE *p = popen (cmd, "r");
     char line[512];
     *rows = 0;
@@ -389,6 +528,7 @@ static double report_ledger (const char *ldir, int *rows)
         fprintf (stderr, "bench_ledger: %s failed\n", cmd);
         exit (1);
     }
+    cpu_last = cpu_s () - c0;
     return now_s () - t0;
 }
 
@@ -416,10 +556,15 @@ int main (void)
     signal (SIGPIPE, SIG_IGN);
 
     double srate, lrate = bench_appends (clients, secs, &srate);
-    printf ("appends (durable, %d clients, %.0f s each):\n", clients, secs);
-    printf ("  jobtree-ledgerd  %10.0f events/s\n", lrate);
-    printf ("  sqlite WAL FULL  %10.0f events/s\n", srate);
+    printf ("appends (durable, %d clients, %.0f s each; latency: send to last ack):\n",
+            clients, secs);
+    printf ("  jobtree-ledgerd  %10.0f events/s  p50 %.2f ms  p99 %.2f ms (window of "
+            "32)\n",
+            lrate, lp50, lp99);
+    printf ("  sqlite WAL FULL  %10.0f events/s  p50 %.2f ms  p99 %.2f ms (one event)\n",
+            srate, sp50, sp99);
     printf ("  ratio            %10.2fx\n", lrate / srate);
+    fflush (stdout);
 
     char ldir[600], dbp[600];
     snprintf (ldir, sizeof (ldir), "%s/replay", dir);
@@ -428,10 +573,35 @@ int main (void)
     build (n, ldir, dbp);
     printf ("built %" PRIu64 " events in both stores in %.1f s\n", n, now_s () - t0);
 
+    uint64_t cnt, rcnt;
+    double seq = read_records (ldir, false, &rcnt), seq_c = cpu_last;
+    double par = read_records (ldir, true, &rcnt), par_c = cpu_last;
+    printf ("record layer of %" PRIu64 " records (grammar, SHA-256, chain; no parse):\n",
+            rcnt);
+    printf ("  sequential       %10.2f s  cpu %6.2f s  (%.0f records/s)\n", seq, seq_c,
+            (double) rcnt / seq);
+    printf ("  parallel hashes  %10.2f s  cpu %6.2f s  (%.0f records/s)\n", par, par_c,
+            (double) rcnt / par);
+    fflush (stdout);
+
+    double lrp = replay_ledger (ldir, &cnt), lrp_c = cpu_last;
+    double srep = replay_sqlite (dbp, &cnt), srep_c = cpu_last;
+    printf ("replay + fold of %" PRIu64 " events (slurmctld's start-up; the ledger also "
+            "checks hashes and chain):\n",
+            cnt);
+    printf ("  ledger           %10.2f s  cpu %6.2f s  (%.0f events/s)\n", lrp, lrp_c,
+            (double) cnt / lrp);
+    printf ("  sqlite           %10.2f s  cpu %6.2f s  (%.0f events/s)\n", srep, srep_c,
+            (double) cnt / srep);
+    printf ("  ratio            %10.2fx (sqlite time / ledger time; cpu %.2fx)\n",
+            srep / lrp, srep_c / lrp_c);
+    fflush (stdout);
+
     jt_ledger_result_t res;
     jt_violation_t v;
     jt_error_t err = { "" };
     const char *paths[] = { ldir };
+    double c0 = cpu_s ();
     t0 = now_s ();
     if (jt_ledger_verify (paths, 1, NULL, NULL, &res, &v, NULL, &err) < 0
         || res.status != JT_LEDGER_OK || v.kind != JT_VIOL_NONE) {
@@ -439,25 +609,32 @@ int main (void)
                  jt_ledger_status_str (res.status), v.msg);
         return 1;
     }
-    double lrep = now_s () - t0;
-    uint64_t cnt;
-    double srep = replay_sqlite (dbp, &cnt);
-    printf ("replay + fold of %" PRIu64
-            " events (ledger also checks hashes and chain):\n",
+    double lrep = now_s () - t0, lrep_c = cpu_s () - c0;
+    snprintf (cmd, sizeof (cmd), "src/cli/jobtree verify -q %s", ldir);
+    double lver = run_timed (cmd), lver_c = cpu_last;
+    printf ("verify of %" PRIu64 " records (hashes, chain, canonical payloads, every "
+            "invariant):\n",
             res.nrecords);
-    printf ("  ledger           %10.2f s  (%.0f events/s)\n", lrep,
+    printf ("  jt_ledger_verify %10.2f s  cpu %6.2f s  (%.0f records/s)\n", lrep, lrep_c,
             (double) res.nrecords / lrep);
-    printf ("  sqlite           %10.2f s  (%.0f events/s)\n", srep,
-            (double) cnt / srep);
-    printf ("  ratio            %10.2fx (sqlite time / ledger time)\n", srep / lrep);
+    printf ("  jobtree verify   %10.2f s  cpu %6.2f s  (whole process)\n", lver, lver_c);
+    printf ("  ratio            %10.2fx (sqlite replay time / jobtree verify time; cpu "
+            "%.2fx)\n",
+            srep / lver, srep_c / lver_c);
+    fflush (stdout);
 
     int lrows, srows;
-    double lu = report_ledger (ldir, &lrows), su = report_sqlite (dbp, &srows);
+    double lu = report_ledger (ldir, &lrows), lu_c = cpu_last;
+    double su = report_sqlite (dbp, &srows), su_c = cpu_last;
     printf ("usage report over %" PRIu64 " events (%d / %d rows):\n", n, lrows, srows);
-    printf ("  jobtree report   %10.2f s  (whole process: read, check, parse, peak)\n",
-            lu);
-    printf ("  sqlite query     %10.2f s  (indexed join, no peak concurrency)\n", su);
-    printf ("  ratio            %10.2fx (sqlite time / ledger time)\n", su / lu);
+    printf ("  jobtree report   %10.2f s  cpu %6.2f s  (whole process: read, check, parse, "
+            "peak)\n",
+            lu, lu_c);
+    printf ("  sqlite query     %10.2f s  cpu %6.2f s  (indexed join, no peak "
+            "concurrency)\n",
+            su, su_c);
+    printf ("  ratio            %10.2fx (sqlite time / ledger time; cpu %.2fx)\n", su / lu,
+            su_c / lu_c);
     if (!getenv ("JT_BENCH_KEEP")) {
         snprintf (cmd, sizeof (cmd), "rm -rf %s", dir);
         if (system (cmd) != 0)
