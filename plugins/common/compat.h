@@ -150,8 +150,9 @@ typedef struct {
  * switch_record.h:66), so it asks the topology interface for the switch
  * records (topology_g_get TOPO_DATA_TOPOLOGY_PTR: names and levels, the
  * tree plugin's topoinfo_tree_t, src/plugins/topology/tree/topology_tree.c
- * :104) and each leaf's node bitmap (topology_g_get_bitmap). Other
- * topology plugins: no leaves (domains come from node features).
+ * :104) and each leaf's node bitmap (topology_g_get_bitmap); with
+ * topology/block the base blocks are the leaves (topology_block.c:275-301).
+ * Other topology plugins: no leaves (domains come from node features).
  * One pass over each leaf's bitmap range.
  */
 typedef struct jtc_leaves {
@@ -179,6 +180,29 @@ typedef struct jtc_topoinfo_tree {
     uint32_t record_count;
     topo_info_t *topo_array;
 } jtc_topoinfo_tree_t;
+/* The block plugin's (src/plugins/topology/block/topology_block.c:94-105):
+ * the base blocks (BlockName=, not aggregated) first, then the aggregated
+ * ones. */
+typedef struct jtc_bblock {
+    bool aggregated;
+    uint16_t block_index;
+    char *name;
+    char *nodes;
+    uint32_t size;
+} jtc_bblock_t;
+typedef struct jtc_topoinfo_block {
+    uint32_t record_count;
+    jtc_bblock_t *topo_array;
+} jtc_topoinfo_block_t;
+
+/* Record one leaf: a copy of its name, its nodes marked. */
+static inline void jtc_leaves_add (jtc_leaves_t *l, const char *name)
+{
+    l->names[l->nnames] = xstrdup (name);
+    jtc_leaves_mark (l, topology_g_get_bitmap (l->names[l->nnames]),
+                     l->names[l->nnames]);
+    l->nnames++;
+}
 #endif
 
 static inline void jtc_leaf_switches (jtc_leaves_t *l)
@@ -189,23 +213,29 @@ static inline void jtc_leaf_switches (jtc_leaves_t *l)
     l->nnames = 0;
 #if JTC_SLURM_2411
     dynamic_plugin_data_t *dyn = NULL;
-    jtc_topoinfo_tree_t *tree;
+    int id = topology_get_plugin_id ();
 
-    if (topology_get_plugin_id () != TOPOLOGY_PLUGIN_TREE
+    if ((id != TOPOLOGY_PLUGIN_TREE && id != TOPOLOGY_PLUGIN_BLOCK)
         || topology_g_get (TOPO_DATA_TOPOLOGY_PTR, &dyn) != SLURM_SUCCESS
         || !dyn)
         return;
-    tree = dyn->data;
-    if (tree && tree->record_count > 0 && tree->record_count < (1u << 20)) {
-        l->names = xcalloc (tree->record_count, sizeof (*l->names));
-        for (uint32_t s = 0; s < tree->record_count; s++) {
-            topo_info_t *sw = &tree->topo_array[s];
-            if (sw->level != 0 || !sw->name)
-                continue;
-            l->names[l->nnames] = xstrdup (sw->name);
-            jtc_leaves_mark (l, topology_g_get_bitmap (sw->name),
-                             l->names[l->nnames]);
-            l->nnames++;
+    if (dyn->data && dyn->plugin_id == TOPOLOGY_PLUGIN_TREE) {
+        jtc_topoinfo_tree_t *tree = dyn->data;
+        if (tree->record_count > 0 && tree->record_count < (1u << 20)) {
+            l->names = xcalloc (tree->record_count, sizeof (*l->names));
+            for (uint32_t s = 0; s < tree->record_count; s++)
+                if (tree->topo_array[s].level == 0 && tree->topo_array[s].name)
+                    jtc_leaves_add (l, tree->topo_array[s].name);
+        }
+    } else if (dyn->data && dyn->plugin_id == TOPOLOGY_PLUGIN_BLOCK) {
+        /* topology/block: each base block is a domain, as a leaf switch
+         * is under topology/tree. */
+        jtc_topoinfo_block_t *blk = dyn->data;
+        if (blk->record_count > 0 && blk->record_count < (1u << 20)) {
+            l->names = xcalloc (blk->record_count, sizeof (*l->names));
+            for (uint32_t s = 0; s < blk->record_count; s++)
+                if (!blk->topo_array[s].aggregated && blk->topo_array[s].name)
+                    jtc_leaves_add (l, blk->topo_array[s].name);
         }
     }
     topology_g_topology_free (dyn);
