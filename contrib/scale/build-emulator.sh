@@ -14,7 +14,8 @@
 # is newer than its inputs; the last line printed is SCALEDIR.
 set -euo pipefail
 
-top=$(cd "$(dirname "$0")/../.." && pwd)
+here=$(cd "$(dirname "$0")" && pwd)
+top=$(cd "$here/../.." && pwd)
 scale=${1:-/var/tmp/jobtree-scale}
 plug=${2:-$top/build-scale-plug}
 src=/var/tmp/jobtree-slurm-src/slurm-src
@@ -37,6 +38,13 @@ if [ ! -f "$scale/stamp-copy" ]; then
     # The copy was configured in place for the normal daemons: start over.
     $nice make -C "$scale/slurm-src" -s distclean >/dev/null 2>&1 || true
     touch "$scale/stamp-copy"
+fi
+# Two fixes the front-end build needs (emulator-fixes.patch says why).
+if [ ! -f "$scale/stamp-patch" ]; then
+    patch -d "$scale/slurm-src" -p1 --forward <"$here/emulator-fixes.patch" >&2 ||
+        fail "emulator-fixes.patch does not apply to $scale/slurm-src"
+    rm -f "$scale/stamp-install"
+    touch "$scale/stamp-patch"
 fi
 if [ ! -f "$scale/stamp-configure" ]; then
     cd "$scale/slurm-src"

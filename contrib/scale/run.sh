@@ -85,10 +85,12 @@ fi
 INST=$SCALE/inst
 [ -x "$INST/sbin/slurmctld" ] || die "no front-end slurmctld in $INST (run without --no-build)"
 grep -q '^#define HAVE_FRONT_END 1' "$SCALE/slurm-src/config.h" || die "$SCALE/slurm-src is not a front-end build"
-for so in select/.libs/select_cons_tres_jobtree.so job_submit/.libs/job_submit_jobtree.so \
-          spank/.libs/jobtree_spank.so; do
-    [ -f "$PLUG/plugins/$so" ] || die "$PLUG/plugins/$so not built"
-done
+if [ "$VARIANTS" != stock ]; then
+    for so in select/.libs/select_cons_tres_jobtree.so job_submit/.libs/job_submit_jobtree.so \
+              spank/.libs/jobtree_spank.so; do
+        [ -f "$PLUG/plugins/$so" ] || die "$PLUG/plugins/$so not built"
+    done
+fi
 # The front-end daemons and commands, and their libslurmfull (Debian's
 # build uses --without-rpath): never the installed non-front-end ones.
 export PATH=$INST/bin:$INST/sbin:$PATH
@@ -263,7 +265,13 @@ EOF
         done
         printf 'SwitchName=spine Switches=d[0001-%04d]\n' "$ndom"
     } > "$D/etc/topology.conf"
-    : > "$D/etc/gres.conf"
+    # The front-end slurmd reports one gres set for every node it serves:
+    # without 8 GPUs in its gres.conf slurmctld sets every node DOWN ("gres/gpu
+    # count reported lower than configured"). File= must stat as a character
+    # device (tests/cluster: symlinks to /dev/null).
+    mkdir -p "$D/dev"
+    for i in 0 1 2 3 4 5 6 7; do ln -s /dev/null "$D/dev/gpu$i"; done
+    printf 'AutoDetect=off\nName=gpu Type=h100 File=%s/dev/gpu[0-7]\n' "$D" > "$D/etc/gres.conf"
     mungekey -c -k "$D/munge/munge.key" 2>/dev/null || die "mungekey failed"
 }
 
@@ -273,7 +281,8 @@ start() {
         --key-file="$D/munge/munge.key" --log-file="$D/log/munged.log" \
         --pid-file="$D/run/munged.pid" --seed-file="$D/munge/munge.seed" --foreground
     wait_until 10 test -S "$D/munge/munge.socket" || die "munged did not start"
-    spawn "$D/log/slurmctld.out" $NICE "$INST/sbin/slurmctld" -D -c -f "$SLURM_CONF"
+    # SCALE_CTLD_WRAP="gdb -batch -ex run -ex bt --args" to debug a crash
+    spawn "$D/log/slurmctld.out" $NICE ${SCALE_CTLD_WRAP:-} "$INST/sbin/slurmctld" -D -c -f "$SLURM_CONF"
     wait_until 120 scontrol ping || { tail -n 20 "$D"/log/slurmctld.* >&2; die "slurmctld did not answer"; }
     spawn "$D/log/slurmd.out" $NICE "$INST/sbin/slurmd" -D -f "$SLURM_CONF" -N fe0
     wait_until 300 nodes_idle "$size" || { tail -n 20 "$D"/log/slurm*.log >&2; die "nodes not idle"; }
