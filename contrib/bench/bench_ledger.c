@@ -18,7 +18,8 @@
  *     the same GPU-hours per owner/envelope/role as one SQL query (Start
  *     joined to End on the lease id, indexed).
  *
- * Sizes: N = 1000000 events (about 80 s in all on the build machine),
+ * Sizes: N = 1000000 events (5-6 minutes in all on the 2-vCPU build VM at
+ * load 7-9),
  * JT_BENCH_EVENTS=N to change it;
  * JT_BENCH_CLIENTS (8), JT_BENCH_SECONDS (3) for the append phase;
  * JT_BENCH_DIR (default ./bench-ledger.tmp, i.e. the build directory's
