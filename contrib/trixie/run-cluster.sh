@@ -19,6 +19,8 @@ builddir=$(cd "$builddir" && pwd)
 "$top/contrib/trixie/make-chroot.sh" "$root" >/dev/null   # mounts, /etc/hosts
 mkdir -p "$root$top"
 mountpoint -q "$root$top" || mount --bind "$top" "$root$top"
+# The test knobs (JT_CLUSTER_KEEP, JT_CLUSTER_DEBUG, ...: tests/cluster/lib.sh)
+# pass through; nothing else of the host's environment does.
+mapfile -t knobs < <(env | grep -E '^JT_CLUSTER_[A-Z_]*=' || true)
 exec chroot "$root" env -i PATH=/usr/sbin:/usr/bin:/sbin:/bin HOME=/root \
-    LANG=C.UTF-8 ${JT_CLUSTER_TEST_TIMEOUT:+JT_CLUSTER_TEST_TIMEOUT=$JT_CLUSTER_TEST_TIMEOUT} \
-    bash "$top/tests/cluster/run.sh" "$builddir" "$@"
+    LANG=C.UTF-8 "${knobs[@]}" bash "$top/tests/cluster/run.sh" "$builddir" "$@"
