@@ -4,7 +4,8 @@
 #
 #   contrib/trixie/build.sh BUILDDIR [ROOT]    (as root)
 #
-# The source tree is bind-mounted at the same path inside the chroot, so
+# The source tree is bind-mounted at the same path inside the chroot (for
+# each command only: in-chroot.sh), so
 # BUILDDIR (absolute, or relative to the current directory) is the same
 # path inside and out. Configure runs with --enable-werror against the
 # chroot's configured Slurm 24.11 source; configure's exact-version check
@@ -23,11 +24,7 @@ esac
 
 src=$("$top/contrib/trixie/make-chroot.sh" "$root" | tail -n 1)
 
-mkdir -p "$root$top"
-mountpoint -q "$root$top" || mount --bind "$top" "$root$top"
-
-in_root() { chroot "$root" env -i PATH=/usr/sbin:/usr/bin:/sbin:/bin HOME=/root \
-    LANG=C.UTF-8 "$@"; }
+in_root() { "$top/contrib/trixie/in-chroot.sh" "$root" --bind "$top" "$@"; }
 
 if [ ! -x "$top/configure" ] || [ "$top/configure.ac" -nt "$top/configure" ]; then
     (cd "$top" && autoreconf -fi >/dev/null 2>&1)

@@ -37,25 +37,15 @@ if [ ! -f "$stamps/debootstrap" ]; then
     touch "$stamps/debootstrap"
 fi
 
-# Mounts the chroot needs while a command runs in it (proc for Slurm's
-# daemons, dev/pts for apt); each is mounted once and left for the next call.
-mount_once() {
-    local what=$1 where=$root/$2 type=$3
-    mountpoint -q "$where" && return 0
-    mkdir -p "$where"
-    if [ "$type" = bind ]; then mount --bind "$what" "$where"; else mount -t "$type" "$what" "$where"; fi
-}
-mount_once proc proc proc
-mount_once /dev dev bind
-mount_once devpts dev/pts devpts
-mount_once sysfs sys sysfs
 cp -L /etc/resolv.conf "$root/etc/resolv.conf" 2>/dev/null || true
 # Slurm resolves localhost and the host's name (SlurmctldHost, NodeAddr):
 # debootstrap's minbase leaves /etc/hosts out.
 cp -L /etc/hosts "$root/etc/hosts"
 
-in_root() { chroot "$root" env -i PATH=/usr/sbin:/usr/bin:/sbin:/bin HOME=/root \
-    DEBIAN_FRONTEND=noninteractive LANG=C.UTF-8 "$@"; }
+# Commands in the chroot run in a private mount namespace (in-chroot.sh):
+# nothing stays mounted under ROOT.
+here=$(cd "$(dirname "$0")" && pwd)
+in_root() { "$here/in-chroot.sh" "$root" "$@"; }
 
 # 2. Sources (binary and source), Slurm 24.11, the build dependencies and
 # what the cluster tests run (python3). Bump pkgs_v when the list changes.
