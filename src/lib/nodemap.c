@@ -156,8 +156,10 @@ int jt_nodemap_add_record (jt_snapshot_t *s, uint32_t job_id, const char *accoun
     for (size_t i = 0; i < rec->nbound; i++) {
         const jt_jobrec_lease_t *b = &rec->bound[i];
         int64_t gpn = b->nnodes > 0 ? b->gpus / (int64_t) b->nnodes : 0;
-        if (jt_nodemap_add_lease (s, &job, b->group, b->envelope, b->nodes,
-                                  b->nnodes, b->gpus, b->role, err) < 0)
+        /* a group the job no longer holds (shrunk away) is no lease */
+        if (b->nnodes > 0
+            && jt_nodemap_add_lease (s, &job, b->group, b->envelope, b->nodes,
+                                     b->nnodes, b->gpus, b->role, err) < 0)
             return -1;
         /* its spare nodes: a lease of role Spare paid by the same envelope
          * (the ledger's "s<group>" lease, jt_lease_derive) */
