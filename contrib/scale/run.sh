@@ -133,7 +133,7 @@ wait_until() {
 }
 teardown() {
     local p i
-    [ -n "$D" ] && [ -d "$D" ] || return 0
+    [ -n "$D" ] || return 0
     # State is thrown away: no scancel, the daemons and jobs are stopped by
     # PID (slurmd first so that it does not relaunch anything).
     kill_named TERM '^slurmd$'
@@ -149,6 +149,7 @@ teardown() {
     for i in $(seq 1 50); do [ -z "$(marked_pids)" ] && break; sleep 0.2; done
     p=$(marked_pids); [ -n "$p" ] && kill -KILL $p 2>/dev/null
     if [ "$KEEP" = 1 ]; then log "kept $D"; else rm -rf "$D"; fi
+    CTLD=
     D=
 }
 trap teardown EXIT
@@ -322,6 +323,10 @@ run_one() {
         perfpid=$!
     fi
     sleep $(( t0 + WINDOW - $(date +%s) ))
+    if [ ! -r "/proc/$CTLD/stat" ]; then
+        KEEP=1   # the logs are the evidence
+        die "slurmctld (pid $CTLD) died during the window: see $D/log/slurmctld.out (SCALE_CTLD_WRAP runs it under gdb)"
+    fi
     c1=$(ctld_cpu)
     [ -n "$perfpid" ] && { kill -INT "$perfpid"; wait "$perfpid"; }
     sdiag > "$D/sdiag.txt" 2>&1
