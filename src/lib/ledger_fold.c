@@ -249,8 +249,7 @@ int jt_ledger_fold_time_checks (jt_ledger_fold_t *f, jt_error_t *err)
     return 0;
 }
 
-/* Grow *v (of *cap elements of size sz) to hold n. 0, or -1. */
-static int grow (void **v, size_t *cap, size_t n, size_t sz)
+int jt_fold_grow (void **v, size_t *cap, size_t n, size_t sz)
 {
     if (n <= *cap)
         return 0;
@@ -273,7 +272,7 @@ static uintptr_t times_name (jt_fold_times_t *t, const char *name)
 
     if (id)
         return id;
-    if (grow ((void **) &t->names, &t->namecap, t->nnames + 1, sizeof (*t->names)) < 0
+    if (jt_fold_grow ((void **) &t->names, &t->namecap, t->nnames + 1, sizeof (*t->names)) < 0
         || !(t->names[t->nnames] = strdup (name)))
         return 0;
     id = ++t->nnames;
@@ -285,8 +284,8 @@ static uintptr_t times_name (jt_fold_times_t *t, const char *name)
 /* Record a Start's interval (lease time); its index goes to l->ivl. */
 static int times_start (jt_fold_times_t *t, struct lease *l, const struct env *e)
 {
-    if (grow ((void **) &t->ivl, &t->ivlcap, t->nivl + 1, sizeof (*t->ivl)) < 0
-        || grow ((void **) &t->nodes, &t->nodecap, t->nnodes + l->nnodes,
+    if (jt_fold_grow ((void **) &t->ivl, &t->ivlcap, t->nivl + 1, sizeof (*t->ivl)) < 0
+        || jt_fold_grow ((void **) &t->nodes, &t->nodecap, t->nnodes + l->nnodes,
                  sizeof (*t->nodes))
                < 0)
         return -1;
@@ -316,15 +315,15 @@ static int times_epoch (jt_ledger_fold_t *f, int64_t time, uint64_t seq,
                         const jt_event_t *ev)
 {
     jt_fold_times_t *t = f->times;
-    if (grow ((void **) &t->ep, &t->epcap, t->nep + 1, sizeof (*t->ep)) < 0
-        || grow ((void **) &t->caps, &t->capcap, t->ncaps + ev->ncaps, sizeof (*t->caps))
+    if (jt_fold_grow ((void **) &t->ep, &t->epcap, t->nep + 1, sizeof (*t->ep)) < 0
+        || jt_fold_grow ((void **) &t->caps, &t->capcap, t->ncaps + ev->ncaps, sizeof (*t->caps))
                < 0)
         return -1;
     int rules = -1;
     if (ev->budgets) { /* one copy per distinct content */
         uintptr_t r = (uintptr_t) jt_map_get (t->rules_ids, ev->budgets_sha256);
         if (!r) {
-            if (grow ((void **) &t->rules, &t->rulescap, t->nrules + 1,
+            if (jt_fold_grow ((void **) &t->rules, &t->rulescap, t->nrules + 1,
                       sizeof (*t->rules))
                     < 0
                 || !(t->rules[t->nrules] = jt_ev_budgets_copy (ev->budgets, NULL)))
@@ -394,7 +393,7 @@ static struct env *env_get (jt_ledger_fold_t *f, const char *name)
     if (e)
         return e;
     if (f->nenv >= UINT32_MAX
-        || grow ((void **) &f->env_v, &f->envcap, f->nenv + 1, sizeof (*f->env_v)) < 0)
+        || jt_fold_grow ((void **) &f->env_v, &f->envcap, f->nenv + 1, sizeof (*f->env_v)) < 0)
         return NULL;
     if (!(e = calloc (1, sizeof (*e))) || !(e->name = strdup (name))
         || jt_map_put (f->envs, name, e, NULL) < 0) {

@@ -85,6 +85,10 @@ void jt_fold_found (jt_violation_t *best, jt_violation_kind_t k, uint64_t seq,
 /* Epochs in force order: (time, seq). A qsort comparator. */
 int jt_fold_epoch_cmp (const void *a, const void *b);
 
+/* Grow *v (of *cap elements of size sz, doubling from 16) to hold n.
+ * 0, or -1 (ENOMEM; *v and *cap unchanged). */
+int jt_fold_grow (void **v, size_t *cap, size_t n, size_t sz);
+
 /* Concurrency and GPU-hours of t's intervals (their env numbers index
  * names, n of them) against the caps of t's epochs in force at each instant
  * (ledger_fold_time.c's sweep), into *best. 0, or -1 with errno ENOMEM. */

@@ -196,21 +196,6 @@ static void pools_free (struct pools *p)
     jt_map_destroy (p->envs, NULL);
 }
 
-static int grow (void **v, size_t *cap, size_t n, size_t sz)
-{
-    if (n <= *cap)
-        return 0;
-    size_t nc = *cap ? *cap : 16;
-    while (nc < n)
-        nc *= 2;
-    void *nv = realloc (*v, nc * sz);
-    if (!nv)
-        return -1;
-    *v = nv;
-    *cap = nc;
-    return 0;
-}
-
 /* The pool of key (made with its name and members when new): its number,
  * or -1 on ENOMEM. */
 static long pool_get (struct pools *p, const char *key, const char *name,
@@ -221,13 +206,13 @@ static long pool_get (struct pools *p, const char *key, const char *name,
 
     if (id)
         return (long) id - 1;
-    if (grow ((void **) &p->names, &cap, p->n + 1, sizeof (*p->names)) < 0)
+    if (jt_fold_grow ((void **) &p->names, &cap, p->n + 1, sizeof (*p->names)) < 0)
         return -1;
     cap = p->cap;
-    if (grow ((void **) &p->members, &cap, p->n + 1, sizeof (*p->members)) < 0)
+    if (jt_fold_grow ((void **) &p->members, &cap, p->n + 1, sizeof (*p->members)) < 0)
         return -1;
     cap = p->cap;
-    if (grow ((void **) &p->nmembers, &cap, p->n + 1, sizeof (*p->nmembers)) < 0)
+    if (jt_fold_grow ((void **) &p->nmembers, &cap, p->n + 1, sizeof (*p->nmembers)) < 0)
         return -1;
     p->cap = cap;
     p->names[p->n] = strdup (name);
@@ -252,7 +237,7 @@ static long pool_get (struct pools *p, const char *key, const char *name,
 static int cap_push (struct pools *p, long pool, int64_t conc, double hours)
 {
     if (pool < 0
-        || grow ((void **) &p->s.caps, &p->s.capcap, p->s.ncaps + 1, sizeof (*p->s.caps))
+        || jt_fold_grow ((void **) &p->s.caps, &p->s.capcap, p->s.ncaps + 1, sizeof (*p->s.caps))
                < 0)
         return -1;
     p->s.caps[p->s.ncaps++] = (jt_fold_cap_t){ (uint32_t) pool, conc, hours, 0,
@@ -361,7 +346,7 @@ static int check_pools (const jt_fold_times_t *t, const char *const *envnames,
         if (lending && l->role != JT_ROLE_BORROWED)
             continue;
         for (size_t j = cnt[l->env]; j < cnt[l->env + 1]; j++) {
-            if (grow ((void **) &p.s.ivl, &p.s.ivlcap, p.s.nivl + 1, sizeof (*p.s.ivl)) < 0)
+            if (jt_fold_grow ((void **) &p.s.ivl, &p.s.ivlcap, p.s.nivl + 1, sizeof (*p.s.ivl)) < 0)
                 goto out;
             jt_fold_ivl_t *c = &p.s.ivl[p.s.nivl++];
             *c = *l;
