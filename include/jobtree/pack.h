@@ -82,6 +82,19 @@ jt_pack_view_t *jt_pack_view_create_run (const jt_snapshot_t *s,
 /* Free GPUs (whole free nodes the view's run may use) left in domain d. */
 int64_t jt_pack_view_free (const jt_pack_view_t *v, size_t domain);
 
+/* The view's slices ("classes"): one per domain, or, for a run grouped by
+ * a label that is not a domain key, one per (domain, value). With spread
+ * off and group-by (jt_pack_view_one_class) the whole run must land in one
+ * class, so Plan tries the run class by class (jt_pack_view_fix_class)
+ * instead of letting its first group choose one that cannot hold the rest.
+ * fix_class(v, c) restricts every request to class c until called with
+ * -1; class_free is the class's free GPUs the run may use. */
+size_t jt_pack_view_nclasses (const jt_pack_view_t *v);
+size_t jt_pack_view_class_domain (const jt_pack_view_t *v, size_t c);
+int64_t jt_pack_view_class_free (const jt_pack_view_t *v, size_t c);
+bool jt_pack_view_one_class (const jt_pack_view_t *v);
+void jt_pack_view_fix_class (jt_pack_view_t *v, ssize_t c);
+
 /* hold = true: freeze the pack-to-empty domain order at the view's free
  * GPUs now, for every request until called again with hold = false. A
  * caller that places a run's groups one request at a time (Plan, which

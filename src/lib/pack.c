@@ -55,6 +55,8 @@ static bool dom_ok (const struct req *q, size_t d)
         return false;
     if (q->v->pin >= 0 && (size_t) q->v->pin != d)
         return false;
+    if (q->v->fixed >= 0 && (size_t) q->v->fixed != d)
+        return false;
     return q->mode != SEL_DOMAIN || q->v->dsel_ok[d];
 }
 

@@ -255,6 +255,7 @@ static jt_pack_view_t *view_build (const jt_snapshot_t *s, const char *flavor,
         goto nomem;
     v->s = s;
     v->pin = -1;
+    v->fixed = -1;
     v->one_class = one_class && group_by;
     v->flavor = strdup (flavor);
     v->pos = malloc ((nn + 1) * sizeof (size_t));
@@ -442,6 +443,31 @@ int64_t jt_pack_view_free (const jt_pack_view_t *v, size_t domain)
     if (!v || domain >= v->s->ndomains)
         return 0;
     return v->dom_free[domain];
+}
+
+size_t jt_pack_view_nclasses (const jt_pack_view_t *v)
+{
+    return v ? v->ndom : 0;
+}
+
+size_t jt_pack_view_class_domain (const jt_pack_view_t *v, size_t c)
+{
+    return v->cdom[c];
+}
+
+int64_t jt_pack_view_class_free (const jt_pack_view_t *v, size_t c)
+{
+    return c < v->ndom ? v->free_gpus[c] : 0;
+}
+
+bool jt_pack_view_one_class (const jt_pack_view_t *v)
+{
+    return v && v->one_class;
+}
+
+void jt_pack_view_fix_class (jt_pack_view_t *v, ssize_t c)
+{
+    v->fixed = c >= 0 && (size_t) c < v->ndom ? c : -1;
 }
 
 /* Which class (slice) an entry belongs to. */

@@ -42,6 +42,8 @@ struct jt_pack_view {
     bool one_class;             /* spread off with group-by: everything
                                    taken from the view is in one class */
     ssize_t pin;                /* one_class: that class, -1 when none */
+    ssize_t fixed;              /* jt_pack_view_fix_class: the only class
+                                   requests may use, -1 when none */
     size_t ntaken;              /* entries taken now */
     size_t nsatisfy;            /* nlabelled nodes that pass the filter */
     char *filter;               /* "nodes where gpu.mem GE 80, grouped by

@@ -377,11 +377,16 @@ static int cmp_best_fit (const void *pa, const void *pb)
 }
 
 /* Cross-group spread off: every group in one domain, domains in packing
- * order (snapshot domains are sorted by name, so index breaks ties). */
+ * order (snapshot domains are sorted by name, so index breaks ties). With
+ * --group-by the run must share one value too, so the candidates are the
+ * view's classes (domain x value, in domain then value order): the run is
+ * tried whole in each, so best-fit takes the smallest class that holds
+ * every group, not the smallest that holds the first. */
 static int attempt_single_domain (ctx_t *x, const jt_groups_t *g,
                                   attempt_t *a, jt_error_t *err)
 {
-    size_t nd = x->s->ndomains;
+    bool by_class = jt_pack_view_one_class (x->view);
+    size_t nd = by_class ? jt_pack_view_nclasses (x->view) : x->s->ndomains;
     dom_order_t *ord = calloc (nd + 1, sizeof (*ord));
     int64_t want = 0;
     bool unplaced = false;
@@ -395,12 +400,19 @@ static int attempt_single_domain (ctx_t *x, const jt_groups_t *g,
         want += g->gpus[k];
     for (size_t d = 0; d < nd; d++) {
         ord[d].d = d;
-        ord[d].free = jt_pack_view_free (x->view, d);
+        ord[d].free = by_class ? jt_pack_view_class_free (x->view, d)
+                               : jt_pack_view_free (x->view, d);
     }
     qsort (ord, nd, sizeof (*ord),
            x->policy == JT_PACK_BEST_FIT ? cmp_best_fit : cmp_pack_to_empty);
     for (size_t i = 0; i < nd; i++) {
-        rc = attempt_run (x, g, (ssize_t) ord[i].d, a, err);
+        size_t dom = by_class ? jt_pack_view_class_domain (x->view, ord[i].d)
+                              : ord[i].d;
+        if (by_class)
+            jt_pack_view_fix_class (x->view, (ssize_t) ord[i].d);
+        rc = attempt_run (x, g, (ssize_t) dom, a, err);
+        if (by_class)
+            jt_pack_view_fix_class (x->view, -1);
         if (rc <= 0)
             break;
         if (a->unplaced)
@@ -416,7 +428,9 @@ static int attempt_single_domain (ctx_t *x, const jt_groups_t *g,
             snprintf (a->detail, sizeof (a->detail), "no domain holds all %zu"
                       " groups (%lld GPUs) on nodes its payers may use; most"
                       " free is %s with %lld", g->n, (long long) want,
-                      nd ? x->s->domains[ord[0].d].name : "none",
+                      nd ? x->s->domains[by_class ? jt_pack_view_class_domain
+                                          (x->view, ord[0].d) : ord[0].d].name
+                         : "none",
                       (long long) (nd ? ord[0].free : 0));
         } else {
             a->reason = first.reason;

@@ -130,6 +130,36 @@ static void test_payer_selector (void)
     jt_budgets_destroy (b);
 }
 
+/* Spread off with --group-by: the whole run shares one value, so Plan tries
+ * it class by class. A: rack r1 has one free node (a01 busy), r2 three;
+ * B: r3 four. Best-fit's smallest class that holds the first group (r1)
+ * cannot hold the other two; the run must still bind on the smallest class
+ * that holds all three (r2), not fall to B or wait. */
+static void test_spread_off_group_by (void)
+{
+    jt_budgets_t *b = fx_budgets (RAI (WEST), FX_END);
+    jt_snapshot_t *s = jt_snapshot_create ();
+    jt_run_t *r = fx_run (RUN ("rai", 24, ", \"locality\": { \"groupGPUs\": 8,"
+                               " \"allowCrossGroupSpread\": false, \"groupBy\": \"rack\" }"));
+
+    fx_nodes (s, "a", 1, 1, "region=west,fabric.domain=A,rack=r1", 8, 8);
+    fx_nodes (s, "a", 2, 1, "region=west,fabric.domain=A,rack=r1", 8, 0);
+    fx_nodes (s, "a", 3, 3, "region=west,fabric.domain=A,rack=r2", 8, 0);
+    fx_nodes (s, "b", 1, 4, "region=west,fabric.domain=B,rack=r3", 8, 0);
+    fx_finalize (s);
+    is (fx_plan (b, s, NULL, r, JT_PACK_BEST_FIT, NULL),
+        "BindNow total=24 | g0 8 west/A[a03:8] west-h100 | g1 8 west/A[a04:8] west-h100"
+        " | g2 8 west/A[a05:8] west-h100",
+        "best-fit, spread off, group-by: the smallest rack that holds all three (A r2)");
+    is (fx_plan (b, s, NULL, r, JT_PACK_TO_EMPTY, NULL),
+        "BindNow total=24 | g0 8 west/B[b01:8] west-h100 | g1 8 west/B[b02:8] west-h100"
+        " | g2 8 west/B[b03:8] west-h100",
+        "pack-to-empty, spread off, group-by: the most free rack (B r3)");
+    jt_run_destroy (r);
+    jt_snapshot_destroy (s);
+    jt_budgets_destroy (b);
+}
+
 static void test_spread (void)
 {
     jt_budgets_t *b = fx_budgets (RAI (WEST), FX_END);
@@ -584,6 +614,7 @@ int main (void)
 {
     test_payer_selector ();
     test_spread ();
+    test_spread_off_group_by ();
     test_policy_spares_soft ();
     test_spares_funded ();
     test_decisions ();
