@@ -18,7 +18,7 @@
  *                                          the node table should not decide
  *   DomainFeature=fabric.domain            node feature key naming the domain
  *   Debug=no                               yes|no: verbose plugin logging
- *   PackPolicy=pack-to-empty               pack-to-empty|best-fit: Pack's
+ *   PackPolicy=best-fit                    best-fit|pack-to-empty: Pack's
  *                                          node choice (select plugin)
  *   MaxWait=none                           the longest a funded run waits for
  *                                          room (duration, e.g. 4h): at its
@@ -71,7 +71,7 @@ typedef struct jt_config {
     size_t ngpn;
     char *domain_feature;               /* default "fabric.domain" */
     bool debug;
-    jt_pack_policy_t pack_policy;       /* PackPolicy, default pack-to-empty */
+    jt_pack_policy_t pack_policy;       /* PackPolicy, default JT_PACK_DEFAULT */
     bool pack_policy_set;               /* PackPolicy given in the file */
     int64_t max_wait;                   /* MaxWait in seconds; 0: none */
     char *ledger_socket;                /* NULL: ledger off */

@@ -79,7 +79,7 @@ static void reconfigure_locked (void)
     g_plan_opts.policy = conf->pack_policy;
     if (!conf->pack_policy_set) {
         const char *pol = getenv ("JOBTREE_PACK_POLICY");
-        jt_pack_policy_t p = JT_PACK_TO_EMPTY;
+        jt_pack_policy_t p = JT_PACK_DEFAULT;
         if (pol && jt_pack_policy_parse (pol, &p) < 0)
             error ("select/cons_tres_jobtree: JOBTREE_PACK_POLICY=%s unknown", pol);
         g_plan_opts.policy = p;

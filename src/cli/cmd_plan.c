@@ -133,7 +133,7 @@ static void plan_usage (FILE *f)
              " the\n"
              "                       snapshot's time, else now)\n"
              "  -j, --json           print the plan as JSON\n"
-             "  -p, --policy NAME    pack-to-empty (default) or best-fit\n"
+             "  -p, --policy NAME    best-fit (default) or pack-to-empty\n"
              "  -a, --activate RESV  also show who would give way if reservation\n"
              "                       RESV activated at --at (the lottery slurmctld\n"
              "                       draws; every lease of the snapshot may yield)\n"
@@ -168,7 +168,7 @@ int cmd_plan (int argc, char **argv)
     const char *bdir = NULL, *sfile = NULL, *rfile = NULL, *at = NULL;
     const char *resv = NULL;
     bool json = false;
-    jt_plan_opts_t popts = { JT_PACK_TO_EMPTY };
+    jt_plan_opts_t popts = { JT_PACK_DEFAULT };
     jt_budgets_t *b = NULL;
     jt_snapshot_t *s = NULL;
     jt_run_t *r = NULL;

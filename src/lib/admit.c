@@ -307,7 +307,7 @@ static jt_admit_verdict_t placeable (const jt_run_t *r, const jt_admit_req_t *re
         .budgets = b, .snap = s, .eligible = el, .run = r, .now = req->now,
         .tense = JT_TENSE_EVER, .min_nodes = (uint32_t) nodes,
         .max_nodes = JT_SCHED_NODES_ANY,
-        .opts = { .policy = conf ? conf->pack_policy : JT_PACK_TO_EMPTY },
+        .opts = { .policy = conf ? conf->pack_policy : JT_PACK_DEFAULT },
     };
     if (jt_sched_answer (&q, &a, &e) < 0)
         goto done;

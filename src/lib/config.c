@@ -25,6 +25,7 @@ jt_config_t *jt_config_create (void)
     if (!c)
         return NULL;
     c->unfunded_policy = JT_UNFUNDED_REFUSE;
+    c->pack_policy = JT_PACK_DEFAULT;
     if (!(c->budget_dir = strdup (JT_CONFIG_DEFAULT_BUDGET_DIR))
         || !(c->domain_feature = strdup ("fabric.domain"))) {
         jt_config_destroy (c);

@@ -556,7 +556,7 @@ int jt_plan_run (const jt_budgets_t *b, const jt_snapshot_t *s,
                  const jt_plan_opts_t *opts, jt_plan_t *out, jt_error_t *err)
 {
     jt_usage_t own;
-    ctx_t x = { b, s, u, r, now, opts ? opts->policy : JT_PACK_TO_EMPTY, NULL };
+    ctx_t x = { b, s, u, r, now, opts ? opts->policy : JT_PACK_DEFAULT, NULL };
     jt_error_t verr;
     attempt_t a;
     char why[JT_ERRMSG_MAX];

@@ -22,27 +22,29 @@ rm -rf "$BUD"     # copied into the cluster's directory
 cluster_start
 G8="--gres=gpu:h100:8"
 
-# bA: one node of A for long; bB: two nodes of B until it ends (20 s; its
-# 3-min limit is what backfill plans with).
+# bA: one node of A for long; bB: two more nodes of A (best-fit: the
+# smallest domain that holds it) until it ends (20 s; its 3-min limit is
+# what backfill plans with). B, C and D stay idle: the 4-node run below is
+# short of funding, not of room.
 bA=$(submit --account=team-a -N1 $G8 --group-gpus=8 -t 10 --wrap "sleep 600")
 wait_job_state "$bA" RUNNING 15 || bail_out "bA does not start"
 bB=$(submit --account=team-a -N2 $G8 --group-gpus=16 -t 3 --wrap "sleep 20")
 wait_job_state "$bB" RUNNING 15 || bail_out "bB does not start"
-is "$(job_domains "$bA") $(job_domains "$bB")" "A B" "bA holds a node of A, bB two of B"
+is "$(job_domains "$bA") $(job_domains "$bB")" "A A" "bA holds a node of A, bB two more of A"
 
 big=$(submit --account=team-a -N4 $G8 --group-gpus=32 -t 2 --wrap "sleep 5")
 wait_for 20 reason_like "$big" '^jobtree: reserved 4 nodes in [^ ]*/B from ' \
     || bail_out "no reservation in B"
-ok 0 "the 4-node run is reserved in B from bB's limit (when room and funding free)"
+ok 0 "the 4-node run is reserved in idle B from bB's limit (when funding frees)"
 
-# A's three free nodes are not the reservation's. A run of team-a's that
+# A's free node is not the reservation's. A run of team-a's that
 # would still be running at the reserved start waits for funding; one that
 # ends before it starts now.
 long=$(submit --account=team-a -N1 $G8 --group-gpus=8 -t 5 --wrap "sleep 2")
 short=$(submit --account=team-a -N1 $G8 --group-gpus=8 -t 1 --wrap "sleep 2")
 wait_job_state "$short" "RUNNING|COMPLETING|COMPLETED" 15
 ok $? "the short run (ends before the reserved start) starts at once ($(job_field "$short" JobState))"
-is "$(job_domains "$short")" "A" "on A's free nodes"
+is "$(job_domains "$short")" "A" "on A's free node"
 wait_for 10 reason_like "$long" 'envelope a-west-h100: .* GPUs active, run needs 8.*counting 32 GPUs held for runs reserved ahead'
 ok $? "the long run waits for the funding held for the reserved run, and says so"
 

@@ -99,8 +99,8 @@ int main (void)
     jt_diags_init (&d);
     ok (c->ledger_socket == NULL && c->ledger_spool_dir == NULL
         && c->ledger_dir == NULL, "ledger off by default");
-    ok (c->pack_policy == JT_PACK_TO_EMPTY && !c->pack_policy_set,
-        "pack-to-empty by default");
+    ok (c->pack_policy == JT_PACK_BEST_FIT && !c->pack_policy_set,
+        "best-fit by default");
     is_int (parse (c, "LedgerSocket=/run/jt/l.sock\nLedgerSpoolDir=/var/spool/jt\n"
                    "LedgerDir=/var/lib/jt\nPackPolicy=best-fit\n", &d),
             0, "ledger keys parse");
