@@ -83,13 +83,13 @@ sub () {        # sub NAME SBATCH-ARGS...: submit, remember what it is
         printf '  %-10s refused: %s\n' "$name" "$(last_err)"
     fi
 }
-sub pretrain  -A rai    -N 6 $G8 --group-gpus=16
-sub finetune  -A vision -N 2-6 $G8 --group-gpus=16 --malleable=16:48:16
-sub eval-east -A rai    -N 2 $G8 --group-gpus=16
-sub borrowed  -A vision -N 2 $G8 --group-gpus=16 --borrow=16 --sponsors=platform
-sub platform  -A platform -N 1 $G8
-sub too-big   -A vision -N 16 $G8 --group-gpus=128
-sub bad-group -A rai    -N 2 $G8 --group-gpus=12
+# contrib/demo-workload.txt: NAME OUTCOME OPTIONS per line (the outcome is
+# what tests/cluster/t1005-demo.sh checks; the demo shows it below).
+while read -r name _outcome opts; do
+    case "$name" in ''|'#'*) continue ;; esac
+    # shellcheck disable=SC2086  # the options are words
+    sub "$name" $opts $G8
+done < contrib/demo-workload.txt
 
 none_configuring () { [ -z "$(squeue -h -t configuring 2>/dev/null)" ]; }
 wait_for 10 none_configuring || true     # a function: re-evaluated each poll

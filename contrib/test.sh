@@ -2,7 +2,8 @@
 # test.sh - the whole test suite: unit tests under ASan+UBSan, the fuzz
 # smoke, the plugin build and `make distcheck` in it (so the tarball builds
 # the plugins too), and the cluster tests against a real local Slurm with
-# the plugins loaded. Run as root on Debian bookworm; installs what it needs.
+# the plugins loaded, then the Debian packages built, installed and tested
+# once. Run as root on Debian bookworm; installs what it needs.
 # Ends with one line "N passed, N failed".
 set -uo pipefail
 
@@ -77,6 +78,42 @@ if [ "$plugins" = yes ] && [ -x tests/cluster/run.sh ]; then
     passed=$((passed + p)); failed=$((failed + f))
     [ "$crc" -ne 0 ] && [ "$f" -eq 0 ] && { failed=$((failed + 1)); failures+=("cluster harness"); }
     [ "$f" -gt 0 ] && failures+=("cluster tests")
+fi
+
+# The Debian packages, once (issue 11): build them from this checkout,
+# install them with apt beside Debian's Slurm, run the demo's workload and
+# the admission and ledger tests on the installed files (run.sh
+# --installed: the plugins from Slurm's plugin directory, the programs from
+# /usr), then purge them so the host is left as it was. JT_TEST_PACKAGES=0
+# skips it (a developer's quick run); CI always runs it.
+debs=(jobtree-slurm-plugins jobtree-ledgerd jobtree-tools)
+if [ "$plugins" = yes ] && [ "${JT_TEST_PACKAGES:-1}" != 0 ]; then
+    step "Debian packages: build (lintian), apt install, cluster tests on the installed files"
+    pk=$(mktemp -d /tmp/jt-debs.XXXXXX)
+    if contrib/build-debs.sh --nocheck "$pk" >"$pk/build-debs.out" 2>&1; then
+        passed=$((passed + 1))
+        grep -E '^build-debs: (built|lintian)|^  /' "$pk/build-debs.out" || true
+        if DEBIAN_FRONTEND=noninteractive apt-get install -y -qq "$pk"/jobtree-{slurm-plugins,ledgerd,tools}_*.deb \
+                >"$pk/apt.out" 2>&1; then
+            passed=$((passed + 1))
+            tests/cluster/run.sh --installed t1000-admission.sh t1005-demo.sh \
+                t3000-ledger.sh | tee build/installed.tap
+            irc=${PIPESTATUS[0]}
+            p=$(grep -c '^ok ' build/installed.tap)
+            f=$(grep -c '^not ok ' build/installed.tap)
+            passed=$((passed + p)); failed=$((failed + f))
+            [ "$irc" -ne 0 ] && [ "$f" -eq 0 ] && { failed=$((failed + 1)); failures+=("installed harness"); }
+            [ "$f" -gt 0 ] && failures+=("cluster tests on the installed packages")
+        else
+            failed=$((failed + 1)); failures+=("apt install of the packages")
+            tail -n 20 "$pk/apt.out"
+        fi
+        DEBIAN_FRONTEND=noninteractive apt-get purge -y -qq "${debs[@]}" >/dev/null 2>&1 || true
+    else
+        failed=$((failed + 1)); failures+=("package build")
+        tail -n 30 "$pk/build-debs.out"
+    fi
+    rm -rf "$pk"
 fi
 
 [ ${#failures[@]} -gt 0 ] && echo "failed: ${failures[*]}"
