@@ -55,17 +55,25 @@ const char *jt_source_str (jt_source_t s);
 typedef struct jt_usage {
     size_t nenv;
     int64_t *active;            /* GPUs active now */
-    int64_t *lent_active;       /* of which funding other owners' runs */
+    int64_t *lent_active;       /* of which funding other owners' runs
+                                   (family or sponsored): what an owner
+                                   reclaims (jt_reclaim_need) */
+    int64_t *borrowed_active;   /* of which Borrowed (paid as a sponsor):
+                                   what lending.maxConcurrency bounds */
     double *used_hours;         /* GPU-hours consumed (and committed) */
-    double *lent_hours;         /* of which lent */
+    double *lent_hours;         /* of which other owners' */
+    double *borrowed_hours;     /* of which Borrowed: lending.maxGPUHours */
 } jt_usage_t;
 
 int jt_usage_init (jt_usage_t *u, const jt_budgets_t *b);
 void jt_usage_free (jt_usage_t *u);
 
-/* Charge gpus active and hours to envelope e on behalf of run_owner. */
+/* Charge gpus active and hours to envelope e on behalf of run_owner, in
+ * role (JT_ROLE_BORROWED: e pays as a sponsor, which its lending caps
+ * bound; the same rule jobtree verify checks, ledger_fold_rules.c). */
 void jt_usage_add (jt_usage_t *u, const jt_envelope_t *e,
-                   const char *run_owner, int64_t gpus, double hours);
+                   const char *run_owner, jt_role_t role, int64_t gpus,
+                   double hours);
 
 /* Fill u from the snapshot's leases: active GPUs, and GPU-hours consumed
  * so far (gpus x (now - start)). Leases naming an unknown envelope are

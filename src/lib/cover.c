@@ -71,9 +71,10 @@ static int64_t u_active (const jt_coverer_t *c, size_t id)
     return c->u && id < c->u->nenv ? c->u->active[id] : 0;
 }
 
-static int64_t u_lent_active (const jt_coverer_t *c, size_t id)
+/* What a sponsor has lent (Borrowed leases): its lending caps bound it. */
+static int64_t u_borrowed_active (const jt_coverer_t *c, size_t id)
 {
-    return c->u && id < c->u->nenv ? c->u->lent_active[id] : 0;
+    return c->u && id < c->u->nenv ? c->u->borrowed_active[id] : 0;
 }
 
 static double u_hours (const jt_coverer_t *c, size_t id)
@@ -81,9 +82,9 @@ static double u_hours (const jt_coverer_t *c, size_t id)
     return c->u && id < c->u->nenv ? c->u->used_hours[id] : 0.;
 }
 
-static double u_lent_hours (const jt_coverer_t *c, size_t id)
+static double u_borrowed_hours (const jt_coverer_t *c, size_t id)
 {
-    return c->u && id < c->u->nenv ? c->u->lent_hours[id] : 0.;
+    return c->u && id < c->u->nenv ? c->u->borrowed_hours[id] : 0.;
 }
 
 /* Whole GPUs that `hours` GPU-hours can still fund, for the run's time limit.
@@ -438,12 +439,12 @@ room_t jt_cover_room (const jt_coverer_t *c, const jt_cover_cand_t *cd,
     if (cd->source == JT_SRC_SPONSOR) {
         const jt_lending_t *l = &e->lending;
         if (l->max_concurrency != JT_UNSET) {
-            int64_t lent = u_lent_active (c, id) + ch;
+            int64_t lent = u_borrowed_active (c, id) + ch;
             room_min (&rm, l->max_concurrency - lent, B_LEND_CONC, NULL,
                       (double) lent, (double) l->max_concurrency);
         }
         if (l->max_gpu_hours >= 0.) {
-            double lh = u_lent_hours (c, id) + (double) ch * c->hpg;
+            double lh = u_borrowed_hours (c, id) + (double) ch * c->hpg;
             room_min (&rm, hours_to_gpus (c, l->max_gpu_hours - lh),
                       B_LEND_HOURS, NULL, lh, l->max_gpu_hours);
         }

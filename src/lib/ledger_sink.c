@@ -364,10 +364,11 @@ void jt_ledger_sink_add_closed (const jt_ledger_sink_t *s, jt_usage_t *u,
         if (jt_ledger_fold_envelope (s->fold, e->name, 0, &c) < 0)
             continue;
         /* Owned part charged as the owner's, borrowed as someone else's
-         * (jt_usage_add counts it as lent). */
-        jt_usage_add (u, e, e->owner, 0, c.closed_gpu_hours - c.closed_borrowed_gpu_hours);
+         * Borrowed (jt_usage_add counts it as lent and borrowed). */
+        jt_usage_add (u, e, e->owner, JT_ROLE_ACTIVE, 0,
+                      c.closed_gpu_hours - c.closed_borrowed_gpu_hours);
         if (c.closed_borrowed_gpu_hours > 0.)
-            jt_usage_add (u, e, "", 0, c.closed_borrowed_gpu_hours);
+            jt_usage_add (u, e, "", JT_ROLE_BORROWED, 0, c.closed_borrowed_gpu_hours);
     }
 }
 

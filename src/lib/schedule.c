@@ -591,7 +591,7 @@ static int held_back (const jt_sched_request_t *req, const jt_run_t *run,
     for (size_t i = 0; i < req->nholds; i++) {
         const jt_envelope_t *e = binds (req, &req->holds[i]);
         if (e)
-            jt_usage_add (&u, e, e->owner, req->holds[i].gpus, 0.);
+            jt_usage_add (&u, e, e->owner, JT_ROLE_ACTIVE, req->holds[i].gpus, 0.);
     }
     memset (&p, 0, sizeof (p));
     rc = jt_plan_run (req->budgets, req->snap, &u, run, at, &req->opts, &p, err);

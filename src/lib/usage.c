@@ -5,7 +5,10 @@
  * Until the ledger fold provides it, usage is derived from a snapshot's
  * leases. Every lease role holds its nodes (a spare node is held too, so it
  * counts toward its payer's active GPUs); GPUs funding a run of another
- * owner are also counted as lent, which is what lending caps bound.
+ * owner are also counted as lent (what an owner reclaims), and a Borrowed
+ * lease's as borrowed: lending caps bound those, the rule jobtree verify
+ * checks (ledger_fold_rules.c), so a sibling's family use never eats the
+ * envelope's lending allowance.
  */
 #include "config.h"
 
@@ -29,7 +32,10 @@ int jt_usage_init (jt_usage_t *u, const jt_budgets_t *b)
     u->lent_active = calloc (n, sizeof (*u->lent_active));
     u->used_hours = calloc (n, sizeof (*u->used_hours));
     u->lent_hours = calloc (n, sizeof (*u->lent_hours));
-    if (!u->active || !u->lent_active || !u->used_hours || !u->lent_hours) {
+    u->borrowed_active = calloc (n, sizeof (*u->borrowed_active));
+    u->borrowed_hours = calloc (n, sizeof (*u->borrowed_hours));
+    if (!u->active || !u->lent_active || !u->used_hours || !u->lent_hours
+        || !u->borrowed_active || !u->borrowed_hours) {
         jt_usage_free (u);
         errno = ENOMEM;
         return -1;
@@ -47,12 +53,15 @@ void jt_usage_free (jt_usage_t *u)
     free (u->lent_active);
     free (u->used_hours);
     free (u->lent_hours);
+    free (u->borrowed_active);
+    free (u->borrowed_hours);
     memset (u, 0, sizeof (*u));
     errno = saved;
 }
 
 void jt_usage_add (jt_usage_t *u, const jt_envelope_t *e,
-                   const char *run_owner, int64_t gpus, double hours)
+                   const char *run_owner, jt_role_t role, int64_t gpus,
+                   double hours)
 {
     if (!u || !e || e->id >= u->nenv)
         return;
@@ -61,6 +70,10 @@ void jt_usage_add (jt_usage_t *u, const jt_envelope_t *e,
     if (run_owner && e->owner && strcmp (run_owner, e->owner) != 0) {
         u->lent_active[e->id] += gpus;
         u->lent_hours[e->id] += hours;
+    }
+    if (role == JT_ROLE_BORROWED) {
+        u->borrowed_active[e->id] += gpus;
+        u->borrowed_hours[e->id] += hours;
     }
 }
 
@@ -94,7 +107,7 @@ int jt_usage_from_snapshot_at (jt_usage_t *u, const jt_budgets_t *b,
         double hours = 0.;
         if (l->start < until)
             hours = (double) l->gpus * (double) (until - l->start) / 3600.;
-        jt_usage_add (u, e, l->owner, ended ? 0 : l->gpus, hours);
+        jt_usage_add (u, e, l->owner, l->role, ended ? 0 : l->gpus, hours);
     }
     if (unknown) {
         jt_errprintf (err, "%zu lease(s) name an unknown envelope (first: %s);"

@@ -476,8 +476,8 @@ static void test_reclaim (void)
     if (!b || !e || !r)
         return;
     jt_usage_init (&u, b);
-    jt_usage_add (&u, e, "rai", 16, 0.0);
-    jt_usage_add (&u, e, "bob", 16, 0.0);
+    jt_usage_add (&u, e, "rai", JT_ROLE_ACTIVE, 16, 0.0);
+    jt_usage_add (&u, e, "bob", JT_ROLE_ACTIVE, 16, 0.0);
     is_int (jt_reclaim_need (b, &u, r, 16, fx_time (FX_NOW), &need, &err), 1,
             "lent GPUs would fund the lender's run: reclaim");
     ok (need.deficit == 16 && !strcmp (need.envelope, "rai-h100")
@@ -487,12 +487,12 @@ static void test_reclaim (void)
     is_int ((int) need.deficit, 8, "deficit 8");
     jt_usage_free (&u);
     jt_usage_init (&u, b);
-    jt_usage_add (&u, e, "rai", 32, 0.0);
+    jt_usage_add (&u, e, "rai", JT_ROLE_ACTIVE, 32, 0.0);
     is_int (jt_reclaim_need (b, &u, r, 16, fx_time (FX_NOW), &need, &err), 0,
             "nothing lent: nothing to reclaim");
     jt_usage_free (&u);
     jt_usage_init (&u, b);
-    jt_usage_add (&u, e, "bob", 8, 0.0);
+    jt_usage_add (&u, e, "bob", JT_ROLE_ACTIVE, 8, 0.0);
     is_int (jt_reclaim_need (b, &u, r, 16, fx_time (FX_NOW), &need, &err), 0,
             "room in its own envelope: nothing to reclaim");
     jt_usage_free (&u);

@@ -151,14 +151,14 @@ static void test_order (void)
     jt_usage_init (&u, b);
     r = fx_run (RUN ("rai", 8, ""));
     is (cov (b, &u, r), "west-h100:g0+1=8", "owner's envelope pays first");
-    jt_usage_add (&u, jt_budgets_envelope (b, "west-h100"), "rai", 8, 0.);
+    jt_usage_add (&u, jt_budgets_envelope (b, "west-h100"), "rai", JT_ROLE_ACTIVE, 8, 0.);
     is (cov (b, &u, r), "nlp-west:g0+1=8",
         "then a sibling in the same location (no lending ACL needed)");
-    jt_usage_add (&u, jt_budgets_envelope (b, "nlp-west"), "nlp", 8, 0.);
+    jt_usage_add (&u, jt_budgets_envelope (b, "nlp-west"), "nlp", JT_ROLE_ACTIVE, 8, 0.);
     is (cov (b, &u, r), "res-west:g0+1=8", "then the parent in that location");
-    jt_usage_add (&u, jt_budgets_envelope (b, "res-west"), "research", 8, 0.);
+    jt_usage_add (&u, jt_budgets_envelope (b, "res-west"), "research", JT_ROLE_ACTIVE, 8, 0.);
     is (cov (b, &u, r), "lab-west:g0+1=8", "then the grandparent");
-    jt_usage_add (&u, jt_budgets_envelope (b, "lab-west"), "lab", 8, 0.);
+    jt_usage_add (&u, jt_budgets_envelope (b, "lab-west"), "lab", JT_ROLE_ACTIVE, 8, 0.);
     is (cov (b, &u, r), "east-h100:g0+1=8", "then the owner's other location");
     jt_usage_free (&u);
     jt_run_destroy (r);
@@ -206,7 +206,7 @@ static void test_pointwise (void)
     jt_usage_t u;
 
     jt_usage_init (&u, b);
-    jt_usage_add (&u, jt_budgets_envelope (b, "west-h100"), "rai", 96, 0.);
+    jt_usage_add (&u, jt_budgets_envelope (b, "west-h100"), "rai", JT_ROLE_ACTIVE, 96, 0.);
     is (cov (b, &u, r64), "InsufficientCapacity: envelope west-h100: 96 of 128"
         " GPUs active, run needs 64", "pointwise: 96 + 64 > 128 refused");
     is (cov (b, &u, r32), "west-h100:g0+1=32", "pointwise: 96 + 32 <= 128 fits");
@@ -229,9 +229,9 @@ static void test_integral (void)
         " 1000.0 GPU-hours used, 64 GPUs for the time limit need 1024.0",
         "integral: the longer time limit (64 x 16h = 1024) is refused");
     jt_usage_init (&u, b);
-    jt_usage_add (&u, jt_budgets_envelope (b, "west-h100"), "rai", 0, 744.);
+    jt_usage_add (&u, jt_budgets_envelope (b, "west-h100"), "rai", JT_ROLE_ACTIVE, 0, 744.);
     is (cov (b, &u, r4), "west-h100:g0+1=64", "integral: 744 + 256 = 1000 fits exactly");
-    jt_usage_add (&u, jt_budgets_envelope (b, "west-h100"), "rai", 0, 1.);
+    jt_usage_add (&u, jt_budgets_envelope (b, "west-h100"), "rai", JT_ROLE_ACTIVE, 0, 1.);
     is (cov (b, &u, r4), "GPUHoursExhausted: envelope west-h100: 745.0 of"
         " 1000.0 GPU-hours used, 64 GPUs for the time limit need 256.0",
         "integral: used hours count");
@@ -254,7 +254,7 @@ static void test_aggregate (void)
     jt_usage_t u;
 
     jt_usage_init (&u, b);
-    jt_usage_add (&u, jt_budgets_envelope (b, "west-h100"), "rai", 100, 0.);
+    jt_usage_add (&u, jt_budgets_envelope (b, "west-h100"), "rai", JT_ROLE_ACTIVE, 100, 0.);
     is (cov (b, &u, r64), "AggregateCap: aggregate cap h100-total: 100 of 160"
         " GPUs active, run needs 64",
         "aggregate cap: usage of one envelope limits the other");
@@ -298,12 +298,18 @@ static void test_lending (void)
         " GPUs: 0 lent, run needs 64", "lending cap: maxConcurrency");
     is (cov (b, NULL, r32), "vision-h100:g0+1=32", "lending cap: 32 <= 32 fits");
     jt_usage_init (&u, b);
-    jt_usage_add (&u, jt_budgets_envelope (b, "vision-h100"), "vision", 64, 0.);
+    jt_usage_add (&u, jt_budgets_envelope (b, "vision-h100"), "vision", JT_ROLE_ACTIVE, 64, 0.);
     is (cov (b, &u, r32), "vision-h100:g0+1=32",
         "lending cap: the lender's own use is not lending");
-    jt_usage_add (&u, jt_budgets_envelope (b, "vision-h100"), "nlp", 16, 0.);
+    jt_usage_add (&u, jt_budgets_envelope (b, "vision-h100"), "ml", JT_ROLE_ACTIVE, 16, 0.);
+    is (cov (b, &u, r32), "vision-h100:g0+1=32",
+        "lending cap: another owner's Active (family) use is not lending");
+    jt_usage_free (&u);
+    jt_usage_init (&u, b);
+    jt_usage_add (&u, jt_budgets_envelope (b, "vision-h100"), "vision", JT_ROLE_ACTIVE, 64, 0.);
+    jt_usage_add (&u, jt_budgets_envelope (b, "vision-h100"), "nlp", JT_ROLE_BORROWED, 16, 0.);
     is (cov (b, &u, r32), "LendingCap: envelope vision-h100 lends at most 32"
-        " GPUs: 16 lent, run needs 32", "lending cap: GPUs lent to others count");
+        " GPUs: 16 lent, run needs 32", "lending cap: GPUs lent to others (Borrowed) count");
     is (cov (b, &u, r16), "vision-h100:g0+1=16", "lending cap: 16 + 16 fits");
     is (cov (b, &u, r16l), "LendingCap: envelope vision-h100 lends at most"
         " 100.0 GPU-hours: 0.0 lent, run needs 128.0", "lending cap: maxGPUHours");
@@ -362,12 +368,12 @@ static void test_whole_run_numbers (void)
     jt_usage_t u;
 
     jt_usage_init (&u, b);
-    jt_usage_add (&u, jt_budgets_envelope (b, "philly-h100"), "nlp", 128, 0.);
+    jt_usage_add (&u, jt_budgets_envelope (b, "philly-h100"), "nlp", JT_ROLE_ACTIVE, 128, 0.);
     is (cov (b, &u, r), "InsufficientCapacity: envelope philly-h100: 128 of 128"
         " GPUs active, run needs 32", "full envelope: the run needs 32, not 8");
     jt_usage_free (&u);
     jt_usage_init (&u, b);
-    jt_usage_add (&u, jt_budgets_envelope (b, "philly-h100"), "nlp", 104, 0.);
+    jt_usage_add (&u, jt_budgets_envelope (b, "philly-h100"), "nlp", JT_ROLE_ACTIVE, 104, 0.);
     is (cov (b, &u, r), "InsufficientCapacity: envelope philly-h100: 104 of 128"
         " GPUs active, run needs 32",
         "room for three groups: 104 active (not 128 with this run's 24), needs 32");
@@ -443,7 +449,7 @@ static void test_reasons (void)
     jt_run_t *r = fx_run (RUN ("rai", 128, ""));
     jt_usage_t u;
     jt_usage_init (&u, b);
-    jt_usage_add (&u, jt_budgets_envelope (b, "west-h100"), "rai", 8, 0.);
+    jt_usage_add (&u, jt_budgets_envelope (b, "west-h100"), "rai", JT_ROLE_ACTIVE, 8, 0.);
     is (cov (b, &u, r), "InsufficientCapacity: envelope west-h100: 8 of 128"
         " GPUs active, run needs 128", "busy now");
     is_int (jt_cover_ever (b, r, fx_time (FX_NOW), d, sizeof (d)), JT_OK,
@@ -563,11 +569,13 @@ static void test_properties (void)
             jt_usage_t u;
             jt_usage_init (&u, b);
             for (size_t e = 0; e < b->nenv; e++)
-                if (fx_pick (2) == 0)
-                    jt_usage_add (&u, b->env[e], fx_pick (2) ? b->env[e]->owner
-                                                             : "someone",
+                if (fx_pick (2) == 0) {
+                    bool own = fx_pick (2);
+                    jt_usage_add (&u, b->env[e], own ? b->env[e]->owner : "someone",
+                                  own ? JT_ROLE_ACTIVE : JT_ROLE_BORROWED,
                                   8 * fx_pick ((int) (b->env[e]->concurrency / 8) + 1),
                                   (double) fx_pick (300));
+                }
             for (int k = 0; k < 5; k++) {
                 jt_run_t *r = fx_random_run ();
                 jt_groups_t g;

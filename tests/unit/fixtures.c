@@ -412,7 +412,7 @@ bool fx_within_bounds (const jt_budgets_t *b, const jt_usage_t *u,
             okb = false;
         if (lent[e] && (!jt_envelope_lends_to (env, r->owner)
                         || (env->lending.max_concurrency >= 0
-                            && u->lent_active[e] + lent[e]
+                            && u->borrowed_active[e] + lent[e]
                                > env->lending.max_concurrency)))
             okb = false;
     }

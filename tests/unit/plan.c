@@ -460,9 +460,9 @@ static void test_reason_names_the_bound (void)
     fx_nodes (s, "e", 1, 4, "region=east,fabric.domain=E", 8, 0);     /* idle */
     fx_finalize (s);
     jt_usage_init (&u, b);
-    jt_usage_add (&u, jt_budgets_envelope (b, "rai-west"), "rai", 64, 0.);
-    jt_usage_add (&u, jt_budgets_envelope (b, "rai-east"), "rai", 16, 0.);
-    jt_usage_add (&u, jt_budgets_envelope (b, "vision-west"), "vision", 32, 0.);
+    jt_usage_add (&u, jt_budgets_envelope (b, "rai-west"), "rai", JT_ROLE_ACTIVE, 64, 0.);
+    jt_usage_add (&u, jt_budgets_envelope (b, "rai-east"), "rai", JT_ROLE_ACTIVE, 16, 0.);
+    jt_usage_add (&u, jt_budgets_envelope (b, "vision-west"), "vision", JT_ROLE_ACTIVE, 32, 0.);
     is (fx_plan (b, s, &u, r16, JT_PACK_TO_EMPTY, &p),
         "PlanLater NoDomainFits total=0 want=16 | pay research-west g0 16",
         "the parent funds it in west, where no node is free: PlanLater");
@@ -475,7 +475,7 @@ static void test_reason_names_the_bound (void)
 
     /* Nothing can pay: a 4-node run (4 groups of 8) is refused for the
      * whole 32 GPUs it needs, whichever group failed. */
-    jt_usage_add (&u, jt_budgets_envelope (b, "research-west"), "research", 32, 0.);
+    jt_usage_add (&u, jt_budgets_envelope (b, "research-west"), "research", JT_ROLE_ACTIVE, 32, 0.);
     is (fx_plan (b, s, &u, r32, JT_PACK_TO_EMPTY, &p),
         "Reject AggregateCap total=0 want=32",
         "no candidate can pay: Reject");
@@ -491,7 +491,7 @@ static void test_reason_names_the_bound (void)
     fx_nodes (s8, "a", 1, 8, "fabric.domain=A", 8, 0);
     fx_finalize (s8);
     jt_usage_init (&u, one);
-    jt_usage_add (&u, jt_budgets_envelope (one, "philly-h100"), "rai", 104, 0.);
+    jt_usage_add (&u, jt_budgets_envelope (one, "philly-h100"), "rai", JT_ROLE_ACTIVE, 104, 0.);
     is (fx_plan (one, s8, &u, r32, JT_PACK_TO_EMPTY, &p),
         "Reject InsufficientCapacity total=0 want=32", "24 free of 128: Reject");
     is (p.detail, "envelope philly-h100: 104 of 128 GPUs active, run needs 32",
@@ -520,7 +520,7 @@ static void test_properties (void)
             jt_usage_init (&u, b);
             for (size_t e = 0; e < b->nenv; e++)
                 if (fx_pick (3) == 0)
-                    jt_usage_add (&u, b->env[e], b->env[e]->owner,
+                    jt_usage_add (&u, b->env[e], b->env[e]->owner, JT_ROLE_ACTIVE,
                                   8 * fx_pick ((int) (b->env[e]->concurrency / 8) + 1),
                                   (double) fx_pick (200));
             for (int k = 0; k < 5; k++) {

@@ -37,7 +37,7 @@ static void closed_100 (jt_usage_t *u, const jt_budgets_t *b, void *arg)
     (void) arg;
     closed_calls++;
     if (e)
-        jt_usage_add (u, e, "rai", 0, 100.0);
+        jt_usage_add (u, e, "rai", JT_ROLE_ACTIVE, 0, 100.0);
 }
 
 /* Domains A (a01..) and B (b01..) of region west, 8 GPUs a node; the first
