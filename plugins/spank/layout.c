@@ -33,10 +33,10 @@
 #include <slurm/slurm.h>
 #include <slurm/spank.h>
 
-#include "jobtree/options.h"
 #include "jobtree/record.h"
 #include "jobtree/spares.h"
 
+#include "args.h"
 #include "layout.h"
 
 static jt_jobrec_t rec;          /* this step's job's record (bound) */
@@ -101,25 +101,6 @@ static int write_file (uint32_t job_id, const char *dir)
     return rc;
 }
 
-/* Was the job given a Jobtree option? They reach the step's environment
- * as SPANK_JOBTREE_<OPTION> (args.c exports them as JOBTREE_<OPTION>).
- * Only such jobs cost slurmctld an RPC. */
-static bool jobtree_options (spank_t sp)
-{
-    const jt_opt_info_t *tab;
-    size_t n = jt_opt_table (&tab);
-    char name[128], v[8];
-
-    for (size_t i = 0; i < n; i++) {
-        spank_err_t e;
-        snprintf (name, sizeof (name), "SPANK_%s", tab[i].env);
-        e = spank_getenv (sp, name, v, sizeof (v));
-        if (e == ESPANK_SUCCESS || e == ESPANK_NOSPACE)
-            return true;
-    }
-    return false;
-}
-
 int jtspank_layout_user_init (spank_t sp)
 {
     uint32_t job_id = 0;
@@ -131,7 +112,8 @@ int jtspank_layout_user_init (spank_t sp)
         jt_jobrec_free (&rec);
         have_rec = false;
     }
-    if (!jobtree_options (sp) || load_record (job_id) < 0)
+    /* Only a job given a Jobtree option costs slurmctld an RPC. */
+    if (!jtspank_args_any () || load_record (job_id) < 0)
         return 0;
     have_rec = true;
     if (spank_getenv (sp, "TMPDIR", dir, sizeof (dir)) != ESPANK_SUCCESS || !dir[0])
