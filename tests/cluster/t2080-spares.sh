@@ -43,7 +43,7 @@ cat > "$OUT/job.sh" <<EOF
 env | grep '^JOBTREE_' | sort > $OUT/env.\${SLURM_RESTART_COUNT:-0}
 cat "\$JOBTREE_LAYOUT" > $OUT/file.\${SLURM_RESTART_COUNT:-0}
 n=0
-trap 'n=\$((n + 1)); $JT_BUILDDIR/src/cli/jobtree layout > $OUT/winch.tmp && mv $OUT/winch.tmp $OUT/winch.\$n' WINCH
+trap 'n=\$((n + 1)); $JT_BUILDDIR/src/cli/jobtree layout -o "$OUT/winch.\$n"' WINCH
 while :; do sleep 1 & wait \$!; done
 EOF
 chmod +x "$OUT/job.sh"
