@@ -88,13 +88,15 @@ diag "node failure to the run told it runs on its spares: $(( (t1 - t0) / 100000
 is "$(swaps_of "$run")" "$v0>$s0 $v1>$s1" "both failed nodes were replaced by their group's spare"
 is "$(job_field "$run" JobState) $(job_field "$run" NumNodes)" "RUNNING 4" \
    "the run keeps running on 4 nodes (the failed ones excised, the spares running)"
-_settled2 () { [ "$(ev "$run" | grep -c '"reason":"Swap"')" -ge 2 ]; }
-wait_for 10 _settled2 || bail_out "no Swap ends in the ledger"
+_active_with () { ev "$run" | grep '"type":"Start"' | grep '"role":"Active"' | grep -c "\"$1\""; }
+# the last events of the two swaps: the second Swap End, then its Start
+_settled2 () { [ "$(ev "$run" | grep -c '"reason":"Swap"')" -ge 2 ] \
+               && [ "$(_active_with "$s0") $(_active_with "$s1")" = "1 1" ]; }
+wait_for 10 _settled2 || bail_out "no Swap ends or new Active leases in the ledger"
 is "$(ev "$run" | grep -c "\"type\":\"NodeFail\"") $(ev "$run" | grep '"type":"End"' \
       | grep -o '"reason":"[A-Za-z]*"' | sort | uniq -c | awk '{ print $1 $2 }' | paste -sd' ' -)" \
    '2 2"reason":"Fail" 2"reason":"Swap"' \
    "two NodeFail; each failed group lease ends Fail, each spare lease ends Swap"
-_active_with () { ev "$run" | grep '"type":"Start"' | grep '"role":"Active"' | grep -c "\"$1\""; }
 is "$(_active_with "$s0") $(_active_with "$s1")" "1 1" \
    "each spare now runs in a new Active lease of its group"
 like "$(cat "$OUT/winch.1")" "\"swaps\":\\[\\{\"failed\":\"$v0\",\"spare\":\"$s0\"" \

@@ -295,10 +295,50 @@ static void test_lease_events (void)
     jt_ledger_fold_destroy (f);
 }
 
+/* A spare that fails while idle: nothing to swap; its lease ends Fail (not
+ * Swap: no group took its node), the spares left start again. */
+static void test_spare_fails (void)
+{
+    static const char *const all[] = { "a01", "a02", "s01", "s02", "b01", "b02", "t01" };
+    static const char *const after[] = { "a01", "a02", "s01", "b01", "b02", "t01" };
+    jt_ledger_fold_t *f = jt_ledger_fold_create ();
+    jt_lease_events_t ev = { 0 };
+    jt_fold_lease_t *open = NULL;
+    jt_jobrec_t rec;
+    jt_error_t err = { "" };
+    size_t nopen;
+
+    is (decide (REC, "a01,a02,s01,b01,b02,t01"), "none:", "an idle spare fails: no swap");
+    if (!f || jt_jobrec_parse (REC, &rec, &err) < 0)
+        bail_out ("setup: %s", err.text);
+    jt_job_facts_t x = { .cluster = "jtc", .job_id = 42, .start_time = START,
+                         .state = JT_JOB_RUNNING, .rec = &rec, .account = "acct",
+                         .held = all, .nheld = 7 };
+    if (jt_lease_derive (&x, &ev, &err) < 0 || apply (f, &ev) != 0)
+        bail_out ("start");
+    jt_lease_events_clear (&ev);
+    x.held = after;
+    x.nheld = 6;
+    if (jt_ledger_fold_open_list (f, NULL, &open, &nopen, &err) < 0)
+        bail_out ("%s", err.text);
+    ok (jt_lease_resized (&x, "s02", open, nopen, NOW, &ev, &err) == 0, "its events");
+    is (dump (&ev),
+        "NodeFail jtc:42:1772366395:nodefail:s02  nodes=s02 t=+600\n"
+        "End jtc:42:1772366395:s0:end Fail nodes=s01,s02 t=+600\n"
+        "Start jtc:42:1772366395:s0:n1:start Spare nodes=s01 t=+600\n",
+        "the spare lease ends Fail, the spare left starts as its remainder");
+    is_int (apply (f, &ev), 0, "the fold accepts them");
+    jt_lease_events_clear (&ev);
+    free (open);
+    jt_jobrec_free (&rec);
+    jt_ledger_fold_destroy (f);
+}
+
 int main (void)
 {
     test_decisions ();
     test_record_and_layout ();
     test_lease_events ();
+    test_spare_fails ();
     return done_testing ();
 }
