@@ -24,6 +24,7 @@
 
 #include <errno.h>
 #include <pthread.h>
+#include <signal.h>
 #include <string.h>
 
 #include "slurm/slurm.h"
@@ -40,6 +41,8 @@ typedef struct item {
     char *keep;                 /* shrink to these nodes; NULL: requeue */
     int sig;                    /* > 0: signal the job instead (a spare
                                  * was swapped in: jobtree/spares.h) */
+    bool or_cancel;             /* requeue refused (--no-requeue): cancel
+                                 * it, never half a gang running */
 } item_t;
 
 static pthread_mutex_t q_lock = PTHREAD_MUTEX_INITIALIZER;
@@ -71,6 +74,12 @@ static void send_one (const item_t *it)
         rc = slurm_update_job (&msg);
     } else
         rc = slurm_requeue (it->job_id, 0);
+    if (rc != SLURM_SUCCESS && !it->keep && it->or_cancel) {
+        error ("%s: JobId=%u: requeue refused (%s): cancelling it, its group "
+               "has no spare left", WHO, it->job_id, slurm_strerror (errno));
+        if ((rc = slurm_kill_job (it->job_id, SIGKILL, 0)) == SLURM_SUCCESS)
+            return;
+    }
     if (rc != SLURM_SUCCESS)
         error ("%s: JobId=%u: %s %s failed: %s", WHO, it->job_id,
                it->keep ? "shrink to" : "requeue", it->keep ? it->keep : "",
@@ -101,19 +110,24 @@ static void *worker (void *arg)
     return NULL;
 }
 
-static int enqueue (uint32_t job_id, const char *keep, int sig);
+static int enqueue (uint32_t job_id, const char *keep, int sig, bool or_cancel);
 
 int jtsel_reshape_queue (uint32_t job_id, const char *keep)
 {
-    return enqueue (job_id, keep, 0);
+    return enqueue (job_id, keep, 0, false);
 }
 
 int jtsel_reshape_signal (uint32_t job_id, int sig)
 {
-    return enqueue (job_id, NULL, sig);
+    return enqueue (job_id, NULL, sig, false);
 }
 
-static int enqueue (uint32_t job_id, const char *keep, int sig)
+int jtsel_reshape_requeue_or_cancel (uint32_t job_id)
+{
+    return enqueue (job_id, NULL, 0, true);
+}
+
+static int enqueue (uint32_t job_id, const char *keep, int sig, bool or_cancel)
 {
     int rc = 0;
 
@@ -127,7 +141,8 @@ static int enqueue (uint32_t job_id, const char *keep, int sig)
             q_started = true;
     }
     if (rc == 0) {
-        q[(q_head + q_len) % QMAX] = (item_t){ job_id, keep ? xstrdup (keep) : NULL, sig };
+        q[(q_head + q_len) % QMAX] = (item_t){ job_id, keep ? xstrdup (keep) : NULL, sig,
+                                               or_cancel };
         q_len++;
         slurm_cond_signal (&q_cond);
     }

@@ -267,7 +267,7 @@ extern int select_p_job_resized (job_record_t *job_ptr,
             v = jtsel_record_node_failed (job_ptr, node_ptr);
         if (v == JT_SPARES_REQUEUE) {
             jtsel_lease_event ("abort", job_ptr, node_ptr);
-            if (jtsel_reshape_queue (job_ptr->job_id, NULL) < 0)
+            if (jtsel_reshape_requeue_or_cancel (job_ptr->job_id) < 0)
                 error ("select/cons_tres_jobtree: %pJ: requeue queue full", job_ptr);
         } else {
             jtsel_lease_event ("resized", job_ptr, node_ptr);

@@ -129,6 +129,10 @@ int jtsel_reshape_queue (uint32_t job_id, const char *keep);
 /* Queue a signal to every step of the job, batch script included (the
  * layout changed: a spare was swapped in). 0, or -1 when the queue is full. */
 int jtsel_reshape_signal (uint32_t job_id, int sig);
+/* Queue a requeue of a run with spares whose group has none left; when
+ * Slurm refuses it (--no-requeue, JobRequeue=0) the job is cancelled
+ * instead. 0, or -1 when the queue is full. */
+int jtsel_reshape_requeue_or_cancel (uint32_t job_id);
 /* The signal a run gets when a spare was swapped in: SIGWINCH ("the
  * window changed"), ignored by default, so a job that does not watch for
  * it is not killed (docs/user-guide.md, "Spares"). */

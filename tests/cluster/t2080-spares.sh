@@ -15,7 +15,7 @@
 # Cluster: see t2000-select.sh (A gpu01-04, B gpu05-08 west: team-a).
 . "$(dirname "$0")/lib.sh"
 
-plan 14
+plan 15
 JT_CLUSTER_SELECT=jobtree JT_CLUSTER_CRED_EXPIRE=10 cluster_setup "${1:?usage: $0 BUILDDIR}"
 cluster_start
 OUT=$JT_CLUSTER_DIR/t2080
@@ -127,6 +127,19 @@ is "$(job_field "$run" NumNodes) swaps=$(swaps_of "$run")" "6 swaps=" \
 _env1 () { [ -s "$OUT/env.1" ]; }
 wait_for 20 _env1
 ok $? "the restarted job is told its layout again"
+
+## 4. --no-requeue: a group out of spares cannot be requeued: the run is
+## cancelled, never left running without a node of a group.
+nrq=$(submit --account=team-b -N2 --gres=gpu:h100:8 --group-gpus=16 --spares=1 --no-requeue \
+             -t 30 --wrap "sleep 300")
+wait_job_state "$nrq" RUNNING 20 || bail_out "the --no-requeue run does not start: $(last_err)"
+nb=$(job_field "$nrq" BatchHost)
+nv=$(layout_of "$nrq" | sed 's/^[0-9]: //; s/ |.*//' | tr , '\n' | grep -vx "$nb" | head -1)
+ns=$(layout_of "$nrq" | sed 's/.*| //')
+scontrol update nodename="$nv,$ns" state=down reason=t2080
+wait_job_state "$nrq" "CANCELLED|COMPLETED|FAILED|NODE_FAIL" 20
+ok $? "its node and spare down, the --no-requeue run ends ($(job_field "$nrq" JobState)), not half a gang"
+scontrol update nodename="$nv,$ns" state=resume
 
 scancel "$run"
 wait_for 30 queue_empty
