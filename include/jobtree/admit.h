@@ -39,6 +39,7 @@
 #ifndef JOBTREE_ADMIT_H
 #define JOBTREE_ADMIT_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -121,6 +122,15 @@ typedef struct jt_admit {
     char *record;                   /* RUN: admin_comment text (malloc'd) */
     char summary[JT_ADMIT_LINE_MAX];/* RUN: "account A: 32 h100 GPUs in 2
                                      * group(s), 32 funded at submission (OK)" */
+    /* RUN with --spares=N (N > 0): the job's node range with every group's
+     * N spare nodes added (the spares are allocated to the job, whatever
+     * -N said: docs/select-plugin.md, "Spares"), and the job must survive
+     * a node failure (Slurm's --no-kill: kill_on_node_fail 0) so a spare
+     * can take the failed node's place. min_nodes 0: leave the job's
+     * minimum (a malleable run's minimum is its own). All 0 otherwise. */
+    int64_t spare_nodes;            /* spare nodes at the run's largest size */
+    int64_t min_nodes, max_nodes;
+    bool no_kill;
 } jt_admit_t;
 
 /* Decide on job req under conf and budgets (either may be NULL: defaults,

@@ -14,8 +14,10 @@
  *   run    "<cluster>:<jobid>"
  *   lease  "<run>:<start_time>:g<group>"    (group's nodes)
  *          "<run>:<start_time>:s<group>"    (its spares, role Spare)
- *          with ":n<count>" appended once the lease holds fewer nodes than
- *          bound (after a shrink or a node failure);
+ *          with ":w<swaps>" appended once spares were swapped into the
+ *          group (jobtree/spares.h: a new lease per swap, starting at the
+ *          last swap's time), then ":n<count>" once the lease holds fewer
+ *          nodes than bound (after a shrink or a node failure);
  *   events "<lease>:start" and "<lease>:end";
  *          "<run>:<start_time>:nodefail:<node>" (NodeFail);
  *          "<cluster>:budgets:<load time>:<budgetsSha256, first 16 hex>"
@@ -24,7 +26,8 @@
  *          estimate), events "<reservation>:create", ":activate",
  *          ":release".
  * An End carries the reason given by the job (End, Shrink, Fail, JobGone
- * below) unless the open lease was cut by an Activation (jt_fold_lease_t's
+ * below; Swap for a spare lease whose node a group's new lease now holds)
+ * unless the open lease was cut by an Activation (jt_fold_lease_t's
  * cut, kept by the fold across restarts): then, except for Fail, it carries
  * the cut's reason (RandomPreempt with the Activation's seed, Shrink,
  * DropSpare), e.g. when the lottery's victim is requeued.

@@ -21,6 +21,12 @@
  *                            "role": "Active", "gpus": 64,
  *                            "nodes": ["a01", ...], "spares": [...] } ] }
  *
+ * After a node failure the select plugin may swap a spare in
+ * (jobtree/spares.h, jt_jobrec_rebind): the spare takes the failed node's
+ * place in "nodes", leaves "spares", and the lease gains
+ *   "swaps": [ { "failed": "a03", "spare": "a05", "time": "..." } ]
+ * (at most JT_JOBREC_MAX_NODES).
+ *
  * so the funding shows in `scontrol show job`, survives a slurmctld restart
  * (job state is saved with it) and live usage and lease events are derived
  * from it. A bare run object after the tag (an older form) is also read.
@@ -60,6 +66,14 @@ typedef struct jt_jobrec_seg {
     int64_t gpus;
 } jt_jobrec_seg_t;
 
+/* A spare that replaced a failed node of its group (jobtree/spares.h):
+ * "swaps": [{"failed":"a03","spare":"a05","time":"..."}] in the lease. */
+typedef struct jt_jobrec_swap {
+    char *failed;
+    char *spare;
+    int64_t time;
+} jt_jobrec_swap_t;
+
 /* One lease bound when the job started: a group (or its spares). */
 typedef struct jt_jobrec_lease {
     char *envelope;             /* who pays */
@@ -70,6 +84,9 @@ typedef struct jt_jobrec_lease {
     size_t nnodes;
     char **spares;              /* spare nodes of the group (may be none) */
     size_t nspares;
+    jt_jobrec_swap_t *swaps;    /* spares swapped in since the start, in
+                                 * order (nodes[] already names the spare) */
+    size_t nswaps;
 } jt_jobrec_lease_t;
 
 typedef struct jt_jobrec {
@@ -101,5 +118,11 @@ void jt_jobrec_free (jt_jobrec_t *rec);
  * string, or NULL with err set (text is not a record, or ENOMEM). */
 char *jt_jobrec_bind (const char *text, const jt_plan_t *plan,
                       const jt_snapshot_t *s, int64_t now, jt_error_t *err);
+
+/* The record text with its "bound" leases replaced by leases[0..n) (their
+ * nodes, spares and swaps; "time" kept), everything else kept as it was.
+ * Returns a malloc'd string, or NULL with err set. */
+char *jt_jobrec_rebind (const char *text, const jt_jobrec_lease_t *leases,
+                        size_t n, jt_error_t *err);
 
 #endif /* JOBTREE_RECORD_H */

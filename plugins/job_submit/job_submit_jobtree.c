@@ -205,6 +205,19 @@ extern int job_submit (job_desc_msg_t *jd, uint32_t submit_uid, char **err_msg)
     case JT_ADMIT_RUN:
         xfree (jd->admin_comment);
         jd->admin_comment = xstrdup (a.record);
+        if (a.spare_nodes > 0) {
+            /* --spares: the spare nodes are allocated with the run, and the
+             * job survives a node failure so a spare can take the failed
+             * node's place (job_mgr.c kill_running_job_by_node_name keeps a
+             * job with kill_on_node_fail 0 and more than one node running
+             * and excises the node; docs/select-plugin.md, "Spares"). */
+            if (a.min_nodes > 0)
+                jd->min_nodes = (uint32_t) a.min_nodes;
+            jd->max_nodes = (uint32_t) a.max_nodes;
+            if (jd->min_nodes != NO_VAL && jd->min_nodes > jd->max_nodes)
+                jd->min_nodes = jd->max_nodes;
+            jd->kill_on_node_fail = 0;
+        }
         info ("%s: uid %u %s", plugin_type, submit_uid, a.summary);
         if (jconf && jconf->debug)
             info ("%s: record: %s", plugin_type, a.record);

@@ -112,7 +112,7 @@ void jtsel_lease_event (const char *what, job_record_t *job_ptr,
                          node_record_t *node_ptr)
 {
     int64_t now = (int64_t) time (NULL);
-    bool fini = !strcmp (what, "fini");
+    bool fini = !strcmp (what, "fini"), aborted = !strcmp (what, "abort");
     jt_error_t err = { "" };
     jt_job_facts_t x;
     int rc;
@@ -127,9 +127,13 @@ void jtsel_lease_event (const char *what, job_record_t *job_ptr,
     facts_of (job_ptr, fini, !fini, &x);
     if (fini)
         rc = jt_ledger_sink_job_ended (g_sink, &x, now, &err);
-    else if (!strcmp (what, "resized")) {
+    else if (!strcmp (what, "resized") || aborted) {
         bool failed = node_ptr && (IS_NODE_DOWN (node_ptr) || IS_NODE_FAIL (node_ptr)
                                    || IS_NODE_NO_RESPOND (node_ptr));
+        /* abort: a run with spares is requeued (jobtree/spares.h), it holds
+         * no lease from now on: each ends Fail */
+        if (aborted)
+            x.nheld = 0;
         rc = jt_ledger_sink_job_resized (g_sink, &x, failed ? node_ptr->name : NULL,
                                          now, &err);
     } else /* begin, expand */

@@ -2,7 +2,9 @@
  * reshape.c - changes an activation makes to running jobs, off the
  * scheduling path: shrink a job to a node list (a malleable run giving up
  * whole groups) or requeue it (a gang the lottery took, when the same
- * activation also shrinks, so the preemptee list cannot carry it).
+ * activation also shrinks, so the preemptee list cannot carry it); and,
+ * for a run with spares (jobtree/spares.h), requeue it when a group has no
+ * spare left, or signal it when a spare was swapped in.
  *
  * Why a thread: job_test runs under slurmctld's job write lock, and
  * changing another job goes through the same update path as `scontrol
@@ -22,6 +24,7 @@
 
 #include <errno.h>
 #include <pthread.h>
+#include <signal.h>
 #include <string.h>
 
 #include "slurm/slurm.h"
@@ -36,6 +39,10 @@
 typedef struct item {
     uint32_t job_id;
     char *keep;                 /* shrink to these nodes; NULL: requeue */
+    int sig;                    /* > 0: signal the job instead (a spare
+                                 * was swapped in: jobtree/spares.h) */
+    bool or_cancel;             /* requeue refused (--no-requeue): cancel
+                                 * it, never half a gang running */
 } item_t;
 
 static pthread_mutex_t q_lock = PTHREAD_MUTEX_INITIALIZER;
@@ -49,6 +56,15 @@ static void send_one (const item_t *it)
 {
     int rc;
 
+    if (it->sig > 0) {
+        if (slurm_kill_job (it->job_id, (uint16_t) it->sig, KILL_FULL_JOB) != SLURM_SUCCESS)
+            error ("%s: JobId=%u: signal %d (layout changed) failed: %s", WHO,
+                   it->job_id, it->sig, slurm_strerror (errno));
+        else
+            debug ("%s: JobId=%u: signalled %d (layout changed)", WHO, it->job_id,
+                   it->sig);
+        return;
+    }
     if (it->keep) {
         job_desc_msg_t msg;
 
@@ -58,6 +74,12 @@ static void send_one (const item_t *it)
         rc = slurm_update_job (&msg);
     } else
         rc = slurm_requeue (it->job_id, 0);
+    if (rc != SLURM_SUCCESS && !it->keep && it->or_cancel) {
+        error ("%s: JobId=%u: requeue refused (%s): cancelling it, its group "
+               "has no spare left", WHO, it->job_id, slurm_strerror (errno));
+        if ((rc = slurm_kill_job (it->job_id, SIGKILL, 0)) == SLURM_SUCCESS)
+            return;
+    }
     if (rc != SLURM_SUCCESS)
         error ("%s: JobId=%u: %s %s failed: %s", WHO, it->job_id,
                it->keep ? "shrink to" : "requeue", it->keep ? it->keep : "",
@@ -88,7 +110,24 @@ static void *worker (void *arg)
     return NULL;
 }
 
+static int enqueue (uint32_t job_id, const char *keep, int sig, bool or_cancel);
+
 int jtsel_reshape_queue (uint32_t job_id, const char *keep)
+{
+    return enqueue (job_id, keep, 0, false);
+}
+
+int jtsel_reshape_signal (uint32_t job_id, int sig)
+{
+    return enqueue (job_id, NULL, sig, false);
+}
+
+int jtsel_reshape_requeue_or_cancel (uint32_t job_id)
+{
+    return enqueue (job_id, NULL, 0, true);
+}
+
+static int enqueue (uint32_t job_id, const char *keep, int sig, bool or_cancel)
 {
     int rc = 0;
 
@@ -102,7 +141,8 @@ int jtsel_reshape_queue (uint32_t job_id, const char *keep)
             q_started = true;
     }
     if (rc == 0) {
-        q[(q_head + q_len) % QMAX] = (item_t){ job_id, keep ? xstrdup (keep) : NULL };
+        q[(q_head + q_len) % QMAX] = (item_t){ job_id, keep ? xstrdup (keep) : NULL, sig,
+                                               or_cancel };
         q_len++;
         slurm_cond_signal (&q_cond);
     }

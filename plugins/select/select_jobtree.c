@@ -24,6 +24,7 @@
 #include "src/common/slurm_xlator.h"
 
 #include <pthread.h>
+#include <signal.h>
 #include <string.h>
 #include <time.h>
 
@@ -254,8 +255,27 @@ extern int select_p_job_resized (job_record_t *job_ptr,
     READY_OR (SLURM_ERROR);
     rc = jtsel_ops.job_resized (job_ptr, node_ptr);
     jtsel_cache_invalidate ();
-    if (jtsel_is_jobtree (job_ptr))
-        jtsel_lease_event ("resized", job_ptr, node_ptr);
+    if (jtsel_is_jobtree (job_ptr)) {
+        /* A node failed under a run with spares (job_submit made it
+         * --no-kill): swap a spare in, or requeue the whole run when a
+         * group has none left (jobtree/spares.h); the lease events follow
+         * the record. Changes to the job go through reshape.c's worker,
+         * after the job lock is released. */
+        jt_spares_verdict_t v = JT_SPARES_NONE;
+        if (node_ptr && (IS_NODE_DOWN (node_ptr) || IS_NODE_FAIL (node_ptr)
+                         || IS_NODE_NO_RESPOND (node_ptr)))
+            v = jtsel_record_node_failed (job_ptr, node_ptr);
+        if (v == JT_SPARES_REQUEUE) {
+            jtsel_lease_event ("abort", job_ptr, node_ptr);
+            if (jtsel_reshape_requeue_or_cancel (job_ptr->job_id) < 0)
+                error ("select/cons_tres_jobtree: %pJ: requeue queue full", job_ptr);
+        } else {
+            jtsel_lease_event ("resized", job_ptr, node_ptr);
+            if (v == JT_SPARES_SWAP
+                && jtsel_reshape_signal (job_ptr->job_id, JTSEL_LAYOUT_SIGNAL) < 0)
+                error ("select/cons_tres_jobtree: %pJ: signal queue full", job_ptr);
+        }
+    }
     return rc;
 }
 

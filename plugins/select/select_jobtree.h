@@ -24,6 +24,7 @@
 #include <jobtree/jobtree.h>
 #include <jobtree/conf.h>
 #include <jobtree/activate.h>
+#include <jobtree/spares.h>
 
 /* Select modes (src/common/select.h SELECT_MODE_*); flags are masked off. */
 #define JT_SEL_MODE(m) ((m) & SELECT_MODE_BASE)
@@ -36,6 +37,13 @@ int jtsel_ops_ready (void);
 
 /* True iff admin_comment carries a Jobtree record. */
 bool jtsel_is_jobtree (const job_record_t *job_ptr);
+
+/* A node of a Jobtree run failed (job_resized with a down node): ask
+ * jt_spares_on_fail with the nodes it still holds. SWAP: the record in its
+ * admin_comment now names the spare in the failed node's place. REQUEUE:
+ * the caller ends its leases (Fail) and requeues it. Never blocks. */
+jt_spares_verdict_t jtsel_record_node_failed (job_record_t *job_ptr,
+                                              const node_record_t *node_ptr);
 
 
 /* Rewrite job_ptr->admin_comment with `plan`'s funding as its "bound"
@@ -118,6 +126,17 @@ void jtsel_job_started (job_record_t *job_ptr);
  * Queue a shrink of job_id to the nodes `keep` (NULL: requeue it); -1 when
  * the queue is full. jtsel_reshape_room says how many more fit. */
 int jtsel_reshape_queue (uint32_t job_id, const char *keep);
+/* Queue a signal to every step of the job, batch script included (the
+ * layout changed: a spare was swapped in). 0, or -1 when the queue is full. */
+int jtsel_reshape_signal (uint32_t job_id, int sig);
+/* Queue a requeue of a run with spares whose group has none left; when
+ * Slurm refuses it (--no-requeue, JobRequeue=0) the job is cancelled
+ * instead. 0, or -1 when the queue is full. */
+int jtsel_reshape_requeue_or_cancel (uint32_t job_id);
+/* The signal a run gets when a spare was swapped in: SIGWINCH ("the
+ * window changed"), ignored by default, so a job that does not watch for
+ * it is not killed (docs/user-guide.md, "Spares"). */
+#define JTSEL_LAYOUT_SIGNAL SIGWINCH
 size_t jtsel_reshape_room (void);
 void jtsel_reshape_fini (void);
 

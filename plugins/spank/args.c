@@ -129,9 +129,12 @@ static int option_cb (int val, const char *optarg, int remote)
 
     if (val < 0 || (size_t)val >= n || val >= ARGS_MAX)
         return -1;
-    /* On the compute node the value was checked at submission already. */
-    if (remote)
+    /* On the compute node the value was checked at submission already;
+     * only that it was given counts there (jtspank_args_any). */
+    if (remote) {
+        given[val].set = 1;
         return 0;
+    }
     env = from_environment (optarg);
     if (optarg && (*optarg == '\0' || strcmp (optarg, "(null)") == 0))
         optarg = NULL;
@@ -216,4 +219,12 @@ void jtspank_args_clear (void)
         free (usage[i]);
         usage[i] = NULL;
     }
+}
+
+bool jtspank_args_any (void)
+{
+    for (size_t i = 0; i < ARGS_MAX; i++)
+        if (given[i].set)
+            return true;
+    return false;
 }

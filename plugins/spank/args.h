@@ -4,6 +4,8 @@
 #ifndef JOBTREE_SPANK_ARGS_H
 #define JOBTREE_SPANK_ARGS_H
 
+#include <stdbool.h>
+
 #include <slurm/spank.h>
 
 /* Register every option with spank_option_register (the static table is
@@ -14,6 +16,10 @@ int jtspank_args_register (spank_t sp);
  * JOBTREE_<OPTION>=<value> (what slurmctld's job_submit plugin reads).
  * Returns 0 or -1. */
 int jtspank_args_export (spank_t sp);
+
+/* Was any Jobtree option given? In remote context (slurmstepd) too:
+ * Slurm runs the callbacks there with the options the job was given. */
+bool jtspank_args_any (void);
 
 /* Forget every value (plugin exit). */
 void jtspank_args_clear (void);

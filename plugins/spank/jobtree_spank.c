@@ -3,15 +3,17 @@
  *
  * Adds the Jobtree options to sbatch, salloc and srun (see args.c) and, in
  * the submitting command (allocator and local contexts), passes the values
- * given to slurmctld through the job's SPANK environment. It does nothing on
- * the compute nodes: the decisions are slurmctld's (job_submit and select
- * plugins). Loaded from plugstack.conf.
+ * given to slurmctld through the job's SPANK environment. On the compute
+ * nodes (remote context) it only tells a run its layout (layout.c); the
+ * decisions are slurmctld's (job_submit and select plugins). Loaded from
+ * plugstack.conf.
  */
 #include "config.h"
 
 #include <slurm/spank.h>
 
 #include "args.h"
+#include "layout.h"
 
 SPANK_PLUGIN (jobtree, 1);
 
@@ -33,8 +35,19 @@ int slurm_spank_init_post_opt (spank_t sp, int ac, char **av)
     }
 }
 
+int slurm_spank_user_init (spank_t sp, int ac, char **av)
+{
+    return spank_remote (sp) ? jtspank_layout_user_init (sp) : 0;
+}
+
+int slurm_spank_task_init (spank_t sp, int ac, char **av)
+{
+    return spank_remote (sp) ? jtspank_layout_task_init (sp) : 0;
+}
+
 int slurm_spank_exit (spank_t sp, int ac, char **av)
 {
     jtspank_args_clear ();
+    jtspank_layout_clear ();
     return 0;
 }

@@ -18,5 +18,6 @@ int cmd_snapshot (int argc, char **argv);
 int cmd_verify (int argc, char **argv);
 int cmd_report (int argc, char **argv);
 int cmd_sim (int argc, char **argv);
+int cmd_layout (int argc, char **argv);
 
 #endif /* JT_CLI_H */

@@ -25,6 +25,7 @@ static const struct command commands[] = {
     { "verify", cmd_verify, "check a ledger: checksums, chain, invariants" },
     { "report", cmd_report, "sacct-style reports from the ledger" },
     { "sim", cmd_sim, "replay a job trace and compare policies" },
+    { "layout", cmd_layout, "a running run's groups, nodes, spares and swaps (JSON)" },
     { NULL, NULL, NULL },
 };
 

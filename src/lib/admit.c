@@ -333,6 +333,40 @@ done:
     return out->verdict;
 }
 
+/* A run with spares: its node range with every group's spares added, and
+ * no kill on node failure (jt_admit_t). Returns out->verdict. */
+static jt_admit_verdict_t with_spares (const jt_run_t *r, int64_t gpn, jt_admit_t *out)
+{
+    int64_t hi = r->malleable ? r->max_gpus : r->total_gpus;
+    jt_groups_t ghi;
+    jt_error_t e;
+    int64_t nodes;
+
+    /* total <= JT_RUN_GPUS_MAX (check_run), spares <= JT_RUN_SPARES_MAX
+     * (jt_run_check): no product below overflows */
+    if (jt_run_compile (r, hi, &ghi, &e) < 0)
+        return refuse (out, JT_ADMIT_BAD_GRES, "%s", e.text);
+    out->spare_nodes = (int64_t) ghi.n * r->spares_per_group;
+    nodes = (hi + gpn - 1) / gpn + out->spare_nodes;
+    out->max_nodes = nodes;
+    out->min_nodes = r->malleable ? 0 : nodes;
+    out->no_kill = true;
+    jt_groups_free (&ghi);
+    if (nodes > JT_JOBREC_MAX_NODES) {
+        free (out->record);
+        out->record = NULL;
+        out->summary[0] = '\0';
+        return refuse (out, JT_ADMIT_BAD_NODE_COUNT, "the run with its spare nodes "
+                       "needs %" PRId64 " nodes (at most %d); ask for fewer --spares",
+                       nodes, JT_JOBREC_MAX_NODES);
+    }
+    snprintf (out->summary + strlen (out->summary),
+              sizeof (out->summary) - strlen (out->summary),
+              ", %" PRId64 " spare node(s): %" PRId64 " node(s), no kill on node failure",
+              out->spare_nodes, nodes);
+    return out->verdict;
+}
+
 jt_admit_verdict_t jt_admit (const jt_admit_req_t *req, const jt_config_t *conf,
                              const jt_budgets_t *budgets,
                              const jt_admit_cluster_t *cl, jt_admit_t *out)
@@ -419,6 +453,8 @@ jt_admit_verdict_t jt_admit (const jt_admit_req_t *req, const jt_config_t *conf,
         goto done;
     if ((v = fund (r, conf, budgets, req->now, out)) == JT_ADMIT_RUN)
         v = placeable (r, req, nodes, conf, budgets, cl, out);
+    if (v == JT_ADMIT_RUN && r->spares_per_group > 0)
+        v = with_spares (r, gpn, out);
 done:
     jt_run_destroy (r);
     return v;

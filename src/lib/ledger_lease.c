@@ -124,6 +124,15 @@ static int derive_one (const jt_job_facts_t *job, const jt_jobrec_lease_t *b,
                  sizeof (lease))
                < 0)
         return -1;
+    if (b->nswaps) {
+        /* spares swapped in since the start (jobtree/spares.h): a new
+         * lease per swap, from the last swap's time */
+        size_t l = strlen (lease);
+        if (fits (snprintf (lease + l, sizeof (lease) - l, ":w%zu", b->nswaps),
+                  sizeof (lease) - l)
+            < 0)
+            return -1;
+    }
     if (nheld < full) {
         size_t l = strlen (lease);
         if (fits (snprintf (lease + l, sizeof (lease) - l, ":n%zu", nheld),
@@ -147,6 +156,8 @@ static int derive_one (const jt_job_facts_t *job, const jt_jobrec_lease_t *b,
     e->gpus = gpn * (int64_t) nheld;
     e->role = spare ? JT_ROLE_SPARE : b->role;
     e->start = rec->bound_time ? rec->bound_time : job->start_time;
+    if (b->nswaps && b->swaps[b->nswaps - 1].time > e->start)
+        e->start = b->swaps[b->nswaps - 1].time;
     e->time = e->start;
     *ev = e;
     return 0;
@@ -231,6 +242,23 @@ static int push_end (jt_lease_events_t *out, const jt_fold_lease_t *l, int64_t t
     return ev ? push (out, ev) : -1;
 }
 
+/* Was open spare lease l swapped in: is one of its nodes now in a group's
+ * (non-spare) derived lease? */
+static bool swapped_in (const jt_fold_lease_t *l, const jt_lease_events_t *d)
+{
+    if (l->role != JT_ROLE_SPARE)
+        return false;
+    for (size_t k = 0; k < d->n; k++)
+        if (d->v[k]->role != JT_ROLE_SPARE)
+            for (size_t a = 0; a < d->v[k]->nnodes; a++)
+                for (size_t b = 0; b < l->nnodes; b++)
+                    if (!strcmp (d->v[k]->nodes[a], l->nodes[b]))
+                        return true;
+    return false;
+}
+
+/* An open lease no longer derived ends with reason gone, except a spare
+ * lease a group took a node of (a spare swapped in): Swap. */
 int jt_lease_sync (const jt_job_facts_t *job, const jt_fold_lease_t *open,
                    size_t nopen, int64_t now, jt_end_reason_t gone,
                    jt_lease_events_t *out, jt_error_t *err)
@@ -246,7 +274,8 @@ int jt_lease_sync (const jt_job_facts_t *job, const jt_fold_lease_t *open,
         bool keep = !is_run_of (open[i].run, job);
         for (size_t k = 0; !keep && k < d.n; k++)
             keep = !strcmp (d.v[k]->lease, open[i].lease);
-        if (!keep && push_end (out, &open[i], now, gone) < 0)
+        if (!keep && push_end (out, &open[i], now, swapped_in (&open[i], &d)
+                                                   ? JT_REASON_SWAP : gone) < 0)
             goto fail;
     }
     for (size_t k = 0; k < d.n; k++) {
@@ -257,7 +286,8 @@ int jt_lease_sync (const jt_job_facts_t *job, const jt_fold_lease_t *open,
             is_open = !strcmp (open[i].lease, ev->lease);
         if (is_open)
             continue;
-        /* A shrunk remainder (":n<count>") starts now. */
+        /* A shrunk remainder (":n<count>") starts now; a lease after a
+         * swap (":w<count>") at the swap (derive_one). */
         if (last && last[1] == 'n' && now > ev->start)
             ev->start = ev->time = now;
         d.v[k] = NULL;

@@ -175,6 +175,39 @@ static int str_array (json_object *a, const char *what, size_t i,
     return 0;
 }
 
+/* "swaps": [{"failed","spare","time"}] of lease i (*n counts what was
+ * filled, so a partial one is freed by jt_jobrec_free). 0 or -1. */
+static int parse_swaps (json_object *a, size_t i, jt_jobrec_lease_t *sl,
+                        jt_error_t *err)
+{
+    size_t nn;
+
+    if (!json_object_is_type (a, json_type_array))
+        return jt_errprintf (err, "bound.leases[%zu].swaps is not an array", i);
+    if ((nn = json_object_array_length (a)) > JT_JOBREC_MAX_NODES)
+        return jt_errprintf (err, "bound.leases[%zu].swaps: %zu swaps (at most %d)",
+                             i, nn, JT_JOBREC_MAX_NODES);
+    if (!(sl->swaps = calloc (nn ? nn : 1, sizeof (*sl->swaps))))
+        return jt_errprintf (err, "out of memory");
+    for (size_t k = 0; k < nn; k++) {
+        json_object *w = json_object_array_get_idx (a, k), *t;
+        jt_jobrec_swap_t *sw = &sl->swaps[sl->nswaps];
+        if (!json_object_is_type (w, json_type_object)
+            || !(sw->failed = get_str (w, "failed"))
+            || !(sw->spare = get_str (w, "spare"))
+            || !json_object_object_get_ex (w, "time", &t)
+            || !json_object_is_type (t, json_type_string)) {
+            sl->nswaps++;
+            return jt_errprintf (err, "bound.leases[%zu].swaps[%zu]: want {\"failed\": "
+                                 "NODE, \"spare\": NODE, \"time\": RFC 3339}", i, k);
+        }
+        sl->nswaps++;
+        if (jt_time_parse (json_object_get_string (t), &sw->time, err) < 0)
+            return -1;
+    }
+    return 0;
+}
+
 static int parse_lease (json_object *l, size_t i, jt_jobrec_lease_t *sl,
                         jt_error_t *err)
 {
@@ -211,6 +244,9 @@ static int parse_lease (json_object *l, size_t i, jt_jobrec_lease_t *sl,
         return -1;
     if (json_object_object_get_ex (l, "spares", &v)
         && str_array (v, "spares", i, &sl->spares, &sl->nspares, err) < 0)
+        return -1;
+    if (json_object_object_get_ex (l, "swaps", &v)
+        && parse_swaps (v, i, sl, err) < 0)
         return -1;
     return 0;
 }
@@ -358,6 +394,11 @@ void jt_jobrec_free (jt_jobrec_t *rec)
         free (rec->bound[i].envelope);
         free_names (rec->bound[i].nodes, rec->bound[i].nnodes);
         free_names (rec->bound[i].spares, rec->bound[i].nspares);
+        for (size_t k = 0; k < rec->bound[i].nswaps; k++) {
+            free (rec->bound[i].swaps[k].failed);
+            free (rec->bound[i].swaps[k].spare);
+        }
+        free (rec->bound[i].swaps);
     }
     free (rec->bound);
     memset (rec, 0, sizeof (*rec));
@@ -411,6 +452,75 @@ char *jt_jobrec_bind (const char *text, const jt_plan_t *plan,
     for (size_t i = 0; leases && i < plan->ngroups; i++)
         json_object_array_add (leases, group_lease (&plan->groups[i], s));
     json_object_object_add (bound, "leases", leases);
+    if (!(out = tagged (o)))
+        jt_errprintf (err, "out of memory");
+    json_object_put (o);
+    return out;
+}
+
+/* ---- rebind (a spare swapped in: jobtree/spares.h) ---- */
+
+static json_object *name_array (char *const *v, size_t n)
+{
+    json_object *a = json_object_new_array ();
+
+    for (size_t k = 0; a && k < n; k++)
+        json_object_array_add (a, json_object_new_string (v[k]));
+    return a;
+}
+
+static json_object *lease_json (const jt_jobrec_lease_t *b)
+{
+    json_object *l = json_object_new_object (), *sw;
+    char ts[32];
+
+    if (!l)
+        return NULL;
+    json_object_object_add (l, "group", json_object_new_int (b->group));
+    json_object_object_add (l, "envelope", json_object_new_string (b->envelope));
+    json_object_object_add (l, "role", json_object_new_string (jt_role_str (b->role)));
+    json_object_object_add (l, "gpus", json_object_new_int64 (b->gpus));
+    json_object_object_add (l, "nodes", name_array (b->nodes, b->nnodes));
+    if (b->nspares)
+        json_object_object_add (l, "spares", name_array (b->spares, b->nspares));
+    if (b->nswaps && (sw = json_object_new_array ())) {
+        for (size_t k = 0; k < b->nswaps; k++) {
+            json_object *w = json_object_new_object ();
+            if (!w)
+                break;
+            jt_time_format (b->swaps[k].time, ts, sizeof (ts));
+            json_object_object_add (w, "failed", json_object_new_string (b->swaps[k].failed));
+            json_object_object_add (w, "spare", json_object_new_string (b->swaps[k].spare));
+            json_object_object_add (w, "time", json_object_new_string (ts));
+            json_object_array_add (sw, w);
+        }
+        json_object_object_add (l, "swaps", sw);
+    }
+    return l;
+}
+
+char *jt_jobrec_rebind (const char *text, const jt_jobrec_lease_t *leases,
+                        size_t n, jt_error_t *err)
+{
+    json_object *o, *bound, *arr;
+    char *out;
+
+    if (!(o = record_object (text, err)))
+        return NULL;
+    if (!json_object_object_get_ex (o, "bound", &bound)
+        || !json_object_is_type (bound, json_type_object)) {
+        json_object_put (o);
+        jt_errprintf (err, "Jobtree record: not bound (the run has not started)");
+        return NULL;
+    }
+    if (!(arr = json_object_new_array ())) {
+        json_object_put (o);
+        jt_errprintf (err, "out of memory");
+        return NULL;
+    }
+    for (size_t i = 0; i < n; i++)
+        json_object_array_add (arr, lease_json (&leases[i]));
+    json_object_object_add (bound, "leases", arr);
     if (!(out = tagged (o)))
         jt_errprintf (err, "out of memory");
     json_object_put (o);

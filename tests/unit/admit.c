@@ -10,6 +10,7 @@
  */
 #include "config.h"
 
+#include <inttypes.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -337,6 +338,36 @@ static void test_record (void)
     jt_admit_free (&a);
 }
 
+/* --spares: the job's node range gets every group's spare nodes, whatever
+ * -N said, and no kill on node failure (issue 10); none without spares. */
+static void test_spares (void)
+{
+    static const struct {
+        const char *spec, *want;
+    } t[] = {
+        { "A=team-a N=4 " G8 " JOBTREE_GROUP_GPUS=16 JOBTREE_SPARES=1",
+          "run spare=2 nodes=6-6 nokill=1" },
+        { "A=team-a N=4 " G8 " JOBTREE_GROUP_GPUS=16 JOBTREE_SPARES=2",
+          "run spare=4 nodes=8-8 nokill=1" },
+        { "A=team-a N=2 " G8 " JOBTREE_SPARES=1", "run spare=1 nodes=3-3 nokill=1" },
+        { "A=team-a N=2 " G8 " JOBTREE_GROUP_GPUS=16 JOBTREE_MALLEABLE=16:48:16 "
+          "JOBTREE_SPARES=1", "run spare=3 nodes=0-9 nokill=1" },
+        { "A=team-a N=4 " G8 " JOBTREE_GROUP_GPUS=16 JOBTREE_SPARES=0",
+          "run spare=0 nodes=0-0 nokill=0" },
+    };
+
+    for (size_t i = 0; i < sizeof (t) / sizeof (t[0]); i++) {
+        jt_admit_t a;
+        char got[128];
+        jt_admit_verdict_t v = admit (t[i].spec, &a);
+        snprintf (got, sizeof (got), "%s spare=%" PRId64 " nodes=%" PRId64 "-%" PRId64
+                  " nokill=%d", jt_admit_verdict_str (v), a.spare_nodes, a.min_nodes,
+                  a.max_nodes, a.no_kill);
+        is (got, t[i].want, "%s", t[i].spec);
+        jt_admit_free (&a);
+    }
+}
+
 /* Runs no placement could ever hold on the cluster, refused at submission
  * in the scheduler's words (slurmctld would say only "Requested node
  * configuration is not available"); their placeable neighbours admitted. */
@@ -526,6 +557,7 @@ int main (void)
     test_more_refusals ();
     test_pass ();
     test_record ();
+    test_spares ();
     test_never_placeable ();
     test_sub_node ();
     test_policy ();

@@ -1,0 +1,20 @@
+/*
+ * layout.h - the SPANK plugin in remote context: a Jobtree run's layout in
+ * each task's environment and a JSON file (layout.c).
+ */
+#ifndef JOBTREE_SPANK_LAYOUT_H
+#define JOBTREE_SPANK_LAYOUT_H
+
+#include <slurm/spank.h>
+
+/* Once per step, before its tasks: read the job's record, write the JSON
+ * file. Always 0 (a failure is logged; the step runs untold). */
+int jtspank_layout_user_init (spank_t sp);
+
+/* In each task: JOBTREE_GROUP, JOBTREE_NODE_ROLE, JOBTREE_GROUP_NODES,
+ * JOBTREE_SPARE_NODES, JOBTREE_LAYOUT. Always 0. */
+int jtspank_layout_task_init (spank_t sp);
+
+void jtspank_layout_clear (void);
+
+#endif /* JOBTREE_SPANK_LAYOUT_H */
