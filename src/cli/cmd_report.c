@@ -529,6 +529,10 @@ static int64_t peak (struct lrow *const *ls, size_t n, const struct ctx *c)
     for (size_t i = 0; i < n; i++) {
         int64_t s, en;
         lease_in (c, &ls[i]->l, &s, &en);
+        /* An open lease clipped at now is running at now: the instant
+         * counts (half-open, a lease started at now would vanish). */
+        if (ls[i]->l.end < 0 && en == c->now && c->now < c->E)
+            en++;
         if (en <= s)
             continue;
         e[k++] = (struct edge){ s, ls[i]->l.gpus };

@@ -41,6 +41,10 @@ is "$("$jobtree" report usage -P -n -o Owner,Envelope,Leases,PeakGPUs,GPUHours "
    "rai|west-h100|1|1|10.00" "running leases count up to now by default"
 is "$("$jobtree" report usage -P -n -o PeakGPUs,GPUHours --now $((t0 + 1800)) "$tmp/live.jtl" 2>&1)" \
    "1|0.50" "--now pins the instant"
+# A lease started at now is running at now: its GPUs are in the peak (the
+# demo reads its report seconds after the runs start), its hours are 0.
+is "$("$jobtree" report usage -P -n -o PeakGPUs,GPUHours --now $t0 "$tmp/live.jtl" 2>&1)" \
+   "1|0.00" "a lease started at now counts in PeakGPUs"
 
 # Family sharing: vision runs on its sibling rai's envelope (role Active,
 # no lending ACL needed). Those hours are borrowed by vision and lent by
