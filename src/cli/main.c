@@ -25,6 +25,7 @@ static const struct command commands[] = {
     { "verify", cmd_verify, "check a ledger: checksums, chain, invariants" },
     { "report", cmd_report, "sacct-style reports from the ledger" },
     { "sim", cmd_sim, "replay a job trace and compare policies" },
+    { "score", cmd_score, "the ordering score of waiting runs, factor by factor" },
     { NULL, NULL, NULL },
 };
 
