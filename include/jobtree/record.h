@@ -19,7 +19,8 @@
  *   "bound": { "time": "2026-03-01T12:00:00Z",
  *              "leases": [ { "group": 0, "envelope": "west-h100",
  *                            "role": "Active", "gpus": 64,
- *                            "nodes": ["a01", ...], "spares": [...] } ] }
+ *                            "nodes": ["a01", ...], "spares": [...],
+ *                            "conformance": "3f9a0c2e1b7d4a65" } ] }
  *
  * so the funding shows in `scontrol show job`, survives a slurmctld restart
  * (job state is saved with it) and live usage and lease events are derived
@@ -70,6 +71,9 @@ typedef struct jt_jobrec_lease {
     size_t nnodes;
     char **spares;              /* spare nodes of the group (may be none) */
     size_t nspares;
+    char *conformance;          /* the conformance fingerprint its nodes
+                                 * share, or "mixed"; NULL: none (optional
+                                 * "conformance" member) */
 } jt_jobrec_lease_t;
 
 typedef struct jt_jobrec {

@@ -15,6 +15,7 @@
 
 #include <json-c/json.h>
 
+#include "jobtree/conformance.h"
 #include "jobtree/record.h"
 #include "jobtree/timeutil.h"
 
@@ -212,6 +213,14 @@ static int parse_lease (json_object *l, size_t i, jt_jobrec_lease_t *sl,
     if (json_object_object_get_ex (l, "spares", &v)
         && str_array (v, "spares", i, &sl->spares, &sl->nspares, err) < 0)
         return -1;
+    if (json_object_object_get_ex (l, "conformance", &v)) {
+        if (!json_object_is_type (v, json_type_string)
+            || !jt_label_value_ok (json_object_get_string (v)))
+            return jt_errprintf (err, "bound.leases[%zu].conformance: not a node "
+                                 "label value", i);
+        if (!(sl->conformance = strdup (json_object_get_string (v))))
+            return jt_errprintf (err, "out of memory");
+    }
     return 0;
 }
 
@@ -358,6 +367,7 @@ void jt_jobrec_free (jt_jobrec_t *rec)
         free (rec->bound[i].envelope);
         free_names (rec->bound[i].nodes, rec->bound[i].nnodes);
         free_names (rec->bound[i].spares, rec->bound[i].nspares);
+        free (rec->bound[i].conformance);
     }
     free (rec->bound);
     memset (rec, 0, sizeof (*rec));
@@ -388,6 +398,13 @@ static json_object *group_lease (const jt_plan_group_t *g, const jt_snapshot_t *
     json_object_object_add (l, "nodes", node_names (g->nodes, g->nnodes, s));
     if (g->nspares)
         json_object_object_add (l, "spares", node_names (g->spares, g->nspares, s));
+    {   /* the fingerprint the group runs on (jobtree/conformance.h) */
+        const char *fp;
+        jt_conformance_kind_t k = jt_conformance_of (s, g->nodes, g->nnodes, &fp);
+        if (k != JT_CONF_NONE)
+            json_object_object_add (l, "conformance", json_object_new_string (
+                                        k == JT_CONF_ONE ? fp : JT_CONFORMANCE_MIXED));
+    }
     return l;
 }
 

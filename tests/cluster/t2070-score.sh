@@ -9,9 +9,20 @@
 # B). Partition gpu weighs with "ckpt" (checkpoint only), partition p2 with
 # "topo" (topology only). Every node is held by a plain exclusive job, so
 # the runs wait and keep the priority set at submission.
+#
+# Then conformance (node label conformance=<hash>): A holds gpu01 (y) and
+# gpu02-04 (x), B gpu05-08 (x y z w). A two-node group prefers two x nodes
+# of A over gpu01+gpu02 by name; with A busy, --conformance=strict waits
+# (B has no two alike) while the default mixes in B; once A frees, the
+# strict run starts on two x nodes.
+#
+# Last, sibling failure (seed 003) with KillOnBadExit=1 (docs/score.md):
+# one task of a two-node run exits 3, its sibling is killed and both
+# nodes are released; with srun -K0 (Slurm's default, KillOnBadExit=0)
+# the sibling goes on, which is why Jobtree clusters set it.
 . "$(dirname "$0")/lib.sh"
 
-plan 9
+plan 18
 JT_CLUSTER_SELECT=jobtree
 JT_CLUSTER_SLURM_EXTRA="PriorityType=priority/multifactor
 PrioritySiteFactorPlugin=site_factor/jobtree
@@ -20,10 +31,16 @@ PriorityWeightFairshare=0
 PriorityWeightJobSize=0
 PriorityWeightPartition=0
 PriorityWeightQOS=0
+KillOnBadExit=1
 PartitionName=p2 Nodes=ALL State=UP OverSubscribe=NO"
 JT_CLUSTER_JOBTREE_EXTRA="ScoreProfile=ckpt:checkpoint=1
 ScoreProfile=topo:topology=1
 ScorePartitionProfile=gpu:ckpt,p2:topo"
+JT_CLUSTER_FEATURES_gpu01="conformance=y"
+for i in 2 3 4 5; do eval "JT_CLUSTER_FEATURES_gpu0$i=conformance=x"; done
+JT_CLUSTER_FEATURES_gpu06="conformance=y"
+JT_CLUSTER_FEATURES_gpu07="conformance=z"
+JT_CLUSTER_FEATURES_gpu08="conformance=w"
 cluster_setup "${1:?usage: $0 BUILDDIR}"
 so=$JT_BUILDDIR/plugins/site_factor/.libs/site_factor_jobtree.so
 [ -f "$so" ] || bail_out "$so not built"
@@ -81,3 +98,73 @@ is "$(site "$a3")" 5000 "after reconfigure, gpu weighs with topo: the same run s
 p=$(submit -p gpu -N1 --wrap "sleep 60")
 wait_for 20 in_sprio "$p"
 is "$(site "$p")" 0 "a plain job's site factor stays 0"
+
+reset_cluster () {
+    scancel --quiet --user="$(id -un)"
+    wait_for 30 queue_empty
+    wait_for 30 _all_idle
+}
+nodes_idle () {
+    local st
+    st=$(sinfo -h -N -n "$1" -o %t 2>/dev/null | sort -u | paste -sd, -)
+    echo "$1: $st"
+    [ "$st" = idle ]
+}
+reset_cluster
+
+## 5. Conformance preferred: pack-to-empty picks A (tie with B, by name);
+##    inside A the two x nodes, not gpu01 (y) + gpu02 by name.
+pref=$(submit --account=team-a -N2 $G8 --group-gpus=16 --wrap "sleep 600")
+wait_job_state "$pref" RUNNING 30
+is "$(job_field "$pref" NodeList)" "gpu[02-03]" "prefer: two nodes of fingerprint x in A"
+scancel "$pref"
+wait_for 30 nodes_idle "gpu[02-03]"
+
+## 6. Strict: with A busy, the strict run waits (B has x y z w) and says
+##    why; a default run mixes in B (classes of one, by fingerprint: w, x;
+##    it goes first, so no reservation of the strict run is in its way);
+##    once A frees, the strict run starts on two x nodes.
+blk=$(submit -N4 --exclusive -w "gpu[01-04]" --wrap "sleep 600")
+wait_job_state "$blk" RUNNING 30 || bail_out "the job holding A does not start"
+mix=$(submit --account=team-a -N2 $G8 --group-gpus=16 --wrap "sleep 600")
+wait_job_state "$mix" RUNNING 30
+is "$(job_field "$mix" NodeList)" "gpu[05,08]" "prefer mixes when no two nodes match (w, then x)"
+strict=$(submit --account=team-a -N2 $G8 --group-gpus=16 --conformance=strict --wrap "sleep 600")
+[ -n "$strict" ] || bail_out "the strict run was refused: $(last_err)"
+like "$(job_field "$strict" AdminComment)" '"conformance":"strict"' "the record carries strict"
+wait_for 30 reason_like "$strict" 'grouped by conformance'
+is "$(job_field "$strict" JobState)" PENDING "strict waits rather than mix: $(squeue -h -j "$strict" -o %r)"
+scancel "$blk"
+wait_job_state "$strict" RUNNING 60
+is "$(job_field "$strict" NodeList)" "gpu[02-03]" "strict starts on two x nodes once A frees"
+reset_cluster
+
+## 7. Sibling failure: task 0 exits 3, task 1 waits for a file that never
+##    comes; the step is killed, the job fails, both nodes are released.
+cat > "$JT_CLUSTER_DIR/gang.sh" <<'GANG'
+#!/bin/sh
+d=$1
+if [ "$SLURM_PROCID" = 0 ]; then touch "$d/failed.$SLURM_JOB_ID"; exit 3; fi
+while [ ! -e "$d/go.$SLURM_JOB_ID" ]; do sleep 0.2; done
+touch "$d/survived.$SLURM_JOB_ID"
+GANG
+chmod +x "$JT_CLUSTER_DIR/gang.sh"
+sib=$(submit --account=team-a -N2 $G8 --group-gpus=16 \
+      --wrap "srun -N2 --ntasks-per-node=1 $JT_CLUSTER_DIR/gang.sh $JT_CLUSTER_DIR")
+wait_job_state "$sib" "FAILED|COMPLETED" 60
+is "$(job_field "$sib" JobState)" FAILED \
+    "one task exits 3: the run fails without waiting for the sibling (exit $(job_field "$sib" ExitCode))"
+sib_nodes=$(job_field "$sib" NodeList)
+ok "$([ ! -e "$JT_CLUSTER_DIR/survived.$sib" ]; echo $?)" "the sibling task was killed (it never went on)"
+wait_for 30 nodes_idle "$sib_nodes"
+is "$(sinfo -h -N -n "$sib_nodes" -o %t | sort -u | paste -sd, -)" idle \
+    "every node of the run is released ($sib_nodes)"
+
+## 8. What Slurm does without it (srun -K0, the KillOnBadExit=0 default):
+##    the sibling goes on after task 0 failed.
+k0=$(submit --account=team-a -N2 $G8 --group-gpus=16 \
+     --wrap "srun -K0 -N2 --ntasks-per-node=1 $JT_CLUSTER_DIR/gang.sh $JT_CLUSTER_DIR")
+wait_for 30 test -e "$JT_CLUSTER_DIR/failed.$k0"
+touch "$JT_CLUSTER_DIR/go.$k0"
+wait_for 30 test -e "$JT_CLUSTER_DIR/survived.$k0"
+ok $? "with -K0 the sibling outlives the failed task (so Jobtree sets KillOnBadExit=1)"

@@ -15,6 +15,9 @@
 #include <string.h>
 
 #include "jobtree/conformance.h"
+#include "jobtree/ledger.h"
+#include "jobtree/ledger_lease.h"
+#include "jobtree/record.h"
 #include "jobtree/options.h"
 #include "jobtree/plan.h"
 #include "fixtures.h"
@@ -222,10 +225,88 @@ static void test_pack (void)
     jt_budgets_destroy (b);
 }
 
+/* The fingerprint a group ran on, from the plan to the record's bound
+ * lease to the ledger's Start; old Starts (without it) stay valid. */
+static void test_ledger (void)
+{
+    jt_budgets_t *b = fx_budgets (RAI, FX_END);
+    jt_snapshot_t *s = cluster_prefer ();
+    jt_run_t *r = fx_run (RUN16 (""));
+    jt_plan_t plan;
+    jt_jobrec_t rec;
+    jt_error_t err;
+    jt_lease_events_t evs = { 0 };
+    const char *held[] = { "a2", "a3" };
+    char *text, *bound, *json;
+    jt_event_t *back;
+
+    fx_plan (b, s, NULL, r, JT_PACK_TO_EMPTY, &plan);
+    text = jt_jobrec_format (r, NULL);
+    bound = jt_jobrec_bind (text, &plan, s, fx_time (FX_NOW), &err);
+    like (bound, "\"nodes\":\\[\"a2\",\"a3\"\\],\"conformance\":\"x\"",
+          "the bound lease records the fingerprint: %s", bound ? bound : err.text);
+    ok (jt_jobrec_parse (bound, &rec, &err) == 0 && rec.nbound == 1
+        && rec.bound[0].conformance && !strcmp (rec.bound[0].conformance, "x"),
+        "and reads it back");
+    {
+        jt_job_facts_t job = { .cluster = "c1", .job_id = 42,
+                               .start_time = fx_time (FX_NOW), .state = JT_JOB_RUNNING,
+                               .rec = &rec, .account = "rai", .held = held, .nheld = 2 };
+        ok (jt_lease_derive (&job, &evs, &err) == 0 && evs.n == 1, "one Start derived");
+        ok (evs.n == 1 && evs.v[0]->conformance
+            && !strcmp (evs.v[0]->conformance, "x"), "the Start carries conformance x");
+        json = evs.n ? jt_event_to_json (evs.v[0], &err) : NULL;
+        like (json, "\"conformance\":\"x\"", "in its JSON: %s", json ? json : err.text);
+        back = json ? jt_event_from_json (json, strlen (json), &err) : NULL;
+        ok (back && back->conformance && !strcmp (back->conformance, "x"),
+            "read back from the JSON");
+        jt_event_destroy (back);
+        free (json);
+    }
+    jt_lease_events_clear (&evs);
+    jt_jobrec_free (&rec);
+
+    /* an old Start without it is valid; conformance on an End is not */
+    {
+        static const char *old =
+            "{\"v\":1,\"type\":\"Start\",\"id\":\"e1\",\"time\":1,\"lease\":\"l1\","
+            "\"run\":\"c1:1\",\"group\":\"0\",\"nodes\":[\"a1\"],\"gpus\":8,"
+            "\"role\":\"Active\",\"envelope\":\"e\",\"owner\":\"rai\",\"start\":1}";
+        char end[600];
+        back = jt_event_from_json (old, strlen (old), &err);
+        ok (back && !back->conformance, "an old Start parses, no conformance: %s",
+            back ? "" : err.text);
+        jt_event_destroy (back);
+        snprintf (end, sizeof (end),
+                  "{\"v\":1,\"type\":\"End\",\"id\":\"e2\",\"time\":2,\"lease\":\"l1\","
+                  "\"run\":\"c1:1\",\"group\":\"0\",\"nodes\":[\"a1\"],\"gpus\":8,"
+                  "\"role\":\"Active\",\"envelope\":\"e\",\"owner\":\"rai\",\"start\":1,"
+                  "\"end\":2,\"reason\":\"End\"%s}", "");
+        back = jt_event_from_json (end, strlen (end), &err);
+        ok (back != NULL, "the End itself is valid: %s", back ? "" : err.text);
+        jt_event_destroy (back);
+        snprintf (end, sizeof (end),
+                  "{\"v\":1,\"type\":\"End\",\"id\":\"e2\",\"time\":2,\"lease\":\"l1\","
+                  "\"run\":\"c1:1\",\"group\":\"0\",\"nodes\":[\"a1\"],\"gpus\":8,"
+                  "\"role\":\"Active\",\"envelope\":\"e\",\"owner\":\"rai\",\"start\":1,"
+                  "\"end\":2,\"reason\":\"End\"%s}", ",\"conformance\":\"x\"");
+        back = jt_event_from_json (end, strlen (end), &err);
+        ok (back == NULL, "an End with conformance is refused: %s", err.text);
+        jt_event_destroy (back);
+    }
+    free (bound);
+    free (text);
+    jt_plan_free (&plan);
+    jt_run_destroy (r);
+    jt_snapshot_destroy (s);
+    jt_budgets_destroy (b);
+}
+
 int main (void)
 {
     test_options ();
     test_of ();
     test_pack ();
+    test_ledger ();
     return done_testing ();
 }
