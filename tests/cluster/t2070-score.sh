@@ -22,7 +22,7 @@
 # the sibling goes on, which is why Jobtree clusters set it.
 . "$(dirname "$0")/lib.sh"
 
-plan 18
+plan 20
 JT_CLUSTER_SELECT=jobtree
 JT_CLUSTER_SLURM_EXTRA="PriorityType=priority/multifactor
 PrioritySiteFactorPlugin=site_factor/jobtree
@@ -137,6 +137,19 @@ is "$(job_field "$strict" JobState)" PENDING "strict waits rather than mix: $(sq
 scancel "$blk"
 wait_job_state "$strict" RUNNING 60
 is "$(job_field "$strict" NodeList)" "gpu[02-03]" "strict starts on two x nodes once A frees"
+like "$(job_field "$strict" AdminComment)" '"nodes":\["gpu02","gpu03"\],"conformance":"x"' \
+    "its bound lease records the fingerprint it runs on"
+# The conformance of the run's Start in the ledger (what wait_for shows).
+start_conf () {
+    local c
+    c=$(cat "$JT_LEDGER_DIR"/ledger-*.jtl 2>/dev/null | grep '"type":"Start"' \
+        | grep "\"run\":\"jtc:$1\"" | grep -o '"conformance":"[^"]*"' | head -n 1)
+    echo "Start of job $1: ${c:-none yet}"
+    [ -n "$c" ]
+}
+wait_for 30 start_conf "$strict"
+is "$(start_conf "$strict")" 'Start of job '"$strict"': "conformance":"x"' \
+    "the ledger's Start records it too"
 reset_cluster
 
 ## 7. Sibling failure: task 0 exits 3, task 1 waits for a file that never
