@@ -59,6 +59,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "conformance.h"
 #include "cover.h"
 #include "error.h"
 #include "run.h"
@@ -91,7 +92,6 @@ typedef enum jt_score_factor {
 #define JT_SCORE_SCALE_MAX 1000000
 #define JT_SCORE_WAIT_MAX (INT64_C (10) * 365 * 86400)   /* f2's input cap */
 #define JT_SCORE_DEFAULT_PROFILE "balanced"
-#define JT_SCORE_CONFORMANCE_LABEL "conformance"
 
 typedef struct jt_score_profile {
     char name[JT_SCORE_NAME_MAX];

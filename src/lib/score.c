@@ -586,7 +586,7 @@ int jt_score_inputs (const jt_snapshot_t *s, const jt_budgets_t *b,
         if (!candidate (n, r))
             continue;
         cap[n->domain]++;
-        if ((v = jt_labels_get (&n->labels, JT_SCORE_CONFORMANCE_LABEL)))
+        if ((v = jt_labels_get (&n->labels, JT_CONFORMANCE_LABEL)))
             fp[nfp++] = v;
         else
             in->conformance_largest = 1;    /* a class of its own */
