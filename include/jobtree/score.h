@@ -175,6 +175,20 @@ int jt_score_inputs (const jt_snapshot_t *s, const jt_budgets_t *b,
                      const jt_usage_t *u, const jt_run_t *r, int64_t now,
                      jt_score_input_t *in, jt_error_t *err);
 
+/* The same inputs, in O(domains + envelopes + groups) per run: a summary
+ * built once per snapshot (per flavor: the nodes not down of each domain,
+ * largest first, and the largest fingerprint class; O(nodes log nodes))
+ * answers every run without node constraints; a run with constraints is
+ * answered by jt_score_inputs. The answers equal jt_score_inputs'. The
+ * summary keeps pointers into s, which must outlive it. */
+typedef struct jt_score_cluster jt_score_cluster_t;
+jt_score_cluster_t *jt_score_cluster_create (const jt_snapshot_t *s,
+                                             jt_error_t *err);
+void jt_score_cluster_destroy (jt_score_cluster_t *c);
+int jt_score_inputs_cached (const jt_score_cluster_t *c, const jt_budgets_t *b,
+                            const jt_usage_t *u, const jt_run_t *r, int64_t now,
+                            jt_score_input_t *in, jt_error_t *err);
+
 /* f6's totals: the GPU-hours of s's leases that hold GPUs (Active and
  * Borrowed; gpus x (end - start), or x JT_RUN_DEFAULT_TIME_LIMIT_S when
  * the end is unknown), and of a waiting run (jt_run_gpu_hours of its

@@ -20,8 +20,10 @@
  *   of running runs, running and queued GPU-hours) and every pending run
  *   rescored.
  * A job that is not a Jobtree run keeps the site factor Slurm gave it.
- * Work per job is jt_score_inputs' (nodes log nodes); per pass the view is
- * built once (nodes + jobs). No I/O here but the configuration reload
+ * The view is built once per pass (nodes log nodes + jobs); then a run's
+ * inputs cost O(domains + envelopes + its groups) from the view's per-flavor
+ * summary (jt_score_inputs_cached), O(nodes log nodes) only for a run with
+ * --node-constraint (its candidates are its own). No I/O here but the configuration reload
  * after `scontrol reconfigure` (plugins/common/state.c); nothing is fatal.
  */
 #include "config.h"
@@ -54,6 +56,7 @@ static jtsub_state_t state = { .who = "site_factor/jobtree" };
 /* The cluster view the scores of one pass share. */
 static struct {
     jt_snapshot_t *snap;
+    jt_score_cluster_t *sum;        /* per flavor: domains, largest class */
     jt_usage_t usage;
     bool have_usage;
     const jt_budgets_t *budgets;    /* the set the usage was built for */
@@ -63,6 +66,7 @@ static struct {
 
 static void view_free (void)
 {
+    jt_score_cluster_destroy (view.sum);
     jt_snapshot_destroy (view.snap);
     if (view.have_usage)
         jt_usage_free (&view.usage);
@@ -173,7 +177,8 @@ static int view_build (const jt_config_t *conf, const jt_budgets_t *b)
             break;
     }
     list_iterator_destroy (it);
-    if (rc < 0 || jt_snapshot_finalize (view.snap, &err) < 0)
+    if (rc < 0 || jt_snapshot_finalize (view.snap, &err) < 0
+        || !(view.sum = jt_score_cluster_create (view.snap, &err)))
         goto fail;
     view.running_gh = jt_score_running_gpu_hours (view.snap);
     view.budgets = b;
@@ -207,9 +212,9 @@ static void score_job (job_record_t *job_ptr, const jt_config_t *conf,
     if (jt_jobrec_parse (job_ptr->admin_comment, &rec, &err) < 0)
         return;
     in.wait_s = now > eligible ? (int64_t) (now - eligible) : 0;
-    if (jt_score_inputs (view.snap, view.budgets,
-                         view.have_usage ? &view.usage : NULL, rec.run,
-                         (int64_t) now, &in, &err) < 0) {
+    if (jt_score_inputs_cached (view.sum, view.budgets,
+                                view.have_usage ? &view.usage : NULL, rec.run,
+                                (int64_t) now, &in, &err) < 0) {
         error ("%s: %pJ: %s", plugin_type, job_ptr, err.text);
         jt_jobrec_free (&rec);
         return;

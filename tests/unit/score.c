@@ -327,6 +327,16 @@ static void test_inputs (void)
                   (long long) in.domains_needed, (long long) in.domains_available,
                   (long long) in.conformance_largest, (long long) in.nodes_requested);
         is (got, rows[i].want, "%s", rows[i].name);
+        {
+            jt_score_cluster_t *c = jt_score_cluster_create (s, &err);
+            jt_score_input_t in2 = { 0 };
+            if (!c || jt_score_inputs_cached (c, NULL, NULL, r, fx_time (FX_NOW),
+                                              &in2, &err) < 0)
+                bail_out ("%s: cached: %s", rows[i].name, err.text);
+            ok (!memcmp (&in, &in2, sizeof (in)), "%s: the summary answers the same",
+                rows[i].name);
+            jt_score_cluster_destroy (c);
+        }
         jt_run_destroy (r);
     }
     jt_snapshot_destroy (s);
@@ -484,6 +494,41 @@ static void test_backlog_totals (void)
     jt_snapshot_destroy (s);
 }
 
+/* Random clusters, budgets and runs: the summary's answers equal the
+ * full scan's (fixtures' seeded PRNG). */
+static void test_cached_random (void)
+{
+    size_t bad = 0, n = 0;
+
+    fx_seed (2070);
+    for (int k = 0; k < 200; k++) {
+        jt_budgets_t *b = fx_random_budgets ();
+        jt_snapshot_t *s = fx_random_cluster ();
+        jt_run_t *r = fx_random_run ();
+        jt_score_cluster_t *c;
+        jt_usage_t u;
+        jt_error_t err;
+        jt_score_input_t x, y;
+
+        if (jt_usage_from_snapshot (&u, b, s, fx_time (FX_NOW), &err) < 0
+            || !(c = jt_score_cluster_create (s, &err)))
+            bail_out ("random case %d: %s", k, err.text);
+        memset (&x, 0, sizeof (x));
+        memset (&y, 0, sizeof (y));
+        if (jt_score_inputs (s, b, &u, r, fx_time (FX_NOW), &x, &err) < 0
+            || jt_score_inputs_cached (c, b, &u, r, fx_time (FX_NOW), &y, &err) < 0
+            || memcmp (&x, &y, sizeof (x)) != 0)
+            bad++;
+        n++;
+        jt_score_cluster_destroy (c);
+        jt_usage_free (&u);
+        jt_run_destroy (r);
+        jt_snapshot_destroy (s);
+        jt_budgets_destroy (b);
+    }
+    is_int ((int64_t) bad, 0, "%zu random cases: summary and full scan agree", n);
+}
+
 int main (void)
 {
     test_factors ();
@@ -493,5 +538,6 @@ int main (void)
     test_share ();
     test_sum ();
     test_backlog_totals ();
+    test_cached_random ();
     return done_testing ();
 }
