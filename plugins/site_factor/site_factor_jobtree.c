@@ -39,6 +39,7 @@
 #include "src/common/log.h"
 #include "src/common/plugin.h"
 #include "compat.h"
+#include "nodes.h"
 #include "state.h"
 
 #include <jobtree/cover.h>
@@ -78,54 +79,10 @@ static bool is_run (const job_record_t *job_ptr)
     return job_ptr && jt_jobrec_is (job_ptr->admin_comment);
 }
 
-/* The node's gpu GRES as GRES text (xfree it) and its GPUs allocated. */
-static char *node_gres (node_record_t *node_ptr, uint64_t *alloc)
-{
-    ListIterator it;
-    gres_state_t *gs;
-    char *gres = NULL;
-
-    *alloc = 0;
-    if (!node_ptr->gres_list)
-        return NULL;
-    it = list_iterator_create (node_ptr->gres_list);
-    while ((gs = list_next (it))) {
-        gres_node_state_t *ns = gs->gres_data;
-        if (!gs->gres_name || strcmp (gs->gres_name, "gpu") || !ns)
-            continue;
-        for (int i = 0; i < ns->type_cnt && ns->type_name; i++)
-            if (ns->type_name[i])
-                xstrfmtcat (gres, "%sgpu:%s:%" PRIu64, gres ? "," : "",
-                            ns->type_name[i], ns->type_cnt_avail[i]);
-        if (!gres)
-            xstrfmtcat (gres, "gpu:%" PRIu64, ns->gres_cnt_avail);
-        *alloc = ns->gres_cnt_alloc;
-        break;
-    }
-    list_iterator_destroy (it);
-    return gres;
-}
-
-static unsigned node_flags (node_record_t *node_ptr)
-{
-    return (IS_NODE_DOWN (node_ptr) ? JT_NODEMAP_DOWN : 0)
-           | (IS_NODE_UNKNOWN (node_ptr) ? JT_NODEMAP_UNKNOWN : 0)
-           | (IS_NODE_FUTURE (node_ptr) ? JT_NODEMAP_FUTURE : 0)
-           | (IS_NODE_ALLOCATED (node_ptr) ? JT_NODEMAP_ALLOCATED : 0)
-           | (IS_NODE_MIXED (node_ptr) ? JT_NODEMAP_MIXED : 0)
-           | (IS_NODE_FAIL (node_ptr) ? JT_NODEMAP_FAIL : 0)
-           | (IS_NODE_NO_RESPOND (node_ptr) ? JT_NODEMAP_NO_RESPOND : 0)
-           | (IS_NODE_POWERED_DOWN (node_ptr) ? JT_NODEMAP_POWERED_DOWN : 0)
-           | (IS_NODE_DRAIN (node_ptr) ? JT_NODEMAP_DRAIN : 0)
-           | (IS_NODE_COMPLETING (node_ptr) ? JT_NODEMAP_COMPLETING : 0);
-}
-
 /* Nodes (as nodemap maps them), the leases of running runs, and the
  * running and queued GPU-hours of Jobtree runs. */
 static int view_build (const jt_config_t *conf, const jt_budgets_t *b)
 {
-    jtc_leaves_t leaves;
-    node_record_t *node_ptr;
     ListIterator it;
     job_record_t *job_ptr;
     jt_error_t err;
@@ -138,22 +95,7 @@ static int view_build (const jt_config_t *conf, const jt_budgets_t *b)
     }
     view.snap->time = (int64_t) time (NULL);
     view.node_update = last_node_update;
-    jtc_leaf_switches (&leaves);
-    for (int i = 0; rc >= 0 && (node_ptr = next_node (&i)); i++) {
-        jt_nodemap_node_t nm = {
-            .name = node_ptr->name,
-            .features = node_ptr->features_act ? node_ptr->features_act
-                                               : node_ptr->features,
-            .flags = node_flags (node_ptr),
-            .leaf_switch = leaves.leaf[node_ptr->index],
-        };
-        char *gres = node_gres (node_ptr, &nm.used_gpus);
-
-        nm.gres = gres;
-        rc = jt_nodemap_add (view.snap, &nm, conf->domain_feature, &err);
-        xfree (gres);
-    }
-    jtc_leaf_switches_free (&leaves);
+    rc = jtc_nodes_add (view.snap, conf->domain_feature, &err);
     if (rc < 0)
         goto fail;
     it = list_iterator_create (job_list);
