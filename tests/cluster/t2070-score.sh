@@ -121,19 +121,20 @@ scancel "$pref"
 wait_for 30 nodes_idle "gpu[02-03]"
 
 ## 6. Strict: with A busy, the strict run waits (B has x y z w) and says
-##    why; a default run mixes in B (classes of one, by fingerprint: w, x;
-##    it goes first, so no reservation of the strict run is in its way);
-##    once A frees, the strict run starts on two x nodes.
+##    why, and reserves nothing in B (its estimate is per fingerprint class,
+##    as for --group-by); a default run then mixes in B (classes of one, by
+##    fingerprint: w, x); once A frees, the strict run starts on two x nodes.
 blk=$(submit -N4 --exclusive -w "gpu[01-04]" --wrap "sleep 600")
 wait_job_state "$blk" RUNNING 30 || bail_out "the job holding A does not start"
-mix=$(submit --account=team-a -N2 $G8 --group-gpus=16 --wrap "sleep 600")
-wait_job_state "$mix" RUNNING 30
-is "$(job_field "$mix" NodeList)" "gpu[05,08]" "prefer mixes when no two nodes match (w, then x)"
 strict=$(submit --account=team-a -N2 $G8 --group-gpus=16 --conformance=strict --wrap "sleep 600")
 [ -n "$strict" ] || bail_out "the strict run was refused: $(last_err)"
 like "$(job_field "$strict" AdminComment)" '"conformance":"strict"' "the record carries strict"
 wait_for 30 reason_like "$strict" 'grouped by conformance'
 is "$(job_field "$strict" JobState)" PENDING "strict waits rather than mix: $(squeue -h -j "$strict" -o %r)"
+mix=$(submit --account=team-a -N2 $G8 --group-gpus=16 --wrap "sleep 600")
+wait_job_state "$mix" RUNNING 30
+is "$(job_field "$mix" NodeList)" "gpu[05,08]" \
+    "prefer mixes when no two nodes match (w, then x); the strict run holds nothing in B"
 scancel "$blk"
 wait_job_state "$strict" RUNNING 60
 is "$(job_field "$strict" NodeList)" "gpu[02-03]" "strict starts on two x nodes once A frees"
