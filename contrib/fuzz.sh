@@ -59,6 +59,16 @@ seeds () {
         "$top"/etc/slurm/test-cluster/jobtree.conf.in
     seed "$c/fuzz_ledger" "$d"/ledger/*.jtl
     seed "$c/fuzz_event" "$d"/ledger/events.jsonl
+    seed_text "$c/fuzz_config" score 'ScoreProfile=ckpt:checkpoint=0.6,wait=0.4
+ScoreDefaultProfile=hpc-batch
+ScorePartitionProfile=gpu:ml-training,p2:ckpt
+ScoreReferenceWait=1h
+ScoreScale=10000
+ScoreDataReadiness=0.5
+ScoreEnergyPrice=0.2
+'
+    seed_text "$c/fuzz_event" start-conformance '{"v":1,"type":"Start","id":"e1","time":1,"lease":"l1","run":"c1:1","group":"0","nodes":["a1"],"gpus":8,"role":"Active","envelope":"e","owner":"rai","start":1,"conformance":"3f9a0c2e1b7d4a65"}'
+    seed_text "$c/fuzz_record" rec-conformance 'jobtree/1 {"run":{"owner":"rai","resources":{"gpuType":"h100","totalGPUs":16},"locality":{"groupGPUs":16,"allowCrossGroupSpread":true,"conformance":"strict"}},"funding":[],"fundedGPUs":16,"borrowedGPUs":0,"reason":"OK","bound":{"time":"2026-03-01T12:00:00Z","leases":[{"group":0,"envelope":"west-h100","role":"Active","gpus":16,"nodes":["a01","a02"],"conformance":"x"}]}}'
     seed_text "$c/fuzz_event" activation '{"v":1,"type":"Activation","id":"c1:104:resv:1767242000:activation:1767243600","time":1767243600,"reservation":"c1:104:resv:1767242000","run":"c1:104","scope":"envelope:rai-h100,west/A","seed":"0123456789abcdef","needs":[{"pool":"envelope:rai-h100","deficit":8},{"pool":"west/A","deficit":16}],"holders":[{"run":"c1:103","owner":"bob","group":0,"role":"Borrowed","gpus":16,"pool":"west/A","runGPUs":16,"minGPUs":16},{"run":"c1:103","owner":"bob","group":0,"role":"Borrowed","gpus":16,"pool":"envelope:rai-h100","runGPUs":16,"minGPUs":16}],"cuts":[{"run":"c1:103","group":0,"cut":"RandomPreempt"}],"resolved":true}'
     seed_text "$c/fuzz_options" full $'JOBTREE_GROUP_GPUS=32\nJOBTREE_CROSS_GROUP_SPREAD=no\nJOBTREE_MALLEABLE=64:96:32\nJOBTREE_SPARES=1\nJOBTREE_CHECKPOINT=30m\nJOBTREE_BORROW=32\nJOBTREE_SPONSORS=vision,speech'
     seed_text "$c/fuzz_options" spank $'SPANK_JOBTREE_GROUP_GPUS=16\nSPANK_JOBTREE_BORROW=(null)'

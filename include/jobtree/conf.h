@@ -33,6 +33,8 @@
  *   LedgerDir=/var/lib/jobtree/ledger      the ledger's segments, read once
  *                                          at slurmctld start to reconcile
  *                                          and to fold used GPU-hours
+ *   Score*=...                             the ordering score's profiles and
+ *                                          inputs (jobtree/score.h)
  */
 #ifndef JOBTREE_CONF_H
 #define JOBTREE_CONF_H
@@ -43,6 +45,7 @@
 
 #include "error.h"
 #include "pack.h"
+#include "score.h"
 
 #ifdef __cplusplus
 extern "C" {
@@ -77,6 +80,7 @@ typedef struct jt_config {
     char *ledger_socket;                /* NULL: ledger off */
     char *ledger_spool_dir;             /* NULL: the plugin's default */
     char *ledger_dir;                   /* NULL: no reconciliation read */
+    jt_score_conf_t score;              /* Score* keys (jobtree/score.h) */
 } jt_config_t;
 
 /* A configuration holding the defaults. NULL on ENOMEM. */

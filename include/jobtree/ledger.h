@@ -156,6 +156,9 @@ typedef struct jt_event {
     size_t ncuts;
     bool resolved;              /* Activation: every need covered */
     char *note;                 /* optional free text */
+    char *conformance;          /* Start, optional: the conformance fingerprint
+                                 * the group's nodes share, or "mixed"
+                                 * (jobtree/conformance.h); NULL: none known */
 } jt_event_t;
 
 /* Zeroed event of the given type. NULL on ENOMEM. */

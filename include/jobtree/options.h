@@ -10,6 +10,7 @@
  *   --borrow[=MAXGPUS]             funding.allowBorrow (+ maxBorrowGPUs)
  *   --sponsors=OWNER[,OWNER...]    funding.sponsors (implies --borrow)
  *   --group-by=LABEL               locality.groupBy
+ *   --conformance=prefer|strict    locality.conformance
  *   --node-constraint=EXPR         nodeConstraints (repeatable; each EXPR
  *                                  may hold several, separated by ';')
  *

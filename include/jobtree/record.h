@@ -19,7 +19,8 @@
  *   "bound": { "time": "2026-03-01T12:00:00Z",
  *              "leases": [ { "group": 0, "envelope": "west-h100",
  *                            "role": "Active", "gpus": 64,
- *                            "nodes": ["a01", ...], "spares": [...] } ] }
+ *                            "nodes": ["a01", ...], "spares": [...],
+ *                            "conformance": "3f9a0c2e1b7d4a65" } ] }
  *
  * After a node failure the select plugin may swap a spare in
  * (jobtree/spares.h, jt_jobrec_rebind): the spare takes the failed node's
@@ -87,6 +88,9 @@ typedef struct jt_jobrec_lease {
     jt_jobrec_swap_t *swaps;    /* spares swapped in since the start, in
                                  * order (nodes[] already names the spare) */
     size_t nswaps;
+    char *conformance;          /* the conformance fingerprint its nodes
+                                 * share, or "mixed"; NULL: none (optional
+                                 * "conformance" member) */
 } jt_jobrec_lease_t;
 
 typedef struct jt_jobrec {

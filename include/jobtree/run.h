@@ -4,7 +4,7 @@
  *   { "id": "c1:4242", "owner": "rai",
  *     "resources": { "gpuType": "h100", "totalGPUs": 96 },
  *     "locality": { "groupGPUs": 64, "allowCrossGroupSpread": true,
- *                   "groupBy": "rack" },
+ *                   "groupBy": "rack", "conformance": "strict" },
  *     "nodeConstraints": [ "gpu.mem GE 80", "taint:maint NOT_EXISTS" ],
  *     "malleable": { "minTotalGPUs": 64, "maxTotalGPUs": 128, "stepGPUs": 64 },
  *     "sparesPerGroup": 1,
@@ -58,6 +58,10 @@ typedef struct jt_run {
                                  * each group's nodes share (the whole run's
                                  * without cross-group spread); NULL: none */
     jt_constraints_t constraints;   /* nodeConstraints: all must hold */
+    bool conformance_strict;    /* locality.conformance "strict"
+                                 * (--conformance=strict): each group only on
+                                 * nodes of one conformance fingerprint;
+                                 * default "prefer": Pack prefers them */
 } jt_run_t;
 
 /* Default expected duration used for the integral bound when the run has no

@@ -38,7 +38,7 @@ static pthread_mutex_t g_lock = PTHREAD_MUTEX_INITIALIZER;
 static jt_reload_t *g_set;              /* jobtree.conf + budgets in force */
 static bool g_loaded;
 static uint64_t g_gen = 1;
-static jt_plan_opts_t g_plan_opts = { .policy = JT_PACK_TO_EMPTY };
+static jt_plan_opts_t g_plan_opts = { .policy = JT_PACK_DEFAULT };
 
 static struct {
     uint64_t gen;

@@ -17,6 +17,7 @@ int cmd_plan (int argc, char **argv);
 int cmd_snapshot (int argc, char **argv);
 int cmd_verify (int argc, char **argv);
 int cmd_report (int argc, char **argv);
+int cmd_score (int argc, char **argv);
 int cmd_sim (int argc, char **argv);
 int cmd_layout (int argc, char **argv);
 

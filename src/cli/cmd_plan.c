@@ -16,6 +16,8 @@
 #include "jobtree/budget.h"
 #include "jobtree/cover.h"
 #include "jobtree/schedule.h"
+#include "jobtree/conf.h"
+#include "jobtree/score.h"
 #include "jobtree/plan.h"
 #include "jobtree/run.h"
 #include "jobtree/snapshot.h"
@@ -94,6 +96,66 @@ out:
     return rc;
 }
 
+/* --score: the run's ordering score on the snapshot, factor by factor
+ * (jobtree/score.h; what site_factor/jobtree gives it while it waits),
+ * weighed by PROFILE, else by --conf's default profile. The backlog counts
+ * this run as the queue. */
+static int print_score (const jt_budgets_t *b, const jt_snapshot_t *s,
+                        const jt_run_t *r, int64_t now, const char *cfile,
+                        const char *pname)
+{
+    jt_diags_t diags;
+    jt_config_t *conf;
+    const jt_score_profile_t *prof;
+    jt_score_input_t in = { .queued_gpu_hours = jt_score_queued_gpu_hours (r),
+                            .running_gpu_hours = jt_score_running_gpu_hours (s) };
+    jt_usage_t u;
+    jt_error_t err;
+    jt_score_t sc;
+    char *t = NULL;
+    int rc = -1, urc;
+
+    jt_diags_init (&diags);
+    conf = cfile ? jt_config_load (cfile, false, &diags) : jt_config_create ();
+    if (!conf) {
+        char buf[1024];
+        for (size_t i = 0; i < diags.n; i++) {
+            jt_diag_format (&diags.v[i], buf, sizeof (buf));
+            fprintf (stderr, "jobtree plan: %s\n", buf);
+        }
+        fprintf (stderr, "jobtree plan: --conf %s: not loaded\n", cfile ? cfile : "");
+        jt_diags_free (&diags);
+        return -1;
+    }
+    jt_diags_free (&diags);
+    prof = pname && *pname ? jt_score_profile (&conf->score, pname)
+                           : jt_score_profile_for (&conf->score, NULL);
+    if (!prof) {
+        fprintf (stderr, "jobtree plan: --score=%s: no such profile (see"
+                 " jobtree.conf(5))\n", pname);
+        jt_config_destroy (conf);
+        return -1;
+    }
+    if ((urc = jt_usage_from_snapshot (&u, b, s, now, &err)) < 0) {
+        fprintf (stderr, "jobtree plan: out of memory\n");
+        jt_config_destroy (conf);
+        return -1;
+    }
+    if (jt_score_inputs (s, b, &u, r, now, &in, &err) < 0)
+        fprintf (stderr, "jobtree plan: --score: %s\n", err.text);
+    else {
+        jt_score_compute (&conf->score, prof, &in, &sc);
+        if ((t = jt_score_format (&sc))) {
+            printf ("\nscore (orders the queue; never decides who is preempted):\n%s", t);
+            rc = 0;
+        }
+    }
+    free (t);
+    jt_usage_free (&u);
+    jt_config_destroy (conf);
+    return rc;
+}
+
 /* The calculus's decision over time, every node of the snapshot the
  * cluster (jt_sched_decide: Reject only when never). */
 static int decide (const jt_budgets_t *b, jt_snapshot_t *s, const jt_run_t *r,
@@ -120,7 +182,8 @@ static void plan_usage (FILE *f)
              "Usage: jobtree plan --budgets DIR --snapshot FILE --run FILE\n"
              "                    [--at TIME] [--json]"
              " [--policy pack-to-empty|best-fit]\n"
-             "                    [--activate RESERVATION]\n"
+             "                    [--activate RESERVATION]"
+             " [--score[=PROFILE]] [--conf FILE]\n"
              "\n"
              "Decide whether RUN binds now, is planned for later, or is"
              " rejected,\nand show who pays, where each group lands and what"
@@ -137,6 +200,11 @@ static void plan_usage (FILE *f)
              "  -a, --activate RESV  also show who would give way if reservation\n"
              "                       RESV activated at --at (the lottery slurmctld\n"
              "                       draws; every lease of the snapshot may yield)\n"
+             "  -S, --score[=PROFILE] also show the run's ordering score, factor"
+             " by\n"
+             "                       factor (PROFILE, else --conf's default;"
+             " jobtree-score(1))\n"
+             "  -c, --conf FILE      jobtree.conf for --score's profiles\n"
              "  -h, --help           show this help\n"
              "\nExit status: 0 when a decision was printed (any decision), 1"
              " when an\ninput is invalid, 2 on usage or system errors.\n");
@@ -162,12 +230,14 @@ int cmd_plan (int argc, char **argv)
         { "json", no_argument, NULL, 'j' },
         { "policy", required_argument, NULL, 'p' },
         { "activate", required_argument, NULL, 'a' },
+        { "score", optional_argument, NULL, 'S' },
+        { "conf", required_argument, NULL, 'c' },
         { "help", no_argument, NULL, 'h' },
         { NULL, 0, NULL, 0 },
     };
     const char *bdir = NULL, *sfile = NULL, *rfile = NULL, *at = NULL;
-    const char *resv = NULL;
-    bool json = false;
+    const char *resv = NULL, *score_profile = NULL, *cfile = NULL;
+    bool json = false, score = false;
     jt_plan_opts_t popts = { JT_PACK_DEFAULT };
     jt_budgets_t *b = NULL;
     jt_snapshot_t *s = NULL;
@@ -181,7 +251,7 @@ int cmd_plan (int argc, char **argv)
     memset (&plan, 0, sizeof (plan));
     jt_diags_init (&diags);
     optind = 1;
-    while ((c = getopt_long (argc, argv, "b:s:r:t:jp:a:h", opts, NULL)) != -1) {
+    while ((c = getopt_long (argc, argv, "b:s:r:t:jp:a:S::c:h", opts, NULL)) != -1) {
         switch (c) {
         case 'b':
             bdir = optarg;
@@ -207,6 +277,13 @@ int cmd_plan (int argc, char **argv)
             break;
         case 'a':
             resv = optarg;
+            break;
+        case 'S':
+            score = true;
+            score_profile = optarg;
+            break;
+        case 'c':
+            cfile = optarg;
             break;
         case 'h':
             plan_usage (stdout);
@@ -277,6 +354,10 @@ int cmd_plan (int argc, char **argv)
     }
     if (resv && plan.decision != JT_BIND_NOW
         && print_activation (b, s, r, now, &popts, resv) < 0) {
+        rc = JT_EXIT_USAGE;
+        goto done;
+    }
+    if (score && !json && print_score (b, s, r, now, cfile, score_profile) < 0) {
         rc = JT_EXIT_USAGE;
         goto done;
     }

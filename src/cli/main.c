@@ -26,6 +26,7 @@ static const struct command commands[] = {
     { "report", cmd_report, "sacct-style reports from the ledger" },
     { "sim", cmd_sim, "replay a job trace and compare policies" },
     { "layout", cmd_layout, "a running run's groups, nodes, spares and swaps (JSON)" },
+    { "score", cmd_score, "the ordering score of waiting runs, factor by factor" },
     { NULL, NULL, NULL },
 };
 

@@ -26,6 +26,7 @@
 #include <string.h>
 
 #include "jobtree/admit.h"
+#include "jobtree/conformance.h"
 #include "jobtree/cover.h"
 #include "jobtree/gres.h"
 #include "jobtree/options.h"
@@ -295,7 +296,7 @@ static jt_admit_verdict_t placeable (const jt_run_t *r, const jt_admit_req_t *re
      * error or a label no node of the flavor has, in constraint.c's words,
      * naming the label, the values and the nodes. */
     char why[JT_ADMIT_LINE_MAX - 16];
-    if (jt_constraints_vet (&r->constraints, r->group_by, s, r->flavor, why,
+    if (jt_constraints_vet (&r->constraints, jt_run_class_label (r), s, r->flavor, why,
                             sizeof (why)) != JT_VET_OK) {
         free (out->record);
         out->record = NULL;

@@ -26,6 +26,7 @@ jt_config_t *jt_config_create (void)
         return NULL;
     c->unfunded_policy = JT_UNFUNDED_REFUSE;
     c->pack_policy = JT_PACK_DEFAULT;
+    jt_score_conf_init (&c->score);
     if (!(c->budget_dir = strdup (JT_CONFIG_DEFAULT_BUDGET_DIR))
         || !(c->domain_feature = strdup ("fabric.domain"))) {
         jt_config_destroy (c);
@@ -53,6 +54,7 @@ void jt_config_destroy (jt_config_t *c)
     free (c->ledger_spool_dir);
     free (c->ledger_dir);
     gpn_free (c->gpn, c->ngpn);
+    jt_score_conf_free (&c->score);
     free (c);
     errno = saved;
 }
@@ -262,9 +264,11 @@ static int apply_kv (jt_config_t *c, const char *key, const char *val,
                 ? (snprintf (why, len, "out of memory"), -1) : 0;
         }
     }
+    if (jt_score_conf_key (key))
+        return jt_score_conf_apply (&c->score, key, val, why, len);
     snprintf (why, len, "unknown key %s (known: BudgetDir, UnfundedPolicy, "
               "PlainGpuJobs, GpusPerNode, DomainFeature, Debug, PackPolicy, "
-              "MaxWait, LedgerSocket, LedgerSpoolDir, LedgerDir)", key);
+              "MaxWait, LedgerSocket, LedgerSpoolDir, LedgerDir, Score*)", key);
     return -1;
 }
 
@@ -284,6 +288,9 @@ static jt_config_t *config_copy (const jt_config_t *c)
     d->pack_policy = c->pack_policy;
     d->pack_policy_set = c->pack_policy_set;
     d->max_wait = c->max_wait;
+    jt_score_conf_free (&d->score);
+    if (jt_score_conf_copy (&d->score, &c->score) < 0)
+        goto fail;
     if ((c->ledger_socket && set_str (&d->ledger_socket, c->ledger_socket) < 0)
         || (c->ledger_spool_dir
             && set_str (&d->ledger_spool_dir, c->ledger_spool_dir) < 0)
@@ -334,7 +341,7 @@ int jt_config_parse (jt_config_t *c, const char *file, const char *text,
         const char *nl = memchr (text + pos, '\n', len - pos);
         size_t l = nl ? (size_t)(nl - (text + pos)) : len - pos;
         char *buf, *s, *eq, *hash;
-        char why[200];
+        char why[512];
 
         line++;
         if (!(buf = strndup (text + pos, l))) {

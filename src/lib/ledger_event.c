@@ -23,6 +23,7 @@
 
 #include <json-c/json.h>
 
+#include "jobtree/labels.h"
 #include "jobtree/ledger.h"
 #include "jobtree/run.h"
 #include "ledger_event_int.h"
@@ -117,6 +118,7 @@ void jt_event_destroy (jt_event_t *ev)
     jt_budgets_destroy (ev->budgets);
     jt_ev_activation_free (ev);
     free (ev->note);
+    free (ev->conformance);
     free (ev);
     errno = saved;
 }
@@ -407,6 +409,8 @@ static int validate_lease (const jt_event_t *ev, jt_error_t *err)
         return jt_errprintf (err, "role: must be Active, Spare or Borrowed");
     if (need_time (ev->start, "start", err) < 0)
         return -1;
+    if (ev->conformance && (ev->type != JT_EV_START || !jt_label_value_ok (ev->conformance)))
+        return jt_errprintf (err, "conformance: a Start's optional node label value");
     if (ev->type == JT_EV_END) {
         if (need_time (ev->end, "end", err) < 0)
             return -1;
@@ -564,6 +568,9 @@ static int build_lease (json_object *o, const jt_event_t *ev)
         || add_str (o, "envelope", ev->envelope) < 0
         || add_str (o, "owner", ev->owner) < 0 || add_int (o, "start", ev->start) < 0)
         return -1;
+    if (ev->type == JT_EV_START && ev->conformance
+        && add_str (o, "conformance", ev->conformance) < 0)
+        return -1;
     if (ev->type == JT_EV_END) {
         if (add_int (o, "end", ev->end) < 0
             || add_str (o, "reason", jt_end_reason_str (ev->reason)) < 0)
@@ -684,6 +691,7 @@ static const char *const keys_common[] = { "v", "type", "id", "time", "note", NU
 static const char *const keys_lease[] = { "lease", "run",      "group", "nodes", "gpus",
                                           "role",  "envelope", "owner", "start", NULL };
 static const char *const keys_end[] = { "end", "reason", "seed", NULL };
+static const char *const keys_start[] = { "conformance", NULL };
 static const char *const keys_rc[] = { "reservation", "run",  "envelope", "owner",
                                        "nodes",       "gpus", "start",    NULL };
 static const char *const keys_ra[] = { "reservation", "run", NULL };
@@ -893,7 +901,7 @@ static int parse_body (json_object *o, jt_event_t *ev, jt_error_t *err)
     switch (ev->type) {
     case JT_EV_START:
     case JT_EV_END:
-        if (check_keys (o, keys_lease, ev->type == JT_EV_END ? keys_end : NULL, NULL,
+        if (check_keys (o, keys_lease, ev->type == JT_EV_END ? keys_end : keys_start, NULL,
                         err)
                 < 0
             || get_str (o, "lease", true, &ev->lease, err) < 0
@@ -904,7 +912,9 @@ static int parse_body (json_object *o, jt_event_t *ev, jt_error_t *err)
             || get_enum (o, "role", &role, parse_role, err) < 0
             || get_str (o, "envelope", true, &ev->envelope, err) < 0
             || get_str (o, "owner", true, &ev->owner, err) < 0
-            || get_int (o, "start", true, &ev->start, err) < 0)
+            || get_int (o, "start", true, &ev->start, err) < 0
+            || (ev->type == JT_EV_START
+                && get_str (o, "conformance", false, &ev->conformance, err) < 0))
             return -1;
         ev->role = (jt_lease_role_t) (role - 1);
         if (ev->type == JT_EV_END) {

@@ -148,7 +148,8 @@ static int derive_one (const jt_job_facts_t *job, const jt_jobrec_lease_t *b,
     if (jt_event_set (&e->id, id) < 0 || jt_event_set (&e->lease, lease) < 0
         || jt_event_set (&e->run, run) < 0 || jt_event_set (&e->group, group) < 0
         || jt_event_set (&e->envelope, b->envelope) < 0
-        || jt_event_set (&e->owner, owner && *owner ? owner : "unknown") < 0)
+        || jt_event_set (&e->owner, owner && *owner ? owner : "unknown") < 0
+        || (!spare && b->conformance && jt_event_set (&e->conformance, b->conformance) < 0))
         goto nomem;
     for (size_t k = 0; k < full; k++)
         if (jt_map_get (held, nodes[k]) && jt_event_add_node (e, nodes[k]) < 0)

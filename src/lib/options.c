@@ -53,6 +53,9 @@ static const jt_opt_info_t opt_table[] = {
       "only nodes whose labels satisfy it (OP: EQ NE EXISTS NOT_EXISTS GT GE "
       "LT LE); repeatable, all must hold", "--node-constraint='gpu.mem GE 80'",
       JT_OPT_ARG_REQUIRED, true },
+    { "conformance", "JOBTREE_CONFORMANCE", "prefer|strict",
+      "nodes of one conformance fingerprint for each group: preferred "
+      "(default) or required", "--conformance=strict", JT_OPT_ARG_REQUIRED, false },
 };
 
 #define OPT_COUNT (sizeof (opt_table) / sizeof (opt_table[0]))
@@ -266,6 +269,13 @@ int jt_opt_apply (jt_run_t *r, const char *name, const char *value,
             return jt_errprintf (err, "--%s: out of memory", o->name);
         free (r->group_by);
         r->group_by = dup;
+    } else if (strcmp (o->name, "conformance") == 0) {
+        if (strcmp (value, "strict") == 0)
+            r->conformance_strict = true;
+        else if (strcmp (value, "prefer") == 0)
+            r->conformance_strict = false;
+        else
+            return opt_fail (err, o, value, "expected prefer or strict");
     } else if (strcmp (o->name, "node-constraint") == 0) {
         jt_error_t e;
         if (jt_constraints_add (&r->constraints, value, &e) < 0)

@@ -18,6 +18,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "jobtree/conformance.h"
 #include "pack_view.h"
 
 void jt_pack_view_destroy (jt_pack_view_t *v)
@@ -415,16 +416,107 @@ jt_pack_view_t *jt_pack_view_create (const jt_snapshot_t *s,
     return view_build (s, flavor, NULL, NULL, false, err);
 }
 
+/* Conformance preference (jobtree/conformance.h): each slice whose free
+ * nodes carry more than one fingerprint (a node without one is a class of
+ * its own) is put in the order GPUs desc, then the size of the node's
+ * fingerprint class in the slice desc, then the fingerprint, then name, so
+ * a group takes nodes of the slice's largest one-fingerprint set first.
+ * Slices of one fingerprint (or none) keep their order: O(nodes), plus a
+ * sort of each mixed slice. Returns 0, -1 on ENOMEM. */
+struct centry {
+    int gpus;
+    size_t size;                /* nodes of its fingerprint in the slice */
+    const char *fp;             /* NULL: none */
+    size_t node;
+};
+
+static int fp_cmp (const char *a, const char *b)
+{
+    return a == b ? 0 : !a ? 1 : !b ? -1 : strcmp (a, b);
+}
+
+static int centry_fp_cmp (const void *a, const void *b)
+{
+    const struct centry *x = a, *y = b;
+    int c = fp_cmp (x->fp, y->fp);
+    return c ? c : x->node < y->node ? -1 : x->node > y->node;
+}
+
+static int centry_cmp (const void *a, const void *b)
+{
+    const struct centry *x = a, *y = b;
+    int c;
+
+    if (x->gpus != y->gpus)
+        return x->gpus > y->gpus ? -1 : 1;
+    if (x->size != y->size)
+        return x->size > y->size ? -1 : 1;
+    if ((c = fp_cmp (x->fp, y->fp)) != 0)
+        return c;
+    return x->node < y->node ? -1 : x->node > y->node;
+}
+
+static int conf_prefer (jt_pack_view_t *v)
+{
+    for (size_t c = 0; c < v->ndom; c++) {
+        size_t n = v->free_nodes[c], *ent = v->ent + v->dstart[c];
+        const char *first = NULL;
+        bool mixed = false, seen = false;
+        struct centry *ce;
+
+        for (size_t i = 0; i < n && !mixed; i++) {
+            const char *fp = jt_labels_get (&v->s->nodes[ent[i]].labels,
+                                            JT_CONFORMANCE_LABEL);
+            if (!seen) {
+                first = fp;
+                seen = true;
+            } else if (fp_cmp (first, fp) != 0 || !fp)
+                mixed = true;
+        }
+        if (!mixed)
+            continue;
+        if (!(ce = malloc (n * sizeof (*ce))))
+            return -1;
+        for (size_t i = 0; i < n; i++)
+            ce[i] = (struct centry){ v->s->nodes[ent[i]].gpus, 1,
+                                     jt_labels_get (&v->s->nodes[ent[i]].labels,
+                                                    JT_CONFORMANCE_LABEL), ent[i] };
+        qsort (ce, n, sizeof (*ce), centry_fp_cmp);
+        for (size_t i = 0, j; i < n; i = j) {
+            for (j = i + 1; j < n && ce[i].fp && fp_cmp (ce[i].fp, ce[j].fp) == 0; j++)
+                ;
+            for (size_t k = i; k < j; k++)
+                ce[k].size = j - i;
+        }
+        qsort (ce, n, sizeof (*ce), centry_cmp);
+        for (size_t i = 0; i < n; i++) {
+            ent[i] = ce[i].node;
+            v->pos[ce[i].node] = v->dstart[c] + i;
+        }
+        free (ce);
+    }
+    return 0;
+}
+
 jt_pack_view_t *jt_pack_view_create_run (const jt_snapshot_t *s,
                                          const jt_run_t *r, jt_error_t *err)
 {
+    jt_pack_view_t *v;
+
     if (!r) {
         jt_errprintf (err, "pack view: no run");
         errno = EINVAL;
         return NULL;
     }
-    return view_build (s, r->flavor, &r->constraints, r->group_by,
-                       !r->cross_group_spread, err);
+    v = view_build (s, r->flavor, &r->constraints, jt_run_class_label (r),
+                    !r->cross_group_spread, err);
+    if (v && !r->conformance_strict && conf_prefer (v) < 0) {
+        jt_pack_view_destroy (v);
+        jt_errprintf (err, "pack view: out of memory");
+        errno = ENOMEM;
+        return NULL;
+    }
+    return v;
 }
 
 void jt_packv_class_name (const jt_pack_view_t *v, size_t c, char *buf,

@@ -13,6 +13,7 @@
 
 #include <json-c/json.h>
 
+#include "jobtree/conformance.h"
 #include "jobtree/plan.h"
 #include "jobtree/timeutil.h"
 #include "strbuf.h"
@@ -194,6 +195,14 @@ int jt_plan_print (const jt_plan_t *p, const jt_snapshot_t *s, FILE *f)
                 jt_strbuf_printf (&b, " spares=");
                 sb_nodes (&b, s, g->spares, NULL, g->nspares);
             }
+            {   /* the fingerprint the group's nodes share, when they have one */
+                const char *fp;
+                jt_conformance_kind_t k = jt_conformance_of (s, g->nodes,
+                                                             g->nnodes, &fp);
+                if (k != JT_CONF_NONE)
+                    jt_strbuf_printf (&b, " conformance=%s",
+                                      k == JT_CONF_ONE ? fp : JT_CONFORMANCE_MIXED);
+            }
             char *nodes = jt_strbuf_take (&b);
             fprintf (f, "  %-5zu  %-5lld  %-*s  %-*s  %-8s  %s\n", g->index,
                      (long long) g->gpus, wd, domain_name (s, g->domain), we,
@@ -319,6 +328,14 @@ static json_object *plan_json (const jt_plan_t *p, const jt_snapshot_t *s)
             || add (v, "spares", nodes_json (s, g->spares, NULL,
                                              g->nspares)) < 0)
             goto error;
+        {   /* the fingerprint the group's nodes share (absent: none has one) */
+            const char *fp;
+            jt_conformance_kind_t k = jt_conformance_of (s, g->nodes, g->nnodes, &fp);
+            if (k != JT_CONF_NONE
+                && add (v, "conformance", json_object_new_string (
+                            k == JT_CONF_ONE ? fp : JT_CONFORMANCE_MIXED)) < 0)
+                goto error;
+        }
     }
     for (size_t d = 0; d < p->ndomains; d++) {
         json_object *v = push_object (res);

@@ -15,6 +15,7 @@
 
 #include <json-c/json.h>
 
+#include "jobtree/conformance.h"
 #include "jobtree/record.h"
 #include "jobtree/timeutil.h"
 
@@ -248,6 +249,14 @@ static int parse_lease (json_object *l, size_t i, jt_jobrec_lease_t *sl,
     if (json_object_object_get_ex (l, "swaps", &v)
         && parse_swaps (v, i, sl, err) < 0)
         return -1;
+    if (json_object_object_get_ex (l, "conformance", &v)) {
+        if (!json_object_is_type (v, json_type_string)
+            || !jt_label_value_ok (json_object_get_string (v)))
+            return jt_errprintf (err, "bound.leases[%zu].conformance: not a node "
+                                 "label value", i);
+        if (!(sl->conformance = strdup (json_object_get_string (v))))
+            return jt_errprintf (err, "out of memory");
+    }
     return 0;
 }
 
@@ -399,6 +408,7 @@ void jt_jobrec_free (jt_jobrec_t *rec)
             free (rec->bound[i].swaps[k].spare);
         }
         free (rec->bound[i].swaps);
+        free (rec->bound[i].conformance);
     }
     free (rec->bound);
     memset (rec, 0, sizeof (*rec));
@@ -429,6 +439,13 @@ static json_object *group_lease (const jt_plan_group_t *g, const jt_snapshot_t *
     json_object_object_add (l, "nodes", node_names (g->nodes, g->nnodes, s));
     if (g->nspares)
         json_object_object_add (l, "spares", node_names (g->spares, g->nspares, s));
+    {   /* the fingerprint the group runs on (jobtree/conformance.h) */
+        const char *fp;
+        jt_conformance_kind_t k = jt_conformance_of (s, g->nodes, g->nnodes, &fp);
+        if (k != JT_CONF_NONE)
+            json_object_object_add (l, "conformance", json_object_new_string (
+                                        k == JT_CONF_ONE ? fp : JT_CONFORMANCE_MIXED));
+    }
     return l;
 }
 
@@ -483,6 +500,8 @@ static json_object *lease_json (const jt_jobrec_lease_t *b)
     json_object_object_add (l, "nodes", name_array (b->nodes, b->nnodes));
     if (b->nspares)
         json_object_object_add (l, "spares", name_array (b->spares, b->nspares));
+    if (b->conformance)     /* what the group started on, kept across swaps */
+        json_object_object_add (l, "conformance", json_object_new_string (b->conformance));
     if (b->nswaps && (sw = json_object_new_array ())) {
         for (size_t k = 0; k < b->nswaps; k++) {
             json_object *w = json_object_new_object ();

@@ -236,6 +236,11 @@ int jt_run_check (const jt_run_t *r, int64_t gpn, jt_run_words_t words,
         REPORT ("'%s' is not a label name (1 to %d letters, digits or . _ - : /,"
                 " starting with a letter or digit), e.g. rack", r->group_by,
                 JT_LABEL_KEY_MAX);
+    path = words == JT_RUN_WORDS_OPTIONS ? "--conformance" : "locality.conformance";
+    if (r->conformance_strict && r->group_by)
+        REPORT ("strict conformance groups each group by its conformance "
+                "fingerprint and cannot be combined with a group-by label (%s) "
+                "yet; drop one of them", r->group_by);
     path = words == JT_RUN_WORDS_OPTIONS ? "--node-constraint" : "nodeConstraints";
     if (r->constraints.n > JT_CONS_MAX)
         REPORT ("%zu constraints is more than %d", r->constraints.n, JT_CONS_MAX);
@@ -325,7 +330,8 @@ char *jt_run_to_json (const jt_run_t *r)
                                                                             : ""));
     json_object_object_add (x, "totalGPUs", json_object_new_int64 (r->total_gpus));
     json_object_object_add (o, "resources", x);
-    if (r->group_gpus > 0 || !r->cross_group_spread || r->group_by) {
+    if (r->group_gpus > 0 || !r->cross_group_spread || r->group_by
+        || r->conformance_strict) {
         x = json_object_new_object ();
         if (r->group_gpus > 0)
             json_object_object_add (x, "groupGPUs", json_object_new_int64 (r->group_gpus));
@@ -333,6 +339,8 @@ char *jt_run_to_json (const jt_run_t *r)
                                 json_object_new_boolean (r->cross_group_spread));
         if (r->group_by)
             json_object_object_add (x, "groupBy", json_object_new_string (r->group_by));
+        if (r->conformance_strict)
+            json_object_object_add (x, "conformance", json_object_new_string ("strict"));
         json_object_object_add (o, "locality", x);
     }
     if (r->constraints.n > 0) {

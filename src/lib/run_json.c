@@ -21,7 +21,7 @@ static const char *const top_keys[] = {
 };
 static const char *const resources_keys[] = { "gpuType", "totalGPUs", NULL };
 static const char *const locality_keys[] = {
-    "groupGPUs", "allowCrossGroupSpread", "groupBy", NULL
+    "groupGPUs", "allowCrossGroupSpread", "groupBy", "conformance", NULL
 };
 static const char *const malleable_keys[] = {
     "minTotalGPUs", "maxTotalGPUs", "stepGPUs", NULL
@@ -130,6 +130,16 @@ jt_run_t *jt_run_parse_json (const char *file, const char *text, size_t len,
         jt_jdoc_get_bool (&d, o, "locality", "allowCrossGroupSpread", false,
                           &r->cross_group_spread);
         r->group_by = jt_jdoc_dup_string (&d, o, "locality", "groupBy", false, true);
+        {
+            char *cf = jt_jdoc_dup_string (&d, o, "locality", "conformance", false,
+                                           true);
+            if (cf && strcmp (cf, "strict") == 0)
+                r->conformance_strict = true;
+            else if (cf && strcmp (cf, "prefer") != 0)
+                jt_jdoc_error (&d, "locality.conformance", "must be \"prefer\" or "
+                               "\"strict\", got \"%s\"", cf);
+            free (cf);
+        }
     }
     if (jt_jdoc_get_container (&d, root, "", "nodeConstraints", false,
                                json_type_array, &o) > 0)

@@ -14,6 +14,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "jobtree/conformance.h"
 #include "jobtree/schedule.h"
 #include "jobtree/constraint.h"
 #include "jobtree/labels.h"
@@ -246,14 +247,18 @@ static bool payable (const jt_plan_t *payers, const jt_node_t *n)
  * has the group-by label (jobtree/pack.h: the nodes its pack view holds). */
 static bool run_may_use (const jt_run_t *run, const jt_node_t *n)
 {
+    const char *by = jt_run_class_label (run);  /* group-by, or strict conformance */
+
     return jt_constraints_match (&run->constraints, &n->labels)
-           && (!run->group_by || jt_labels_get (&n->labels, run->group_by));
+           && (!by || jt_labels_get (&n->labels, by));
 }
 
 /* The group-by value of node k (NULL without group-by). */
 static const char *class_of (const jt_snapshot_t *s, const jt_run_t *run, size_t k)
 {
-    return run->group_by ? jt_labels_get (&s->nodes[k].labels, run->group_by) : NULL;
+    const char *by = jt_run_class_label (run);
+
+    return by ? jt_labels_get (&s->nodes[k].labels, by) : NULL;
 }
 
 typedef struct class_ctx {
@@ -312,7 +317,7 @@ static int estimate_sets (jt_answer_t *a, const jt_sched_request_t *req,
                 continue;
             set.nodes[set.nnodes++] = dom->nodes[k];
         }
-        if (run->group_by && set.nnodes) {
+        if (jt_run_class_label (run) && set.nnodes) {
             class_ctx_t cx = { s, run };
             qsort_r (set.nodes, set.nnodes, sizeof (size_t), by_class, &cx);
         }
@@ -331,7 +336,7 @@ static int estimate_sets (jt_answer_t *a, const jt_sched_request_t *req,
             }
             memcpy (one.nodes, set.nodes + i, (j - i) * sizeof (size_t));
             one.nnodes = j - i;
-            if (run->group_by)      /* ascending per set, as documented */
+            if (jt_run_class_label (run))   /* ascending per set, as documented */
                 qsort (one.nodes, one.nnodes, sizeof (size_t), cmp_size);
             if (cand_push (a, one, err) < 0) {
                 free (set.nodes);

@@ -40,7 +40,7 @@ fails_with () {
     fi
 }
 
-plan 16
+plan 19
 same_output worked-96.txt snapshot.json worked-96
 same_output worked-96.json snapshot.json worked-96 --json
 # Two groups of 64 need 8 nodes each in two domains; B has 6: never (Reject).
@@ -71,6 +71,17 @@ fails_with 2 "unknown policy 'fastest'" "an unknown policy exits 2" \
 fails_with 2 "--at:" "a bad --at exits 2" \
     --budgets "$data/budgets" --snapshot "$data/snapshot.json" \
     --run "$data/runs/worked-96.json" --at yesterday
+
+# --score: the factor breakdown after the plan, the profile named
+"$jobtree" plan --budgets "$srcdir/etc/budgets" --snapshot "$srcdir/etc/snapshot.json" \
+    --run "$srcdir/etc/runs/small.json" --score=ml-training >"$tmp/out" 2>&1
+ok $? "--score exits 0"
+is "$(sed -n '/^score/,$p' "$tmp/out" | sed -n '2p;6p;12p')" "profile ml-training
+  topology     0.7500 x 0.25 = 0.1875
+  sum          0.5375   site factor 5375" "--score=ml-training: profile, topology 1 - 1/4, the sum"
+fails_with 2 "no such profile" "--score with an unknown profile exits 2" \
+    --budgets "$srcdir/etc/budgets" --snapshot "$srcdir/etc/snapshot.json" \
+    --run "$srcdir/etc/runs/small.json" --score=fastest
 
 "$jobtree" plan --help >"$tmp/out" 2>&1
 rc=$?

@@ -29,7 +29,8 @@ if [ "${1:-}" = --installed ]; then
         mkdir -p "$build/$(dirname "$2")" && ln -s "$1" "$build/$2"
     }
     for p in spank/jobtree_spank job_submit/job_submit_jobtree \
-             select/select_cons_tres_jobtree preempt/preempt_jobtree; do
+             select/select_cons_tres_jobtree preempt/preempt_jobtree \
+             site_factor/site_factor_jobtree; do
         link "$plugindir/${p#*/}.so" "plugins/${p%/*}/.libs/${p#*/}.so"
     done
     link "$prefix/bin/jobtree" src/cli/jobtree

@@ -30,7 +30,7 @@ refused_by_ctld () {
 }
 
 ## --help
-is "$(sbatch --help | grep -c '\[jobtree\]')" 9 "sbatch --help lists 9 [jobtree] options"
+is "$(sbatch --help | grep -c '\[jobtree\]')" 10 "sbatch --help lists 10 [jobtree] options"
 
 ## Syntactically bad values: refused in sbatch.
 refused_by_sbatch "--malleable=64:32" \

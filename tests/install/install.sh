@@ -75,7 +75,8 @@ else
 fi
 
 # the plugins, in Slurm's plugin directory
-for so in jobtree_spank job_submit_jobtree select_cons_tres_jobtree preempt_jobtree; do
+for so in jobtree_spank job_submit_jobtree select_cons_tres_jobtree preempt_jobtree \
+          site_factor_jobtree; do
     if [ "$plugins" = yes ]; then
         test -f "$d$plugindir/$so.so"
         ok $? "$so.so in Slurm's plugin directory ($plugindir)"

@@ -34,7 +34,7 @@ static void test_table (void)
     const jt_opt_info_t *tab;
     size_t n = jt_opt_table (&tab);
 
-    is_int (n, 9, "nine options");
+    is_int (n, 10, "ten options");
     is (tab[0].name, "group-gpus", "first is group-gpus");
     is (jt_opt_find ("malleable")->env, "JOBTREE_MALLEABLE", "env name");
     ok (jt_opt_find ("borrow")->arg == JT_OPT_ARG_OPTIONAL, "--borrow value optional");

@@ -594,6 +594,20 @@ static void test_estimate_labels (void)
         "estimate, group-by: no rack holds 3 nodes, so no set to estimate on: %s",
         got);
     jt_snapshot_destroy (s);
+    /* --conformance=strict classes by the fingerprint, as group-by does */
+    s = jt_snapshot_create ();
+    fx_nodes (s, "a", 1, 2, "region=west,fabric.domain=A,conformance=x", 8, 2);
+    fx_nodes (s, "a", 3, 1, "region=west,fabric.domain=A,conformance=y", 8, 1);
+    fx_nodes (s, "a", 4, 1, "region=west,fabric.domain=A,conformance=z", 8, 1);
+    fx_finalize (s);
+    got = ask (b, s, RUN ("rai", 16, ", \"locality\": { \"groupGPUs\": 16,"
+                          " \"conformance\": \"strict\" }"), JT_TENSE_ESTIMATE, NULL, 1, 8);
+    ok (strncmp (got, "estimate 2 nodes {a01 a02}:", 27) == 0,
+        "estimate, strict conformance: only the two x nodes: %s", got);
+    got = ask (b, s, RUN ("rai", 16, GROUP (16)), JT_TENSE_ESTIMATE, NULL, 1, 8);
+    ok (strncmp (got, "estimate 2 nodes {a01 a02 a03 a04}:", 35) == 0,
+        "estimate, conformance preferred: the whole domain: %s", got);
+    jt_snapshot_destroy (s);
     jt_budgets_destroy (b);
 }
 

@@ -1,0 +1,843 @@
+/*
+ * score.c - the composite ordering score (see jobtree/score.h): the nine
+ * factors, the weight profiles and their jobtree.conf keys, the inputs a
+ * run's factors take from a snapshot and the budgets, and the weighted sum.
+ *
+ * The score only orders the queue (DESIGN decision 11); nothing in
+ * activation reads it.
+ */
+#include "config.h"
+
+#include <ctype.h>
+#include <errno.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+
+#include "jobtree/score.h"
+#include "jobtree/timeutil.h"
+#include "strbuf.h"
+
+static const char *const factor_names[JT_SCORE_NFACTORS] = {
+    "priority", "wait", "fair_share", "topology", "data_ready",
+    "backlog", "energy", "checkpoint", "conformance",
+};
+
+/* Seed 004's table, and its CostWeights::default() as "balanced". */
+static const jt_score_profile_t builtin[] = {
+    { "hpc-batch",   { 0.15, 0.20, 0.20, 0.15, 0.10, 0.05, 0.00, 0.05, 0.10 } },
+    { "ml-training", { 0.10, 0.10, 0.10, 0.25, 0.15, 0.05, 0.05, 0.10, 0.10 } },
+    { "service",     { 0.15, 0.05, 0.10, 0.05, 0.10, 0.05, 0.10, 0.10, 0.30 } },
+    { "sensitive",   { 0.90, 0.00, 0.00, 0.00, 0.00, 0.00, 0.00, 0.00, 0.10 } },
+    { "interactive", { 0.10, 0.30, 0.10, 0.00, 0.05, 0.15, 0.00, 0.00, 0.30 } },
+    { "balanced",    { 0.20, 0.20, 0.20, 0.15, 0.10, 0.05, 0.00, 0.00, 0.10 } },
+};
+#define NBUILTIN (sizeof (builtin) / sizeof (builtin[0]))
+
+const char *jt_score_factor_str (jt_score_factor_t f)
+{
+    return (unsigned) f < JT_SCORE_NFACTORS ? factor_names[f] : "?";
+}
+
+void jt_score_conf_init (jt_score_conf_t *c)
+{
+    memset (c, 0, sizeof (*c));
+    c->reference_wait_s = JT_SCORE_REF_WAIT_DEFAULT;
+    c->scale = JT_SCORE_SCALE_DEFAULT;
+    c->data_ready = JT_SCORE_NEUTRAL;
+    c->energy_price = JT_SCORE_NEUTRAL;
+}
+
+static void parts_free (jt_score_part_t *v, size_t n)
+{
+    for (size_t i = 0; i < n; i++) {
+        free (v[i].partition);
+        free (v[i].profile);
+    }
+    free (v);
+}
+
+void jt_score_conf_free (jt_score_conf_t *c)
+{
+    if (!c)
+        return;
+    int saved = errno;
+    free (c->profiles);
+    free (c->default_profile);
+    parts_free (c->parts, c->nparts);
+    jt_score_conf_init (c);
+    errno = saved;
+}
+
+int jt_score_conf_copy (jt_score_conf_t *dst, const jt_score_conf_t *src)
+{
+    jt_score_conf_init (dst);
+    dst->reference_wait_s = src->reference_wait_s;
+    dst->scale = src->scale;
+    dst->data_ready = src->data_ready;
+    dst->energy_price = src->energy_price;
+    if (src->nprofiles) {
+        if (!(dst->profiles = calloc (src->nprofiles, sizeof (*dst->profiles))))
+            goto fail;
+        memcpy (dst->profiles, src->profiles,
+                src->nprofiles * sizeof (*dst->profiles));
+        dst->nprofiles = src->nprofiles;
+    }
+    if (src->default_profile
+        && !(dst->default_profile = strdup (src->default_profile)))
+        goto fail;
+    if (src->nparts) {
+        if (!(dst->parts = calloc (src->nparts, sizeof (*dst->parts))))
+            goto fail;
+        for (size_t i = 0; i < src->nparts; i++) {
+            if (!(dst->parts[i].partition = strdup (src->parts[i].partition))
+                || !(dst->parts[i].profile = strdup (src->parts[i].profile))) {
+                dst->nparts = i + 1;
+                goto fail;
+            }
+        }
+        dst->nparts = src->nparts;
+    }
+    return 0;
+fail:
+    jt_score_conf_free (dst);
+    errno = ENOMEM;
+    return -1;
+}
+
+const jt_score_profile_t *jt_score_profile (const jt_score_conf_t *c,
+                                            const char *name)
+{
+    if (!name)
+        return NULL;
+    for (size_t i = 0; c && i < c->nprofiles; i++)
+        if (!strcmp (c->profiles[i].name, name))
+            return &c->profiles[i];
+    for (size_t i = 0; i < NBUILTIN; i++)
+        if (!strcmp (builtin[i].name, name))
+            return &builtin[i];
+    return NULL;
+}
+
+const jt_score_profile_t *jt_score_profile_for (const jt_score_conf_t *c,
+                                                const char *partition)
+{
+    const jt_score_profile_t *p = NULL;
+
+    for (size_t i = 0; c && partition && i < c->nparts && !p; i++)
+        if (!strcmp (c->parts[i].partition, partition))
+            p = jt_score_profile (c, c->parts[i].profile);
+    if (!p && c && c->default_profile)
+        p = jt_score_profile (c, c->default_profile);
+    if (!p)
+        p = jt_score_profile (NULL, JT_SCORE_DEFAULT_PROFILE);
+    return p;
+}
+
+/* ---- jobtree.conf keys ---- */
+
+static const char *const keys[] = {
+    "ScoreProfile", "ScoreDefaultProfile", "ScorePartitionProfile",
+    "ScoreReferenceWait", "ScoreScale", "ScoreDataReadiness", "ScoreEnergyPrice",
+};
+#define NKEYS (sizeof (keys) / sizeof (keys[0]))
+
+bool jt_score_conf_key (const char *key)
+{
+    for (size_t i = 0; key && i < NKEYS; i++)
+        if (!strcasecmp (key, keys[i]))
+            return true;
+    return false;
+}
+
+static bool name_ok (const char *s, size_t l)
+{
+    if (l == 0 || l >= JT_SCORE_NAME_MAX)
+        return false;
+    for (size_t i = 0; i < l; i++)
+        if (!(isalnum ((unsigned char) s[i]) || strchr ("._-", s[i])))
+            return false;
+    return true;
+}
+
+/* A number 0..1 from the whole of s[0..l). 0 or -1. */
+static int unit_number (const char *s, size_t l, double *out)
+{
+    char buf[32], *end;
+    double v;
+
+    if (l == 0 || l >= sizeof (buf))
+        return -1;
+    memcpy (buf, s, l);
+    buf[l] = '\0';
+    for (size_t i = 0; i < l; i++)
+        if (!(isdigit ((unsigned char) buf[i]) || buf[i] == '.'))
+            return -1;
+    errno = 0;
+    v = strtod (buf, &end);
+    if (errno || *end || !(v >= 0.0 && v <= 1.0))
+        return -1;
+    *out = v;
+    return 0;
+}
+
+static int profile_names (const jt_score_conf_t *c, char *buf, size_t len)
+{
+    size_t off = 0;
+
+    buf[0] = '\0';
+    for (size_t i = 0; i < NBUILTIN + c->nprofiles; i++) {
+        const char *n = i < NBUILTIN ? builtin[i].name
+                                     : c->profiles[i - NBUILTIN].name;
+        int w = snprintf (buf + off, len - off, "%s%s", i ? ", " : "", n);
+        if (w < 0 || (size_t) w >= len - off)
+            break;
+        off += (size_t) w;
+    }
+    return 0;
+}
+
+static int unknown_profile (const jt_score_conf_t *c, const char *key,
+                            const char *name, size_t l, char *why, size_t len)
+{
+    char names[512];
+
+    profile_names (c, names, sizeof (names));
+    snprintf (why, len, "%s: no profile named %.*s (known: %s; a ScoreProfile "
+              "line must come before its use)", key, (int) l, name, names);
+    return -1;
+}
+
+/* ScoreProfile=NAME:FACTOR=W,... */
+static int apply_profile (jt_score_conf_t *c, const char *val, char *why,
+                          size_t len)
+{
+    const char *colon = strchr (val, ':'), *p;
+    jt_score_profile_t prof;
+    bool seen[JT_SCORE_NFACTORS] = { false };
+    double sum = 0;
+    jt_score_profile_t *nv;
+
+    memset (&prof, 0, sizeof (prof));
+    if (!colon || !name_ok (val, (size_t) (colon - val)) || !colon[1]) {
+        snprintf (why, len, "ScoreProfile must be NAME:FACTOR=WEIGHT[,...] with "
+                  "NAME of letters, digits, '.', '_', '-' (at most %d), e.g. "
+                  "ScoreProfile=site:wait=0.5,topology=0.5",
+                  JT_SCORE_NAME_MAX - 1);
+        return -1;
+    }
+    memcpy (prof.name, val, (size_t) (colon - val));
+    if (jt_score_profile (c, prof.name)) {
+        snprintf (why, len, "ScoreProfile: profile %s is already defined "
+                  "(built-in or earlier line); choose another name", prof.name);
+        return -1;
+    }
+    if (c->nprofiles >= JT_SCORE_PROFILES_MAX) {
+        snprintf (why, len, "ScoreProfile: at most %d site profiles",
+                  JT_SCORE_PROFILES_MAX);
+        return -1;
+    }
+    for (p = colon + 1; *p;) {
+        const char *end = strchr (p, ',');
+        size_t l = end ? (size_t) (end - p) : strlen (p);
+        const char *eq = memchr (p, '=', l);
+        size_t f;
+        double w;
+
+        for (f = 0; eq && f < JT_SCORE_NFACTORS; f++)
+            if (strlen (factor_names[f]) == (size_t) (eq - p)
+                && !strncmp (p, factor_names[f], (size_t) (eq - p)))
+                break;
+        if (!eq || f == JT_SCORE_NFACTORS) {
+            snprintf (why, len, "ScoreProfile %s: '%.*s' is not FACTOR=WEIGHT "
+                      "with FACTOR one of priority, wait, fair_share, topology, "
+                      "data_ready, backlog, energy, checkpoint, conformance",
+                      prof.name, (int) l, p);
+            return -1;
+        }
+        if (seen[f]) {
+            snprintf (why, len, "ScoreProfile %s: %s given twice", prof.name,
+                      factor_names[f]);
+            return -1;
+        }
+        if (unit_number (eq + 1, l - (size_t) (eq + 1 - p), &w) < 0) {
+            snprintf (why, len, "ScoreProfile %s: %s's weight must be a number "
+                      "0..1, e.g. %s=0.25", prof.name, factor_names[f],
+                      factor_names[f]);
+            return -1;
+        }
+        seen[f] = true;
+        prof.w[f] = w;
+        sum += w;
+        if (!end)
+            break;
+        p = end + 1;
+    }
+    if (fabs (sum - 1.0) > 0.0005) {
+        snprintf (why, len, "ScoreProfile %s: weights sum to %.4f; they must "
+                  "sum to 1 (as every seed profile does)", prof.name, sum);
+        return -1;
+    }
+    if (!(nv = realloc (c->profiles, (c->nprofiles + 1) * sizeof (*nv)))) {
+        snprintf (why, len, "out of memory");
+        return -1;
+    }
+    c->profiles = nv;
+    c->profiles[c->nprofiles++] = prof;
+    return 0;
+}
+
+/* ScorePartitionProfile=PART:NAME,... (replaces earlier lines). */
+static int apply_parts (jt_score_conf_t *c, const char *val, char *why,
+                        size_t len)
+{
+    jt_score_part_t *v = NULL;
+    size_t n = 0;
+    const char *p = val;
+
+    while (*p) {
+        const char *end = strchr (p, ',');
+        size_t l = end ? (size_t) (end - p) : strlen (p);
+        const char *colon = memchr (p, ':', l);
+        size_t pl = colon ? (size_t) (colon - p) : 0;
+        size_t nl = colon ? l - pl - 1 : 0;
+        jt_score_part_t *nv;
+
+        if (!colon || !name_ok (p, pl) || !name_ok (colon + 1, nl)) {
+            snprintf (why, len, "ScorePartitionProfile must be PARTITION:PROFILE"
+                      "[,...], e.g. ScorePartitionProfile=gpu:ml-training");
+            goto fail;
+        }
+        {
+            char name[JT_SCORE_NAME_MAX];
+            memcpy (name, colon + 1, nl);
+            name[nl] = '\0';
+            if (!jt_score_profile (c, name)) {
+                unknown_profile (c, "ScorePartitionProfile", name, nl, why, len);
+                goto fail;
+            }
+        }
+        for (size_t i = 0; i < n; i++)
+            if (strlen (v[i].partition) == pl && !strncmp (v[i].partition, p, pl)) {
+                snprintf (why, len, "ScorePartitionProfile: partition %.*s "
+                          "listed twice", (int) pl, p);
+                goto fail;
+            }
+        if (n >= JT_SCORE_PARTS_MAX) {
+            snprintf (why, len, "ScorePartitionProfile: at most %d partitions",
+                      JT_SCORE_PARTS_MAX);
+            goto fail;
+        }
+        if (!(nv = realloc (v, (n + 1) * sizeof (*v))))
+            goto nomem;
+        v = nv;
+        v[n].partition = strndup (p, pl);
+        v[n].profile = strndup (colon + 1, nl);
+        n++;
+        if (!v[n - 1].partition || !v[n - 1].profile)
+            goto nomem;
+        if (!end)
+            break;
+        p = end + 1;
+    }
+    parts_free (c->parts, c->nparts);
+    c->parts = v;
+    c->nparts = n;
+    return 0;
+nomem:
+    snprintf (why, len, "out of memory");
+fail:
+    parts_free (v, n);
+    return -1;
+}
+
+int jt_score_conf_apply (jt_score_conf_t *c, const char *key, const char *val,
+                         char *why, size_t len)
+{
+    if (!strcasecmp (key, "ScoreProfile"))
+        return apply_profile (c, val, why, len);
+    if (!strcasecmp (key, "ScorePartitionProfile"))
+        return apply_parts (c, val, why, len);
+    if (!strcasecmp (key, "ScoreDefaultProfile")) {
+        char *s;
+        if (!jt_score_profile (c, val))
+            return unknown_profile (c, "ScoreDefaultProfile", val, strlen (val),
+                                    why, len);
+        if (!(s = strdup (val))) {
+            snprintf (why, len, "out of memory");
+            return -1;
+        }
+        free (c->default_profile);
+        c->default_profile = s;
+        return 0;
+    }
+    if (!strcasecmp (key, "ScoreReferenceWait")) {
+        jt_error_t e;
+        int64_t secs = 0;
+        if (jt_duration_parse (val, &secs, &e) < 0 || secs < 1
+            || secs > JT_SCORE_REF_WAIT_MAX) {
+            snprintf (why, len, "ScoreReferenceWait must be a duration of 1 "
+                      "second to 365 days, e.g. ScoreReferenceWait=1h");
+            return -1;
+        }
+        c->reference_wait_s = secs;
+        return 0;
+    }
+    if (!strcasecmp (key, "ScoreScale")) {
+        char *end;
+        long long v;
+        errno = 0;
+        v = strtoll (val, &end, 10);
+        if (errno || *end || end == val || v < 1 || v > JT_SCORE_SCALE_MAX) {
+            snprintf (why, len, "ScoreScale must be a whole number 1..%d, e.g. "
+                      "ScoreScale=10000", JT_SCORE_SCALE_MAX);
+            return -1;
+        }
+        c->scale = v;
+        return 0;
+    }
+    if (!strcasecmp (key, "ScoreDataReadiness")
+        || !strcasecmp (key, "ScoreEnergyPrice")) {
+        bool data = !strcasecmp (key, "ScoreDataReadiness");
+        double v;
+        if (unit_number (val, strlen (val), &v) < 0) {
+            snprintf (why, len, "%s must be a number 0..1, e.g. %s=0.5",
+                      data ? "ScoreDataReadiness" : "ScoreEnergyPrice",
+                      data ? "ScoreDataReadiness" : "ScoreEnergyPrice");
+            return -1;
+        }
+        *(data ? &c->data_ready : &c->energy_price) = v;
+        return 0;
+    }
+    snprintf (why, len, "unknown key %s", key);
+    return -1;
+}
+
+/* ---- the factors ---- */
+
+double jt_score_f_priority (void)
+{
+    return JT_SCORE_NEUTRAL;
+}
+
+double jt_score_f_wait (int64_t wait_s, int64_t reference_wait_s)
+{
+    if (wait_s < 0)
+        wait_s = 0;
+    if (wait_s > JT_SCORE_WAIT_MAX)
+        wait_s = JT_SCORE_WAIT_MAX;
+    if (reference_wait_s < 1)
+        reference_wait_s = JT_SCORE_REF_WAIT_DEFAULT;
+    return log1p ((double) wait_s / (double) reference_wait_s);
+}
+
+double jt_score_f_fair_share (int64_t target_gpus, int64_t used_gpus)
+{
+    if (target_gpus <= 0)
+        return 0.0;
+    if (used_gpus < 0)
+        used_gpus = 0;
+    if (used_gpus >= target_gpus)
+        return 0.0;
+    return (double) (target_gpus - used_gpus) / (double) target_gpus;
+}
+
+double jt_score_f_topology (int64_t needed, int64_t available)
+{
+    if (available <= 0 || needed <= 0 || needed > available)
+        return 0.0;
+    return 1.0 - (double) needed / (double) available;
+}
+
+double jt_score_f_backlog (double queued_gpu_hours, double running_gpu_hours)
+{
+    if (!(queued_gpu_hours > 0))
+        return 0.0;
+    if (!(running_gpu_hours > 0))
+        return 1.0;
+    return fmin (1.0, queued_gpu_hours / running_gpu_hours);
+}
+
+double jt_score_f_energy (double normalized_price)
+{
+    if (!(normalized_price >= 0))
+        normalized_price = 0;
+    if (normalized_price > 1)
+        normalized_price = 1;
+    return 1.0 - normalized_price;
+}
+
+double jt_score_f_checkpoint (int64_t checkpoint_s)
+{
+    if (checkpoint_s <= 0)
+        return 0.0;
+    return 1.0 / (1.0 + (double) checkpoint_s / 60.0);
+}
+
+double jt_score_f_conformance (int64_t largest, int64_t requested)
+{
+    if (requested <= 0)
+        return 1.0;
+    if (largest <= 0)
+        return 0.0;
+    return largest >= requested ? 1.0 : (double) largest / (double) requested;
+}
+
+/* ---- inputs from a snapshot ---- */
+
+static bool candidate (const jt_node_t *n, const jt_run_t *r)
+{
+    return n->flavor && r->flavor && !strcmp (n->flavor, r->flavor)
+           && n->domain >= 0 && n->state != JT_NODE_DOWN
+           && jt_constraints_match (&r->constraints, &n->labels);
+}
+
+static int cmp_desc_i64 (const void *a, const void *b)
+{
+    int64_t x = *(const int64_t *) a, y = *(const int64_t *) b;
+    return x < y ? 1 : x > y ? -1 : 0;
+}
+
+static int cmp_str (const void *a, const void *b)
+{
+    return strcmp (*(const char *const *) a, *(const char *const *) b);
+}
+
+/* Fewest domains (capacities cap[0..nd), largest first) holding nfull
+ * groups of a nodes and one last group of b nodes (b == 0: none), each
+ * whole in one domain; or soft (chunks by node): the fewest holding the
+ * total. nd + 1 when they do not fit. cap is sorted here unless sorted. */
+static int64_t fewest_domains (int64_t *cap, size_t nd, bool sorted, bool soft,
+                               bool one, int64_t nfull, int64_t a, int64_t b)
+{
+    int64_t total = nfull * a + b, used = 0;
+
+    if (!sorted)
+        qsort (cap, nd, sizeof (*cap), cmp_desc_i64);
+    if (one || soft) {
+        for (size_t i = 0; i < nd; i++) {
+            if (one)
+                return cap[0] >= total ? 1 : (int64_t) nd + 1;
+            used += cap[i];
+            if (used >= total)
+                return (int64_t) i + 1;
+        }
+        return (int64_t) nd + 1;
+    }
+    for (size_t i = 0; i < nd; i++) {
+        int64_t room = cap[i], q = a > 0 ? room / a : 0;
+        bool placed = false;
+
+        if (q > nfull)
+            q = nfull;
+        nfull -= q;
+        room -= q * a;
+        placed = q > 0;
+        if (nfull == 0 && b > 0 && room >= b) {
+            b = 0;
+            placed = true;
+        }
+        if (placed)
+            used = (int64_t) i + 1;
+        if (nfull == 0 && b == 0)
+            return used;
+    }
+    return (int64_t) nd + 1;
+}
+
+/* f3: the owner's open envelopes of the run's flavor. */
+static void share_inputs (const jt_budgets_t *b, const jt_usage_t *u,
+                          const jt_run_t *r, int64_t now, jt_score_input_t *in)
+{
+    in->fs_target_gpus = in->fs_used_gpus = 0;
+    for (size_t i = 0; b && r->owner && r->flavor && i < b->nenv; i++) {
+        const jt_envelope_t *e = b->env[i];
+        if (strcmp (e->owner, r->owner) || strcmp (e->flavor, r->flavor)
+            || !jt_envelope_open_at (e, now))
+            continue;
+        in->fs_target_gpus += e->concurrency;
+        if (u && e->id < u->nenv)
+            in->fs_used_gpus += u->active[e->id];
+    }
+}
+
+/* f4 and the nodes requested, from the candidate domains' capacities cap
+ * (nd of them, largest first: fewest_domains sorts them) and the GPUs per
+ * node of the flavor. 0, or -1 with err. */
+static int domain_inputs (const jt_run_t *r, int64_t gpn, int64_t *cap, size_t nd,
+                          bool sorted, jt_score_input_t *in, jt_error_t *err)
+{
+    jt_groups_t g = { 0 };
+    int64_t nfull = 0, a = 0, last = 0;
+
+    in->domains_available = (int64_t) nd;
+    in->nodes_requested = 0;
+    in->domains_needed = (int64_t) nd + 1;
+    if (gpn <= 0 || r->total_gpus <= 0)
+        return 0;                       /* no node of the flavor: fits nowhere */
+    if (jt_run_compile (r, r->total_gpus, &g, err) < 0)
+        return -1;
+    for (size_t i = 0; i < g.n; i++) {
+        int64_t nodes = (g.gpus[i] + gpn - 1) / gpn + r->spares_per_group;
+        in->nodes_requested += nodes;
+        if (i == 0)
+            a = nodes;
+        if (nodes == a && last == 0)
+            nfull++;
+        else
+            last = nodes;
+    }
+    in->domains_needed = fewest_domains (cap, nd, sorted, g.soft,
+                                         !r->cross_group_spread, nfull, a, last);
+    jt_groups_free (&g);
+    return 0;
+}
+
+int jt_score_inputs (const jt_snapshot_t *s, const jt_budgets_t *b,
+                     const jt_usage_t *u, const jt_run_t *r, int64_t now,
+                     jt_score_input_t *in, jt_error_t *err)
+{
+    int64_t *cap = NULL;
+    const char **fp = NULL;
+    size_t nfp = 0, nd = 0;
+    int rc = -1;
+
+    if (!s || !r || !in || !s->finalized)
+        return jt_errprintf (err, "score inputs: no run or no finalized snapshot");
+    in->checkpoint_s = r->checkpoint_s;
+    share_inputs (b, u, r, now, in);
+
+    /* f4, f9: the candidates per domain and per fingerprint */
+    if (!(cap = calloc (s->ndomains ? s->ndomains : 1, sizeof (*cap)))
+        || !(fp = calloc (s->nnodes ? s->nnodes : 1, sizeof (*fp)))) {
+        jt_errprintf (err, "out of memory");
+        goto done;
+    }
+    in->conformance_largest = 0;
+    for (size_t i = 0; i < s->nnodes; i++) {
+        const jt_node_t *n = &s->nodes[i];
+        const char *v;
+        if (!candidate (n, r))
+            continue;
+        cap[n->domain]++;
+        if ((v = jt_labels_get (&n->labels, JT_CONFORMANCE_LABEL)))
+            fp[nfp++] = v;
+        else
+            in->conformance_largest = 1;    /* a class of its own */
+    }
+    qsort (fp, nfp, sizeof (*fp), cmp_str);
+    for (size_t i = 0, j; i < nfp; i = j) {
+        for (j = i + 1; j < nfp && !strcmp (fp[i], fp[j]); j++)
+            ;
+        if ((int64_t) (j - i) > in->conformance_largest)
+            in->conformance_largest = (int64_t) (j - i);
+    }
+    for (size_t d = 0; d < s->ndomains; d++)
+        if (cap[d] > 0)
+            cap[nd++] = cap[d];
+    rc = domain_inputs (r, jt_snapshot_gpus_per_node (s, r->flavor), cap, nd, false,
+                        in, err);
+done:
+    free (cap);
+    free (fp);
+    return rc;
+}
+
+/* Per flavor: the capacities of its domains (largest first) and its
+ * largest fingerprint class, over nodes with a domain and not down. */
+struct flavor_sum {
+    const char *flavor;         /* into the snapshot */
+    int64_t gpn;
+    int64_t *cap;
+    size_t nd;
+    int64_t largest;
+};
+
+struct jt_score_cluster {
+    const jt_snapshot_t *s;
+    struct flavor_sum *f;
+    size_t nf;
+    int64_t *scratch;           /* ndomains + 1 */
+};
+
+void jt_score_cluster_destroy (jt_score_cluster_t *c)
+{
+    if (!c)
+        return;
+    int saved = errno;
+    for (size_t i = 0; i < c->nf; i++)
+        free (c->f[i].cap);
+    free (c->f);
+    free (c->scratch);
+    free (c);
+    errno = saved;
+}
+
+jt_score_cluster_t *jt_score_cluster_create (const jt_snapshot_t *s,
+                                             jt_error_t *err)
+{
+    jt_score_cluster_t *c;
+    const char **fp = NULL;
+
+    if (!s || !s->finalized) {
+        jt_errprintf (err, "score cluster: needs a finalized snapshot");
+        return NULL;
+    }
+    if (!(c = calloc (1, sizeof (*c)))
+        || !(c->scratch = calloc (s->ndomains + 1, sizeof (*c->scratch)))
+        || !(fp = calloc (s->nnodes + 1, sizeof (*fp))))
+        goto nomem;
+    c->s = s;
+    for (size_t i = 0; i < s->nnodes; i++) {
+        const jt_node_t *n = &s->nodes[i];
+        size_t k;
+        if (!n->flavor)
+            continue;
+        for (k = 0; k < c->nf && strcmp (c->f[k].flavor, n->flavor); k++)
+            ;
+        if (k == c->nf) {
+            struct flavor_sum *nf = realloc (c->f, (c->nf + 1) * sizeof (*nf));
+            if (!nf)
+                goto nomem;
+            c->f = nf;
+            memset (&c->f[k], 0, sizeof (c->f[k]));
+            c->nf++;
+            c->f[k].flavor = n->flavor;
+            c->f[k].gpn = jt_snapshot_gpus_per_node (s, n->flavor);
+            if (!(c->f[k].cap = calloc (s->ndomains + 1, sizeof (int64_t))))
+                goto nomem;
+        }
+    }
+    for (size_t k = 0; k < c->nf; k++) {
+        struct flavor_sum *f = &c->f[k];
+        size_t nfp = 0;
+        for (size_t i = 0; i < s->nnodes; i++) {
+            const jt_node_t *n = &s->nodes[i];
+            const char *v;
+            if (!n->flavor || strcmp (n->flavor, f->flavor) || n->domain < 0
+                || n->state == JT_NODE_DOWN)
+                continue;
+            f->cap[n->domain]++;
+            if ((v = jt_labels_get (&n->labels, JT_CONFORMANCE_LABEL)))
+                fp[nfp++] = v;
+            else
+                f->largest = f->largest > 1 ? f->largest : 1;
+        }
+        qsort (fp, nfp, sizeof (*fp), cmp_str);
+        for (size_t i = 0, j; i < nfp; i = j) {
+            for (j = i + 1; j < nfp && !strcmp (fp[i], fp[j]); j++)
+                ;
+            if ((int64_t) (j - i) > f->largest)
+                f->largest = (int64_t) (j - i);
+        }
+        for (size_t d = 0; d < s->ndomains; d++)
+            if (f->cap[d] > 0)
+                f->cap[f->nd++] = f->cap[d];
+        qsort (f->cap, f->nd, sizeof (*f->cap), cmp_desc_i64);
+    }
+    free (fp);
+    return c;
+nomem:
+    free (fp);
+    jt_score_cluster_destroy (c);
+    jt_errprintf (err, "out of memory");
+    return NULL;
+}
+
+int jt_score_inputs_cached (const jt_score_cluster_t *c, const jt_budgets_t *b,
+                            const jt_usage_t *u, const jt_run_t *r, int64_t now,
+                            jt_score_input_t *in, jt_error_t *err)
+{
+    const struct flavor_sum *f = NULL;
+
+    if (!c || !r || !in)
+        return jt_errprintf (err, "score inputs: no run or no cluster summary");
+    if (r->constraints.n > 0)
+        return jt_score_inputs (c->s, b, u, r, now, in, err);
+    in->checkpoint_s = r->checkpoint_s;
+    share_inputs (b, u, r, now, in);
+    for (size_t k = 0; r->flavor && k < c->nf && !f; k++)
+        if (!strcmp (c->f[k].flavor, r->flavor))
+            f = &c->f[k];
+    in->conformance_largest = f ? f->largest : 0;
+    if (f)      /* already largest first: no sort, O(domains) */
+        memcpy (c->scratch, f->cap, f->nd * sizeof (*f->cap));
+    return domain_inputs (r, f ? f->gpn : 0, c->scratch, f ? f->nd : 0, true, in, err);
+}
+
+double jt_score_running_gpu_hours (const jt_snapshot_t *s)
+{
+    double h = 0;
+
+    for (size_t i = 0; s && i < s->nleases; i++) {
+        const jt_lease_t *l = &s->leases[i];
+        int64_t d = l->end > l->start ? l->end - l->start
+                                      : JT_RUN_DEFAULT_TIME_LIMIT_S;
+        if (l->role == JT_ROLE_SPARE || l->gpus <= 0)
+            continue;
+        h += (double) l->gpus * (double) d / 3600.0;
+    }
+    return h;
+}
+
+double jt_score_queued_gpu_hours (const jt_run_t *r)
+{
+    return r && r->total_gpus > 0 ? jt_run_gpu_hours (r, r->total_gpus) : 0.0;
+}
+
+/* ---- the sum ---- */
+
+void jt_score_compute (const jt_score_conf_t *c, const jt_score_profile_t *p,
+                       const jt_score_input_t *in, jt_score_t *out)
+{
+    jt_score_conf_t def;
+    double sum = 0, scaled;
+
+    if (!c) {
+        jt_score_conf_init (&def);
+        c = &def;
+    }
+    if (!p)
+        p = jt_score_profile_for (c, NULL);
+    memset (out, 0, sizeof (*out));
+    snprintf (out->profile, sizeof (out->profile), "%s", p->name);
+    out->f[JT_SCORE_PRIORITY] = jt_score_f_priority ();
+    out->f[JT_SCORE_WAIT] = jt_score_f_wait (in->wait_s, c->reference_wait_s);
+    out->f[JT_SCORE_FAIR_SHARE] = jt_score_f_fair_share (in->fs_target_gpus,
+                                                         in->fs_used_gpus);
+    out->f[JT_SCORE_TOPOLOGY] = jt_score_f_topology (in->domains_needed,
+                                                     in->domains_available);
+    out->f[JT_SCORE_DATA_READY] = c->data_ready;
+    out->f[JT_SCORE_BACKLOG] = jt_score_f_backlog (in->queued_gpu_hours,
+                                                   in->running_gpu_hours);
+    out->f[JT_SCORE_ENERGY] = jt_score_f_energy (c->energy_price);
+    out->f[JT_SCORE_CHECKPOINT] = jt_score_f_checkpoint (in->checkpoint_s);
+    out->f[JT_SCORE_CONFORMANCE] = jt_score_f_conformance (in->conformance_largest,
+                                                           in->nodes_requested);
+    for (size_t i = 0; i < JT_SCORE_NFACTORS; i++) {
+        out->w[i] = p->w[i];
+        sum += p->w[i] * out->f[i];
+    }
+    out->sum = sum;
+    scaled = nearbyint (sum * (double) c->scale);
+    if (!(scaled >= 0))
+        scaled = 0;
+    if (scaled > (double) INT32_MAX)
+        scaled = (double) INT32_MAX;
+    out->site_factor = (int64_t) scaled;
+}
+
+char *jt_score_format (const jt_score_t *sc)
+{
+    jt_strbuf_t sb = JT_STRBUF_INIT;
+
+    jt_strbuf_printf (&sb, "profile %s\n", sc->profile);
+    for (size_t i = 0; i < JT_SCORE_NFACTORS; i++)
+        jt_strbuf_printf (&sb, "  %-12s %.4f x %.2f = %.4f\n", factor_names[i],
+                          sc->f[i], sc->w[i], sc->f[i] * sc->w[i]);
+    jt_strbuf_printf (&sb, "  %-12s %.4f   site factor %lld\n", "sum", sc->sum,
+                      (long long) sc->site_factor);
+    return jt_strbuf_take (&sb);
+}
