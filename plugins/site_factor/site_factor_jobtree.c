@@ -62,7 +62,6 @@ static struct {
     bool have_usage;
     const jt_budgets_t *budgets;    /* the set the usage was built for */
     double running_gh, queued_gh;
-    time_t node_update;             /* last_node_update it was built at */
 } view;
 
 static void view_free (void)
@@ -94,7 +93,6 @@ static int view_build (const jt_config_t *conf, const jt_budgets_t *b)
         return -1;
     }
     view.snap->time = (int64_t) time (NULL);
-    view.node_update = last_node_update;
     rc = jtc_nodes_add (view.snap, conf->domain_feature, &err);
     if (rc < 0)
         goto fail;
@@ -203,8 +201,11 @@ extern void site_factor_p_set (job_record_t *job_ptr)
     jtsub_state_refresh (&state);
     if (!(conf = jtsub_state_conf (&state)))
         return;
-    if ((!view.snap || view.node_update != last_node_update
-         || view.budgets != jtsub_state_budgets (&state))
+    /* A submission scores against the view of the last update (at most
+     * PriorityCalcPeriod old), never rebuilding it: the rebuild is O(nodes
+     * + jobs), and submissions come as fast as users send them. Only the
+     * first run after start-up or a budget reload builds it here. */
+    if ((!view.snap || view.budgets != jtsub_state_budgets (&state))
         && view_build (conf, jtsub_state_budgets (&state)) < 0)
         return;
     score_job (job_ptr, conf, time (NULL));
