@@ -143,7 +143,7 @@ static int add_bool (json_object *o, const char *k, bool b)
 static json_object *env_json (const struct env *e, unsigned flags, jt_error_t *err)
 {
     json_object *o = json_object_new_object ();
-    int64_t cs, cbs, oss, obss;
+    int64_t cs = 0, cbs = 0, oss = 0, obss = 0;
 
     if (gpu_s (e->closed_s, "closedGpuS", e->name, &cs, err) < 0
         || gpu_s (e->closed_borrowed_s, "closedBorrowedGpuS", e->name, &cbs, err) < 0
