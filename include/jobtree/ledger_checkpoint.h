@@ -67,6 +67,11 @@ typedef struct jt_replay_info {
     uint64_t records_folded;    /* records folded (the tail) */
     char why[320];              /* a full fold: why no checkpoint was used
                                  * ("" when the ledger has none) */
+    /* The ledger ends inside a checkpoint: its part 1's seq, its upTo and
+     * the parts present of how many (a write cut short; 0: none). */
+    uint64_t dangling_seq, dangling_up_to;
+    int64_t dangling_part, dangling_parts;
+    char dangling_sha256[65];   /* its stateSha256 */
 } jt_replay_info_t;
 
 /* jt_ledger_fold_replay_dir starting from the last complete checkpoint:

@@ -714,6 +714,56 @@ static int maybe_checkpoint (struct server *s, char *errbuf, size_t errlen)
     return 0;
 }
 
+/* The ledger ends inside a checkpoint (its write was cut short after some
+ * parts reached the disk, or a part was cut as a torn tail): nothing came
+ * after it, so the fold is still the state after its upTo. Write its
+ * missing parts, made again from the fold: the same state text, the same
+ * stateSha256 (checked), so that the checkpoint is whole. */
+static int complete_checkpoint (struct server *s, const jt_replay_info_t *info,
+                                char *errbuf, size_t errlen)
+{
+    char **p = NULL;
+    size_t *lens = NULL, n = 0, k = (size_t) info->dangling_part;
+    uint64_t first;
+    jt_error_t err = { "" };
+    jt_event_t *ev = NULL;
+    int rc = 0;
+
+    if (jt_ckpt_payloads (s->fold, info->dangling_up_to, (int64_t) time (NULL), 0, &p,
+                          &lens, &n, &err)
+            < 0
+        || !(ev = jt_event_from_json (p[0], lens[0], &err))) {
+        log_msg ("cannot complete the checkpoint at seq %" PRIu64 ": %s", info->dangling_seq,
+                 err.text);
+        goto out;
+    }
+    if ((int64_t) n != info->dangling_parts || k >= n
+        || strcmp (ev->state_sha256, info->dangling_sha256)) {
+        log_msg ("cannot complete the checkpoint at seq %" PRIu64 " (%" PRId64 " of %" PRId64
+                 " parts): the state now is not the one it recorded (%zu parts, sha256 "
+                 "%.16s...); jobtree verify will name it",
+                 info->dangling_seq, info->dangling_part, info->dangling_parts, n,
+                 ev->state_sha256);
+        goto out;
+    }
+    if (jt_ledger_writer_append (s->w, (const char *const *) p + k, lens + k, n - k, &first,
+                                 &err)
+        < 0) {
+        snprintf (errbuf, errlen, "completing the checkpoint at seq %" PRIu64 ": %s",
+                  info->dangling_seq, err.text);
+        rc = -1;
+        goto out;
+    }
+    s->since = 0; /* it covers every record before it */
+    log_msg ("completed the checkpoint at seq %" PRIu64 " (its write was cut short after "
+             "part %zu of %zu): parts %zu..%zu written at seq %" PRIu64,
+             info->dangling_seq, k, n, k + 1, n, first);
+out:
+    jt_event_destroy (ev);
+    jt_ckpt_payloads_free (p, lens, n);
+    return rc;
+}
+
 /* The fold checkpoints are made of, from the ledger's last checkpoint. */
 static int fold_ledger (struct server *s, char *errbuf, size_t errlen)
 {
@@ -745,6 +795,9 @@ static int fold_ledger (struct server *s, char *errbuf, size_t errlen)
                  info.why[0] ? ": " : "", info.why);
     s->since = info.records_folded;
     s->since_at = mono_now ();
+    if (info.dangling_part && info.dangling_up_to + (uint64_t) info.dangling_part
+                                  == jt_ledger_writer_last_seq (s->w))
+        return complete_checkpoint (s, &info, errbuf, errlen);
     return 0;
 }
 

@@ -56,6 +56,9 @@ struct read_ctx {
     uint64_t ckpt_seq, up_to, folded, read;
     uint64_t target;            /* tail: start from the checkpoint of this upTo */
     char why[320];              /* tail: why the last checkpoint was refused */
+    uint64_t dangling_seq, dangling_up_to; /* read_end: parts the ledger ends in */
+    int64_t dangling_part, dangling_parts;
+    char dangling_sha[65];
 };
 
 static bool is_checkpoint (const jt_record_t *rec)
@@ -254,6 +257,13 @@ static int read_end (struct read_ctx *c, const jt_ledger_result_t *res, jt_error
     struct acc *a = &c->acc;
     int rc = 0;
 
+    if (a->n) {
+        c->dangling_seq = a->first_seq;
+        c->dangling_up_to = a->parts[0]->up_to;
+        c->dangling_part = (int64_t) a->n;
+        c->dangling_parts = a->parts[0]->parts;
+        memcpy (c->dangling_sha, a->parts[0]->state_sha256, 65);
+    }
     if (a->n && res->status == JT_LEDGER_OK)
         rc = ckpt_viol (c, a->first_seq, err,
                         "checkpoint after seq %" PRIu64 ": the ledger ends after part %zu "
@@ -393,12 +403,13 @@ int jt_ledger_verify (const char *const *paths, size_t npaths, const char *head,
     return 0;
 }
 
-jt_ledger_fold_t *jt_ledger_fold_replay (const char *const *paths, size_t npaths,
-                                         jt_ledger_result_t *res,
-                                         uint64_t *nviolations, jt_violation_t *first,
-                                         jt_error_t *err)
+static jt_ledger_fold_t *replay (const char *const *paths, size_t npaths,
+                                  jt_ledger_result_t *res, uint64_t *nviolations,
+                                  jt_violation_t *first, struct read_ctx *cp, jt_error_t *err)
 {
-    struct read_ctx c = { .first = first };
+    struct read_ctx c0 = { .first = first }, *cc = cp ? cp : &c0;
+    *cc = (struct read_ctx){ .first = first };
+#define c (*cc)
     if (first)
         memset (first, 0, sizeof (*first));
     if (!(c.fold = jt_ledger_fold_create ())) {
@@ -414,6 +425,15 @@ jt_ledger_fold_t *jt_ledger_fold_replay (const char *const *paths, size_t npaths
     if (nviolations)
         *nviolations = c.n;
     return c.fold;
+#undef c
+}
+
+jt_ledger_fold_t *jt_ledger_fold_replay (const char *const *paths, size_t npaths,
+                                         jt_ledger_result_t *res,
+                                         uint64_t *nviolations, jt_violation_t *first,
+                                         jt_error_t *err)
+{
+    return replay (paths, npaths, res, nviolations, first, NULL, err);
 }
 
 jt_ledger_fold_t *jt_ledger_fold_replay_dir (const char *dir, jt_ledger_result_t *res,
@@ -550,6 +570,11 @@ static void info_set (jt_replay_info_t *info, const struct read_ctx *c)
     info->up_to = c->up_to;
     info->records_folded = c->folded;
     snprintf (info->why, sizeof (info->why), "%s", c->why);
+    info->dangling_seq = c->dangling_seq;
+    info->dangling_up_to = c->dangling_up_to;
+    info->dangling_part = c->dangling_part;
+    info->dangling_parts = c->dangling_parts;
+    memcpy (info->dangling_sha256, c->dangling_sha, 65);
 }
 
 jt_ledger_fold_t *jt_ledger_fold_replay_dir_ckpt (const char *dir, jt_ledger_result_t *res,
@@ -582,9 +607,10 @@ jt_ledger_fold_t *jt_ledger_fold_replay_dir_ckpt (const char *dir, jt_ledger_res
     } else {
         char why[320];
         snprintf (why, sizeof (why), "%s", c.why);
-        f = jt_ledger_fold_replay ((const char *const *) paths, n, res, nviolations, first,
-                                   err);
+        struct read_ctx c2;
+        f = replay ((const char *const *) paths, n, res, nviolations, first, &c2, err);
         if (info) {
+            info_set (info, &c2);
             info->ckpt_seq = info->up_to = 0;
             info->segments_read += res->nsegments;
             info->records_read += res->nrecords;

@@ -128,6 +128,47 @@ wait "$pid"
 "$jobtree" verify -q "$dir"
 is "$?" 0 "torn: verify exits 0"
 
+# a checkpoint of three parts whose write was cut short after part 1 (a
+# power cut keeps a prefix of the write): part 1 is a complete record, so
+# start-up keeps it, and the daemon writes parts 2 and 3 again from its
+# fold (nothing came after: the same state, the same stateSha256)
+dir=$tmp/parts
+mkdir -m 0700 "$dir"
+JT_LEDGERD_TEST_CRASH=checkpoint-after "$ledgerd" -F -d "$dir" -S "$dir.sock" \
+    -u "$(id -u)" --checkpoint-every 4000 --checkpoint-interval 0 2>> "$tmp/parts.log" &
+pid=$!
+wait_ready "$dir.sock" "$pid" || bail_out "the daemon did not start"
+n=$(python3 - "$dir.sock" <<'EOF2'
+import socket, sys
+s = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+s.connect(sys.argv[1])
+evs = b"".join((('{"v":1,"type":"Start","id":"p%d","time":%d,"lease":"P%05d","run":"c:%d",'
+                 '"group":"0","nodes":["p%05d"],"gpus":1,"role":"Active","envelope":"e1",'
+                 '"owner":"rai","start":%d}\n') % (i, 100 + i, i, i, i, 100 + i)).encode()
+               for i in range(1, 4001))
+s.sendall(evs)
+f = s.makefile("rb")
+print(sum(1 for _ in range(4000) if f.readline().startswith(b"OK ")))
+EOF2
+)
+is "$n" 4000 "parts: 4000 events acknowledged"
+wait "$pid"
+seg=$(ls "$dir"/ledger-*.jtl | tail -n 1)
+is "$(grep -c '"type":"Checkpoint","id":"checkpoint:4000:' "$seg")" 3 \
+    "parts: a checkpoint of 3 parts was written"
+keep=$(($(wc -c < "$seg") - $(tail -n 2 "$seg" | wc -c)))
+truncate -s "$keep" "$seg"
+: > "$tmp/parts.log.2"
+start "$dir" "$tmp/parts.log.2"
+like "$(cat "$tmp/parts.log.2")" 'completed the checkpoint at seq 4001 \(its write was cut short after part 1 of 3\): parts 2\.\.3 written at seq 4002' \
+    "parts: start-up completes the checkpoint"
+kill -TERM "$pid"
+wait "$pid"
+"$jobtree" verify -q "$dir"
+is "$?" 0 "parts: verify exits 0 (the checkpoint is whole and right)"
+like "$("$jobtree" verify --from-checkpoint "$dir")" 'from the checkpoint at seq 4001' \
+    "parts: and it is the one a restart starts from"
+
 # a checkpoint is the daemon's: a client may not send one
 dir=$tmp/client
 mkdir -m 0700 "$dir"
