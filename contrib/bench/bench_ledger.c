@@ -26,7 +26,8 @@
  * Sizes: N = 1000000 events (5-6 minutes in all on the 2-vCPU build VM at
  * load 7-9),
  * JT_BENCH_EVENTS=N to change it;
- * JT_BENCH_CLIENTS (8), JT_BENCH_SECONDS (3) for the append phase;
+ * JT_BENCH_CLIENTS (8), JT_BENCH_SECONDS (3) for the append phase, and
+ * JT_BENCH_CKPT_EVERY (the daemon's --checkpoint-every, 50000; 0: off);
  * JT_BENCH_DIR (default ./bench-ledger.tmp, i.e. the build directory's
  * disk, not a tmpfs); JT_BENCH_HISTORY=H (default 1000000) for the
  * restart; JT_BENCH_ONLY=appends,replay,restart runs only those phases
@@ -317,8 +318,10 @@ static double bench_appends (int clients, double secs, double *sqlite_rate)
         prctl (PR_SET_PDEATHSIG, SIGKILL);
         if (!freopen (log, "a", stderr))
             _exit (127);
+        const char *every = getenv ("JT_BENCH_CKPT_EVERY"); /* the daemon's */
         execl ("src/ledgerd/jobtree-ledgerd", "jobtree-ledgerd", "-F", "-d", ldir, "-S",
-               sock, "-u", "0", (char *) NULL);
+               sock, "-u", "0", "--checkpoint-every", every ? every : "50000",
+               (char *) NULL);
         _exit (127);
     }
     for (int i = 0; i < 1000; i++) {
