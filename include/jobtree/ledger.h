@@ -543,6 +543,9 @@ uint64_t jt_ledger_fold_lotteries (const jt_ledger_fold_t *f);
 /* The latest event time applied (0 before any). */
 int64_t jt_ledger_fold_last_time (const jt_ledger_fold_t *f);
 
+/* The latest end of a lease the fold closed (0 before any). */
+int64_t jt_ledger_fold_closed_until (const jt_ledger_fold_t *f);
+
 /* A lease as the fold holds it (strings owned by the fold: an open lease's
  * are valid until the next apply, a history row's until destroy). */
 typedef struct jt_fold_lease {

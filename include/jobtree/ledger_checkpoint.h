@@ -89,6 +89,18 @@ jt_ledger_fold_t *jt_ledger_fold_replay_dir_ckpt (const char *dir,
                                                   jt_replay_info_t *info,
                                                   jt_error_t *err);
 
+/* `jobtree report` over a window starting at since: when the ledger's last
+ * usable checkpoint closed no lease ending at or after since (its
+ * closedUntil < since), a fold from it that keeps history from there on
+ * (its open leases are history rows; closed leases before it fall outside
+ * the window). 1 with *out, 0 when the checkpoint cannot serve (none,
+ * unusable, or closedUntil too late: info->why; read from genesis then),
+ * -1 with err. Violations are counted as by a replay. */
+int jt_ledger_fold_history_dir_ckpt (const char *dir, int64_t since, jt_ledger_fold_t **out,
+                                     jt_ledger_result_t *res, uint64_t *nviolations,
+                                     jt_violation_t *first, jt_replay_info_t *info,
+                                     jt_error_t *err);
+
 /* `jobtree verify --from-checkpoint`: jt_ledger_verify from the last
  * complete checkpoint (trusted: its state is loaded, not checked against
  * the records before it), the records after it folded with the checks of

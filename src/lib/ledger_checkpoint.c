@@ -260,8 +260,10 @@ static int head_text (const jt_ledger_fold_t *f, unsigned flags, jt_strbuf_t *b,
     jt_strbuf_printf (b,
                       "{\"counters\":{\"events\":%" PRIu64 ",\"starts\":%" PRIu64
                       ",\"ends\":%" PRIu64 ",\"lotteries\":%" PRIu64
-                      ",\"lastTime\":%" PRId64 "},\"envelopes\":[",
-                      f->events, f->starts, f->ends, f->lotteries, f->last_time);
+                      ",\"lastTime\":%" PRId64 ",\"closedUntil\":%" PRId64
+                      "},\"envelopes\":[",
+                      f->events, f->starts, f->ends, f->lotteries, f->last_time,
+                      f->closed_until);
     for (size_t i = 0; i < n; i++) {
         const struct env *e = jt_map_get (f->envs, keys[i]);
         if ((flags & JT_CKPT_NO_CAPS) && env_zero (e))
@@ -589,7 +591,7 @@ static const char *const k_state1[] = { "counters", "envelopes", "budgets", "lea
                                         "reservations", NULL };
 static const char *const k_staten[] = { "leases", "reservations", NULL };
 static const char *const k_counters[] = { "events", "starts", "ends", "lotteries",
-                                          "lastTime", NULL };
+                                          "lastTime", "closedUntil", NULL };
 static const char *const k_env[] = { "name", "owner", "capped", "concurrency", "maxGpuHours",
                                      "windowStart", "windowEnd", "active", "borrowed",
                                      "peak", "closedGpuS", "closedBorrowedGpuS",
@@ -606,7 +608,7 @@ static const char *const k_resv[] = { "reservation", "run", "envelope", "owner",
 static int rd_counters (struct rd *r, jt_ledger_fold_t *f, json_object *st, uint64_t up_to)
 {
     json_object *c;
-    int64_t ev, s, e, l, t;
+    int64_t ev, s, e, l, t, cu;
     int64_t max = up_to > (uint64_t) INT64_MAX ? INT64_MAX : (int64_t) up_to;
 
     size_t base = strlen (r->where);
@@ -616,7 +618,8 @@ static int rd_counters (struct rd *r, jt_ledger_fold_t *f, json_object *st, uint
     if (rd_keys (r, c, k_counters) < 0
         || rd_int (r, c, "events", 0, max, &ev) < 0 || rd_int (r, c, "starts", 0, ev, &s) < 0
         || rd_int (r, c, "ends", 0, s, &e) < 0 || rd_int (r, c, "lotteries", 0, ev, &l) < 0
-        || rd_int (r, c, "lastTime", 0, JT_EV_TIME_MAX, &t) < 0)
+        || rd_int (r, c, "lastTime", 0, JT_EV_TIME_MAX, &t) < 0
+        || rd_int (r, c, "closedUntil", 0, JT_EV_TIME_MAX, &cu) < 0)
         return -1;
     r->where[base] = 0;
     f->events = (uint64_t) ev;
@@ -624,6 +627,7 @@ static int rd_counters (struct rd *r, jt_ledger_fold_t *f, json_object *st, uint
     f->ends = (uint64_t) e;
     f->lotteries = (uint64_t) l;
     f->last_time = t;
+    f->closed_until = cu;
     return 0;
 }
 
@@ -1043,4 +1047,58 @@ error:
     json_object_put (st);
     jt_ledger_fold_destroy (f);
     return NULL;
+}
+
+/* ---- a restored fold that keeps history (jobtree report) ---- */
+
+static void hist_cb (const char *key, void *val, void *arg)
+{
+    jt_ledger_fold_t *f = arg;
+    const struct lease *o = val;
+    struct lease *l;
+    (void) key;
+    if (!f->hist || !(l = calloc (1, sizeof (*l)))) {
+        jt_map_destroy (f->hist, jt_fold_lease_free);
+        f->hist = NULL;
+        return;
+    }
+    *l = *o;
+    l->id = strdup (o->id);
+    l->run = strdup (o->run);
+    l->group = strdup (o->group);
+    l->envelope = strdup (o->envelope);
+    l->owner = strdup (o->owner);
+    l->nodes = calloc (o->nnodes ? o->nnodes : 1, sizeof (*l->nodes));
+    l->nnodes = 0;
+    bool ok = l->id && l->run && l->group && l->envelope && l->owner && l->nodes;
+    for (; ok && l->nnodes < o->nnodes; l->nnodes++)
+        ok = (l->nodes[l->nnodes] = strdup (o->nodes[l->nnodes])) != NULL;
+    l->end = -1;
+    l->reason = JT_REASON_NONE;
+    l->seed = 0;
+    if (!ok || jt_map_put (f->hist, l->id, l, NULL) < 0) {
+        jt_fold_lease_free (l);
+        jt_map_destroy (f->hist, jt_fold_lease_free);
+        f->hist = NULL;
+    }
+}
+
+int jt_ckpt_keep_history (jt_ledger_fold_t *f, jt_error_t *err)
+{
+    if (f->hist)
+        return 0;
+    if (!(f->hist = jt_map_create (0)) || !(f->resv = jt_map_create (0))) {
+        jt_map_destroy (f->hist, NULL);
+        f->hist = NULL;
+        errno = ENOMEM;
+        return jt_errprintf (err, "out of memory");
+    }
+    jt_map_each (f->leases, hist_cb, f);
+    if (!f->hist) {
+        jt_map_destroy (f->resv, jt_fold_resv_free);
+        f->resv = NULL;
+        errno = ENOMEM;
+        return jt_errprintf (err, "out of memory");
+    }
+    return 0;
 }

@@ -552,6 +552,8 @@ static int apply_end (jt_ledger_fold_t *f, uint64_t seq, const jt_event_t *ev,
     e->active -= l->gpus;
     e->open_start_sum -= (double) l->gpus * (double) l->start;
     e->closed_s += s;
+    if (ev->end > f->closed_until)
+        f->closed_until = ev->end;
     if (l->role == JT_ROLE_BORROWED) {
         e->borrowed -= l->gpus;
         e->open_borrowed_start_sum -= (double) l->gpus * (double) l->start;
@@ -953,6 +955,11 @@ uint64_t jt_ledger_fold_lotteries (const jt_ledger_fold_t *f)
 int64_t jt_ledger_fold_last_time (const jt_ledger_fold_t *f)
 {
     return f->last_time;
+}
+
+int64_t jt_ledger_fold_closed_until (const jt_ledger_fold_t *f)
+{
+    return f->closed_until;
 }
 
 static void lease_fill (const struct lease *l, jt_fold_lease_t *o)

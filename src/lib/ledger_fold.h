@@ -59,6 +59,7 @@ struct jt_ledger_fold {
     jt_map_t *resv;   /* history: reservation id -> struct resv */
     jt_map_t *oresv;  /* live: run -> its open reservation (struct resv) */
     uint64_t events, starts, ends, lotteries;
+    int64_t closed_until;       /* the latest end of a lease closed (0: none) */
     int64_t last_time;
     bool caps_pinned;
     struct env **env_v;         /* by number */
@@ -78,6 +79,11 @@ struct env *jt_fold_env_get (jt_ledger_fold_t *f, const char *name);
 /* A BudgetLoaded's caps in force from now on (every other envelope
  * uncapped). 0, or -1 on ENOMEM. */
 int jt_fold_load_caps (jt_ledger_fold_t *f, const jt_event_t *ev);
+
+/* Keep history from now on in a fold restored from a checkpoint
+ * (ledger_checkpoint.c): its open leases become history rows. 0, or -1
+ * with err (ENOMEM). */
+int jt_ckpt_keep_history (jt_ledger_fold_t *f, jt_error_t *err);
 
 /* Apply one record's payload (jt_ledger_fold_apply with the record's seq).
  * A payload that is not a valid event, or with canonical not in canonical

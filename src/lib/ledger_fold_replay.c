@@ -55,6 +55,8 @@ struct read_ctx {
     struct acc acc;
     uint64_t ckpt_seq, up_to, folded, read;
     uint64_t target;            /* tail: start from the checkpoint of this upTo */
+    bool history;               /* keep history from the checkpoint on, when */
+    int64_t since;              /* every lease it closed ended before since */
     char why[320];              /* tail: why the last checkpoint was refused */
     uint64_t dangling_seq, dangling_up_to; /* read_end: parts the ledger ends in */
     int64_t dangling_part, dangling_parts;
@@ -125,6 +127,17 @@ static int ckpt_complete (struct read_ctx *c, jt_error_t *err)
             goto done;
         }
         rc = ckpt_viol (c, seq, err, "checkpoint after seq %" PRIu64 ": %s", up_to, e.text);
+        goto done;
+    }
+    if (!c->fold && c->history && r->closed_until >= c->since) {
+        snprintf (c->why, sizeof (c->why),
+                  "checkpoint at seq %" PRIu64 ": leases closed before it end as late as "
+                  "%" PRId64 ", not before %" PRId64,
+                  seq, r->closed_until, c->since);
+        goto done;
+    }
+    if (!c->fold && c->history && jt_ckpt_keep_history (r, err) < 0) {
+        rc = -1;
         goto done;
     }
     if (!c->fold) { /* a tail read starts here */
@@ -665,4 +678,35 @@ int jt_ledger_verify_from_checkpoint (const char *const *paths, size_t npaths,
     else
         jt_ledger_fold_destroy (c.fold);
     return 0;
+}
+
+int jt_ledger_fold_history_dir_ckpt (const char *dir, int64_t since, jt_ledger_fold_t **out,
+                                     jt_ledger_result_t *res, uint64_t *nviolations,
+                                     jt_violation_t *first, jt_replay_info_t *info,
+                                     jt_error_t *err)
+{
+    struct read_ctx c = { .first = first, .history = true, .since = since };
+    char **paths = NULL;
+    size_t n = 0;
+
+    *out = NULL;
+    if (info)
+        memset (info, 0, sizeof (*info));
+    if (first)
+        memset (first, 0, sizeof (*first));
+    if (jt_ledger_segments (dir, &paths, &n, err) < 0)
+        return -1;
+    int rc = tail_read (paths, n, &c, res, info, err);
+    jt_ledger_segments_free (paths, n);
+    if (rc <= 0) {
+        jt_ledger_fold_destroy (c.fold);
+        if (info && rc == 0)
+            snprintf (info->why, sizeof (info->why), "%s", c.why);
+        return rc;
+    }
+    info_set (info, &c);
+    if (nviolations)
+        *nviolations = c.n;
+    *out = c.fold;
+    return 1;
 }

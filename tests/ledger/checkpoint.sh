@@ -100,6 +100,14 @@ for point in none checkpoint-before checkpoint-after; do
     is "$?" 0 "$point: verify --from-checkpoint exits 0"
     like "$out" 'from the checkpoint at seq [0-9]+' "$point: ... from the last checkpoint"
     [ "$rc" -eq 0 ] || diag "$(cat "$log" "$log.2")"
+    if [ "$point" = none ]; then
+        # report over a window after the checkpoint's closed leases: read
+        # from it; the segments named one by one are read from genesis
+        a=$("$jobtree" report usage -P -S 1970-01-01T00:01:50Z --now 1970-01-01T01:00:00Z "$dir")
+        b=$("$jobtree" report usage -P -S 1970-01-01T00:01:50Z --now 1970-01-01T01:00:00Z "$dir"/ledger-*.jtl)
+        is "$a" "$b" "$point: report usage from the checkpoint == from genesis"
+        like "$a" 'rai\|e1\|' "$point: ... and it reports the leases"
+    fi
 done
 
 # killed right after the checkpoint's write, whose last bytes then never
@@ -195,7 +203,7 @@ printf '%s\n' \
     '{"v":1,"type":"Start","id":"s1","time":101,"lease":"L1","run":"c:1","group":"0","nodes":["n1"],"gpus":2,"role":"Active","envelope":"e1","owner":"rai","start":101}' \
     > "$tmp/f.jsonl"
 mk_ledger "$tmp/f.jsonl" "$tmp/f.jtl"
-state='{"counters":{"events":1,"starts":1,"ends":0,"lotteries":0,"lastTime":101},"envelopes":[{"name":"e1","capped":false,"concurrency":0,"maxGpuHours":0.0,"windowStart":0,"windowEnd":0,"active":2,"borrowed":0,"peak":2,"closedGpuS":3600,"closedBorrowedGpuS":0,"openStartSum":202,"openBorrowedStartSum":0}],"budgets":{"loads":0,"loadsNoContent":0,"firstNoContent":0,"lastSeq":0,"lastSha256":"","files":[]},"leases":[{"lease":"L1","run":"c:1","group":"0","nodes":["n1"],"gpus":2,"role":"Active","envelope":"e1","owner":"rai","start":101,"seq":1}],"reservations":[]}'
+state='{"counters":{"events":1,"starts":1,"ends":0,"lotteries":0,"lastTime":101,"closedUntil":0},"envelopes":[{"name":"e1","capped":false,"concurrency":0,"maxGpuHours":0.0,"windowStart":0,"windowEnd":0,"active":2,"borrowed":0,"peak":2,"closedGpuS":3600,"closedBorrowedGpuS":0,"openStartSum":202,"openBorrowedStartSum":0}],"budgets":{"loads":0,"loadsNoContent":0,"firstNoContent":0,"lastSeq":0,"lastSha256":"","files":[]},"leases":[{"lease":"L1","run":"c:1","group":"0","nodes":["n1"],"gpus":2,"role":"Active","envelope":"e1","owner":"rai","start":101,"seq":1}],"reservations":[]}'
 sha=$(printf '%s' "$state" | sha256sum | cut -c1-64)
 printf '%s\n' "$(cat "$tmp/f.jsonl")" \
     "{\"v\":1,\"type\":\"Checkpoint\",\"id\":\"checkpoint:1:1\",\"time\":200,\"upTo\":1,\"part\":1,\"parts\":1,\"stateSha256\":\"$sha\",\"state\":$state}" \

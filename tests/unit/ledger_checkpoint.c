@@ -25,6 +25,7 @@ struct led {
     char **p;
     size_t n, cap;
     uint64_t last_ckpt; /* seq of the last checkpoint's first part */
+    int64_t ckpt_closed; /* its closedUntil */
 };
 
 static void led_add (struct led *l, char *s)
@@ -77,6 +78,7 @@ static void add_ckpt (struct led *l, jt_ledger_fold_t *f, size_t part_bytes)
     if (jt_ckpt_payloads (f, l->n, 1000 + (int64_t) l->n, part_bytes, &p, &lens, &n, &err) < 0)
         bail_out ("checkpoint: %s", err.text);
     l->last_ckpt = l->n + 1;
+    l->ckpt_closed = jt_ledger_fold_closed_until (f);
     for (size_t i = 0; i < n; i++)
         led_add (l, p[i]);
     free (p);
@@ -239,6 +241,26 @@ static const char *verify_dir (const char *dir, bool from_ckpt)
     return out;
 }
 
+/* History rows in the window [since, ...): "lease start end gpus env reason". */
+static char *rows_from (const jt_ledger_fold_t *f, int64_t since)
+{
+    jt_fold_lease_t *v;
+    size_t n;
+    jt_error_t err = { "" };
+    char *out = NULL;
+    size_t len = 0;
+    FILE *m = open_memstream (&out, &len);
+    if (!m || jt_ledger_fold_leases (f, &v, &n, &err) < 0)
+        bail_out ("rows: %s", err.text);
+    for (size_t i = 0; i < n; i++)
+        if (v[i].end < 0 || v[i].end >= since)
+            fprintf (m, "%s %" PRId64 " %" PRId64 " %" PRId64 " %s %d\n", v[i].lease,
+                     v[i].start, v[i].end, v[i].gpus, v[i].envelope, (int) v[i].reason);
+    fclose (m);
+    free (v);
+    return out;
+}
+
 static void test_round_trip (void)
 {
     struct led l;
@@ -322,7 +344,7 @@ static void test_round_trip (void)
  * over segments; verify (full and from the checkpoint) passes. */
 static void test_random (void)
 {
-    int agree = 0, from = 0, verified = 0, runs = 40;
+    int agree = 0, from = 0, verified = 0, runs = 40, hist_ok = 0, hist_no = 0;
     for (int i = 0; i < runs; i++) {
         struct led l;
         jt_ledger_fold_t *live, *full, *tail;
@@ -351,6 +373,40 @@ static void test_random (void)
             from++;
         if (!strcmp (verify_dir (dir, false), "none@0") && !strcmp (verify_dir (dir, true), "none@0"))
             verified++;
+        /* jobtree report's read: from the checkpoint when its closed leases
+         * all end before the window, else not */
+        if (l.last_ckpt) {
+            jt_ledger_fold_t *h = NULL, *g = jt_ledger_fold_create ();
+            int64_t since = l.ckpt_closed + 1;
+            int r = jt_ledger_fold_history_dir_ckpt (dir, since, &h, &res, &nv, &v, &info, &err);
+            /* the full history: every event folded from genesis */
+            if (!g || jt_ledger_fold_keep_history (g, &err) < 0)
+                bail_out ("history: %s", err.text);
+            for (size_t k = 0; k < l.n; k++)
+                apply (g, k + 1, l.p[k]);
+            char *x = h ? rows_from (h, since) : NULL, *y = rows_from (g, since);
+            if (r == 1 && x && !strcmp (x, y))
+                hist_ok++;
+            else
+                diag ("seed %d: history from the checkpoint: %d %s", 1000 + i, r, info.why);
+            jt_ledger_fold_t *h2 = NULL;
+            if (l.ckpt_closed > 0
+                && jt_ledger_fold_history_dir_ckpt (dir, l.ckpt_closed, &h2, &res, &nv, &v,
+                                                    &info, &err)
+                       == 0
+                && strstr (info.why, "end as late as"))
+                hist_no++;
+            else if (l.ckpt_closed == 0)
+                hist_no++;
+            jt_ledger_fold_destroy (h2);
+            free (x);
+            free (y);
+            jt_ledger_fold_destroy (h);
+            jt_ledger_fold_destroy (g);
+        } else {
+            hist_ok++;
+            hist_no++;
+        }
         free (a);
         free (b);
         free (c);
@@ -363,6 +419,10 @@ static void test_random (void)
     is_int (agree, runs, "fold from the last checkpoint == full fold == live fold");
     is_int (from, runs, "the replay started from the last checkpoint, folding the tail only");
     is_int (verified, runs, "verify and verify --from-checkpoint pass");
+    is_int (hist_ok, runs, "report's history from the checkpoint == the full history in "
+                           "a window after its closed leases");
+    is_int (hist_no, runs, "and a window its closed leases reach is refused (read from "
+                           "genesis)");
 }
 
 /* Replace the first `key":N` in part's state by key":N+delta, and recompute
