@@ -18,7 +18,7 @@ top=$(cd "$(dirname "$0")/.." && pwd)
 bdir=${JT_FUZZ_BUILD:-$top/build-fuzz}
 targets=(fuzz_budget fuzz_run fuzz_snapshot fuzz_options fuzz_config fuzz_text
          fuzz_event fuzz_ledger fuzz_record fuzz_plan fuzz_nodemap fuzz_admit
-         fuzz_constraint fuzz_sim)
+         fuzz_constraint fuzz_sim fuzz_checkpoint)
 
 usage () { sed -n '2,17p' "$0" | sed 's/^# \{0,1\}//'; exit "${1:-2}"; }
 
@@ -70,6 +70,7 @@ ScoreEnergyPrice=0.2
     seed_text "$c/fuzz_event" start-conformance '{"v":1,"type":"Start","id":"e1","time":1,"lease":"l1","run":"c1:1","group":"0","nodes":["a1"],"gpus":8,"role":"Active","envelope":"e","owner":"rai","start":1,"conformance":"3f9a0c2e1b7d4a65"}'
     seed_text "$c/fuzz_record" rec-conformance 'jobtree/1 {"run":{"owner":"rai","resources":{"gpuType":"h100","totalGPUs":16},"locality":{"groupGPUs":16,"allowCrossGroupSpread":true,"conformance":"strict"}},"funding":[],"fundedGPUs":16,"borrowedGPUs":0,"reason":"OK","bound":{"time":"2026-03-01T12:00:00Z","leases":[{"group":0,"envelope":"west-h100","role":"Active","gpus":16,"nodes":["a01","a02"],"conformance":"x"}]}}'
     seed_text "$c/fuzz_event" activation '{"v":1,"type":"Activation","id":"c1:104:resv:1767242000:activation:1767243600","time":1767243600,"reservation":"c1:104:resv:1767242000","run":"c1:104","scope":"envelope:rai-h100,west/A","seed":"0123456789abcdef","needs":[{"pool":"envelope:rai-h100","deficit":8},{"pool":"west/A","deficit":16}],"holders":[{"run":"c1:103","owner":"bob","group":0,"role":"Borrowed","gpus":16,"pool":"west/A","runGPUs":16,"minGPUs":16},{"run":"c1:103","owner":"bob","group":0,"role":"Borrowed","gpus":16,"pool":"envelope:rai-h100","runGPUs":16,"minGPUs":16}],"cuts":[{"run":"c1:103","group":0,"cut":"RandomPreempt"}],"resolved":true}'
+    seed_text "$c/fuzz_checkpoint" one '{"v":1,"type":"Checkpoint","id":"checkpoint:1:1","time":200,"upTo":1,"part":1,"parts":1,"stateSha256":"c6628279d1425b0dcebd92b96623425da81ff2134e1b130139030a75b6045c52","state":{"counters":{"events":1,"starts":1,"ends":0,"lotteries":0,"lastTime":101,"closedUntil":0},"envelopes":[{"name":"e1","capped":false,"concurrency":0,"maxGpuHours":0.0,"windowStart":0,"windowEnd":0,"active":2,"borrowed":0,"peak":2,"closedGpuS":0,"closedBorrowedGpuS":0,"openStartSum":202,"openBorrowedStartSum":0}],"budgets":{"loads":0,"loadsNoContent":0,"firstNoContent":0,"lastSeq":0,"lastSha256":"","files":[]},"leases":[{"lease":"L1","run":"c:1","group":"0","nodes":["n1"],"gpus":2,"role":"Active","envelope":"e1","owner":"rai","start":101,"seq":1}],"reservations":[]}}'
     seed_text "$c/fuzz_options" full $'JOBTREE_GROUP_GPUS=32\nJOBTREE_CROSS_GROUP_SPREAD=no\nJOBTREE_MALLEABLE=64:96:32\nJOBTREE_SPARES=1\nJOBTREE_CHECKPOINT=30m\nJOBTREE_BORROW=32\nJOBTREE_SPONSORS=vision,speech'
     seed_text "$c/fuzz_options" spank $'SPANK_JOBTREE_GROUP_GPUS=16\nSPANK_JOBTREE_BORROW=(null)'
     for t in "2026-03-01T12:00:00Z" "30m" "1-00:00:00" "90" "2h30m" \

@@ -16,14 +16,22 @@
  *     fold;
  *  3. usage report over N events (`jobtree report usage`, a subprocess) vs
  *     the same GPU-hours per owner/envelope/role as one SQL query (Start
- *     joined to End on the lease id, indexed).
+ *     joined to End on the lease id, indexed);
+ *  4. restart with H events of history: a ledger written as jobtree-ledgerd
+ *     writes it (a checkpoint every 50000 records, 64 MiB segments), read
+ *     as slurmctld's start-up does (jt_ledger_fold_replay_dir_ckpt: the
+ *     last checkpoint's state and the tail), against the full replay of the
+ *     same ledger in the same run.
  *
  * Sizes: N = 1000000 events (5-6 minutes in all on the 2-vCPU build VM at
  * load 7-9),
  * JT_BENCH_EVENTS=N to change it;
- * JT_BENCH_CLIENTS (8), JT_BENCH_SECONDS (3) for the append phase;
+ * JT_BENCH_CLIENTS (8), JT_BENCH_SECONDS (3) for the append phase, and
+ * JT_BENCH_CKPT_EVERY (the daemon's --checkpoint-every, 50000; 0: off);
  * JT_BENCH_DIR (default ./bench-ledger.tmp, i.e. the build directory's
- * disk, not a tmpfs). Run from the top build directory.
+ * disk, not a tmpfs); JT_BENCH_HISTORY=H (default 1000000) for the
+ * restart; JT_BENCH_ONLY=appends,replay,restart runs only those phases
+ * (replay: the phases 2 and 3). Run from the top build directory.
  */
 #include "config.h"
 
@@ -45,6 +53,7 @@
 #include <unistd.h>
 
 #include "jobtree/ledger.h"
+#include "jobtree/ledger_checkpoint.h"
 #include "ledger_record.h"
 
 static char dir[512];
@@ -309,8 +318,10 @@ static double bench_appends (int clients, double secs, double *sqlite_rate)
         prctl (PR_SET_PDEATHSIG, SIGKILL);
         if (!freopen (log, "a", stderr))
             _exit (127);
+        const char *every = getenv ("JT_BENCH_CKPT_EVERY"); /* the daemon's */
         execl ("src/ledgerd/jobtree-ledgerd", "jobtree-ledgerd", "-F", "-d", ldir, "-S",
-               sock, "-u", "0", (char *) NULL);
+               sock, "-u", "0", "--checkpoint-every", every ? every : "50000",
+               (char *) NULL);
         _exit (127);
     }
     for (int i = 0; i < 1000; i++) {
@@ -515,6 +526,126 @@ static double run_timed (const char *cmd)
     return now_s () - t0;
 }
 
+/* ---- 4. restart with a long history ---- */
+
+#define CKPT_EVERY 50000
+
+/* A ledger of n events written as the daemon writes it: group commits,
+ * the fold of every event, its checkpoint every CKPT_EVERY records. */
+static void build_history (uint64_t n, const char *ldir)
+{
+    jt_error_t err = { "" };
+    jt_ledger_result_t res;
+    jt_violation_t v;
+    mkdir (ldir, 0700);
+    jt_ledger_writer_t *w = jt_ledger_writer_open (ldir, 0, NULL, NULL, &res, &err);
+    jt_ledger_fold_t *f = jt_ledger_fold_create ();
+    if (!w || !f) {
+        fprintf (stderr, "bench_ledger: %s\n", err.text);
+        exit (1);
+    }
+    jt_ledger_fold_forget_ids (f);
+    enum { B = 4096 };
+    static char bufs[B][512];
+    const char *p[B];
+    size_t lens[B];
+    uint64_t since = 0, first;
+    for (uint64_t i = 0; i < n;) {
+        size_t k = 0;
+        for (; k < B && i < n && since + k < CKPT_EVERY; k++, i++) {
+            lens[k] = (size_t) gen_event (i, "h", bufs[k], sizeof (bufs[k]));
+            p[k] = bufs[k];
+        }
+        if (jt_ledger_writer_append (w, p, lens, k, &first, &err) < 0) {
+            fprintf (stderr, "bench_ledger: %s\n", err.text);
+            exit (1);
+        }
+        for (size_t j = 0; j < k; j++) {
+            jt_event_t *ev = jt_event_from_json (p[j], lens[j], &err);
+            if (!ev || jt_ledger_fold_apply (f, first + j, ev, &v, &err) < 0) {
+                fprintf (stderr, "bench_ledger: fold: %s\n", err.text);
+                exit (1);
+            }
+            jt_event_destroy (ev);
+        }
+        if ((since += k) >= CKPT_EVERY) {
+            char **cp;
+            size_t *cl, cn;
+            since = 0;
+            if (jt_ckpt_payloads (f, jt_ledger_writer_last_seq (w), T0, 0, &cp, &cl, &cn,
+                                  &err)
+                    < 0
+                || jt_ledger_writer_append (w, (const char *const *) cp, cl, cn, &first,
+                                            &err)
+                       < 0) {
+                fprintf (stderr, "bench_ledger: checkpoint: %s\n", err.text);
+                exit (1);
+            }
+            jt_ckpt_payloads_free (cp, cl, cn);
+        }
+    }
+    jt_ledger_fold_destroy (f);
+    jt_ledger_writer_close (w);
+}
+
+static void restart_bench (uint64_t h)
+{
+    char ldir[600];
+    jt_ledger_result_t res;
+    jt_replay_info_t info;
+    jt_error_t err = { "" };
+    uint64_t nviol = 0, cnt;
+
+    snprintf (ldir, sizeof (ldir), "%s/history", dir);
+    double t0 = now_s ();
+    /* the worst tail: CKPT_EVERY - 1 records after the last checkpoint */
+    h = (h / CKPT_EVERY) * CKPT_EVERY + CKPT_EVERY - 1;
+    build_history (h, ldir);
+    printf ("built %" PRIu64 " events of history (checkpoint every %d, tail %d) in %.1f s\n",
+            h, CKPT_EVERY, CKPT_EVERY - 1, now_s () - t0);
+    fflush (stdout);
+    double c0 = cpu_s ();
+    t0 = now_s ();
+    jt_ledger_fold_t *f = jt_ledger_fold_replay_dir_ckpt (ldir, &res, &nviol, NULL, &info,
+                                                          &err);
+    double rt = now_s () - t0, rt_c = cpu_s () - c0;
+    if (!f || res.status != JT_LEDGER_OK || nviol || !info.ckpt_seq) {
+        fprintf (stderr, "bench_ledger: restart: %s %s %s\n", err.text,
+                 jt_ledger_status_str (res.status), info.why);
+        exit (1);
+    }
+    char *a = jt_ckpt_state_text (f, 0, &err);
+    jt_ledger_fold_destroy (f);
+    /* the full replay, timed, and the same state either way */
+    c0 = cpu_s ();
+    t0 = now_s ();
+    f = jt_ledger_fold_replay_dir (ldir, &res, &nviol, NULL, &err);
+    double full = now_s () - t0, full_c = cpu_s () - c0;
+    cnt = res.nrecords;
+    char *b = f ? jt_ckpt_state_text (f, 0, &err) : NULL;
+    jt_ledger_fold_destroy (f);
+    if (!a || !b || strcmp (a, b) || nviol) {
+        fprintf (stderr, "bench_ledger: restart: the states differ\n");
+        exit (1);
+    }
+    free (a);
+    free (b);
+    printf ("restart with %" PRIu64 " records of history (slurmctld's start-up):\n", cnt);
+    printf ("  from checkpoint  %10.3f s  cpu %6.3f s  (%" PRIu64 " segment(s), %" PRIu64
+            " records read, %" PRIu64 " folded)\n",
+            rt, rt_c, info.segments_read, info.records_read, info.records_folded);
+    printf ("  full replay      %10.2f s  cpu %6.2f s\n", full, full_c);
+    printf ("  ratio            %10.1fx (full / from checkpoint; cpu %.1fx)\n", full / rt,
+            full_c / rt_c);
+    fflush (stdout);
+}
+
+static bool want (const char *phase)
+{
+    const char *only = getenv ("JT_BENCH_ONLY");
+    return !only || strstr (only, phase);
+}
+
 static double report_ledger (const char *ldir, int *rows)
 {
     char cmd[1024];
@@ -556,6 +687,7 @@ int main (void)
              "src/cli/jobtree)");
     signal (SIGPIPE, SIG_IGN);
 
+    if (want ("appends")) {
     double srate, lrate = bench_appends (clients, secs, &srate);
     printf ("appends (durable, %d clients, %.0f s each; latency: send to last ack):\n",
             clients, secs);
@@ -566,6 +698,11 @@ int main (void)
             srate, sp50, sp99);
     printf ("  ratio            %10.2fx\n", lrate / srate);
     fflush (stdout);
+    }
+    if (want ("restart"))
+        restart_bench ((e = getenv ("JT_BENCH_HISTORY")) ? strtoull (e, NULL, 10) : 1000000);
+    if (!want ("replay"))
+        goto done;
 
     char ldir[600], dbp[600];
     snprintf (ldir, sizeof (ldir), "%s/replay", dir);
@@ -636,6 +773,7 @@ int main (void)
             su, su_c);
     printf ("  ratio            %10.2fx (sqlite time / ledger time; cpu %.2fx)\n", su / lu,
             su_c / lu_c);
+done:
     if (!getenv ("JT_BENCH_KEEP")) {
         snprintf (cmd, sizeof (cmd), "rm -rf %s", dir);
         if (system (cmd) != 0)

@@ -36,6 +36,8 @@ typedef enum jt_ev_type {
     JT_EV_BUDGET_LOADED,        /* budget files (hashes) and envelope caps */
     JT_EV_NODE_FAIL,
     JT_EV_ACTIVATION,           /* who gave way to a reservation (the lottery) */
+    JT_EV_CHECKPOINT,           /* a part of the fold's state after record upTo
+                                 * (jobtree/ledger_checkpoint.h) */
 } jt_ev_type_t;
 
 /* A lease's role is the snapshot's jt_role_t: JT_ROLE_ACTIVE, JT_ROLE_SPARE,
@@ -159,6 +161,14 @@ typedef struct jt_event {
     char *conformance;          /* Start, optional: the conformance fingerprint
                                  * the group's nodes share, or "mixed"
                                  * (jobtree/conformance.h); NULL: none known */
+    /* Checkpoint (written by jobtree-ledgerd only): part `part` of `parts`
+     * of the fold's state after record up_to; state is this part's state
+     * object as canonical JSON text, state_sha256 the SHA-256 (hex) of every
+     * part's state text concatenated in part order. */
+    uint64_t up_to;
+    int64_t part, parts;
+    char state_sha256[65];
+    char *state;
 } jt_event_t;
 
 /* Zeroed event of the given type. NULL on ENOMEM. */
@@ -439,6 +449,9 @@ typedef enum jt_violation_kind {
     JT_VIOL_AGGREGATE,          /* an aggregate cap exceeded */
     JT_VIOL_BUDGET_HASH,        /* verify --budgets: the files are not the
                                  * budgets the ledger last recorded */
+    JT_VIOL_CHECKPOINT,         /* a Checkpoint whose parts are not complete and
+                                 * consecutive after record upTo, or whose state
+                                 * is not the fold of the records before it */
 } jt_violation_kind_t;
 
 typedef struct jt_violation {
@@ -532,6 +545,9 @@ uint64_t jt_ledger_fold_lotteries (const jt_ledger_fold_t *f);
 
 /* The latest event time applied (0 before any). */
 int64_t jt_ledger_fold_last_time (const jt_ledger_fold_t *f);
+
+/* The latest end of a lease the fold closed (0 before any). */
+int64_t jt_ledger_fold_closed_until (const jt_ledger_fold_t *f);
 
 /* A lease as the fold holds it (strings owned by the fold: an open lease's
  * are valid until the next apply, a history row's until destroy). */

@@ -26,12 +26,14 @@
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
+#include <sys/stat.h>
 #include <time.h>
 
 #include <json-c/json.h>
 
 #include "cli.h"
 #include "jobtree/ledger.h"
+#include "jobtree/ledger_checkpoint.h"
 #include "jobtree/timeutil.h"
 #include "jobtree/map.h"
 
@@ -88,6 +90,8 @@ static int64_t default_now (const struct ctx *c, const struct lrow *ls, size_t n
     int64_t t = jt_ledger_fold_last_time (c->fold), wall = (int64_t) time (NULL);
     if (wall > t)
         t = wall;
+    if (jt_ledger_fold_closed_until (c->fold) > t) /* a checkpoint's closed leases */
+        t = jt_ledger_fold_closed_until (c->fold);
     for (size_t i = 0; i < n; i++) {
         if (ls[i].l.start > t)
             t = ls[i].l.start;
@@ -812,9 +816,31 @@ int cmd_report (int argc, char **argv)
     c.nowners = ob ? split (ob, &c.owners) : 0;
     c.njobs = jb ? split (jb, &c.jobs) : 0;
     c.nenvs = eb ? split (eb, &c.envs) : 0;
-    if (jt_ledger_read ((const char *const *) argv + optind, (size_t) (argc - optind),
-                        NULL, read_cb, &c, &res, &err)
-        < 0) {
+    bool from_ckpt = false;
+    if (kind != 3 && c.S != INT64_MIN && argc - optind == 1) {
+        /* from the last checkpoint when no lease it closed reaches -S */
+        jt_ledger_fold_t *f = NULL;
+        jt_replay_info_t info;
+        jt_violation_t v;
+        uint64_t nv = 0;
+        struct stat sb;
+        if (stat (argv[optind], &sb) == 0 && S_ISDIR (sb.st_mode)
+            && jt_ledger_fold_history_dir_ckpt (argv[optind], c.S, &f, &res, &nv, &v,
+                                                &info, &err)
+                   > 0
+            && res.status == JT_LEDGER_OK && !nv) {
+            jt_ledger_fold_destroy (c.fold);
+            c.fold = f;
+            f = NULL;
+            from_ckpt = true;
+        }
+        jt_ledger_fold_destroy (f);
+        err.text[0] = '\0';
+    }
+    if (!from_ckpt
+        && jt_ledger_read ((const char *const *) argv + optind, (size_t) (argc - optind),
+                           NULL, read_cb, &c, &res, &err)
+               < 0) {
         fprintf (stderr, "jobtree report: %s\n", err.text);
         goto done;
     }

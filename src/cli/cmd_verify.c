@@ -16,6 +16,7 @@
 
 #include "cli.h"
 #include "jobtree/ledger.h"
+#include "jobtree/ledger_checkpoint.h"
 
 /* Exit statuses, one per class (documented in jobtree-verify(1)). */
 enum {
@@ -37,6 +38,7 @@ enum {
     VX_LENDING = 18,
     VX_AGGREGATE = 19,
     VX_BUDGET_HASH = 20,
+    VX_CHECKPOINT = 21,
 };
 
 static int status_exit (jt_ledger_status_t s)
@@ -68,6 +70,7 @@ static int violation_exit (jt_violation_kind_t k)
     case JT_VIOL_LENDING: return VX_LENDING;
     case JT_VIOL_AGGREGATE: return VX_AGGREGATE;
     case JT_VIOL_BUDGET_HASH: return VX_BUDGET_HASH;
+    case JT_VIOL_CHECKPOINT: return VX_CHECKPOINT;
     default: return VX_MATCHING;
     }
 }
@@ -130,13 +133,17 @@ static void print_budgets (const jt_ledger_fold_t *fold, const char *dir)
 
 static void usage (FILE *f)
 {
-    fprintf (f, "Usage: jobtree verify [--head SEQ:HASH] [--budgets DIR] [-q] LEDGER...\n"
+    fprintf (f, "Usage: jobtree verify [--head SEQ:HASH] [--budgets DIR] [--from-checkpoint]\n"
+                "                      [-q] LEDGER...\n"
                 "  LEDGER is a segment file or a directory of segments.\n"
                 "  --budgets DIR    check against these budget files (caps and Cover's\n"
                 "                   rules) instead of those recorded by BudgetLoaded\n"
                 "                   events, and require them to be the budgets loaded last\n"
                 "  --head SEQ:HASH  also require record SEQ to have HASH (an anchor\n"
                 "                   kept from an earlier run: detects a cut tail)\n"
+                "  --from-checkpoint  trust the last checkpoint: load its state and check\n"
+                "                   only the records after it, in event order (every\n"
+                "                   checkpoint is checked against the full fold without)\n"
                 "  -q, --quiet      print nothing when OK\n");
 }
 
@@ -146,11 +153,12 @@ int cmd_verify (int argc, char **argv)
         { "head", required_argument, NULL, 'H' },
         { "budgets", required_argument, NULL, 'b' },
         { "quiet", no_argument, NULL, 'q' },
+        { "from-checkpoint", no_argument, NULL, 'C' },
         { "help", no_argument, NULL, 'h' },
         { NULL, 0, NULL, 0 },
     };
     const char *head = NULL, *budgets = NULL;
-    bool quiet = false;
+    bool quiet = false, from_ckpt = false;
     int ch;
 
     optind = 1;
@@ -159,12 +167,18 @@ int cmd_verify (int argc, char **argv)
         case 'H': head = optarg; break;
         case 'b': budgets = optarg; break;
         case 'q': quiet = true; break;
+        case 'C': from_ckpt = true; break;
         case 'h': usage (stdout); return JT_EXIT_OK;
         default: usage (stderr); return JT_EXIT_USAGE;
         }
     }
     if (optind >= argc) {
         usage (stderr);
+        return JT_EXIT_USAGE;
+    }
+    if (from_ckpt && head) {
+        fprintf (stderr, "jobtree verify: --head needs the whole ledger: drop "
+                         "--from-checkpoint, or --head\n");
         return JT_EXIT_USAGE;
     }
     jt_ledger_result_t res;
@@ -174,9 +188,14 @@ int cmd_verify (int argc, char **argv)
     jt_event_t *caps = NULL;
     if (budgets && !(caps = load_caps (budgets)))
         return JT_EXIT_USAGE;
-    int vrc = jt_ledger_verify ((const char *const *) argv + optind,
-                                (size_t) (argc - optind), head, caps, &res, &v, &fold,
-                                &err);
+    jt_replay_info_t info = { 0 };
+    int vrc = from_ckpt
+                  ? jt_ledger_verify_from_checkpoint ((const char *const *) argv + optind,
+                                                      (size_t) (argc - optind), caps, &res,
+                                                      &v, &fold, &info, &err)
+                  : jt_ledger_verify ((const char *const *) argv + optind,
+                                      (size_t) (argc - optind), head, caps, &res, &v,
+                                      &fold, &err);
     jt_event_destroy (caps);
     if (vrc < 0) {
         fprintf (stderr, "jobtree verify: %s\n", err.text);
@@ -212,7 +231,15 @@ int cmd_verify (int argc, char **argv)
                 res.nrecords, res.nsegments, starts, ends, open, nenv, capped);
         printf ("lotteries %" PRIu64 " recomputed, as recorded\n",
                 jt_ledger_fold_lotteries (fold));
-        print_budgets (fold, budgets);
+        if (!from_ckpt) /* payer and role need lease time from genesis */
+            print_budgets (fold, budgets);
+        if (from_ckpt && info.ckpt_seq)
+            printf ("from the checkpoint at seq %" PRIu64 " (trusted: the state after seq "
+                    "%" PRIu64 "); %" PRIu64 " records after it checked in event order\n",
+                    info.ckpt_seq, info.up_to, info.records_folded);
+        else if (from_ckpt)
+            printf ("no usable checkpoint (%s): verified from genesis\n",
+                    info.why[0] ? info.why : "none in the ledger");
         printf ("head %" PRIu64 ":%s\n", res.last_seq, res.last_hash);
         free (env);
     }

@@ -105,6 +105,10 @@ static void usage (FILE *f)
         "      --segment-size BYTES rotate segments at this size (default 64 MiB)\n"
         "      --index-size N       event ids kept for idempotency (default 1048576)\n"
         "      --batch-max N        request lines per group commit (default 4096)\n"
+        "      --checkpoint-every N  write a checkpoint of the fold after N records\n"
+        "                           (default 50000, 0: never; at most 100000000)\n"
+        "      --checkpoint-interval SECONDS  and once records wait that long\n"
+        "                           (default 3600, 0: never; at most 31536000)\n"
         "      --socket-mode OCTAL  socket mode (default 0660)\n"
         "      --force              accept a group/world-writable ledger dir\n"
         "      --truncate-damaged-tail  cut a damaged last segment's tail (and accept\n"
@@ -224,8 +228,11 @@ int main (int argc, char **argv)
         .index_max = 1048576,
         .batch_max = 4096,
         .socket_mode = 0660,
+        .checkpoint_every = LEDGERD_CKPT_EVERY,
+        .checkpoint_interval = LEDGERD_CKPT_INTERVAL,
     };
-    enum { OPT_SEG = 256, OPT_INDEX, OPT_BATCH, OPT_SMODE, OPT_FORCE, OPT_TRUNC };
+    enum { OPT_SEG = 256, OPT_INDEX, OPT_BATCH, OPT_SMODE, OPT_FORCE, OPT_TRUNC,
+           OPT_CKPT_EVERY, OPT_CKPT_INTERVAL };
     static const struct option opts[] = {
         { "dir", required_argument, NULL, 'd' },
         { "socket", required_argument, NULL, 'S' },
@@ -239,6 +246,8 @@ int main (int argc, char **argv)
         { "socket-mode", required_argument, NULL, OPT_SMODE },
         { "force", no_argument, NULL, OPT_FORCE },
         { "truncate-damaged-tail", no_argument, NULL, OPT_TRUNC },
+        { "checkpoint-every", required_argument, NULL, OPT_CKPT_EVERY },
+        { "checkpoint-interval", required_argument, NULL, OPT_CKPT_INTERVAL },
         { "help", no_argument, NULL, 'h' },
         { "version", no_argument, NULL, 'V' },
         { NULL, 0, NULL, 0 },
@@ -258,6 +267,23 @@ int main (int argc, char **argv)
         case 'P': c.pidfile = optarg; break;
         case OPT_FORCE: c.force = true; break;
         case OPT_TRUNC: c.truncate_damaged_tail = true; break;
+        case OPT_CKPT_EVERY:
+        case OPT_CKPT_INTERVAL: {
+            uint64_t max = ch == OPT_CKPT_EVERY ? LEDGERD_CKPT_EVERY_MAX
+                                                : LEDGERD_CKPT_INTERVAL_MAX;
+            const char *name = ch == OPT_CKPT_EVERY ? "checkpoint-every"
+                                                    : "checkpoint-interval";
+            if (parse_u64 (optarg, &v) < 0 || v > max) {
+                fprintf (stderr, "jobtree-ledgerd: bad value '%s' for --%s (0 to %" PRIu64
+                         "; 0 turns it off)\n", optarg, name, max);
+                return 2;
+            }
+            if (ch == OPT_CKPT_EVERY)
+                c.checkpoint_every = v;
+            else
+                c.checkpoint_interval = v;
+            break;
+        }
         case OPT_SEG:
         case OPT_INDEX:
         case OPT_BATCH:

@@ -26,7 +26,16 @@ struct ledgerd_conf {
     size_t index_max; /* event ids remembered for idempotency */
     size_t batch_max; /* events per group commit */
     mode_t socket_mode;
+    /* a checkpoint of the fold (jobtree/ledger_checkpoint.h) after this many
+     * records, or once records have waited this many seconds (0: never) */
+    uint64_t checkpoint_every;
+    uint64_t checkpoint_interval;
 };
+
+#define LEDGERD_CKPT_EVERY 50000
+#define LEDGERD_CKPT_EVERY_MAX 100000000
+#define LEDGERD_CKPT_INTERVAL 3600
+#define LEDGERD_CKPT_INTERVAL_MAX 31536000
 
 extern volatile sig_atomic_t ledgerd_exit_flag;
 extern volatile sig_atomic_t ledgerd_hup_flag;

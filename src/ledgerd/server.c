@@ -42,6 +42,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "jobtree/ledger_checkpoint.h"
 #include "jobtree/map.h"
 #include "ledgerd.h"
 
@@ -70,6 +71,7 @@ struct req {
     size_t dup_of;   /* REQ_BATCHDUP: index in the batch */
     char reply[320]; /* REQ_REPLY */
     char *key;
+    jt_event_t *ev;  /* REQ_APPEND, checkpoints on: for the fold */
 };
 
 #define HEAD_SAVE_S 1.0
@@ -88,6 +90,13 @@ struct server {
     size_t nclients;
     struct req *reqs;
     size_t nreqs, reqcap;
+    /* checkpoints (conf->checkpoint_every or _interval): the fold of every
+     * record, records since the last checkpoint and when they began */
+    jt_ledger_fold_t *fold;
+    uint64_t since;
+    double since_at;
+    bool ckpt_failing;
+    const char *crash; /* JT_LEDGERD_TEST_CRASH: tests kill the daemon there */
 };
 
 static int index_cb (const jt_record_t *rec, void *arg, jt_error_t *err)
@@ -262,6 +271,7 @@ struct line {
     size_t len;
     bool head;
     char *canon, *key;
+    jt_event_t *ev;
     char err[256];
 };
 
@@ -273,14 +283,22 @@ static void canonicalize (struct line *l)
         return;
     }
     jt_event_t *ev = jt_event_from_json (l->text, l->len, &err);
+    if (ev && ev->type == JT_EV_CHECKPOINT) {
+        snprintf (err.text, sizeof (err.text),
+                  "type: Checkpoint records are written by jobtree-ledgerd only");
+        jt_event_destroy (ev);
+        ev = NULL;
+    }
     l->canon = ev ? jt_event_to_json (ev, &err) : NULL;
-    jt_event_destroy (ev);
+    l->ev = ev;
     l->key = l->canon ? ledgerd_id_key (l->canon, strlen (l->canon)) : NULL;
     if (!l->canon || !l->key) {
         snprintf (l->err, sizeof (l->err), "%s", l->canon ? "out of memory" : err.text);
         free (l->canon);
         free (l->key);
         l->canon = l->key = NULL;
+        jt_event_destroy (l->ev);
+        l->ev = NULL;
     }
 }
 
@@ -292,11 +310,14 @@ static void take_line (struct server *s, struct line *l, jt_map_t *batch,
 {
     struct req *r = req_new (s, l->c);
     char *canon = l->canon, *key = l->key;
+    jt_event_t *ev = l->ev;
     l->canon = l->key = NULL;
+    l->ev = NULL;
     if (!r) {
         l->c->eof = true;
         free (canon);
         free (key);
+        jt_event_destroy (ev);
         return;
     }
     r->kind = REQ_REPLY;
@@ -334,10 +355,15 @@ static void take_line (struct server *s, struct line *l, jt_map_t *batch,
         r->len = strlen (canon);
         r->key = key;
         r->dup_of = (*nappend)++;
+        if (s->fold)
+            r->ev = ev;
+        else
+            jt_event_destroy (ev);
         return;
     }
     free (canon);
     free (key);
+    jt_event_destroy (ev);
 }
 
 /* Lines from PAR_MIN_LINES on are canonicalized on two threads (parsing
@@ -493,6 +519,16 @@ static int commit (struct server *s, size_t nappend, char *errbuf, size_t errlen
             /* the record is durable and acknowledged; if it cannot be
              * indexed, a resend could be appended twice: stop after these
              * replies (the index is rebuilt at the next start) */
+            if (r->kind == REQ_APPEND && r->ev && s->fold) {
+                jt_violation_t v;
+                jt_error_t ferr = { "" };
+                if (jt_ledger_fold_apply (s->fold, seq, r->ev, &v, &ferr) < 0) {
+                    log_msg ("checkpoints off: the fold failed at seq %" PRIu64 ": %s", seq,
+                             ferr.text);
+                    jt_ledger_fold_destroy (s->fold);
+                    s->fold = NULL;
+                }
+            }
             if (r->kind == REQ_APPEND && !ierr[0]
                 && ledgerd_ids_add (&s->ids, r->key, offs[r->dup_of], ierr, sizeof (ierr))
                        < 0
@@ -502,6 +538,13 @@ static int commit (struct server *s, size_t nappend, char *errbuf, size_t errlen
         client_reply (r->c, line);
         free (r->payload);
         free (r->key);
+        jt_event_destroy (r->ev);
+        r->ev = NULL;
+    }
+    if (rc == 0 && nappend) {
+        if (!s->since)
+            s->since_at = mono_now ();
+        s->since += nappend;
     }
     s->nreqs = 0;
     free (p);
@@ -621,6 +664,143 @@ static int recover (struct server *s, char *errbuf, size_t errlen)
     return 0;
 }
 
+/* A test's crash point (JT_LEDGERD_TEST_CRASH): die as a power cut would. */
+static void crash_at (const struct server *s, const char *where)
+{
+    if (s->crash && !strcmp (s->crash, where)) {
+        log_msg ("JT_LEDGERD_TEST_CRASH=%s: killed", where);
+        raise (SIGKILL);
+    }
+}
+
+/* Write a checkpoint of the fold when its records are due (count or age),
+ * as one group commit of its parts right after the records it covers. A
+ * state that cannot be written is logged and retried at the next due
+ * point; a failed append fails the writer (fail closed, like any). */
+static int maybe_checkpoint (struct server *s, char *errbuf, size_t errlen)
+{
+    const struct ledgerd_conf *c = s->conf;
+    char **p = NULL;
+    size_t *lens = NULL, n = 0;
+    uint64_t up_to = jt_ledger_writer_last_seq (s->w), first;
+    jt_error_t err = { "" };
+
+    if (!s->fold || !s->since
+        || !((c->checkpoint_every && s->since >= c->checkpoint_every)
+             || (c->checkpoint_interval
+                 && mono_now () - s->since_at >= (double) c->checkpoint_interval)))
+        return 0;
+    s->since = 0;
+    if (jt_ckpt_payloads (s->fold, up_to, (int64_t) time (NULL), 0, &p, &lens, &n, &err)
+        < 0) {
+        if (!s->ckpt_failing)
+            log_msg ("cannot write a checkpoint after seq %" PRIu64 ": %s", up_to, err.text);
+        s->ckpt_failing = true;
+        return 0;
+    }
+    crash_at (s, "checkpoint-before");
+    if (jt_ledger_writer_append (s->w, (const char *const *) p, lens, n, &first, &err) < 0) {
+        jt_ckpt_payloads_free (p, lens, n);
+        snprintf (errbuf, errlen, "checkpoint after seq %" PRIu64 ": %s", up_to, err.text);
+        return -1;
+    }
+    crash_at (s, "checkpoint-after");
+    jt_ckpt_payloads_free (p, lens, n);
+    if (s->ckpt_failing)
+        log_msg ("checkpoints are written again");
+    s->ckpt_failing = false;
+    log_msg ("checkpoint after seq %" PRIu64 ": %zu parts, seq %" PRIu64 "..%" PRIu64, up_to,
+             n, first, first + n - 1);
+    return 0;
+}
+
+/* The ledger ends inside a checkpoint (its write was cut short after some
+ * parts reached the disk, or a part was cut as a torn tail): nothing came
+ * after it, so the fold is still the state after its upTo. Write its
+ * missing parts, made again from the fold: the same state text, the same
+ * stateSha256 (checked), so that the checkpoint is whole. */
+static int complete_checkpoint (struct server *s, const jt_replay_info_t *info,
+                                char *errbuf, size_t errlen)
+{
+    char **p = NULL;
+    size_t *lens = NULL, n = 0, k = (size_t) info->dangling_part;
+    uint64_t first;
+    jt_error_t err = { "" };
+    jt_event_t *ev = NULL;
+    int rc = 0;
+
+    if (jt_ckpt_payloads (s->fold, info->dangling_up_to, (int64_t) time (NULL), 0, &p,
+                          &lens, &n, &err)
+            < 0
+        || !(ev = jt_event_from_json (p[0], lens[0], &err))) {
+        log_msg ("cannot complete the checkpoint at seq %" PRIu64 ": %s", info->dangling_seq,
+                 err.text);
+        goto out;
+    }
+    if ((int64_t) n != info->dangling_parts || k >= n
+        || strcmp (ev->state_sha256, info->dangling_sha256)) {
+        log_msg ("cannot complete the checkpoint at seq %" PRIu64 " (%" PRId64 " of %" PRId64
+                 " parts): the state now is not the one it recorded (%zu parts, sha256 "
+                 "%.16s...); jobtree verify will name it",
+                 info->dangling_seq, info->dangling_part, info->dangling_parts, n,
+                 ev->state_sha256);
+        goto out;
+    }
+    if (jt_ledger_writer_append (s->w, (const char *const *) p + k, lens + k, n - k, &first,
+                                 &err)
+        < 0) {
+        snprintf (errbuf, errlen, "completing the checkpoint at seq %" PRIu64 ": %s",
+                  info->dangling_seq, err.text);
+        rc = -1;
+        goto out;
+    }
+    s->since = 0; /* it covers every record before it */
+    log_msg ("completed the checkpoint at seq %" PRIu64 " (its write was cut short after "
+             "part %zu of %zu): parts %zu..%zu written at seq %" PRIu64,
+             info->dangling_seq, k, n, k + 1, n, first);
+out:
+    jt_event_destroy (ev);
+    jt_ckpt_payloads_free (p, lens, n);
+    return rc;
+}
+
+/* The fold checkpoints are made of, from the ledger's last checkpoint. */
+static int fold_ledger (struct server *s, char *errbuf, size_t errlen)
+{
+    jt_ledger_result_t res;
+    jt_replay_info_t info;
+    jt_error_t err = { "" };
+    uint64_t nviol = 0;
+
+    if (!s->conf->checkpoint_every && !s->conf->checkpoint_interval)
+        return 0;
+    s->fold = jt_ledger_fold_replay_dir_ckpt (s->conf->dir, &res, &nviol, NULL, &info, &err);
+    if (!s->fold) {
+        snprintf (errbuf, errlen, "checkpoints: the fold of %s: %s", s->conf->dir, err.text);
+        return -1;
+    }
+    jt_ledger_fold_forget_ids (s->fold);
+    if (res.last_seq != jt_ledger_writer_last_seq (s->w)) {
+        snprintf (errbuf, errlen, "checkpoints: the fold of %s ends at seq %" PRIu64
+                  " (%s), the ledger at %" PRIu64, s->conf->dir, res.last_seq,
+                  jt_ledger_status_str (res.status), jt_ledger_writer_last_seq (s->w));
+        return -1;
+    }
+    if (info.ckpt_seq)
+        log_msg ("checkpoints: from the checkpoint at seq %" PRIu64 " (after seq %" PRIu64
+                 "), %" PRIu64 " records folded",
+                 info.ckpt_seq, info.up_to, info.records_folded);
+    else
+        log_msg ("checkpoints: full fold of %" PRIu64 " records%s%s", info.records_folded,
+                 info.why[0] ? ": " : "", info.why);
+    s->since = info.records_folded;
+    s->since_at = mono_now ();
+    if (info.dangling_part && info.dangling_up_to + (uint64_t) info.dangling_part
+                                  == jt_ledger_writer_last_seq (s->w))
+        return complete_checkpoint (s, &info, errbuf, errlen);
+    return 0;
+}
+
 static void drop_closed (struct server *s)
 {
     size_t j = 0;
@@ -688,6 +868,8 @@ static int loop (struct server *s, char *errbuf, size_t errlen)
             client_flush (s->clients[i]);
         if (rc < 0)
             return -1; /* fail closed: nothing more is acknowledged */
+        if (maybe_checkpoint (s, errbuf, errlen) < 0)
+            return -1;
         save_head (s);
         drop_closed (s);
         if (pfd[0].revents & POLLIN)
@@ -708,7 +890,9 @@ int ledgerd_serve (const struct ledgerd_conf *conf, void (*ready) (void *), void
         snprintf (errbuf, errlen, "out of memory");
         goto done;
     }
-    if (recover (&s, errbuf, errlen) < 0 || listen_socket (&s, errbuf, errlen) < 0)
+    s.crash = getenv ("JT_LEDGERD_TEST_CRASH");
+    if (recover (&s, errbuf, errlen) < 0 || fold_ledger (&s, errbuf, errlen) < 0
+        || listen_socket (&s, errbuf, errlen) < 0)
         goto done;
     if (conf->pidfile && write_pidfile (conf->pidfile, errbuf, errlen) < 0)
         goto done;
@@ -728,6 +912,7 @@ done:
     if (conf->pidfile && rc == 0)
         unlink (conf->pidfile);
     jt_ledger_writer_close (s.w); /* saves the durable head after a clean run */
+    jt_ledger_fold_destroy (s.fold);
     ledgerd_ids_close (&s.ids);
     jt_map_destroy (s.index, NULL);
     close (lockfd);

@@ -40,6 +40,7 @@ static const char *const type_names[] = {
     [JT_EV_BUDGET_LOADED] = "BudgetLoaded",
     [JT_EV_NODE_FAIL] = "NodeFail",
     [JT_EV_ACTIVATION] = "Activation",
+    [JT_EV_CHECKPOINT] = "Checkpoint",
 };
 static const char *const reason_names[] = {
     [JT_REASON_END] = "End",
@@ -117,6 +118,7 @@ void jt_event_destroy (jt_event_t *ev)
     free (ev->caps);
     jt_budgets_destroy (ev->budgets);
     jt_ev_activation_free (ev);
+    free (ev->state);
     free (ev->note);
     free (ev->conformance);
     free (ev);
@@ -456,7 +458,7 @@ int jt_event_validate (const jt_event_t *ev, jt_error_t *err)
 {
     if (!ev)
         return jt_errprintf (err, "no event");
-    if (ev->type <= JT_EV_NONE || ev->type > JT_EV_ACTIVATION)
+    if (ev->type <= JT_EV_NONE || ev->type > JT_EV_CHECKPOINT)
         return jt_errprintf (err, "type: unknown event type");
     if (need_str (ev->id, "id", err) < 0)
         return -1;
@@ -504,6 +506,7 @@ int jt_event_validate (const jt_event_t *ev, jt_error_t *err)
             return jt_errprintf (err, "nodes: NodeFail needs a node");
         return 0;
     case JT_EV_ACTIVATION: return jt_ev_activation_validate (ev, err);
+    case JT_EV_CHECKPOINT: return jt_ev_checkpoint_validate (ev, err);
     default: return jt_errprintf (err, "type: unknown event type");
     }
 }
@@ -657,6 +660,7 @@ static int build_body (json_object *o, const jt_event_t *ev)
             return -1;
         return 0;
     case JT_EV_ACTIVATION: return jt_ev_activation_build (o, ev);
+    case JT_EV_CHECKPOINT: return jt_ev_checkpoint_build (o, ev);
     default: return -1;
     }
 }
@@ -963,6 +967,11 @@ static int parse_body (json_object *o, jt_event_t *ev, jt_error_t *err)
     case JT_EV_ACTIVATION:
         return (check_keys (o, keys_act, NULL, NULL, err) < 0
                 || jt_ev_activation_parse (o, ev, err) < 0)
+                   ? -1
+                   : 0;
+    case JT_EV_CHECKPOINT:
+        return (check_keys (o, jt_ev_checkpoint_keys, NULL, NULL, err) < 0
+                || jt_ev_checkpoint_parse (o, ev, err) < 0)
                    ? -1
                    : 0;
     default: return jt_errprintf (err, "type: unknown event type");

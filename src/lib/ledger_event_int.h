@@ -39,6 +39,13 @@ int jt_ev_activation_build (json_object *o, const jt_event_t *ev);
 int jt_ev_activation_parse (json_object *o, jt_event_t *ev, jt_error_t *err);
 void jt_ev_activation_free (jt_event_t *ev);
 
+/* The Checkpoint's body (ledger_checkpoint.c): the same four, its keys
+ * after "time" (NULL-terminated). */
+extern const char *const jt_ev_checkpoint_keys[];
+int jt_ev_checkpoint_validate (const jt_event_t *ev, jt_error_t *err);
+int jt_ev_checkpoint_build (json_object *o, const jt_event_t *ev);
+int jt_ev_checkpoint_parse (json_object *o, jt_event_t *ev, jt_error_t *err);
+
 /* A copy of a finalized budget set, through its canonical text (the fold
  * keeps the budget content of a BudgetLoaded past the event). NULL with
  * err. */

@@ -53,62 +53,6 @@
 #include "ledger_fold.h"
 #include "ledger_event_int.h"
 
-struct lease {
-    char *id, *run, *group, *envelope, *owner;
-    char **nodes;
-    size_t nnodes;
-    int64_t gpus;
-    jt_lease_role_t role;
-    int64_t start;
-    uint64_t seq;
-    int64_t end;                /* history: -1 while open */
-    jt_end_reason_t reason;
-    uint64_t seed;
-    jt_end_reason_t cut;        /* open: what the latest Activation cutting it
-                                 * gives its End (JT_REASON_NONE: none) */
-    uint64_t cut_seed;
-    size_t ivl;                 /* lease time: its interval */
-};
-
-struct resv {
-    char *id, *run, *owner, *envelope;
-    int64_t gpus, earliest, created, activated, released;
-};
-
-struct env {
-    char *name;
-    uint32_t id;                /* its number: envs in order of appearance */
-    char *owner;
-    bool capped;
-    int64_t concurrency;
-    double max_gpu_hours;
-    int64_t wstart, wend;
-    int64_t active, borrowed, peak;
-    double closed_s, closed_borrowed_s; /* GPU-seconds */
-    double open_start_sum, open_borrowed_start_sum;
-};
-
-struct jt_ledger_fold {
-    jt_map_t *ids;    /* event id -> seq; NULL once ids are forgotten */
-    jt_map_t *leases; /* lease id -> struct lease */
-    jt_map_t *nodes;  /* node -> struct lease */
-    jt_map_t *envs;   /* name -> struct env */
-    jt_map_t *hist;   /* history (NULL: not kept): lease id -> struct lease */
-    jt_map_t *resv;   /* history: reservation id -> struct resv */
-    jt_map_t *oresv;  /* live: run -> its open reservation (struct resv) */
-    uint64_t events, starts, ends, lotteries;
-    int64_t last_time;
-    bool caps_pinned;
-    struct env **env_v;         /* by number */
-    size_t nenv, envcap;
-    jt_fold_times_t *times;     /* lease time (verify), or NULL */
-    /* the BudgetLoaded events applied (jt_ledger_fold_budgets) */
-    uint64_t loads, loads_no_content, first_no_content, last_load_seq;
-    char last_sha256[65];
-    jt_ev_file_t *last_files;
-    size_t last_nfiles;
-};
-
 static const char *const viol_names[] = {
     [JT_VIOL_NONE] = "none",
     [JT_VIOL_DUP_ID] = "duplicate-id",
@@ -126,6 +70,7 @@ static const char *const viol_names[] = {
     [JT_VIOL_LENDING] = "lending-cap",
     [JT_VIOL_AGGREGATE] = "aggregate-cap",
     [JT_VIOL_BUDGET_HASH] = "budget-hash",
+    [JT_VIOL_CHECKPOINT] = "checkpoint-mismatch",
 };
 
 const char *jt_violation_str (jt_violation_kind_t k)
@@ -135,7 +80,7 @@ const char *jt_violation_str (jt_violation_kind_t k)
                : "?";
 }
 
-static void lease_free (void *p)
+void jt_fold_lease_free (void *p)
 {
     struct lease *l = p;
     if (!l)
@@ -151,7 +96,7 @@ static void lease_free (void *p)
     free (l);
 }
 
-static void resv_free (void *p)
+void jt_fold_resv_free (void *p)
 {
     struct resv *r = p;
     if (!r)
@@ -193,11 +138,11 @@ void jt_ledger_fold_destroy (jt_ledger_fold_t *f)
         return;
     jt_map_destroy (f->ids, NULL);
     jt_map_destroy (f->nodes, NULL);
-    jt_map_destroy (f->leases, lease_free);
+    jt_map_destroy (f->leases, jt_fold_lease_free);
     jt_map_destroy (f->envs, env_free);
-    jt_map_destroy (f->hist, lease_free);
-    jt_map_destroy (f->resv, resv_free);
-    jt_map_destroy (f->oresv, resv_free);
+    jt_map_destroy (f->hist, jt_fold_lease_free);
+    jt_map_destroy (f->resv, jt_fold_resv_free);
+    jt_map_destroy (f->oresv, jt_fold_resv_free);
     free (f->env_v);
     for (size_t i = 0; i < f->last_nfiles; i++)
         free (f->last_files[i].path);
@@ -339,7 +284,7 @@ static int times_epoch (jt_ledger_fold_t *f, int64_t time, uint64_t seq,
         const jt_ev_cap_t *c = &ev->caps[i];
         struct env *e = jt_map_get (f->envs, c->envelope);
         if (!e)
-            return -1; /* load_caps made it */
+            return -1; /* jt_fold_load_caps made it */
         t->caps[t->ncaps++] = (jt_fold_cap_t){ e->id, c->concurrency, c->max_gpu_hours,
                                                c->start, c->end };
     }
@@ -387,7 +332,7 @@ static int viol (jt_violation_t *v, jt_violation_kind_t k, uint64_t seq,
     return 1;
 }
 
-static struct env *env_get (jt_ledger_fold_t *f, const char *name)
+struct env *jt_fold_env_get (jt_ledger_fold_t *f, const char *name)
 {
     struct env *e = jt_map_get (f->envs, name);
     if (e)
@@ -444,7 +389,7 @@ int jt_ledger_fold_check_time (const jt_ledger_fold_t *f, uint64_t last_seq,
     return rc;
 }
 
-static int load_caps (jt_ledger_fold_t *f, const jt_event_t *ev)
+int jt_fold_load_caps (jt_ledger_fold_t *f, const jt_event_t *ev)
 {
     size_t n;
     const char **keys = jt_map_sorted_keys (f->envs, &n);
@@ -453,7 +398,7 @@ static int load_caps (jt_ledger_fold_t *f, const jt_event_t *ev)
     free (keys);
     for (size_t i = 0; i < ev->ncaps; i++) {
         const jt_ev_cap_t *c = &ev->caps[i];
-        struct env *e = env_get (f, c->envelope);
+        struct env *e = jt_fold_env_get (f, c->envelope);
         if (!e)
             return -1;
         char *o = strdup (c->owner);
@@ -490,7 +435,7 @@ static struct lease *lease_new (const jt_event_t *ev, uint64_t seq)
             goto nomem;
     return l;
 nomem:
-    lease_free (l);
+    jt_fold_lease_free (l);
     return NULL;
 }
 
@@ -503,7 +448,7 @@ static int apply_start (jt_ledger_fold_t *f, uint64_t seq, const jt_event_t *ev,
         return viol (v, JT_VIOL_DUP_START, seq,
                      "lease %s started again (already open since seq %" PRIu64 ")",
                      ev->lease, old->seq);
-    struct env *e = env_get (f, ev->envelope);
+    struct env *e = jt_fold_env_get (f, ev->envelope);
     if (!e)
         return -1;
     /* checked: unreachable with validated events (gpus <= 2^20 each), but an
@@ -518,7 +463,7 @@ static int apply_start (jt_ledger_fold_t *f, uint64_t seq, const jt_event_t *ev,
                      e->name, e->active, ev->gpus, ev->lease);
     struct lease *l = lease_new (ev, seq);
     if (!l || jt_map_put (f->leases, l->id, l, NULL) < 0) {
-        lease_free (l);
+        jt_fold_lease_free (l);
         return -1;
     }
     if (f->times && times_start (f->times, l, e) < 0)
@@ -600,13 +545,15 @@ static int apply_end (jt_ledger_fold_t *f, uint64_t seq, const jt_event_t *ev,
                    "End of lease %s: RandomPreempt seed %016" PRIx64 " matches no "
                    "Activation that cut run %s while the lease was open",
                    l->id, ev->seed, l->run);
-    struct env *e = env_get (f, l->envelope);
+    struct env *e = jt_fold_env_get (f, l->envelope);
     if (!e)
         return -1;
     double s = (double) l->gpus * (double) (ev->end - l->start);
     e->active -= l->gpus;
     e->open_start_sum -= (double) l->gpus * (double) l->start;
     e->closed_s += s;
+    if (ev->end > f->closed_until)
+        f->closed_until = ev->end;
     if (l->role == JT_ROLE_BORROWED) {
         e->borrowed -= l->gpus;
         e->open_borrowed_start_sum -= (double) l->gpus * (double) l->start;
@@ -627,7 +574,7 @@ static int apply_end (jt_ledger_fold_t *f, uint64_t seq, const jt_event_t *ev,
         if (jt_map_get (f->nodes, l->nodes[i]) == l)
             jt_map_remove (f->nodes, l->nodes[i]);
     jt_map_remove (f->leases, l->id);
-    lease_free (l);
+    jt_fold_lease_free (l);
     f->ends++;
     return rc;
 }
@@ -765,7 +712,7 @@ static int apply_history (jt_ledger_fold_t *f, uint64_t seq, const jt_event_t *e
         if (jt_map_get (f->hist, ev->lease))
             return 0;
         if (!(l = lease_new (ev, seq)) || jt_map_put (f->hist, l->id, l, NULL) < 0) {
-            lease_free (l);
+            jt_fold_lease_free (l);
             return -1;
         }
         return 0;
@@ -783,7 +730,7 @@ static int apply_history (jt_ledger_fold_t *f, uint64_t seq, const jt_event_t *e
             || !(r->run = dup0 (ev->run)) || !(r->owner = dup0 (ev->owner))
             || !(r->envelope = dup0 (ev->envelope))
             || jt_map_put (f->resv, r->id, r, NULL) < 0) {
-            resv_free (r);
+            jt_fold_resv_free (r);
             return -1;
         }
         r->gpus = ev->gpus;
@@ -814,7 +761,7 @@ static int apply_resv (jt_ledger_fold_t *f, const jt_event_t *ev)
 
     if (ev->type != JT_EV_RES_CREATE) {
         if (r && !strcmp (r->id, ev->reservation))
-            resv_free (jt_map_remove (f->oresv, ev->run));
+            jt_fold_resv_free (jt_map_remove (f->oresv, ev->run));
         return 0;
     }
     if (r && !strcmp (r->id, ev->reservation))
@@ -823,10 +770,10 @@ static int apply_resv (jt_ledger_fold_t *f, const jt_event_t *ev)
         || !(r->run = dup0 (ev->run)) || !(r->owner = dup0 (ev->owner))
         || !(r->envelope = dup0 (ev->envelope))
         || jt_map_put (f->oresv, r->run, r, (void **) &old) < 0) {
-        resv_free (r);
+        jt_fold_resv_free (r);
         return -1;
     }
-    resv_free (old);
+    jt_fold_resv_free (old);
     r->gpus = ev->gpus;
     r->earliest = ev->start;
     r->created = ev->time;
@@ -889,6 +836,9 @@ int jt_ledger_fold_apply (jt_ledger_fold_t *f, uint64_t seq, const jt_event_t *e
     int rc = 0;
     if (v)
         memset (v, 0, sizeof (*v));
+    if (ev->type == JT_EV_CHECKPOINT)
+        return 0; /* a record of the state, not an event of it: readers
+                   * check and use it (ledger_fold_replay.c) */
     f->events++;
     if (ev->time > f->last_time)
         f->last_time = ev->time;
@@ -905,7 +855,7 @@ int jt_ledger_fold_apply (jt_ledger_fold_t *f, uint64_t seq, const jt_event_t *e
     case JT_EV_BUDGET_LOADED:
         if (note_load (f, seq, ev) < 0)
             goto nomem;
-        if (!f->caps_pinned && (r = load_caps (f, ev)) == 0 && f->times)
+        if (!f->caps_pinned && (r = jt_fold_load_caps (f, ev)) == 0 && f->times)
             r = times_epoch (f, ev->time, seq, ev);
         break;
     case JT_EV_RES_CREATE:
@@ -1005,6 +955,11 @@ uint64_t jt_ledger_fold_lotteries (const jt_ledger_fold_t *f)
 int64_t jt_ledger_fold_last_time (const jt_ledger_fold_t *f)
 {
     return f->last_time;
+}
+
+int64_t jt_ledger_fold_closed_until (const jt_ledger_fold_t *f)
+{
+    return f->closed_until;
 }
 
 static void lease_fill (const struct lease *l, jt_fold_lease_t *o)
@@ -1174,7 +1129,7 @@ int jt_ledger_fold_pin_caps (jt_ledger_fold_t *f, const jt_event_t *budget,
     f->caps_pinned = false;
     if (f->times) /* the pinned caps are the only epoch, in force always */
         f->times->nep = f->times->ncaps = 0;
-    if (load_caps (f, budget) < 0 || (f->times && times_epoch (f, INT64_MIN, 0, budget) < 0))
+    if (jt_fold_load_caps (f, budget) < 0 || (f->times && times_epoch (f, INT64_MIN, 0, budget) < 0))
         return jt_errprintf (err, "out of memory");
     f->caps_pinned = true;
     return 0;

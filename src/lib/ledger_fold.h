@@ -12,6 +12,79 @@
 #include "jobtree/ledger.h"
 #include "jobtree/map.h"
 
+typedef struct jt_fold_times jt_fold_times_t;
+
+/* The fold's state (ledger_fold.c; read and rebuilt by ledger_checkpoint.c). */
+struct lease {
+    char *id, *run, *group, *envelope, *owner;
+    char **nodes;
+    size_t nnodes;
+    int64_t gpus;
+    jt_lease_role_t role;
+    int64_t start;
+    uint64_t seq;
+    int64_t end;                /* history: -1 while open */
+    jt_end_reason_t reason;
+    uint64_t seed;
+    jt_end_reason_t cut;        /* open: what the latest Activation cutting it
+                                 * gives its End (JT_REASON_NONE: none) */
+    uint64_t cut_seed;
+    size_t ivl;                 /* lease time: its interval */
+};
+
+struct resv {
+    char *id, *run, *owner, *envelope;
+    int64_t gpus, earliest, created, activated, released;
+};
+
+struct env {
+    char *name;
+    uint32_t id;                /* its number: envs in order of appearance */
+    char *owner;
+    bool capped;
+    int64_t concurrency;
+    double max_gpu_hours;
+    int64_t wstart, wend;
+    int64_t active, borrowed, peak;
+    double closed_s, closed_borrowed_s; /* GPU-seconds */
+    double open_start_sum, open_borrowed_start_sum;
+};
+
+struct jt_ledger_fold {
+    jt_map_t *ids;    /* event id -> seq; NULL once ids are forgotten */
+    jt_map_t *leases; /* lease id -> struct lease */
+    jt_map_t *nodes;  /* node -> struct lease */
+    jt_map_t *envs;   /* name -> struct env */
+    jt_map_t *hist;   /* history (NULL: not kept): lease id -> struct lease */
+    jt_map_t *resv;   /* history: reservation id -> struct resv */
+    jt_map_t *oresv;  /* live: run -> its open reservation (struct resv) */
+    uint64_t events, starts, ends, lotteries;
+    int64_t closed_until;       /* the latest end of a lease closed (0: none) */
+    int64_t last_time;
+    bool caps_pinned;
+    struct env **env_v;         /* by number */
+    size_t nenv, envcap;
+    jt_fold_times_t *times;     /* lease time (verify), or NULL */
+    /* the BudgetLoaded events applied (jt_ledger_fold_budgets) */
+    uint64_t loads, loads_no_content, first_no_content, last_load_seq;
+    char last_sha256[65];
+    jt_ev_file_t *last_files;
+    size_t last_nfiles;
+};
+
+void jt_fold_lease_free (void *p);
+void jt_fold_resv_free (void *p);
+/* The envelope of that name, made (numbered next) when new. NULL on ENOMEM. */
+struct env *jt_fold_env_get (jt_ledger_fold_t *f, const char *name);
+/* A BudgetLoaded's caps in force from now on (every other envelope
+ * uncapped). 0, or -1 on ENOMEM. */
+int jt_fold_load_caps (jt_ledger_fold_t *f, const jt_event_t *ev);
+
+/* Keep history from now on in a fold restored from a checkpoint
+ * (ledger_checkpoint.c): its open leases become history rows. 0, or -1
+ * with err (ENOMEM). */
+int jt_ckpt_keep_history (jt_ledger_fold_t *f, jt_error_t *err);
+
 /* Apply one record's payload (jt_ledger_fold_apply with the record's seq).
  * A payload that is not a valid event, or with canonical not in canonical
  * form, is a violation (JT_VIOL_BAD_EVENT) and is not applied. *v is reset
@@ -51,7 +124,7 @@ typedef struct jt_fold_epoch {
                                  * not recorded */
 } jt_fold_epoch_t;
 
-typedef struct jt_fold_times {
+struct jt_fold_times {
     jt_fold_ivl_t *ivl;
     size_t nivl, ivlcap;
     uint32_t *nodes;            /* node numbers of every interval */
@@ -68,7 +141,7 @@ typedef struct jt_fold_times {
     jt_map_t *rules_ids;        /* budgetsSha256 -> 1 + index in rules */
     uint64_t leases_checked;    /* by the last check: payer and role checked */
     uint64_t leases_unchecked;  /* started under budgets with no content */
-} jt_fold_times_t;
+};
 
 /* What a sweep over time checks and how it names it: envelopes (C and B),
  * aggregate caps, lending caps. */

@@ -8,38 +8,285 @@
  * (ledger_reader.c).
  */
 #include "config.h"
+#include <errno.h>
+#include <fcntl.h>
 #include <inttypes.h>
+#include <stdarg.h>
 #include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
 #include "jobtree/ledger.h"
+#include "jobtree/ledger_checkpoint.h"
+#include "ledger_record.h"
 #include "ledger_fold.h"
+
+/* A checkpoint being read: its parts so far (consecutive records). */
+struct acc {
+    jt_event_t **parts;
+    size_t n, cap;
+    uint64_t first_seq;         /* of part 1 */
+};
+
+static void acc_reset (struct acc *a)
+{
+    for (size_t i = 0; i < a->n; i++)
+        jt_event_destroy (a->parts[i]);
+    a->n = 0;
+    a->first_seq = 0;
+}
 
 /* A ledger read through c->fold: verify wants canonical payloads and stops
  * at the first violation; replay goes on and counts them. The first goes
- * to *first (if not NULL). */
+ * to *first (if not NULL). Checkpoints: verify compares each complete one
+ * with its fold; a read from a checkpoint (tail) starts with no fold,
+ * skips records until a complete checkpoint restores one, then folds. */
 struct read_ctx {
     jt_ledger_fold_t *fold;
     bool verify;
+    bool tail;                  /* reading from a checkpoint */
+    const jt_event_t *caps;     /* verify --budgets: pinned caps */
     uint64_t n;
     jt_violation_t *first;
+    struct acc acc;
+    uint64_t ckpt_seq, up_to, folded, read;
+    uint64_t target;            /* tail: start from the checkpoint of this upTo */
+    bool history;               /* keep history from the checkpoint on, when */
+    int64_t since;              /* every lease it closed ended before since */
+    char why[320];              /* tail: why the last checkpoint was refused */
+    uint64_t dangling_seq, dangling_up_to; /* read_end: parts the ledger ends in */
+    int64_t dangling_part, dangling_parts;
+    char dangling_sha[65];
 };
+
+static bool is_checkpoint (const jt_record_t *rec)
+{
+    static const char pfx[] = "{\"v\":1,\"type\":\"Checkpoint\",";
+    return rec->len > sizeof (pfx) - 1 && !memcmp (rec->payload, pfx, sizeof (pfx) - 1);
+}
+
+/* A violation of the checkpoint starting at seq: verify stops there. */
+static int ckpt_viol (struct read_ctx *c, uint64_t seq, jt_error_t *err, const char *fmt,
+                      ...) __attribute__ ((format (printf, 4, 5)));
+static int ckpt_viol (struct read_ctx *c, uint64_t seq, jt_error_t *err, const char *fmt,
+                      ...)
+{
+    va_list ap;
+
+    if (!c->verify)
+        return 0;
+    if (c->n++ == 0 && c->first) {
+        c->first->kind = JT_VIOL_CHECKPOINT;
+        c->first->seq = seq;
+        va_start (ap, fmt);
+        vsnprintf (c->first->msg, sizeof (c->first->msg), fmt, ap);
+        va_end (ap);
+    }
+    return jt_errprintf (err, "violation");
+}
+
+/* Where two state texts first differ, as a short excerpt of each. */
+static void first_diff (const char *a, const char *b, char *out, size_t len)
+{
+    size_t i = 0;
+    while (a[i] && a[i] == b[i])
+        i++;
+    size_t from = i > 40 ? i - 40 : 0;
+    snprintf (out, len, "at byte %zu: recorded ...%.60s... vs folded ...%.60s...", i,
+              a + from, b + from);
+}
+
+/* A complete checkpoint: verify compares it with its fold; a tail read
+ * without a fold restores one from it. 0, or -1 (violation, ENOMEM). */
+static int ckpt_complete (struct read_ctx *c, jt_error_t *err)
+{
+    jt_error_t e = { "" };
+    uint64_t seq = c->acc.first_seq, up_to = c->acc.parts[0]->up_to;
+    jt_ledger_fold_t *r = NULL;
+    int rc = 0;
+
+    if (c->fold && !c->verify)
+        goto done; /* replay: its fold holds that state already */
+    if (!c->fold && up_to < c->target)
+        goto done; /* a tail read: not the checkpoint to start from */
+    r = jt_ckpt_restore ((const jt_event_t *const *) c->acc.parts, c->acc.n, &e);
+    if (!r) {
+        if (errno == ENOMEM && !strcmp (e.text, "out of memory")) {
+            rc = jt_errprintf (err, "out of memory");
+            goto done;
+        }
+        if (!c->verify) { /* replay: refused; a later one may do */
+            snprintf (c->why, sizeof (c->why), "checkpoint at seq %" PRIu64 " refused: %s",
+                      seq, e.text);
+            jt_ledger_fold_destroy (c->fold);
+            c->fold = NULL;
+            goto done;
+        }
+        rc = ckpt_viol (c, seq, err, "checkpoint after seq %" PRIu64 ": %s", up_to, e.text);
+        goto done;
+    }
+    if (!c->fold && c->history && r->closed_until >= c->since) {
+        snprintf (c->why, sizeof (c->why),
+                  "checkpoint at seq %" PRIu64 ": leases closed before it end as late as "
+                  "%" PRId64 ", not before %" PRId64,
+                  seq, r->closed_until, c->since);
+        goto done;
+    }
+    if (!c->fold && c->history && jt_ckpt_keep_history (r, err) < 0) {
+        rc = -1;
+        goto done;
+    }
+    if (!c->fold) { /* a tail read starts here */
+        if (c->verify && !(r->ids = jt_map_create (0))) { /* ids of the tail */
+            jt_ledger_fold_destroy (r);
+            rc = jt_errprintf (err, "out of memory");
+            goto done;
+        }
+        if (c->caps && jt_ledger_fold_pin_caps (r, c->caps, err) < 0) {
+            jt_ledger_fold_destroy (r);
+            rc = -1;
+            goto done;
+        }
+        c->fold = r;
+        r = NULL;
+        c->ckpt_seq = seq;
+        c->up_to = up_to;
+        c->folded = 0;
+        c->why[0] = 0;
+        goto done;
+    }
+    unsigned flags = c->caps ? JT_CKPT_NO_CAPS : 0;
+    char *x = jt_ckpt_state_text (r, flags, &e), *y = x ? jt_ckpt_state_text (c->fold, flags, &e) : NULL;
+    if (!x || !y)
+        rc = ckpt_viol (c, seq, err, "checkpoint after seq %" PRIu64 ": %s", up_to, e.text);
+    else if (strcmp (x, y)) {
+        char d[200];
+        first_diff (x, y, d, sizeof (d));
+        rc = ckpt_viol (c, seq, err,
+                        "checkpoint after seq %" PRIu64 " is not the fold of the records "
+                        "before it: %s",
+                        up_to, d);
+    }
+    free (x);
+    free (y);
+done:
+    jt_ledger_fold_destroy (r);
+    acc_reset (&c->acc);
+    return rc;
+}
+
+/* A Checkpoint record: parts must be consecutive records, part 1 right
+ * after record upTo. */
+static int ckpt_record (struct read_ctx *c, const jt_record_t *rec, jt_error_t *err)
+{
+    jt_error_t e = { "" };
+    jt_event_t *ev = jt_event_from_json (rec->payload, rec->len, &e);
+    struct acc *a = &c->acc;
+    int rc = 0;
+
+    if (!ev)
+        return 0; /* a bad event: the fold said so (verify) */
+    if (a->n && (ev->part != (int64_t) a->n + 1 || ev->up_to != a->parts[0]->up_to
+                 || ev->parts != a->parts[0]->parts
+                 || strcmp (ev->state_sha256, a->parts[0]->state_sha256))) {
+        rc = ckpt_viol (c, a->first_seq, err,
+                        "checkpoint after seq %" PRIu64 ": part %zu of %" PRId64
+                        " is followed by another record at seq %" PRIu64,
+                        a->parts[0]->up_to, a->n, a->parts[0]->parts, rec->seq);
+        acc_reset (a);
+        if (rc < 0)
+            goto out;
+    }
+    if (!a->n && ev->part != 1 && c->tail && !c->fold)
+        goto out; /* a tail read began inside a checkpoint: not the one */
+    if (!a->n && ev->part != 1) {
+        rc = ckpt_viol (c, rec->seq, err,
+                        "checkpoint part %" PRId64 " of %" PRId64 " without the parts "
+                        "before it",
+                        ev->part, ev->parts);
+        goto out;
+    }
+    if (!a->n && ev->up_to != rec->seq - 1) {
+        rc = ckpt_viol (c, rec->seq, err,
+                        "checkpoint at seq %" PRIu64 " says upTo %" PRIu64 ": it must be "
+                        "the record right before it",
+                        rec->seq, ev->up_to);
+        goto out;
+    }
+    if (jt_fold_grow ((void **) &a->parts, &a->cap, a->n + 1, sizeof (*a->parts)) < 0) {
+        rc = jt_errprintf (err, "out of memory");
+        goto out;
+    }
+    if (!a->n)
+        a->first_seq = rec->seq;
+    a->parts[a->n++] = ev;
+    ev = NULL;
+    if ((int64_t) a->n == a->parts[0]->parts)
+        rc = ckpt_complete (c, err);
+out:
+    jt_event_destroy (ev);
+    return rc;
+}
 
 static int read_cb (const jt_record_t *rec, void *arg, jt_error_t *err)
 {
     struct read_ctx *c = arg;
     jt_violation_t v;
-    int rc = jt_ledger_fold_apply_record (c->fold, rec, c->verify, &v, err);
+    int rc = 0;
 
-    if (rc < 0)
-        return -1;
-    if (rc > 0 && c->n++ == 0 && c->first)
-        *c->first = v;
-    if (rc > 0 && c->verify)
-        return jt_errprintf (err, "violation");
+    c->read++;
+    if (c->acc.n && !is_checkpoint (rec)) {
+        struct acc *a = &c->acc;
+        rc = ckpt_viol (c, a->first_seq, err,
+                        "checkpoint after seq %" PRIu64 ": part %zu of %" PRId64
+                        " is followed by another record at seq %" PRIu64,
+                        a->parts[0]->up_to, a->n, a->parts[0]->parts, rec->seq);
+        acc_reset (a);
+        if (rc < 0)
+            return -1;
+    }
+    if (c->fold) {
+        rc = jt_ledger_fold_apply_record (c->fold, rec, c->verify, &v, err);
+        if (rc < 0)
+            return -1;
+        c->folded++;
+        if (rc > 0 && c->n++ == 0 && c->first)
+            *c->first = v;
+        if (rc > 0 && c->verify)
+            return jt_errprintf (err, "violation");
+    }
+    if (is_checkpoint (rec))
+        return ckpt_record (c, rec, err);
     return 0;
+}
+
+/* The end of a read: a checkpoint still missing parts. */
+static int read_end (struct read_ctx *c, const jt_ledger_result_t *res, jt_error_t *err)
+{
+    struct acc *a = &c->acc;
+    int rc = 0;
+
+    if (a->n) {
+        c->dangling_seq = a->first_seq;
+        c->dangling_up_to = a->parts[0]->up_to;
+        c->dangling_part = (int64_t) a->n;
+        c->dangling_parts = a->parts[0]->parts;
+        memcpy (c->dangling_sha, a->parts[0]->state_sha256, 65);
+    }
+    if (a->n && res->status == JT_LEDGER_OK)
+        rc = ckpt_viol (c, a->first_seq, err,
+                        "checkpoint after seq %" PRIu64 ": the ledger ends after part %zu "
+                        "of %" PRId64,
+                        a->parts[0]->up_to, a->n, a->parts[0]->parts);
+    acc_reset (a);
+    free (a->parts);
+    a->parts = NULL;
+    a->cap = 0;
+    return rc;
 }
 
 static const char *base (const char *path)
@@ -136,8 +383,15 @@ int jt_ledger_verify (const char *const *paths, size_t npaths, const char *head,
         jt_ledger_fold_destroy (c.fold);
         return -1;
     }
-    if (jt_ledger_read (paths, npaths, head, read_cb, &c, res, err) < 0
-        && v->kind == JT_VIOL_NONE) {
+    c.caps = caps;
+    int rrc = jt_ledger_read (paths, npaths, head, read_cb, &c, res, err);
+    if (rrc == 0 && read_end (&c, res, err) < 0 && v->kind == JT_VIOL_NONE)
+        rrc = -1;
+    if (rrc < 0) {
+        acc_reset (&c.acc);
+        free (c.acc.parts);
+    }
+    if (rrc < 0 && v->kind == JT_VIOL_NONE) {
         jt_ledger_fold_destroy (c.fold);
         return -1;
     }
@@ -162,25 +416,37 @@ int jt_ledger_verify (const char *const *paths, size_t npaths, const char *head,
     return 0;
 }
 
-jt_ledger_fold_t *jt_ledger_fold_replay (const char *const *paths, size_t npaths,
-                                         jt_ledger_result_t *res,
-                                         uint64_t *nviolations, jt_violation_t *first,
-                                         jt_error_t *err)
+static jt_ledger_fold_t *replay (const char *const *paths, size_t npaths,
+                                  jt_ledger_result_t *res, uint64_t *nviolations,
+                                  jt_violation_t *first, struct read_ctx *cp, jt_error_t *err)
 {
-    struct read_ctx c = { .first = first };
+    struct read_ctx c0 = { .first = first }, *cc = cp ? cp : &c0;
+    *cc = (struct read_ctx){ .first = first };
+#define c (*cc)
     if (first)
         memset (first, 0, sizeof (*first));
     if (!(c.fold = jt_ledger_fold_create ())) {
         jt_errprintf (err, "out of memory");
         return NULL;
     }
-    if (jt_ledger_read (paths, npaths, NULL, read_cb, &c, res, err) < 0) {
+    int rrc = jt_ledger_read (paths, npaths, NULL, read_cb, &c, res, err);
+    (void) read_end (&c, res, err);
+    if (rrc < 0) {
         jt_ledger_fold_destroy (c.fold);
         return NULL;
     }
     if (nviolations)
         *nviolations = c.n;
     return c.fold;
+#undef c
+}
+
+jt_ledger_fold_t *jt_ledger_fold_replay (const char *const *paths, size_t npaths,
+                                         jt_ledger_result_t *res,
+                                         uint64_t *nviolations, jt_violation_t *first,
+                                         jt_error_t *err)
+{
+    return replay (paths, npaths, res, nviolations, first, NULL, err);
 }
 
 jt_ledger_fold_t *jt_ledger_fold_replay_dir (const char *dir, jt_ledger_result_t *res,
@@ -197,4 +463,250 @@ jt_ledger_fold_t *jt_ledger_fold_replay_dir (const char *dir, jt_ledger_result_t
                                err);
     jt_ledger_segments_free (paths, n);
     return f;
+}
+
+/* ---- from the last checkpoint ---- */
+
+/* The largest upTo of a Checkpoint's first part in segment path (a scan of
+ * its bytes for `"id":"checkpoint:N:1"`, no parse: only a hint of where
+ * to start; the read that follows checks everything), 0 when none. */
+static uint64_t last_checkpoint (const char *path)
+{
+    static const char pat[] = "\"type\":\"Checkpoint\",\"id\":\"checkpoint:";
+    struct stat sb;
+    uint64_t best = 0;
+    int fd = open (path, O_RDONLY | O_CLOEXEC);
+
+    if (fd < 0)
+        return 0;
+    if (fstat (fd, &sb) == 0 && sb.st_size > 0) {
+        const char *m = mmap (NULL, (size_t) sb.st_size, PROT_READ, MAP_PRIVATE, fd, 0);
+        if (m != MAP_FAILED) {
+            const char *p = m, *end = m + sb.st_size;
+            while ((p = memmem (p, (size_t) (end - p), pat, sizeof (pat) - 1))) {
+                uint64_t v = 0;
+                int digits = 0;
+                p += sizeof (pat) - 1;
+                while (p < end && *p >= '0' && *p <= '9' && digits < 19) {
+                    v = v * 10 + (uint64_t) (*p++ - '0');
+                    digits++;
+                }
+                if (end - p >= 3 && !memcmp (p, ":1\"", 3) && v > best)
+                    best = v;
+            }
+            munmap ((void *) m, (size_t) sb.st_size);
+        }
+    }
+    close (fd);
+    return best;
+}
+
+/* paths (segment files or directories) as segment files in order. */
+static int expand (const char *const *paths, size_t npaths, char ***out, size_t *n,
+                   jt_error_t *err)
+{
+    char **v = NULL;
+    size_t nv = 0;
+
+    for (size_t i = 0; i < npaths; i++) {
+        struct stat sb;
+        char **seg = NULL;
+        size_t nseg = 0;
+        if (stat (paths[i], &sb) == 0 && S_ISDIR (sb.st_mode)) {
+            if (jt_ledger_segments (paths[i], &seg, &nseg, err) < 0)
+                goto error;
+        } else if (!(seg = malloc (sizeof (*seg))) || !(seg[0] = strdup (paths[i]))) {
+            free (seg);
+            jt_errprintf (err, "out of memory");
+            goto error;
+        } else
+            nseg = 1;
+        char **nvv = realloc (v, (nv + nseg + 1) * sizeof (*v));
+        if (!nvv) {
+            jt_ledger_segments_free (seg, nseg);
+            jt_errprintf (err, "out of memory");
+            goto error;
+        }
+        v = nvv;
+        memcpy (v + nv, seg, nseg * sizeof (*seg));
+        nv += nseg;
+        free (seg);
+    }
+    *out = v;
+    *n = nv;
+    return 0;
+error:
+    jt_ledger_segments_free (v, nv);
+    return -1;
+}
+
+/* Read files from the last segment holding a checkpoint, through c (no
+ * fold yet: the first complete checkpoint restores it). 1 when c->fold
+ * came from a checkpoint, 0 when none was found or usable (c->why), -1
+ * with err. */
+static int tail_read (char **files, size_t n, struct read_ctx *c, jt_ledger_result_t *res,
+                      jt_replay_info_t *info, jt_error_t *err)
+{
+    size_t i = n;
+
+    while (i > 0 && !(c->target = last_checkpoint (files[i - 1])))
+        i--;
+    if (i == 0)
+        return 0;
+    i--;
+    c->tail = true;
+    int rc = jt_ledger_read_from ((const char *const *) files + i, n - i, true, read_cb, c,
+                                  res, err);
+    if (rc == 0)
+        rc = read_end (c, res, err);
+    if (info) {
+        info->segments_read = res->nsegments;
+        info->records_read = c->read;
+    }
+    if (rc < 0) {
+        acc_reset (&c->acc);
+        free (c->acc.parts);
+        c->acc.parts = NULL;
+        return c->first && c->first->kind != JT_VIOL_NONE && c->fold ? 1 : -1;
+    }
+    if (!c->fold && !c->why[0])
+        snprintf (c->why, sizeof (c->why), "no complete checkpoint in %s and after",
+                  files[i]);
+    return c->fold ? 1 : 0;
+}
+
+static void info_set (jt_replay_info_t *info, const struct read_ctx *c)
+{
+    if (!info)
+        return;
+    info->ckpt_seq = c->ckpt_seq;
+    info->up_to = c->up_to;
+    info->records_folded = c->folded;
+    snprintf (info->why, sizeof (info->why), "%s", c->why);
+    info->dangling_seq = c->dangling_seq;
+    info->dangling_up_to = c->dangling_up_to;
+    info->dangling_part = c->dangling_part;
+    info->dangling_parts = c->dangling_parts;
+    memcpy (info->dangling_sha256, c->dangling_sha, 65);
+}
+
+jt_ledger_fold_t *jt_ledger_fold_replay_dir_ckpt (const char *dir, jt_ledger_result_t *res,
+                                                  uint64_t *nviolations,
+                                                  jt_violation_t *first,
+                                                  jt_replay_info_t *info, jt_error_t *err)
+{
+    struct read_ctx c = { .first = first };
+    char **paths = NULL;
+    size_t n = 0;
+    jt_ledger_fold_t *f = NULL;
+
+    if (info)
+        memset (info, 0, sizeof (*info));
+    if (first)
+        memset (first, 0, sizeof (*first));
+    if (jt_ledger_segments (dir, &paths, &n, err) < 0)
+        return NULL;
+    int rc = tail_read (paths, n, &c, res, info, err);
+    if (rc < 0) {
+        jt_ledger_fold_destroy (c.fold);
+        jt_ledger_segments_free (paths, n);
+        return NULL;
+    }
+    if (rc > 0) {
+        f = c.fold;
+        if (nviolations)
+            *nviolations = c.n;
+        info_set (info, &c);
+    } else {
+        char why[320];
+        snprintf (why, sizeof (why), "%s", c.why);
+        struct read_ctx c2;
+        f = replay ((const char *const *) paths, n, res, nviolations, first, &c2, err);
+        if (info) {
+            info_set (info, &c2);
+            info->ckpt_seq = info->up_to = 0;
+            info->segments_read += res->nsegments;
+            info->records_read += res->nrecords;
+            info->records_folded = res->nrecords;
+            snprintf (info->why, sizeof (info->why), "%s", why);
+        }
+    }
+    jt_ledger_segments_free (paths, n);
+    return f;
+}
+
+int jt_ledger_verify_from_checkpoint (const char *const *paths, size_t npaths,
+                                      const jt_event_t *caps, jt_ledger_result_t *res,
+                                      jt_violation_t *v, jt_ledger_fold_t **fold,
+                                      jt_replay_info_t *info, jt_error_t *err)
+{
+    struct read_ctx c = { .verify = true, .first = v, .caps = caps };
+    char **files = NULL;
+    size_t n = 0;
+
+    memset (v, 0, sizeof (*v));
+    if (info)
+        memset (info, 0, sizeof (*info));
+    if (fold)
+        *fold = NULL;
+    if (expand (paths, npaths, &files, &n, err) < 0)
+        return -1;
+    int rc = tail_read (files, n, &c, res, info, err);
+    if (rc < 0 && v->kind == JT_VIOL_NONE) {
+        jt_ledger_fold_destroy (c.fold);
+        jt_ledger_segments_free (files, n);
+        return -1;
+    }
+    if (rc == 0 && v->kind == JT_VIOL_NONE) { /* none usable: verify it all */
+        char why[320];
+        snprintf (why, sizeof (why), "%s", c.why);
+        jt_ledger_fold_destroy (c.fold);
+        jt_ledger_segments_free (files, n);
+        if (jt_ledger_verify (paths, npaths, NULL, caps, res, v, fold, err) < 0)
+            return -1;
+        if (info) {
+            info->records_read = info->records_folded = res->nrecords;
+            info->segments_read = res->nsegments;
+            snprintf (info->why, sizeof (info->why), "%s", why);
+        }
+        return 0;
+    }
+    info_set (info, &c);
+    jt_ledger_segments_free (files, n);
+    if (fold)
+        *fold = c.fold;
+    else
+        jt_ledger_fold_destroy (c.fold);
+    return 0;
+}
+
+int jt_ledger_fold_history_dir_ckpt (const char *dir, int64_t since, jt_ledger_fold_t **out,
+                                     jt_ledger_result_t *res, uint64_t *nviolations,
+                                     jt_violation_t *first, jt_replay_info_t *info,
+                                     jt_error_t *err)
+{
+    struct read_ctx c = { .first = first, .history = true, .since = since };
+    char **paths = NULL;
+    size_t n = 0;
+
+    *out = NULL;
+    if (info)
+        memset (info, 0, sizeof (*info));
+    if (first)
+        memset (first, 0, sizeof (*first));
+    if (jt_ledger_segments (dir, &paths, &n, err) < 0)
+        return -1;
+    int rc = tail_read (paths, n, &c, res, info, err);
+    jt_ledger_segments_free (paths, n);
+    if (rc <= 0) {
+        jt_ledger_fold_destroy (c.fold);
+        if (info && rc == 0)
+            snprintf (info->why, sizeof (info->why), "%s", c.why);
+        return rc;
+    }
+    info_set (info, &c);
+    if (nviolations)
+        *nviolations = c.n;
+    *out = c.fold;
+    return 1;
 }

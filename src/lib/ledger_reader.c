@@ -144,6 +144,8 @@ struct walk {
     jt_ledger_record_f cb;
     void *arg;
     jt_ledger_result_t *res;
+    bool trust_first;           /* jt_ledger_read_from: the first record's
+                                 * prev starts the chain */
 };
 
 static void problem (jt_ledger_result_t *res, jt_ledger_status_t st, const char *file,
@@ -222,6 +224,8 @@ static int take_record (struct walk *w, const char *file, jt_record_t *rec, size
 
     rec->file = file;
     rec->offset = pos;
+    if (w->trust_first && !res->nrecords && rec->seq == res->last_seq + 1)
+        memcpy (res->last_hash, rec->prev, 65);
     if (rec->seq != res->last_seq + 1) {
         snprintf (detail, sizeof (detail), "%" PRIu64, rec->seq);
         problem (res, JT_LEDGER_BADSEQ, file, pos, "found seq %s", detail);
@@ -545,4 +549,36 @@ int jt_ledger_read (const char *const *paths, size_t npaths, const char *head,
 error:
     jt_ledger_segments_free (files, nfiles);
     return -1;
+}
+
+int jt_ledger_read_from (const char *const *files, size_t nfiles, bool ends_ledger,
+                         jt_ledger_record_f cb, void *arg, jt_ledger_result_t *res,
+                         jt_error_t *err)
+{
+    struct walk w = { .cb = cb, .arg = arg, .res = res, .trust_first = true };
+    const char *base;
+    unsigned long long first;
+    int rc = 0;
+
+    memset (res, 0, sizeof (*res));
+    memcpy (res->last_hash, JT_LEDGER_GENESIS, 65);
+    if (!nfiles) {
+        res->status = JT_LEDGER_EMPTY;
+        return 0;
+    }
+    base = strrchr (files[0], '/');
+    base = base ? base + 1 : files[0];
+    if (!jt_ledger_segment_name (base, &first) || first < 1) {
+        problem (res, JT_LEDGER_BADSEQ, files[0], 0, "%s",
+                 "not a segment name (ledger-<first seq>.jtl)");
+        return 0;
+    }
+    res->last_seq = first - 1;
+    for (size_t i = 0; i < nfiles && rc == 0; i++)
+        rc = walk_file (&w, files[i], ends_ledger && i + 1 == nfiles, err);
+    if (rc < 0)
+        return -1;
+    if (rc == 0)
+        res->status = res->nrecords ? JT_LEDGER_OK : JT_LEDGER_EMPTY;
+    return 0;
 }

@@ -40,6 +40,15 @@ jt_record_status_t jt_record_parse_frame (const char *buf, size_t avail,
  * has the hash it states. */
 bool jt_record_hash_ok (const char *buf, const jt_record_t *rec);
 
+/* jt_ledger_read over segment files (not directories) from the middle of
+ * a ledger: the first file's name gives its first seq and its first
+ * record's prev is trusted (the chain is checked from there on).
+ * ends_ledger: the last file is the ledger's last segment (a torn tail
+ * there is TRUNCATED). No head anchor. 0 or -1 as jt_ledger_read. */
+int jt_ledger_read_from (const char *const *files, size_t nfiles, bool ends_ledger,
+                         jt_ledger_record_f cb, void *arg, jt_ledger_result_t *res,
+                         jt_error_t *err);
+
 /* The reader's parallel hash check (ledger_reader.c): segments of at least
  * jt_ledger_read_parallel_min bytes (4 MiB) are framed in chunks of
  * jt_ledger_read_chunk records (4096) hashed on a second thread. Tests set

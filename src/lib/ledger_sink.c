@@ -19,6 +19,7 @@
 #include <string.h>
 #include <sys/stat.h>
 
+#include "jobtree/ledger_checkpoint.h"
 #include "jobtree/ledger_client.h"
 #include "jobtree/ledger_sink.h"
 
@@ -374,14 +375,18 @@ void jt_ledger_sink_add_closed (const jt_ledger_sink_t *s, jt_usage_t *u,
 
 /* ---- reconciliation ---- */
 
-/* Read the ledger once into a new fold (which replaces the sink's). */
+/* Read the ledger once into a new fold (which replaces the sink's): from
+ * its last checkpoint when it has a usable one (only the tail is folded),
+ * else from genesis; the log says which and why. */
 static void read_ledger (jt_ledger_sink_t *s, const char *dir)
 {
     jt_ledger_result_t res;
     jt_violation_t v;
+    jt_replay_info_t info;
     uint64_t nviol = 0, nopen;
     jt_error_t err;
-    jt_ledger_fold_t *f = jt_ledger_fold_replay_dir (dir, &res, &nviol, &v, &err);
+    jt_ledger_fold_t *f =
+        jt_ledger_fold_replay_dir_ckpt (dir, &res, &nviol, &v, &info, &err);
 
     if (!f) {
         say (s, JT_LEDGER_SINK_ERROR, "ledger %s: %s (no reconciliation)", dir, err.text);
@@ -390,6 +395,15 @@ static void read_ledger (jt_ledger_sink_t *s, const char *dir)
     if (nviol)
         say (s, JT_LEDGER_SINK_ERROR, "ledger %s: %" PRIu64 " invariant violations "
              "(first at seq %" PRIu64 ": %s)", dir, nviol, v.seq, v.msg);
+    if (info.ckpt_seq)
+        say (s, JT_LEDGER_SINK_INFO, "ledger %s: from the checkpoint at seq %" PRIu64
+             " (state after seq %" PRIu64 "): %" PRIu64 " records read, %" PRIu64
+             " folded", dir, info.ckpt_seq, info.up_to, info.records_read,
+             info.records_folded);
+    else if (info.why[0])
+        say (s, JT_LEDGER_SINK_ERROR, "ledger %s: full "
+             "fold from genesis, %" PRIu64 " records: %s", dir, info.records_folded,
+             info.why);
     jt_ledger_fold_forget_ids (f);
     jt_ledger_fold_counts (f, NULL, NULL, NULL, &nopen);
     say (s, JT_LEDGER_SINK_INFO, "ledger %s: %" PRIu64 " records (%s), %" PRIu64

@@ -22,6 +22,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "jobtree/ledger_checkpoint.h"
 #include "jobtree/ledger_sink.h"
 #include "fixtures.h"
 #include "tap.h"
@@ -414,6 +415,86 @@ static void test_restart (void)
     jt_budgets_destroy (b);
 }
 
+/* test_restart's ledger again, followed by a checkpoint of its fold (or a
+ * forged one): slurmctld's start-up reads from it and says so. */
+struct copy {
+    char *p[32];
+    size_t len[32], n;
+};
+
+static int copy_cb (const jt_record_t *rec, void *arg, jt_error_t *err)
+{
+    struct copy *c = arg;
+    (void) err;
+    if (c->n < 32 && (c->p[c->n] = strndup (rec->payload, rec->len)))
+        c->len[c->n++] = rec->len;
+    return 0;
+}
+
+static void ledger_with_ckpt (const char *name, bool forge)
+{
+    char from[300], dir[300], **cp;
+    const char *paths[1] = { from };
+    struct copy c = { .n = 0 };
+    jt_ledger_result_t res;
+    jt_error_t err = { "" };
+    size_t *cl, cn;
+    uint64_t first;
+
+    snprintf (from, sizeof (from), "%s/ledger", tmp);
+    snprintf (dir, sizeof (dir), "%s/%s", tmp, name);
+    jt_ledger_fold_t *f = jt_ledger_fold_replay_dir (from, &res, NULL, NULL, &err);
+    if (!f || jt_ledger_read (paths, 1, NULL, copy_cb, &c, &res, &err) < 0 || mkdir (dir, 0700) < 0
+        || jt_ckpt_payloads (f, c.n, T0, 0, &cp, &cl, &cn, &err) < 0)
+        bail_out ("%s: %s", name, err.text);
+    for (size_t i = 0; i < cn && c.n < 32; i++) {
+        char *at = forge ? strstr (cp[i], "\"active\":") : NULL;
+        if (at) /* a changed figure: its stateSha256 no longer holds */
+            at[9] = at[9] == '9' ? '8' : (char) (at[9] + 1);
+        c.p[c.n] = cp[i];
+        c.len[c.n++] = cl[i];
+    }
+    free (cp);
+    free (cl);
+    jt_ledger_writer_t *w = jt_ledger_writer_open (dir, 0, NULL, NULL, &res, &err);
+    if (!w || jt_ledger_writer_append (w, (const char *const *) c.p, c.len, c.n, &first, &err) < 0)
+        bail_out ("%s: %s", name, err.text);
+    jt_ledger_writer_close (w);
+    for (size_t i = 0; i < c.n; i++)
+        free (c.p[i]);
+    jt_ledger_fold_destroy (f);
+}
+
+static void test_restart_ckpt (void)
+{
+    char dir[300];
+    jt_ledger_sink_t *s;
+
+    ledger_with_ckpt ("ledger-ckpt", false);
+    snprintf (dir, sizeof (dir), "%s/ledger-ckpt", tmp);
+    logbuf[0] = '\0';
+    s = sink_on ("restart-ckpt", dir);
+    jt_ledger_sink_reconcile (s, NULL, 0, T0 + 1000);
+    logged ("/ledger-ckpt: from the checkpoint at seq 10 (state after seq 9): 10 records "
+            "read, 0 folded\n",
+            "a restart reads from the checkpoint and says so");
+    logged ("/ledger-ckpt: 10 records (OK), 9 open leases\n", "9 open leases, as without");
+    jt_ledger_sink_destroy (s);
+
+    ledger_with_ckpt ("ledger-forged", true);
+    snprintf (dir, sizeof (dir), "%s/ledger-forged", tmp);
+    logbuf[0] = '\0';
+    s = sink_on ("restart-forged", dir);
+    jt_ledger_sink_reconcile (s, NULL, 0, T0 + 1000);
+    logged ("/ledger-forged: full fold from genesis, 10 records: checkpoint at seq 10 "
+            "refused: checkpoint after seq 9: its parts' state hashes to ",
+            "a damaged checkpoint is refused: full fold, and why");
+    logged ("/ledger-forged: 10 records (OK), 9 open leases\n",
+            "the full fold's 9 open leases");
+    jt_ledger_sink_destroy (s);
+}
+
+
 /* The host's jobs for jt_ledger_sink_settle_resvs: 3 pending, 4 gone. */
 static int lookup_calls, lookup_frees;
 static int lookup (uint32_t job_id, jt_job_facts_t *x, void *arg)
@@ -670,6 +751,7 @@ int main (void)
     test_off ();
     test_emit ();
     test_restart ();
+    test_restart_ckpt ();
     test_reservations ();
     test_activation ();
     for (size_t i = 0; i < sizeof (jobs) / sizeof (jobs[0]); i++)
