@@ -580,6 +580,39 @@ static void test_structural_by_hand (void)
     jt_budgets_destroy (b);
 }
 
+static void test_hold_by_hand (void)
+{
+    /* A funding hold is the reservation's first estimate's, as slurmctld's
+     * holds are the ledger's open reservations (jtsel_ledger_holds), even
+     * when backfill re-plans the run's nodes. 2 domains x 2 nodes; a has
+     * 16 GPUs, b 32. x1 (a, 8, ends at 5, limit 300) and x2 (a, 8, 200 s)
+     * fill d000, p (b) one node of d001. A (a, one group of 16, t=1) waits:
+     * d000 frees by the limits at 300, funding at 200: its first estimate
+     * is 300, holding a's 16 GPUs from then. At 5 x1 ends and the re-plan
+     * says 200. B (a, 8 GPUs, t=10, 240 s: to 250) fits on d001's free node
+     * and in a's envelope now (16 of 16); it ends before 300, so the hold
+     * lets it start at 10. A then starts when B ends (250), since 8 + 16 >
+     * 16 before. With the hold re-planned to 200, B would overlap it and
+     * wait: A at 200, B at 300. */
+    const char *trace = HDR "x1,0,5,300,8,,a,,\nx2,0,200,200,8,,a,,\n"
+                            "p,0,1000,1000,8,,b,,\n"
+                            "A,1,100,100,16,,a,,--group-gpus=16\n"
+                            "B,10,240,240,8,,a,,\n";
+    jt_budgets_t *b = fx_budgets ("{ \"owner\": \"a\", \"envelopes\": ["
+                                  FX_ENV ("a-h100", "", 16, "") "] }",
+                                  "{ \"owner\": \"b\", \"envelopes\": ["
+                                  FX_ENV ("b-h100", "", 32, "") "] }", FX_END);
+    jt_sim_trace_t t;
+    jt_sim_result_t *r;
+
+    r = replay (trace, b, "2x2x8:h100", "best-fit", &t);
+    is (starts (r), "x1:0 x2:0 p:0 A:250 B:10",
+        "the hold is the first estimate's (300): B starts at 10, A at 250");
+    jt_sim_result_destroy (r);
+    jt_sim_trace_free (&t);
+    jt_budgets_destroy (b);
+}
+
 static void test_timeline_bound (void)
 {
     /* One job of 100 years sampled every minute would be 52.6 M samples:
@@ -626,6 +659,7 @@ int main (void)
     test_activation_by_hand ();
     test_spares_by_hand ();
     test_structural_by_hand ();
+    test_hold_by_hand ();
     test_timeline_bound ();
     done_testing ();
 }
