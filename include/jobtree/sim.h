@@ -167,6 +167,11 @@ typedef struct jt_sim_summary {
     double borrowed_gpu_hours, lent_gpu_hours;
     size_t preemptions;         /* runs that gave way (requeued) */
     int64_t gpus_evicted;       /* their GPUs */
+    size_t runs_shrunk;         /* runs that gave up whole groups to an
+                                 * activation (each time; malleable runs,
+                                 * never below their minimum) */
+    size_t spares_dropped;      /* spare nodes dropped by activations */
+    int64_t gpus_cut;           /* GPUs both gave back (runs kept going) */
     int64_t span;               /* s, first submit to last end */
     size_t passes, answers;     /* scheduling passes, jt_sched_answer calls */
 } jt_sim_summary_t;

@@ -6,9 +6,13 @@
  * a reclaim of what its owner lent, at once, once), jt_activation_slice
  * builds the choice from the run's estimate sets and the snapshot's
  * leases, and jt_activate picks who gives way by the published lottery,
- * seeded by the reservation's id and the activation instant. The runs it
- * takes are requeued whole (PreemptMode=REQUEUE); spare drops and shrinks
- * are not modelled (an adapter that ends whole jobs: structural false).
+ * seeded by the reservation's id and the activation instant. Structural
+ * cuts come first, as in slurmctld (structural true): a spare dropped
+ * (the group's spare nodes go back, the run keeps running), a malleable
+ * run giving up whole groups down to its minimum (the group's nodes and
+ * spares go back, the run keeps the rest until its end: reshape.c's
+ * `scontrol update NodeList=`); then the lottery's runs are requeued whole
+ * (PreemptMode=REQUEUE).
  */
 #include "config.h"
 
@@ -19,13 +23,18 @@
 #include "jobtree/activate.h"
 #include "sim_engine.h"
 
+static ssize_t job_of (const sim_t *m, const char *id);
+
 /* Every running run may give way (preempt/jobtree offers Jobtree runs
- * only, and plain jobs hold no leases); none is malleable here. */
+ * only, and plain jobs hold no leases); a malleable one down to its
+ * minimum, as activation.c reads it from the run's record. */
 static int may_yield (const char *run, int64_t *min_gpus, void *arg)
 {
-    (void) run;
-    (void) min_gpus;
-    (void) arg;
+    const sim_t *m = arg;
+    ssize_t j = job_of (m, run);
+
+    if (j >= 0 && m->min_gpus[j] > 0)
+        *min_gpus = m->min_gpus[j];
     return 1;
 }
 
@@ -47,6 +56,71 @@ static ssize_t job_of (const sim_t *m, const char *id)
     return -1;
 }
 
+typedef struct cut_ref {
+    ssize_t job;                /* -1: not a job of the trace */
+    int group;
+    jt_cut_kind_t kind;
+} cut_ref_t;
+
+/* Apply the activation: its structural cuts in cut order (each DropSpare
+ * or Shrink of a (run, group) once), then the lottery's runs whole, in
+ * draw order. Every cut is resolved to its job before any is applied: the
+ * holders' names point into the leases the cuts free. A run cut at all
+ * counts once in shrunk[] per activation, and once in runs_shrunk when it
+ * gave up a group. Returns the cuts and evictions applied, -1 on error. */
+static int apply (sim_t *m, size_t self, const jt_activation_req_t *req,
+                  const jt_activation_t *a, int64_t now, jt_error_t *err)
+{
+    cut_ref_t *c = calloc (a->ncuts + a->ndraws + 1, sizeof (*c));
+    size_t n = 0;
+    int done = 0;
+
+    if (!c)
+        return jt_errprintf (err, "jobtree sim: out of memory");
+    for (size_t i = 0; i < a->ncuts; i++)
+        if (a->cuts[i].kind != JT_CUT_LOTTERY) {
+            const jt_holder_t *h = &req->holders[a->cuts[i].holder];
+            c[n++] = (cut_ref_t){ job_of (m, h->run), h->group, a->cuts[i].kind };
+        }
+    for (size_t i = 0; i < a->ndraws; i++)
+        c[n++] = (cut_ref_t){ job_of (m, a->draws[i].run_id), -1, JT_CUT_LOTTERY };
+    for (size_t i = 0; i < n && done >= 0; i++) {
+        ssize_t v = c[i].job;
+        bool seen = false, cut = false, shrank = false;
+        int got;
+
+        if (v < 0 || (size_t) v == self || m->r->state[v] != SIM_RUNNING)
+            continue;
+        for (size_t k = 0; k < i; k++) {
+            if (c[k].job != v || c[k].kind == JT_CUT_LOTTERY)
+                continue;
+            seen |= c[k].kind == c[i].kind && c[k].group == c[i].group;
+            cut = true;
+            shrank |= c[k].kind == JT_CUT_SHRINK;
+        }
+        if (c[i].kind == JT_CUT_LOTTERY) {
+            done = jt_simx_evict (m, (size_t) v, now, err) < 0 ? -1 : done + 1;
+            continue;
+        }
+        if (seen)           /* the group's holders in several pools */
+            continue;
+        if ((got = jt_simx_cut (m, (size_t) v, c[i].group,
+                                c[i].kind == JT_CUT_SPARE, now, err)) < 0) {
+            done = -1;
+            continue;
+        }
+        if (c[i].kind == JT_CUT_SPARE)
+            m->r->spares_dropped += (size_t) got;
+        if (!cut)
+            m->r->shrunk[v]++;
+        if (c[i].kind == JT_CUT_SHRINK && !shrank)
+            m->r->runs_shrunk++;
+        done += got > 0;
+    }
+    free (c);
+    return done;
+}
+
 int jt_simx_activate (sim_t *m, size_t j, const jt_sched_request_t *now_req,
                       int64_t now, jt_error_t *err)
 {
@@ -55,8 +129,6 @@ int jt_simx_activate (sim_t *m, size_t j, const jt_sched_request_t *now_req,
     jt_activation_slice_t sl;
     jt_activation_t a;
     jt_reclaim_t reclaim, *fund = NULL;
-    const char **runs = NULL;
-    size_t nruns = 0;
     jt_answer_t e;
     char resv[512];
     int64_t at;
@@ -83,8 +155,8 @@ int jt_simx_activate (sim_t *m, size_t j, const jt_sched_request_t *now_req,
         at = m->created[j] + m->p->max_wait;
     snprintf (resv, sizeof (resv), "%s:resv:%" PRId64, run->id, m->o->epoch + m->created[j]);
     if (jt_activation_slice (m->s, e.cands, e.ncands, e.cand_nodes, run->flavor,
-                             fund, run->id, resv, m->o->epoch + at, false,
-                             may_yield, NULL, &sl, err) < 0) {
+                             fund, run->id, resv, m->o->epoch + at, true,
+                             may_yield, m, &sl, err) < 0) {
         rc = -1;
         goto out;
     }
@@ -95,18 +167,8 @@ int jt_simx_activate (sim_t *m, size_t j, const jt_sched_request_t *now_req,
     if (!sl.req.nalts || !a.resolved)
         goto out;
     m->activated[j] |= kind == 2 ? 2 : 1;
-    runs = jt_activation_runs (&a, &sl.req, &nruns, err);
-    for (size_t i = 0; i < nruns && rc >= 0; i++) {
-        ssize_t v = job_of (m, runs[i]);
-        if (v < 0 || (size_t) v == j || m->r->state[v] != SIM_RUNNING)
-            continue;
-        if (jt_simx_evict (m, (size_t) v, now, err) < 0)
-            rc = -1;
-        else
-            rc++;
-    }
+    rc = apply (m, j, &sl.req, &a, now, err);
 out:
-    free (runs);
     jt_activation_free (&a);
     jt_activation_slice_free (&sl);
     jt_answer_free (&e);

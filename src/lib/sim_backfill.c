@@ -66,7 +66,11 @@ static int64_t set_start (sim_t *m, const jt_node_set_t *set, uint32_t need)
 }
 
 /* Apply run j's reservation: its nodes are held from its start (never
- * before now) until its time limit after, and its payer's GPUs too. */
+ * before now) until its time limit after, and its payer's GPUs from the
+ * start of its first estimate: slurmctld's holds are the ledger's open
+ * reservations, which keep the payer, GPUs and earliest start of the
+ * estimate that created them (jtsel_ledger_holds, ledger_lease.h), while
+ * backfill re-plans the nodes on every pass. */
 static void apply_resv (sim_t *m, size_t j, int64_t now)
 {
     int64_t start = m->rstart[j] > now ? m->rstart[j] : now;
@@ -81,7 +85,7 @@ static void apply_resv (sim_t *m, size_t j, int64_t now)
     }
     if (m->renv[j] && m->rn[j])
         m->holds[m->nholds++] = (jt_hold_t){ m->renv[j], m->rgpus[j],
-                                              m->o->epoch + start };
+                                              m->o->epoch + m->hstart[j] };
 }
 
 /* Run j cannot start now: ask for the estimate (ESTIMATE, every node, as
@@ -137,8 +141,12 @@ static int reserve (sim_t *m, size_t j, int64_t now, jt_sched_request_t *req,
             memcpy (m->rnodes[j], m->order, a.cand_nodes * sizeof (size_t));
             m->rn[j] = a.cand_nodes;
             m->rstart[j] = start - m->o->epoch;
-            m->renv[j] = a.payer ? a.payer->name : NULL;
-            m->rgpus[j] = a.cand_gpus;
+            if (m->created[j] < 0) {
+                /* the hold is the first estimate's */
+                m->renv[j] = a.payer ? a.payer->name : NULL;
+                m->rgpus[j] = a.cand_gpus;
+                m->hstart[j] = m->rstart[j] > now ? m->rstart[j] : now;
+            }
             apply_resv (m, j, now);
             if (m->created[j] < 0) {
                 /* the reservation exists from now: a reclaim may be due at

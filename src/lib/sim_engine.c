@@ -144,6 +144,7 @@ static void sim_free (sim_t *m)
     free (m->rstart);
     free (m->renv);
     free (m->rgpus);
+    free (m->hstart);
     free (m->seen_room);
     free (m->seen_fund);
     free (m->kind);
@@ -160,6 +161,7 @@ static void sim_free (sim_t *m)
     free (m->requeued);
     free (m->by_id);
     free (m->qtmp);
+    free (m->min_gpus);
     jt_snapshot_destroy (m->s);
 }
 
@@ -376,7 +378,8 @@ jt_sim_result_t *jt_sim_run (const jt_sim_trace_t *t, const jt_budgets_t *b,
     m.requeued = calloc (t->n + 1, sizeof (*m.requeued));
     m.by_id = calloc (t->n + 1, sizeof (*m.by_id));
     m.qtmp = calloc (t->n + 1, sizeof (*m.qtmp));
-    if (!m.created || !m.activated || !m.requeued || !m.by_id || !m.qtmp
+    m.min_gpus = calloc (t->n + 1, sizeof (*m.min_gpus));
+    if (!m.min_gpus || !m.created || !m.activated || !m.requeued || !m.by_id || !m.qtmp
         || !m.saved || !m.ckpt) {
         jt_errprintf (err, "jobtree sim: out of memory");
         goto fail;
@@ -397,13 +400,14 @@ jt_sim_result_t *jt_sim_run (const jt_sim_trace_t *t, const jt_budgets_t *b,
     m.rstart = calloc (t->n + 1, sizeof (*m.rstart));
     m.renv = calloc (t->n + 1, sizeof (*m.renv));
     m.rgpus = calloc (t->n + 1, sizeof (*m.rgpus));
+    m.hstart = calloc (t->n + 1, sizeof (*m.hstart));
     m.seen_room = calloc (t->n + 1, sizeof (*m.seen_room));
     m.seen_fund = calloc (t->n + 1, sizeof (*m.seen_fund));
     m.kind = calloc (t->n + 1, sizeof (*m.kind));
     m.dom_busy = calloc (m.s->ndomains + 1, sizeof (*m.dom_busy));
     m.free_domains = (int64_t) m.s->ndomains;
     if (!m.flavor_id || !m.flavors || !m.gpn || !m.job_flavor || !m.rnodes
-        || !m.rn || !m.rstart || !m.renv || !m.rgpus || !m.seen_room
+        || !m.rn || !m.rstart || !m.renv || !m.rgpus || !m.hstart || !m.seen_room
         || !m.seen_fund || !m.kind || !m.dom_busy) {
         jt_errprintf (err, "jobtree sim: out of memory");
         goto fail;
@@ -431,6 +435,15 @@ jt_sim_result_t *jt_sim_run (const jt_sim_trace_t *t, const jt_budgets_t *b,
         m.flavor_id[n] = (int) f;
     }
     m.r->cluster_gpus = m.free_gpus;
+    if (!(m.r->dom_names = calloc (m.s->ndomains + 1, sizeof (*m.r->dom_names)))) {
+        jt_errprintf (err, "jobtree sim: out of memory");
+        goto fail;
+    }
+    for (size_t d = 0; d < m.s->ndomains; d++, m.r->ndom_names++)
+        if (!(m.r->dom_names[d] = strdup (m.s->domains[d].name))) {
+            jt_errprintf (err, "jobtree sim: out of memory");
+            goto fail;
+        }
     if (sort_by_id (&m) < 0) {
         jt_errprintf (err, "jobtree sim: out of memory");
         goto fail;

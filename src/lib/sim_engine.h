@@ -51,6 +51,8 @@ typedef struct sim {
     int64_t *created;           /* per job: its reservation's creation, -1 */
     int64_t *saved;             /* per job: work kept by checkpoints, s */
     int64_t *ckpt;              /* per job: its checkpoint interval, s */
+    int64_t *min_gpus;          /* per running run: its malleable minimum
+                                 * (-1: not malleable), as its record says */
     uint8_t *activated;         /* per job: 1 room, 2 reclaim done */
     size_t *requeued;           /* evicted in this pass, queued after it */
     size_t nrequeued;
@@ -80,8 +82,9 @@ typedef struct sim {
     size_t **rnodes;            /* per job: its reservation's nodes */
     uint32_t *rn;
     int64_t *rstart;
-    const char **renv;          /* its hold */
-    int64_t *rgpus;
+    const char **renv;          /* its hold: payer, GPUs and start of the */
+    int64_t *rgpus;             /* reservation's first estimate */
+    int64_t *hstart;
     /* per pass */
     int64_t *resv_start;        /* earliest reservation on the node */
     int64_t *resv_end;          /* the node is taken by reservations until */
@@ -121,6 +124,13 @@ bool jt_simx_current (const sim_t *m, const heap_ent_t *e);
  * nodes and leases go back, the part it will not run is taken off its
  * owner's (and lenders') GPU-hours, and it waits again. 0 or -1. */
 int jt_simx_evict (sim_t *m, size_t v, int64_t now, jt_error_t *err);
+/* Structural cut of running run v at now (an activation's DropSpare or
+ * Shrink of its group `group`): the group's spare nodes, or the group's
+ * nodes and spares, go back with their leases, and the run keeps running
+ * on the rest until its end (as `scontrol update NodeList=` leaves it).
+ * Returns the nodes given back, -1 on error. */
+int jt_simx_cut (sim_t *m, size_t v, int group, bool spares_only, int64_t now,
+                 jt_error_t *err);
 /* If run j's reservation is due (room at its MaxWait, or a reclaim of
  * what its owner lent), the activation as slurmctld decides it: who gives
  * way (jt_activation_applies, jt_activation_slice, jt_activate), whole

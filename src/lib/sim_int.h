@@ -43,6 +43,10 @@ struct jt_sim_result {
     uint8_t *is_run;
     uint16_t *split;        /* groups of the run whose nodes span domains */
     uint16_t *domains;      /* domains the job's nodes are in */
+    int32_t *dom;           /* the domain of its first node (index into
+                             * dom_names), -1 when it never started */
+    char **dom_names;       /* the cluster's domain names (copied) */
+    size_t ndom_names;
     uint32_t *owner;        /* index into owners */
     char **why;             /* never started: the last refusal (or NULL) */
     sim_owner_t *owners;
@@ -55,6 +59,13 @@ struct jt_sim_result {
     size_t preemptions;     /* runs that gave way (each time) */
     int64_t gpus_evicted;   /* their GPUs */
     double evicted_gpu_s;   /* GPU-seconds run by attempts that gave way */
+    /* structural cuts (activation before the lottery) */
+    uint16_t *shrunk;       /* per job: activations that cut it (spares
+                             * dropped or groups given up) */
+    size_t runs_shrunk;     /* runs that gave up whole groups (each time) */
+    size_t spares_dropped;  /* spare nodes dropped */
+    int64_t gpus_cut;       /* GPUs given back by both */
+    double cut_gpu_s;       /* GPU-seconds run by them before the cut */
 };
 
 jt_sim_result_t *jt_simx_result_create (const jt_sim_trace_t *t, const char *policy);

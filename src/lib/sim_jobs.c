@@ -212,6 +212,7 @@ static void started (sim_t *m, size_t j, int64_t now)
         last = d;
     }
     r->gpus[j] = gpus;
+    r->dom[j] = m->nalloc[j] ? m->s->nodes[m->alloc[j][0].node].domain : -1;
     r->owners[r->owner[j]].gpu_s += (double) gpus * (double) (end - now);
     free (r->why[j]);
     r->why[j] = NULL;
@@ -385,6 +386,7 @@ int jt_simx_start_run (sim_t *m, size_t j, const jt_answer_t *a, int64_t now,
     }
     if (check_bounds (m, j, now, err) < 0)
         return -1;
+    m->min_gpus[j] = run->malleable && run->min_gpus > 0 ? run->min_gpus : -1;
     jt_run_destroy (m->run[j]);
     m->run[j] = NULL;
     m->room_gen++;
@@ -403,23 +405,29 @@ static void lease_drop (jt_lease_t *l)
     free (l->nodes);
 }
 
+/* Give back the GPUs of allocation a (a node of some job). */
+static void untake (sim_t *m, const alloc_t *a)
+{
+    jt_node_t *nd = &m->s->nodes[a->node];
+
+    nd->used_gpus -= a->gpus;
+    if (nd->used_gpus == 0) {
+        m->room_gen++;
+        if (nd->domain >= 0 && --m->dom_busy[nd->domain] == 0)
+            m->free_domains++;
+    }
+    m->free_gpus += a->gpus;
+    m->busy_gpus -= a->gpus;
+}
+
 /* Give job j's nodes and leases back. */
 static void release (sim_t *m, size_t j)
 {
     const char *id = m->t->jobs[j].id;
     size_t w = 0;
 
-    for (size_t k = 0; k < m->nalloc[j]; k++) {
-        jt_node_t *nd = &m->s->nodes[m->alloc[j][k].node];
-        nd->used_gpus -= m->alloc[j][k].gpus;
-        if (nd->used_gpus == 0) {
-            m->room_gen++;
-            if (nd->domain >= 0 && --m->dom_busy[nd->domain] == 0)
-                m->free_domains++;
-        }
-        m->free_gpus += m->alloc[j][k].gpus;
-        m->busy_gpus -= m->alloc[j][k].gpus;
-    }
+    for (size_t k = 0; k < m->nalloc[j]; k++)
+        untake (m, &m->alloc[j][k]);
     if (m->r->is_run[j])
         m->fund_gen++;
     m->nalloc[j] = 0;
@@ -482,6 +490,7 @@ int jt_simx_evict (sim_t *m, size_t v, int64_t now, jt_error_t *err)
     r->state[v] = SIM_PENDING;
     r->start[v] = r->end[v] = -1;
     r->domains[v] = 0;
+    r->dom[v] = -1;
     r->split[v] = 0;
     m->kind[v] = 0;
     m->rn[v] = 0;
@@ -489,4 +498,66 @@ int jt_simx_evict (sim_t *m, size_t v, int64_t now, jt_error_t *err)
         return jt_errprintf (err, "jobtree sim: requeue of %s: %s", job->id, why);
     m->requeued[m->nrequeued++] = v;
     return 0;
+}
+
+/* The owner index of envelope e's owner, or r->nowners. */
+static size_t owner_of_env (const sim_t *m, const char *env)
+{
+    const jt_envelope_t *e = jt_budgets_envelope (m->b, env);
+
+    for (size_t o = 0; e && o < m->r->nowners; o++)
+        if (!strcmp (m->r->owners[o].name, e->owner))
+            return o;
+    return m->r->nowners;
+}
+
+int jt_simx_cut (sim_t *m, size_t v, int group, bool spares_only, int64_t now,
+                 jt_error_t *err)
+{
+    jt_sim_result_t *r = m->r;
+    const char *id = m->t->jobs[v].id;
+    int64_t left = r->end[v] - now, ran = now - r->start[v], gpus = 0;
+    size_t w = 0;
+    int nodes = 0;
+
+    if (r->state[v] != SIM_RUNNING)
+        return jt_errprintf (err, "jobtree sim: internal: a cut of %s, which "
+                             "is not running", id);
+    for (size_t i = 0; i < m->s->nleases; i++) {
+        jt_lease_t *l = &m->s->leases[i];
+        if (strcmp (l->run, id) || l->group != group
+            || (spares_only && l->role != JT_ROLE_SPARE)) {
+            m->s->leases[w++] = *l;
+            continue;
+        }
+        for (size_t k = 0; k < l->nnodes; k++) {
+            ssize_t n = jt_snapshot_node_index (m->s, l->nodes[k]);
+            size_t a = 0;
+            while (n >= 0 && a < m->nalloc[v] && m->alloc[v][a].node != (size_t) n)
+                a++;
+            if (n < 0 || a == m->nalloc[v])
+                continue;
+            untake (m, &m->alloc[v][a]);
+            gpus += m->alloc[v][a].gpus;
+            m->alloc[v][a] = m->alloc[v][--m->nalloc[v]];
+            nodes++;
+        }
+        if (l->role == JT_ROLE_BORROWED) {
+            /* what it will not run is not borrowed, nor lent */
+            size_t o = owner_of_env (m, l->envelope);
+            r->owners[r->owner[v]].borrowed_gpu_s -= (double) l->gpus * (double) left;
+            if (o < r->nowners)
+                r->owners[o].lent_gpu_s -= (double) l->gpus * (double) left;
+        }
+        lease_drop (l);
+    }
+    m->s->nleases = w;
+    if (!nodes)
+        return 0;
+    r->owners[r->owner[v]].gpu_s -= (double) gpus * (double) left;
+    r->cut_gpu_s += (double) gpus * (double) ran;
+    r->gpus[v] -= gpus;
+    r->gpus_cut += gpus;
+    m->fund_gen++;
+    return nodes;
 }

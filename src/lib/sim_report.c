@@ -40,11 +40,16 @@ jt_sim_result_t *jt_simx_result_create (const jt_sim_trace_t *t, const char *pol
     r->owner = calloc (n, sizeof (*r->owner));
     r->why = calloc (n, sizeof (*r->why));
     r->preempted = calloc (n, sizeof (*r->preempted));
+    r->shrunk = calloc (n, sizeof (*r->shrunk));
+    r->dom = calloc (n, sizeof (*r->dom));
     if (!r->start || !r->end || !r->gpus || !r->state || !r->is_run || !r->split
-        || !r->domains || !r->owner || !r->why || !r->preempted) {
+        || !r->domains || !r->owner || !r->why || !r->preempted || !r->shrunk
+        || !r->dom) {
         jt_sim_result_destroy (r);
         return NULL;
     }
+    for (size_t j = 0; j < t->n; j++)
+        r->dom[j] = -1;
     return r;
 }
 
@@ -57,6 +62,11 @@ void jt_sim_result_destroy (jt_sim_result_t *r)
             free (r->why[j]);
     free (r->why);
     free (r->preempted);
+    free (r->shrunk);
+    free (r->dom);
+    for (size_t d = 0; r->dom_names && d < r->ndom_names; d++)
+        free (r->dom_names[d]);
+    free (r->dom_names);
     free (r->start);
     free (r->end);
     free (r->gpus);
@@ -152,7 +162,11 @@ void jt_sim_summarize (const jt_sim_result_t *r, jt_sim_summary_t *out)
     out->answers = r->answers;
     out->preemptions = r->preemptions;
     out->gpus_evicted = r->gpus_evicted;
-    work = r->evicted_gpu_s;    /* attempts that gave way ran too */
+    out->runs_shrunk = r->runs_shrunk;
+    out->spares_dropped = r->spares_dropped;
+    out->gpus_cut = r->gpus_cut;
+    /* attempts that gave way ran too, and what cuts took ran until then */
+    work = r->evicted_gpu_s + r->cut_gpu_s;
     for (size_t j = 0; j < r->njobs; j++) {
         const jt_sim_job_t *job = &r->trace->jobs[j];
         if (job->submit < first)
@@ -219,9 +233,9 @@ int jt_sim_print_table (FILE *f, jt_sim_result_t *const *r, size_t n)
     char a[32], b[32], c[32], d[32];
     int64_t *buf;
 
-    fprintf (f, "%-24s %6s %8s %8s %8s %8s %7s %6s %5s %10s %10s %7s %7s\n",
+    fprintf (f, "%-24s %6s %8s %8s %8s %8s %7s %6s %5s %10s %10s %7s %7s %6s %6s\n",
              "policy", "util", "wait", "p50", "p95", "max", "bsld", "jain", "split",
-             "borrowGPUh", "lentGPUh", "never", "preempt");
+             "borrowGPUh", "lentGPUh", "never", "preempt", "shrunk", "spares");
     for (size_t i = 0; i < n; i++) {
         jt_sim_summary_t s;
         jt_sim_summarize (r[i], &s);
@@ -230,9 +244,10 @@ int jt_sim_print_table (FILE *f, jt_sim_result_t *const *r, size_t n)
         hms (s.wait_p95, c, sizeof (c));
         hms (s.wait_max, d, sizeof (d));
         fprintf (f, "%-24s %6.3f %8s %8s %8s %8s %7.2f %6.3f %5zu %10.0f %10.0f %7zu "
-                 "%7zu\n", r[i]->policy, s.utilization, a, b, c, d, s.bounded_slowdown,
-                 s.jain, s.groups_split, s.borrowed_gpu_hours, s.lent_gpu_hours,
-                 s.never_started, s.preemptions);
+                 "%7zu %6zu %6zu\n", r[i]->policy, s.utilization, a, b, c, d,
+                 s.bounded_slowdown, s.jain, s.groups_split, s.borrowed_gpu_hours,
+                 s.lent_gpu_hours, s.never_started, s.preemptions, s.runs_shrunk,
+                 s.spares_dropped);
     }
     if (!n || !(buf = calloc (r[0]->njobs + 1, sizeof (*buf))))
         return ferror (f) ? -1 : 0;
@@ -284,17 +299,19 @@ int jt_sim_write_summary_csv (FILE *f, jt_sim_result_t *const *r, size_t n)
     fprintf (f, "policy,jobs,runs,started,never_started,utilization,wait_mean_s,"
              "wait_p50_s,wait_p95_s,wait_max_s,bounded_slowdown,jain,groups_split,"
              "borrowed_gpu_h,lent_gpu_h,preemptions,gpus_evicted,span_s,passes,"
-             "answers\n");
+             "answers,runs_shrunk,spares_dropped,gpus_cut\n");
     for (size_t i = 0; i < n; i++) {
         jt_sim_summary_t s;
         jt_sim_summarize (r[i], &s);
         csv_str (f, r[i]->policy);
         fprintf (f, ",%zu,%zu,%zu,%zu,%.6f,%.1f,%.0f,%.0f,%.0f,%.4f,%.6f,%zu,"
-                 "%.3f,%.3f,%zu,%" PRId64 ",%" PRId64 ",%zu,%zu\n", s.jobs, s.runs,
+                 "%.3f,%.3f,%zu,%" PRId64 ",%" PRId64 ",%zu,%zu,%zu,%zu,%" PRId64 "\n",
+                 s.jobs, s.runs,
                  s.started, s.never_started, s.utilization, s.wait_mean, s.wait_p50,
                  s.wait_p95, s.wait_max, s.bounded_slowdown, s.jain, s.groups_split,
                  s.borrowed_gpu_hours, s.lent_gpu_hours, s.preemptions, s.gpus_evicted,
-                 s.span, s.passes, s.answers);
+                 s.span, s.passes, s.answers, s.runs_shrunk, s.spares_dropped,
+                 s.gpus_cut);
     }
     return ferror (f) ? -1 : 0;
 }
@@ -367,7 +384,7 @@ static const char *state_str (uint8_t s)
 int jt_sim_write_jobs_csv (FILE *f, jt_sim_result_t *const *r, size_t n)
 {
     fprintf (f, "policy,job,owner,submit_s,start_s,end_s,wait_s,gpus,run,domains,"
-             "split,preempted,state,why\n");
+             "split,preempted,state,why,domain,shrunk\n");
     for (size_t i = 0; i < n; i++)
         for (size_t j = 0; j < r[i]->njobs; j++) {
             const jt_sim_job_t *job = &r[i]->trace->jobs[j];
@@ -387,7 +404,10 @@ int jt_sim_write_jobs_csv (FILE *f, jt_sim_result_t *const *r, size_t n)
                      state_str (r[i]->state[j]));
             if (r[i]->start[j] < 0 && r[i]->why[j])
                 csv_str (f, r[i]->why[j]);
-            fputc ('\n', f);
+            fputc (',', f);
+            if (r[i]->dom[j] >= 0 && (size_t) r[i]->dom[j] < r[i]->ndom_names)
+                csv_str (f, r[i]->dom_names[r[i]->dom[j]]);
+            fprintf (f, ",%u\n", r[i]->shrunk[j]);
         }
     return ferror (f) ? -1 : 0;
 }
@@ -463,6 +483,11 @@ int jt_sim_write_json (FILE *f, jt_sim_result_t *const *r, size_t n)
         json_object_object_add (p, "preemptions",
                                 json_object_new_int64 ((int64_t) s.preemptions));
         json_object_object_add (p, "gpusEvicted", json_object_new_int64 (s.gpus_evicted));
+        json_object_object_add (p, "runsShrunk",
+                                json_object_new_int64 ((int64_t) s.runs_shrunk));
+        json_object_object_add (p, "sparesDropped",
+                                json_object_new_int64 ((int64_t) s.spares_dropped));
+        json_object_object_add (p, "gpusCut", json_object_new_int64 (s.gpus_cut));
         json_object_object_add (p, "spanSeconds", json_object_new_int64 (s.span));
         json_object_object_add (p, "clusterGPUs",
                                 json_object_new_int64 (r[i]->cluster_gpus));

@@ -51,9 +51,9 @@ for f in summary.csv owners.csv jobs.csv timeline.csv summary.json; do
     [ -s "$tmp/o1/$f" ]
     ok $? "--out wrote $f"
 done
-grep -q '^pack-to-empty,j3,a,2,100,110,98,16,1,1,0,0,done,$' "$tmp/o1/jobs.csv" \
-    && grep -q '^best-fit,j3,a,2,2,12,0,16,1,1,0,0,done,$' "$tmp/o1/jobs.csv"
-ok $? "jobs.csv: j3 waits 98 s under pack-to-empty, none under best-fit"
+grep -q '^pack-to-empty,j3,a,2,100,110,98,16,1,1,0,0,done,,sim/h100-d000,0$' "$tmp/o1/jobs.csv" \
+    && grep -q '^best-fit,j3,a,2,2,12,0,16,1,1,0,0,done,,sim/h100-d001,0$' "$tmp/o1/jobs.csv"
+ok $? "jobs.csv: j3 waits 98 s under pack-to-empty (domain d000), none under best-fit (d001)"
 python3 -c 'import json,sys; d=json.load(open(sys.argv[1])); assert [p["policy"] for p in d["policies"]] == ["pack-to-empty", "best-fit"]; assert d["policies"][0]["groupsSplit"] == 0' "$tmp/o1/summary.json"
 ok $? "summary.json parses, policies in order, no split"
 

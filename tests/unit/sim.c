@@ -486,6 +486,133 @@ static void test_spares_by_hand (void)
     jt_budgets_destroy (b);
 }
 
+/* "id:gpus" for each job in trace order (GPUs held at its end). */
+static const char *held (const jt_sim_result_t *r)
+{
+    static char buf[1024];
+
+    buf[0] = '\0';
+    for (size_t j = 0; j < r->njobs; j++) {
+        size_t l = strlen (buf);
+        snprintf (buf + l, sizeof (buf) - l, "%s%s:%lld", l ? " " : "",
+                  r->trace->jobs[j].id, (long long) r->gpus[j]);
+    }
+    return buf;
+}
+
+static void test_structural_by_hand (void)
+{
+    /* Structural cuts come before the lottery, as in slurmctld
+     * (activate.h's order; plugins/select/activation.c with structural
+     * true). Every case is best-fit with maxwait=60: the waiting run is
+     * reserved at 10 and activates at 70.
+     *
+     * Spare: 1 domain x 2 nodes. s1 (8 GPUs, one spare, 1000 s) holds
+     * both nodes; j2 (8 GPUs, t=10, 100 s) needs one. Its deficit (8) is
+     * covered by s1's spare: dropped at 70, s1 keeps running on its node
+     * to 1000, j2 runs 70..170. Nobody is requeued. GPU-seconds: s1 8 x
+     * 1000 + its spare 8 x 70 + j2 8 x 100 = 9360 over 16 GPUs x 1000 s:
+     * utilization 0.585. */
+    const char *spare = HDR "s1,0,1000,1000,8,,a,,--spares=1\n"
+                            "j2,10,100,100,8,,a,,\n";
+    /* Shrink: 1 domain x 4 nodes. m1 (malleable 16..32 GPUs in groups of
+     * 8, 1000 s) starts with 32 on all 4 nodes; j2 (16 GPUs in one group,
+     * t=10, 100 s) needs 2. At 70 m1 gives up its two highest groups (3,
+     * then 2) and keeps 16 GPUs to 1000; j2 runs 70..170. GPU-seconds:
+     * 16 x 1000 + 16 x 70 + 16 x 100 = 18720 over 32 x 1000: 0.585. */
+    const char *shrink = HDR "m1,0,1000,1000,32,,a,,--group-gpus=8 --malleable=16:32\n"
+                             "j2,10,100,100,16,,a,,--group-gpus=16\n";
+    /* Both, then the lottery: 1 domain x 4 nodes. s1 (8 GPUs + a spare)
+     * and m2 (malleable 8..16, groups of 8) hold 2 nodes each; j3 (24 GPUs
+     * in one group, t=10) needs 3 nodes. At 70: s1's spare (8), then m2's
+     * group 1 (8, down to its minimum), then 8 GPUs are still short: the
+     * lottery takes one whole run of the two left (each holds 8 there). */
+    const char *both = HDR "s1,0,1000,1000,8,,a,,--spares=1\n"
+                           "m2,0,1000,1000,16,,a,,--group-gpus=8 --malleable=8:16\n"
+                           "j3,10,100,100,24,,a,,--group-gpus=24\n";
+    jt_budgets_t *b = fx_budgets ("{ \"owner\": \"a\", \"envelopes\": ["
+                                  FX_ENV ("a-h100", "", 64, "") "] }", FX_END);
+    jt_sim_summary_t s;
+    jt_sim_trace_t t;
+    jt_sim_result_t *r;
+
+    r = replay (spare, b, "1x2x8:h100", "best-fit,maxwait=60", &t);
+    jt_sim_summarize (r, &s);
+    is (starts (r), "s1:0 j2:70", "spare: j2 starts at 70 on the dropped spare");
+    is (held (r), "s1:8 j2:8", "spare: s1 keeps its node (16 GPUs -> 8)");
+    ok (s.spares_dropped == 1 && s.runs_shrunk == 0 && s.preemptions == 0
+        && s.gpus_cut == 8 && r->shrunk[0] == 1 && r->end[0] == 1000,
+        "spare: one spare dropped, no shrink, nobody requeued, s1 ends at 1000");
+    ok (s.utilization > 0.584999 && s.utilization < 0.585001,
+        "spare: the spare's 70 s count as work (%f)", s.utilization);
+    jt_sim_result_destroy (r);
+    jt_sim_trace_free (&t);
+
+    r = replay (shrink, b, "1x4x8:h100", "best-fit,maxwait=60", &t);
+    jt_sim_summarize (r, &s);
+    is (starts (r), "m1:0 j2:70", "shrink: j2 starts at 70 on m1's two groups");
+    is (held (r), "m1:16 j2:16", "shrink: m1 keeps its minimum, 16 GPUs");
+    ok (s.runs_shrunk == 1 && s.spares_dropped == 0 && s.preemptions == 0
+        && s.gpus_cut == 16 && r->end[0] == 1000,
+        "shrink: one run shrunk by 16 GPUs, nobody requeued, m1 ends at 1000");
+    ok (s.utilization > 0.584999 && s.utilization < 0.585001,
+        "shrink: utilization %f (0.585)", s.utilization);
+    jt_sim_result_destroy (r);
+    jt_sim_trace_free (&t);
+
+    r = replay (both, b, "1x4x8:h100", "best-fit,maxwait=60", &t);
+    jt_sim_summarize (r, &s);
+    ok (s.spares_dropped == 1 && s.runs_shrunk == 1 && s.preemptions == 1
+        && s.gpus_cut == 16 && s.gpus_evicted == 8,
+        "spare, shrink, then one lottery draw (spares %zu, shrunk %zu, requeued %zu)",
+        s.spares_dropped, s.runs_shrunk, s.preemptions);
+    ok (r->start[2] == 70 && r->preempted[0] + r->preempted[1] == 1
+        && r->shrunk[0] == 1 && r->shrunk[1] == 1,
+        "j3 starts at 70; exactly one of s1 and m2 gave way, both were cut first");
+    jt_sim_result_destroy (r);
+    jt_sim_trace_free (&t);
+
+    /* Without activation the same traces wait for the ends at 1000. */
+    r = replay (shrink, b, "1x4x8:h100", "best-fit", &t);
+    is (starts (r), "m1:0 j2:1000", "no activation: j2 waits for m1's end");
+    jt_sim_result_destroy (r);
+    jt_sim_trace_free (&t);
+    jt_budgets_destroy (b);
+}
+
+static void test_hold_by_hand (void)
+{
+    /* A funding hold is the reservation's first estimate's, as slurmctld's
+     * holds are the ledger's open reservations (jtsel_ledger_holds), even
+     * when backfill re-plans the run's nodes. 2 domains x 2 nodes; a has
+     * 16 GPUs, b 32. x1 (a, 8, ends at 5, limit 300) and x2 (a, 8, 200 s)
+     * fill d000, p (b) one node of d001. A (a, one group of 16, t=1) waits:
+     * d000 frees by the limits at 300, funding at 200: its first estimate
+     * is 300, holding a's 16 GPUs from then. At 5 x1 ends and the re-plan
+     * says 200. B (a, 8 GPUs, t=10, 240 s: to 250) fits on d001's free node
+     * and in a's envelope now (16 of 16); it ends before 300, so the hold
+     * lets it start at 10. A then starts when B ends (250), since 8 + 16 >
+     * 16 before. With the hold re-planned to 200, B would overlap it and
+     * wait: A at 200, B at 300. */
+    const char *trace = HDR "x1,0,5,300,8,,a,,\nx2,0,200,200,8,,a,,\n"
+                            "p,0,1000,1000,8,,b,,\n"
+                            "A,1,100,100,16,,a,,--group-gpus=16\n"
+                            "B,10,240,240,8,,a,,\n";
+    jt_budgets_t *b = fx_budgets ("{ \"owner\": \"a\", \"envelopes\": ["
+                                  FX_ENV ("a-h100", "", 16, "") "] }",
+                                  "{ \"owner\": \"b\", \"envelopes\": ["
+                                  FX_ENV ("b-h100", "", 32, "") "] }", FX_END);
+    jt_sim_trace_t t;
+    jt_sim_result_t *r;
+
+    r = replay (trace, b, "2x2x8:h100", "best-fit", &t);
+    is (starts (r), "x1:0 x2:0 p:0 A:250 B:10",
+        "the hold is the first estimate's (300): B starts at 10, A at 250");
+    jt_sim_result_destroy (r);
+    jt_sim_trace_free (&t);
+    jt_budgets_destroy (b);
+}
+
 static void test_timeline_bound (void)
 {
     /* One job of 100 years sampled every minute would be 52.6 M samples:
@@ -531,6 +658,8 @@ int main (void)
     test_determinism ();
     test_activation_by_hand ();
     test_spares_by_hand ();
+    test_structural_by_hand ();
+    test_hold_by_hand ();
     test_timeline_bound ();
     done_testing ();
 }
