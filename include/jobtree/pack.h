@@ -66,9 +66,10 @@ typedef enum jt_pack_policy {
  * plan --policy`, a NULL jt_plan_opts_t): best-fit. The seed's rule is
  * pack-to-empty; the evidence chose best-fit (docs/packing.md, "Which
  * default"): on the whole Philly trace in `jobtree sim` it cut the mean
- * wait from 39.7 to 33.1 min and the 33-128-GPU runs' from 2.91 to 1.54 h,
- * at 4,096 emulated nodes it started 0.96x stock's jobs against 0.85x, and
- * on the live 150-job window it halved whole-domain runs' starvation. */
+ * wait from 54.6 to 39.3 min (three cluster shapes of four, a tie on the
+ * fourth), at 4,096 emulated nodes it started 0.96x stock's jobs against
+ * 0.85x, and on the live 150-job window it halved whole-domain runs'
+ * starvation. */
 #define JT_PACK_DEFAULT JT_PACK_BEST_FIT
 
 const char *jt_pack_policy_str (jt_pack_policy_t p);
