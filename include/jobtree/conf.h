@@ -33,6 +33,12 @@
  *   LedgerDir=/var/lib/jobtree/ledger      the ledger's segments, read once
  *                                          at slurmctld start to reconcile
  *                                          and to fold used GPU-hours
+ *   DebugCrossCheck=no                     yes|no: the select plugin checks
+ *                                          its incrementally kept snapshot
+ *                                          against a full rebuild after each
+ *                                          update and logs the first
+ *                                          difference (O(nodes) per update:
+ *                                          tests and debugging only)
  */
 #ifndef JOBTREE_CONF_H
 #define JOBTREE_CONF_H
@@ -77,6 +83,7 @@ typedef struct jt_config {
     char *ledger_socket;                /* NULL: ledger off */
     char *ledger_spool_dir;             /* NULL: the plugin's default */
     char *ledger_dir;                   /* NULL: no reconciliation read */
+    bool debug_cross_check;             /* DebugCrossCheck, default no */
 } jt_config_t;
 
 /* A configuration holding the defaults. NULL on ENOMEM. */
