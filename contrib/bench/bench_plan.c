@@ -9,6 +9,12 @@
  * 256 and 4,096 GPUs (groups of 64). Cover uses one budget whose single
  * envelope (selector region=west, every node) has concurrency to spare, no
  * usage; Plan is the whole admission decision (view build + Cover + Pack).
+ *
+ * The snapshot itself (issue 12): a rebuild from Slurm-like node values
+ * (features text parsed into labels, GRES text, finalize: what the select
+ * plugin did after every job start or end) against the refresh in place
+ * that replaced it (jt_nodemap_refresh of every node's state and GPUs
+ * allocated: what it does now when a node's state may have changed).
  */
 #include "config.h"
 
@@ -20,6 +26,7 @@
 
 #include "jobtree/budget.h"
 #include "jobtree/cover.h"
+#include "jobtree/nodemap.h"
 #include "jobtree/pack.h"
 #include "jobtree/plan.h"
 #include "jobtree/run.h"
@@ -131,6 +138,63 @@ static void baseline_pass (const jt_snapshot_t *s)
     sink = f;
 }
 
+/* The select plugin's two ways to bring the snapshot up to date after a
+ * job started or ended, on nnodes Slurm-like nodes (half allocated): a
+ * rebuild (jt_nodemap_add of every node + finalize) and a refresh in place
+ * (jt_nodemap_refresh of every node). Rows printed; reps is cut for the
+ * rebuild (it is the slow one). */
+static void snapshot_update_rows (int nnodes, int reps, double *t,
+                                  const double *base)
+{
+    char (*name)[16] = malloc ((size_t) nnodes * sizeof (*name));
+    char (*feat)[64] = malloc ((size_t) nnodes * sizeof (*feat));
+    unsigned *flags = malloc ((size_t) nnodes * sizeof (*flags));
+    int rreps = reps / 10 < 10 ? 10 : reps / 10;
+    jt_snapshot_t *live = NULL;
+    jt_error_t err;
+
+    for (int i = 0; i < nnodes; i++) {
+        snprintf (name[i], sizeof (name[i]), "n%05d", i);
+        snprintf (feat[i], sizeof (feat[i]), "region=west,cluster=c1,"
+                  "fabric.domain=D%04d,rack=r%d", i / 32, (i / 8) % 4);
+        flags[i] = i % 2 ? JT_NODEMAP_ALLOCATED : 0;
+    }
+    for (int r = 0; r < rreps; r++) {
+        double t0 = now_us ();
+        jt_snapshot_t *s = jt_snapshot_create ();
+        for (int i = 0; i < nnodes; i++) {
+            jt_nodemap_node_t n = { .name = name[i], .features = feat[i],
+                                    .gres = "gpu:h100:8", .flags = flags[i] };
+            if (jt_nodemap_add (s, &n, NULL, &err) < 0) {
+                fprintf (stderr, "nodemap: %s\n", err.text);
+                exit (1);
+            }
+        }
+        if (jt_snapshot_finalize (s, &err) < 0) {
+            fprintf (stderr, "finalize: %s\n", err.text);
+            exit (1);
+        }
+        t[r] = now_us () - t0;
+        if (live)
+            jt_snapshot_destroy (s);
+        else
+            live = s;
+    }
+    row (nnodes, "snapshot rebuild (nodemap, finalize)", t, rreps, base);
+    for (int r = 0; r < reps; r++) {
+        double t0 = now_us ();
+        for (size_t k = 0; k < live->nnodes; k++)
+            jt_nodemap_refresh (&live->nodes[k], flags[k] ^ (r % 2 ? JT_NODEMAP_ALLOCATED : 0),
+                                0, &err);
+        t[r] = now_us () - t0;
+    }
+    row (nnodes, "snapshot refresh in place (all nodes)", t, reps, base);
+    jt_snapshot_destroy (live);
+    free (name);
+    free (feat);
+    free (flags);
+}
+
 /* 2026-03-01T12:00:00Z, inside the envelope's window */
 #define BENCH_NOW 1772366400
 
@@ -217,6 +281,7 @@ int main (int argc, char **argv)
             t[r] = now_us () - t0;
         }
         base_med[si] = row (sizes[si], "linear pass (baseline)", t, reps, NULL);
+        snapshot_update_rows (sizes[si], reps, t, &base_med[si]);
 
         for (int r = 0; r < reps; r++) {
             double t0 = now_us ();

@@ -35,6 +35,12 @@
  *                                          and to fold used GPU-hours
  *   Score*=...                             the ordering score's profiles and
  *                                          inputs (jobtree/score.h)
+ *   DebugCrossCheck=no                     yes|no: the select plugin checks
+ *                                          its incrementally kept snapshot
+ *                                          against a full rebuild after each
+ *                                          update and logs the first
+ *                                          difference (O(nodes) per update:
+ *                                          tests and debugging only)
  */
 #ifndef JOBTREE_CONF_H
 #define JOBTREE_CONF_H
@@ -81,6 +87,7 @@ typedef struct jt_config {
     char *ledger_spool_dir;             /* NULL: the plugin's default */
     char *ledger_dir;                   /* NULL: no reconciliation read */
     jt_score_conf_t score;              /* Score* keys (jobtree/score.h) */
+    bool debug_cross_check;             /* DebugCrossCheck, default no */
 } jt_config_t;
 
 /* A configuration holding the defaults. NULL on ENOMEM. */

@@ -84,6 +84,15 @@ int jt_nodemap_add (jt_snapshot_t *s, const jt_nodemap_node_t *node,
  * jt_snapshot_finalize, a domain. */
 bool jt_nodemap_labelled (const jt_node_t *n);
 
+/* A node's live part again, in place, without re-reading its features or
+ * GRES (a snapshot kept up to date rather than rebuilt): state and used
+ * GPUs as jt_nodemap_add derives them from flags and the GPUs allocated
+ * (used_gpus; the node's flavor and GPUs stay). Returns 1 when either
+ * changed, 0 when not, -1 with err set (flags outside JT_NODEMAP_FLAGS_ALL;
+ * n unchanged). */
+int jt_nodemap_refresh (jt_node_t *n, unsigned flags, uint64_t used_gpus,
+                        jt_error_t *err);
+
 /* A running Jobtree job as plain values, for its bound leases. */
 typedef struct jt_nodemap_job {
     uint32_t job_id;

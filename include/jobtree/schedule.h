@@ -186,6 +186,18 @@ int jt_sched_decide (const jt_sched_request_t *req, jt_plan_t *out,
  * a->ncands when every set was refused. */
 size_t jt_answer_pick (const jt_answer_t *a, const int64_t *starts, int64_t *start);
 
+/* Which candidate sets of an ESTIMATE to ask the per-node check about,
+ * best first (schedule_rank.c): free_at[k] is when snapshot node k (of
+ * nnodes) is free for a new run (its jobs' last end; now or earlier: free;
+ * INT64_MAX: never, e.g. down or held by a job without a time limit). A
+ * set's time is when its cand_nodes-th node frees, never before now or
+ * a->not_before. order[] (a->ncands entries) receives the sets that ever
+ * free, earliest first, ties by index (jt_answer_pick's order), and
+ * when[] (may be NULL) their times. Returns how many; 0 also on ENOMEM.
+ * Work: the nodes of the sets (x log), no plan. */
+size_t jt_answer_rank (const jt_answer_t *a, const int64_t *free_at,
+                       size_t nnodes, int64_t now, int64_t *when, size_t *order);
+
 /* In NOW, whether a REFUSE leaves the job's current reason line standing
  * (current may be NULL): a wait (room or funding) keeps the reservation
  * line backfill announced, which it refreshes every pass; anything else

@@ -120,6 +120,19 @@ ssize_t jt_snapshot_domain_index (const jt_snapshot_t *s, const char *name);
  * 0 if no node has it. */
 int jt_snapshot_gpus_per_node (const jt_snapshot_t *s, const char *flavor);
 
+/* Keeping a live snapshot instead of rebuilding it (snapshot_patch.c).
+ * Remove every lease of run (the other leases keep their order); returns
+ * how many were removed. */
+size_t jt_snapshot_remove_run (jt_snapshot_t *s, const char *run);
+
+/* Compare a patched snapshot a with a rebuild b (both finalized): nodes
+ * field by field in order, domains, and the leases as a multiset (their
+ * order is not compared). Returns 0 when equal, 1 with the first
+ * difference written to buf ("node n0003: usedGPUs 8, rebuilt 0"), -1 on
+ * ENOMEM. Time is not compared. */
+int jt_snapshot_diff (const jt_snapshot_t *a, const jt_snapshot_t *b,
+                      char *buf, size_t len);
+
 const char *jt_role_str (jt_role_t role);
 int jt_role_parse (const char *s, jt_role_t *out);
 const char *jt_node_state_str (jt_node_state_t st);

@@ -4,12 +4,17 @@
  * job_test runs many times per scheduling pass and again for every job
  * backfill examines, so the snapshot of the cluster (labels, domains, GPUs,
  * live leases) is built once and reused until something that changes it
- * happens: a job starts, ends, is resized or suspended, a node changes
- * (our own hooks bump a generation; slurmctld's last_node_update catches
- * node state changes). last_job_update is deliberately not watched: it
- * moves whenever a pending job's reason changes, which would rebuild the
- * snapshot on every call. Per call, only the node bitmap of that
- * call is applied (jobtree_job_test.c).
+ * happens. It is built once and then kept up to date (issue 12): a job
+ * that starts, ends, is resized, suspended or resumed is noted by our
+ * hooks (jtsel_cache_job_changed) and only its leases are derived again;
+ * a change of slurmctld's last_node_update (or a hook's) re-reads each
+ * node's state and GPUs allocated in place (jtsel_topo_refresh). Only a
+ * reconfigure, a new node table or a node whose features or GPU count
+ * changed rebuilds it. DebugCrossCheck=yes in jobtree.conf compares every
+ * update with a rebuild and logs the first difference. last_job_update is
+ * deliberately not watched: it moves whenever a pending job's reason
+ * changes. Per call, only the node bitmap of that call is applied
+ * (jobtree_job_test.c).
  *
  * jobtree.conf (next to slurm.conf) and its BudgetDir are
  * read at the first use and on `scontrol reconfigure` through jt_reload
@@ -45,6 +50,14 @@ static struct {
     time_t node_update;
 } g_key;
 static jtsel_cache_t g_cache;
+
+/* Jobs whose leases changed since the last update; past JTSEL_DIRTY_MAX
+ * of them a rebuild is cheaper than the look-ups (and memory stays
+ * bounded). */
+#define JTSEL_DIRTY_MAX 4096
+static uint32_t *g_dirty;
+static size_t g_ndirty;
+static bool g_nodes_dirty;
 
 /* Reload through the library (it keeps the last good set and says why),
  * log its lines, then what only the select plugin does with a new set:
@@ -105,11 +118,92 @@ void jtsel_cache_invalidate (void)
     slurm_mutex_unlock (&g_lock);
 }
 
+void jtsel_cache_job_changed (const job_record_t *job_ptr)
+{
+    slurm_mutex_lock (&g_lock);
+    g_nodes_dirty = true;
+    if (!job_ptr)
+        ;
+    else if (g_ndirty >= JTSEL_DIRTY_MAX) {
+        g_gen++;                /* rebuild; forget the list */
+        g_ndirty = 0;
+    } else {
+        if (!g_dirty)
+            g_dirty = xcalloc (JTSEL_DIRTY_MAX, sizeof (*g_dirty));
+        g_dirty[g_ndirty++] = job_ptr->job_id;
+    }
+    slurm_mutex_unlock (&g_lock);
+}
+
+void jtsel_cache_node_changed (void)
+{
+    slurm_mutex_lock (&g_lock);
+    g_nodes_dirty = true;
+    slurm_mutex_unlock (&g_lock);
+}
+
+/* DebugCrossCheck: the patched snapshot against a rebuild; on a
+ * difference, log the first one and keep the rebuild. */
+static void cross_check (const jt_config_t *conf, size_t njobs)
+{
+    jt_error_t err;
+    jtsel_topo_t *full = jtsel_topo_build (conf->domain_feature, &err);
+    char diff[512];
+    int rc;
+
+    if (!full) {
+        error ("select/cons_tres_jobtree: DebugCrossCheck: rebuild failed: %s",
+               err.text);
+        return;
+    }
+    rc = jt_snapshot_diff (g_cache.topo->snap, full->snap, diff, sizeof (diff));
+    if (rc == 0) {
+        info ("select/cons_tres_jobtree: DebugCrossCheck: patched snapshot "
+              "equals a rebuild (%zu nodes, %zu leases, %zu jobs patched)",
+              full->snap->nnodes, full->snap->nleases, njobs);
+        jtsel_topo_destroy (full);
+        return;
+    }
+    error ("select/cons_tres_jobtree: DebugCrossCheck: patched snapshot "
+           "differs from a rebuild: %s (keeping the rebuild)", diff);
+    jtsel_topo_destroy (g_cache.topo);
+    g_cache.topo = full;
+}
+
+/* Bring the snapshot up to date: rebuild it when the structure changed,
+ * patch it when only jobs or node states did. true when it changed. */
+static bool update_locked (const jt_config_t *conf, jt_error_t *err)
+{
+    size_t njobs = g_ndirty;
+    int rc = 1;
+
+    if (g_cache.topo && g_key.gen == g_gen
+        && g_cache.topo->nslurm == node_record_count) {
+        if (!g_ndirty && !g_nodes_dirty && g_key.node_update == last_node_update)
+            return false;
+        rc = jtsel_topo_refresh (g_cache.topo, g_dirty, g_ndirty, err);
+        if (rc < 0)
+            error ("select/cons_tres_jobtree: snapshot update failed: %s; "
+                   "rebuilding", err->text);
+    }
+    g_ndirty = 0;
+    g_nodes_dirty = false;
+    g_key.gen = g_gen;
+    g_key.node_update = last_node_update;
+    if (rc != 0) {
+        jtsel_topo_destroy (g_cache.topo);
+        g_cache.topo = jtsel_topo_build (conf->domain_feature, err);
+    } else if (conf->debug_cross_check)
+        cross_check (conf, njobs);
+    return true;
+}
+
 jtsel_cache_t *jtsel_cache_get (jt_error_t *err)
 {
     jtsel_cache_t *c = NULL;
     const jt_config_t *conf;
     bool rebuilt = false;
+    jt_error_t uerr;
 
     slurm_mutex_lock (&g_lock);
     if (!g_loaded)
@@ -118,17 +212,9 @@ jtsel_cache_t *jtsel_cache_get (jt_error_t *err)
         jt_errprintf (err, "no configuration (out of memory)");
         goto out;
     }
-    if (!g_cache.topo || g_key.gen != g_gen
-        || g_key.node_update != last_node_update
-        || g_cache.topo->nslurm != node_record_count) {
-        jtsel_topo_destroy (g_cache.topo);
-        g_cache.topo = jtsel_topo_build (conf->domain_feature, err);
-        if (!g_cache.topo)
-            goto out;
-        g_key.gen = g_gen;
-        g_key.node_update = last_node_update;
-        rebuilt = true;
-    }
+    rebuilt = update_locked (conf, err ? err : &uerr);
+    if (!g_cache.topo)
+        goto out;
     g_cache.conf = conf;
     g_cache.plan_opts = g_plan_opts;
     g_cache.budgets = jt_reload_budgets (g_set);
@@ -160,6 +246,8 @@ void jtsel_cache_fini (void)
     slurm_mutex_lock (&g_lock);
     jtsel_topo_destroy (g_cache.topo);
     memset (&g_cache, 0, sizeof (g_cache));
+    xfree (g_dirty);
+    g_ndirty = 0;
     jt_reload_destroy (g_set);
     g_set = NULL;
     g_loaded = false;

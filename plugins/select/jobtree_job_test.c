@@ -87,37 +87,54 @@ bitstr_t *jtsel_set_bitmap (const jtsel_topo_t *t, const jt_node_set_t *set,
     return bm;
 }
 
-/* cons_tres's start estimate on each candidate set, the one to take
- * chosen by jt_answer_pick; backfill holds its nodes for the run from then
- * on, and the run's reservation goes to the ledger. */
+/* How many candidate sets, best first by jt_answer_rank, cons_tres is
+ * asked about before the estimate is given up: a constant, so a WILL_RUN
+ * of a run that fits no domain costs a pass over the candidate sets'
+ * nodes plus at most this many cons_tres will_run calls, whatever the
+ * number of domains (issue 12; each call copies the cluster's per-node
+ * state). */
+#define JTSEL_WILL_RUN_TRIES 2
+
+/* cons_tres's start estimate on the candidate sets ranked first by their
+ * nodes' free times (jt_answer_rank), the first it accepts taken (the
+ * start never before not_before: jt_answer_pick); backfill holds its
+ * nodes for the run from then on, and the run's reservation goes to the
+ * ledger. */
 static int estimate (job_record_t *job_ptr, bitstr_t *bitmap,
-                     const jtsel_topo_t *t, const jt_answer_t *a,
+                     jtsel_topo_t *t, const jt_answer_t *a,
                      uint16_t mode, JTC_JOB_TEST_EXC)
 {
-    bitstr_t **sets = xcalloc (a->ncands + 1, sizeof (*sets));
     int64_t *starts = xcalloc (a->ncands + 1, sizeof (*starts));
+    size_t *order = xcalloc (a->ncands + 1, sizeof (*order));
     uint32_t n = a->cand_nodes;
     char line[JT_ERRMSG_MAX + 128];
+    bitstr_t *set = NULL;
     int64_t start;
-    size_t best;
+    size_t best = a->ncands, nranked;
 
-    for (size_t i = 0; i < a->ncands; i++) {
-        sets[i] = jtsel_set_bitmap (t, &a->cands[i], bit_size (bitmap));
-        starts[i] = jtsel_ops.job_test (job_ptr, sets[i], n, n, n, mode, NULL,
-                                         NULL, JTC_JOB_TEST_EXC_ARGS) == SLURM_SUCCESS
-                        ? (int64_t) job_ptr->start_time : -1;
+    for (size_t i = 0; i < a->ncands; i++)
+        starts[i] = -1;
+    nranked = jt_answer_rank (a, jtsel_topo_free_at (t), t->snap->nnodes,
+                              (int64_t) time (NULL), NULL, order);
+    for (size_t r = 0; r < nranked && r < JTSEL_WILL_RUN_TRIES; r++) {
+        set = jtsel_set_bitmap (t, &a->cands[order[r]], bit_size (bitmap));
+        if (jtsel_ops.job_test (job_ptr, set, n, n, n, mode, NULL, NULL,
+                                JTC_JOB_TEST_EXC_ARGS) == SLURM_SUCCESS) {
+            starts[order[r]] = (int64_t) job_ptr->start_time;
+            break;
+        }
+        FREE_NULL_BITMAP (set);
     }
     best = jt_answer_pick (a, starts, &start);
     if (best < a->ncands) {
-        bit_copybits (bitmap, sets[best]);
+        bit_copybits (bitmap, set);
         job_ptr->start_time = (time_t) start;
         jt_answer_reserved (a, t->snap, best, start, line, sizeof (line));
         jtsel_set_reason (job_ptr, "%s", line);
         jtsel_ledger_reserved (job_ptr, a, t, &a->cands[best], bitmap, start);
     }
-    for (size_t i = 0; i < a->ncands; i++)
-        FREE_NULL_BITMAP (sets[i]);
-    xfree (sets);
+    FREE_NULL_BITMAP (set);
+    xfree (order);
     xfree (starts);
     return best < a->ncands ? SLURM_SUCCESS : SLURM_ERROR;
 }

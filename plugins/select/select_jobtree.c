@@ -241,7 +241,8 @@ extern int select_p_job_expand (job_record_t *from_job_ptr,
 
     READY_OR (SLURM_ERROR);
     rc = jtsel_ops.job_expand (from_job_ptr, to_job_ptr);
-    jtsel_cache_invalidate ();
+    jtsel_cache_job_changed (from_job_ptr);
+    jtsel_cache_job_changed (to_job_ptr);
     if (rc == SLURM_SUCCESS && jtsel_is_jobtree (to_job_ptr))
         jtsel_lease_event ("expand", to_job_ptr, NULL);
     return rc;
@@ -254,7 +255,7 @@ extern int select_p_job_resized (job_record_t *job_ptr,
 
     READY_OR (SLURM_ERROR);
     rc = jtsel_ops.job_resized (job_ptr, node_ptr);
-    jtsel_cache_invalidate ();
+    jtsel_cache_job_changed (job_ptr);
     if (jtsel_is_jobtree (job_ptr)) {
         /* A node failed under a run with spares (job_submit made it
          * --no-kill): swap a spare in, or requeue the whole run when a
@@ -285,7 +286,7 @@ extern int select_p_job_fini (job_record_t *job_ptr)
 
     READY_OR (SLURM_ERROR);
     rc = jtsel_ops.job_fini (job_ptr);
-    jtsel_cache_invalidate ();
+    jtsel_cache_job_changed (job_ptr);
     if (jtsel_is_jobtree (job_ptr))
         jtsel_lease_event ("fini", job_ptr, NULL);
     jtsel_ledger_settle (true);
@@ -295,14 +296,14 @@ extern int select_p_job_fini (job_record_t *job_ptr)
 extern int select_p_job_suspend (job_record_t *job_ptr, bool indf_susp)
 {
     READY_OR (SLURM_ERROR);
-    jtsel_cache_invalidate ();
+    jtsel_cache_job_changed (job_ptr);
     return jtsel_ops.job_suspend (job_ptr, indf_susp);
 }
 
 extern int select_p_job_resume (job_record_t *job_ptr, bool indf_susp)
 {
     READY_OR (SLURM_ERROR);
-    jtsel_cache_invalidate ();
+    jtsel_cache_job_changed (job_ptr);
     return jtsel_ops.job_resume (job_ptr, indf_susp);
 }
 
@@ -313,7 +314,7 @@ extern int select_p_select_nodeinfo_set (job_record_t *job_ptr)
 
     READY_OR (SLURM_ERROR);
     rc = jtsel_ops.nodeinfo_set (job_ptr);
-    jtsel_cache_invalidate ();
+    jtsel_cache_job_changed (job_ptr);
     if (rc == SLURM_SUCCESS && jtsel_is_jobtree (job_ptr)) {
         jtsel_job_started (job_ptr);
         jtsel_lease_event ("begin", job_ptr, NULL);
@@ -325,7 +326,7 @@ extern int select_p_select_nodeinfo_set (job_record_t *job_ptr)
 extern int select_p_update_node_config (int index)
 {
     READY_OR (SLURM_ERROR);
-    jtsel_cache_invalidate ();
+    jtsel_cache_node_changed ();
     return jtsel_ops.update_node_config (index);
 }
 #endif

@@ -9,6 +9,13 @@
  * GPUs, state, which nodes are labelled, the leases of bound funding) is
  * libjobtree's nodemap (jobtree/nodemap.h), the same code `jobtree
  * snapshot` calls through libslurm, so its snapshots predict this plugin.
+ *
+ * Built once (jtsel_topo_build: features parsed into labels, GRES text,
+ * leaf switches, domains), then kept up to date (jtsel_topo_refresh, issue
+ * 12): each node's state and GPUs allocated read again in place (no
+ * parsing, no allocation), and only the leases of the jobs that started,
+ * ended or changed derived again. A node whose features or GPU count
+ * changed, or a changed node table, asks the caller for a rebuild.
  */
 #include "config.h"
 
@@ -24,33 +31,59 @@
 
 #include "select_jobtree.h"
 
+static int is_gpu (void *x, void *key)
+{
+    gres_state_t *gs = x;
+
+    (void) key;
+    return gs->gres_name && !strcmp (gs->gres_name, "gpu") && gs->gres_data;
+}
+
+/* The node's gpu GRES state, or NULL (no allocation: list_find_first). */
+static gres_node_state_t *node_gpu_state (node_record_t *node_ptr)
+{
+    gres_state_t *gs;
+
+    if (!node_ptr->gres_list)
+        return NULL;
+    gs = list_find_first_ro (node_ptr->gres_list, is_gpu, "gpu");
+    return gs ? gs->gres_data : NULL;
+}
+
 /* The node's gpu GRES as GRES text ("gpu:h100:8", one entry per type;
  * xfree it) and its GPUs allocated. NULL when it has none. */
 static char *node_gres (node_record_t *node_ptr, uint64_t *alloc)
 {
-    ListIterator it;
-    gres_state_t *gs;
+    gres_node_state_t *ns = node_gpu_state (node_ptr);
     char *gres = NULL;
 
     *alloc = 0;
-    if (!node_ptr->gres_list)
+    if (!ns)
         return NULL;
-    it = list_iterator_create (node_ptr->gres_list);
-    while ((gs = list_next (it))) {
-        gres_node_state_t *ns = gs->gres_data;
-        if (!gs->gres_name || strcmp (gs->gres_name, "gpu") || !ns)
-            continue;
-        for (int i = 0; i < ns->type_cnt && ns->type_name; i++)
-            if (ns->type_name[i])
-                xstrfmtcat (gres, "%sgpu:%s:%" PRIu64, gres ? "," : "",
-                            ns->type_name[i], ns->type_cnt_avail[i]);
-        if (!gres)
-            xstrfmtcat (gres, "gpu:%" PRIu64, ns->gres_cnt_avail);
-        *alloc = ns->gres_cnt_alloc;
-        break;
-    }
-    list_iterator_destroy (it);
+    for (int i = 0; i < ns->type_cnt && ns->type_name; i++)
+        if (ns->type_name[i])
+            xstrfmtcat (gres, "%sgpu:%s:%" PRIu64, gres ? "," : "",
+                        ns->type_name[i], ns->type_cnt_avail[i]);
+    if (!gres)
+        xstrfmtcat (gres, "gpu:%" PRIu64, ns->gres_cnt_avail);
+    *alloc = ns->gres_cnt_alloc;
     return gres;
+}
+
+/* The features the snapshot reads: active ones (a node_features plugin
+ * may change them), else the configured ones. */
+static const char *node_features (node_record_t *node_ptr)
+{
+    return node_ptr->features_act ? node_ptr->features_act : node_ptr->features;
+}
+
+/* What the snapshot's structure was built from, per slurm node: a change
+ * in any of these needs a rebuild. */
+static uint64_t node_gpus_avail (node_record_t *node_ptr)
+{
+    gres_node_state_t *ns = node_gpu_state (node_ptr);
+
+    return ns ? ns->gres_cnt_avail : UINT64_MAX;
 }
 
 /* slurmctld's node state as the library's flags. */
@@ -81,8 +114,7 @@ static int add_nodes (jt_snapshot_t *s, const char *domain_key, jt_error_t *err)
             .name = node_ptr->name,
             /* active features (a node_features plugin may change them),
              * else the configured ones */
-            .features = node_ptr->features_act ? node_ptr->features_act
-                                               : node_ptr->features,
+            .features = node_features (node_ptr),
             .flags = node_flags (node_ptr),
             .leaf_switch = leaves.leaf[node_ptr->index],
         };
@@ -129,9 +161,34 @@ static void still_held (jt_jobrec_t *rec, const job_record_t *job_ptr)
     }
 }
 
-/* Running Jobtree jobs' bound funding as leases, on the nodes they still
- * hold. A job with a bad record is logged and skipped: it still holds its
- * nodes (used GPUs), only its envelope is not charged. */
+/* A running (or suspended) Jobtree job's bound funding as leases, on the
+ * nodes it still holds; any other job adds none. A job with a bad record
+ * is logged and skipped: it still holds its nodes (used GPUs), only its
+ * envelope is not charged. */
+static int add_job_leases (jt_snapshot_t *s, job_record_t *job_ptr,
+                           jt_error_t *err)
+{
+    jt_jobrec_t rec;
+    jt_error_t perr;
+    int rc;
+
+    if (!(IS_JOB_RUNNING (job_ptr) || IS_JOB_SUSPENDED (job_ptr))
+        || !jtsel_is_jobtree (job_ptr))
+        return 0;
+    if (jt_jobrec_parse (job_ptr->admin_comment, &rec, &perr) < 0) {
+        error ("select/cons_tres_jobtree: %pJ: bad Jobtree record: %s",
+               job_ptr, perr.text);
+        return 0;
+    }
+    still_held (&rec, job_ptr);
+    rc = jt_nodemap_add_record (s, job_ptr->job_id, job_ptr->account,
+                                (int64_t) job_ptr->start_time,
+                                (int64_t) job_ptr->end_time, &rec, err);
+    jt_jobrec_free (&rec);
+    return rc;
+}
+
+/* Every running Jobtree job's leases. */
 static int add_leases (jt_snapshot_t *s, jt_error_t *err)
 {
     ListIterator it;
@@ -141,24 +198,8 @@ static int add_leases (jt_snapshot_t *s, jt_error_t *err)
     if (!job_list)
         return 0;
     it = list_iterator_create (job_list);
-    while ((job_ptr = list_next (it)) && rc == 0) {
-        jt_jobrec_t rec;
-        jt_error_t perr;
-
-        if (!(IS_JOB_RUNNING (job_ptr) || IS_JOB_SUSPENDED (job_ptr))
-            || !jtsel_is_jobtree (job_ptr))
-            continue;
-        if (jt_jobrec_parse (job_ptr->admin_comment, &rec, &perr) < 0) {
-            error ("select/cons_tres_jobtree: %pJ: bad Jobtree record: %s",
-                   job_ptr, perr.text);
-            continue;
-        }
-        still_held (&rec, job_ptr);
-        rc = jt_nodemap_add_record (s, job_ptr->job_id, job_ptr->account,
-                                    (int64_t) job_ptr->start_time,
-                                    (int64_t) job_ptr->end_time, &rec, err);
-        jt_jobrec_free (&rec);
-    }
+    while ((job_ptr = list_next (it)) && rc == 0)
+        rc = add_job_leases (s, job_ptr, err);
     list_iterator_destroy (it);
     return rc;
 }
@@ -181,8 +222,18 @@ jtsel_topo_t *jtsel_topo_build (const char *domain_key, jt_error_t *err)
     t->slurm2snap = xcalloc (node_record_count > 0 ? node_record_count : 1,
                              sizeof (ssize_t));
     t->snap2slurm = xcalloc (t->snap->nnodes ? t->snap->nnodes : 1, sizeof (int));
-    for (int i = 0; i < node_record_count; i++)
+    t->feat = xcalloc (node_record_count > 0 ? node_record_count : 1,
+                       sizeof (char *));
+    t->gavail = xcalloc (node_record_count > 0 ? node_record_count : 1,
+                         sizeof (uint64_t));
+    for (int i = 0; i < node_record_count; i++) {
+        node_record_t *node_ptr = node_record_table_ptr[i];
         t->slurm2snap[i] = -1;
+        if (node_ptr) {
+            t->feat[i] = xstrdup (node_features (node_ptr));
+            t->gavail[i] = node_gpus_avail (node_ptr);
+        }
+    }
     for (size_t k = 0; k < t->snap->nnodes; k++) {
         jt_node_t *n = &t->snap->nodes[k];
         node_record_t *node_ptr = find_node_record (n->name);
@@ -205,7 +256,134 @@ void jtsel_topo_destroy (jtsel_topo_t *t)
     if (!t)
         return;
     jt_snapshot_destroy (t->snap);
+    for (int i = 0; t->feat && i < t->nslurm; i++)
+        xfree (t->feat[i]);
+    xfree (t->feat);
+    xfree (t->gavail);
+    xfree (t->free_at);
     xfree (t->slurm2snap);
     xfree (t->snap2slurm);
     xfree (t);
+}
+
+/* Each node's state and GPUs allocated, in place. 1 when a node's
+ * structure changed (a rebuild is needed), 0, or -1 with err set. */
+static int refresh_nodes (jtsel_topo_t *t, jt_error_t *err)
+{
+    if (node_record_count != t->nslurm)
+        return 1;
+    for (int i = 0; i < t->nslurm; i++) {
+        node_record_t *node_ptr = node_record_table_ptr[i];
+        gres_node_state_t *ns;
+        ssize_t k = t->slurm2snap[i];
+
+        if (!node_ptr) {
+            if (k >= 0 || t->feat[i])
+                return 1;       /* a node left the table */
+            continue;
+        }
+        if (xstrcmp (node_features (node_ptr), t->feat[i])
+            || node_gpus_avail (node_ptr) != t->gavail[i]
+            || (k < 0 && node_ptr->name && node_ptr->name[0]))
+            return 1;
+        if (k < 0)
+            continue;
+        ns = node_gpu_state (node_ptr);
+        if (jt_nodemap_refresh (&t->snap->nodes[k], node_flags (node_ptr),
+                                ns ? ns->gres_cnt_alloc : 0, err) < 0)
+            return -1;
+    }
+    return 0;
+}
+
+/* The leases of job id again: gone when it no longer runs. */
+static int repatch_job (jtsel_topo_t *t, uint32_t id, jt_error_t *err)
+{
+    job_record_t *job_ptr = find_job_record (id);
+    char run[16];
+
+    snprintf (run, sizeof (run), "%u", id);
+    jt_snapshot_remove_run (t->snap, run);
+    return job_ptr ? add_job_leases (t->snap, job_ptr, err) : 0;
+}
+
+int jtsel_topo_refresh (jtsel_topo_t *t, const uint32_t *jobs, size_t njobs,
+                        jt_error_t *err)
+{
+    int rc = refresh_nodes (t, err);
+
+    if (rc != 0)
+        return rc;
+    for (size_t i = 0; i < njobs; i++)
+        if (repatch_job (t, jobs[i], err) < 0)
+            return -1;
+    /* Jobs whose lease facts moved without an event of ours (a time limit
+     * changed, a job that vanished): one look-up per lease. */
+    for (size_t i = 0; i < t->snap->nleases;) {
+        jt_lease_t *l = &t->snap->leases[i];
+        char *end = NULL;
+        unsigned long id = strtoul (l->run, &end, 10);
+        job_record_t *job_ptr = end && !*end && id > 0 && id <= UINT32_MAX
+                                    ? find_job_record ((uint32_t) id) : NULL;
+
+        if (!job_ptr || !(IS_JOB_RUNNING (job_ptr) || IS_JOB_SUSPENDED (job_ptr))) {
+            char run[64];
+            snprintf (run, sizeof (run), "%s", l->run);
+            jt_snapshot_remove_run (t->snap, run);
+            continue;   /* l and its run's other leases are gone */
+        }
+        if (l->end != (int64_t) job_ptr->end_time)
+            l->end = (int64_t) job_ptr->end_time;
+        i++;
+    }
+    t->snap->time = (int64_t) time (NULL);
+    t->free_ok = false;
+    return 0;
+}
+
+/* A job's end as a free time: never when it has none. */
+static int64_t job_end (const job_record_t *job_ptr)
+{
+    if (IS_JOB_SUSPENDED (job_ptr) || job_ptr->end_time <= 0)
+        return INT64_MAX;
+    return (int64_t) job_ptr->end_time;
+}
+
+const int64_t *jtsel_topo_free_at (jtsel_topo_t *t)
+{
+    ListIterator it;
+    job_record_t *job_ptr;
+    size_t n = t->snap->nnodes;
+
+    if (t->free_ok)
+        return t->free_at;
+    if (!t->free_at)
+        t->free_at = xcalloc (n ? n : 1, sizeof (int64_t));
+    /* up: free now (0), unless a job holds it (below); else never */
+    for (size_t k = 0; k < n; k++)
+        t->free_at[k] = t->snap->nodes[k].state == JT_NODE_UP ? 0 : INT64_MAX;
+    if (job_list) {
+        it = list_iterator_create (job_list);
+        while ((job_ptr = list_next (it))) {
+            int64_t end;
+            int first, last;
+
+            if (!(IS_JOB_RUNNING (job_ptr) || IS_JOB_SUSPENDED (job_ptr))
+                || !job_ptr->node_bitmap
+                || (first = bit_ffs (job_ptr->node_bitmap)) < 0)
+                continue;
+            last = bit_fls (job_ptr->node_bitmap);
+            end = job_end (job_ptr);
+            for (int i = first; i <= last && i < t->nslurm; i++) {
+                ssize_t k;
+                if (!bit_test (job_ptr->node_bitmap, i) || (k = t->slurm2snap[i]) < 0)
+                    continue;
+                if (end > t->free_at[k])
+                    t->free_at[k] = end;
+            }
+        }
+        list_iterator_destroy (it);
+    }
+    t->free_ok = true;
+    return t->free_at;
 }

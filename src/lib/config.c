@@ -228,6 +228,13 @@ static int apply_kv (jt_config_t *c, const char *key, const char *val,
         }
         return 0;
     }
+    if (!strcasecmp (key, "DebugCrossCheck")) {
+        if (parse_bool (val, &c->debug_cross_check) < 0) {
+            snprintf (why, len, "DebugCrossCheck must be yes or no");
+            return -1;
+        }
+        return 0;
+    }
     if (!strcasecmp (key, "MaxWait")) {
         jt_error_t e;
         int64_t secs = 0;
@@ -268,7 +275,8 @@ static int apply_kv (jt_config_t *c, const char *key, const char *val,
         return jt_score_conf_apply (&c->score, key, val, why, len);
     snprintf (why, len, "unknown key %s (known: BudgetDir, UnfundedPolicy, "
               "PlainGpuJobs, GpusPerNode, DomainFeature, Debug, PackPolicy, "
-              "MaxWait, LedgerSocket, LedgerSpoolDir, LedgerDir, Score*)", key);
+              "MaxWait, LedgerSocket, LedgerSpoolDir, LedgerDir, Score*, "
+              "DebugCrossCheck)", key);
     return -1;
 }
 
@@ -285,6 +293,7 @@ static jt_config_t *config_copy (const jt_config_t *c)
     d->unfunded_policy = c->unfunded_policy;
     d->plain_gpu_jobs = c->plain_gpu_jobs;
     d->debug = c->debug;
+    d->debug_cross_check = c->debug_cross_check;
     d->pack_policy = c->pack_policy;
     d->pack_policy_set = c->pack_policy_set;
     d->max_wait = c->max_wait;

@@ -50,6 +50,16 @@ static int node_labels (jt_labels_t *l, const jt_nodemap_node_t *node,
     return 0;
 }
 
+/* The GPUs counted as used on a node of n GPUs with `alloc` allocated:
+ * all of them when it is allocated, mixed or completing (Jobtree gives
+ * groups whole nodes only), else alloc clamped to [0, n]. */
+static int64_t used_of (unsigned flags, int64_t alloc, int64_t n)
+{
+    if (flags & (JT_NODEMAP_ALLOCATED | JT_NODEMAP_MIXED | JT_NODEMAP_COMPLETING))
+        return n;
+    return alloc < 0 ? 0 : alloc > n ? n : alloc;
+}
+
 /* Flavor (into type) and GPUs of the node's GRES, and the GPUs in use.
  * A GRES that is not one typed gpu entry with a positive count in range
  * gives no flavor and no GPUs. */
@@ -64,18 +74,14 @@ static void node_gpus (const jt_nodemap_node_t *node, char *type, size_t len,
         type[0] = '\0';
         return;
     }
-    if (node->flags & (JT_NODEMAP_ALLOCATED | JT_NODEMAP_MIXED
-                       | JT_NODEMAP_COMPLETING))
-        u = n;
-    else if (node->gres_used) {
+    if (node->gres_used) {
         /* a malformed GRES in use counts nothing (jt_gres_gpu_req leaves
          * u at 0); its type is not checked against the node's */
         if (jt_gres_gpu_req (node->gres_used, utype, sizeof (utype), &u) < 0)
             u = 0;
     } else
         u = node->used_gpus < (uint64_t) n ? (int64_t) node->used_gpus : n;
-    if (u > n)
-        u = n;
+    u = used_of (node->flags, u, n);
     /* n is at most JT_GRES_COUNT_MAX (2^20): both fit an int */
     *gpus = (int) n;
     *used = (int) u;
@@ -170,4 +176,31 @@ int jt_nodemap_add_record (jt_snapshot_t *s, uint32_t job_id, const char *accoun
             return -1;
     }
     return 0;
+}
+
+int jt_nodemap_refresh (jt_node_t *n, unsigned flags, uint64_t used_gpus,
+                        jt_error_t *err)
+{
+    int64_t u;
+    int used;
+    jt_node_state_t st;
+
+    if (!n)
+        return jt_errprintf (err, "nodemap: no node");
+    if (flags & ~JT_NODEMAP_FLAGS_ALL)
+        return jt_errprintf (err, "node %s: unknown state flags 0x%x", n->name,
+                             flags & ~JT_NODEMAP_FLAGS_ALL);
+    /* as jt_nodemap_add: a node without GPUs uses none; n->gpus is at most
+     * JT_GRES_COUNT_MAX, so the clamped count fits an int */
+    u = n->gpus > 0 ? used_of (flags, used_gpus > (uint64_t) n->gpus
+                                          ? n->gpus : (int64_t) used_gpus,
+                               n->gpus)
+                    : 0;
+    used = (int) u;
+    st = jt_nodemap_state (flags);
+    if (n->used_gpus == used && n->state == st)
+        return 0;
+    n->used_gpus = used;
+    n->state = st;
+    return 1;
 }

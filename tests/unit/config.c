@@ -62,7 +62,7 @@ int main (void)
     is (first_diag (&d, buf, sizeof (buf)),
         "jobtree.conf:2: unknown key FooBar (known: BudgetDir, UnfundedPolicy, "
         "PlainGpuJobs, GpusPerNode, DomainFeature, Debug, PackPolicy, MaxWait, "
-        "LedgerSocket, LedgerSpoolDir, LedgerDir, Score*)",
+        "LedgerSocket, LedgerSpoolDir, LedgerDir, Score*, DebugCrossCheck)",
         "unknown key with file:line");
     jt_diag_format (&d.v[1], buf, sizeof (buf));
     is (buf, "jobtree.conf:3: UnfundedPolicy must be refuse or passthrough",

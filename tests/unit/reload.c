@@ -137,7 +137,7 @@ static void test_broken_conf (jt_reload_t *rl)
     ok (r.nlines >= 2, "lines");
     snprintf (want, sizeof (want), "%s:3: unknown key BudgetDirectory (known: BudgetDir, "
               "UnfundedPolicy, PlainGpuJobs, GpusPerNode, DomainFeature, Debug, "
-              "PackPolicy, MaxWait, LedgerSocket, LedgerSpoolDir, LedgerDir, Score*)", conf_path);
+              "PackPolicy, MaxWait, LedgerSocket, LedgerSpoolDir, LedgerDir, Score*, DebugCrossCheck)", conf_path);
     is (r.nlines ? r.lines[0].text : "", want, "file:line of the bad key");
     snprintf (want, sizeof (want), "%s has errors: keeping the previous configuration",
               conf_path);

@@ -1,0 +1,92 @@
+/*
+ * schedule_rank.c - which of an estimate's candidate sets to ask the
+ * per-node check about first (jobtree/schedule.h, jt_answer_rank).
+ *
+ * Backfill asks a WILL_RUN of a run that fits no domain now. The answer
+ * lists one node set per domain able to hold it; asking the per-node check
+ * (cons_tres's will_run, which copies the whole cluster's per-node state
+ * and replays every running job's end) once per set made one WILL_RUN
+ * cost O(domains x nodes). Here each set gets the instant its
+ * cand_nodes-th node frees, from one free time per node that the caller
+ * keeps (the end of the jobs on it), so ordering the sets costs the nodes
+ * of the sets, and the caller asks the per-node check about the first
+ * set or two only.
+ *
+ * DESIGN: a set's time is exact for whole-node runs on nodes that free
+ * when their jobs end (the per-node check finds the same instant); it is
+ * a ranking, not the answer: the start backfill plans with is still the
+ * per-node check's for the set it takes.
+ */
+#include "config.h"
+
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "jobtree/schedule.h"
+
+static int cmp_i64 (const void *a, const void *b)
+{
+    int64_t x = *(const int64_t *) a, y = *(const int64_t *) b;
+    return x < y ? -1 : x > y;
+}
+
+typedef struct ranked {
+    int64_t when;
+    size_t i;
+} ranked_t;
+
+static int cmp_ranked (const void *a, const void *b)
+{
+    const ranked_t *x = a, *y = b;
+
+    if (x->when != y->when)
+        return x->when < y->when ? -1 : 1;
+    return x->i < y->i ? -1 : x->i > y->i;
+}
+
+size_t jt_answer_rank (const jt_answer_t *a, const int64_t *free_at,
+                       size_t nnodes, int64_t now, int64_t *when, size_t *order)
+{
+    size_t big = 0, n = 0;
+    int64_t *t;
+    ranked_t *r;
+
+    for (size_t i = 0; i < a->ncands; i++)
+        if (a->cands[i].nnodes > big)
+            big = a->cands[i].nnodes;
+    t = malloc ((big + 1) * sizeof (*t));
+    r = malloc ((a->ncands + 1) * sizeof (*r));
+    if (!t || !r) {
+        free (t);
+        free (r);
+        return 0;
+    }
+    for (size_t i = 0; i < a->ncands; i++) {
+        const jt_node_set_t *set = &a->cands[i];
+        size_t m = 0;
+
+        if (a->cand_nodes == 0 || set->nnodes < a->cand_nodes)
+            continue;
+        for (size_t k = 0; k < set->nnodes; k++)
+            if (set->nodes[k] < nnodes)
+                t[m++] = free_at[set->nodes[k]] < now ? now : free_at[set->nodes[k]];
+        if (m < a->cand_nodes)
+            continue;
+        qsort (t, m, sizeof (*t), cmp_i64);
+        if (t[a->cand_nodes - 1] == INT64_MAX)
+            continue;   /* never: too few of its nodes ever free */
+        r[n].when = t[a->cand_nodes - 1] < a->not_before ? a->not_before
+                                                         : t[a->cand_nodes - 1];
+        r[n++].i = i;
+    }
+    qsort (r, n, sizeof (*r), cmp_ranked);
+    for (size_t k = 0; k < n; k++) {
+        order[k] = r[k].i;
+        if (when)
+            when[k] = r[k].when;
+    }
+    free (t);
+    free (r);
+    return n;
+}
