@@ -26,10 +26,20 @@ for p in "${pkgs[@]}"; do
         || missing+=("$p")
 done
 if [ ${#missing[@]} -gt 0 ]; then
-    echo "install-deps: installing ${missing[*]}"
+    # apt's output goes to a log; a line every 15 s says where it is
+    # (contrib/progress.sh).
+    . "$(dirname "$0")/progress.sh"
+    log=/var/tmp/jobtree-install-deps.log
+    : >"$log"
+    echo "=== installing ${#missing[@]} packages and their dependencies (apt; log $log)," \
+         "about @APT_MIN@ min on a fresh machine: ${missing[*]}"
     export DEBIAN_FRONTEND=noninteractive
-    apt-get update -qq
-    apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null
+    if ! jt_progress "$log" apt-get update -q ||
+       ! jt_progress "$log" apt-get install -y -q --no-install-recommends "${missing[@]}"; then
+        tail -n 20 "$log" >&2
+        echo "install-deps: apt failed; the whole output is in $log" >&2
+        exit 1
+    fi
 fi
 # The Debian packages start the daemons with the system config; the tests and
 # the demo run their own instances under a temp dir, so stop those if any.
