@@ -10,7 +10,7 @@ pkgs=(
     libjson-c-dev libssl-dev libsqlite3-dev
     # Slurm 22.05 (multiple-slurmd build), its dev files and the deps of
     # configuring its source tree for out-of-tree plugins
-    slurmctld slurmd slurm-client munge libslurm-dev slurm-wlm-plugins-dev
+    slurmctld slurmd slurm-client munge libslurm-dev slurm-wlm-plugins-dev libmunge-dev
     libpmix-dev libpam0g-dev libhwloc-dev liblz4-dev dpkg-dev
     # tests: sanitizer runtimes, valgrind, process tools
     valgrind procps util-linux python3

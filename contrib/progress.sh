@@ -10,7 +10,7 @@
 # prints every JT_PROGRESS_EVERY seconds (default 15; 0: never) one line to
 # stderr: the seconds so far and the last line CMD wrote ("  [30 s] Setting
 # up libpmix2 ..."), so a person sees what it is doing, with no invented
-# percentage. At the end it prints "  done in N s". Returns CMD's status.
+# percentage. At the end it prints "  done in N s: CMD". Returns CMD's status.
 
 jt_progress () {
     _jp_log=$1
@@ -39,6 +39,6 @@ jt_progress () {
     done
     _jp_rc=0
     wait "$_jp_pid" || _jp_rc=$?
-    echo "  done in $(($(date +%s) - _jp_t0)) s" >&2
+    echo "  done in $(($(date +%s) - _jp_t0)) s: $(echo "$*" | cut -c 1-60)" >&2
     return "$_jp_rc"
 }
