@@ -35,7 +35,7 @@ fi
 
 mkdir -p "$builddir"
 echo "=== building Jobtree in $builddir (autoreconf, configure, make -j$(nproc);" \
-     "logs in $builddir), about @BUILD_MIN@ min on a fresh 2-core machine"
+     "logs in $builddir), 1 to 2.5 min on a fresh 2-core machine"
 if [ ! -x configure ] || [ configure.ac -nt configure ]; then
     : >"$builddir/autoreconf.out"
     jt_progress "$builddir/autoreconf.out" autoreconf -fi || {

@@ -64,6 +64,10 @@ echo "=== starting the cluster: munged, jobtree-ledgerd, slurmctld, 16 slurmd (a
 export JT_CLUSTER_SELECT=jobtree JT_CLUSTER_BUDGETS=$top/etc/budgets
 . tests/cluster/lib.sh
 cluster_setup "$top/build"
+# If the start fails, tear down what did start: best effort, as in --stop
+# (under set -e, lib.sh's trap would stop at its first false test and leave
+# munged, slurmctld and the sidecar running).
+trap 'set +e; cluster_stop' EXIT
 cluster_start
 trap - EXIT     # keep it running: `demo.sh --stop` tears it down
 {

@@ -31,8 +31,9 @@ if [ ${#missing[@]} -gt 0 ]; then
     . "$(dirname "$0")/progress.sh"
     log=/var/tmp/jobtree-install-deps.log
     : >"$log"
-    echo "=== installing ${#missing[@]} packages and their dependencies (apt; log $log)," \
-         "about @APT_MIN@ min on a fresh machine: ${missing[*]}"
+    echo "=== installing ${#missing[@]} packages and their dependencies with apt (on a fresh" \
+         "bookworm: 270 packages, 290 MB, about 4 to 5 min; log $log)"
+    echo "  ${missing[*]}"
     export DEBIAN_FRONTEND=noninteractive
     if ! jt_progress "$log" apt-get update -q ||
        ! jt_progress "$log" apt-get install -y -q --no-install-recommends "${missing[@]}"; then

@@ -47,8 +47,8 @@ fi
 mkdir -p "$DIR"
 LOG=$DIR/fetch.log
 : >"$LOG"
-echo "=== Slurm source: fetching slurm-wlm=$VERSION (apt-get source, about 7 MB) and" \
-     "configuring it with Debian's flags, about @SRC_MIN@ min on a fresh machine (log $LOG)" >&2
+echo "=== Slurm source: fetching slurm-wlm=$VERSION (apt-get source, 10 MB) and" \
+     "configuring it with Debian's flags, about 1 min on a fresh machine (log $LOG)" >&2
 
 # Build dependencies of Slurm's configure (it fails without pmix).
 NEED=""

@@ -146,10 +146,11 @@ cleanup
 echo
 echo "contrib/demo.sh on a fresh Debian bookworm ($(date -u +%Y-%m-%d), $commit)"
 echo "machine: $(nproc) cores, shared; load average $load0 at the start, $load1 at the end"
+# A phase is named by its line up to the first " (".
 awk -v total="$total" '
-    / === / { if (name != "") printf "%7.0f s  %s\n", $1 - start, name
-              start = $1; name = substr($0, index($0, "===") + 4, 90) }
-    END     { if (name != "") printf "%7.0f s  %s\n", total - start, name
-              printf "%7.0f s  total (wall)\n", total }' "$log"
+    function out(t) { if (name != "") printf "%7d s  %s\n", int(t - start + 0.5), name }
+    / === / { out($1); start = $1; name = substr($0, index($0, "===") + 4)
+              if (index(name, " (") > 0) name = substr(name, 1, index(name, " (") - 1) }
+    END     { out(total); printf "%7d s  total (wall)\n", total }' "$log"
 grep -E '^ *[0-9.]+ (real|user|sys)' "$log" | sed 's/^ *[0-9.]* /  /' || true
 [ "$rc" = 0 ] || die "contrib/demo.sh failed (exit $rc); see $log"
