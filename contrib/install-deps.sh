@@ -32,7 +32,7 @@ if [ ${#missing[@]} -gt 0 ]; then
     log=/var/tmp/jobtree-install-deps.log
     : >"$log"
     echo "=== installing ${#missing[@]} packages and their dependencies with apt (on a fresh" \
-         "bookworm: 270 packages, 290 MB, about 4 to 5 min; log $log)"
+         "bookworm: about 270 packages, 290 MB, 2 to 5 min; log $log)"
     echo "  ${missing[*]}"
     export DEBIAN_FRONTEND=noninteractive
     if ! jt_progress "$log" apt-get update -q ||

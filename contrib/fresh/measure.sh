@@ -19,15 +19,19 @@
 #    The committed HEAD of this checkout is cloned to ROOT/run/root/jobtree
 #    (uncommitted changes are not measured).
 # 3. `time contrib/demo.sh`, then `contrib/demo.sh --stop`, in the chroot
-#    through contrib/trixie/in-chroot.sh: proc, dev, dev/pts and sys are
-#    mounted in a private mount namespace that vanishes with the command,
-#    so nothing stays mounted under ROOT whatever happens. The demo's
+#    through contrib/trixie/in-chroot.sh --cgroup: proc, dev, dev/pts, sys
+#    and the host's /sys/fs/cgroup (as a booted machine has it; slurmd 22.05
+#    does not start without one) are mounted in a private mount namespace
+#    that vanishes with the command, so nothing stays mounted under ROOT
+#    whatever happens. /run is the chroot's own directory. The demo's
 #    cluster runs on loopback ports lib.sh picks free (the chroot shares
 #    the host's network), beside anything else running here.
 # 4. Every line of the demo's output is stamped with the seconds since it
 #    started (ROOT/demo.log); each `=== ` line starts a phase, and the
 #    phases' durations and the total are printed at the end, with the
 #    machine's cores and load average (the numbers depend on both).
+#    Here (2 shared cores, 2026-11-27): 238 s at load average 4, 341 s at
+#    5 to 11, apt being most of it (README.md).
 #
 # On any failure or interrupt the demo cluster is stopped and any process
 # left inside ROOT/run is reported and ended, by its pid. Not part of CI: it
