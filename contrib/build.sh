@@ -22,11 +22,10 @@ while [ $# -gt 1 ]; do
 done
 builddir=${1:?usage: build.sh [--sanitizers] [--no-slurm] BUILDDIR}
 
-cd "$top"
-if [ ! -x configure ] || [ configure.ac -nt configure ]; then
-    autoreconf -fi >/dev/null 2>&1 || autoreconf -fi
-fi
+# jt_progress LOG CMD: CMD's output to LOG, a line every 15 s meanwhile.
+. "$top/contrib/progress.sh"
 
+cd "$top"
 args=(--enable-werror)
 [ "$san" = yes ] && args+=(--enable-sanitizers)
 if [ "$slurm" = yes ] && [ -x contrib/slurm-source.sh ]; then
@@ -35,15 +34,26 @@ if [ "$slurm" = yes ] && [ -x contrib/slurm-source.sh ]; then
 fi
 
 mkdir -p "$builddir"
+echo "=== building Jobtree in $builddir (autoreconf, configure, make -j$(nproc);" \
+     "logs in $builddir), 1 to 2.5 min on a fresh 2-core machine"
+if [ ! -x configure ] || [ configure.ac -nt configure ]; then
+    : >"$builddir/autoreconf.out"
+    jt_progress "$builddir/autoreconf.out" autoreconf -fi || {
+        tail -n 30 "$builddir/autoreconf.out" >&2
+        exit 1
+    }
+fi
 cd "$builddir"
 if [ ! -f Makefile ] || [ "$(cat .jt-configure-args 2>/dev/null)" != "${args[*]}" ]; then
-    "$top/configure" "${args[@]}" >configure.out 2>&1 || {
+    : >configure.out
+    jt_progress configure.out "$top/configure" "${args[@]}" || {
         tail -n 30 configure.out >&2
         exit 1
     }
     echo "${args[*]}" >.jt-configure-args
 fi
-make -j"$(nproc)" >make.out 2>&1 || {
+: >make.out
+jt_progress make.out make -j"$(nproc)" || {
     grep -E 'error|Error' make.out | head -n 40 >&2
     tail -n 20 make.out >&2
     exit 1

@@ -32,6 +32,10 @@ if [ -f "$state" ]; then
 fi
 
 cd "$top"
+# Each long phase starts with a line "=== what, about how long on a fresh
+# machine" and prints a line every 15 s while it works (contrib/progress.sh).
+# On a machine that has everything, the phases take seconds.
+echo "=== checking the packages Jobtree needs (contrib/install-deps.sh)"
 contrib/install-deps.sh
 contrib/build.sh build
 
@@ -56,10 +60,14 @@ fi
 echo "=== budgets (etc/budgets)"
 "$jobtree" check etc/budgets
 
-echo "=== starting the cluster"
+echo "=== starting the cluster: munged, jobtree-ledgerd, slurmctld, 16 slurmd (a few seconds)"
 export JT_CLUSTER_SELECT=jobtree JT_CLUSTER_BUDGETS=$top/etc/budgets
 . tests/cluster/lib.sh
 cluster_setup "$top/build"
+# If the start fails, tear down what did start: best effort, as in --stop
+# (under set -e, lib.sh's trap would stop at its first false test and leave
+# munged, slurmctld and the sidecar running).
+trap 'set +e; cluster_stop' EXIT
 cluster_start
 trap - EXIT     # keep it running: `demo.sh --stop` tears it down
 {

@@ -19,6 +19,8 @@ export DEBIAN_FRONTEND=noninteractive
 
 die () { echo "slurm-source: $*" >&2; exit 1; }
 say () { echo "slurm-source: $*" >&2; }
+# jt_progress LOG CMD: CMD's output to LOG, a line every 15 s meanwhile.
+. "$(dirname "$0")/progress.sh"
 as_root () {
     if [ "$(id -u)" -eq 0 ]; then "$@"; elif command -v sudo >/dev/null; then sudo "$@";
     else die "need root for: $*"; fi
@@ -41,6 +43,12 @@ if [ -f "$STAMP" ] && [ "$(cat "$STAMP")" = "$VERSION" ] \
     echo "$DIR/slurm-src"
     exit 0
 fi
+
+mkdir -p "$DIR"
+LOG=$DIR/fetch.log
+: >"$LOG"
+echo "=== Slurm source: fetching slurm-wlm=$VERSION (apt-get source, 10 MB) and" \
+     "configuring it with Debian's flags, about 1 min on a fresh machine (log $LOG)" >&2
 
 # Build dependencies of Slurm's configure (it fails without pmix).
 NEED=""
@@ -85,7 +93,8 @@ if ! apt-get source --print-uris -q "slurm-wlm=$VERSION" >/dev/null 2>&1; then
     fi
     # A third-party repository without sources must not stop us here;
     # apt-get source below says clearly if the package is still missing.
-    as_root apt-get update -q >&2 || say "apt-get update reported errors"
+    jt_progress "$LOG" as_root apt-get update -q ||
+        say "apt-get update reported errors (see $LOG)"
 fi
 
 mkdir -p "$DIR"
@@ -93,19 +102,20 @@ rm -rf "$DIR/slurm-src" "$STAMP"
 (
     cd "$DIR"
     rm -rf "slurm-wlm-$UPSTREAM"
-    apt-get source -q --download-only "slurm-wlm=$VERSION" >&2
+    jt_progress "$LOG" apt-get source -q --download-only "slurm-wlm=$VERSION"
     dsc=$(ls slurm-wlm_*.dsc | head -n 1)
-    dpkg-source --no-check -x "$dsc" "slurm-src" >&2
-) || die "apt-get source slurm-wlm=$VERSION failed"
+    jt_progress "$LOG" dpkg-source --no-check -x "$dsc" "slurm-src"
+) || { tail -n 20 "$LOG" >&2; die "apt-get source slurm-wlm=$VERSION failed (log $LOG)"; }
 
 say "configuring $DIR/slurm-src (Debian's flags)"
 (
     cd "$DIR/slurm-src"
-    ./configure -q --prefix=/usr --sysconfdir=/etc/slurm \
+    : >"$DIR/configure.log"
+    jt_progress "$DIR/configure.log" ./configure --prefix=/usr --sysconfdir=/etc/slurm \
         --libdir=/usr/lib/x86_64-linux-gnu --with-munge --enable-pam \
         --without-rpath --disable-debug --enable-multiple-slurmd \
-        --with-pmix=/usr/lib/x86_64-linux-gnu/pmix2 >"$DIR/configure.log" 2>&1
-) || { tail -n 20 "$DIR/configure.log" >&2; die "Slurm configure failed"; }
+        --with-pmix=/usr/lib/x86_64-linux-gnu/pmix2
+) || { tail -n 20 "$DIR/configure.log" >&2; die "Slurm configure failed (log $DIR/configure.log)"; }
 
 # Generated headers the plugins include (slurm/slurm_version.h is made by
 # configure; nothing needs compiling).
