@@ -13,35 +13,66 @@
 
 #include <jobtree/nodemap.h>
 
-/* The node's gpu GRES as GRES text (xfree it) and its GPUs allocated. */
-static char *node_gres (node_record_t *node_ptr, uint64_t *alloc)
+static int is_gpu (void *x, void *key)
 {
-    ListIterator it;
-    gres_state_t *gs;
-    char *gres = NULL;
+    gres_state_t *gs = x;
 
-    *alloc = 0;
+    (void) key;
+    return gs->gres_name && !strcmp (gs->gres_name, "gpu") && gs->gres_data;
+}
+
+/* The node's gpu GRES state, or NULL (no allocation: list_find_first). */
+static gres_node_state_t *gpu_state (node_record_t *node_ptr)
+{
+    gres_state_t *gs;
+
     if (!node_ptr->gres_list)
         return NULL;
-    it = list_iterator_create (node_ptr->gres_list);
-    while ((gs = list_next (it))) {
-        gres_node_state_t *ns = gs->gres_data;
-        if (!gs->gres_name || strcmp (gs->gres_name, "gpu") || !ns)
-            continue;
-        for (int i = 0; i < ns->type_cnt && ns->type_name; i++)
-            if (ns->type_name[i])
-                xstrfmtcat (gres, "%sgpu:%s:%" PRIu64, gres ? "," : "",
-                            ns->type_name[i], ns->type_cnt_avail[i]);
-        if (!gres)
-            xstrfmtcat (gres, "gpu:%" PRIu64, ns->gres_cnt_avail);
-        *alloc = ns->gres_cnt_alloc;
-        break;
-    }
-    list_iterator_destroy (it);
+    gs = list_find_first_ro (node_ptr->gres_list, is_gpu, "gpu");
+    return gs ? gs->gres_data : NULL;
+}
+
+uint64_t jtc_node_gpus_avail (node_record_t *node_ptr)
+{
+    gres_node_state_t *ns = gpu_state (node_ptr);
+
+    return ns ? ns->gres_cnt_avail : UINT64_MAX;
+}
+
+uint64_t jtc_node_gpus_alloc (node_record_t *node_ptr)
+{
+    gres_node_state_t *ns = gpu_state (node_ptr);
+
+    return ns ? ns->gres_cnt_alloc : 0;
+}
+
+/* The node's gpu GRES as GRES text ("gpu:h100:8", one entry per type;
+ * xfree it). NULL when it has none. */
+static char *node_gres (node_record_t *node_ptr)
+{
+    gres_node_state_t *ns = gpu_state (node_ptr);
+    char *gres = NULL;
+
+    if (!ns)
+        return NULL;
+    for (int i = 0; i < ns->type_cnt && ns->type_name; i++)
+        if (ns->type_name[i])
+            xstrfmtcat (gres, "%sgpu:%s:%" PRIu64, gres ? "," : "",
+                        ns->type_name[i], ns->type_cnt_avail[i]);
+    if (!gres)
+        xstrfmtcat (gres, "gpu:%" PRIu64, ns->gres_cnt_avail);
     return gres;
 }
 
-static unsigned node_flags (node_record_t *node_ptr)
+/* Active features (a node_features plugin may change them), else the
+ * configured ones. */
+const char *jtc_node_features (node_record_t *node_ptr)
+{
+    return node_ptr->features_act ? node_ptr->features_act : node_ptr->features;
+}
+
+/* slurmctld's node state as the library's flags. */
+unsigned jtc_node_flags (node_record_t *node_ptr)
 {
     return (IS_NODE_DOWN (node_ptr) ? JT_NODEMAP_DOWN : 0)
            | (IS_NODE_UNKNOWN (node_ptr) ? JT_NODEMAP_UNKNOWN : 0)
@@ -55,7 +86,8 @@ static unsigned node_flags (node_record_t *node_ptr)
            | (IS_NODE_COMPLETING (node_ptr) ? JT_NODEMAP_COMPLETING : 0);
 }
 
-int jtc_nodes_add (jt_snapshot_t *s, const char *domain_key, jt_error_t *err)
+int jtc_nodes_add (jt_snapshot_t *s, const char *domain_key,
+                   jtc_nodes_mode_t mode, jt_error_t *err)
 {
     jtc_leaves_t leaves;
     node_record_t *node_ptr;
@@ -65,16 +97,21 @@ int jtc_nodes_add (jt_snapshot_t *s, const char *domain_key, jt_error_t *err)
     for (int i = 0; rc >= 0 && (node_ptr = next_node (&i)); i++) {
         jt_nodemap_node_t nm = {
             .name = node_ptr->name,
-            /* active features (a node_features plugin may change them),
-             * else the configured ones */
-            .features = node_ptr->features_act ? node_ptr->features_act
-                                               : node_ptr->features,
-            .flags = node_flags (node_ptr),
-            .leaf_switch = leaves.leaf[node_ptr->index],
+            .features = jtc_node_features (node_ptr),
+            .leaf_switch = (int) node_ptr->index < node_record_count
+                           ? leaves.leaf[node_ptr->index] : NULL,
         };
-        char *gres = node_gres (node_ptr, &nm.used_gpus);
+        char *gres = NULL;
 
-        nm.gres = gres;
+        if (mode == JTC_NODES_CONFIGURED) {
+            /* slurm.conf's GRES: what the node could ever offer */
+            nm.gres = node_ptr->config_ptr && node_ptr->config_ptr->gres
+                      ? node_ptr->config_ptr->gres : node_ptr->gres;
+        } else {
+            nm.flags = jtc_node_flags (node_ptr);
+            nm.used_gpus = jtc_node_gpus_alloc (node_ptr);
+            nm.gres = gres = node_gres (node_ptr);
+        }
         rc = jt_nodemap_add (s, &nm, domain_key, err);
         xfree (gres);
     }

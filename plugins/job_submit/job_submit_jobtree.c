@@ -31,6 +31,7 @@
 #include "jobtree/admit.h"
 #include "jobtree/nodemap.h"
 
+#include "nodes.h"
 #include "state.h"
 
 const char plugin_name[] = "Jobtree admission (budgets, groups, options)";
@@ -91,33 +92,15 @@ static int default_account (void *arg, char *buf, size_t len)
     return rc;
 }
 
-/* Every configured node for jt_admit's placement check (jobtree/admit.h):
- * its name, features (active, else configured), configured GRES and
- * topology.conf leaf switch, as the select plugin's view reads them
- * (plugins/select/topology.c); state and usage do not matter there. The
- * caller holds the node read lock. 0, or -1 with err set. */
+/* Every configured node for jt_admit's placement check (jobtree/admit.h),
+ * as the select plugin's view reads them (plugins/common/nodes.c), with
+ * slurm.conf's GRES: state and usage do not matter there. The caller
+ * holds the node read lock. 0, or -1 with err set. */
 static int configured_nodes (void *arg, jt_snapshot_t *s, const char *domain_key,
                              jt_error_t *err)
 {
-    jtc_leaves_t leaves;
-    node_record_t *node;
-    int rc = 0;
-
     (void) arg;
-    jtc_leaf_switches (&leaves);
-    for (int i = 0; rc >= 0 && (node = next_node (&i)); i++) {
-        jt_nodemap_node_t nm = {
-            .name = node->name,
-            .features = node->features_act ? node->features_act : node->features,
-            .gres = node->config_ptr && node->config_ptr->gres
-                    ? node->config_ptr->gres : node->gres,
-            .leaf_switch = (int) node->index < node_record_count
-                           ? leaves.leaf[node->index] : NULL,
-        };
-        rc = jt_nodemap_add (s, &nm, domain_key, err);
-    }
-    jtc_leaf_switches_free (&leaves);
-    return rc < 0 ? -1 : 0;
+    return jtc_nodes_add (s, domain_key, JTC_NODES_CONFIGURED, err);
 }
 
 /* The error code of each kind of refusal. */

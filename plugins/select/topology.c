@@ -29,104 +29,8 @@
 #include <string.h>
 
 
+#include "nodes.h"
 #include "select_jobtree.h"
-
-static int is_gpu (void *x, void *key)
-{
-    gres_state_t *gs = x;
-
-    (void) key;
-    return gs->gres_name && !strcmp (gs->gres_name, "gpu") && gs->gres_data;
-}
-
-/* The node's gpu GRES state, or NULL (no allocation: list_find_first). */
-static gres_node_state_t *node_gpu_state (node_record_t *node_ptr)
-{
-    gres_state_t *gs;
-
-    if (!node_ptr->gres_list)
-        return NULL;
-    gs = list_find_first_ro (node_ptr->gres_list, is_gpu, "gpu");
-    return gs ? gs->gres_data : NULL;
-}
-
-/* The node's gpu GRES as GRES text ("gpu:h100:8", one entry per type;
- * xfree it) and its GPUs allocated. NULL when it has none. */
-static char *node_gres (node_record_t *node_ptr, uint64_t *alloc)
-{
-    gres_node_state_t *ns = node_gpu_state (node_ptr);
-    char *gres = NULL;
-
-    *alloc = 0;
-    if (!ns)
-        return NULL;
-    for (int i = 0; i < ns->type_cnt && ns->type_name; i++)
-        if (ns->type_name[i])
-            xstrfmtcat (gres, "%sgpu:%s:%" PRIu64, gres ? "," : "",
-                        ns->type_name[i], ns->type_cnt_avail[i]);
-    if (!gres)
-        xstrfmtcat (gres, "gpu:%" PRIu64, ns->gres_cnt_avail);
-    *alloc = ns->gres_cnt_alloc;
-    return gres;
-}
-
-/* The features the snapshot reads: active ones (a node_features plugin
- * may change them), else the configured ones. */
-static const char *node_features (node_record_t *node_ptr)
-{
-    return node_ptr->features_act ? node_ptr->features_act : node_ptr->features;
-}
-
-/* What the snapshot's structure was built from, per slurm node: a change
- * in any of these needs a rebuild. */
-static uint64_t node_gpus_avail (node_record_t *node_ptr)
-{
-    gres_node_state_t *ns = node_gpu_state (node_ptr);
-
-    return ns ? ns->gres_cnt_avail : UINT64_MAX;
-}
-
-/* slurmctld's node state as the library's flags. */
-static unsigned node_flags (node_record_t *node_ptr)
-{
-    return (IS_NODE_DOWN (node_ptr) ? JT_NODEMAP_DOWN : 0)
-           | (IS_NODE_UNKNOWN (node_ptr) ? JT_NODEMAP_UNKNOWN : 0)
-           | (IS_NODE_FUTURE (node_ptr) ? JT_NODEMAP_FUTURE : 0)
-           | (IS_NODE_ALLOCATED (node_ptr) ? JT_NODEMAP_ALLOCATED : 0)
-           | (IS_NODE_MIXED (node_ptr) ? JT_NODEMAP_MIXED : 0)
-           | (IS_NODE_FAIL (node_ptr) ? JT_NODEMAP_FAIL : 0)
-           | (IS_NODE_NO_RESPOND (node_ptr) ? JT_NODEMAP_NO_RESPOND : 0)
-           | (IS_NODE_POWERED_DOWN (node_ptr) ? JT_NODEMAP_POWERED_DOWN : 0)
-           | (IS_NODE_DRAIN (node_ptr) ? JT_NODEMAP_DRAIN : 0)
-           | (IS_NODE_COMPLETING (node_ptr) ? JT_NODEMAP_COMPLETING : 0);
-}
-
-static int add_nodes (jt_snapshot_t *s, const char *domain_key, jt_error_t *err)
-{
-    jtc_leaves_t leaves;
-    node_record_t *node_ptr;
-    int rc = 0;
-
-    jtc_leaf_switches (&leaves);
-
-    for (int i = 0; rc >= 0 && (node_ptr = next_node (&i)); i++) {
-        jt_nodemap_node_t nm = {
-            .name = node_ptr->name,
-            /* active features (a node_features plugin may change them),
-             * else the configured ones */
-            .features = node_features (node_ptr),
-            .flags = node_flags (node_ptr),
-            .leaf_switch = leaves.leaf[node_ptr->index],
-        };
-        char *gres = node_gres (node_ptr, &nm.used_gpus);
-
-        nm.gres = gres;
-        rc = jt_nodemap_add (s, &nm, domain_key, err);
-        xfree (gres);
-    }
-    jtc_leaf_switches_free (&leaves);
-    return rc < 0 ? -1 : 0;
-}
 
 /* Keep only the bound nodes the job still holds (a shrink, by scontrol or
  * by an activation's cut, or a node failure under --no-kill removes nodes
@@ -214,7 +118,7 @@ jtsel_topo_t *jtsel_topo_build (const char *domain_key, jt_error_t *err)
         goto fail;
     }
     t->snap->time = (int64_t) time (NULL);
-    if (add_nodes (t->snap, domain_key, err) < 0
+    if (jtc_nodes_add (t->snap, domain_key, JTC_NODES_LIVE, err) < 0
         || add_leases (t->snap, err) < 0
         || jt_snapshot_finalize (t->snap, err) < 0)
         goto fail;
@@ -230,8 +134,8 @@ jtsel_topo_t *jtsel_topo_build (const char *domain_key, jt_error_t *err)
         node_record_t *node_ptr = node_record_table_ptr[i];
         t->slurm2snap[i] = -1;
         if (node_ptr) {
-            t->feat[i] = xstrdup (node_features (node_ptr));
-            t->gavail[i] = node_gpus_avail (node_ptr);
+            t->feat[i] = xstrdup (jtc_node_features (node_ptr));
+            t->gavail[i] = jtc_node_gpus_avail (node_ptr);
         }
     }
     for (size_t k = 0; k < t->snap->nnodes; k++) {
@@ -274,7 +178,6 @@ static int refresh_nodes (jtsel_topo_t *t, jt_error_t *err)
         return 1;
     for (int i = 0; i < t->nslurm; i++) {
         node_record_t *node_ptr = node_record_table_ptr[i];
-        gres_node_state_t *ns;
         ssize_t k = t->slurm2snap[i];
 
         if (!node_ptr) {
@@ -282,15 +185,14 @@ static int refresh_nodes (jtsel_topo_t *t, jt_error_t *err)
                 return 1;       /* a node left the table */
             continue;
         }
-        if (xstrcmp (node_features (node_ptr), t->feat[i])
-            || node_gpus_avail (node_ptr) != t->gavail[i]
+        if (xstrcmp (jtc_node_features (node_ptr), t->feat[i])
+            || jtc_node_gpus_avail (node_ptr) != t->gavail[i]
             || (k < 0 && node_ptr->name && node_ptr->name[0]))
             return 1;
         if (k < 0)
             continue;
-        ns = node_gpu_state (node_ptr);
-        if (jt_nodemap_refresh (&t->snap->nodes[k], node_flags (node_ptr),
-                                ns ? ns->gres_cnt_alloc : 0, err) < 0)
+        if (jt_nodemap_refresh (&t->snap->nodes[k], jtc_node_flags (node_ptr),
+                                jtc_node_gpus_alloc (node_ptr), err) < 0)
             return -1;
     }
     return 0;
