@@ -100,9 +100,13 @@ static bool is_run_of (const char *run, const jt_job_facts_t *job)
 static void *held_mark = &held_mark;
 
 /* The lease of bound group b (or its spares) as the job holds it now, or
- * *ev NULL when it holds none of its nodes. 0, or -1 (errno). */
+ * *ev NULL when it holds none of its nodes. chunk: how many bound leases
+ * of the same group come before b (a soft group, one without groupGPUs,
+ * is placed in one chunk per domain, each its own lease: ":c<chunk>"
+ * keeps their ids apart). 0, or -1 (errno). */
 static int derive_one (const jt_job_facts_t *job, const jt_jobrec_lease_t *b,
-                       bool spare, const jt_map_t *held, jt_event_t **ev)
+                       size_t chunk, bool spare, const jt_map_t *held,
+                       jt_event_t **ev)
 {
     const jt_jobrec_t *rec = job->rec;
     int64_t gpn = b->nnodes > 0 ? b->gpus / (int64_t) b->nnodes : b->gpus;
@@ -124,6 +128,13 @@ static int derive_one (const jt_job_facts_t *job, const jt_jobrec_lease_t *b,
                  sizeof (lease))
                < 0)
         return -1;
+    if (chunk > 0) {
+        size_t l = strlen (lease);
+        if (fits (snprintf (lease + l, sizeof (lease) - l, ":c%zu", chunk),
+                  sizeof (lease) - l)
+            < 0)
+            return -1;
+    }
     if (b->nswaps) {
         /* spares swapped in since the start (jobtree/spares.h): a new
          * lease per swap, from the last swap's time */
@@ -183,13 +194,19 @@ int jt_lease_derive (const jt_job_facts_t *job, jt_lease_events_t *out,
     for (size_t i = 0; i < job->nheld; i++)
         if (jt_map_put (held, job->held[i], held_mark, NULL) < 0)
             goto fail;
+    size_t chunk = 0;
     for (size_t i = 0; i < job->rec->nbound; i++) {
         const jt_jobrec_lease_t *b = &job->rec->bound[i];
         jt_event_t *ev;
-        if (derive_one (job, b, false, held, &ev) < 0 || (ev && push (out, ev) < 0))
+        /* a group's chunks are consecutive in the record (Plan appends a
+         * group's placement whole; a rebind keeps the order) */
+        chunk = i > 0 && job->rec->bound[i - 1].group == b->group ? chunk + 1 : 0;
+        if (derive_one (job, b, chunk, false, held, &ev) < 0
+            || (ev && push (out, ev) < 0))
             goto fail;
         if (b->nspares
-            && (derive_one (job, b, true, held, &ev) < 0 || (ev && push (out, ev) < 0)))
+            && (derive_one (job, b, chunk, true, held, &ev) < 0
+                || (ev && push (out, ev) < 0)))
             goto fail;
     }
     jt_map_destroy (held, NULL);

@@ -10,7 +10,7 @@
 # east, lends 32 to team-a).
 . "$(dirname "$0")/lib.sh"
 
-plan 16
+plan 17
 JT_CLUSTER_SELECT=jobtree
 cluster_setup "${1:?usage: $0 BUILDDIR}"
 cluster_start
@@ -98,9 +98,21 @@ scancel "$nk"
 wait_for 20 _closed "$nk"
 scontrol update nodename="$victim" state=resume
 
-## 5. The ledger as a whole.
-like "$(jobtree_cli report leases -P -n -o Run "$JT_LEDGER_DIR" | sort -u | wc -l)" '^5$' \
-     "five runs in the ledger"
+## 5. A soft run (no --group-gpus) of 6 nodes: one chunk per domain (A's 4
+##    nodes, B's 2), each its own lease; before, the second chunk's Start
+##    had the first's id and the sidecar dropped it as a resend (16 of 48
+##    GPUs never in the ledger).
+wait_for 20 queue_empty
+wait_for 20 _all_idle
+soft=$(submit --account=team-a -N6 $G8 --cross-group-spread=yes --wrap "sleep 1")
+wait_job_state "$soft" COMPLETED 30
+wait_for 20 _closed "$soft"
+is "$(leases "$soft" Lease,Group,GPUs | sed 's/^[^|]*:\(g0[^|]*\)|/\1|/' | tr '\n' ' ')" \
+   "g0:c1|0|16 g0|0|32 " "a soft run in two domains: a lease per chunk, 48 GPUs in all"
+
+## 6. The ledger as a whole.
+like "$(jobtree_cli report leases -P -n -o Run "$JT_LEDGER_DIR" | sort -u | wc -l)" '^6$' \
+     "six runs in the ledger"
 ok "$(grep -c '"type":"BudgetLoaded"' "$JT_LEDGER_DIR"/ledger-*.jtl | grep -qv '^0$'; echo $?)" \
    "the budgets are recorded (BudgetLoaded)"
 out=$(jobtree_cli verify "$JT_LEDGER_DIR" 2>&1)

@@ -596,6 +596,46 @@ static void test_ids (void)
     jt_diags_free (&d);
 }
 
+
+/* A soft group (no groupGPUs) placed in two domains: two bound leases of
+ * group 0, each its own lease (":c1" on the second), both in the fold. */
+#define SOFT "jobtree/1 {\"run\":{\"owner\":\"rai\",\"resources\":{\"gpuType\":" \
+    "\"h100\",\"totalGPUs\":24}},\"funding\":[],\"fundedGPUs\":24,\"borrowedGPUs\":0," \
+    "\"reason\":\"OK\",\"bound\":{\"time\":\"2026-03-01T12:00:00Z\",\"leases\":[" \
+    "{\"group\":0,\"envelope\":\"west-h100\",\"role\":\"Active\",\"gpus\":16," \
+    "\"nodes\":[\"a01\",\"a02\"]},{\"group\":0,\"envelope\":\"west-h100\",\"role\":" \
+    "\"Active\",\"gpus\":8,\"nodes\":[\"b01\"]}]}}"
+
+static void test_soft_chunks (void)
+{
+    jt_jobrec_t soft;
+    jt_lease_events_t e = { 0 };
+    jt_error_t err = { "" };
+    jt_ledger_fold_t *f = jt_ledger_fold_create ();
+    jt_fold_lease_t *open;
+    size_t n;
+
+    if (jt_jobrec_parse (SOFT, &soft, &err) < 0)
+        bail_out ("soft record: %s", err.text);
+    jt_job_facts_t j = job (43, JT_JOB_RUNNING, all, 6);
+    j.rec = &soft;
+    ok (jt_lease_sync (&j, NULL, 0, T0 + 5, JT_REASON_SHRINK, &e, &err) == 0,
+        "soft: sync at begin");
+    is (dump (&e),
+        "Start jtc:43:1772366395:g0:start run=jtc:43 group=0 env=west-h100 "
+        "owner=rai role=Active gpus=16 nodes=a01,a02 start=+0\n"
+        "Start jtc:43:1772366395:g0:c1:start run=jtc:43 group=0 env=west-h100 "
+        "owner=rai role=Active gpus=8 nodes=b01 start=+0\n",
+        "soft group in two domains: a lease per chunk, the second's id ends :c1");
+    is_int (apply (f, &e), 0, "the fold accepts both");
+    n = open_of (f, &open);
+    is_int ((long long) n, 2, "both chunks are open leases (24 GPUs, not 16)");
+    free (open);
+    jt_lease_events_clear (&e);
+    jt_ledger_fold_destroy (f);
+    jt_jobrec_free (&soft);
+}
+
 int main (void)
 {
     jt_error_t err = { "" };
@@ -606,6 +646,7 @@ int main (void)
     test_reconcile ();
     test_cut_marks ();
     test_ids ();
+    test_soft_chunks ();
     jt_jobrec_free (&rec);
     return done_testing ();
 }
