@@ -355,6 +355,12 @@ int jt_ledger_segments (const char *dir, char ***paths, size_t *n,
                         jt_error_t *err);
 void jt_ledger_segments_free (char **paths, size_t n);
 
+/* paths (segment files, or directories read with jt_ledger_segments) as
+ * segment files in order, into *files (free with jt_ledger_segments_free).
+ * 0, or -1 with err set. */
+int jt_ledger_expand_paths (const char *const *paths, size_t npaths,
+                            char ***files, size_t *nfiles, jt_error_t *err);
+
 /* ---- Writer ------------------------------------------------------------ */
 
 typedef struct jt_ledger_writer jt_ledger_writer_t;

@@ -501,45 +501,6 @@ static uint64_t last_checkpoint (const char *path)
     return best;
 }
 
-/* paths (segment files or directories) as segment files in order. */
-static int expand (const char *const *paths, size_t npaths, char ***out, size_t *n,
-                   jt_error_t *err)
-{
-    char **v = NULL;
-    size_t nv = 0;
-
-    for (size_t i = 0; i < npaths; i++) {
-        struct stat sb;
-        char **seg = NULL;
-        size_t nseg = 0;
-        if (stat (paths[i], &sb) == 0 && S_ISDIR (sb.st_mode)) {
-            if (jt_ledger_segments (paths[i], &seg, &nseg, err) < 0)
-                goto error;
-        } else if (!(seg = malloc (sizeof (*seg))) || !(seg[0] = strdup (paths[i]))) {
-            free (seg);
-            jt_errprintf (err, "out of memory");
-            goto error;
-        } else
-            nseg = 1;
-        char **nvv = realloc (v, (nv + nseg + 1) * sizeof (*v));
-        if (!nvv) {
-            jt_ledger_segments_free (seg, nseg);
-            jt_errprintf (err, "out of memory");
-            goto error;
-        }
-        v = nvv;
-        memcpy (v + nv, seg, nseg * sizeof (*seg));
-        nv += nseg;
-        free (seg);
-    }
-    *out = v;
-    *n = nv;
-    return 0;
-error:
-    jt_ledger_segments_free (v, nv);
-    return -1;
-}
-
 /* Read files from the last segment holding a checkpoint, through c (no
  * fold yet: the first complete checkpoint restores it). 1 when c->fold
  * came from a checkpoint, 0 when none was found or usable (c->why), -1
@@ -649,7 +610,7 @@ int jt_ledger_verify_from_checkpoint (const char *const *paths, size_t npaths,
         memset (info, 0, sizeof (*info));
     if (fold)
         *fold = NULL;
-    if (expand (paths, npaths, &files, &n, err) < 0)
+    if (jt_ledger_expand_paths (paths, npaths, &files, &n, err) < 0)
         return -1;
     int rc = tail_read (files, n, &c, res, info, err);
     if (rc < 0 && v->kind == JT_VIOL_NONE) {

@@ -477,13 +477,52 @@ static int walk_file (struct walk *w, const char *path, bool is_last, jt_error_t
     return rc;
 }
 
+int jt_ledger_expand_paths (const char *const *paths, size_t npaths,
+                            char ***files, size_t *nfiles, jt_error_t *err)
+{
+    char **v = NULL;
+    size_t nv = 0;
+
+    for (size_t i = 0; i < npaths; i++) {
+        struct stat sb;
+        char **seg = NULL;
+        size_t nseg = 0;
+        if (stat (paths[i], &sb) == 0 && S_ISDIR (sb.st_mode)) {
+            if (jt_ledger_segments (paths[i], &seg, &nseg, err) < 0)
+                goto error;
+        } else if (!(seg = malloc (sizeof (*seg))) || !(seg[0] = strdup (paths[i]))) {
+            free (seg);
+            jt_errprintf (err, "out of memory");
+            goto error;
+        } else
+            nseg = 1;
+        char **nvv = realloc (v, (nv + nseg + 1) * sizeof (*v));
+        if (!nvv) {
+            jt_ledger_segments_free (seg, nseg);
+            jt_errprintf (err, "out of memory");
+            goto error;
+        }
+        v = nvv;
+        if (nseg)       /* an empty directory gives no array */
+            memcpy (v + nv, seg, nseg * sizeof (*seg));
+        nv += nseg;
+        free (seg);
+    }
+    *files = v;
+    *nfiles = nv;
+    return 0;
+error:
+    jt_ledger_segments_free (v, nv);
+    return -1;
+}
+
 int jt_ledger_read (const char *const *paths, size_t npaths, const char *head,
                     jt_ledger_record_f cb, void *arg, jt_ledger_result_t *res,
                     jt_error_t *err)
 {
     struct walk w = { .cb = cb, .arg = arg, .res = res };
     char **files = NULL;
-    size_t nfiles = 0, cap = 0;
+    size_t nfiles = 0;
     char head_hash[65];
     int rc = 0;
 
@@ -498,36 +537,8 @@ int jt_ledger_read (const char *const *paths, size_t npaths, const char *head,
                                  head);
         w.head_hash = head_hash;
     }
-    for (size_t i = 0; i < npaths; i++) {
-        struct stat sb;
-        char **seg = NULL;
-        size_t nseg = 0;
-        if (stat (paths[i], &sb) == 0 && S_ISDIR (sb.st_mode)) {
-            if (jt_ledger_segments (paths[i], &seg, &nseg, err) < 0)
-                goto error;
-        } else {
-            if (!(seg = malloc (sizeof (*seg))) || !(seg[0] = strdup (paths[i]))) {
-                free (seg);
-                jt_errprintf (err, "out of memory");
-                goto error;
-            }
-            nseg = 1;
-        }
-        if (nfiles + nseg > cap) {
-            cap = (nfiles + nseg) * 2;
-            char **nv = realloc (files, cap * sizeof (*nv));
-            if (!nv) {
-                jt_ledger_segments_free (seg, nseg);
-                jt_errprintf (err, "out of memory");
-                goto error;
-            }
-            files = nv;
-        }
-        if (nseg)
-            memcpy (files + nfiles, seg, nseg * sizeof (*seg));
-        nfiles += nseg;
-        free (seg);
-    }
+    if (jt_ledger_expand_paths (paths, npaths, &files, &nfiles, err) < 0)
+        goto error;
     for (size_t i = 0; i < nfiles && rc == 0; i++)
         rc = walk_file (&w, files[i], i + 1 == nfiles, err);
     if (rc < 0)
