@@ -46,16 +46,6 @@ static void like (const char *got, const char *re, const char *fmt, ...)
 }
 
 /* One 8-GPU h100 node with features "k=v,...". */
-static void nd (jt_snapshot_t *s, const char *name, const char *features)
-{
-    jt_labels_t l = JT_LABELS_INIT;
-    jt_error_t err;
-
-    jt_labels_parse_features (&l, features);
-    if (jt_snapshot_add_node (s, name, &l, "h100", 8, 0, JT_NODE_UP, &err) < 0)
-        bail_out ("add %s: %s", name, err.text);
-    jt_labels_free (&l);
-}
 
 #define RAI "{ \"owner\": \"rai\", \"envelopes\": [" FX_ENV ("rai-h100", "", 64, "") "] }"
 #define RUN16(loc) \
@@ -114,10 +104,10 @@ static void test_of (void)
     size_t nn[] = { 3 };
     const char *v;
 
-    nd (s, "n1", "fabric.domain=A,conformance=x");
-    nd (s, "n2", "fabric.domain=A,conformance=x");
-    nd (s, "n3", "fabric.domain=A,conformance=y");
-    nd (s, "n4", "fabric.domain=A");
+    fx_node (s, "n1", "fabric.domain=A,conformance=x");
+    fx_node (s, "n2", "fabric.domain=A,conformance=x");
+    fx_node (s, "n3", "fabric.domain=A,conformance=y");
+    fx_node (s, "n4", "fabric.domain=A");
     fx_finalize (s);
     ok (jt_conformance_of (s, xx, 2, &v) == JT_CONF_ONE && !strcmp (v, "x"), "x x: one, x");
     ok (jt_conformance_of (s, xy, 2, &v) == JT_CONF_MIXED && !v, "x y: mixed");
@@ -132,12 +122,12 @@ static jt_snapshot_t *cluster_prefer (void)
 {
     jt_snapshot_t *s = jt_snapshot_create ();
 
-    nd (s, "a1", "fabric.domain=A,conformance=y");
-    nd (s, "a2", "fabric.domain=A,conformance=x");
-    nd (s, "a3", "fabric.domain=A,conformance=x");
-    nd (s, "a4", "fabric.domain=A,conformance=x");
-    nd (s, "b1", "fabric.domain=B,conformance=z");
-    nd (s, "b2", "fabric.domain=B,conformance=z");
+    fx_node (s, "a1", "fabric.domain=A,conformance=y");
+    fx_node (s, "a2", "fabric.domain=A,conformance=x");
+    fx_node (s, "a3", "fabric.domain=A,conformance=x");
+    fx_node (s, "a4", "fabric.domain=A,conformance=x");
+    fx_node (s, "b1", "fabric.domain=B,conformance=z");
+    fx_node (s, "b2", "fabric.domain=B,conformance=z");
     return fx_finalize (s);
 }
 
@@ -146,12 +136,12 @@ static jt_snapshot_t *cluster_strict (void)
 {
     jt_snapshot_t *s = jt_snapshot_create ();
 
-    nd (s, "a1", "fabric.domain=A,conformance=w");
-    nd (s, "a2", "fabric.domain=A,conformance=x");
-    nd (s, "a3", "fabric.domain=A,conformance=y");
-    nd (s, "a4", "fabric.domain=A,conformance=v");
-    nd (s, "b1", "fabric.domain=B,conformance=x");
-    nd (s, "b2", "fabric.domain=B,conformance=x");
+    fx_node (s, "a1", "fabric.domain=A,conformance=w");
+    fx_node (s, "a2", "fabric.domain=A,conformance=x");
+    fx_node (s, "a3", "fabric.domain=A,conformance=y");
+    fx_node (s, "a4", "fabric.domain=A,conformance=v");
+    fx_node (s, "b1", "fabric.domain=B,conformance=x");
+    fx_node (s, "b2", "fabric.domain=B,conformance=x");
     return fx_finalize (s);
 }
 
@@ -206,10 +196,10 @@ static void test_pack (void)
 
     /* strict and no class of two nodes anywhere: it waits, saying why */
     s = jt_snapshot_create ();
-    nd (s, "a1", "fabric.domain=A,conformance=x");
-    nd (s, "a2", "fabric.domain=A,conformance=y");
-    nd (s, "b1", "fabric.domain=B,conformance=x");
-    nd (s, "b2", "fabric.domain=B,conformance=y");
+    fx_node (s, "a1", "fabric.domain=A,conformance=x");
+    fx_node (s, "a2", "fabric.domain=A,conformance=y");
+    fx_node (s, "b1", "fabric.domain=B,conformance=x");
+    fx_node (s, "b2", "fabric.domain=B,conformance=y");
     fx_finalize (s);
     like (fx_plan (b, s, NULL, st, JT_PACK_TO_EMPTY, &p), "^Reject|^PlanLater",
           "strict without two nodes of one fingerprint in a domain: no placement");

@@ -244,6 +244,61 @@ void fx_nodes (jt_snapshot_t *s, const char *prefix, int first, int count,
     free (copy);
 }
 
+void fx_node (jt_snapshot_t *s, const char *name, const char *features)
+{
+    jt_labels_t l = JT_LABELS_INIT;
+    jt_error_t err;
+
+    jt_labels_parse_features (&l, features);
+    if (jt_snapshot_add_node (s, name, &l, "h100", 8, 0, JT_NODE_UP, &err) < 0)
+        bail_out ("add %s: %s", name, err.text);
+    jt_labels_free (&l);
+}
+
+static const char *pack_reason (jt_reason_t r)
+{
+    switch (r) {
+    case JT_NO_DOMAIN_FITS:
+        return "NoDomainFits";
+    case JT_SPREAD_NO_DOMAIN:
+        return "SingleDomainFull";
+    case JT_NO_NODES:
+        return "NoNodes";
+    default:
+        return "other";
+    }
+}
+
+const char *fx_pack_text (jt_pack_view_t *v, const jt_snapshot_t *s,
+                          const jt_pack_request_t *r, jt_placement_t *keep,
+                          bool values)
+{
+    static char buf[1024];
+    jt_placement_t p;
+    jt_error_t err = { "" };
+    int rc = jt_pack (v, r, &p, &err);
+
+    if (rc < 0)
+        snprintf (buf, sizeof (buf), "error: %s", err.text);
+    else if (rc == 1)
+        snprintf (buf, sizeof (buf), "None(%s): %s", pack_reason (p.reason),
+                  p.detail);
+    else {
+        char *d = jt_placement_dump (&p, s);
+        size_t at = (size_t) snprintf (buf, sizeof (buf), "%s", d);
+
+        free (d);
+        for (size_t i = 0; values && i < p.ngroups && at < sizeof (buf); i++)
+            at += (size_t) snprintf (buf + at, sizeof (buf) - at, " {%s}",
+                                     p.groups[i].value ? p.groups[i].value : "-");
+    }
+    if (keep)
+        *keep = p;
+    else
+        jt_placement_free (&p);
+    return buf;
+}
+
 jt_snapshot_t *fx_finalize (jt_snapshot_t *s)
 {
     jt_error_t err;

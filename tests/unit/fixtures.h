@@ -19,6 +19,7 @@
 #include "jobtree/snapshot.h"
 #include "jobtree/cover.h"
 #include "jobtree/plan.h"
+#include "jobtree/pack.h"
 
 /* The instant most tests decide at, and a window around it. */
 #define FX_NOW "2026-03-01T12:00:00Z"
@@ -90,6 +91,18 @@ int64_t fx_time (const char *s);
  * h100 and gpus GPUs each, of which the first `used` nodes are fully used. */
 void fx_nodes (jt_snapshot_t *s, const char *prefix, int first, int count,
                const char *labels, int gpus, int used);
+
+/* Add one free, up h100 node with 8 GPUs and the labels of the Slurm
+ * feature string `features` ("fabric.domain=A,conformance=x"). */
+void fx_node (jt_snapshot_t *s, const char *name, const char *features);
+
+/* Pack r on v and return the placement's dump, or "None(Reason): detail",
+ * or "error: ..." (static buffer, overwritten by the next call); with
+ * values, each group's --group-by value follows as " {v}" ("-" for none).
+ * The placement is kept in *keep when keep is not NULL (caller frees). */
+const char *fx_pack_text (jt_pack_view_t *v, const jt_snapshot_t *s,
+                          const jt_pack_request_t *r, jt_placement_t *keep,
+                          bool values);
 
 /* Finalize s (bails out on error) and return it. */
 jt_snapshot_t *fx_finalize (jt_snapshot_t *s);

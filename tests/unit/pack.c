@@ -9,6 +9,7 @@
 #include <string.h>
 
 #include "jobtree/pack.h"
+#include "fixtures.h"
 #include "tap.h"
 
 /* Add one node. fabric NULL = no fabric.domain label; rack may be NULL. */
@@ -63,45 +64,7 @@ static jt_pack_request_t req (const int64_t *groups, size_t n)
 
 /* Reason names as jt_reason_str spells them (kept local so this test
  * depends on Pack alone). */
-static const char *why (jt_reason_t r)
-{
-    switch (r) {
-    case JT_NO_DOMAIN_FITS:
-        return "NoDomainFits";
-    case JT_SPREAD_NO_DOMAIN:
-        return "SingleDomainFull";
-    case JT_NO_NODES:
-        return "NoNodes";
-    default:
-        return "other";
-    }
-}
 
-/* Pack r on v; return the dump (or "None: <detail>"), in a static buffer. */
-static const char *pk (jt_pack_view_t *v, const jt_snapshot_t *s,
-                       const jt_pack_request_t *r, jt_placement_t *keep)
-{
-    static char buf[1024];
-    jt_placement_t p;
-    jt_error_t err = { "" };
-    int rc = jt_pack (v, r, &p, &err);
-
-    if (rc < 0)
-        snprintf (buf, sizeof (buf), "error: %s", err.text);
-    else if (rc == 1)
-        snprintf (buf, sizeof (buf), "None(%s): %s", why (p.reason),
-                  p.detail);
-    else {
-        char *d = jt_placement_dump (&p, s);
-        snprintf (buf, sizeof (buf), "%s", d);
-        free (d);
-    }
-    if (keep)
-        *keep = p;
-    else
-        jt_placement_free (&p);
-    return buf;
-}
 
 static void free_str (const jt_pack_view_t *v, const jt_snapshot_t *s,
                       char *buf, size_t len)
@@ -124,11 +87,11 @@ static void test_flavor (void)
     int64_t g16[] = { 16 }, g24[] = { 24 };
     jt_pack_request_t r = req (g16, 1);
 
-    is (pk (v, s, &r, NULL), "g0 A[a01:8 a02:8]", "flavor filter: h100 nodes");
+    is (fx_pack_text (v, s, &r, NULL, false), "g0 A[a01:8 a02:8]", "flavor filter: h100 nodes");
     jt_pack_view_destroy (v);
     v = view (s);
     r = req (g24, 1);
-    is (pk (v, s, &r, NULL),
+    is (fx_pack_text (v, s, &r, NULL, false),
         "None(NoDomainFits): group 0 (24 GPUs) fits no domain: most free is A with 16",
         "flavor filter: the a100 node is not taken");
     jt_pack_view_destroy (v);
@@ -152,18 +115,18 @@ static void test_unusable (void)
 
     free_str (v, s, buf, sizeof (buf));
     is (buf, "A=8", "only a04 counts as free");
-    is (pk (v, s, &r, NULL),
+    is (fx_pack_text (v, s, &r, NULL, false),
         "None(NoDomainFits): group 0 (16 GPUs) fits no domain: most free is A with 8",
         "down, drained, partially used and unlabelled nodes are not taken");
     r = req (g8, 1);
-    is (pk (v, s, &r, NULL), "g0 A[a04:8]", "the one whole free node is taken");
-    is (pk (v, s, &r, NULL),
+    is (fx_pack_text (v, s, &r, NULL, false), "g0 A[a04:8]", "the one whole free node is taken");
+    is (fx_pack_text (v, s, &r, NULL, false),
         "None(NoDomainFits): group 0 (8 GPUs) fits no domain: no domain has a free node",
         "nodes without fabric.domain never packed");
     jt_pack_view_destroy (v);
 
     v = jt_pack_view_create (s, "b200", NULL);
-    is (pk (v, s, &r, NULL),
+    is (fx_pack_text (v, s, &r, NULL, false),
         "None(NoNodes): no node of flavor b200 has GPUs and a fabric.domain label",
         "no node of the flavor: NoNodes");
     jt_pack_view_destroy (v);
@@ -180,16 +143,16 @@ static void test_domain_order (void)
     int64_t g8[] = { 8 };
     jt_pack_request_t r = req (g8, 1);
 
-    is (pk (v, s, &r, NULL), "g0 B[b01:8]",
+    is (fx_pack_text (v, s, &r, NULL, false), "g0 B[b01:8]",
         "domains by free desc, tie (B=C=24) broken by name");
-    is (pk (v, s, &r, NULL), "g0 C[c01:8]",
+    is (fx_pack_text (v, s, &r, NULL, false), "g0 C[c01:8]",
         "next request: C now has the most free");
     /* Across runs the order is taken afresh: one-node runs go round-robin
      * over the domains, most free first (README, docs/packing.md). */
-    is (pk (v, s, &r, NULL), "g0 A[a01:8]",
+    is (fx_pack_text (v, s, &r, NULL, false), "g0 A[a01:8]",
         "then A (A=B=C=16, A by name): runs spread, they do not fill B");
-    is (pk (v, s, &r, NULL), "g0 B[b02:8]", "then B again (B=C=16 > A=8)");
-    is (pk (v, s, &r, NULL), "g0 C[c02:8]", "then C: round-robin, most free first");
+    is (fx_pack_text (v, s, &r, NULL, false), "g0 B[b02:8]", "then B again (B=C=16 > A=8)");
+    is (fx_pack_text (v, s, &r, NULL, false), "g0 C[c02:8]", "then C: round-robin, most free first");
     jt_pack_view_destroy (v);
     jt_snapshot_destroy (s);
 }
@@ -203,7 +166,7 @@ static void test_fill_to_empty (void)
     int64_t g[] = { 8, 8, 8, 8, 8 };
     jt_pack_request_t r = req (g, 5);
 
-    is (pk (v, s, &r, NULL),
+    is (fx_pack_text (v, s, &r, NULL, false),
         "g0 A[a01:8] | g1 A[a02:8] | g2 A[a03:8] | g3 B[b01:8] | g4 B[b02:8]",
         "one domain filled to empty before the next");
     jt_pack_view_destroy (v);
@@ -219,7 +182,7 @@ static void test_no_span (void)
     int64_t g[] = { 24 };
     jt_pack_request_t r = req (g, 1);
 
-    is (pk (v, s, &r, NULL),
+    is (fx_pack_text (v, s, &r, NULL, false),
         "None(NoDomainFits): group 0 (24 GPUs) fits no domain: most free is A with 16",
         "a group never spans domains: None rather than a split");
     jt_pack_view_destroy (v);
@@ -235,7 +198,7 @@ static void test_short_last (void)
     int64_t g[] = { 32, 32, 8 };
     jt_pack_request_t r = req (g, 3);
 
-    is (pk (v, s, &r, NULL),
+    is (fx_pack_text (v, s, &r, NULL, false),
         "g0 A[a01:8 a02:8 a03:8 a04:8] | g1 B[b01:8 b02:8 b03:8 b04:8] | "
         "g2 A[a05:8]", "short last group fills an earlier domain's remainder");
     jt_pack_view_destroy (v);
@@ -244,7 +207,7 @@ static void test_short_last (void)
     v = view (s);
     int64_t g2[] = { 20 };
     r = req (g2, 1);
-    is (pk (v, s, &r, NULL), "g0 A[a01:8 a02:8 a03:4]",
+    is (fx_pack_text (v, s, &r, NULL, false), "g0 A[a01:8 a02:8 a03:4]",
         "20 GPUs take ceil(20/8) whole nodes, the last with 4");
     jt_pack_view_destroy (v);
     jt_snapshot_destroy (s);
@@ -261,10 +224,10 @@ static void test_node_order (void)
     int64_t g[] = { 20 }, g4[] = { 4 };
     jt_pack_request_t r = req (g, 1);
 
-    is (pk (v, s, &r, NULL), "g0 A[a02:8 a03:8 a01:4]",
+    is (fx_pack_text (v, s, &r, NULL, false), "g0 A[a02:8 a03:8 a01:4]",
         "nodes within a domain by free GPUs desc, then name");
     r = req (g4, 1);
-    is (pk (v, s, &r, NULL), "g0 A[a04:4]", "the remaining node");
+    is (fx_pack_text (v, s, &r, NULL, false), "g0 A[a04:4]", "the remaining node");
     jt_pack_view_destroy (v);
     jt_snapshot_destroy (s);
 }
@@ -279,19 +242,19 @@ static void test_spares (void)
     jt_pack_request_t r = req (g1, 1);
 
     r.spares_per_group = 1;
-    is (pk (v, s, &r, NULL), "g0 A[a01:8 a02:8] s[a03]",
+    is (fx_pack_text (v, s, &r, NULL, false), "g0 A[a01:8 a02:8] s[a03]",
         "spare node in the group's own domain");
     jt_pack_view_destroy (v);
     v = view (s);
     r = req (g2, 2);
     r.spares_per_group = 1;
-    is (pk (v, s, &r, NULL),
+    is (fx_pack_text (v, s, &r, NULL, false),
         "None(NoDomainFits): group 1 (16 GPUs + 1 spare node) fits no domain: "
         "most free is B with 16", "B cannot hold 16 GPUs plus a spare");
     jt_pack_view_destroy (v);
     range (s, "B", "bb", 1);
     v = view (s);
-    is (pk (v, s, &r, NULL), "g0 A[a01:8 a02:8] s[a03] | g1 B[b01:8 b02:8] s[bb01]",
+    is (fx_pack_text (v, s, &r, NULL, false), "g0 A[a01:8 a02:8] s[a03] | g1 B[b01:8 b02:8] s[bb01]",
         "each group's spare in its own domain");
     jt_pack_view_destroy (v);
     jt_snapshot_destroy (s);
@@ -307,30 +270,30 @@ static void test_single_domain (void)
     jt_pack_request_t r = req (g1, 3);
 
     r.single_domain = true;
-    is (pk (v, s, &r, NULL), "g0 B[b01:8] | g1 B[b02:8] | g2 B[b03:8]",
+    is (fx_pack_text (v, s, &r, NULL, false), "g0 B[b01:8] | g1 B[b02:8] | g2 B[b03:8]",
         "single_domain: all groups in the first domain that holds them");
     jt_pack_view_destroy (v);
     v = view (s);
     r = req (g2, 3);
     r.single_domain = true;
-    is (pk (v, s, &r, NULL),
+    is (fx_pack_text (v, s, &r, NULL, false),
         "None(SingleDomainFull): no single domain holds all 3 groups (40 GPUs): "
         "most free is B with 32", "single_domain fails fast");
     r.single_domain = false;
-    is (pk (v, s, &r, NULL), "g0 B[b01:8 b02:8] | g1 B[b03:8 b04:8] | g2 A[a01:8]",
+    is (fx_pack_text (v, s, &r, NULL, false), "g0 B[b01:8 b02:8] | g1 B[b03:8 b04:8] | g2 A[a01:8]",
         "the same groups spread when allowed (and the failed try left no trace)");
     jt_pack_view_destroy (v);
     v = view (s);
     r.single_domain = true;
     r.partial_ok = true;
-    is (pk (v, s, &r, NULL), "g0 B[b01:8 b02:8] | g1 B[b03:8 b04:8]",
+    is (fx_pack_text (v, s, &r, NULL, false), "g0 B[b01:8 b02:8] | g1 B[b03:8 b04:8]",
         "single_domain + partial_ok: the domain holding the longest prefix");
     r.partial_ok = false;
     r.soft = true;
     int64_t soft24[] = { 24 };
     r.groups = soft24;
     r.ngroups = 1;
-    is (pk (v, s, &r, NULL), "g0 A[a01:8 a02:8 a03:8]",
+    is (fx_pack_text (v, s, &r, NULL, false), "g0 A[a01:8 a02:8 a03:8]",
         "soft + single_domain: one chunk in one domain");
     jt_pack_view_destroy (v);
     jt_snapshot_destroy (s);
@@ -346,14 +309,14 @@ static void test_only_domain (void)
     jt_pack_request_t r = req (g, 1);
 
     r.only_domain = jt_snapshot_domain_index (s, "B");
-    is (pk (v, s, &r, NULL), "g0 B[b01:8]", "only_domain restricts to B");
+    is (fx_pack_text (v, s, &r, NULL, false), "g0 B[b01:8]", "only_domain restricts to B");
     r = req (g3, 1);
     r.only_domain = jt_snapshot_domain_index (s, "B");
-    is (pk (v, s, &r, NULL),
+    is (fx_pack_text (v, s, &r, NULL, false),
         "None(NoDomainFits): group 0 (24 GPUs) fits no domain: most free is B with 8",
         "only_domain: A is not considered");
     r.only_domain = 7;
-    is (pk (v, s, &r, NULL), "error: pack: no domain 7", "bad only_domain");
+    is (fx_pack_text (v, s, &r, NULL, false), "error: pack: no domain 7", "bad only_domain");
     jt_pack_view_destroy (v);
     jt_snapshot_destroy (s);
 }
@@ -369,29 +332,29 @@ static void test_soft (void)
     jt_pack_request_t r = req (g, 1);
 
     r.soft = true;
-    is (pk (v, s, &r, NULL), "g0 A[a01:8 a02:8 a03:8] | g1 B[b01:8 b02:4]",
+    is (fx_pack_text (v, s, &r, NULL, false), "g0 A[a01:8 a02:8 a03:8] | g1 B[b01:8 b02:4]",
         "soft: chunks by whole node, filling each domain to empty in order");
     jt_pack_view_destroy (v);
     v = view (s);
     r = req (big, 1);
     r.soft = true;
-    is (pk (v, s, &r, NULL),
+    is (fx_pack_text (v, s, &r, NULL, false),
         "None(NoDomainFits): soft demand of 64 GPUs: only 48 placeable",
         "soft: None when the demand exceeds what is free");
     r.partial_ok = true;
-    is (pk (v, s, &r, NULL), "g0 A[a01:8 a02:8 a03:8] | g1 B[b01:8 b02:8] | g2 C[c01:8]",
+    is (fx_pack_text (v, s, &r, NULL, false), "g0 A[a01:8 a02:8 a03:8] | g1 B[b01:8 b02:8] | g2 C[c01:8]",
         "soft + partial_ok: as much as fits");
     jt_pack_view_destroy (v);
     v = view (s);
     r = req (g, 1);
     r.soft = true;
     r.spares_per_group = 1;
-    is (pk (v, s, &r, NULL),
+    is (fx_pack_text (v, s, &r, NULL, false),
         "None(NoDomainFits): soft demand of 36 GPUs + 1 spare node per chunk: "
         "only 24 placeable", "soft with spares: one spare per chunk");
     int64_t g24[] = { 24 };
     r.groups = g24;
-    is (pk (v, s, &r, NULL), "g0 A[a01:8 a02:8] s[a03] | g1 B[b01:8] s[b02]",
+    is (fx_pack_text (v, s, &r, NULL, false), "g0 A[a01:8 a02:8] s[a03] | g1 B[b01:8] s[b02]",
         "soft chunks each keep their spare");
     jt_pack_view_destroy (v);
     jt_snapshot_destroy (s);
@@ -407,11 +370,11 @@ static void test_partial (void)
     jt_pack_request_t r = req (g, 3);
     jt_placement_t p;
 
-    is (pk (v, s, &r, NULL),
+    is (fx_pack_text (v, s, &r, NULL, false),
         "None(NoDomainFits): group 1 (16 GPUs) fits no domain: most free is B with 8",
         "without partial_ok: None");
     r.partial_ok = true;
-    is (pk (v, s, &r, &p), "g0 A[a01:8 a02:8]",
+    is (fx_pack_text (v, s, &r, &p, false), "g0 A[a01:8 a02:8]",
         "partial_ok: the longest prefix (group 2 would fit but is not a prefix)");
     is_int (p.ngroups, 1, "one group placed");
     is_int (p.total_gpus, 16, "total 16");
@@ -420,7 +383,7 @@ static void test_partial (void)
     int64_t g2[] = { 16 };
     r = req (g2, 1);
     r.partial_ok = true;
-    is (pk (v, s, &r, NULL),
+    is (fx_pack_text (v, s, &r, NULL, false),
         "None(NoDomainFits): group 0 (16 GPUs) fits no domain: most free is B with 8",
         "partial_ok with 0 groups placed is None");
     jt_pack_view_destroy (v);
@@ -443,16 +406,16 @@ static void test_selector (void)
     jt_labels_set (&rack, JT_LABEL_RACK, "r1");
     jt_labels_set (&east, JT_LABEL_REGION, "east");
     r.selector = &rack;
-    is (pk (v, s, &r, NULL), "g0 west/A[a02:8 a03:8]",
+    is (fx_pack_text (v, s, &r, NULL, false), "g0 west/A[a02:8 a03:8]",
         "node-level selector: only rack r1 nodes");
-    is (pk (v, s, &r, NULL),
+    is (fx_pack_text (v, s, &r, NULL, false),
         "None(NoDomainFits): group 0 (16 GPUs) fits no domain: most free is east/B with 8",
         "node-level selector: the r2 nodes do not count");
     r.selector = NULL;
-    is (pk (v, s, &r, NULL), "g0 west/A[a01:8 a04:8]", "no selector: the r2 nodes");
+    is (fx_pack_text (v, s, &r, NULL, false), "g0 west/A[a01:8 a04:8]", "no selector: the r2 nodes");
     r = req (g8, 1);
     r.selector = &east;
-    is (pk (v, s, &r, NULL), "g0 east/B[b01:8]", "domain-level selector region=east");
+    is (fx_pack_text (v, s, &r, NULL, false), "g0 east/B[b01:8]", "domain-level selector region=east");
     jt_labels_free (&rack);
     jt_labels_free (&east);
     jt_pack_view_destroy (v);
@@ -471,10 +434,10 @@ static void test_best_fit (void)
     jt_pack_request_t r = req (g, 1);
 
     r.policy = JT_PACK_BEST_FIT;
-    is (pk (v, s, &r, NULL), "g0 B[b01:8 b02:8]",
+    is (fx_pack_text (v, s, &r, NULL, false), "g0 B[b01:8 b02:8]",
         "best-fit: smallest domain that holds the group (B=D tie by name)");
     r.groups = g3;
-    is (pk (v, s, &r, NULL), "g0 C[c01:8 c02:8 c03:8]", "best-fit: C for 24");
+    is (fx_pack_text (v, s, &r, NULL, false), "g0 C[c01:8 c02:8 c03:8]", "best-fit: C for 24");
     is (jt_pack_policy_str (JT_PACK_BEST_FIT), "best-fit", "policy name");
     jt_pack_policy_t pol;
     ok (jt_pack_policy_parse ("pack-to-empty", &pol) == 0
@@ -495,13 +458,13 @@ static void test_none_unchanged (void)
     char before[256], after[256];
 
     free_str (v, s, before, sizeof (before));
-    ok (strncmp (pk (v, s, &r, NULL), "None", 4) == 0,
+    ok (strncmp (fx_pack_text (v, s, &r, NULL, false), "None", 4) == 0,
         "request fails on its third group");
     free_str (v, s, after, sizeof (after));
     is (after, before, "None leaves free per domain unchanged");
     is (before, "A=40 B=24", "free per domain");
     r = req (g8, 2);
-    is (pk (v, s, &r, NULL), "g0 A[a01:8] | g1 A[a02:8]",
+    is (fx_pack_text (v, s, &r, NULL, false), "g0 A[a01:8] | g1 A[a02:8]",
         "the nodes the failed request had taken are given back in order");
     jt_pack_view_destroy (v);
     jt_snapshot_destroy (s);
@@ -520,7 +483,7 @@ static void test_unplace (void)
 
     r.spares_per_group = 1;
     free_str (v, s, before, sizeof (before));
-    snprintf (first, sizeof (first), "%s", pk (v, s, &r, &p));
+    snprintf (first, sizeof (first), "%s", fx_pack_text (v, s, &r, &p, false));
     is (first, "g0 A[a01:8 a02:8] s[a03] | g1 B[b01:8 b02:8] s[b03]", "placed");
     free_str (v, s, after, sizeof (after));
     is (after, "A=8 B=0", "nodes consumed");
@@ -528,7 +491,7 @@ static void test_unplace (void)
     jt_placement_free (&p);
     free_str (v, s, after, sizeof (after));
     is (after, before, "unplace restores free per domain");
-    is (pk (v, s, &r, NULL), first, "the same request places identically again");
+    is (fx_pack_text (v, s, &r, NULL, false), first, "the same request places identically again");
     jt_pack_view_destroy (v);
     jt_snapshot_destroy (s);
 }
@@ -543,14 +506,14 @@ static void test_seed_example (void)
     jt_pack_request_t r = req (g1, 2);
     jt_placement_t p;
 
-    is (pk (v, s, &r, &p),
+    is (fx_pack_text (v, s, &r, &p, false),
         "g0 A[a01:8 a02:8 a03:8 a04:8 a05:8 a06:8 a07:8 a08:8] | "
         "g1 B[b01:8 b02:8 b03:8 b04:8]", "seed example: [64,32] -> g0 A, g1 B");
     is_int (p.total_gpus, 96, "96 GPUs placed");
     jt_pack_unplace (v, &p);
     jt_placement_free (&p);
     r = req (g2, 2);
-    is (pk (v, s, &r, NULL),
+    is (fx_pack_text (v, s, &r, NULL, false),
         "None(NoDomainFits): group 1 (64 GPUs) fits no domain: most free is B with 48",
         "seed example: [64,64] -> None");
     jt_pack_view_destroy (v);
@@ -568,7 +531,7 @@ static void test_hold_order (void)
     jt_placement_t p[3];
     char got[512];
 
-    is (pk (v, s, &r, &p[0]),
+    is (fx_pack_text (v, s, &r, &p[0], false),
         "g0 A[a01:8 a02:8] | g1 A[a03:8 a04:8] | g2 B[b01:8 b02:8]",
         "one request: A fills to empty before B");
     jt_pack_unplace (v, &p[0]);
@@ -578,7 +541,7 @@ static void test_hold_order (void)
     got[0] = '\0';
     for (int i = 0; i < 3; i++) {
         r = req (&g[i], 1);
-        strcat (got, pk (v, s, &r, &p[i]));
+        strcat (got, fx_pack_text (v, s, &r, &p[i], false));
         strcat (got, i < 2 ? " ; " : "");
     }
     is (got, "g0 A[a01:8 a02:8] ; g0 B[b01:8 b02:8] ; g0 A[a03:8 a04:8]",
@@ -592,14 +555,14 @@ static void test_hold_order (void)
     got[0] = '\0';
     for (int i = 0; i < 3; i++) {
         r = req (&g[i], 1);
-        strcat (got, pk (v, s, &r, NULL));
+        strcat (got, fx_pack_text (v, s, &r, NULL, false));
         strcat (got, i < 2 ? " ; " : "");
     }
     is (got, "g0 A[a01:8 a02:8] ; g0 A[a03:8 a04:8] ; g0 B[b01:8 b02:8]",
         "one group per request with hold: the same domains as one request");
     jt_pack_view_hold_order (v, false);
     r = req (&g[0], 1);
-    is (pk (v, s, &r, NULL), "g0 B[b03:8 b04:8]",
+    is (fx_pack_text (v, s, &r, NULL, false), "g0 B[b03:8 b04:8]",
         "released: order by current free again (B 16 > A 8)");
     jt_pack_view_destroy (v);
     jt_snapshot_destroy (s);
@@ -617,18 +580,18 @@ static void test_misc (void)
 
     is (d, "-", "empty placement dumps as -");
     free (d);
-    is (pk (v, s, &r, NULL), "error: pack: group 0 has 0 GPUs", "zero group");
+    is (fx_pack_text (v, s, &r, NULL, false), "error: pack: group 0 has 0 GPUs", "zero group");
     int64_t huge[] = { (int64_t) 1 << 41 };
     r = req (huge, 1);
-    is (pk (v, s, &r, NULL), "error: pack: group 0 has 2199023255552 GPUs",
+    is (fx_pack_text (v, s, &r, NULL, false), "error: pack: group 0 has 2199023255552 GPUs",
         "absurd group size is an error, not an overflow");
     int64_t g8[] = { 8 };
     r = req (g8, 1);
     r.spares_per_group = -1;
-    is (pk (v, s, &r, NULL), "error: pack: bad spares_per_group -1",
+    is (fx_pack_text (v, s, &r, NULL, false), "error: pack: bad spares_per_group -1",
         "negative spares");
     r.ngroups = 0;
-    is (pk (v, s, &r, NULL), "error: pack: empty request", "empty request");
+    is (fx_pack_text (v, s, &r, NULL, false), "error: pack: empty request", "empty request");
     is_int (jt_pack_view_free (v, 5), 0, "free of a bad domain is 0");
     jt_placement_free (NULL);
     jt_pack_view_destroy (NULL);

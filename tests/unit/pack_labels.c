@@ -14,6 +14,7 @@
 #include <string.h>
 
 #include "jobtree/pack.h"
+#include "fixtures.h"
 #include "tap.h"
 
 /* One 8-GPU h100 node with features "k=v,..." (as Slurm gives them). */
@@ -78,37 +79,6 @@ static jt_pack_request_t req (const int64_t *groups, size_t n)
     return r;
 }
 
-/* Pack r on v: the dump, or "None(reason): detail"; static buffer. The
- * placement is kept in *keep when keep is given. */
-static const char *pk (jt_pack_view_t *v, const jt_snapshot_t *s,
-                       const jt_pack_request_t *r, jt_placement_t *keep)
-{
-    static char buf[1024];
-    jt_placement_t p;
-    jt_error_t err = { "" };
-    int rc = jt_pack (v, r, &p, &err);
-
-    if (rc < 0)
-        snprintf (buf, sizeof (buf), "error: %s", err.text);
-    else if (rc == 1)
-        snprintf (buf, sizeof (buf), "None(%s): %s",
-                  p.reason == JT_NO_DOMAIN_FITS ? "NoDomainFits"
-                  : p.reason == JT_SPREAD_NO_DOMAIN ? "SingleDomainFull"
-                  : p.reason == JT_NO_NODES ? "NoNodes" : "other", p.detail);
-    else {
-        char *d = jt_placement_dump (&p, s);
-        size_t at = (size_t) snprintf (buf, sizeof (buf), "%s", d);
-        free (d);
-        for (size_t i = 0; i < p.ngroups && at < sizeof (buf); i++)
-            at += (size_t) snprintf (buf + at, sizeof (buf) - at, " {%s}",
-                                     p.groups[i].value ? p.groups[i].value : "-");
-    }
-    if (keep)
-        *keep = p;
-    else
-        jt_placement_free (&p);
-    return buf;
-}
 
 static void test_group_by (void)
 {
@@ -117,17 +87,17 @@ static void test_group_by (void)
     int64_t g16[] = { 16 }, g24[] = { 24 }, g40[] = { 40 }, g3[] = { 16, 16, 16 };
     jt_pack_request_t r = req (g16, 1);
 
-    is (pk (v, s, &r, NULL), "g0 B[b01:8 b02:8] {r3}",
+    is (fx_pack_text (v, s, &r, NULL, true), "g0 B[b01:8 b02:8] {r3}",
         "group-by: pack-to-empty over (domain, value): B/r3 is the most free");
     r = req (g40, 1);
-    is (pk (v, s, &r, NULL), "None(NoDomainFits): group 0 (40 GPUs) fits no "
+    is (fx_pack_text (v, s, &r, NULL, true), "None(NoDomainFits): group 0 (40 GPUs) fits no "
         "domain: most free is A rack=r2 with 24 (grouped by rack)",
         "group-by: A has 5 racked nodes, but no rack has 5: never spans values");
     r = req (g24, 1);
-    is (pk (v, s, &r, NULL), "g0 A[a03:8 a04:8 a05:8] {r2}",
+    is (fx_pack_text (v, s, &r, NULL, true), "g0 A[a03:8 a04:8 a05:8] {r2}",
         "group-by: three nodes of one rack");
     r = req (g3, 3);
-    is (pk (v, s, &r, NULL), "None(NoDomainFits): group 2 (16 GPUs) fits no "
+    is (fx_pack_text (v, s, &r, NULL, true), "None(NoDomainFits): group 2 (16 GPUs) fits no "
         "domain: no domain has a free node (grouped by rack)",
         "group-by: all or nothing (r1 and r3 hold two of three groups)");
     char before[256], after[256];
@@ -137,7 +107,7 @@ static void test_group_by (void)
         "counted: it has no rack), unchanged by the refused request");
     int64_t g2[] = { 16, 16 };
     r = req (g2, 2);
-    is (pk (v, s, &r, NULL), "g0 A[a01:8 a02:8] | g1 B[b03:8 b04:8] {r1} {r3}",
+    is (fx_pack_text (v, s, &r, NULL, true), "g0 A[a01:8 a02:8] | g1 B[b03:8 b04:8] {r1} {r3}",
         "group-by: spread on, each group on its own value");
     snprintf (after, sizeof (after), "%lld %lld", (long long) jt_pack_view_free (v, 0),
               (long long) jt_pack_view_free (v, 1));
@@ -147,19 +117,19 @@ static void test_group_by (void)
     /* group-by fabric.domain is the domain rule: same as no group-by */
     v = rview (s, "fabric.domain", NULL, true);
     r = req (g40, 1);
-    is (pk (v, s, &r, NULL), "g0 A[a01:8 a02:8 a03:8 a04:8 a05:8] {A}",
+    is (fx_pack_text (v, s, &r, NULL, true), "g0 A[a01:8 a02:8 a03:8 a04:8 a05:8] {A}",
         "group-by fabric.domain: classes are the domains");
     jt_pack_view_destroy (v);
     v = rview (s, NULL, NULL, true);
     r = req (g40, 1);
-    is (pk (v, s, &r, NULL), "g0 A[a01:8 a02:8 a03:8 a04:8 a05:8] {-}",
+    is (fx_pack_text (v, s, &r, NULL, true), "g0 A[a01:8 a02:8 a03:8 a04:8 a05:8] {-}",
         "no group-by: the same");
     jt_pack_view_destroy (v);
 
     /* a label nobody has */
     v = rview (s, "tpu-name", NULL, true);
     r = req (g16, 1);
-    is (pk (v, s, &r, NULL), "None(NoNodes): never runnable: no h100 node has "
+    is (fx_pack_text (v, s, &r, NULL, true), "None(NoNodes): never runnable: no h100 node has "
         "the label tpu-name (--group-by=tpu-name)",
         "group-by a missing label: NoNodes, with the submission line");
     jt_pack_view_destroy (v);
@@ -175,15 +145,15 @@ static void test_spread_off (void)
     jt_placement_t p0, p1;
 
     /* Plan asks one group at a time: the view keeps them in one class */
-    is (pk (v, s, &r, &p0), "g0 B[b01:8 b02:8] {r3}", "spread off: group 0 in B/r3");
-    is (pk (v, s, &r, &p1), "g0 B[b03:8 b04:8] {r3}",
+    is (fx_pack_text (v, s, &r, &p0, true), "g0 B[b01:8 b02:8] {r3}", "spread off: group 0 in B/r3");
+    is (fx_pack_text (v, s, &r, &p1, true), "g0 B[b03:8 b04:8] {r3}",
         "spread off: group 1 in the same rack");
     r = req (g8, 1);
-    is (pk (v, s, &r, NULL), "None(NoDomainFits): group 0 (8 GPUs) fits no "
+    is (fx_pack_text (v, s, &r, NULL, true), "None(NoDomainFits): group 0 (8 GPUs) fits no "
         "domain: no domain has a free node (grouped by rack)",
         "spread off: group 2 does not go to another rack, though A has room");
     r.only_domain = 0;
-    is (pk (v, s, &r, NULL), "None(NoDomainFits): group 0 (8 GPUs) fits no "
+    is (fx_pack_text (v, s, &r, NULL, true), "None(NoDomainFits): group 0 (8 GPUs) fits no "
         "domain: no domain has a free node (grouped by rack)",
         "spread off: not even when Plan asks for domain A");
     jt_pack_unplace (v, &p1);
@@ -192,7 +162,7 @@ static void test_spread_off (void)
     jt_placement_free (&p1);
     r = req (g8, 1);
     r.only_domain = 0;
-    is (pk (v, s, &r, &p0), "g0 A[a03:8] {r2}",
+    is (fx_pack_text (v, s, &r, &p0, true), "g0 A[a03:8] {r2}",
         "spread off: all given back, the pin is gone (domain A, its most free rack)");
     jt_pack_unplace (v, &p0);
     jt_placement_free (&p0);
@@ -200,13 +170,13 @@ static void test_spread_off (void)
      * for all at once) */
     r = req (g2, 2);
     r.single_domain = true;
-    is (pk (v, s, &r, NULL), "g0 B[b01:8 b02:8] | g1 B[b03:8] {r3} {r3}",
+    is (fx_pack_text (v, s, &r, NULL, true), "g0 B[b01:8 b02:8] | g1 B[b03:8] {r3} {r3}",
         "single class: both groups on one rack");
     jt_pack_view_destroy (v);
     v = rview (s, "rack", NULL, false);
     r = req (g3, 3);
     r.single_domain = true;
-    is (pk (v, s, &r, NULL), "None(SingleDomainFull): no single domain holds all "
+    is (fx_pack_text (v, s, &r, NULL, true), "None(SingleDomainFull): no single domain holds all "
         "3 groups (48 GPUs): most free is B rack=r3 with 32 (grouped by rack)",
         "single class: 6 nodes fit no rack");
     jt_pack_view_destroy (v);
@@ -221,18 +191,18 @@ static void test_soft (void)
     jt_pack_request_t r = req (d40, 1);
 
     r.soft = true;
-    is (pk (v, s, &r, NULL), "None(SingleDomainFull): no single domain holds all 1 "
+    is (fx_pack_text (v, s, &r, NULL, true), "None(SingleDomainFull): no single domain holds all 1 "
         "group (40 GPUs): most free is B rack=r3 with 32 (grouped by rack)",
         "soft group-by: one group, so its chunks share a rack (none has 5 nodes)");
     r = req (d24, 1);
     r.soft = true;
-    is (pk (v, s, &r, NULL), "g0 B[b01:8 b02:8 b03:8] {r3}", "soft group-by: 3 nodes "
+    is (fx_pack_text (v, s, &r, NULL, true), "g0 B[b01:8 b02:8 b03:8] {r3}", "soft group-by: 3 nodes "
         "of one rack");
     jt_pack_view_destroy (v);
     v = rview (s, NULL, NULL, true);
     r = req (d40, 1);
     r.soft = true;
-    is (pk (v, s, &r, NULL), "g0 A[a01:8 a02:8 a03:8 a04:8 a05:8] {-}",
+    is (fx_pack_text (v, s, &r, NULL, true), "g0 A[a01:8 a02:8 a03:8 a04:8 a05:8] {-}",
         "soft without group-by: chunks by domain as before");
     jt_pack_view_destroy (v);
     jt_snapshot_destroy (s);
@@ -245,16 +215,16 @@ static void test_constraints (void)
     int64_t g8[] = { 8 }, g16[] = { 16 }, g24[] = { 24 };
     jt_pack_request_t r = req (g24, 1);
 
-    is (pk (v, s, &r, NULL), "g0 A[a01:8 a02:8 a03:8] {-}",
+    is (fx_pack_text (v, s, &r, NULL, true), "g0 A[a01:8 a02:8 a03:8] {-}",
         "constraint: only gpu.mem >= 80 nodes (b04 is alone in B)");
     r = req (g16, 1);
-    is (pk (v, s, &r, NULL), "None(NoDomainFits): group 0 (16 GPUs) fits no "
+    is (fx_pack_text (v, s, &r, NULL, true), "None(NoDomainFits): group 0 (16 GPUs) fits no "
         "domain: most free is B with 8 (nodes where gpu.mem GE 80)",
         "constraint: the wait names it");
     jt_pack_view_destroy (v);
     v = rview (s, NULL, "gpu.mem LT 80", true);
     r = req (g24, 1);
-    is (pk (v, s, &r, NULL), "g0 A[a04:8 a05:8 a06:8] {-}",
+    is (fx_pack_text (v, s, &r, NULL, true), "g0 A[a04:8 a05:8 a06:8] {-}",
         "constraint LT: the 40 GB nodes (A and B tie at 24, A by name)");
     jt_pack_view_destroy (v);
 
@@ -266,12 +236,12 @@ static void test_constraints (void)
     jt_snapshot_finalize (busy, &err);
     v = rview (busy, NULL, "gpu.mem GE 80", true);
     r = req (g8, 1);
-    is (pk (v, busy, &r, NULL), "None(NoDomainFits): group 0 (8 GPUs) fits no "
+    is (fx_pack_text (v, busy, &r, NULL, true), "None(NoDomainFits): group 0 (8 GPUs) fits no "
         "domain: no domain has a free node (nodes where gpu.mem GE 80)",
         "constraint only a busy node satisfies: NoDomainFits (a wait) naming it");
     jt_pack_view_destroy (v);
     v = rview (busy, NULL, "gpu.mem GE 100", true);
-    is (pk (v, busy, &r, NULL), "None(NoNodes): never runnable: no h100 node "
+    is (fx_pack_text (v, busy, &r, NULL, true), "None(NoNodes): never runnable: no h100 node "
         "satisfies --node-constraint='gpu.mem GE 100' (gpu.mem on h100 nodes: "
         "80, 40)", "constraint nobody satisfies: NoNodes with the submission line");
     jt_pack_view_destroy (v);
@@ -280,7 +250,7 @@ static void test_constraints (void)
     /* composed with group-by and with an envelope's selector */
     v = rview (s, "rack", "gpu.mem EQ 40", true);
     r = req (g24, 1);
-    is (pk (v, s, &r, NULL), "g0 B[b01:8 b02:8 b03:8] {r3}",
+    is (fx_pack_text (v, s, &r, NULL, true), "g0 B[b01:8 b02:8 b03:8] {r3}",
         "constraint + group-by: three 40 GB nodes of one rack (a06 has no rack)");
     jt_pack_view_destroy (v);
     v = rview (s, NULL, "gpu.mem GE 80", true);
@@ -288,12 +258,12 @@ static void test_constraints (void)
     jt_labels_set (&rack, JT_LABEL_RACK, "r1");
     r = req (g24, 1);
     r.selector = &rack;
-    is (pk (v, s, &r, NULL), "None(NoDomainFits): group 0 (24 GPUs) fits no "
+    is (fx_pack_text (v, s, &r, NULL, true), "None(NoDomainFits): group 0 (24 GPUs) fits no "
         "domain: most free is A with 16 (nodes where gpu.mem GE 80)",
         "constraint + selector rack=r1: a node must match both (a03 is r2)");
     r = req (g16, 1);
     r.selector = &rack;
-    is (pk (v, s, &r, NULL), "g0 A[a01:8 a02:8] {-}", "constraint + selector: both hold");
+    is (fx_pack_text (v, s, &r, NULL, true), "g0 A[a01:8 a02:8] {-}", "constraint + selector: both hold");
     jt_labels_free (&rack);
     jt_pack_view_destroy (v);
     jt_snapshot_destroy (s);
@@ -318,7 +288,7 @@ static void test_class_order (void)
         jt_pack_view_t *v = rview (s, "slice", NULL, true);
         jt_pack_request_t r = req (g8, 1);
         snprintf (want, sizeof (want), "g0 A[n%02d:8] {v00}", nvals - 1);
-        is (pk (v, s, &r, NULL), want, "%d values in a domain: the first class by "
+        is (fx_pack_text (v, s, &r, NULL, true), want, "%d values in a domain: the first class by "
             "value (v00, on the last node by name)", nvals);
         jt_pack_view_destroy (v);
         jt_snapshot_destroy (s);
@@ -337,7 +307,7 @@ static void test_class_order (void)
     jt_pack_view_t *v = rview (s, "slice", NULL, true);
     int64_t g12[] = { 12 };
     jt_pack_request_t r = req (g12, 1);
-    is (pk (v, s, &r, NULL), "g0 A[m02:8 m01:4] {x}",
+    is (fx_pack_text (v, s, &r, NULL, true), "g0 A[m02:8 m01:4] {x}",
         "nodes of 8 and 4 GPUs: the class x (12 free) in packing order, 8 first");
     jt_pack_view_destroy (v);
     jt_snapshot_destroy (s);

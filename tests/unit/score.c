@@ -251,16 +251,6 @@ static void test_conf (void)
 }
 
 /* One 8-GPU h100 node with features "k=v,...". */
-static void nd (jt_snapshot_t *s, const char *name, const char *features)
-{
-    jt_labels_t l = JT_LABELS_INIT;
-    jt_error_t err;
-
-    jt_labels_parse_features (&l, features);
-    if (jt_snapshot_add_node (s, name, &l, "h100", 8, 0, JT_NODE_UP, &err) < 0)
-        bail_out ("add %s: %s", name, err.text);
-    jt_labels_free (&l);
-}
 
 /* A: a1..a4 (fingerprints x x x y), B: b1 b2 (x x, gpu.mem 40),
  * C: c1 c2 (no fingerprint). */
@@ -268,14 +258,14 @@ static jt_snapshot_t *cluster (void)
 {
     jt_snapshot_t *s = jt_snapshot_create ();
 
-    nd (s, "a1", "fabric.domain=A,conformance=x,gpu.mem=80");
-    nd (s, "a2", "fabric.domain=A,conformance=x,gpu.mem=80");
-    nd (s, "a3", "fabric.domain=A,conformance=x,gpu.mem=80");
-    nd (s, "a4", "fabric.domain=A,conformance=y,gpu.mem=80");
-    nd (s, "b1", "fabric.domain=B,conformance=x,gpu.mem=40");
-    nd (s, "b2", "fabric.domain=B,conformance=x,gpu.mem=40");
-    nd (s, "c1", "fabric.domain=C,gpu.mem=80");
-    nd (s, "c2", "fabric.domain=C,gpu.mem=80");
+    fx_node (s, "a1", "fabric.domain=A,conformance=x,gpu.mem=80");
+    fx_node (s, "a2", "fabric.domain=A,conformance=x,gpu.mem=80");
+    fx_node (s, "a3", "fabric.domain=A,conformance=x,gpu.mem=80");
+    fx_node (s, "a4", "fabric.domain=A,conformance=y,gpu.mem=80");
+    fx_node (s, "b1", "fabric.domain=B,conformance=x,gpu.mem=40");
+    fx_node (s, "b2", "fabric.domain=B,conformance=x,gpu.mem=40");
+    fx_node (s, "c1", "fabric.domain=C,gpu.mem=80");
+    fx_node (s, "c2", "fabric.domain=C,gpu.mem=80");
     return fx_finalize (s);
 }
 
@@ -477,7 +467,7 @@ static void test_backlog_totals (void)
                           " \"timeLimit\": \"30:00\" } }");
     jt_error_t err;
 
-    nd (s, "a1", "fabric.domain=A");
+    fx_node (s, "a1", "fabric.domain=A");
     if (jt_snapshot_add_lease (s, &l, &err) < 0)
         bail_out ("lease: %s", err.text);
     l.role = JT_ROLE_SPARE;
