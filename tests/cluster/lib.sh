@@ -74,14 +74,27 @@ ports_in_use () {
 # from that range, and a slurmd whose port was taken that way fails to bind
 # and never registers (the "gpu08 unknown*" start-up flake). Ports below the
 # range are only ever taken by an explicit bind.
+#
+# Two suites that run at once on one host (CI runs the 22.05 suite on the
+# host and the 24.11 suite in the trixie chroot side by side, sharing the
+# network namespace) would otherwise race between this check and the
+# daemons' bind: JT_CLUSTER_PORT_LANE=k of JT_CLUSTER_PORT_LANES=n gives a
+# suite only the 20-port slots whose number is k modulo n, so concurrent
+# suites in different lanes can never pick the same ports.
 _free_ports () {
-    local n=$1 base tries=0 used p busy lo top
+    local n=$1 base tries=0 used p busy lo top slots
+    local lanes=${JT_CLUSTER_PORT_LANES:-1} lane=${JT_CLUSTER_PORT_LANE:-0}
+    case "$lanes$lane" in *[!0-9]*) echo "JT_CLUSTER_PORT_LANE(S) must be numbers" >&2; return 1 ;; esac
+    [ "$lanes" -ge 1 ] && [ "$lanes" -le 8 ] && [ "$lane" -lt "$lanes" ] ||
+        { echo "JT_CLUSTER_PORT_LANE=$lane of JT_CLUSTER_PORT_LANES=$lanes: need 0 <= lane < lanes <= 8" >&2; return 1; }
     read -r lo _ < /proc/sys/net/ipv4/ip_local_port_range 2>/dev/null || lo=32768
     top=$(( lo - n - 1 ))
     [ "$top" -gt 20000 ] || { echo "ephemeral ports start at $lo: no room below" >&2; return 1; }
+    slots=$(( (top - 20000) / 20 / lanes ))
+    [ "$slots" -ge 1 ] || { echo "no port slot below $lo in lane $lane of $lanes" >&2; return 1; }
     used=$(ports_in_use)
     while [ $tries -lt 50 ]; do
-        base=$(( 20000 + (RANDOM % ((top - 20000) / 20)) * 20 ))   # unusual, < lo
+        base=$(( 20000 + ((RANDOM % slots) * lanes + lane) * 20 ))   # unusual, < lo
         busy=0
         for p in $(seq "$base" $((base + n))); do
             if grep -qx "$p" <<< "$used"; then busy=1; break; fi
@@ -114,6 +127,25 @@ _node_features () {
     if [ $(( (i - 1) / 4 )) -lt 2 ]; then r=west; else r=east; fi
     eval "extra=\${JT_CLUSTER_FEATURES_$(printf gpu%02d "$i"):-}"
     echo "fabric.domain=$d,region=$r,cluster=c1,rack=r$(( (i - 1) / 2 + 1 ))${extra:+,$extra}"
+}
+
+# A budgets directory (echoed; cluster_setup copies it, so the caller
+# removes it) with, for each OWNER:C argument, one budget file of OWNER
+# holding one h100 envelope <owner>-east: selector region=east, 2026-2031,
+# concurrency C. The activation tests' budgets.
+east_budgets () {
+    local dir o
+    dir=$(mktemp -d /tmp/jt-east-budgets.XXXXXX) || bail_out "mktemp"
+    for o in "$@"; do
+        cat > "$dir/${o%%:*}.json" <<JSON
+{ "owner": "${o%%:*}",
+  "envelopes": [ { "name": "${o%%:*}-east", "flavor": "h100",
+                   "selector": { "region": "east" },
+                   "start": "2026-01-01T00:00:00Z", "end": "2031-01-01T00:00:00Z",
+                   "concurrency": ${o##*:} } ] }
+JSON
+    done
+    echo "$dir"
 }
 
 cluster_setup () {

@@ -1,10 +1,10 @@
 #!/bin/bash
 # t0000-harness.sh - the harness itself: a cluster comes up (munged,
 # slurmctld, 16 slurmd all registered idle, on ports below the kernel's
-# ephemeral range), runs a job, and goes away leaving no process, no
+# ephemeral range, in its port lane), runs a job, and goes away leaving no process, no
 # listening port and no directory behind. contrib/flake-hunt.sh repeats it.
 . "$(dirname "$0")/lib.sh"
-plan 6
+plan 7
 cluster_setup "${1:?usage: t0000-harness.sh BUILDDIR}"
 cluster_start
 ok $? "16 nodes idle"
@@ -12,6 +12,9 @@ read -r lo _ < /proc/sys/net/ipv4/ip_local_port_range
 port=$(sed -n 's/^SlurmctldPort=//p' "$SLURM_CONF")
 ok "$([ $((port + JT_NNODES)) -lt "$lo" ]; echo $?)" \
    "ports $port..$((port + JT_NNODES)) lie below the ephemeral range ($lo)"
+lanes=${JT_CLUSTER_PORT_LANES:-1} lane=${JT_CLUSTER_PORT_LANE:-0}
+is "$(( (port - 20000) % 20 )),$(( (port - 20000) / 20 % lanes ))" "0,$lane" \
+   "the ports are a 20-port slot of lane $lane of $lanes (suites run side by side never collide)"
 id=$(submit -N2 --gres=gpu:h100:8 --wrap "true")
 wait_job_state "$id" COMPLETED 20
 is "$(job_field "$id" JobState)" COMPLETED "a 2-node job runs"

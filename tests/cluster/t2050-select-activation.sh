@@ -19,16 +19,7 @@
 . "$(dirname "$0")/lib.sh"
 
 plan 13
-BUD=$(mktemp -d /tmp/jt-act-budgets.XXXXXX)
-for o in team-b:64 team-c:16 team-d:16; do
-    cat > "$BUD/${o%%:*}.json" <<JSON
-{ "owner": "${o%%:*}",
-  "envelopes": [ { "name": "${o%%:*}-east", "flavor": "h100",
-                   "selector": { "region": "east" },
-                   "start": "2026-01-01T00:00:00Z", "end": "2031-01-01T00:00:00Z",
-                   "concurrency": ${o##*:} } ] }
-JSON
-done
+BUD=$(east_budgets team-b:64 team-c:16 team-d:16)
 JT_CLUSTER_SELECT=jobtree JT_CLUSTER_BUDGETS=$BUD JT_CLUSTER_CRED_EXPIRE=10 \
 JT_CLUSTER_SLURM_EXTRA="PreemptType=preempt/jobtree
 PreemptMode=REQUEUE" JT_CLUSTER_JOBTREE_EXTRA="MaxWait=20s" \
