@@ -26,7 +26,8 @@
  * Sizes: N = 1000000 events (5-6 minutes in all on the 2-vCPU build VM at
  * load 7-9),
  * JT_BENCH_EVENTS=N to change it;
- * JT_BENCH_CLIENTS (8), JT_BENCH_SECONDS (3) for the append phase, and
+ * JT_BENCH_CLIENTS (8), JT_BENCH_SECONDS (3), JT_BENCH_WINDOW (32: events
+ * a client sends before it waits for their acks) for the append phase, and
  * JT_BENCH_CKPT_EVERY (the daemon's --checkpoint-every, 50000; 0: off);
  * JT_BENCH_DIR (default ./bench-ledger.tmp, i.e. the build directory's
  * disk, not a tmpfs); JT_BENCH_HISTORY=H (default 1000000) for the
@@ -36,6 +37,7 @@
 #include "config.h"
 
 #include <errno.h>
+#include <fcntl.h>
 #include <inttypes.h>
 #include <pthread.h>
 #include <signal.h>
@@ -182,19 +184,21 @@ static int connect_sock (const char *path)
     return -1;
 }
 
+static int W = 32; /* JT_BENCH_WINDOW: events a client sends before its acks */
+
 static void *append_ledger (void *arg)
 {
     struct appender *a = arg;
-    enum { W = 32 };
     int fd = connect_sock (a->sock);
-    char out[W * 512], in[8192], prefix[32];
+    size_t outcap = (size_t) W * 512;
+    char *out = malloc (outcap), in[8192], prefix[32];
     size_t inlen = 0;
     uint64_t i = 0;
     snprintf (prefix, sizeof (prefix), "a%d-", a->id);
-    while (fd >= 0 && now_s () < a->until) {
+    while (out && fd >= 0 && now_s () < a->until) {
         size_t off = 0;
         for (int k = 0; k < W; k++) {
-            off += (size_t) gen_event (i++, prefix, out + off, sizeof (out) - off - 1);
+            off += (size_t) gen_event (i++, prefix, out + off, outcap - off - 1);
             out[off++] = '\n';
         }
         double sent = now_s ();
@@ -225,7 +229,32 @@ static void *append_ledger (void *arg)
 done:
     if (fd >= 0)
         close (fd);
+    free (out);
     return NULL;
+}
+
+/* The floor of any durable acknowledgement on this disk: 200 rounds of a
+ * write of one window's records (W x 391 bytes) and its fdatasync, in the
+ * bench directory. p50 and p99 in ms. */
+static void fsync_floor (double *p50, double *p99)
+{
+    char path[600];
+    size_t len = (size_t) W * 391;
+    char *buf = calloc (1, len);
+    struct appender a = { 0 };
+    snprintf (path, sizeof (path), "%s/fsync.probe", dir);
+    int fd = open (path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
+    for (int i = 0; buf && fd >= 0 && i < 200; i++) {
+        double t = now_s ();
+        if (write (fd, buf, len) != (ssize_t) len || fdatasync (fd) < 0)
+            die ("fsync probe");
+        lat_add (&a, now_s () - t);
+    }
+    if (fd >= 0)
+        close (fd);
+    unlink (path);
+    free (buf);
+    lat_pct (&a, 1, p50, p99);
 }
 
 static void sql (sqlite3 *db, const char *q)
@@ -669,6 +698,11 @@ int main (void)
     const char *e = NULL;
     uint64_t n = (e = getenv ("JT_BENCH_EVENTS")) ? strtoull (e, NULL, 10) : 1000000;
     int clients = (e = getenv ("JT_BENCH_CLIENTS")) ? atoi (e) : 8;
+    W = (e = getenv ("JT_BENCH_WINDOW")) ? atoi (e) : 32;
+    if (W < 1 || W > 4096) {
+        fprintf (stderr, "bench_ledger: JT_BENCH_WINDOW must be in [1, 4096]\n");
+        return 2;
+    }
     double secs = (e = getenv ("JT_BENCH_SECONDS")) ? atof (e) : 3.0;
     snprintf (dir, sizeof (dir), "%s",
               (e = getenv ("JT_BENCH_DIR")) ? e : "./bench-ledger.tmp");
@@ -688,12 +722,17 @@ int main (void)
     signal (SIGPIPE, SIG_IGN);
 
     if (want ("appends")) {
+    double fp50, fp99;
+    fsync_floor (&fp50, &fp99);
     double srate, lrate = bench_appends (clients, secs, &srate);
     printf ("appends (durable, %d clients, %.0f s each; latency: send to last ack):\n",
             clients, secs);
+    printf ("  fdatasync floor             p50 %.2f ms  p99 %.2f ms (a write of %d "
+            "records and its sync, 200 times)\n",
+            fp50, fp99, W);
     printf ("  jobtree-ledgerd  %10.0f events/s  p50 %.2f ms  p99 %.2f ms (window of "
-            "32)\n",
-            lrate, lp50, lp99);
+            "%d)\n",
+            lrate, lp50, lp99, W);
     printf ("  sqlite WAL FULL  %10.0f events/s  p50 %.2f ms  p99 %.2f ms (one event)\n",
             srate, sp50, sp99);
     printf ("  ratio            %10.2fx\n", lrate / srate);

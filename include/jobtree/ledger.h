@@ -229,6 +229,12 @@ char *jt_event_to_json (const jt_event_t *ev, jt_error_t *err);
 /* Parse and validate one event. Unknown keys are refused. NULL with err. */
 jt_event_t *jt_event_from_json (const char *text, size_t len, jt_error_t *err);
 
+/* The same, and *canonical = whether text is the event's canonical form,
+ * byte for byte (what jt_event_to_json of the result would print; a Start
+ * or End is checked on the parsed tree, without building a second one). */
+jt_event_t *jt_event_from_json_canon (const char *text, size_t len, bool *canonical,
+                                      jt_error_t *err);
+
 /* Names as used in the JSON ("Start", "RandomPreempt", ...) and back
  * (JT_EV_NONE / JT_REASON_NONE for unknown names). A lease's role is named
  * and parsed by jt_role_str / jt_role_parse (jobtree/snapshot.h: the one
@@ -267,6 +273,10 @@ typedef struct jt_record {
      * jt_record_parse): its segment file and its byte offset there. */
     const char *file;
     uint64_t offset;
+    /* What a jt_ledger_pre_t's parse made of it on the reader's second
+     * thread, or NULL (then the callback does that work itself). Set by
+     * jt_ledger_read_pre for its callback; released after the callback. */
+    void *pre;
 } jt_record_t;
 
 typedef enum jt_record_status {
@@ -342,6 +352,32 @@ typedef int (*jt_ledger_record_f) (const jt_record_t *rec, void *arg,
 int jt_ledger_read (const char *const *paths, size_t npaths, const char *head,
                     jt_ledger_record_f cb, void *arg, jt_ledger_result_t *res,
                     jt_error_t *err);
+
+/* Work done ahead of the callback, on the thread that checks the hashes of
+ * a large segment's records (every other record: the callback's thread
+ * does the rest itself): parse(rec, arg) runs on that thread, before the
+ * callback of any record before rec, and returns what the callback finds
+ * in rec->pre (NULL: nothing); release(p) frees it after the callback.
+ * Both must be thread-safe. */
+typedef struct jt_ledger_pre {
+    void *(*parse) (const jt_record_t *rec, void *arg);
+    void (*release) (void *p);
+    void *arg;
+} jt_ledger_pre_t;
+
+/* jt_ledger_read with pre (NULL: none). The outcome, the records given to
+ * cb and their order are jt_ledger_read's. */
+int jt_ledger_read_pre (const char *const *paths, size_t npaths, const char *head,
+                        const jt_ledger_pre_t *pre, jt_ledger_record_f cb, void *arg,
+                        jt_ledger_result_t *res, jt_error_t *err);
+
+/* Events parsed ahead (jt_event_from_json_canon; canonical: with the
+ * canonical flag, for verify), taken in the callback by jt_record_event. */
+void jt_ledger_pre_events (jt_ledger_pre_t *pre, bool canonical);
+
+/* rec's event, the caller's to destroy: the one parsed ahead, or parsed
+ * now. Results (event, flag, err) are jt_event_from_json_canon's. */
+jt_event_t *jt_record_event (const jt_record_t *rec, bool *canonical, jt_error_t *err);
 
 const char *jt_ledger_status_str (jt_ledger_status_t s);
 

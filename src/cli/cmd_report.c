@@ -74,7 +74,7 @@ static int read_cb (const jt_record_t *rec, void *arg, jt_error_t *err)
     struct ctx *c = arg;
     jt_error_t perr = { "" };
     jt_violation_t v;
-    jt_event_t *ev = jt_event_from_json (rec->payload, rec->len, &perr);
+    jt_event_t *ev = jt_record_event (rec, NULL, &perr); /* parsed ahead, or now */
     if (!ev)
         return jt_errprintf (err, "seq %" PRIu64 ": %s", rec->seq, perr.text);
     int rc = jt_ledger_fold_apply (c->fold, rec->seq, ev, &v, err);
@@ -837,9 +837,12 @@ int cmd_report (int argc, char **argv)
         jt_ledger_fold_destroy (f);
         err.text[0] = '\0';
     }
+    jt_ledger_pre_t pre; /* payloads parsed on the hash thread too */
+    jt_ledger_pre_events (&pre, false);
     if (!from_ckpt
-        && jt_ledger_read ((const char *const *) argv + optind, (size_t) (argc - optind),
-                           NULL, read_cb, &c, &res, &err)
+        && jt_ledger_read_pre ((const char *const *) argv + optind,
+                               (size_t) (argc - optind), NULL, &pre, read_cb, &c, &res,
+                               &err)
                < 0) {
         fprintf (stderr, "jobtree report: %s\n", err.text);
         goto done;

@@ -282,14 +282,19 @@ static void canonicalize (struct line *l)
         l->head = true;
         return;
     }
-    jt_event_t *ev = jt_event_from_json (l->text, l->len, &err);
+    bool canonical = false;
+    jt_event_t *ev = jt_event_from_json_canon (l->text, l->len, &canonical, &err);
     if (ev && ev->type == JT_EV_CHECKPOINT) {
         snprintf (err.text, sizeof (err.text),
                   "type: Checkpoint records are written by jobtree-ledgerd only");
         jt_event_destroy (ev);
         ev = NULL;
     }
-    l->canon = ev ? jt_event_to_json (ev, &err) : NULL;
+    if (ev && canonical) { /* what the client library sends: kept as it came */
+        if (!(l->canon = strndup (l->text, l->len)))
+            snprintf (err.text, sizeof (err.text), "out of memory");
+    } else
+        l->canon = ev ? jt_event_to_json (ev, &err) : NULL;
     l->ev = ev;
     l->key = l->canon ? ledgerd_id_key (l->canon, strlen (l->canon)) : NULL;
     if (!l->canon || !l->key) {

@@ -1009,7 +1009,71 @@ static json_tokener *tok_get (void)
     return tok;
 }
 
+/* A string value without an embedded NUL (the event keeps C strings, so a
+ * \u0000 would not survive into the canonical form). */
+static bool str_whole (json_object *v)
+{
+    const char *s = json_object_get_string (v);
+    return s && strlen (s) == (size_t) json_object_get_string_len (v);
+}
+
+/* Whether text, just parsed into the tree o and the valid Start or End ev,
+ * is ev's canonical form, without building a second tree: the tree's keys
+ * are exactly build_lease's, in its order, no string holds a NUL, and the
+ * tree prints back to text byte for byte. Then the tree and the one
+ * jt_event_to_json would build have the same keys in the same order and the
+ * same values (strings copied verbatim, names parsed by exact match, the
+ * seed's 16 lowercase digits printed back as read, integers as int64), so
+ * they print the same. false only means "not shown here": the caller then
+ * compares with jt_event_to_json (docs/ledger-format.md 2.3). */
+static bool canonical_lease (json_object *o, const jt_event_t *ev, const char *text,
+                             size_t len)
+{
+    const char *k[20];
+    size_t n = 0, i = 0, slen = 0;
+
+    if (ev->type != JT_EV_START && ev->type != JT_EV_END)
+        return false;
+    static const char *const head[] = { "v",     "type",  "id",   "time", "lease",
+                                        "run",   "group", "nodes", "gpus", "role",
+                                        "envelope", "owner", "start" };
+    for (size_t j = 0; j < NELEM (head); j++)
+        k[n++] = head[j];
+    if (ev->type == JT_EV_START && ev->conformance)
+        k[n++] = "conformance";
+    if (ev->type == JT_EV_END) {
+        k[n++] = "end";
+        k[n++] = "reason";
+        if (ev->reason == JT_REASON_RANDOM_PREEMPT)
+            k[n++] = "seed";
+    }
+    if (ev->note)
+        k[n++] = "note";
+    json_object_object_foreach (o, key, val)
+    {
+        if (i >= n || strcmp (key, k[i++]))
+            return false;
+        if (json_object_is_type (val, json_type_string) && !str_whole (val))
+            return false;
+        if (json_object_is_type (val, json_type_array))
+            for (size_t j = 0; j < json_object_array_length (val); j++)
+                if (!str_whole (json_object_array_get_idx (val, j)))
+                    return false;
+    }
+    if (i != n)
+        return false;
+    const char *s = json_object_to_json_string_length (
+        o, JSON_C_TO_STRING_PLAIN | JSON_C_TO_STRING_NOSLASHESCAPE, &slen);
+    return s && slen == len && !memcmp (s, text, len);
+}
+
 jt_event_t *jt_event_from_json (const char *text, size_t len, jt_error_t *err)
+{
+    return jt_event_from_json_canon (text, len, NULL, err);
+}
+
+jt_event_t *jt_event_from_json_canon (const char *text, size_t len, bool *canonical,
+                                      jt_error_t *err)
 {
     json_tokener *tok = tok_get ();
     json_object *o = NULL;
@@ -1055,6 +1119,12 @@ jt_event_t *jt_event_from_json (const char *text, size_t len, jt_error_t *err)
         || get_str (o, "note", false, &ev->note, err) < 0 || parse_body (o, ev, err) < 0
         || jt_event_validate (ev, err) < 0)
         goto error;
+    if (canonical && !(*canonical = canonical_lease (o, ev, text, len))) {
+        jt_error_t cerr = { "" };
+        char *canon = jt_event_to_json (ev, &cerr); /* NULL: ENOMEM, "not shown" */
+        *canonical = canon && strlen (canon) == len && !memcmp (canon, text, len);
+        free (canon);
+    }
     free (type);
     json_object_put (o);
     return ev;
@@ -1063,4 +1133,60 @@ error:
     jt_event_destroy (ev);
     json_object_put (o);
     return NULL;
+}
+
+/* ---- events parsed ahead of the fold (jt_ledger_read_pre) ---- */
+
+struct ev_pre {
+    jt_event_t *ev;      /* NULL: taken, or the parse failed (err) */
+    bool with_flag;      /* canonical was decided */
+    bool canonical;
+    jt_error_t err;
+};
+
+static const bool want_flag = true, no_flag = false;
+
+static void *pre_parse (const jt_record_t *rec, void *arg)
+{
+    struct ev_pre *p = calloc (1, sizeof (*p));
+    if (!p)
+        return NULL; /* the callback parses it */
+    p->with_flag = *(const bool *) arg;
+    p->ev = jt_event_from_json_canon (rec->payload, rec->len,
+                                      p->with_flag ? &p->canonical : NULL, &p->err);
+    if (!p->ev && errno == ENOMEM && !strcmp (p->err.text, "out of memory")) {
+        free (p); /* the callback tries again and says so itself */
+        return NULL;
+    }
+    return p;
+}
+
+static void pre_release (void *arg)
+{
+    struct ev_pre *p = arg;
+    jt_event_destroy (p->ev);
+    free (p);
+}
+
+void jt_ledger_pre_events (jt_ledger_pre_t *pre, bool canonical)
+{
+    pre->parse = pre_parse;
+    pre->release = pre_release;
+    pre->arg = (void *) (canonical ? &want_flag : &no_flag);
+}
+
+jt_event_t *jt_record_event (const jt_record_t *rec, bool *canonical, jt_error_t *err)
+{
+    struct ev_pre *p = rec->pre;
+    if (!p || (canonical && !p->with_flag))
+        return jt_event_from_json_canon (rec->payload, rec->len, canonical, err);
+    if (!p->ev) {
+        jt_errprintf (err, "%s", p->err.text);
+        return NULL;
+    }
+    if (canonical)
+        *canonical = p->canonical;
+    jt_event_t *ev = p->ev;
+    p->ev = NULL;
+    return ev;
 }

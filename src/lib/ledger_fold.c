@@ -876,19 +876,17 @@ int jt_ledger_fold_apply_record (jt_ledger_fold_t *f, const jt_record_t *rec,
                                  bool canonical, jt_violation_t *v, jt_error_t *err)
 {
     jt_error_t perr = { "" };
-    jt_event_t *ev = jt_event_from_json (rec->payload, rec->len, &perr);
-    char *canon = NULL;
+    bool canon = true;
+    jt_event_t *ev = jt_record_event (rec, canonical ? &canon : NULL, &perr);
     int rc;
 
     memset (v, 0, sizeof (*v));
     if (!ev)
         return viol (v, JT_VIOL_BAD_EVENT, rec->seq, "payload: %s", perr.text);
-    if (canonical && (!(canon = jt_event_to_json (ev, &perr)) || strlen (canon) != rec->len
-                      || memcmp (canon, rec->payload, rec->len)))
+    if (!canon)
         rc = viol (v, JT_VIOL_BAD_EVENT, rec->seq, "payload is not in canonical form");
     else
         rc = jt_ledger_fold_apply (f, rec->seq, ev, v, err);
-    free (canon);
     jt_event_destroy (ev);
     return rc;
 }

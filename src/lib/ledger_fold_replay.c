@@ -384,7 +384,9 @@ int jt_ledger_verify (const char *const *paths, size_t npaths, const char *head,
         return -1;
     }
     c.caps = caps;
-    int rrc = jt_ledger_read (paths, npaths, head, read_cb, &c, res, err);
+    jt_ledger_pre_t pre; /* payloads parsed on the hash thread too */
+    jt_ledger_pre_events (&pre, true);
+    int rrc = jt_ledger_read_pre (paths, npaths, head, &pre, read_cb, &c, res, err);
     if (rrc == 0 && read_end (&c, res, err) < 0 && v->kind == JT_VIOL_NONE)
         rrc = -1;
     if (rrc < 0) {
@@ -429,7 +431,9 @@ static jt_ledger_fold_t *replay (const char *const *paths, size_t npaths,
         jt_errprintf (err, "out of memory");
         return NULL;
     }
-    int rrc = jt_ledger_read (paths, npaths, NULL, read_cb, &c, res, err);
+    jt_ledger_pre_t pre;
+    jt_ledger_pre_events (&pre, false);
+    int rrc = jt_ledger_read_pre (paths, npaths, NULL, &pre, read_cb, &c, res, err);
     (void) read_end (&c, res, err);
     if (rrc < 0) {
         jt_ledger_fold_destroy (c.fold);

@@ -146,6 +146,7 @@ struct walk {
     jt_ledger_result_t *res;
     bool trust_first;           /* jt_ledger_read_from: the first record's
                                  * prev starts the chain */
+    const jt_ledger_pre_t *pre; /* jt_ledger_read_pre: work for the hash thread */
 };
 
 static void problem (jt_ledger_result_t *res, jt_ledger_status_t st, const char *file,
@@ -217,11 +218,12 @@ static void bad_record (jt_ledger_result_t *res, const char *file, const char *b
  * callback. 0 to go on, 1 when a problem ended the walk, -1 when the
  * callback failed. */
 static int take_record (struct walk *w, const char *file, jt_record_t *rec, size_t pos,
-                        jt_error_t *err)
+                        void *pre, jt_error_t *err)
 {
     jt_ledger_result_t *res = w->res;
     char detail[128];
 
+    rec->pre = pre;
     rec->file = file;
     rec->offset = pos;
     if (w->trust_first && !res->nrecords && rec->seq == res->last_seq + 1)
@@ -266,7 +268,7 @@ static int walk_seq (struct walk *w, const char *file, const char *buf, size_t s
             bad_record (w->res, file, buf, size, pos, st, is_last);
             return 1;
         }
-        if ((rc = take_record (w, file, &rec, pos, err)) != 0)
+        if ((rc = take_record (w, file, &rec, pos, NULL, err)) != 0)
             return rc;
         pos += rec.size;
     }
@@ -282,7 +284,11 @@ static int walk_seq (struct walk *w, const char *file, const char *buf, size_t s
  * outcome is the sequential walk's, record for record: a chunk's records
  * are taken only once its hashes are known, in order, up to its first bad
  * hash; a framing problem ends the chunk it is found in. Without a thread
- * (pthread_create failed) the hashes are checked inline. */
+ * (pthread_create failed) the hashes are checked inline. With a
+ * jt_ledger_pre_t the same thread then runs its parse on every other good
+ * record of the chunk (the even ones: the callback's thread parses the odd
+ * ones itself, so the two halves of a verify's largest cost, json-c's
+ * parse, overlap). */
 size_t jt_ledger_read_chunk = 4096;
 size_t jt_ledger_read_parallel_min = 4u << 20;
 
@@ -291,6 +297,8 @@ struct chunk {
     size_t start, end;    /* byte range of the framed records */
     jt_record_t *recs;    /* jt_ledger_read_chunk */
     size_t *pos;          /* each record's offset */
+    void **pre;           /* jt_ledger_pre_t's results (NULL: none) */
+    const jt_ledger_pre_t *hook;
     size_t n;             /* framed records */
     size_t nok;           /* records before the first bad hash (n: none) */
     jt_record_status_t st; /* what ended the framing at end (OK: n records or
@@ -304,7 +312,20 @@ static void *hash_chunk (void *arg)
     while (i < c->n && jt_record_hash_ok (c->buf + c->pos[i], &c->recs[i]))
         i++;
     c->nok = i;
+    if (c->hook)
+        for (i = 0; i < c->nok; i += 2)
+            c->pre[i] = c->hook->parse (&c->recs[i], c->hook->arg);
     return NULL;
+}
+
+/* Release what the hook made for c's records and was not taken. */
+static void chunk_release (struct chunk *c)
+{
+    for (size_t i = 0; c->hook && i < c->n; i++)
+        if (c->pre[i]) {
+            c->hook->release (c->pre[i]);
+            c->pre[i] = NULL;
+        }
 }
 
 /* Frame up to jt_ledger_read_chunk records from byte `from`. */
@@ -347,10 +368,12 @@ static bool hash_start (struct chunk *c, pthread_t *th)
 static int take_chunk (struct walk *w, const char *file, struct chunk *c, size_t size,
                        bool is_last, jt_error_t *err)
 {
-    int rc;
-    for (size_t i = 0; i < c->nok; i++)
-        if ((rc = take_record (w, file, &c->recs[i], c->pos[i], err)) != 0)
-            return rc;
+    int rc = 0;
+    for (size_t i = 0; i < c->nok && rc == 0; i++)
+        rc = take_record (w, file, &c->recs[i], c->pos[i], c->pre[i], err);
+    chunk_release (c);
+    if (rc != 0)
+        return rc;
     if (c->nok < c->n) {
         bad_record (w->res, file, c->buf, size, c->pos[c->nok], JT_RECORD_BADHASH,
                     is_last);
@@ -373,10 +396,13 @@ static int walk_par (struct walk *w, const char *file, const char *buf, size_t s
     for (int k = 0; k < 2; k++) {
         ch[k].recs = malloc (jt_ledger_read_chunk * sizeof (*ch[k].recs));
         ch[k].pos = malloc (jt_ledger_read_chunk * sizeof (*ch[k].pos));
-        if (!ch[k].recs || !ch[k].pos) {
+        ch[k].pre = calloc (jt_ledger_read_chunk, sizeof (*ch[k].pre));
+        ch[k].hook = w->pre;
+        if (!ch[k].recs || !ch[k].pos || !ch[k].pre) {
             for (int j = 0; j <= k; j++) {
                 free (ch[j].recs);
                 free (ch[j].pos);
+                free (ch[j].pre);
             }
             return walk_seq (w, file, buf, size, is_last, err);
         }
@@ -405,8 +431,10 @@ static int walk_par (struct walk *w, const char *file, const char *buf, size_t s
     if (rc == 0)
         w->res->last_good_size = size;
     for (int k = 0; k < 2; k++) {
+        chunk_release (&ch[k]);
         free (ch[k].recs);
         free (ch[k].pos);
+        free (ch[k].pre);
     }
     return rc;
 }
@@ -520,7 +548,14 @@ int jt_ledger_read (const char *const *paths, size_t npaths, const char *head,
                     jt_ledger_record_f cb, void *arg, jt_ledger_result_t *res,
                     jt_error_t *err)
 {
-    struct walk w = { .cb = cb, .arg = arg, .res = res };
+    return jt_ledger_read_pre (paths, npaths, head, NULL, cb, arg, res, err);
+}
+
+int jt_ledger_read_pre (const char *const *paths, size_t npaths, const char *head,
+                        const jt_ledger_pre_t *pre, jt_ledger_record_f cb, void *arg,
+                        jt_ledger_result_t *res, jt_error_t *err)
+{
+    struct walk w = { .cb = cb, .arg = arg, .res = res, .pre = pre };
     char **files = NULL;
     size_t nfiles = 0;
     char head_hash[65];

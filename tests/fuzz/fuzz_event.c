@@ -2,7 +2,8 @@
  * its canonical form read back, an Activation replayed (what every fold,
  * slurmctld's at a restart included, does with it), and a BudgetLoaded's
  * budget content as verify checks Cover's rules on it (a lease of every
- * owner on every envelope, Active and Borrowed). */
+ * owner on every envelope, Active and Borrowed). The canonical flag of
+ * jt_event_from_json_canon must be "jt_event_to_json prints the input". */
 #include "config.h"
 
 #include <stdio.h>
@@ -56,9 +57,13 @@ static void rules (const jt_event_t *ev)
 int LLVMFuzzerTestOneInput (const uint8_t *data, size_t size)
 {
     jt_error_t err;
-    jt_event_t *ev = jt_event_from_json ((const char *) data, size, &err);
+    bool canonical = false;
+    jt_event_t *ev = jt_event_from_json_canon ((const char *) data, size, &canonical, &err);
     if (ev) {
         char *js = jt_event_to_json (ev, &err);
+        /* the flag decided on the parsed tree is the byte comparison's */
+        if (js && canonical != (strlen (js) == size && !memcmp (js, data, size)))
+            abort ();
         if (js) {
             jt_event_t *back = jt_event_from_json (js, strlen (js), &err);
             if (!back)
