@@ -33,6 +33,7 @@
 #ifndef JOBTREE_ELASTIC_H
 #define JOBTREE_ELASTIC_H
 
+#include <stdbool.h>
 #include <stdint.h>
 
 #include "budget.h"
@@ -94,6 +95,13 @@ const char *jt_grow_verdict_str (jt_grow_verdict_t v);  /* "no", "wait", "now" *
  * k * checkpoint_s, k >= 1), or 0 when it has none or it overflows. */
 int64_t jt_elastic_next_checkpoint (int64_t start, int64_t checkpoint_s,
                                     int64_t now);
+
+/* Whether run r, started at start, may be asked jt_elastic_grow at now:
+ * malleable, with a checkpoint, and now within slack after one of its
+ * checkpoints. A cheap filter (no plan) so that a caller polling every
+ * running run plans only the few at a checkpoint; jt_elastic_grow makes
+ * the same timing decision. */
+bool jt_elastic_due (const jt_run_t *r, int64_t start, int64_t now, int64_t slack);
 
 #ifdef __cplusplus
 }

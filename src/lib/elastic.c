@@ -53,6 +53,16 @@ int64_t jt_elastic_next_checkpoint (int64_t start, int64_t c, int64_t now)
     return start + ((now - start) / c + 1) * c;
 }
 
+bool jt_elastic_due (const jt_run_t *r, int64_t start, int64_t now, int64_t slack)
+{
+    int64_t c = r->checkpoint_s;
+
+    if (!r->malleable || c <= 0 || c > T_MAX || start < 0 || start > T_MAX || now < start
+        || now > T_MAX || slack < 0)
+        return false;
+    return now - start >= c && (now - start) % c <= slack;
+}
+
 static int no (jt_grow_t *out, const char *fmt, ...)
     __attribute__ ((format (printf, 2, 3)));
 

@@ -163,6 +163,9 @@ static void test_rows (void)
                       (long long) (g.at - now0), g.detail);
         is (got, w->want, "%s", w->name);
         if (g.verdict != JT_GROW_NO)
+            ok (jt_elastic_due (r, in.start, in.now, in.slack) == (g.verdict == JT_GROW_NOW),
+                "%s: jt_elastic_due agrees (%s)", w->name, jt_grow_verdict_str (g.verdict));
+        if (g.verdict != JT_GROW_NO)
             is_int (g.extra.total_gpus, g.target - w->current,
                     "%s: the new groups hold the difference", w->name);
         jt_grow_free (&g);
@@ -251,6 +254,28 @@ static void test_errors (void)
     jt_budgets_destroy (b);
 }
 
+static void test_due (void)
+{
+    jt_run_t *r = fx_run (RUNM (CKPT)), *nock = fx_run (RUNM (""));
+    struct { const jt_run_t *r; int64_t since, slack; bool want; const char *name; } v[] = {
+        { r, 0, 30, false, "at its start (no checkpoint yet)" },
+        { r, 599, 30, false, "just before its first checkpoint" },
+        { r, 600, 0, true, "at its first checkpoint" },
+        { r, 630, 30, true, "30 s after, slack 30" },
+        { r, 631, 30, false, "31 s after, slack 30" },
+        { r, 1805, 5, true, "5 s after its third" },
+        { r, 600, -1, false, "negative slack" },
+        { nock, 600, 30, false, "no checkpoint" },
+    };
+    for (size_t i = 0; i < sizeof (v) / sizeof (v[0]); i++)
+        ok (jt_elastic_due (v[i].r, now0 - v[i].since, now0, v[i].slack) == v[i].want,
+            "due: %s", v[i].name);
+    r->malleable = false;
+    ok (!jt_elastic_due (r, now0 - 600, now0, 30), "due: never for a fixed run");
+    jt_run_destroy (r);
+    jt_run_destroy (nock);
+}
+
 static void test_next_checkpoint (void)
 {
     struct { int64_t start, c, now, want; } v[] = {
@@ -271,6 +296,7 @@ int main (void)
     test_rows ();
     test_groups ();
     test_errors ();
+    test_due ();
     test_next_checkpoint ();
     done_testing ();
 }
