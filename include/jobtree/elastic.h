@@ -23,6 +23,11 @@
  *     job's node range allows) in stepGPUs above the current total that
  *     binds; the new groups are the extra groups that plan places.
  *
+ * A run shrunk since this incarnation started (current below the total it
+ * was bound with: `scontrol update NumNodes`, or a cut for a reservation)
+ * keeps that size until it restarts: a shrink asked for stands, and the
+ * nodes a cut freed are the reserved run's.
+ *
  * A run whose current total is not a whole number of groups (the last
  * group short) does not grow: its groups would change, not be added to.
  * A run with cross-group spread off grows only when every new group is in
@@ -57,6 +62,8 @@ typedef struct jt_grow_in {
     const jt_run_t *run;        /* the run (its malleable bounds, step,
                                  * groupGPUs, spares, checkpoint) */
     int64_t current_gpus;       /* what it runs with now (squeue's size) */
+    int64_t bound_gpus;         /* what this incarnation started with (its
+                                 * record's bound leases); 0: current */
     int current_domain;         /* the snapshot domain its groups are in,
                                  * when cross-group spread is off; -1 else */
     int64_t cap_gpus;           /* the most its job's node range allows;

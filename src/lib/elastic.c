@@ -105,6 +105,10 @@ int jt_elastic_grow (const jt_budgets_t *b, const jt_snapshot_t *s,
     if (r->checkpoint_s > T_MAX || in->slack < 0 || in->slack > r->checkpoint_s)
         return jt_errprintf (err, "slack %" PRId64 " s must be 0..the run's checkpoint "
                              "interval %" PRId64 " s", in->slack, r->checkpoint_s);
+    if (in->bound_gpus > in->current_gpus)
+        return no (out, "shrunk since it started (%" PRId64 " of the %" PRId64 " GPUs it "
+                   "started with): it keeps that size until it restarts",
+                   in->current_gpus, in->bound_gpus);
     gpn = jt_snapshot_gpus_per_node (s, r->flavor);
     step = jt_run_step_gpus (r, gpn);
     if (step < 1)
