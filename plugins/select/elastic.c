@@ -14,7 +14,8 @@
  * and its new leases Start: squeue, the record (its "bound"), the layout
  * and the ledger all say the new size from then on. Cost per wake: one
  * pass over the job list, one record parse per running Jobtree run, one
- * plan per run at a checkpoint.
+ * plan per run at a checkpoint (records without a malleable run with a
+ * checkpoint are skipped by two substring tests, not parsed).
  */
 #include "config.h"
 
@@ -78,19 +79,34 @@ static int64_t bound_gpus (const jt_jobrec_t *rec)
 }
 
 /* One running job: grow it if jobtree/elastic.h says so now. */
-static void consider (job_record_t *job_ptr, const jtsel_cache_t *c, int64_t now)
+static void consider (job_record_t *job_ptr, jtsel_cache_t **cp, int64_t now)
 {
+    const jtsel_cache_t *c;
     jt_jobrec_t rec;
     jt_error_t err = { "" };
     jt_grow_t g;
     int64_t start = (int64_t) job_ptr->start_time, slack = 2 * JTSEL_GROW_POLL_S;
 
+    /* the record's run is canonical JSON (jt_run_to_json): a run without
+     * both members is never due, and is not parsed every pass */
     if (!IS_JOB_RUNNING (job_ptr) || !jtsel_is_jobtree (job_ptr)
+        || !strstr (job_ptr->admin_comment, "\"malleable\":")
+        || !strstr (job_ptr->admin_comment, "\"checkpoint\":")
         || jt_jobrec_parse (job_ptr->admin_comment, &rec, &err) < 0)
         return;
     if (rec.run && rec.run->checkpoint_s > 0 && rec.run->checkpoint_s < slack)
         slack = rec.run->checkpoint_s;
     if (!rec.run || !rec.nbound || !jt_elastic_due (rec.run, start, now, slack)) {
+        jt_jobrec_free (&rec);
+        return;
+    }
+    if (!*cp && !(*cp = jtsel_cache_get (&err))) {
+        debug ("%s: grow: no snapshot: %s", WHO, err.text);
+        jt_jobrec_free (&rec);
+        return;
+    }
+    c = *cp;
+    if (!c->budgets || !c->topo) {
         jt_jobrec_free (&rec);
         return;
     }
@@ -126,17 +142,16 @@ static void pass (void)
 {
     slurmctld_lock_t locks = { .conf = READ_LOCK, .job = WRITE_LOCK,
                                .node = WRITE_LOCK, .part = READ_LOCK };
-    jt_error_t err = { "" };
-    jtsel_cache_t *c;
+    jtsel_cache_t *c = NULL;   /* fetched for the first run due, if any */
     ListIterator it;
     job_record_t *job_ptr;
     int64_t now = (int64_t) time (NULL);
 
     lock_slurmctld (locks);
-    if (job_list && (c = jtsel_cache_get (&err)) && c->budgets && c->topo) {
+    if (job_list) {
         it = list_iterator_create (job_list);
         while ((job_ptr = list_next (it)))
-            consider (job_ptr, c, now);
+            consider (job_ptr, &c, now);
         list_iterator_destroy (it);
     }
     unlock_slurmctld (locks);
