@@ -23,6 +23,7 @@
  */
 #include "config.h"
 
+#include <errno.h>
 #include <inttypes.h>
 #include <stdbool.h>
 #include <stdio.h>
@@ -32,6 +33,11 @@
 
 #include <slurm/slurm.h>
 #include <slurm/spank.h>
+
+/* 24.11 dropped slurm_get_errno(): errno is Slurm's errno there. */
+#if SLURM_VERSION_NUMBER >= SLURM_VERSION_NUM(24, 11, 0)
+#define slurm_get_errno() errno
+#endif
 
 #include "jobtree/record.h"
 #include "jobtree/spares.h"
