@@ -13,8 +13,10 @@
  * `scontrol requeue`, which take that lock. So job_test only queues the
  * request; one worker sends each as an RPC to slurmctld itself (as
  * SlurmUser, like scontrol run by an admin), after the lock is released.
- * The queue is bounded (a full queue refuses, the activation is not made
- * and is tried again on a later pass); each request is idempotent (the
+ * Shrinks and signals wait in a bounded ring (full: refused, the
+ * activation is not made and is tried again on a later pass); requeues
+ * are never refused for room and go first (jobtree/reshapeq.h: never half
+ * a gang, whatever the ring holds); each request is idempotent (the
  * node list is the one to keep; a requeued job is pending). The run the
  * activation was for binds on a later pass, once the nodes are free.
  */
@@ -31,32 +33,26 @@
 #include "src/common/xmalloc.h"
 #include "src/common/xstring.h"
 
+#include "jobtree/reshapeq.h"
+
 #include "select_jobtree.h"
 
 #define WHO "select/cons_tres_jobtree"
-#define QMAX 256                /* requests waiting at once */
-
-typedef struct item {
-    uint32_t job_id;
-    char *keep;                 /* shrink to these nodes; NULL: requeue */
-    int sig;                    /* > 0: signal the job instead (a spare
-                                 * was swapped in: jobtree/spares.h) */
-    bool or_cancel;             /* requeue refused (--no-requeue): cancel
-                                 * it, never half a gang running */
-} item_t;
+#define QMAX 256                /* shrinks and signals waiting at once;
+                                 * requeues are never refused for room
+                                 * (jobtree/reshapeq.h: never half a gang) */
 
 static pthread_mutex_t q_lock = PTHREAD_MUTEX_INITIALIZER;
 static pthread_cond_t q_cond = PTHREAD_COND_INITIALIZER;
-static item_t q[QMAX];
-static size_t q_head, q_len;
+static jt_rq_t *q;
 static bool q_started, q_stop;
 static pthread_t q_thread;
 
-static void send_one (const item_t *it)
+static void send_one (const jt_rq_item_t *it)
 {
     int rc;
 
-    if (it->sig > 0) {
+    if (it->kind == JT_RQ_SIGNAL) {
         if (slurm_kill_job (it->job_id, (uint16_t) it->sig, KILL_FULL_JOB) != SLURM_SUCCESS)
             error ("%s: JobId=%u: signal %d (layout changed) failed: %s", WHO,
                    it->job_id, it->sig, slurm_strerror (errno));
@@ -65,7 +61,7 @@ static void send_one (const item_t *it)
                    it->sig);
         return;
     }
-    if (it->keep) {
+    if (it->kind == JT_RQ_SHRINK) {
         job_desc_msg_t msg;
 
         slurm_init_job_desc_msg (&msg);
@@ -94,16 +90,14 @@ static void *worker (void *arg)
     (void) arg;
     slurm_mutex_lock (&q_lock);
     for (;;) {
-        while (!q_len && !q_stop)
+        jt_rq_item_t it;
+        while (!q_stop && !jt_rq_pop (q, &it))
             slurm_cond_wait (&q_cond, &q_lock);
         if (q_stop)
             break;
-        item_t it = q[q_head];
-        q_head = (q_head + 1) % QMAX;
-        q_len--;
         slurm_mutex_unlock (&q_lock);
         send_one (&it);
-        xfree (it.keep);
+        free (it.keep);
         slurm_mutex_lock (&q_lock);
     }
     slurm_mutex_unlock (&q_lock);
@@ -129,10 +123,14 @@ int jtsel_reshape_requeue_or_cancel (uint32_t job_id)
 
 static int enqueue (uint32_t job_id, const char *keep, int sig, bool or_cancel)
 {
+    jt_rq_item_t it = { .job_id = job_id, .keep = (char *) keep, .sig = sig,
+                        .or_cancel = or_cancel,
+                        .kind = sig > 0 ? JT_RQ_SIGNAL : keep ? JT_RQ_SHRINK
+                                : JT_RQ_REQUEUE };
     int rc = 0;
 
     slurm_mutex_lock (&q_lock);
-    if (q_stop || q_len + 1 > QMAX)
+    if (q_stop || (!q && !(q = jt_rq_create (QMAX))))
         rc = -1;
     else if (!q_started) {
         if (pthread_create (&q_thread, NULL, worker, NULL) != 0)
@@ -140,12 +138,10 @@ static int enqueue (uint32_t job_id, const char *keep, int sig, bool or_cancel)
         else
             q_started = true;
     }
-    if (rc == 0) {
-        q[(q_head + q_len) % QMAX] = (item_t){ job_id, keep ? xstrdup (keep) : NULL, sig,
-                                               or_cancel };
-        q_len++;
+    if (rc == 0 && jt_rq_push (q, &it) < 0)
+        rc = -1;
+    if (rc == 0)
         slurm_cond_signal (&q_cond);
-    }
     slurm_mutex_unlock (&q_lock);
     return rc;
 }
@@ -155,7 +151,7 @@ size_t jtsel_reshape_room (void)
     size_t n;
 
     slurm_mutex_lock (&q_lock);
-    n = q_stop ? 0 : QMAX - q_len;
+    n = q_stop ? 0 : q ? jt_rq_room (q) : QMAX;
     slurm_mutex_unlock (&q_lock);
     return n;
 }
@@ -174,8 +170,8 @@ void jtsel_reshape_fini (void)
     /* requests never sent: the activation is recorded; the next
      * slurmctld finds the run still waiting and the jobs as they are */
     slurm_mutex_lock (&q_lock);
-    for (; q_len; q_len--, q_head = (q_head + 1) % QMAX)
-        xfree (q[q_head].keep);
+    jt_rq_destroy (q);
+    q = NULL;
     q_started = false;
     q_stop = false;
     slurm_mutex_unlock (&q_lock);

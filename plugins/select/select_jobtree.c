@@ -167,6 +167,7 @@ extern int fini (void)
 {
     int rc = SLURM_SUCCESS;
 
+    jtsel_elastic_fini ();
     jtsel_reshape_fini ();
     jtsel_ledger_fini ();
     jtsel_cache_fini ();
@@ -203,6 +204,7 @@ extern int select_p_node_init (void)
     READY_OR (SLURM_ERROR);
     jtsel_cache_invalidate ();
     jtsel_cache_reconfigure ();
+    jtsel_elastic_start ();
     return jtsel_ops.node_init ();
 }
 
@@ -269,7 +271,7 @@ extern int select_p_job_resized (job_record_t *job_ptr,
         if (v == JT_SPARES_REQUEUE) {
             jtsel_lease_event ("abort", job_ptr, node_ptr);
             if (jtsel_reshape_requeue_or_cancel (job_ptr->job_id) < 0)
-                error ("select/cons_tres_jobtree: %pJ: requeue queue full", job_ptr);
+                error ("select/cons_tres_jobtree: %pJ: requeue not queued (out of memory)", job_ptr);
         } else {
             jtsel_lease_event ("resized", job_ptr, node_ptr);
             if (v == JT_SPARES_SWAP

@@ -153,14 +153,16 @@ void jtsel_job_started (job_record_t *job_ptr);
 
 /* reshape.c: changes to running jobs sent after the job lock is released.
  * Queue a shrink of job_id to the nodes `keep` (NULL: requeue it); -1 when
- * the queue is full. jtsel_reshape_room says how many more fit. */
+ * the ring of shrinks and signals is full (jtsel_reshape_room says how many
+ * more fit). A requeue is never refused for room (jobtree/reshapeq.h),
+ * only on ENOMEM. */
 int jtsel_reshape_queue (uint32_t job_id, const char *keep);
 /* Queue a signal to every step of the job, batch script included (the
  * layout changed: a spare was swapped in). 0, or -1 when the queue is full. */
 int jtsel_reshape_signal (uint32_t job_id, int sig);
 /* Queue a requeue of a run with spares whose group has none left; when
  * Slurm refuses it (--no-requeue, JobRequeue=0) the job is cancelled
- * instead. 0, or -1 when the queue is full. */
+ * instead. 0, or -1 only on ENOMEM (never for room: never half a gang). */
 int jtsel_reshape_requeue_or_cancel (uint32_t job_id);
 /* The signal a run gets when a spare was swapped in: SIGWINCH ("the
  * window changed"), ignored by default, so a job that does not watch for
@@ -168,6 +170,14 @@ int jtsel_reshape_requeue_or_cancel (uint32_t job_id);
 #define JTSEL_LAYOUT_SIGNAL SIGWINCH
 size_t jtsel_reshape_room (void);
 void jtsel_reshape_fini (void);
+
+/* ---- elastic.c: malleable runs grow at their checkpoints ---- */
+
+/* How often the grow thread looks (seconds); a run is requeued to grow at
+ * most 2 x this after one of its checkpoints (jobtree/elastic.h). */
+#define JTSEL_GROW_POLL_S 5
+void jtsel_elastic_start (void);    /* idempotent */
+void jtsel_elastic_fini (void);
 
 /* ---- ledger.c ---- */
 

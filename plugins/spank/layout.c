@@ -2,11 +2,16 @@
  * layout.c - the SPANK plugin in remote context (slurmstepd): tells a
  * Jobtree run its layout (jobtree/spares.h), once per step.
  *
+ * slurm_spank_init_post_opt (remote: in slurmstepd, as root, before it
+ * drops privileges) asks slurmctld for the job (slurm_load_job: one RPC
+ * per step, never from slurmctld itself) and keeps its record: Slurm 24.11
+ * holds its auth lock while privileges are dropped (privileges.c's
+ * auth_setuid_lock), so an RPC from user_init there is fatal to the step
+ * ("auth_g_create: pthread_rwlock_rdlock(): Resource deadlock avoided").
  * slurm_spank_user_init (once per step, before the tasks are forked, as
- * the user) asks slurmctld for the job (slurm_load_job: one RPC per step,
- * never from slurmctld itself), keeps its record, and writes the layout
- * JSON to $TMPDIR (else /tmp)/jobtree-layout-<jobid>.json, atomically
- * (a temporary file renamed). slurm_spank_task_init (in each task, which
+ * the user) writes the layout JSON to $TMPDIR (else
+ * /tmp)/jobtree-layout-<jobid>.json, atomically (a temporary file
+ * renamed), so the job owns it. slurm_spank_task_init (in each task, which
  * inherits what user_init kept) sets, from the record and SLURMD_NODENAME:
  *
  *   JOBTREE_GROUP        the group this node runs or spares (index)
@@ -23,6 +28,7 @@
  */
 #include "config.h"
 
+#include <errno.h>
 #include <inttypes.h>
 #include <stdbool.h>
 #include <stdio.h>
@@ -32,6 +38,11 @@
 
 #include <slurm/slurm.h>
 #include <slurm/spank.h>
+
+/* 24.11 dropped slurm_get_errno(): errno is Slurm's errno there. */
+#if SLURM_VERSION_NUMBER >= SLURM_VERSION_NUM(24, 11, 0)
+#define slurm_get_errno() errno
+#endif
 
 #include "jobtree/record.h"
 #include "jobtree/spares.h"
@@ -101,10 +112,9 @@ static int write_file (uint32_t job_id, const char *dir)
     return rc;
 }
 
-int jtspank_layout_user_init (spank_t sp)
+int jtspank_layout_load (spank_t sp)
 {
     uint32_t job_id = 0;
-    char dir[2048] = "";
 
     if (spank_get_item (sp, S_JOB_ID, &job_id) != ESPANK_SUCCESS || !job_id)
         return 0;
@@ -112,10 +122,21 @@ int jtspank_layout_user_init (spank_t sp)
         jt_jobrec_free (&rec);
         have_rec = false;
     }
+    path[0] = '\0';
     /* Only a job given a Jobtree option costs slurmctld an RPC. */
     if (!jtspank_args_any () || load_record (job_id) < 0)
         return 0;
     have_rec = true;
+    return 0;
+}
+
+int jtspank_layout_user_init (spank_t sp)
+{
+    uint32_t job_id = 0;
+    char dir[2048] = "";
+
+    if (!have_rec || spank_get_item (sp, S_JOB_ID, &job_id) != ESPANK_SUCCESS || !job_id)
+        return 0;
     if (spank_getenv (sp, "TMPDIR", dir, sizeof (dir)) != ESPANK_SUCCESS || !dir[0])
         snprintf (dir, sizeof (dir), "/tmp");
     (void) write_file (job_id, dir);

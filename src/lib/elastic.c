@@ -1,0 +1,171 @@
+/*
+ * elastic.c - a running malleable run's growth: when, to what size, into
+ * which groups (jobtree/elastic.h).
+ *
+ * DESIGN: the new groups are planned as a run of their own (the same
+ * owner, flavor, groupGPUs, spares, funding and constraints; malleable
+ * from one step to the room left below the run's maximum) by jt_plan_run
+ * on the live snapshot, whose usage already holds the run's leases: Cover
+ * then funds the new groups on top of what the run is paid for, and Pack
+ * places them on nodes nobody holds. The cost is one plan, bounded like
+ * any plan by the cluster and the budgets, never by the range asked for.
+ */
+#include "config.h"
+
+#include <inttypes.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "jobtree/elastic.h"
+
+/* Instants and durations beyond this are refused (year 36812): the
+ * arithmetic below then never overflows. */
+#define T_MAX (INT64_C (1) << 40)
+
+const char *jt_grow_verdict_str (jt_grow_verdict_t v)
+{
+    switch (v) {
+    case JT_GROW_NO:
+        return "no";
+    case JT_GROW_WAIT:
+        return "wait";
+    case JT_GROW_NOW:
+        return "now";
+    }
+    return "?";
+}
+
+void jt_grow_free (jt_grow_t *g)
+{
+    if (!g)
+        return;
+    jt_plan_free (&g->extra);
+    memset (g, 0, sizeof (*g));
+}
+
+int64_t jt_elastic_next_checkpoint (int64_t start, int64_t c, int64_t now)
+{
+    if (c <= 0 || c > T_MAX || start < 0 || start > T_MAX || now < 0 || now > T_MAX)
+        return 0;
+    if (now < start + c)
+        return start + c;
+    return start + ((now - start) / c + 1) * c;
+}
+
+bool jt_elastic_due (const jt_run_t *r, int64_t start, int64_t now, int64_t slack)
+{
+    int64_t c = r->checkpoint_s;
+
+    if (!r->malleable || c <= 0 || c > T_MAX || start < 0 || start > T_MAX || now < start
+        || now > T_MAX || slack < 0)
+        return false;
+    return now - start >= c && (now - start) % c <= slack;
+}
+
+static int no (jt_grow_t *out, const char *fmt, ...)
+    __attribute__ ((format (printf, 2, 3)));
+
+/* JT_GROW_NO with its detail; returns 0. */
+static int no (jt_grow_t *out, const char *fmt, ...)
+{
+    va_list ap;
+
+    out->verdict = JT_GROW_NO;
+    va_start (ap, fmt);
+    vsnprintf (out->detail, sizeof (out->detail), fmt, ap);
+    va_end (ap);
+    return 0;
+}
+
+int jt_elastic_grow (const jt_budgets_t *b, const jt_snapshot_t *s,
+                     const jt_grow_in_t *in, jt_grow_t *out, jt_error_t *err)
+{
+    const jt_run_t *r = in->run;
+    jt_run_t x;
+    jt_plan_opts_t opts = { .policy = in->policy };
+    int64_t gpn, step, top, lo, hi;
+
+    memset (out, 0, sizeof (*out));
+    if (!r->malleable)
+        return no (out, "not malleable (%" PRId64 " GPUs, fixed)", r->total_gpus);
+    if (in->current_gpus < r->min_gpus || in->current_gpus > r->max_gpus)
+        return jt_errprintf (err, "current total %" PRId64 " GPUs is outside the "
+                             "run's bounds %" PRId64 "-%" PRId64, in->current_gpus,
+                             r->min_gpus, r->max_gpus);
+    if (in->cap_gpus < 0 || in->start < 0 || in->start > T_MAX || in->now < in->start
+        || in->now > T_MAX)
+        return jt_errprintf (err, "cap %" PRId64 ", start %" PRId64 " or now %" PRId64
+                             " out of range (0 <= start <= now <= 2^40)", in->cap_gpus,
+                             in->start, in->now);
+    if (r->checkpoint_s <= 0)
+        return no (out, "no --checkpoint: a requeue to grow would lose all its "
+                   "work (%" PRId64 " of %" PRId64 " GPUs)", in->current_gpus,
+                   r->max_gpus);
+    if (r->checkpoint_s > T_MAX || in->slack < 0 || in->slack > r->checkpoint_s)
+        return jt_errprintf (err, "slack %" PRId64 " s must be 0..the run's checkpoint "
+                             "interval %" PRId64 " s", in->slack, r->checkpoint_s);
+    if (in->bound_gpus > in->current_gpus)
+        return no (out, "shrunk since it started (%" PRId64 " of the %" PRId64 " GPUs it "
+                   "started with): it keeps that size until it restarts",
+                   in->current_gpus, in->bound_gpus);
+    gpn = jt_snapshot_gpus_per_node (s, r->flavor);
+    step = jt_run_step_gpus (r, gpn);
+    if (step < 1)
+        step = 1;
+    if (r->group_gpus > 0 && in->current_gpus % r->group_gpus)
+        return no (out, "its last group is short (%" PRId64 " GPUs in groups of %"
+                   PRId64 "): it grows only from whole groups", in->current_gpus,
+                   r->group_gpus);
+    top = r->max_gpus;
+    if (in->cap_gpus > 0 && in->cap_gpus < top)
+        top = in->cap_gpus;
+    lo = step;
+    hi = top > in->current_gpus ? (top - in->current_gpus) / step * step : 0;
+    if (hi < lo)
+        return no (out, "at its maximum (%" PRId64 " of %" PRId64 " GPUs)",
+                   in->current_gpus, top);
+
+    x = *r;                     /* shallow: only the sizes change */
+    x.malleable = true;
+    x.min_gpus = lo;
+    x.max_gpus = hi;
+    x.total_gpus = hi;
+    x.step_gpus = step;
+    x.step_given = true;
+    if (jt_plan_run (b, s, NULL, &x, in->now, &opts, &out->extra, err) < 0)
+        return -1;
+    if (out->extra.decision != JT_BIND_NOW) {
+        int64_t cur = in->current_gpus;
+        jt_grow_free (out);
+        return no (out, "no room: not even %" PRId64 " more GPUs are funded and "
+                   "placed now (it stays at %" PRId64 ")", lo, cur);
+    }
+    if (!r->cross_group_spread && in->current_domain >= 0)
+        for (size_t i = 0; i < out->extra.ngroups; i++)
+            if ((int) out->extra.groups[i].domain != in->current_domain) {
+                int64_t cur = in->current_gpus;
+                jt_grow_free (out);
+                return no (out, "no room in its domain (cross-group spread off; it "
+                           "stays at %" PRId64 ")", cur);
+            }
+    out->target = in->current_gpus + out->extra.total_gpus;
+
+    int64_t c = r->checkpoint_s, last = 0;
+    if (in->now - in->start >= c)
+        last = in->start + (in->now - in->start) / c * c;
+    if (last && in->now - last <= in->slack) {
+        out->verdict = JT_GROW_NOW;
+        out->at = in->now;
+        snprintf (out->detail, sizeof (out->detail), "grows from %" PRId64 " to %"
+                  PRId64 " GPUs: requeued %" PRId64 " s after its checkpoint",
+                  in->current_gpus, out->target, in->now - last);
+    } else {
+        out->verdict = JT_GROW_WAIT;
+        out->at = jt_elastic_next_checkpoint (in->start, c, in->now);
+        snprintf (out->detail, sizeof (out->detail), "would grow from %" PRId64 " to %"
+                  PRId64 " GPUs at its next checkpoint, in %" PRId64 " s",
+                  in->current_gpus, out->target, out->at - in->now);
+    }
+    return 0;
+}
