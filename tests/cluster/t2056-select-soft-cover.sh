@@ -11,7 +11,7 @@
 # east, lends 32 to team-a).
 . "$(dirname "$0")/lib.sh"
 
-plan 10
+plan 9
 JT_CLUSTER_SELECT=jobtree
 cluster_setup "${1:?usage: $0 BUILDDIR}"
 cluster_start
@@ -44,14 +44,17 @@ _closed () {
 }
 
 ## 1. Without borrowing only a-west-h100 (64) may pay: never fundable.
-id=$(submit --account=team-a -N12 $G8 --wrap true)
+# (--cross-group-spread=yes, its default, makes it a Jobtree run: a job
+# with no Jobtree option is a plain Slurm job)
+id=$(submit --account=team-a -N12 $G8 --cross-group-spread=yes --wrap true)
 is "$id" "" "96 soft GPUs on a 64-GPU envelope alone: refused"
 like "$(grep -m1 'error: jobtree:' "$JT_CLUSTER_DIR/last.err")" \
      "96 GPUs exceed what the candidate envelopes can fund together by whole nodes" \
      "the refusal names the whole-node sum, not one indivisible group"
 
 ## 2. With the sponsor: admitted, 64 + 32, started on 12 nodes.
-soft=$(submit --account=team-a -N12 $G8 --borrow --sponsors=team-b --wrap "sleep 3")
+soft=$(submit --account=team-a -N12 $G8 --cross-group-spread=yes --borrow \
+     --sponsors=team-b --wrap "sleep 3")
 like "$soft" '^[0-9]+$' "96 soft GPUs with team-b's loan: admitted (was NeverFundable)"
 wait_job_state "$soft" "RUNNING|COMPLETING|COMPLETED" 30
 is "$(funding_of "$soft")" "a-west-h100=64 b-east-h100=32" \
