@@ -132,6 +132,11 @@ const jt_cover_cand_t *jt_coverer_cand (const jt_coverer_t *c, size_t i);
  * If it is 0, *why (if not NULL) says which bound binds. */
 int64_t jt_coverer_headroom (const jt_coverer_t *c, size_t i, jt_reason_t *why);
 
+/* The aggregate cap whose concurrency gives candidate i's headroom now
+ * (the bound that binds is JT_AGGREGATE_CAP on GPUs, not GPU-hours), or
+ * NULL. Activation resolves a funding wait held by it (activate.h). */
+const jt_aggcap_t *jt_coverer_cap_binding (const jt_coverer_t *c, size_t i);
+
 /* Tentatively charge gpus to candidate i. Returns 0, or -1 if over headroom. */
 int jt_coverer_charge (jt_coverer_t *c, size_t i, int64_t gpus);
 

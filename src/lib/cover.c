@@ -493,6 +493,14 @@ int64_t jt_coverer_headroom (const jt_coverer_t *c, size_t i, jt_reason_t *why)
     return rm.gpus;
 }
 
+const jt_aggcap_t *jt_coverer_cap_binding (const jt_coverer_t *c, size_t i)
+{
+    if (!c || i >= c->ncand)
+        return NULL;
+    room_t rm = jt_cover_room (c, &c->cand[i], true);
+    return rm.kind == B_CAP_CONC ? rm.cap : NULL;
+}
+
 int jt_coverer_charge (jt_coverer_t *c, size_t i, int64_t gpus)
 {
     if (!c || i >= c->ncand || gpus < 0)
