@@ -288,7 +288,8 @@ static int attempt_soft (ctx_t *x, jt_coverer_t *c, const jt_groups_t *g,
             jt_pack_unplace (x->view, &pl);
         }
         if (rc == 0 && jt_coverer_headroom (c, i, NULL) < placed + spare) {
-            /* its spare nodes too: pay fewer nodes, never part of a spare */
+            /* it cannot pay its chunks' spare nodes too: it pays none of
+             * the group (the next candidate may) */
             rc = 1;
             jt_pack_unplace (x->view, &pl);
             snprintf (pl.detail, sizeof (pl.detail), "its %" PRId64 " GPUs"
