@@ -182,6 +182,11 @@ typedef struct jt_reclaim {
     const char *envelope;       /* its name */
     const char *owner;          /* the lender (the run's owner) */
     int64_t deficit;            /* > 0 */
+    /* Or a funding wait held by an aggregate cap (jt_cap_need): pool 0 is
+     * the cap ("cap:NAME", deficit: the GPUs the run lacks under it), and
+     * every lease paid by one of its envelopes may give way, whoever owns
+     * it (the cap binds them all alike). NULL for a reclaim. */
+    const jt_aggcap_t *cap;
 } jt_reclaim_t;
 
 /* Whether run r (gpus GPUs, now) is refused funding only because its
@@ -194,13 +199,26 @@ int jt_reclaim_need (const jt_budgets_t *b, const jt_usage_t *u,
                      const jt_run_t *r, int64_t gpus, int64_t now,
                      jt_reclaim_t *out, jt_error_t *err);
 
+/* Whether run r (gpus GPUs, now) is refused funding because an aggregate
+ * cap's concurrency is in use: the first candidate in Cover's order (not
+ * a sponsor) whose headroom that cap gives, whose own concurrency holds
+ * the run, and whose cap's active GPUs could make up the deficit. 1 with
+ * *out (envelope: that candidate; cap set; strings point into b and r), 0
+ * when none (or a candidate funds it now), -1 with err. */
+int jt_cap_need (const jt_budgets_t *b, const jt_usage_t *u,
+                 const jt_run_t *r, int64_t gpus, int64_t now,
+                 jt_reclaim_t *out, jt_error_t *err);
+
 /* Whether a reserved run that may not start now has an activation, and
  * which: its answer in ESTIMATE (*e, jt_answer_free it whenever the return
- * is >= 0), then 1 when it is funded now and only room is missing (an
- * activation at its MaxWait), 2 when it waits for funding its owner lent
- * away (a reclaim: *fund filled, jt_reclaim_need over live usage plus the
- * request's closed hours), 0 when neither (e says why), -1 with err. The
- * one rule slurmctld's adapter and `jobtree plan --activate` both ask. */
+ * is >= 0), then 1 when it is funded now and only room is missing, or when
+ * it waits for funding an aggregate cap holds (jt_cap_need: *fund filled
+ * with its cap; fund->deficit is 0 otherwise), both activations at its
+ * MaxWait (a funded run never waits longer for room, nor for a cap), 2
+ * when it waits for funding its owner lent away (a reclaim: *fund filled,
+ * jt_reclaim_need over live usage plus the request's closed hours), 0 when
+ * none (e says why), -1 with err. The one rule slurmctld's adapter, the
+ * simulator and `jobtree plan --activate` ask. */
 int jt_activation_applies (const jt_sched_request_t *now_req, jt_answer_t *e,
                            jt_reclaim_t *fund, jt_error_t *err);
 

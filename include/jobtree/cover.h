@@ -20,7 +20,8 @@
  *   integral  used_hours(e) + dk * E[duration] <= B_e   (lending.maxGPUHours)
  *   aggregate every cap containing e stays within maxConcurrency/maxGPUHours
  * The output partitions the demand by whole groups: each group is paid by
- * exactly one envelope (first candidate, in order, with room for it).
+ * exactly one envelope (first candidate, in order, with room for it); a
+ * soft group (no groupGPUs) by whole nodes, owner first (docs/cover.md).
  */
 #ifndef JOBTREE_COVER_H
 #define JOBTREE_COVER_H
@@ -131,6 +132,11 @@ const jt_cover_cand_t *jt_coverer_cand (const jt_coverer_t *c, size_t i);
  * If it is 0, *why (if not NULL) says which bound binds. */
 int64_t jt_coverer_headroom (const jt_coverer_t *c, size_t i, jt_reason_t *why);
 
+/* The aggregate cap whose concurrency gives candidate i's headroom now
+ * (the bound that binds is JT_AGGREGATE_CAP on GPUs, not GPU-hours), or
+ * NULL. Activation resolves a funding wait held by it (activate.h). */
+const jt_aggcap_t *jt_coverer_cap_binding (const jt_coverer_t *c, size_t i);
+
 /* Tentatively charge gpus to candidate i. Returns 0, or -1 if over headroom. */
 int jt_coverer_charge (jt_coverer_t *c, size_t i, int64_t gpus);
 
@@ -162,6 +168,19 @@ jt_reason_t jt_coverer_why_gpus (const jt_coverer_t *c, int64_t gpus,
 jt_reason_t jt_coverer_why_cand (const jt_coverer_t *c, size_t i, int64_t gpus,
                                  char *detail, size_t len);
 
+/* Whether group k of g is a soft group Cover partitions owner-first (a
+ * run without groupGPUs, with cross-group spread on and no groupBy: its
+ * chunks may lie anywhere, so whole nodes of it may be paid by different
+ * envelopes). Otherwise a group is paid whole by one envelope. */
+bool jt_cover_soft_splits (const jt_run_t *r, const jt_groups_t *g);
+
+/* What candidate i pays of a soft group's `rem` GPUs not yet funded, owner
+ * first by whole nodes: all of rem when its headroom holds it, else its
+ * headroom rounded down to whole nodes of `unit` GPUs (unit < 1: 1).
+ * 0 when it cannot pay one node. */
+int64_t jt_coverer_soft_share (const jt_coverer_t *c, size_t i, int64_t rem,
+                               int64_t unit);
+
 /* A segment of the partition phi: consecutive groups paid by one envelope. */
 typedef struct jt_cover_seg {
     const jt_envelope_t *env;
@@ -186,8 +205,18 @@ typedef struct jt_cover {
 int jt_cover_seg_append (jt_cover_seg_t **segs, size_t *nsegs,
                          const jt_cover_cand_t *cd, size_t group, int64_t gpus);
 
+/* Fund group k of g as Cover does: whole by the first candidate with room
+ * for it (jt_coverer_fund), or, for a soft group that splits
+ * (jt_cover_soft_splits), owner-first by whole nodes of g->unit GPUs: each
+ * candidate in order pays its jt_coverer_soft_share of what is left, until
+ * nothing is. Each share is appended to *segs when segs is not NULL.
+ * Returns 1 funded, 0 not (the charges made stay; jt_coverer_why says why
+ * the rest is not funded), -1 on ENOMEM. */
+int jt_coverer_fund_group (jt_coverer_t *c, const jt_groups_t *g, size_t k,
+                           jt_cover_seg_t **segs, size_t *nsegs);
+
 /* Cover alone (no placement): fund the groups in order, first-fit over the
- * candidates. Returns 0 when all groups are funded, 1 when not (out->reason
+ * candidates (a soft group that splits: owner-first by whole nodes). Returns 0 when all groups are funded, 1 when not (out->reason
  * and out->detail say why; out holds what could be funded), -1 on error. */
 int jt_cover (const jt_budgets_t *b, const jt_usage_t *u, const jt_run_t *r,
               const jt_groups_t *g, int64_t now, jt_cover_t *out,
@@ -199,6 +228,13 @@ void jt_cover_free (jt_cover_t *c);
  * reason it never could, with detail. */
 jt_reason_t jt_cover_ever (const jt_budgets_t *b, const jt_run_t *r,
                            int64_t now, char *detail, size_t len);
+
+/* jt_cover_ever knowing the flavor's GPUs per node (gpn; 0 unknown): a soft
+ * group that splits is funded by whole nodes of gpn GPUs (jt_cover_ever
+ * funds it GPU by GPU, never refusing what whole nodes could pay). */
+jt_reason_t jt_cover_ever_gpn (const jt_budgets_t *b, const jt_run_t *r,
+                               int64_t now, int64_t gpn, char *detail,
+                               size_t len);
 
 #ifdef __cplusplus
 }

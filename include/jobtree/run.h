@@ -106,6 +106,10 @@ typedef struct jt_groups {
     int64_t *gpus;              /* size of each group, in order */
     size_t n;
     bool soft;                  /* no groupGPUs: Pack may chunk by node */
+    int64_t unit;               /* a soft group's funding unit: the GPUs of
+                                   one node of the flavor (0 unknown: 1
+                                   GPU); jt_run_compile leaves it 0, the
+                                   caller that knows the nodes sets it */
 } jt_groups_t;
 
 /* Compile `total` GPUs of run r into groups (total is G, or a malleable

@@ -288,6 +288,12 @@ int jtsel_activate (job_record_t *job_ptr, bitstr_t *bitmap,
         at = created + c->conf->max_wait;
         snprintf (key, sizeof (key), "%s", resv);
         snprintf (kind, sizeof (kind), "activates (MaxWait)");
+        if (reclaim.deficit > 0 && reclaim.cap) {   /* a cap holds its funding */
+            fund = &reclaim;
+            snprintf (kind, sizeof (kind), "activates (MaxWait) for %" PRId64
+                      " GPUs of aggregate cap %s", reclaim.deficit,
+                      reclaim.cap->name);
+        }
     }
     o.ids = xcalloc (list_count (preemptee_candidates) + 1, sizeof (*o.ids));
     list_for_each (preemptee_candidates, collect, &o);

@@ -72,6 +72,9 @@ static int print_activation (const jt_budgets_t *b, jt_snapshot_t *s,
     case 2:
         fund = &reclaim;
         break;
+    default:                    /* room, or a funding wait a cap holds */
+        fund = reclaim.deficit > 0 ? &reclaim : NULL;
+        break;
     }
     if (jt_activation_slice (s, e.cands, e.ncands, e.cand_nodes, r->flavor, fund,
                              "", resv, now, false, yield_any, NULL, &sl, &err) < 0

@@ -471,6 +471,12 @@ static int lease_by_run (const void *a, const void *b, void *arg)
  * reclaiming, a lease the envelope pays for another owner. */
 static bool slice_lease (const jt_lease_t *le, const jt_reclaim_t *fund)
 {
+    if (fund && fund->cap) {    /* any lease one of the cap's envelopes pays */
+        for (size_t j = 0; le->envelope && j < fund->cap->nenvelopes; j++)
+            if (!strcmp (le->envelope, fund->cap->envelopes[j]))
+                return true;
+        return false;
+    }
     return !fund || (le->envelope && !strcmp (le->envelope, fund->envelope)
                      && (!le->owner || strcmp (le->owner, fund->owner)));
 }
@@ -503,7 +509,10 @@ int jt_activation_slice (const jt_snapshot_t *s, const jt_node_set_t *cands,
         || !(run_min = calloc (s->nleases + 1, sizeof (*run_min))))
         goto nomem;
     if (fund) {
-        jt_strbuf_printf (&scope, "envelope:%s", fund->envelope);
+        if (fund->cap)
+            jt_strbuf_printf (&scope, "cap:%s", fund->cap->name);
+        else
+            jt_strbuf_printf (&scope, "envelope:%s", fund->envelope);
         if (!(out->pools[0] = jt_strbuf_take (&scope)))
             goto nomem;
         out->npools = 1;
@@ -671,7 +680,43 @@ int jt_reclaim_need (const jt_budgets_t *b, const jt_usage_t *u,
         if (why != JT_INSUFFICIENT_CAPACITY || (size_t) e->id >= u->nenv
             || h + u->lent_active[e->id] < gpus)
             continue;
-        *out = (jt_reclaim_t){ e->name, r->owner, gpus - h };
+        *out = (jt_reclaim_t){ e->name, r->owner, gpus - h, NULL };
+        rc = 1;
+        break;
+    }
+    jt_coverer_destroy (c);
+    return rc;
+}
+
+int jt_cap_need (const jt_budgets_t *b, const jt_usage_t *u,
+                 const jt_run_t *r, int64_t gpus, int64_t now,
+                 jt_reclaim_t *out, jt_error_t *err)
+{
+    jt_coverer_t *c = jt_coverer_create (b, u, r, now, err);
+    int rc = 0;
+
+    memset (out, 0, sizeof (*out));
+    if (!c)
+        return -1;
+    for (size_t i = 0; i < jt_coverer_count (c); i++) {
+        const jt_cover_cand_t *cand = jt_coverer_cand (c, i);
+        const jt_envelope_t *e = cand->env;
+        const jt_aggcap_t *cap;
+        int64_t h, held = 0;
+        if (cand->source == JT_SRC_SPONSOR)
+            continue;
+        h = jt_coverer_headroom (c, i, NULL);
+        if (h >= gpus)
+            break;                      /* a candidate funds it: none */
+        if (!(cap = jt_coverer_cap_binding (c, i)) || (size_t) e->id >= u->nenv
+            || e->concurrency - u->active[e->id] < gpus)
+            continue;
+        for (size_t j = 0; j < cap->nenvelopes; j++)
+            if (cap->env_ids && cap->env_ids[j] < u->nenv)
+                held += u->active[cap->env_ids[j]];
+        if (h + held < gpus)
+            continue;
+        *out = (jt_reclaim_t){ e->name, r->owner, gpus - h, cap };
         rc = 1;
         break;
     }
@@ -725,8 +770,14 @@ int jt_activation_applies (const jt_sched_request_t *now_req, jt_answer_t *e,
     if (req.closed_hours)
         req.closed_hours (&u, req.budgets, req.closed_hours_arg);
     rc = jt_reclaim_need (req.budgets, &u, req.run, e->cand_gpus, req.now, fund, err);
+    if (rc == 1) {
+        rc = 2;                         /* a reclaim, at once */
+    } else if (rc == 0) {
+        /* held by an aggregate cap: activated at MaxWait, like room */
+        rc = jt_cap_need (req.budgets, &u, req.run, e->cand_gpus, req.now, fund, err);
+    }
     jt_usage_free (&u);
     if (rc < 0)
         jt_answer_free (e);
-    return rc < 0 ? -1 : rc == 1 ? 2 : 0;
+    return rc < 0 ? -1 : rc;
 }

@@ -217,10 +217,11 @@ static jt_admit_verdict_t check_run (const jt_run_t *r, int64_t gpn,
 /* Funding: a budget for the owner, some envelope some day, then the record
  * with the funding Cover intends on an idle cluster. */
 static jt_admit_verdict_t fund (const jt_run_t *r, const jt_config_t *conf,
-                                const jt_budgets_t *b, int64_t now, jt_admit_t *out)
+                                const jt_budgets_t *b, int64_t gpn, int64_t now,
+                                jt_admit_t *out)
 {
     char detail[JT_ERRMSG_MAX] = "";
-    jt_groups_t groups = { NULL, 0, false };
+    jt_groups_t groups = { NULL, 0, false, 0 };
     jt_usage_t usage;
     jt_cover_t cover;
     jt_error_t e;
@@ -238,7 +239,7 @@ static jt_admit_verdict_t fund (const jt_run_t *r, const jt_config_t *conf,
                   r->owner);
         return unfunded (out, conf, JT_ADMIT_NO_BUDGET);
     }
-    reason = jt_cover_ever (b, r, now, detail, sizeof (detail));
+    reason = jt_cover_ever_gpn (b, r, now, gpn, detail, sizeof (detail));
     if (reason != JT_OK) {
         snprintf (out->line, sizeof (out->line), "jobtree: no envelope could ever "
                   "fund this run (%s): %s", jt_reason_str (reason), detail);
@@ -247,6 +248,7 @@ static jt_admit_verdict_t fund (const jt_run_t *r, const jt_config_t *conf,
     }
     if (jt_run_compile (r, r->total_gpus, &groups, &e) < 0)
         return refuse (out, JT_ADMIT_BAD_GRES, "%s", e.text);
+    groups.unit = gpn;          /* a soft group is paid by whole nodes */
     memset (&cover, 0, sizeof (cover));
     if (jt_usage_init (&usage, b) == 0) {
         if (jt_cover (b, &usage, r, &groups, now, &cover, &e) >= 0)
@@ -452,7 +454,7 @@ jt_admit_verdict_t jt_admit (const jt_admit_req_t *req, const jt_config_t *conf,
     }
     if ((v = check_run (r, gpn, &q, out)) != JT_ADMIT_PASS)
         goto done;
-    if ((v = fund (r, conf, budgets, req->now, out)) == JT_ADMIT_RUN)
+    if ((v = fund (r, conf, budgets, gpn, req->now, out)) == JT_ADMIT_RUN)
         v = placeable (r, req, nodes, conf, budgets, cl, out);
     if (v == JT_ADMIT_RUN && r->spares_per_group > 0)
         v = with_spares (r, gpn, out);

@@ -493,6 +493,14 @@ int64_t jt_coverer_headroom (const jt_coverer_t *c, size_t i, jt_reason_t *why)
     return rm.gpus;
 }
 
+const jt_aggcap_t *jt_coverer_cap_binding (const jt_coverer_t *c, size_t i)
+{
+    if (!c || i >= c->ncand)
+        return NULL;
+    room_t rm = jt_cover_room (c, &c->cand[i], true);
+    return rm.kind == B_CAP_CONC ? rm.cap : NULL;
+}
+
 int jt_coverer_charge (jt_coverer_t *c, size_t i, int64_t gpus)
 {
     if (!c || i >= c->ncand || gpus < 0)
@@ -526,6 +534,58 @@ ssize_t jt_coverer_fund (jt_coverer_t *c, int64_t gpus)
     }
     c->need = gpus;
     return -1;
+}
+
+bool jt_cover_soft_splits (const jt_run_t *r, const jt_groups_t *g)
+{
+    return r && g && g->soft && r->cross_group_spread
+           && !(r->group_by && r->group_by[0]);
+}
+
+int64_t jt_coverer_soft_share (const jt_coverer_t *c, size_t i, int64_t rem,
+                               int64_t unit)
+{
+    int64_t h = jt_coverer_headroom (c, i, NULL);
+
+    if (rem <= 0)
+        return 0;
+    if (h >= rem)
+        return rem;
+    if (unit < 1)
+        unit = 1;
+    return h / unit * unit;
+}
+
+int jt_coverer_fund_group (jt_coverer_t *c, const jt_groups_t *g, size_t k,
+                           jt_cover_seg_t **segs, size_t *nsegs)
+{
+    if (!c || !g || k >= g->n)
+        return 0;
+    int64_t need = g->gpus[k];
+    if (!jt_cover_soft_splits (c->r, g)) {
+        ssize_t i = jt_coverer_fund (c, need);
+        if (i < 0)
+            return 0;
+        if (segs && jt_cover_seg_append (segs, nsegs, &c->cand[i], k, need) < 0)
+            return -1;
+        return 1;
+    }
+    int64_t rem = need;
+    for (size_t i = 0; i < c->ncand && rem > 0; i++) {
+        int64_t share = jt_coverer_soft_share (c, i, rem, g->unit);
+        if (share <= 0)
+            continue;
+        if (jt_coverer_charge (c, i, share) < 0)
+            continue;           /* cannot happen: share <= headroom */
+        if (segs && jt_cover_seg_append (segs, nsegs, &c->cand[i], k, share) < 0)
+            return -1;
+        rem -= share;
+    }
+    if (rem > 0) {
+        c->need = rem;
+        return 0;
+    }
+    return 1;
 }
 
 /* ---- Cover alone ---- */
@@ -577,23 +637,21 @@ int jt_cover (const jt_budgets_t *b, const jt_usage_t *u, const jt_run_t *r,
         total += g->gpus[k];
     jt_coverer_set_demand (c, total);
     for (size_t k = 0; k < g->n; k++) {
-        ssize_t i = jt_coverer_fund (c, g->gpus[k]);
-        if (i < 0) {
+        int rc = jt_coverer_fund_group (c, g, k, &out->segs, &out->nsegs);
+        out->funded_gpus = c->funded;
+        out->borrowed_gpus = c->borrowed;
+        if (rc < 0) {
+            jt_coverer_destroy (c);
+            jt_cover_free (out);
+            return jt_errprintf (err, "cover: out of memory");
+        }
+        if (rc == 0) {
             out->reason = jt_coverer_why (c, out->detail, sizeof (out->detail));
             if (out->reason == JT_OK)   /* cannot happen; keep it a failure */
                 out->reason = JT_INSUFFICIENT_CAPACITY;
             jt_coverer_destroy (c);
             return 1;
         }
-        if (jt_cover_seg_append (&out->segs, &out->nsegs, &c->cand[i], k,
-                                 g->gpus[k]) < 0) {
-            jt_coverer_destroy (c);
-            jt_cover_free (out);
-            return jt_errprintf (err, "cover: out of memory");
-        }
-        out->funded_gpus += g->gpus[k];
-        if (c->cand[i].source == JT_SRC_SPONSOR)
-            out->borrowed_gpus += g->gpus[k];
     }
     out->reason = JT_OK;
     jt_coverer_destroy (c);

@@ -251,9 +251,10 @@ static int fundable_at (const jt_budgets_t *b, const jt_run_t *r,
     if (!c)
         return -1;
     for (size_t k = 0; k < g->n; k++) {
-        if (jt_coverer_fund (c, g->gpus[k]) < 0) {
+        int rc = jt_coverer_fund_group (c, g, k, NULL, NULL);
+        if (rc <= 0) {
             jt_coverer_destroy (c);
-            return 0;
+            return rc;
         }
     }
     jt_coverer_destroy (c);
@@ -263,9 +264,16 @@ static int fundable_at (const jt_budgets_t *b, const jt_run_t *r,
 jt_reason_t jt_cover_ever (const jt_budgets_t *b, const jt_run_t *r,
                            int64_t now, char *detail, size_t len)
 {
+    return jt_cover_ever_gpn (b, r, now, 0, detail, len);
+}
+
+jt_reason_t jt_cover_ever_gpn (const jt_budgets_t *b, const jt_run_t *r,
+                               int64_t now, int64_t gpn, char *detail,
+                               size_t len)
+{
     char dummy[1];
     jt_error_t err;
-    jt_groups_t g = { NULL, 0, false };
+    jt_groups_t g = { NULL, 0, false, 0 };
     jt_coverer_t *c = NULL;
     jt_reason_t why = JT_OK;
 
@@ -291,6 +299,14 @@ jt_reason_t jt_cover_ever (const jt_budgets_t *b, const jt_run_t *r,
     int64_t gg = r->group_gpus > 0 && r->group_gpus < total ? r->group_gpus
                                                             : total;
     size_t ngroups = gg > 0 ? (size_t) ((total + gg - 1) / gg) : 1;
+    /* A soft group that splits is paid by whole nodes: a node is the
+     * largest piece one envelope must hold (gpn unknown: a GPU). */
+    jt_groups_t shape = { NULL, 1, r->group_gpus <= 0, 0 };
+    bool split = jt_cover_soft_splits (r, &shape);
+    if (gpn < 1 || gpn > JT_RUN_GPUS_MAX)
+        gpn = 0;
+    if (split)
+        gg = gpn > 0 ? (gpn < total ? gpn : total) : 1;
 
     /* Idle, each candidate funds at most its room at its earliest open
      * time; when the total is over their sum, it never fits (and need not
@@ -317,6 +333,7 @@ jt_reason_t jt_cover_ever (const jt_budgets_t *b, const jt_run_t *r,
         why = JT_INVALID_RUN;
         goto done;
     }
+    g.unit = gpn;
     /* Funding only changes when a window opens: try now and each later start. */
     for (size_t i = 0; i < c->ncand; i++) {
         const jt_envelope_t *e = c->cand[i].env;
@@ -347,7 +364,15 @@ never:
      * the short last group is never the largest). */
     why = JT_NEVER_FUNDABLE;
     int64_t largest = gg;
-    if (largest > best.gpus && best.kind == B_CONC)
+    if (split && largest > best.gpus)
+        snprintf (detail, len, "one node of %lld GPUs > %lld GPUs any"
+                  " candidate can fund (%s)", (long long) largest,
+                  (long long) best.gpus, kind_bound_name (best.kind));
+    else if (split)
+        snprintf (detail, len, "%lld GPUs exceed what the candidate envelopes"
+                  " can fund together by whole nodes%s", (long long) total,
+                  gpn > 0 ? "" : " (GPUs per node unknown)");
+    else if (largest > best.gpus && best.kind == B_CONC)
         snprintf (detail, len, "largest group %lld GPUs > concurrency %lld of"
                   " every candidate", (long long) largest, (long long) best.gpus);
     else if (largest > best.gpus)

@@ -63,6 +63,7 @@ typedef struct ctx {
     int64_t now;
     jt_pack_policy_t policy;
     jt_pack_view_t *view;
+    int64_t gpn;                /* the flavor's GPUs per node (0 unknown) */
 } ctx_t;
 
 static void plan_group_clear (jt_plan_group_t *g)
@@ -239,6 +240,104 @@ static int64_t spare_gpus (const jt_snapshot_t *s, const jt_placement_t *pl)
     return sum;
 }
 
+/* Whether a placement uses part of a node's GPUs. */
+static bool part_node (const jt_snapshot_t *s, const jt_placement_t *pl)
+{
+    for (size_t j = 0; j < pl->ngroups; j++)
+        for (size_t n = 0; n < pl->groups[j].nnodes; n++)
+            if (pl->groups[j].node_gpus[n] < s->nodes[pl->groups[j].nodes[n]].gpus)
+                return true;
+    return false;
+}
+
+/* Fund and place soft group k owner-first (jt_cover_soft_splits): each
+ * candidate in Cover's order pays its share (jt_coverer_soft_share: what is
+ * left, or its headroom in whole nodes), placed on nodes matching its
+ * selector as far as they hold it (partial: whole nodes), charged for what
+ * was placed and its chunks' spare nodes; the next candidate pays the
+ * rest. 0 placed, 1 not (a->reason and a->detail set), -1 on error. */
+static int attempt_soft (ctx_t *x, jt_coverer_t *c, const jt_groups_t *g,
+                         size_t k, ssize_t only_domain, attempt_t *a,
+                         jt_error_t *err)
+{
+    int64_t need = g->gpus[k], rem = need, unit = g->unit > 0 ? g->unit : 1;
+    bool short_nodes = false;   /* a payer's nodes held less than its share */
+    char place[JT_ERRMSG_MAX] = "", first[JT_ERRMSG_MAX] = "";
+    size_t npay = 0;            /* candidates that had a share */
+
+    for (size_t i = 0; i < jt_coverer_count (c) && rem > 0; i++) {
+        int64_t share = jt_coverer_soft_share (c, i, rem, unit);
+        if (share <= 0)
+            continue;
+        const jt_cover_cand_t *cd = jt_coverer_cand (c, i);
+        jt_pack_request_t req = group_request (x, g, k, cd, only_domain);
+        jt_placement_t pl;
+        npay++;
+        req.groups = &share;
+        req.partial_ok = true;
+        memset (&pl, 0, sizeof (pl));
+        int rc = jt_pack (x->view, &req, &pl, err);
+        if (rc < 0)
+            return -1;
+        int64_t placed = rc == 0 ? pl.total_gpus : 0;
+        int64_t spare = rc == 0 ? spare_gpus (x->s, &pl) : 0;
+        if (rc == 0 && placed < rem && part_node (x->s, &pl)) {
+            /* cannot happen (a share short of the rest is whole nodes, and
+             * a partial placement stops at a node); never pay part of one */
+            rc = 1;
+            jt_pack_unplace (x->view, &pl);
+        }
+        if (rc == 0 && jt_coverer_headroom (c, i, NULL) < placed + spare) {
+            /* it cannot pay its chunks' spare nodes too: it pays none of
+             * the group (the next candidate may) */
+            rc = 1;
+            jt_pack_unplace (x->view, &pl);
+            snprintf (pl.detail, sizeof (pl.detail), "its %" PRId64 " GPUs"
+                      " and their spare nodes (%" PRId64 " GPUs): envelope %s"
+                      " has room for %" PRId64, placed, spare, cd->env->name,
+                      jt_coverer_headroom (c, i, NULL));
+        }
+        if (rc != 0 || placed < share) {
+            short_nodes = true;
+            if (!place[0])
+                group_detail (first, sizeof (first), k, pl.detail);
+            if (!place[0])
+                snprintf (place, sizeof (place), "envelope %s pays %" PRId64
+                          " GPUs: %.150s", cd->env->name, share,
+                          pl.detail[0] ? pl.detail : "its nodes hold fewer");
+        }
+        if (rc != 0) {
+            jt_placement_free (&pl);
+            continue;
+        }
+        if (jt_coverer_charge (c, i, placed + spare) < 0
+            || attempt_add (a, cd, k, placed, &pl) < 0) {
+            jt_placement_free (&pl);
+            return jt_errprintf (err, "plan: out of memory");
+        }
+        rem -= placed;
+    }
+    if (rem == 0)
+        return 0;
+    if (short_nodes && npay <= 1) {
+        /* one payer's nodes: Pack's own line, as for any group */
+        a->unplaced = true;
+        a->reason = JT_NO_DOMAIN_FITS;
+        memcpy (a->detail, first, sizeof (a->detail));
+    } else if (short_nodes) {
+        a->unplaced = true;
+        a->reason = JT_NO_DOMAIN_FITS;
+        snprintf (a->detail, sizeof (a->detail), "group %zu (soft, %" PRId64
+                  " GPUs): %" PRId64 " placed on nodes its payers may use;"
+                  " %.120s", k, need, need - rem, place);
+    } else {
+        a->reason = jt_coverer_why_gpus (c, rem, a->detail, sizeof (a->detail));
+        if (a->reason == JT_OK)         /* cannot happen; keep it a failure */
+            a->reason = JT_INSUFFICIENT_CAPACITY;
+    }
+    return 1;
+}
+
 /* Fund and place every group. 0 placed, 1 not (a->reason says why; the view
  * is left as it was), -1 on error. */
 static int attempt_run (ctx_t *x, const jt_groups_t *g, ssize_t only_domain,
@@ -263,6 +362,18 @@ static int attempt_run (ctx_t *x, const jt_groups_t *g, ssize_t only_domain,
     int64_t spares_paid = 0;    /* GPUs charged for earlier groups' spares */
     for (size_t k = 0; k < g->n; k++) {
         int64_t need = g->gpus[k];
+        if (jt_cover_soft_splits (x->r, g)) {
+            int src = attempt_soft (x, c, g, k, only_domain, a, err);
+            if (src < 0)
+                goto error;
+            if (src == 0)
+                continue;
+            attempt_undo (x, a);
+            jt_coverer_destroy (c);
+            if (hold)
+                jt_pack_view_hold_order (x->view, false);
+            return 1;
+        }
         bool placed = false, spare_short = false;
         const jt_cover_cand_t *payer = NULL;     /* first that could pay */
         for (size_t i = 0; i < jt_coverer_count (c) && !placed; i++) {
@@ -482,7 +593,10 @@ static int reject_unfundable (ctx_t *x, int64_t total, jt_plan_t *out,
     jt_coverer_set_demand (c, total);
     for (int64_t k = 0; k < n; k++) {
         int64_t gk = k < n - 1 ? g : total - (n - 1) * g;
-        if (jt_coverer_fund (c, gk) < 0)
+        /* one group at a time, as jt_cover funds them (never compiled:
+         * the total may be absurd) */
+        jt_groups_t one = { &gk, 1, x->r->group_gpus <= 0, x->gpn };
+        if (jt_coverer_fund_group (c, &one, 0, NULL, NULL) <= 0)
             break;
     }
     out->decision = JT_REJECT;
@@ -521,6 +635,7 @@ static int plan_unbound (ctx_t *x, const attempt_t *last, int64_t total,
 
     if (jt_run_compile (x->r, total, &g, err) < 0)
         return -1;
+    g.unit = x->gpn;
     int rc = jt_cover (x->b, x->u, x->r, &g, x->now, &cv, err);
     jt_groups_free (&g);
     if (rc < 0)
@@ -556,7 +671,8 @@ int jt_plan_run (const jt_budgets_t *b, const jt_snapshot_t *s,
                  const jt_plan_opts_t *opts, jt_plan_t *out, jt_error_t *err)
 {
     jt_usage_t own;
-    ctx_t x = { b, s, u, r, now, opts ? opts->policy : JT_PACK_DEFAULT, NULL };
+    ctx_t x = { b, s, u, r, now, opts ? opts->policy : JT_PACK_DEFAULT, NULL,
+                0 };
     jt_error_t verr;
     attempt_t a;
     char why[JT_ERRMSG_MAX];
@@ -592,6 +708,7 @@ int jt_plan_run (const jt_budgets_t *b, const jt_snapshot_t *s,
         out->residual[d] = jt_pack_view_free (x.view, d);
 
     int64_t gpn = jt_snapshot_gpus_per_node (s, r->flavor);
+    x.gpn = gpn > 0 ? gpn : 0;
     if (jt_run_validate (r, gpn, &verr) < 0) {
         plan_reject (out, JT_INVALID_RUN, verr.text);
         rc = 0;
@@ -646,6 +763,7 @@ int jt_plan_run (const jt_budgets_t *b, const jt_snapshot_t *s,
         jt_groups_t g;
         if (jt_run_compile (r, t, &g, err) < 0)
             goto done;
+        g.unit = x.gpn;
         int arc = (r->cross_group_spread || g.n <= 1)
                   ? attempt_run (&x, &g, -1, &a, err)
                   : attempt_single_domain (&x, &g, &a, err);

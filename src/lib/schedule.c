@@ -633,8 +633,9 @@ int jt_sched_answer (const jt_sched_request_t *req, jt_answer_t *out,
     clamp_malleable (&run, s, req->min_nodes, req->max_nodes);
     if (req->tense == JT_TENSE_EVER) {
         char detail[JT_ERRMSG_MAX] = "";
-        jt_reason_t r = jt_cover_ever (req->budgets, &run, req->now, detail,
-                                       sizeof (detail));
+        jt_reason_t r = jt_cover_ever_gpn (req->budgets, &run, req->now,
+                                           jt_snapshot_gpus_per_node (s, run.flavor),
+                                           detail, sizeof (detail));
         if (r != JT_OK) {
             say (out, JT_ANSWER_REFUSE, "jobtree: never fundable: %s",
                  detail[0] ? detail : jt_reason_str (r));

@@ -151,8 +151,11 @@ int jt_simx_activate (sim_t *m, size_t j, const jt_sched_request_t *now_req,
     if (kind == 2) {
         fund = &reclaim;
         at = m->created[j];
-    } else
+    } else {
         at = m->created[j] + m->p->max_wait;
+        if (reclaim.deficit > 0)        /* a funding wait a cap holds */
+            fund = &reclaim;
+    }
     snprintf (resv, sizeof (resv), "%s:resv:%" PRId64, run->id, m->o->epoch + m->created[j]);
     if (jt_activation_slice (m->s, e.cands, e.ncands, e.cand_nodes, run->flavor,
                              fund, run->id, resv, m->o->epoch + at, true,

@@ -229,8 +229,8 @@ static void arrive (sim_t *m, size_t j, int64_t now)
             return;
         }
         char detail[JT_ERRMSG_MAX] = "";
-        jt_reason_t rs = jt_cover_ever (m->b, m->run[j], m->o->epoch + now,
-                                        detail, sizeof (detail));
+        jt_reason_t rs = jt_cover_ever_gpn (m->b, m->run[j], m->o->epoch + now,
+                                            gpn, detail, sizeof (detail));
         jt_error_t e;
         if (rs != JT_OK) {
             snprintf (why, sizeof (why), "jobtree: never fundable: %s",

@@ -513,7 +513,7 @@ static void test_reclaim (void)
             "{\"run\":\"4\",\"group\":0,\"owner\":\"eve\",\"envelope\":\"rai-h100\","
             "\"nodes\":[\"b02\"],\"gpus\":8,\"role\":\"Borrowed\",\"start\":\"2026-03-01T10:00:00Z\"}]}";
         jt_snapshot_t *s = NULL;
-        jt_reclaim_t fund = { "rai-h100", "rai", 8 };
+        jt_reclaim_t fund = { "rai-h100", "rai", 8, NULL };
         jt_node_set_t sets[2];
         size_t na[2], nb[2];
         jt_activation_slice_t sl;
@@ -559,6 +559,120 @@ static void test_reclaim (void)
     }
 }
 
+/* A funding wait held by an aggregate cap: rai's envelopes ra and rb (64
+ * each) under cap rai-total (64). With 48 of ra and 16 of rb active, a
+ * 32-GPU run of rai is refused by the cap (not by an envelope's own
+ * concurrency, and nothing is lent: no reclaim); rb's own concurrency
+ * holds it, the cap's 64 active GPUs could make up 32: activation resolves
+ * it like an envelope deficit, every lease the cap's envelopes pay may
+ * give way (an envelope outside the cap's never). Before, nothing
+ * activated it. */
+static void test_cap_wait (void)
+{
+    jt_budgets_t *b = fx_budgets (
+        "{ \"owner\": \"rai\", \"envelopes\": ["
+        FX_ENV ("ra", "", 64, "") "," FX_ENV ("rb", "", 64, "") "],"
+        " \"aggregateCaps\": [ { \"name\": \"rai-total\", \"flavor\": \"h100\","
+        " \"envelopes\": [\"ra\", \"rb\"], \"maxConcurrency\": 64 } ] }",
+        "{ \"owner\": \"bob\", \"envelopes\": [" FX_ENV ("bob-h100", "", 64, "")
+        "] }", FX_END);
+    const jt_envelope_t *ra = b ? jt_budgets_envelope (b, "ra") : NULL;
+    const jt_envelope_t *rb = b ? jt_budgets_envelope (b, "rb") : NULL;
+    jt_run_t *r = fx_run ("{ \"owner\": \"rai\", \"resources\": { \"gpuType\":"
+                          " \"h100\", \"totalGPUs\": 32 } }");
+    jt_reclaim_t need;
+    jt_usage_t u;
+    jt_error_t err;
+
+    ok (b && ra && rb && r, "cap fixtures");
+    if (!b || !ra || !rb || !r)
+        return;
+    jt_usage_init (&u, b);
+    jt_usage_add (&u, ra, "rai", JT_ROLE_ACTIVE, 48, 0.0);
+    jt_usage_add (&u, rb, "rai", JT_ROLE_ACTIVE, 16, 0.0);
+    is_int (jt_reclaim_need (b, &u, r, 32, fx_time (FX_NOW), &need, &err), 0,
+            "a cap wait is no reclaim (nothing lent)");
+    is_int (jt_cap_need (b, &u, r, 32, fx_time (FX_NOW), &need, &err), 1,
+            "the cap holds the funding: an activation applies");
+    ok (need.cap && !strcmp (need.cap->name, "rai-total") && need.deficit == 32
+        && !strcmp (need.envelope, "rb"),
+        "deficit 32 under rai-total, paid by rb (ra's own 16 free could not hold it)");
+    is_int (jt_cap_need (b, &u, r, 8, fx_time (FX_NOW), &need, &err), 1,
+            "a smaller run: a smaller deficit");
+    ok (need.deficit == 8 && !strcmp (need.envelope, "ra"), "deficit 8, ra first");
+    jt_usage_free (&u);
+    jt_usage_init (&u, b);
+    jt_usage_add (&u, ra, "rai", JT_ROLE_ACTIVE, 16, 0.0);
+    is_int (jt_cap_need (b, &u, r, 32, fx_time (FX_NOW), &need, &err), 0,
+            "room under the cap: nothing to activate");
+    jt_usage_free (&u);
+    jt_usage_init (&u, b);
+    jt_usage_add (&u, ra, "rai", JT_ROLE_ACTIVE, 64, 0.0);
+    is_int (jt_cap_need (b, &u, r, 32, fx_time (FX_NOW), &need, &err), 1,
+            "ra full, the cap full: rb pays once the cap frees");
+    jt_usage_free (&u);
+    jt_run_destroy (r);
+
+    {
+        const char *text =
+            "{\"time\":\"2026-03-01T12:00:00Z\",\"nodes\":["
+            SNODE ("a01", "A", 8) "," SNODE ("a02", "A", 8) ","
+            SNODE ("b01", "B", 8) "," SNODE ("b02", "B", 8) "],\"leases\":["
+            "{\"run\":\"1\",\"group\":0,\"owner\":\"rai\",\"envelope\":\"ra\","
+            "\"nodes\":[\"a01\"],\"gpus\":8,\"role\":\"Active\",\"start\":\"2026-03-01T10:00:00Z\"},"
+            "{\"run\":\"2\",\"group\":0,\"owner\":\"rai\",\"envelope\":\"rb\","
+            "\"nodes\":[\"a02\"],\"gpus\":8,\"role\":\"Active\",\"start\":\"2026-03-01T10:00:00Z\"},"
+            "{\"run\":\"3\",\"group\":0,\"owner\":\"bob\",\"envelope\":\"bob-h100\","
+            "\"nodes\":[\"b01\"],\"gpus\":8,\"role\":\"Active\",\"start\":\"2026-03-01T10:00:00Z\"},"
+            "{\"run\":\"4\",\"group\":0,\"owner\":\"rai\",\"envelope\":\"ra\","
+            "\"nodes\":[\"b02\"],\"gpus\":8,\"role\":\"Active\",\"start\":\"2026-03-01T10:00:00Z\"}]}";
+        jt_snapshot_t *s = NULL;
+        jt_reclaim_t fund = { "rb", "rai", 8, b->caps[0] };
+        jt_node_set_t sets[2];
+        size_t na[2], nb[2];
+        jt_activation_slice_t sl;
+        jt_activation_t a;
+        char *d;
+
+        is (fx_parse_snapshot (text, &s), "", "cap snapshot parses");
+        if (!s) {
+            jt_budgets_destroy (b);
+            return;
+        }
+        na[0] = (size_t) jt_snapshot_node_index (s, "a01");
+        na[1] = (size_t) jt_snapshot_node_index (s, "a02");
+        nb[0] = (size_t) jt_snapshot_node_index (s, "b01");
+        nb[1] = (size_t) jt_snapshot_node_index (s, "b02");
+        sets[0] = (jt_node_set_t){ na, 2, (int) jt_snapshot_domain_index (s, "west/A") };
+        sets[1] = (jt_node_set_t){ nb, 2, (int) jt_snapshot_domain_index (s, "west/B") };
+        is_int (jt_activation_slice (s, sets, 2, 1, "h100", &fund, "9", "r-9", 0,
+                                     false, yield_all_but_7, NULL, &sl, &err), 0,
+                "cap slice");
+        is (sl.scope, "cap:rai-total,west/A,west/B", "scope: the cap, then the domains");
+        {
+            char buf[256] = "";
+            for (size_t h = 0; h < sl.req.nholders; h++)
+                snprintf (buf + strlen (buf), sizeof (buf) - strlen (buf), "%s%s@%s",
+                          h ? " " : "", sl.req.holders[h].run,
+                          sl.pools[sl.req.holders[h].pool]);
+            is (buf, "1@cap:rai-total 1@west/A 2@cap:rai-total 2@west/A"
+                " 4@cap:rai-total 4@west/B",
+                "holders: every lease ra or rb pays, whoever owns it (not bob's own)");
+        }
+        is_int (jt_activate (&sl.req, &a, &err), 0, "cap wait decided");
+        d = jt_activation_dump (&a, &sl.req);
+        ok (a.resolved && a.alt == 0 && a.ndraws == 1 && a.deficit == 16
+            && a.freed == 16 && strcmp (a.draws[0].run_id, "4") != 0,
+            "resolved in A by one gang of 8 there: its GPUs under the cap and its"
+            " node (deficits 8 + 8, no over-eviction): %s", d);
+        free (d);
+        jt_activation_free (&a);
+        jt_activation_slice_free (&sl);
+        jt_snapshot_destroy (s);
+    }
+    jt_budgets_destroy (b);
+}
+
 int main (void)
 {
     test_worked_example ();
@@ -569,5 +683,6 @@ int main (void)
     test_properties ();
     test_slice ();
     test_reclaim ();
+    test_cap_wait ();
     done_testing ();
 }

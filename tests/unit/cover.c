@@ -62,7 +62,12 @@ static const char *cov_at (const jt_budgets_t *b, const jt_usage_t *u,
             int64_t gs = 0;
             for (size_t k = s->first_group; k < s->first_group + s->ngroups; k++)
                 gs += g.gpus[k];
-            if (s->first_group != next || gs != s->gpus)
+            /* a soft group split owner-first: its segments share it */
+            bool more = i > 0 && jt_cover_soft_splits (r, &g)
+                        && s->first_group + 1 == next;
+            if (jt_cover_soft_splits (r, &g))
+                gs = s->gpus;   /* its one group: the sum is checked below */
+            if ((s->first_group != next && !more) || gs != s->gpus)
                 bail_out ("segment %zu does not partition the groups", i);
             next = s->first_group + s->ngroups;
             sum += s->gpus;
@@ -258,7 +263,9 @@ static void test_aggregate (void)
     is (cov (b, &u, r64), "AggregateCap: aggregate cap h100-total: 100 of 160"
         " GPUs active, run needs 64",
         "aggregate cap: usage of one envelope limits the other");
-    is (cov (b, &u, r60), "east-h100:g0+1=60", "aggregate cap: 100 + 60 <= 160 fits");
+    is (cov (b, &u, r60), "west-h100:g0+1=28 east-h100:g0+1=32",
+        "aggregate cap: 100 + 60 <= 160 fits (a soft group, owner first: west's"
+        " 28 left, then east)");
     jt_usage_free (&u);
     jt_run_destroy (r64);
     jt_run_destroy (r60);
@@ -390,9 +397,8 @@ static void test_whole_groups (void)
     jt_run_t *two = fx_run (RUN ("rai", 96, ", \"locality\": { \"groupGPUs\": 48 }"));
     jt_run_t *three = fx_run (RUN ("rai", 80, ", \"locality\": { \"groupGPUs\": 32 }"));
 
-    is (cov (b, NULL, one), "InsufficientCapacity: envelope w2: 0 of 48 GPUs"
-        " active, run needs 64",
-        "a group is never split between envelopes (48 + 48 >= 64)");
+    is (cov (b, NULL, one), "w1:g0+1=48 w2:g0+1=16",
+        "a soft group (no groupGPUs) is partitioned owner first (48 + 16)");
     is (cov (b, NULL, two), "w1:g0+1=48 w2:g1+1=48",
         "each group paid by exactly one envelope");
     is (cov (b, NULL, three), "w1:g0+1=32 w2:g1+1=32 w1:g2+1=16",
@@ -400,6 +406,108 @@ static void test_whole_groups (void)
     jt_run_destroy (one);
     jt_run_destroy (two);
     jt_run_destroy (three);
+    jt_budgets_destroy (b);
+}
+
+/* Cover a soft run r with whole nodes of `unit` GPUs: "env:gpus ..." or
+ * "Reason: detail". */
+static const char *cov_unit (const jt_budgets_t *b, const jt_usage_t *u,
+                             const jt_run_t *r, int64_t unit)
+{
+    static char buf[512];
+    jt_groups_t g;
+    jt_cover_t cv;
+    jt_error_t err;
+    size_t len = 0;
+
+    if (jt_run_compile (r, r->total_gpus, &g, &err) < 0)
+        bail_out ("compile: %s", err.text);
+    g.unit = unit;
+    int rc = jt_cover (b, u, r, &g, fx_time (FX_NOW), &cv, &err);
+    buf[0] = '\0';
+    if (rc < 0)
+        snprintf (buf, sizeof (buf), "error: %s", err.text);
+    else if (rc == 1)
+        snprintf (buf, sizeof (buf), "%s: %s", jt_reason_str (cv.reason),
+                  cv.detail);
+    else
+        for (size_t i = 0; i < cv.nsegs; i++)
+            len += (size_t) snprintf (buf + len, sizeof (buf) - len, "%s%s:%lld",
+                                      i ? " " : "", cv.segs[i].env->name,
+                                      (long long) cv.segs[i].gpus);
+    jt_cover_free (&cv);
+    jt_groups_free (&g);
+    return buf;
+}
+
+/* A soft group (no groupGPUs, spread on) is paid by whole nodes, owner
+ * first (seed 000 section 4: a partition of the demand): each candidate in
+ * order pays what is left, or its headroom rounded down to whole nodes. */
+static void test_soft_owner_first (void)
+{
+    /* etc/'s shape: rai-west 64 + rai-east 32 */
+    jt_budgets_t *b = fx_budgets (RAI (
+        FX_ENV ("rai-west", "\"region\": \"west\"", 64, "") ","
+        FX_ENV ("rai-east", "\"region\": \"east\"", 32, "")), FX_END);
+    jt_run_t *soft = fx_run (RUN ("rai", 96, ""));
+    jt_run_t *grouped = fx_run (RUN ("rai", 96, ", \"locality\": { \"groupGPUs\": 96 }"));
+    jt_run_t *off = fx_run (RUN ("rai", 96, ", \"locality\": {"
+                                 " \"allowCrossGroupSpread\": false }"));
+    jt_run_t *r40 = fx_run (RUN ("rai", 40, ""));
+    jt_usage_t u;
+    char d[256];
+
+    is (cov_unit (b, NULL, soft, 8), "rai-west:64 rai-east:32",
+        "96 soft GPUs: the owner's west envelope pays 64, east the other 32");
+    is_int (jt_cover_ever_gpn (b, soft, fx_time (FX_NOW), 8, d, sizeof (d)),
+            JT_OK, "ever: a 96-GPU soft run is fundable by whole nodes (64 + 32)");
+    is_int (jt_cover_ever (b, soft, fx_time (FX_NOW), d, sizeof (d)),
+            JT_OK, "ever, GPUs per node unknown: fundable GPU by GPU");
+    is_int (jt_cover_ever_gpn (b, grouped, fx_time (FX_NOW), 8, d, sizeof (d)),
+            JT_NEVER_FUNDABLE, "ever: one 96-GPU group is never split");
+    is (d, "largest group 96 GPUs > concurrency 64 of every candidate",
+        "ever: the grouped run's detail");
+    is (cov_unit (b, NULL, off, 8), "InsufficientCapacity: envelope rai-west:"
+        " 0 of 64 GPUs active, run needs 96",
+        "spread off: the soft group is one piece, paid whole by one envelope");
+
+    /* whole nodes: 4 GPUs used in west leave 60, of which 7 nodes */
+    jt_usage_init (&u, b);
+    jt_usage_add (&u, jt_budgets_envelope (b, "rai-west"), "rai", JT_ROLE_ACTIVE, 4, 0.);
+    is (cov_unit (b, &u, r40, 8), "rai-west:40",
+        "what is left fits the owner's headroom: all of it there");
+    is (cov_unit (b, &u, soft, 8), "InsufficientCapacity: envelope rai-west:"
+        " 4 of 64 GPUs active, run needs 64; of its 96 GPUs, 32 are paid elsewhere",
+        "60 GPUs of room pay 7 whole 8-GPU nodes (56), east 32: 88 < 96, refused");
+    is (cov_unit (b, &u, soft, 4), "InsufficientCapacity: envelope rai-east:"
+        " 0 of 32 GPUs active, run needs 36; of its 96 GPUs, 60 are paid elsewhere",
+        "4-GPU nodes: west pays all its 60, east 32: 92 < 96, refused");
+    is (cov_unit (b, &u, r40, 4), "rai-west:40", "40 fit west's 60");
+    jt_run_t *r88 = fx_run (RUN ("rai", 88, ""));
+    is (cov_unit (b, &u, r88, 8), "rai-west:56 rai-east:32",
+        "88 soft GPUs: 7 whole nodes in west (not 60), the rest in east");
+    jt_run_destroy (r88);
+    jt_usage_free (&u);
+
+    /* a node larger than any envelope: never */
+    jt_budgets_t *small = fx_budgets (RAI (
+        FX_ENV ("w4", "\"region\": \"west\"", 4, "") ","
+        FX_ENV ("e4", "\"region\": \"east\"", 4, "")), FX_END);
+    jt_run_t *r16 = fx_run (RUN ("rai", 16, ""));
+    is_int (jt_cover_ever_gpn (small, r16, fx_time (FX_NOW), 8, d, sizeof (d)),
+            JT_NEVER_FUNDABLE, "ever: no envelope can pay one 8-GPU node");
+    is (d, "one node of 8 GPUs > 4 GPUs any candidate can fund (concurrency)",
+        "ever: the node is the piece that does not fit");
+    is_int (jt_cover_ever_gpn (small, r16, fx_time (FX_NOW), 4, d, sizeof (d)),
+            JT_NEVER_FUNDABLE, "ever: 4-GPU nodes, 16 > 4 + 4");
+    is (d, "16 GPUs exceed what the candidate envelopes can fund together by"
+        " whole nodes", "ever: the sum is short");
+    jt_run_destroy (r16);
+    jt_budgets_destroy (small);
+    jt_run_destroy (soft);
+    jt_run_destroy (grouped);
+    jt_run_destroy (off);
+    jt_run_destroy (r40);
     jt_budgets_destroy (b);
 }
 
@@ -599,7 +707,11 @@ static void test_properties (void)
                         int64_t gs = 0;
                         for (size_t j = 0; j < sg->ngroups; j++)
                             gs += g.gpus[sg->first_group + j];
-                        if (sg->first_group != next || gs != sg->gpus)
+                        bool more = i > 0 && jt_cover_soft_splits (r, &g)
+                                    && sg->first_group + 1 == next;
+                        if (jt_cover_soft_splits (r, &g))
+                            gs = sg->gpus;      /* the sum is checked below */
+                        if ((sg->first_group != next && !more) || gs != sg->gpus)
                             why = "segments do not partition the groups";
                         if (sg->source == JT_SRC_SPONSOR && !r->allow_borrow)
                             why = "a sponsor paid a run that may not borrow";
@@ -643,6 +755,7 @@ int main (void)
     test_borrow_limits ();
     test_whole_run_numbers ();
     test_whole_groups ();
+    test_soft_owner_first ();
     test_reasons ();
     test_coverer_api ();
     test_usage ();

@@ -130,6 +130,65 @@ static void test_payer_selector (void)
     jt_budgets_destroy (b);
 }
 
+/* A soft run (no groupGPUs) paid by two envelopes, whole nodes each
+ * (owner first): etc/'s shape, rai-west 64 + rai-east 32, west W has 8
+ * nodes, east E 4. Before, the 96 GPUs were one group no envelope could
+ * hold: Reject. */
+static void test_soft_owner_first (void)
+{
+    jt_budgets_t *b = fx_budgets (RAI (
+        FX_ENV ("rai-west", "\"region\": \"west\"", 64, "") ","
+        FX_ENV ("rai-east", "\"region\": \"east\"", 32, "")), FX_END);
+    jt_snapshot_t *s = jt_snapshot_create ();
+    jt_snapshot_t *busy = jt_snapshot_create ();
+    jt_run_t *r96 = fx_run (RUN ("rai", 96, ""));
+    jt_run_t *r128 = fx_run (RUN ("rai", 128, ""));
+    jt_run_t *g96 = fx_run (RUN ("rai", 96, GROUP (96)));
+    jt_plan_t p;
+
+    fx_nodes (s, "w", 1, 8, "region=west,fabric.domain=W", 8, 0);
+    fx_nodes (s, "e", 1, 4, "region=east,fabric.domain=E", 8, 0);
+    fx_finalize (s);
+    is (fx_plan (b, s, NULL, r96, JT_PACK_TO_EMPTY, &p),
+        "BindNow total=96"
+        " | g0 64 west/W[w01:8 w02:8 w03:8 w04:8 w05:8 w06:8 w07:8 w08:8] rai-west"
+        " | g0 32 east/E[e01:8 e02:8 e03:8 e04:8] rai-east",
+        "96 soft GPUs: the owner's west envelope pays 8 nodes, east 4");
+    is_int (p.nsegs, 2, "two cover segments of group 0");
+    ok (p.nsegs == 2 && p.segs[0].gpus == 64 && p.segs[1].gpus == 32
+        && p.segs[0].first_group == 0 && p.segs[1].first_group == 0,
+        "segments: 64 + 32, both group 0");
+    jt_plan_free (&p);
+    is (fx_plan (b, s, NULL, r96, JT_PACK_BEST_FIT, NULL),
+        "BindNow total=96"
+        " | g0 64 west/W[w01:8 w02:8 w03:8 w04:8 w05:8 w06:8 w07:8 w08:8] rai-west"
+        " | g0 32 east/E[e01:8 e02:8 e03:8 e04:8] rai-east",
+        "best-fit: the same partition");
+    is (fx_plan (b, s, NULL, r128, JT_PACK_TO_EMPTY, NULL),
+        "Reject InsufficientCapacity total=0 want=128",
+        "128 soft GPUs: over 64 + 32, refused");
+    is (fx_plan (b, s, NULL, g96, JT_PACK_TO_EMPTY, NULL),
+        "Reject InsufficientCapacity total=0 want=96",
+        "one 96-GPU group is never split between envelopes");
+
+    /* two of west's nodes busy: west's nodes hold 48 of its 64 */
+    fx_nodes (busy, "w", 1, 8, "region=west,fabric.domain=W", 8, 2);
+    fx_nodes (busy, "e", 1, 4, "region=east,fabric.domain=E", 8, 0);
+    fx_finalize (busy);
+    plan_detail_is (b, busy, r96, "PlanLater NoDomainFits total=0 want=96"
+                    " | pay rai-west g0 64 | pay rai-east g0 32",
+                    "west's nodes hold 48: Plan-Later, paid 64 + 32 when room frees",
+                    "group 0 (soft, 96 GPUs): 80 placed on nodes its payers may use;"
+                    " envelope rai-west pays 64 GPUs: soft demand of 64 GPUs: only 48"
+                    " placeable", "the detail: how much was placed, whose nodes fell short");
+    jt_run_destroy (r96);
+    jt_run_destroy (r128);
+    jt_run_destroy (g96);
+    jt_snapshot_destroy (s);
+    jt_snapshot_destroy (busy);
+    jt_budgets_destroy (b);
+}
+
 /* Spread off with --group-by: the whole run shares one value, so Plan tries
  * it class by class. A: rack r1 has one free node (a01 busy), r2 three;
  * B: r3 four. Best-fit's smallest class that holds the first group (r1)
@@ -539,7 +598,12 @@ static void test_properties (void)
                     int64_t sum = 0;
                     size_t next = 0;
                     for (size_t i = 0; i < p1.nsegs; i++) {
-                        if (p1.segs[i].first_group != next)
+                        /* a soft group is paid by whole nodes, owner
+                         * first: several segments of group 0 */
+                        bool more = i > 0 && jt_cover_soft_splits (r, &(jt_groups_t){
+                                        NULL, 1, r->group_gpus <= 0, 0 })
+                                    && p1.segs[i].first_group + 1 == next;
+                        if (p1.segs[i].first_group != next && !more)
                             why = "segments are not consecutive";
                         next = p1.segs[i].first_group + p1.segs[i].ngroups;
                         sum += p1.segs[i].gpus;
@@ -612,6 +676,7 @@ static void test_properties (void)
 
 int main (void)
 {
+    test_soft_owner_first ();
     test_payer_selector ();
     test_spread ();
     test_spread_off_group_by ();
