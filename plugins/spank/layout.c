@@ -30,8 +30,16 @@
 #include <string.h>
 #include <unistd.h>
 
+#include <errno.h>
+
 #include <slurm/slurm.h>
 #include <slurm/spank.h>
+
+/* Slurm 24.11 dropped slurm_get_errno(): errno is Slurm's errno
+ * (docs/slurm-24.11.md; the same in src/cli/cmd_layout.c). */
+#if SLURM_VERSION_NUMBER >= SLURM_VERSION_NUM(24, 11, 0)
+#define slurm_get_errno() errno
+#endif
 
 #include "jobtree/record.h"
 #include "jobtree/spares.h"
