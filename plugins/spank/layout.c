@@ -2,10 +2,11 @@
  * layout.c - the SPANK plugin in remote context (slurmstepd): tells a
  * Jobtree run its layout (jobtree/spares.h), once per step.
  *
- * slurm_spank_user_init (once per step, before the tasks are forked, as
- * the user) asks slurmctld for the job (slurm_load_job: one RPC per step,
- * never from slurmctld itself), keeps its record, and writes the layout
- * JSON to $TMPDIR (else /tmp)/jobtree-layout-<jobid>.json, atomically
+ * slurm_spank_init_post_opt (remote: once per step, in slurmstepd as root,
+ * before privileges are dropped) asks slurmctld for the job
+ * (slurm_load_job: one RPC per step, never from slurmctld itself) and
+ * keeps its record; slurm_spank_user_init (before the tasks are forked, as
+ * the user) writes the layout JSON to $TMPDIR (else /tmp)/jobtree-layout-<jobid>.json, atomically
  * (a temporary file renamed). slurm_spank_task_init (in each task, which
  * inherits what user_init kept) sets, from the record and SLURMD_NODENAME:
  *
@@ -20,6 +21,12 @@
  * is only not told). After a swap the job gets SIGWINCH; the file is
  * written again at its next step, and `jobtree layout` prints the current
  * layout at any time (docs/user-guide.md, "Spares").
+ *
+ * Not in user_init: Slurm 24.11's slurmstepd runs it with privileges
+ * dropped and the auth plugin's lock held (auth_setuid_lock,
+ * src/interfaces/auth.c:126-151), so any RPC from it dies with "fatal:
+ * auth_g_create: pthread_rwlock_rdlock(): Resource deadlock avoided" and
+ * the batch step with it (docs/slurm-24.11.md).
  */
 #include "config.h"
 
@@ -109,21 +116,31 @@ static int write_file (uint32_t job_id, const char *dir)
     return rc;
 }
 
+int jtspank_layout_load (spank_t sp)
+{
+    uint32_t job_id = 0;
+
+    if (have_rec) {
+        jt_jobrec_free (&rec);
+        have_rec = false;
+    }
+    if (spank_get_item (sp, S_JOB_ID, &job_id) != ESPANK_SUCCESS || !job_id)
+        return 0;
+    /* Only a job given a Jobtree option costs slurmctld an RPC. */
+    if (!jtspank_args_any () || load_record (job_id) < 0)
+        return 0;
+    have_rec = true;
+    return 0;
+}
+
 int jtspank_layout_user_init (spank_t sp)
 {
     uint32_t job_id = 0;
     char dir[2048] = "";
 
-    if (spank_get_item (sp, S_JOB_ID, &job_id) != ESPANK_SUCCESS || !job_id)
+    if (!have_rec || spank_get_item (sp, S_JOB_ID, &job_id) != ESPANK_SUCCESS
+        || !job_id)
         return 0;
-    if (have_rec) {
-        jt_jobrec_free (&rec);
-        have_rec = false;
-    }
-    /* Only a job given a Jobtree option costs slurmctld an RPC. */
-    if (!jtspank_args_any () || load_record (job_id) < 0)
-        return 0;
-    have_rec = true;
     if (spank_getenv (sp, "TMPDIR", dir, sizeof (dir)) != ESPANK_SUCCESS || !dir[0])
         snprintf (dir, sizeof (dir), "/tmp");
     (void) write_file (job_id, dir);
