@@ -553,62 +553,100 @@ static const jt_envelope_t *binds (const jt_sched_request_t *req, const jt_hold_
     return jt_budgets_envelope (req->budgets, h->envelope);
 }
 
-/* The holds that bind the run: their earliest start (never before now) in
- * *first; returns their GPUs (0: none binds). */
-static int64_t binding_holds (const jt_sched_request_t *req, int64_t *first)
-{
-    int64_t held = 0;
+/* At most this many instants are checked one by one for the holds
+ * (bounded work per call: a plan each); past them, every binding hold is
+ * counted at the last one (never less strict). */
+#define HOLD_TIMES_MAX 16
 
-    *first = INT64_MAX;
-    for (size_t i = 0; i < req->nholds; i++) {
-        const jt_hold_t *h = &req->holds[i];
-        if (!binds (req, h))
-            continue;
-        held += h->gpus;
-        if (h->start < *first)
-            *first = h->start;
-    }
-    if (*first < req->now)
-        *first = req->now;
-    return held;
+/* The start of hold h as the check counts it: never before now. */
+static int64_t hold_start (const jt_sched_request_t *req, const jt_hold_t *h)
+{
+    return h->start < req->now ? req->now : h->start;
 }
 
-/* A run Cover funds now, checked against the holds that bind it: at the
- * earliest of their starts, with the leases still running then, the run
- * (still running) and every binding hold must be funded together. Backfill
- * keeps a reserved run's nodes the same way (another job may use them only
- * if it ends before the reservation starts). Returns 1 when the holds keep
- * the run back (out becomes a refusal saying so), 0 when they do not, -1
- * on error. The snapshot must be viewed idle on the caller's nodes. */
+/* The distinct starts of the holds that bind the run, ascending, in
+ * times[] (at most HOLD_TIMES_MAX: the earliest ones); returns how many
+ * (0: none binds). */
+static size_t binding_times (const jt_sched_request_t *req, int64_t *times)
+{
+    size_t n = 0;
+
+    for (size_t i = 0; i < req->nholds; i++) {
+        const jt_hold_t *h = &req->holds[i];
+        int64_t t = hold_start (req, h);
+        size_t k;
+
+        if (!binds (req, h))
+            continue;
+        for (k = 0; k < n && times[k] < t; k++)
+            ;
+        if (k < n && times[k] == t)
+            continue;
+        if (k == HOLD_TIMES_MAX)
+            continue;           /* later than every kept one */
+        if (n == HOLD_TIMES_MAX)
+            n--;                /* the latest kept one makes room */
+        memmove (&times[k + 1], &times[k], (n - k) * sizeof (*times));
+        times[k] = t;
+        n++;
+    }
+    return n;
+}
+
+/* A run Cover funds now, checked against the holds that bind it: at each
+ * of their starts t, with the leases still running at t (by their time
+ * limits), the run (still running) and every binding hold started by t
+ * must be funded together. Between two starts usage only falls (leases
+ * end; a hold is counted from its start on, whatever its end, since its
+ * run may start later than the hold says), so these instants are the
+ * only ones to check. Counting every hold at the earliest start instead
+ * counts the GPUs of a run reserved for later together with the leases
+ * that end before it starts, and keeps runs of the envelope off nodes
+ * that nothing reserved wants (docs/select-plugin.md: 0.928 to 0.949
+ * utilization in the simulator's replay of the 150-job window). Backfill
+ * keeps a reserved run's nodes the same way (another job may use them
+ * only if it ends before the reservation starts). Returns 1 when the holds
+ * keep the run back (out becomes a refusal saying so), 0 when they do not,
+ * -1 on error. The snapshot must be viewed idle on the caller's nodes. */
 static int held_back (const jt_sched_request_t *req, const jt_run_t *run,
                       jt_answer_t *out, jt_error_t *err)
 {
-    int64_t at, held = binding_holds (req, &at);
-    jt_usage_t u;
+    int64_t times[HOLD_TIMES_MAX], counted = 0, at = 0;
+    size_t n = binding_times (req, times);
     jt_plan_t p;
     char t[40];
-    int rc;
+    int rc = 0;
 
-    if (held == 0)
-        return 0;
-    if (tense_usage (req, at, &u, err) < 0)
-        return -1;
-    for (size_t i = 0; i < req->nholds; i++) {
-        const jt_envelope_t *e = binds (req, &req->holds[i]);
-        if (e)
-            jt_usage_add (&u, e, e->owner, JT_ROLE_ACTIVE, req->holds[i].gpus, 0.);
-    }
     memset (&p, 0, sizeof (p));
-    rc = jt_plan_run (req->budgets, req->snap, &u, run, at, &req->opts, &p, err);
-    jt_usage_free (&u);
-    if (rc < 0)
-        return -1;
-    rc = p.decision != JT_BIND_NOW && is_funding_reason (p.reason);
-    if (rc) {
+    for (size_t k = 0; k < n && rc == 0; k++) {
+        bool last = k + 1 == n;
+        jt_usage_t u;
+
+        at = times[k];
+        counted = 0;
+        if (tense_usage (req, at, &u, err) < 0)
+            return -1;
+        for (size_t i = 0; i < req->nholds; i++) {
+            const jt_envelope_t *e = binds (req, &req->holds[i]);
+            if (e && (last || hold_start (req, &req->holds[i]) <= at)) {
+                jt_usage_add (&u, e, e->owner, JT_ROLE_ACTIVE,
+                              req->holds[i].gpus, 0.);
+                counted += req->holds[i].gpus;
+            }
+        }
+        jt_plan_free (&p);
+        memset (&p, 0, sizeof (p));
+        rc = jt_plan_run (req->budgets, req->snap, &u, run, at, &req->opts, &p, err);
+        jt_usage_free (&u);
+        if (rc < 0)
+            break;
+        rc = p.decision != JT_BIND_NOW && is_funding_reason (p.reason);
+    }
+    if (rc == 1) {
         jt_time_format (at, t, sizeof (t));
         say (out, JT_ANSWER_REFUSE, "jobtree: %s at %s, counting %" PRId64
              " GPUs held for runs reserved ahead",
-             p.detail[0] ? p.detail : jt_reason_str (p.reason), t, held);
+             p.detail[0] ? p.detail : jt_reason_str (p.reason), t, counted);
         out->waits = req->tense == JT_TENSE_NOW;
     }
     jt_plan_free (&p);

@@ -9,6 +9,12 @@
 # with libjobtree's default order (best-fit); the variant jobtree-packtoempty
 # (not run by default) runs it with the seed's pack-to-empty
 # (JOBTREE_PACK_POLICY in slurmctld's environment, see docs/select-plugin.md).
+# On Slurm 24.05+ (docs/slurm-24.11.md) three more: stock-block (stock
+# cons_tres under TopologyPlugin=topology/block, 4 blocks of 4 nodes, no
+# hint), stock-block-segment (the same with --segment=<the job's nodes> on
+# every multi-node job: each job inside one block) and jobtree-block
+# (Jobtree under topology/block; its domains stay the nodes' fabric.domain
+# features, the same four: t2035 shows the blocks alone giving them).
 #
 #   tests/cluster/compare.sh BUILDDIR [WORKLOAD]
 #
@@ -33,7 +39,7 @@ WORKLOAD=${2:-$(dirname "$0")/compare-workload.txt}
 GPN=8
 RESULTS=$(mktemp -d /tmp/jt-compare.XXXXXX)
 
-plan 5
+plan 6
 
 # Budgets for the Jobtree run: one owner per team, each with one envelope
 # of JT_COMPARE_CONCURRENCY GPUs (default 128, the cluster's).
@@ -51,10 +57,29 @@ EOB
 done
 
 
-# run_variant NAME SELECT MODE: MODE is switches, nohint or jobtree.
+# Slurm 24.05+ only: the same 4 x 4 nodes as topology/block blocks
+# blkA..blkD instead of leaf switches (as t2035-select-block.sh).
+has_block () {
+    case "$(slurmctld -V 2>/dev/null)" in *" 2"[4-9].*) return 0 ;; esac
+    return 1
+}
+use_block () {
+    has_block || bail_out "topology/block needs Slurm 24.05 or later ($(slurmctld -V 2>/dev/null))"
+    sed -i 's|^TopologyPlugin=.*|TopologyPlugin=topology/block|' "$JT_CLUSTER_DIR/etc/slurm.conf"
+    { echo "BlockName=blkA Nodes=gpu[01-04]"
+      echo "BlockName=blkB Nodes=gpu[05-08]"
+      echo "BlockName=blkC Nodes=gpu[09-12]"
+      echo "BlockName=blkD Nodes=gpu[13-16]"
+      echo "BlockSizes=4,8,16"; } > "$JT_CLUSTER_DIR/etc/topology.conf"
+}
+
+# run_variant NAME SELECT MODE [TOPO]: MODE is switches, nohint, segment
+# (--segment=<the job's nodes>) or jobtree; TOPO block for topology/block
+# (default topology/tree, leaf switches domA..domD).
 run_variant () {
-    local name=$1 sel=$2 mode=$3 t0 job off dur gpus team nodes id ids=() begin
+    local name=$1 sel=$2 mode=$3 topo=${4:-tree} t0 job off dur gpus team nodes id ids=() begin
     JT_CLUSTER_SELECT=$sel JT_CLUSTER_BUDGETS=$BUDGETS cluster_setup "$BUILD"
+    [ "$topo" = block ] && use_block
     cluster_start
     t0=$(( $(date +%s) + 3 ))
     while read -r job off dur gpus team; do
@@ -68,6 +93,7 @@ run_variant () {
         fi
         case $mode in
             switches) extra+=(--switches=1) ;;
+            segment) if [ "$nodes" -gt 1 ]; then extra+=(--segment="$nodes"); fi ;;
             jobtree) extra+=(--group-gpus="$gpus") ;;
         esac
         id=$(submit --account="$team" -J "$job" -N "$nodes" --gres=gpu:h100:$GPN \
@@ -130,6 +156,9 @@ for v in $VARIANTS; do
     case $v in
         stock-switches) run_variant stock-switches cons_tres switches ;;
         stock-nohint) run_variant stock-nohint cons_tres nohint ;;
+        stock-block) run_variant stock-block cons_tres nohint block ;;
+        stock-block-segment) run_variant stock-block-segment cons_tres segment block ;;
+        jobtree-block) run_variant jobtree-block jobtree jobtree block ;;
         jobtree) run_variant jobtree jobtree jobtree ;;
         jobtree-packtoempty)    # slurmctld's environment selects the pack policy
             JOBTREE_PACK_POLICY=pack-to-empty run_variant jobtree-packtoempty jobtree jobtree ;;
@@ -143,12 +172,14 @@ for v in $VARIANTS; do
     printf "# %-16s %5s/%-11s %10s  %11s  %6s  %10s  %10s  %9s  %s\n" \
         "$v" "$s" "$m" "$mk" "$w" "$f" "$p95" "$bw" "$ov" "$u"
     eval "split_${v//-/_}=$s; failed_${v//-/_}=$f; multi_${v//-/_}=$m"
+    [ "$m" -gt "${multi_any:-0}" ] && multi_any=$m
 done
 is "${failed_jobtree-0}" 0 "every job completed under Jobtree"
 is "${failed_stock_nohint-0}" 0 "every job completed under stock cons_tres"
-ok "$(test "${multi_jobtree:-0}" -gt 0; echo $?)" \
-   "the workload has multi-node jobs (${multi_jobtree:-0})"
+ok "$(test "${multi_any:-0}" -gt 0; echo $?)" \
+   "the workload has multi-node jobs (${multi_any:-0})"
 is "${split_jobtree-0}" 0 "Jobtree split no group across domains"
 is "${split_jobtree_packtoempty-0}" 0 "Jobtree (pack-to-empty) split no group across domains"
+is "${split_jobtree_block-0}" 0 "Jobtree (topology/block) split no group across blocks"
 [ -n "${JT_COMPARE_KEEP:-}" ] && echo "# results kept in $RESULTS" || rm -rf "$RESULTS"
 done_testing

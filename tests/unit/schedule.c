@@ -418,6 +418,69 @@ static void test_holds (void)
     jt_budgets_destroy (b);
 }
 
+/* The holds are checked at each of their starts, each counted from its
+ * own start on with the leases still running then: a hold reserved for
+ * later is not counted with leases that end before it starts. Past
+ * HOLD_TIMES_MAX (16) instants every later hold is counted at the 16th. */
+static void test_holds_each_start (void)
+{
+    jt_budgets_t *b = fx_budgets (RAI (WEST (32, "")), FX_END);
+    jt_snapshot_t *s = jt_snapshot_create ();
+    int64_t now = fx_time (FX_NOW), h = 3600;
+    jt_hold_t two[] = { { "west-h100", 8, now + 3 * h },
+                        { "west-h100", 16, now + h } };
+    jt_hold_t many[17];
+    const char *got;
+
+    fx_nodes (s, "a", 1, 8, "region=west,fabric.domain=A", 8, 3);
+    lease (s, "1", "west-h100", "a01", 1);
+    lease (s, "2", "west-h100", "a02", 1);
+    lease (s, "3", "west-h100", "a03", 3);
+    fx_finalize (s);
+    next_holds = two, next_nholds = 2, next_end = 0;
+    got = ask (b, s, RUN ("rai", 8, GROUP (8)), JT_TENSE_NOW, NULL, 1, 8);
+    ok (!strncmp (got, "bind[", 5),
+        "at 13:00 the lease on a03 (8) + run (8) + the first hold (16) fit 32;"
+        " at 15:00 the run + both holds (8 + 16 + 8) do: it binds (%s)", got);
+    two[0].gpus = 16;
+    next_holds = two, next_nholds = 2, next_end = 0;
+    is (ask (b, s, RUN ("rai", 8, GROUP (8)), JT_TENSE_NOW, NULL, 1, 8),
+        "refuse: jobtree: envelope west-h100: 32 of 32 GPUs active, run needs 8"
+        " at 2026-03-01T15:00:00Z, counting 32 GPUs held for runs reserved ahead",
+        "a later hold that does not fit with the run is still seen, at its start");
+    next_holds = two, next_nholds = 1, next_end = now + 2 * h;
+    got = ask (b, s, RUN ("rai", 8, GROUP (8)), JT_TENSE_NOW, NULL, 1, 8);
+    ok (!strncmp (got, "bind[", 5),
+        "the later hold does not bind a run that ends before it (%s)", got);
+    jt_snapshot_destroy (s);
+    jt_budgets_destroy (b);
+
+    /* 16 holds of 1 GPU at 13:00 .. 04:00 the next day, one of 9 at 06:00;
+     * two leases (16) end at 05:00; envelope 48. Exactly: at 04:00 16 + 8 +
+     * 16 = 40, at 06:00 8 + 16 + 9 = 33: it would fit. Counted at the 16th
+     * instant: 16 + 8 + 16 + 9 = 49 > 48: refused, never less strict. */
+    b = fx_budgets (RAI (WEST (48, "")), FX_END);
+    s = jt_snapshot_create ();
+    fx_nodes (s, "a", 1, 8, "region=west,fabric.domain=A", 8, 2);
+    lease (s, "1", "west-h100", "a01", 17);
+    lease (s, "2", "west-h100", "a02", 17);
+    fx_finalize (s);
+    for (int i = 0; i < 16; i++)   /* given latest first: the order is theirs */
+        many[i] = (jt_hold_t){ "west-h100", 1, now + (16 - i) * h };
+    many[16] = (jt_hold_t){ "west-h100", 9, now + 18 * h };
+    next_holds = many, next_nholds = 17, next_end = 0;
+    is (ask (b, s, RUN ("rai", 8, GROUP (8)), JT_TENSE_NOW, NULL, 1, 8),
+        "refuse: jobtree: envelope west-h100: 41 of 48 GPUs active, run needs 8"
+        " at 2026-03-02T04:00:00Z, counting 25 GPUs held for runs reserved ahead",
+        "past 16 instants the later holds are counted at the 16th");
+    many[16].gpus = 8;
+    next_holds = many, next_nholds = 17, next_end = 0;
+    got = ask (b, s, RUN ("rai", 8, GROUP (8)), JT_TENSE_NOW, NULL, 1, 8);
+    ok (!strncmp (got, "bind[", 5), "and fit there when they fit (%s)", got);
+    jt_snapshot_destroy (s);
+    jt_budgets_destroy (b);
+}
+
 static void test_funding_unknown_end (void)
 {
     jt_budgets_t *b = fx_budgets (RAI (WEST (16, "")), FX_END);
@@ -689,6 +752,7 @@ int main (void)
     test_pick ();
     test_estimate_payable ();
     test_holds ();
+    test_holds_each_start ();
     test_funding_time ();
     test_funding_unknown_end ();
     test_funding_windows ();
