@@ -30,6 +30,8 @@ int slurm_spank_init_post_opt (spank_t sp, int ac, char **av)
     case S_CTX_LOCAL:
     case S_CTX_ALLOCATOR:
         return jtspank_args_export (sp);
+    case S_CTX_REMOTE:
+        return jtspank_layout_post_opt (sp);
     default:
         return 0;
     }

@@ -2,11 +2,16 @@
  * layout.c - the SPANK plugin in remote context (slurmstepd): tells a
  * Jobtree run its layout (jobtree/spares.h), once per step.
  *
- * slurm_spank_user_init (once per step, before the tasks are forked, as
- * the user) asks slurmctld for the job (slurm_load_job: one RPC per step,
- * never from slurmctld itself), keeps its record, and writes the layout
- * JSON to $TMPDIR (else /tmp)/jobtree-layout-<jobid>.json, atomically
- * (a temporary file renamed). slurm_spank_task_init (in each task, which
+ * slurm_spank_init_post_opt (once per step, in slurmstepd, as root) asks
+ * slurmctld for the job (slurm_load_job: one RPC per step, never from
+ * slurmctld itself) and keeps its record; slurm_spank_user_init (before
+ * the tasks are forked, as the user) writes the layout JSON to $TMPDIR
+ * (else /tmp)/jobtree-layout-<jobid>.json, atomically (a temporary file
+ * renamed). The RPC cannot be made in user_init: Slurm 24.11's slurmstepd
+ * runs it holding the auth plugin's write lock (drop_privileges,
+ * src/slurmd/common/privileges.c:58), and an RPC's auth_g_create then
+ * dies ("fatal: auth_g_create: pthread_rwlock_rdlock(): Resource deadlock
+ * avoided"): docs/slurm-24.11.md. slurm_spank_task_init (in each task, which
  * inherits what user_init kept) sets, from the record and SLURMD_NODENAME:
  *
  *   JOBTREE_GROUP        the group this node runs or spares (index)
@@ -23,6 +28,7 @@
  */
 #include "config.h"
 
+#include <errno.h>
 #include <inttypes.h>
 #include <stdbool.h>
 #include <stdio.h>
@@ -52,8 +58,9 @@ static int load_record (uint32_t job_id)
     int rc = -1;
 
     if (slurm_load_job (&msg, job_id, SHOW_ALL) != SLURM_SUCCESS || !msg) {
+        /* errno: 24.11 has no slurm_get_errno (); 22.05's returns errno */
         slurm_info ("jobtree: job %u: cannot read the job for its layout: %s", job_id,
-                    slurm_strerror (slurm_get_errno ()));
+                    slurm_strerror (errno));
         return -1;
     }
     if (msg->record_count >= 1 && jt_jobrec_is (msg->job_array[0].admin_comment)) {
@@ -101,21 +108,33 @@ static int write_file (uint32_t job_id, const char *dir)
     return rc;
 }
 
+int jtspank_layout_post_opt (spank_t sp)
+{
+    uint32_t job_id = 0, step_id = 0;
+
+    if (have_rec) {
+        jt_jobrec_free (&rec);
+        have_rec = false;
+    }
+    if (spank_get_item (sp, S_JOB_ID, &job_id) != ESPANK_SUCCESS || !job_id)
+        return 0;
+    /* The extern step (PrologFlags=Contain) runs no tasks: no user_init. */
+    if (spank_get_item (sp, S_JOB_STEPID, &step_id) == ESPANK_SUCCESS
+        && step_id == SLURM_EXTERN_CONT)
+        return 0;
+    /* Only a job given a Jobtree option costs slurmctld an RPC. */
+    if (jtspank_args_any () && load_record (job_id) == 0)
+        have_rec = true;
+    return 0;
+}
+
 int jtspank_layout_user_init (spank_t sp)
 {
     uint32_t job_id = 0;
     char dir[2048] = "";
 
-    if (spank_get_item (sp, S_JOB_ID, &job_id) != ESPANK_SUCCESS || !job_id)
+    if (!have_rec || spank_get_item (sp, S_JOB_ID, &job_id) != ESPANK_SUCCESS || !job_id)
         return 0;
-    if (have_rec) {
-        jt_jobrec_free (&rec);
-        have_rec = false;
-    }
-    /* Only a job given a Jobtree option costs slurmctld an RPC. */
-    if (!jtspank_args_any () || load_record (job_id) < 0)
-        return 0;
-    have_rec = true;
     if (spank_getenv (sp, "TMPDIR", dir, sizeof (dir)) != ESPANK_SUCCESS || !dir[0])
         snprintf (dir, sizeof (dir), "/tmp");
     (void) write_file (job_id, dir);

@@ -7,8 +7,12 @@
 
 #include <slurm/spank.h>
 
-/* Once per step, before its tasks: read the job's record, write the JSON
- * file. Always 0 (a failure is logged; the step runs untold). */
+/* Once per step, in slurmstepd before it drops privileges: read the job's
+ * record from slurmctld. Always 0 (a failure is logged; the step runs
+ * untold). */
+int jtspank_layout_post_opt (spank_t sp);
+
+/* Once per step, before its tasks, as the user: write the JSON file. */
 int jtspank_layout_user_init (spank_t sp);
 
 /* In each task: JOBTREE_GROUP, JOBTREE_NODE_ROLE, JOBTREE_GROUP_NODES,

@@ -480,6 +480,20 @@ wait_job_state () {
     wait_for "$secs" job_field_like "$id" JobState "^($re)\$"
 }
 
+# cluster_reconfigure: `scontrol reconfigure`, in a later second than the
+# last read of the files (slurm_conf.last_update has one-second resolution,
+# plugins/common/state.c), then wait until slurmctld answers and knows every
+# node again: Slurm 24.11 execs a new slurmctld, whose nodes are UNKNOWN
+# until their slurmd register (docs/slurm-24.11.md); on 22.05 both hold at
+# once.
+_later_than () { [ "$(date +%s)" -gt "$1" ]; }
+_nodes_known () { ! sinfo -h -N -o %T 2>/dev/null | grep -qi unknown; }
+cluster_reconfigure () {
+    wait_for 3 _later_than "$(date +%s)"
+    scontrol reconfigure || return 1
+    wait_for 10 scontrol ping && wait_for 30 _nodes_known
+}
+
 # Submit and print the job id (extra args go to sbatch); stderr kept in
 # $JT_CLUSTER_DIR/last.err.
 # The job inherits the marker, so teardown finds its processes too.

@@ -40,9 +40,7 @@ is "$(job_field "$fits" JobState)" RUNNING "48+16 fits the envelope and starts"
 
 ## Break the budgets and reconfigure: the last good ones stay in force.
 echo '{ "owner": "team-a", "envelopes": [ oops ] }' > "$JT_CLUSTER_DIR/budgets/team-a.json"
-sleep 1     # slurm_conf.last_update has one-second resolution
-scontrol reconfigure
-wait_for 10 scontrol ping
+cluster_reconfigure
 wait_for 10 log_has "$LOG" "keeping the last good"
 ok $? "the bad budget file is logged and the last good budgets kept"
 scancel "$big"
