@@ -34,7 +34,8 @@
 
 /* Slurm 24.11 (docs/slurm-24.11.md): hostlist_t is the struct, not a
  * pointer; slurm_get_errno() is gone (errno is Slurm's errno); the switch
- * records come as the topology plugin's data (below). */
+ * records come only as the topology plugin's data (topology.conf instead,
+ * below). */
 #if SLURM_VERSION_NUMBER >= SLURM_VERSION_NUM(24, 11, 0)
 #define JT_SLURM_2411 1
 typedef hostlist_t *jt_hostlist_p;
@@ -121,14 +122,12 @@ static const char **leaf_switches (topo_info_response_msg_t *topo,
             v[nn++] = (struct named) { nodes->node_array[i].name, i };
     qsort (v, nn, sizeof (*v), by_name);
 #if JT_SLURM_2411
-    /* topology/tree's records (src/plugins/topology/tree/topology_tree.c:104,
-     * unpacked by the client's topology plugin, which a libslurm client
-     * cannot load: then topology.conf's leaves, conf). */
-    struct jt_tree { uint32_t record_count; topo_info_t *topo_array; } *tree =
-        topo && topo->topo_info && topo->topo_info->plugin_id == TOPOLOGY_PLUGIN_TREE
-        ? topo->topo_info->data : NULL;
-    uint32_t nrec = tree ? tree->record_count : 0;
-    topo_info_t *recs = tree ? tree->topo_array : NULL;
+    /* 24.11 sends topology/tree's records only as the plugin's data, which
+     * a libslurm client cannot unpack (it cannot load topology_tree.so):
+     * topology.conf's leaves (conf) instead, and topo is NULL. */
+    uint32_t nrec = 0;
+    topo_info_t *recs = NULL;
+    (void) topo;
 #else
     uint32_t nrec = topo ? topo->record_count : 0;
     topo_info_t *recs = topo ? topo->topo_array : NULL;
@@ -304,11 +303,12 @@ static int take_snapshot (const char *out, const char *domain_key)
                  slurm_strerror (slurm_get_errno ()));
         goto out;
     }
+#if JT_SLURM_2411
+    if (conf_leaves (&leaves) < 0)      /* not slurm_load_topo: see leaf_switches */
+        goto out;
+#else
     if (slurm_load_topo (&topo) != 0)
         topo = NULL;    /* no topology plugin: features alone name domains */
-#if JT_SLURM_2411
-    if (conf_leaves (&leaves) < 0)
-        goto out;
 #endif
     if (!(s = jt_snapshot_create ())) {
         fprintf (stderr, "jobtree snapshot: out of memory\n");
