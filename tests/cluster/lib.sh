@@ -460,7 +460,20 @@ reason_like () {
     local r
     r=$(squeue -h -j "$1" -o %R 2>/dev/null | sed 's/^(//; s/)$//')
     echo "job $1 reason: $r"
+    JT_REASON_SEEN=$r
     grep -Eq -- "$2" <<< "$r"
+}
+# reason_when JOB ERE [SECS]: the job's reason once it matches ERE. Slurm
+# 24.11's main scheduler resets a reason set by a plugin's job_test to
+# "Resources" until the next backfill pass sets it again (JTC_REASON in
+# plugins/common/compat.h, docs/slurm-24.11.md), so a Jobtree reason is
+# asserted as seen, not read once; on 22.05 it stays and this returns at
+# once. Prints what it last saw on timeout (and fails).
+reason_when () {
+    wait_for "${3:-20}" reason_like "$1" "$2" >&2
+    local rc=$?
+    echo "$JT_REASON_SEEN"
+    return $rc
 }
 
 # The test cluster's domain letter of node gpuNN (A = gpu01-04, ...), and
