@@ -55,9 +55,11 @@ if [ ${#missing[@]} -gt 0 ]; then
     apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null
 fi
 
-# The configured Slurm source of the installed version (idempotent).
-slurm_src=$("$top/contrib/slurm-source.sh" | tail -n 1)
-say "Slurm source: $slurm_src ($(cat "$(dirname "$slurm_src")/.jobtree-configured"))"
+# The configured Slurm source of the installed version (idempotent), or
+# JT_SLURM_SOURCE's (contrib/trixie/build-debs.sh: the chroot's 24.11 tree).
+slurm_src=${JT_SLURM_SOURCE:-$("$top/contrib/slurm-source.sh" | tail -n 1)}
+say "Slurm source: $slurm_src ($(cat "$(dirname "$slurm_src")/.jobtree-configured" 2>/dev/null ||
+    dpkg-query -W -f='${Version}' slurm-wlm-basic-plugins))"
 
 # A copy of the source to build in.
 version=$(dpkg-parsechangelog -l "$top/debian/changelog" -S Version)
@@ -68,6 +70,9 @@ mkdir "$src"
 if [ -n "$ref" ]; then
     say "source: commit $(git -C "$top" rev-parse --short "$ref")"
     git -C "$top" archive "$ref" | tar -x -C "$src"
+elif ! git -C "$top" rev-parse --git-dir >/dev/null 2>&1; then
+    say "source: $top, not a git checkout (an exported tree): all of it"
+    tar -C "$top" -cf - . | tar -x -C "$src"
 else
     say "source: the files of $top as they are"
     (cd "$top" && git ls-files -z --cached --others --exclude-standard |
@@ -80,7 +85,7 @@ opts="${DEB_BUILD_OPTIONS:-}"
 say "dpkg-buildpackage -us -uc -b in $src (log: $out/build.log)"
 if ! (cd "$src" && DEB_BUILD_OPTIONS="$opts" JT_SLURM_SOURCE="$slurm_src" \
         dpkg-buildpackage -us -uc -b -j"$(nproc)") >"$out/build.log" 2>&1; then
-    grep -E 'error|Error|FAIL' "$out/build.log" | head -n 30 >&2
+    grep -E 'error:|Error [0-9]|^FAIL|^ERROR' "$out/build.log" | head -n 30 >&2 || true
     tail -n 20 "$out/build.log" >&2
     say "the package build failed (see $out/build.log)"
     exit 1

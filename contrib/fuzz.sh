@@ -18,7 +18,7 @@ top=$(cd "$(dirname "$0")/.." && pwd)
 bdir=${JT_FUZZ_BUILD:-$top/build-fuzz}
 targets=(fuzz_budget fuzz_run fuzz_snapshot fuzz_options fuzz_config fuzz_text
          fuzz_event fuzz_ledger fuzz_record fuzz_plan fuzz_nodemap fuzz_admit
-         fuzz_constraint fuzz_sim fuzz_checkpoint)
+         fuzz_constraint fuzz_sim fuzz_checkpoint fuzz_topoconf fuzz_lastgood)
 
 usage () { sed -n '2,17p' "$0" | sed 's/^# \{0,1\}//'; exit "${1:-2}"; }
 
@@ -82,6 +82,9 @@ ScoreEnergyPrice=0.2
     seed_text "$c/fuzz_sim" philly $'job_id,submit_s,duration_s,gpus,nodes,team,gpu_type\nphilly-r31567,0,2240194,8,,vc_7f04ca,\nphilly-r54650,235696,3256045,1,,vc_6214e9,\n'
     seed_text "$c/fuzz_constraint" one 'gpu.mem GE 80'
     seed_text "$c/fuzz_constraint" many 'rack.row LT 4;taint:maint NOT_EXISTS;tpu-name EQ v4-a;gpu.mem NE -0.5;nvlink EXISTS'
+    seed_text "$c/fuzz_topoconf" tree $'# leaves\nSwitchName=domA Nodes=gpu[01-04] LinkSpeed=1\nSwitchName=top Switches=domA,domB\nswitchname=domB \\\n  nodes=gpu[05-08]\n'
+    seed_text "$c/fuzz_topoconf" block $'BlockName=blkA Nodes=gpu[01-04]\nBlockName=blkB Nodes=gpu[05-08]\nBlockSizes=4,8\n'
+    seed_text "$c/fuzz_lastgood" set '{"format":"jobtree-last-good/1","conf":{"path":"/etc/slurm/jobtree.conf","text":"UnfundedPolicy=passthrough\n"},"budgets":[{"path":"/b/rai.json","text":"{ \"owner\": \"rai\", \"envelopes\": [] }","sha256":"da0dc9edee8e8862fd2b505935345909ce98e88a91b2541152f682843995be4c"}]}'
     seed_text "$c/fuzz_admit" run $'@account=rai\n@node=gres:gpu:h100:8\n@nodes=4\n@time=10\nJOBTREE_GROUP_GPUS=16\nJOBTREE_MALLEABLE=16:64:16\nJOBTREE_SPARES=0\nJOBTREE_CHECKPOINT=30m\nJOBTREE_CROSS_GROUP_SPREAD=no'
     seed_text "$c/fuzz_admit" borrow $'@account=vision\n@job=gres:gpu:h100:16\nSPANK_JOBTREE_GROUP_GPUS=8\nSPANK_JOBTREE_SPONSORS=rai\nSPANK_JOBTREE_BORROW=16'
     seed_text "$c/fuzz_admit" socket $'@socket=gres/gpu:h100=2\n@sockets=2\n@nodes=2\nJOBTREE_SPARES=1\n@passthrough'

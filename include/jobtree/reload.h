@@ -11,6 +11,11 @@
  * lines go (Slurm's log); nothing here prints, blocks beyond reading the
  * files, or exits.
  *
+ * The last good set can be kept on disk too (jt_reload_keep_file), so a
+ * new process starts from it: Slurm 24.11's `scontrol reconfigure` execs
+ * a new slurmctld, which would otherwise start with nothing when a file is
+ * broken at that moment (22.05 keeps the process and its memory).
+ *
  * Not thread-safe: the caller serialises jt_reload against readers of the
  * set. Pointers returned by jt_reload_conf and jt_reload_budgets stay valid
  * until the next jt_reload that replaces that part (or destroy).
@@ -69,6 +74,29 @@ void jt_reload_destroy (jt_reload_t *rl);
  * (res->kept says which, res->lines why). */
 int jt_reload (jt_reload_t *rl, const char *conf_path, jt_reload_result_t *res);
 void jt_reload_result_free (jt_reload_result_t *res);
+
+/* Bounds of the kept copy: its size in bytes (larger: not written, not
+ * read), its number of budget files, the length of its path. */
+#define JT_RELOAD_KEEP_MAX (64 * 1024 * 1024)
+#define JT_RELOAD_KEEP_FILES_MAX 65536
+#define JT_RELOAD_KEEP_PATH_MAX 4000
+
+/* Keep the good set on disk at path too (NULL: memory only, the default).
+ * After every jt_reload that replaced a part, the text of each file of the
+ * good parts in force (jobtree.conf, each budget file with its path and
+ * SHA-256) is written there atomically (path.tmp, fsync, rename, fsync of
+ * the directory); a failure to write is a line of that jt_reload, never a
+ * failed reload. A jt_reload that finds a part bad while this holder has
+ * no version of it in force (a new process) puts the kept version in force
+ * instead of the defaults or nothing, after the same checks as the files
+ * themselves (and the SHA-256); a kept copy that is missing, too large or
+ * malformed is not used (a line says why). One holder per path: two
+ * holders writing one path race on path.tmp. Returns 0, or -1 with err
+ * (empty or too long path, ENOMEM). */
+int jt_reload_keep_file (jt_reload_t *rl, const char *path, jt_error_t *err);
+
+/* The path given to jt_reload_keep_file, or NULL. */
+const char *jt_reload_keep_path (const jt_reload_t *rl);
 
 /* The configuration in force: NULL only before the first jt_reload (or
  * when even the defaults could not be allocated). */

@@ -11,9 +11,28 @@
 #include "src/common/node_conf.h"
 #include "src/common/read_config.h"
 #include "src/common/xmalloc.h"
+#include "src/common/xstring.h"
 
 #include <jobtree/gres.h>
 #include "state.h"
+
+/* The last good set on disk too, in StateSaveLocation, one file per
+ * plugin ("jobtree-job_submit.last-good.json"), so a new slurmctld starts
+ * from it (24.11's reconfigure execs one: docs/slurm-24.11.md). */
+static void keep_on_disk (jtsub_state_t *st)
+{
+    const char *dir = slurm_conf.state_save_location;
+    size_t n = strcspn (st->who, "/");
+    char *kp;
+    jt_error_t err;
+
+    if (!dir || !*dir)
+        return;
+    kp = xstrdup_printf ("%s/jobtree-%.*s.last-good.json", dir, (int) n, st->who);
+    if (jt_reload_keep_file (st->set, kp, &err) < 0)
+        error ("%s: %s", st->who, err.text);
+    xfree (kp);
+}
 
 int jtsub_state_reload (jtsub_state_t *st)
 {
@@ -26,6 +45,8 @@ int jtsub_state_reload (jtsub_state_t *st)
         xfree (path);
         return -1;
     }
+    if (!jt_reload_keep_path (st->set))
+        keep_on_disk (st);
     rc = jt_reload (st->set, path, &res);
     for (size_t i = 0; i < res.nlines; i++) {
         if (res.lines[i].level == JT_RELOAD_ERROR)

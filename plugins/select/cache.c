@@ -74,6 +74,17 @@ static void reconfigure_locked (void)
         xfree (path);
         return;
     }
+    /* The last good set on disk too, so a new slurmctld starts from it
+     * (24.11's reconfigure execs one: docs/slurm-24.11.md). */
+    if (!jt_reload_keep_path (g_set) && slurm_conf.state_save_location
+        && *slurm_conf.state_save_location) {
+        char *kp = xstrdup_printf ("%s/jobtree-select.last-good.json",
+                                   slurm_conf.state_save_location);
+        jt_error_t err;
+        if (jt_reload_keep_file (g_set, kp, &err) < 0)
+            error ("select/cons_tres_jobtree: %s", err.text);
+        xfree (kp);
+    }
     (void) jt_reload (g_set, path, &res);
     xfree (path);
     for (size_t i = 0; i < res.nlines; i++) {

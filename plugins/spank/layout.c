@@ -114,7 +114,7 @@ static int write_file (uint32_t job_id, const char *dir)
 
 int jtspank_layout_load (spank_t sp)
 {
-    uint32_t job_id = 0;
+    uint32_t job_id = 0, step_id = 0;
 
     if (spank_get_item (sp, S_JOB_ID, &job_id) != ESPANK_SUCCESS || !job_id)
         return 0;
@@ -123,6 +123,10 @@ int jtspank_layout_load (spank_t sp)
         have_rec = false;
     }
     path[0] = '\0';
+    /* The extern step (PrologFlags=Contain) runs no tasks: no user_init. */
+    if (spank_get_item (sp, S_JOB_STEPID, &step_id) == ESPANK_SUCCESS
+        && step_id == SLURM_EXTERN_CONT)
+        return 0;
     /* Only a job given a Jobtree option costs slurmctld an RPC. */
     if (!jtspank_args_any () || load_record (job_id) < 0)
         return 0;

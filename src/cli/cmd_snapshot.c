@@ -28,11 +28,14 @@
 #include <slurm/slurm.h>
 #include <slurm/slurm_errno.h>
 
+#include "jobtree/readfile.h"
 #include "jobtree/record.h"
+#include "jobtree/topoconf.h"
 
 /* Slurm 24.11 (docs/slurm-24.11.md): hostlist_t is the struct, not a
  * pointer; slurm_get_errno() is gone (errno is Slurm's errno); the switch
- * records come as the topology plugin's data (below). */
+ * records come only as the topology plugin's data (topology.conf instead,
+ * below). */
 #if SLURM_VERSION_NUMBER >= SLURM_VERSION_NUM(24, 11, 0)
 #define JT_SLURM_2411 1
 typedef hostlist_t *jt_hostlist_p;
@@ -77,15 +80,37 @@ static int by_name (const void *a, const void *b)
     return strcmp (((const struct named *) a)->name, ((const struct named *) b)->name);
 }
 
+/* Mark each host of the host list expression nodes, not yet marked, as
+ * under the leaf name. */
+static void mark_leaves (const char **leaf, const struct named *v, uint32_t nn,
+                         const char *name, const char *nodes)
+{
+    jt_hostlist_p hl;
+    struct named *hit;
+    char *host;
+
+    if (!nodes || !(hl = slurm_hostlist_create (nodes)))
+        return;
+    while ((host = slurm_hostlist_shift (hl))) {
+        struct named key = { host, 0 };
+        if ((hit = bsearch (&key, v, nn, sizeof (*v), by_name)) && !leaf[hit->i])
+            leaf[hit->i] = name;
+        free (host);
+    }
+    slurm_hostlist_destroy (hl);
+}
+
 /* The leaf (level 0) switch of each node of nodes (by position): the first
- * one listing it, NULL for none. One pass over the switches' host lists
- * with a binary search per host. NULL on out of memory. */
+ * one listing it, NULL for none; from Slurm's switch records, else from
+ * the leaves of topology.conf (conf, on 24.11). One pass over the host
+ * lists with a binary search per host. NULL on out of memory. */
 static const char **leaf_switches (topo_info_response_msg_t *topo,
+                                   const jt_topo_leaves_t *conf,
                                    node_info_msg_t *nodes)
 {
     uint32_t n = nodes->record_count, nn = 0;
     const char **leaf = calloc (n ? n : 1, sizeof (*leaf));
-    struct named *v = calloc (n ? n : 1, sizeof (*v)), *hit;
+    struct named *v = calloc (n ? n : 1, sizeof (*v));
 
     if (!leaf || !v) {
         free (leaf);
@@ -97,35 +122,83 @@ static const char **leaf_switches (topo_info_response_msg_t *topo,
             v[nn++] = (struct named) { nodes->node_array[i].name, i };
     qsort (v, nn, sizeof (*v), by_name);
 #if JT_SLURM_2411
-    /* topology/tree's records (src/plugins/topology/tree/topology_tree.c:104,
-     * unpacked by the client's topology plugin); other plugins: none. */
-    struct jt_tree { uint32_t record_count; topo_info_t *topo_array; } *tree =
-        topo && topo->topo_info && topo->topo_info->plugin_id == TOPOLOGY_PLUGIN_TREE
-        ? topo->topo_info->data : NULL;
-    uint32_t nrec = tree ? tree->record_count : 0;
-    topo_info_t *recs = tree ? tree->topo_array : NULL;
+    /* 24.11 sends topology/tree's records only as the plugin's data, which
+     * a libslurm client cannot unpack (it cannot load topology_tree.so):
+     * topology.conf's leaves (conf) instead, and topo is NULL. */
+    uint32_t nrec = 0;
+    topo_info_t *recs = NULL;
+    (void) topo;
 #else
     uint32_t nrec = topo ? topo->record_count : 0;
     topo_info_t *recs = topo ? topo->topo_array : NULL;
 #endif
-    for (uint32_t t = 0; t < nrec; t++) {
-        topo_info_t *sw = &recs[t];
-        jt_hostlist_p hl;
-        char *host;
-
-        if (sw->level != 0 || !sw->nodes || !(hl = slurm_hostlist_create (sw->nodes)))
-            continue;
-        while ((host = slurm_hostlist_shift (hl))) {
-            struct named key = { host, 0 };
-            if ((hit = bsearch (&key, v, nn, sizeof (*v), by_name)) && !leaf[hit->i])
-                leaf[hit->i] = sw->name;
-            free (host);
-        }
-        slurm_hostlist_destroy (hl);
-    }
+    for (uint32_t t = 0; t < nrec; t++)
+        if (recs[t].level == 0)
+            mark_leaves (leaf, v, nn, recs[t].name, recs[t].nodes);
+    for (size_t t = 0; !nrec && conf && t < conf->n; t++)
+        mark_leaves (leaf, v, nn, conf->v[t].name, conf->v[t].nodes);
     free (v);
     return leaf;
 }
+
+#if JT_SLURM_2411
+/* Slurm 24.11 hands clients the switch records only as the topology
+ * plugin's data, and a libslurm client cannot load that plugin
+ * (docs/slurm-24.11.md): read the leaves from topology.conf beside
+ * slurm.conf ($SLURM_CONF, else the controller's path), for the
+ * TopologyPlugin slurmctld runs (tree: switches with nodes; block: base
+ * blocks, as the select plugin takes them). No such plugin, or no file:
+ * no leaves, features alone name domains. 0, or -1 with the problem said. */
+static int conf_leaves (jt_topo_leaves_t *out)
+{
+    slurm_conf_t *ctl = NULL;
+    const char *env = getenv ("SLURM_CONF"), *base;
+    char *path = NULL, *text = NULL, *slash;
+    jt_topo_kind_t kind;
+    jt_diags_t d;
+    jt_error_t err;
+    size_t len = 0;
+    int rc = 0;
+
+    memset (out, 0, sizeof (*out));
+    if (slurm_load_ctl_conf ((time_t) 0, &ctl) != 0 || !ctl)
+        return 0;
+    if (ctl->topology_plugin && strstr (ctl->topology_plugin, "topology/tree"))
+        kind = JT_TOPO_TREE;
+    else if (ctl->topology_plugin && strstr (ctl->topology_plugin, "topology/block"))
+        kind = JT_TOPO_BLOCK;
+    else
+        goto done;
+    base = env && *env ? env : ctl->slurm_conf;
+    if (!base)
+        goto done;
+    if (!(path = malloc (strlen (base) + sizeof ("topology.conf")))) {
+        rc = -1;
+        fprintf (stderr, "jobtree snapshot: out of memory\n");
+        goto done;
+    }
+    strcpy (path, base);
+    slash = strrchr (path, '/');
+    strcpy (slash ? slash + 1 : path, "topology.conf");
+    if (!(text = jt_read_file (path, &len, &err)))
+        goto done;      /* topology.yaml or none: features alone */
+    jt_diags_init (&d);
+    if (jt_topoconf_leaves (path, text, len, kind, out, &d) < 0) {
+        for (size_t i = 0; i < d.n; i++) {
+            char line[1024];
+            jt_diag_format (&d.v[i], line, sizeof (line));
+            fprintf (stderr, "jobtree snapshot: %s\n", line);
+        }
+        rc = -1;
+    }
+    jt_diags_free (&d);
+done:
+    free (text);
+    free (path);
+    slurm_free_ctl_conf (ctl);
+    return rc;
+}
+#endif
 
 /* Slurm's node state word as the library's flags. */
 static unsigned node_flags (uint32_t st)
@@ -145,10 +218,10 @@ static unsigned node_flags (uint32_t st)
 }
 
 static int add_nodes (jt_snapshot_t *s, node_info_msg_t *nodes,
-                      topo_info_response_msg_t *topo, const char *domain_key,
-                      jt_error_t *err)
+                      topo_info_response_msg_t *topo, const jt_topo_leaves_t *conf,
+                      const char *domain_key, jt_error_t *err)
 {
-    const char **leaf = leaf_switches (topo, nodes);
+    const char **leaf = leaf_switches (topo, conf, nodes);
 
     if (!leaf)
         return jt_errprintf (err, "out of memory");
@@ -204,6 +277,7 @@ static int take_snapshot (const char *out, const char *domain_key)
     node_info_msg_t *nodes = NULL;
     job_info_msg_t *jobs = NULL;
     topo_info_response_msg_t *topo = NULL;
+    jt_topo_leaves_t leaves = { NULL, 0 };
     jt_snapshot_t *s = NULL;
     jt_error_t err = { "" };
     char *json = NULL;
@@ -229,15 +303,20 @@ static int take_snapshot (const char *out, const char *domain_key)
                  slurm_strerror (slurm_get_errno ()));
         goto out;
     }
+#if JT_SLURM_2411
+    if (conf_leaves (&leaves) < 0)      /* not slurm_load_topo: see leaf_switches */
+        goto out;
+#else
     if (slurm_load_topo (&topo) != 0)
         topo = NULL;    /* no topology plugin: features alone name domains */
+#endif
     if (!(s = jt_snapshot_create ())) {
         fprintf (stderr, "jobtree snapshot: out of memory\n");
         rc = JT_EXIT_USAGE;
         goto out;
     }
     s->time = (int64_t) time (NULL);
-    if (add_nodes (s, nodes, topo, domain_key, &err) < 0
+    if (add_nodes (s, nodes, topo, &leaves, domain_key, &err) < 0
         || add_leases (s, jobs, &err) < 0 || jt_snapshot_finalize (s, &err) < 0) {
         fprintf (stderr, "jobtree snapshot: %s\n", err.text);
         goto out;
@@ -266,6 +345,7 @@ static int take_snapshot (const char *out, const char *domain_key)
 out:
     free (json);
     jt_snapshot_destroy (s);
+    jt_topo_leaves_free (&leaves);
     if (topo)
         slurm_free_topo_info_msg (topo);
     if (jobs)

@@ -43,8 +43,63 @@ static void add_at (jt_jdoc_t *d, size_t off, const char *msg)
     d->errors++;
 }
 
+/* Does the digit run d[0..n) exceed max (digits, no sign)? */
+static bool over (const char *d, size_t n, const char *max)
+{
+    size_t m = strlen (max);
+
+    return n > m || (n == m && memcmp (d, max, n) > 0);
+}
+
+char *jt_json_saturate_ints (const char *text, size_t len)
+{
+    char *copy = NULL;
+    bool in_str = false;
+
+    for (size_t i = 0; i < len; i++) {
+        char c = text[i];
+        size_t start = i, j, nd;
+        if (in_str) {
+            if (c == '\\')
+                i++;
+            else if (c == '"')
+                in_str = false;
+            continue;
+        }
+        if (c == '"') {
+            in_str = true;
+            continue;
+        }
+        if (!(c == '-' || isdigit ((unsigned char) c))
+            || (i > 0 && (isalnum ((unsigned char) text[i - 1])
+                          || strchr (".+-", text[i - 1]))))
+            continue;
+        j = c == '-' ? i + 1 : i;
+        for (nd = 0; j + nd < len && isdigit ((unsigned char) text[j + nd]); nd++)
+            ;
+        i = j + nd - (nd > 0);
+        if (nd == 0 || text[j] == '0'
+            || (j + nd < len && strchr (".eE", text[j + nd]))
+            || !over (text + j, nd, c == '-' ? "9223372036854775808"
+                                             : "18446744073709551615"))
+            continue;
+        if (!copy) {
+            if (!(copy = malloc (len + 1)))
+                return NULL;
+            memcpy (copy, text, len);
+            copy[len] = '\0';
+        }
+        const char *sat = c == '-' ? "-9223372036854775808" : "18446744073709551615";
+        size_t n = j + nd - start;
+        memset (copy + start, ' ', n);
+        memcpy (copy + start, sat, strlen (sat));
+    }
+    return copy;
+}
+
 json_object *jt_jdoc_parse (jt_jdoc_t *d)
 {
+    char *sat;
     json_tokener *tok;
     json_object *o;
     enum json_tokener_error e;
@@ -60,7 +115,9 @@ json_object *jt_jdoc_parse (jt_jdoc_t *d)
         return NULL;
     }
     json_tokener_set_flags (tok, JSON_TOKENER_STRICT);
-    o = json_tokener_parse_ex (tok, d->text, (int) d->len);
+    sat = jt_json_saturate_ints (d->text, d->len);
+    o = json_tokener_parse_ex (tok, sat ? sat : d->text, (int) d->len);
+    free (sat);
     e = json_tokener_get_error (tok);
     end = json_tokener_get_parse_end (tok);
     if (e == json_tokener_continue && end == d->len) {

@@ -42,6 +42,15 @@ typedef struct jt_jdoc {
 void jt_jdoc_init (jt_jdoc_t *d, const char *file, const char *text, size_t len,
                    jt_diags_t *diags);
 
+/* json-c 0.16 (Debian 12) saturates an integer literal beyond 64 bits to
+ * UINT64_MAX or INT64_MIN, and the range checks here rely on it; 0.17+
+ * (Debian 13's 0.18) refuses it in strict mode ("number expected"). A
+ * malloc'd copy of text with each such literal replaced by the saturated
+ * value, padded with blanks so every offset stays, or NULL when there is
+ * none (or on ENOMEM: then the text is parsed as it is). Parse the copy;
+ * locate fields in either. */
+char *jt_json_saturate_ints (const char *text, size_t len);
+
 /* Parse d->text with json-c (strict). On a syntax error adds
  * "file:line:col: message" (truncated input: "unexpected end of input")
  * and returns NULL. Duplicate keys are reported as errors but the object

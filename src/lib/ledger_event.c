@@ -26,6 +26,7 @@
 #include "jobtree/labels.h"
 #include "jobtree/ledger.h"
 #include "jobtree/run.h"
+#include "jsonutil.h"
 #include "ledger_event_int.h"
 #include "sha256.h"
 
@@ -1075,6 +1076,7 @@ jt_event_t *jt_event_from_json (const char *text, size_t len, jt_error_t *err)
 jt_event_t *jt_event_from_json_canon (const char *text, size_t len, bool *canonical,
                                       jt_error_t *err)
 {
+    char *sat;
     json_tokener *tok = tok_get ();
     json_object *o = NULL;
     jt_event_t *ev = NULL;
@@ -1086,7 +1088,9 @@ jt_event_t *jt_event_from_json_canon (const char *text, size_t len, bool *canoni
         return NULL;
     }
     json_tokener_set_flags (tok, JSON_TOKENER_STRICT);
-    o = json_tokener_parse_ex (tok, text, (int) len);
+    sat = jt_json_saturate_ints (text, len);   /* json-c 0.17+: jsonutil.h */
+    o = json_tokener_parse_ex (tok, sat ? sat : text, (int) len);
+    free (sat);
     if (!o || json_tokener_get_error (tok) != json_tokener_success
         || tok->char_offset != (int) len) {
         jt_errprintf (err, "not a JSON object: %s",

@@ -17,11 +17,14 @@ same_output () {
     "$jobtree" plan --budgets "$data/budgets" --snapshot "$data/$snap" \
         --run "$data/runs/$run.json" "$@" >"$tmp/out" 2>"$tmp/err"
     rc=$?
-    if [ $rc -eq 0 ] && cmp -s "$tmp/out" "$data/expected/$name"; then
+    # json-c 0.17+ prints an empty array as [] (0.16: "[", newline, "]").
+    sed -zi 's/\[\n *\]/[]/g' "$tmp/out"
+    sed -z 's/\[\n *\]/[]/g' "$data/expected/$name" >"$tmp/want"
+    if [ $rc -eq 0 ] && cmp -s "$tmp/out" "$tmp/want"; then
         ok 0 "$name $*"
     else
         ok 1 "$name $* (exit $rc)"
-        diff -u "$data/expected/$name" "$tmp/out" | sed 's/^/# /'
+        diff -u "$tmp/want" "$tmp/out" | sed 's/^/# /'
         sed 's/^/# stderr: /' "$tmp/err"
     fi
 }

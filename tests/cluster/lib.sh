@@ -492,7 +492,20 @@ reason_like () {
     local r
     r=$(squeue -h -j "$1" -o %R 2>/dev/null | sed 's/^(//; s/)$//')
     echo "job $1 reason: $r"
+    JT_REASON_SEEN=$r
     grep -Eq -- "$2" <<< "$r"
+}
+# reason_when JOB ERE [SECS]: the job's reason once it matches ERE. Slurm
+# 24.11's main scheduler resets a reason set by a plugin's job_test to
+# "Resources" until the next backfill pass sets it again (JTC_REASON in
+# plugins/common/compat.h, docs/slurm-24.11.md), so a Jobtree reason is
+# asserted as seen, not read once; on 22.05 it stays and this returns at
+# once. Prints what it last saw on timeout (and fails).
+reason_when () {
+    wait_for "${3:-20}" reason_like "$1" "$2" >&2
+    local rc=$?
+    echo "$JT_REASON_SEEN"
+    return $rc
 }
 
 # The test cluster's domain letter of node gpuNN (A = gpu01-04, ...), and
@@ -510,6 +523,20 @@ epoch () { date -d "$1" +%s; }
 wait_job_state () {
     local id=$1 re=$2 secs=${3:-30}
     wait_for "$secs" job_field_like "$id" JobState "^($re)\$"
+}
+
+# cluster_reconfigure: `scontrol reconfigure`, in a later second than the
+# last read of the files (slurm_conf.last_update has one-second resolution,
+# plugins/common/state.c), then wait until slurmctld answers and knows every
+# node again: Slurm 24.11 execs a new slurmctld, whose nodes are UNKNOWN
+# until their slurmd register (docs/slurm-24.11.md); on 22.05 both hold at
+# once.
+_later_than () { [ "$(date +%s)" -gt "$1" ]; }
+_nodes_known () { ! sinfo -h -N -o %T 2>/dev/null | grep -qi unknown; }
+cluster_reconfigure () {
+    wait_for 3 _later_than "$(date +%s)"
+    scontrol reconfigure || return 1
+    wait_for 10 scontrol ping && wait_for 30 _nodes_known
 }
 
 # Submit and print the job id (extra args go to sbatch); stderr kept in

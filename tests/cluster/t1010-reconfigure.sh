@@ -11,14 +11,9 @@ B=$JT_CLUSTER_DIR/budgets
 LOG=$JT_CLUSTER_DIR/log/slurmctld.log
 J="-N1 --gres=gpu:h100:8 --group-gpus=8 --wrap true"
 
-# slurm_conf.last_update has one-second resolution: reconfigure in a later
-# second than the previous load so the change is seen at once.
-_later_than () { [ "$(date +%s)" -gt "$1" ]; }
-reconfigure () {
-    wait_for 3 _later_than "$(date +%s)"
-    scontrol reconfigure || return 1
-    wait_for 10 scontrol ping
-}
+# cluster_reconfigure (lib.sh): in a later second than the previous load,
+# so the change is seen at once, and back with every node known.
+reconfigure () { cluster_reconfigure; }
 
 id=$(submit --account=team-a $J)
 ok "$(test -n "$id"; echo $?)" "team-a job accepted with the initial budgets"

@@ -87,9 +87,9 @@ one=$(submit --account=team-a -N4 $G8 --group-gpus=16 --cross-group-spread=no --
 wait_for 10 job_field_like "$one" Reason '^jobtree:'
 is "$(job_field "$one" JobState)" PENDING \
    "spread off: pending while no west domain has 4 free nodes (6 free in all)"
-like "$(job_field "$one" Reason)" "^jobtree:" \
-     "the reason is Jobtree's: $(job_field "$one" Reason)"
-like "$(squeue -h -j "$one" -o %r)" "^jobtree: " "squeue shows the Jobtree reason"
+r=$(reason_when "$one" '^jobtree: ')
+like "$r" "^jobtree:" "the reason is Jobtree's: $r"
+like "$(reason_when "$one" '^jobtree: ')" "^jobtree: " "squeue shows the Jobtree reason"
 scancel "$blk1"
 wait_job_state "$one" RUNNING 15
 is "$(job_field "$one" JobState)" RUNNING "starts when a domain frees"
@@ -104,8 +104,8 @@ is "$(job_field "$big" JobState)" RUNNING "64-GPU run uses all of a-west-h100"
 late=$(submit --account=team-a -N2 $G8 --group-gpus=16 --wrap "sleep 60")
 wait_for 10 job_field_like "$late" Reason '^jobtree:'
 is "$(job_field "$late" JobState)" PENDING "a run over the envelope's concurrency waits"
-like "$(squeue -h -j "$late" -o %r)" "^jobtree: .*(a-west-h100|borrow)" \
-     "its reason names the envelope: $(squeue -h -j "$late" -o %r)"
+r=$(reason_when "$late" '^jobtree: .*(a-west-h100|borrow)')
+like "$r" "^jobtree: .*(a-west-h100|borrow)" "its reason names the envelope: $r"
 
 ## 6. Borrowing: the sponsor's envelope pays, recorded as Borrowed.
 bor=$(submit --account=team-a -N2 $G8 --group-gpus=16 --borrow --sponsors=team-b \
@@ -162,8 +162,8 @@ wait_job_state "$s1" RUNNING 10
 s2=$(submit --account=small -N1 $G8 --group-gpus=8 --wrap "sleep 30")
 wait_for 10 job_field_like "$s2" Reason '^jobtree:'
 is "$(job_field "$s2" JobState)" PENDING "over its envelope on an idle cluster: waits"
-like "$(squeue -h -j "$s2" -o %r)" "^jobtree: .*small-h100" \
-     "the reason names the exhausted envelope: $(squeue -h -j "$s2" -o %r)"
+r=$(reason_when "$s2" '^jobtree: .*small-h100')
+like "$r" "^jobtree: .*small-h100" "the reason names the exhausted envelope: $r"
 scancel "$s1"
 wait_job_state "$s2" RUNNING 15
 is "$(job_field "$s2" JobState)" RUNNING "starts when its envelope has room again"

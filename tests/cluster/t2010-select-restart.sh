@@ -32,17 +32,15 @@ is "$(job_field "$big" JobState)" RUNNING "the run survived the restart"
 over=$(submit --account=team-a -N4 $G8 --group-gpus=16 --wrap "sleep 30")
 wait_for 10 job_field_like "$over" Reason '^jobtree:'
 is "$(job_field "$over" JobState)" PENDING "usage rebuilt after restart: 48+32 > 64 waits"
-like "$(squeue -h -j "$over" -o %r)" "^jobtree: .*(a-west-h100|borrowing)" \
-     "with a funding reason: $(squeue -h -j "$over" -o %r)"
+r=$(reason_when "$over" '^jobtree: .*(a-west-h100|borrowing)')
+like "$r" "^jobtree: .*(a-west-h100|borrowing)" "with a funding reason: $r"
 fits=$(submit --account=team-a -N2 $G8 --group-gpus=16 --wrap "sleep 30")
 wait_job_state "$fits" RUNNING 10
 is "$(job_field "$fits" JobState)" RUNNING "48+16 fits the envelope and starts"
 
 ## Break the budgets and reconfigure: the last good ones stay in force.
 echo '{ "owner": "team-a", "envelopes": [ oops ] }' > "$JT_CLUSTER_DIR/budgets/team-a.json"
-sleep 1     # slurm_conf.last_update has one-second resolution
-scontrol reconfigure
-wait_for 10 scontrol ping
+cluster_reconfigure
 wait_for 10 log_has "$LOG" "keeping the last good"
 ok $? "the bad budget file is logged and the last good budgets kept"
 scancel "$big"

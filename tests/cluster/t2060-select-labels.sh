@@ -94,8 +94,8 @@ big=$(submit --account=team-a -N2 $G8 --group-gpus=16 --node-constraint='gpu.mem
       --wrap "sleep 600")
 wait_for 20 reason_like "$big" 'gpu\.mem GE 80'
 is "$(job_field "$big" JobState)" PENDING "gpu.mem GE 80 holds on gpu01-02 only, gpu01 busy: waits"
-like "$(squeue -h -j "$big" -o %r)" "^jobtree: .*\(nodes where gpu\.mem GE 80\)" \
-    "its reason names the constraint: $(squeue -h -j "$big" -o %r)"
+r=$(reason_when "$big" '^jobtree: .*\(nodes where gpu\.mem GE 80\)')
+like "$r" "^jobtree: .*\(nodes where gpu\.mem GE 80\)" "its reason names the constraint: $r"
 is "$(job_field "$big" AdminComment | grep -o '"nodeConstraints":\[[^]]*\]')" \
     '"nodeConstraints":["gpu.mem GE 80"]' "the run record carries the constraint"
 scancel "$b1"

@@ -89,7 +89,7 @@ is "$(squeue -h -j "$b1" -o %Q)" 1 "a zero score is priority 1 (0 means held)"
 ##    pass; a new submission gets the new profile at once.
 sed -i 's/^ScorePartitionProfile=.*/ScorePartitionProfile=gpu:topo,p2:ckpt/' \
     "$JT_CLUSTER_DIR/etc/jobtree.conf"
-scontrol reconfigure
+cluster_reconfigure
 a3=$(submit -p gpu --account=team-a -N8 $G8 --group-gpus=32 --checkpoint=10 --wrap "sleep 60")
 wait_for 20 in_sprio "$a3"
 is "$(site "$a3")" 5000 "after reconfigure, gpu weighs with topo: the same run scores 5000"

@@ -46,8 +46,8 @@ like "$used" '^small-h100\|0\.0[6-9]' "the ledger's usage: $used"
 r2=$(submit --account=small -N1 $G8 --group-gpus=8 -t 1 --wrap "sleep 1")
 wait_for 15 _hours_reason "$r2"
 is "$(job_field "$r2" JobState)" PENDING "the next run waits on an idle cluster"
-like "$(squeue -h -j "$r2" -o %r)" "small-h100.*GPU-hours|GPUHoursExhausted" \
-     "with a GPU-hours reason: $(squeue -h -j "$r2" -o %r)"
+r=$(reason_when "$r2" 'small-h100.*GPU-hours|GPUHoursExhausted')
+like "$r" "small-h100.*GPU-hours|GPUHoursExhausted" "with a GPU-hours reason: $r"
 
 ## After a restart only the ledger knows the used GPU-hours.
 kill -TERM "$(ctld_pid)"

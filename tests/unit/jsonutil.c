@@ -5,6 +5,7 @@
 #include "config.h"
 
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "jsonutil.h"
@@ -167,6 +168,28 @@ int main (void)
     ok (jt_sha256_hex ("abc", 3, hex) == 0, "sha256");
     is (hex, "ba7816bf8f01cfea414140de5dae2223b00361a396177a9cb410ff61f20015ad",
         "sha256(abc) known answer");
+
+    /* Integer literals beyond 64 bits saturated as json-c 0.16 does (0.17+
+     * refuses them), same length, strings, fractions and exponents left. */
+    static const struct { const char *in, *out; } sat[] = {
+        { "{\"a\":99999999999999999999}", "{\"a\":18446744073709551615}" },
+        { "[-99999999999999999999,1]", "[-9223372036854775808 ,1]" },
+        { "[123456789012345678901234]", "[18446744073709551615    ]" },
+        { "[18446744073709551615,-9223372036854775808]", NULL },
+        { "[18446744073709551616]", "[18446744073709551615]" },
+        { "[-9223372036854775809]", "[-9223372036854775808]" },
+        { "{\"s\":\"99999999999999999999\\\"99999999999999999999\"}", NULL },
+        { "[1.99999999999999999999,1e99999999999999999999]", NULL },
+        { "[1e-99999999999999999999,1E+99999999999999999999]", NULL },
+        { "[0099999999999999999999]", NULL },
+        { "", NULL },
+    };
+    for (size_t i = 0; i < sizeof (sat) / sizeof (sat[0]); i++) {
+        char *c = jt_json_saturate_ints (sat[i].in, strlen (sat[i].in));
+        is (c ? c : "(unchanged)", sat[i].out ? sat[i].out : "(unchanged)",
+            "saturate: %s", sat[i].in);
+        free (c);
+    }
 
     return done_testing ();
 }

@@ -2,11 +2,14 @@
  * reload.c - unit tests of the set in force (jobtree/reload.h): a first
  * load, a broken budget file and a broken jobtree.conf keeping the last
  * good set with file:line:col lines, all-or-nothing, picking up a good
- * change, the generation, a first load that fails, and determinism.
+ * change, the generation, a first load that fails, and determinism; the
+ * last good set kept on disk for a new process (jt_reload_keep_file), its
+ * atomic write and its checks when read back.
  */
 #include "config.h"
 
 #include <stdarg.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -218,6 +221,183 @@ static void test_first_load_fails (void)
     jt_reload_destroy (rl);
 }
 
+/* The whole text of a file (static buffer), "" when unreadable. */
+static const char *slurp (const char *path)
+{
+    static char buf[16384];
+    FILE *f = fopen (path, "r");
+    size_t n = f ? fread (buf, 1, sizeof (buf) - 1, f) : 0;
+
+    if (f)
+        fclose (f);
+    buf[n] = '\0';
+    return buf;
+}
+
+/* A new holder (a new process) keeping its set at kp: jt_reload's result. */
+static jt_reload_t *fresh (const char *kp, const char *conf, jt_reload_result_t *r,
+                           int *rc)
+{
+    jt_reload_t *rl = jt_reload_create ();
+    jt_error_t err;
+
+    if (!rl || jt_reload_keep_file (rl, kp, &err) < 0)
+        bail_out ("keep_file: %s", err.text);
+    *rc = jt_reload (rl, conf, r);
+    return rl;
+}
+
+/* Does some line of r contain needle? */
+static bool has_line (const jt_reload_result_t *r, const char *needle)
+{
+    return strstr (lines (r), needle) != NULL;
+}
+
+/* The last good set on disk: a new holder (Slurm 24.11's reconfigure execs
+ * a new slurmctld) finds jobtree.conf and a budget file broken and starts
+ * from the set an earlier holder kept, not from the defaults and nothing. */
+static void test_kept_on_disk (void)
+{
+    char dir[512], conf[600], bd[600], kp[600], tmp[700], want[2048];
+    char text[16384], *p;
+    jt_reload_t *a, *b;
+    jt_reload_result_t r;
+    jt_error_t err;
+    int rc;
+    FILE *f;
+
+    snprintf (dir, sizeof (dir), "%s/keep", top);
+    snprintf (conf, sizeof (conf), "%s/jobtree.conf", dir);
+    snprintf (bd, sizeof (bd), "%s/budgets", dir);
+    snprintf (kp, sizeof (kp), "%s/state/jobtree-x.last-good.json", dir);
+    snprintf (tmp, sizeof (tmp), "%s.tmp", kp);
+    if (mkdir (dir, 0700) < 0 || mkdir (bd, 0700) < 0)
+        bail_out ("mkdir");
+    put (conf, "BudgetDir=%s\nUnfundedPolicy=passthrough\n", bd);
+    put (in (bd, "team-a.json"), ENVELOPE ("team-a", "a-west", 64));
+    put (in (bd, "team-b.json"), ENVELOPE ("team-b", "b-east", 64));
+
+    /* No state directory yet: the write fails, the reload does not. */
+    a = fresh (kp, conf, &r, &rc);
+    is_int (rc, 0, "keep: a failed write of the kept copy is no failed reload");
+    snprintf (want, sizeof (want), "E: cannot keep the last good set in %s: %s: ", kp, tmp);
+    ok (has_line (&r, want), "keep: and a line names the file: %s", lines (&r));
+    jt_reload_result_free (&r);
+    jt_reload_destroy (a);
+
+    snprintf (text, sizeof (text), "%s/state", dir);
+    if (mkdir (text, 0700) < 0)
+        bail_out ("mkdir");
+    a = fresh (kp, conf, &r, &rc);
+    is_int (rc, 0, "keep: first holder loads");
+    snprintf (want, sizeof (want), "I: loaded 2 budget file(s), 2 envelope(s) from %s\n",
+              bd);
+    is (lines (&r), want, "keep: no other line");
+    jt_reload_result_free (&r);
+    ok (access (kp, R_OK) == 0 && access (tmp, F_OK) < 0,
+        "keep: the kept copy is written, no temporary file left");
+    is (jt_reload_keep_path (a), kp, "keep: its path");
+    ok (strstr (slurp (kp), "\"format\":\"jobtree-last-good/1\"") != NULL,
+        "keep: its format");
+    jt_reload_destroy (a);
+
+    /* Break both: a new holder starts from the kept set. */
+    put (conf, "BudgetDir=/nowhere\nUnfundedPolicy=oops\n");
+    put (in (bd, "team-a.json"), "{ \"owner\": \"team-a\", \"envelopes\": oops }\n");
+    put (in (bd, "team-c.json"), ENVELOPE ("team-c", "c-east", 8));
+    b = fresh (kp, conf, &r, &rc);
+    is_int (rc, -1, "keep: a new holder with broken files: -1");
+    is_int (r.changed, JT_RELOAD_CONFIG | JT_RELOAD_BUDGETS,
+            "keep: both parts put in force from the kept copy");
+    is_int (r.kept, JT_RELOAD_CONFIG | JT_RELOAD_BUDGETS, "keep: both new ones bad");
+    ok (jt_reload_conf (b) && strcmp (jt_reload_conf (b)->budget_dir, bd) == 0
+        && jt_reload_conf (b)->unfunded_policy == JT_UNFUNDED_PASSTHROUGH,
+        "keep: the last good jobtree.conf is in force (BudgetDir, UnfundedPolicy)");
+    ok (jt_reload_budgets (b) && jt_reload_budgets (b)->n == 2
+        && jt_budgets_owner (jt_reload_budgets (b), "team-a")
+        && !jt_budgets_owner (jt_reload_budgets (b), "team-c"),
+        "keep: the last good budgets are in force (team-a, not team-c)");
+    snprintf (want, sizeof (want), "E: %s has errors: keeping the last good configuration "
+              "(%s, kept in %s)\n", conf, conf, kp);
+    ok (has_line (&r, want), "keep: says the configuration comes from the kept copy");
+    snprintf (want, sizeof (want), "E: budget directory %s has errors: keeping the last "
+              "good budgets (2 owner(s)), kept in %s\n", bd, kp);
+    ok (has_line (&r, want), "keep: says the budgets come from it: %s", lines (&r));
+    snprintf (want, sizeof (want), "E: %s/team-a.json:1:", bd);
+    ok (has_line (&r, want), "keep: the broken file is still named");
+    is_int (strcmp (jt_reload_budgets (b)->v[0].file, in (bd, "team-a.json")), 0,
+            "keep: each budget keeps its file name");
+    is (jt_reload_budget_error (b), "", "keep: no budget error");
+    jt_reload_result_free (&r);
+
+    /* Fixed: the new set replaces it, in memory and on disk. */
+    put (conf, "BudgetDir=%s\n", bd);
+    put (in (bd, "team-a.json"), ENVELOPE ("team-a", "a-west", 32));
+    is_int (jt_reload (b, conf, &r), 0, "keep: fixed");
+    jt_reload_result_free (&r);
+    jt_reload_destroy (b);
+    put (conf, "BudgetDir=/nowhere\nUnfundedPolicy=oops\n");
+    put (in (bd, "team-a.json"), "{ \"owner\": ");
+    b = fresh (kp, conf, &r, &rc);
+    ok (jt_reload_budgets (b) && jt_budgets_owner (jt_reload_budgets (b), "team-c")
+        && jt_reload_conf (b)->unfunded_policy == JT_UNFUNDED_REFUSE,
+        "keep: the kept copy follows the set in force (team-c, UnfundedPolicy)");
+    jt_reload_result_free (&r);
+    jt_reload_destroy (b);
+
+    /* The kept copy is checked when read back: none of these is used. */
+    snprintf (text, sizeof (text), "%s", slurp (kp));
+    {
+        struct { const char *name, *needle; } bad[] = {
+            { "truncated", "not a JSON document (truncated?)" },
+            { "format", "format: not jobtree-last-good/1" },
+            { "sha", "budgets[0]: its text does not match its sha256" },
+            { "type", "budgets: expected an array or null" },
+            { "huge", "more than the 67108864 a last good set may have" },
+        };
+        for (size_t i = 0; i < sizeof (bad) / sizeof (bad[0]); i++) {
+            if (!(f = fopen (kp, "w")))
+                bail_out ("write %s", kp);
+            if (i == 0)
+                fwrite (text, 1, strlen (text) / 2, f);
+            else if (i == 1)
+                fputs ("{\"format\":\"jobtree-last-good/2\",\"conf\":null,"
+                       "\"budgets\":null}", f);
+            else if (i == 2) {
+                char *t = strdup (text);
+                if (!t || !(p = strstr (t, "32")))
+                    bail_out ("no 32 in the kept copy");
+                p[0] = '4';     /* the text no longer matches its hash */
+                fputs (t, f);
+                free (t);
+            } else if (i == 3)
+                fputs ("{\"format\":\"jobtree-last-good/1\",\"conf\":null,"
+                       "\"budgets\":{}}", f);
+            fclose (f);
+            if (i == 4 && truncate (kp, JT_RELOAD_KEEP_MAX + 1L) < 0)
+                bail_out ("truncate");
+            b = fresh (kp, conf, &r, &rc);
+            snprintf (want, sizeof (want), "E: %s: ", kp);
+            ok (jt_reload_budgets (b) == NULL && has_line (&r, want)
+                && has_line (&r, bad[i].needle),
+                "keep: a kept copy %s: not used, a line says why", bad[i].name);
+            if (!has_line (&r, bad[i].needle))
+                diag ("%s", lines (&r));
+            is (jt_reload_conf (b)->budget_dir, "/etc/slurm/jobtree/budgets",
+                "keep: %s: the defaults, as without a copy", bad[i].name);
+            jt_reload_result_free (&r);
+            jt_reload_destroy (b);
+        }
+    }
+
+    ok (jt_reload_keep_file (NULL, kp, &err) < 0, "keep: no holder");
+    a = jt_reload_create ();
+    ok (jt_reload_keep_file (a, "", &err) < 0, "keep: an empty path is refused: %s", err.text);
+    ok (jt_reload_keep_file (a, NULL, &err) == 0 && jt_reload_keep_path (a) == NULL,
+        "keep: NULL is memory only");
+    jt_reload_destroy (a);
+}
+
 /* The same files give the same answer, in a new holder or the same one. */
 static void test_deterministic (void)
 {
@@ -270,6 +450,7 @@ int main (void)
     jt_reload_destroy (rl);
     test_first_load_fails ();
     test_deterministic ();
+    test_kept_on_disk ();
 
     snprintf (cmd, sizeof (cmd), "rm -rf '%s'", top);
     if (system (cmd) != 0)
