@@ -3,7 +3,10 @@
 # smoke, the plugin build and `make distcheck` in it (so the tarball builds
 # the plugins too), and the cluster tests against a real local Slurm with
 # the plugins loaded, then the Debian packages built, installed and tested
-# once. Run as root on Debian bookworm; installs what it needs.
+# once. The cluster tests run twice, side by side: on the host's Slurm
+# 22.05 and on Debian 13's Slurm 24.11 in a trixie chroot (issue 15;
+# contrib/trixie/ci.sh; JT_TEST_2411=0 skips that half). Run as root on
+# Debian bookworm; installs what it needs.
 # Ends with one line "N passed, N failed".
 set -uo pipefail
 
@@ -29,6 +32,15 @@ step () {
 
 step "install dependencies"
 contrib/install-deps.sh || { echo "0 passed, 1 failed"; exit 1; }
+
+# The 24.11 chroot is network- and disk-bound (debootstrap, Debian's
+# packages): made in the background while the unit tests use the CPUs.
+t2411=${JT_TEST_2411:-1}
+if [ "$t2411" != 0 ]; then
+    step "Slurm 24.11: making the trixie chroot in the background (log: build-2411/chroot.out)"
+    mkdir -p build-2411 && rm -f build-2411/chroot.rc
+    (contrib/trixie/ci.sh chroot >build-2411/chroot.out 2>&1; echo $? >build-2411/chroot.rc) &
+fi
 
 step "unit tests (ASan + UBSan)"
 if contrib/build.sh --sanitizers build-asan; then
@@ -69,15 +81,47 @@ else
     tail -n 40 "$dcdir/distcheck.out"
 fi
 
+# The 24.11 half: once the chroot is made, build against 24.11 and run its
+# cluster suite in port lane 1 while the 22.05 suite runs in lane 0.
+if [ "$t2411" != 0 ]; then
+    step "Slurm 24.11: build and cluster tests in the trixie chroot, in the background (log: build-2411/cluster.tap)"
+    (
+        # A sibling's exit status cannot be waited for: the chroot job
+        # leaves it in a file.
+        while [ ! -s build-2411/chroot.rc ]; do sleep 1; done
+        if [ "$(cat build-2411/chroot.rc)" != 0 ]; then
+            echo "not ok - the trixie chroot could not be made"
+            tail -n 30 build-2411/chroot.out | sed 's/^/# /'
+            exit 1
+        fi
+        JT_CLUSTER_PORT_LANES=2 JT_CLUSTER_PORT_LANE=1 \
+            contrib/trixie/ci.sh cluster "$top/build-2411"
+    ) >build-2411/cluster.tap 2>&1 &
+    pid2411=$!
+fi
+
 if [ "$plugins" = yes ] && [ -x tests/cluster/run.sh ]; then
-    step "cluster tests (real munged, slurmctld, 16 slurmd)"
-    tests/cluster/run.sh "$top/build" | tee build/cluster.tap
+    step "cluster tests on Slurm 22.05 (real munged, slurmctld, 16 slurmd)"
+    JT_CLUSTER_PORT_LANES=2 JT_CLUSTER_PORT_LANE=0 \
+        tests/cluster/run.sh "$top/build" | tee build/cluster.tap
     crc=${PIPESTATUS[0]}
     p=$(grep -c '^ok ' build/cluster.tap)
     f=$(grep -c '^not ok ' build/cluster.tap)
     passed=$((passed + p)); failed=$((failed + f))
     [ "$crc" -ne 0 ] && [ "$f" -eq 0 ] && { failed=$((failed + 1)); failures+=("cluster harness"); }
     [ "$f" -gt 0 ] && failures+=("cluster tests")
+fi
+
+if [ "$t2411" != 0 ]; then
+    step "cluster tests on Slurm 24.11 (the trixie chroot; ran beside the 22.05 ones)"
+    wait "$pid2411"
+    rc2411=$?
+    cat build-2411/cluster.tap
+    p=$(grep -c '^ok ' build-2411/cluster.tap)
+    f=$(grep -c '^not ok ' build-2411/cluster.tap)
+    passed=$((passed + p)); failed=$((failed + f))
+    [ "$rc2411" -ne 0 ] && [ "$f" -eq 0 ] && { failed=$((failed + 1)); failures+=("24.11 build or harness"); }
+    [ "$f" -gt 0 ] && failures+=("cluster tests on 24.11")
 fi
 
 # The Debian packages, once (issue 11): build them from this checkout,

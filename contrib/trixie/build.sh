@@ -38,7 +38,7 @@ if [ ! -f "$builddir/Makefile" ] || [ "$(cat "$builddir/.jt-configure-args" 2>/d
     echo "$args" >"$builddir/.jt-configure-args"
 fi
 in_root sh -c "cd $builddir && nice -n 10 make -j2" >"$builddir/make.out" 2>&1 || {
-    grep -E 'error|warning' "$builddir/make.out" | head -n 60 >&2
+    { grep -E 'error|warning' "$builddir/make.out" || true; } | head -n 60 >&2
     tail -n 20 "$builddir/make.out" >&2
     exit 1
 }
