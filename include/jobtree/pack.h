@@ -89,6 +89,57 @@ void jt_pack_view_destroy (jt_pack_view_t *v);
 jt_pack_view_t *jt_pack_view_create_run (const jt_snapshot_t *s,
                                          const jt_run_t *r, jt_error_t *err);
 
+/* Warm views (issue 12): the views of the runs asked about, kept across
+ * calls and brought up to date with the snapshot instead of built again
+ * (src/lib/pack_views.c). Whoever owns the snapshot owns the views, and
+ * uses them from one thread at a time (slurmctld: under the job lock).
+ *
+ * jt_pack_views_sync brings every kept view to s as s is now: O(nodes),
+ * one byte compared per node, an O(1) update per node that changed; a new
+ * snapshot (another s->serial) drops them all. A caller syncs right before
+ * the views are used (jt_plan_opts_t.views: jt_sched_answer does) and
+ * changes s in between only through another sync.
+ *
+ * jt_pack_views_get hands out run r's view, clean (nothing placed): a kept
+ * one when r's key (flavor, constraints, group-by, spread, strictness)
+ * matches and the views are synced with s, else a fresh one (*owned true:
+ * the caller destroys it). A kept one (*owned false) goes back with
+ * jt_pack_views_put, everything placed on it given back first (a view that
+ * does not come back clean is dropped). With check on, every kept view
+ * handed out is first compared with a fresh build; a difference is counted
+ * in the stats (first_mismatch says what) and the fresh view is handed out
+ * instead.
+ *
+ * jt_pack_views_gpus_per_node: jt_snapshot_gpus_per_node for a synced s,
+ * from the sync's counts (no pass over the nodes); has_nodes: a node of
+ * the flavor is in a domain. -1 when not synced with s. */
+typedef struct jt_pack_views jt_pack_views_t;
+
+typedef struct jt_pack_views_stats {
+    uint64_t hits;              /* a kept view handed out */
+    uint64_t builds;            /* a view built (kept when it can be) */
+    uint64_t cold;              /* built because not synced with s */
+    uint64_t dropped;           /* kept views dropped (room, not clean,
+                                   mismatch) */
+    uint64_t synced_nodes;      /* node changes applied by syncs */
+    uint64_t mismatches;        /* check: a kept view differed */
+    char first_mismatch[JT_ERRMSG_MAX];
+} jt_pack_views_stats_t;
+
+jt_pack_views_t *jt_pack_views_create (void);
+void jt_pack_views_destroy (jt_pack_views_t *c);
+int jt_pack_views_sync (jt_pack_views_t *c, const jt_snapshot_t *s,
+                        jt_error_t *err);
+jt_pack_view_t *jt_pack_views_get (jt_pack_views_t *c, const jt_snapshot_t *s,
+                                   const jt_run_t *r, bool *owned,
+                                   jt_error_t *err);
+void jt_pack_views_put (jt_pack_views_t *c, jt_pack_view_t *v);
+int jt_pack_views_gpus_per_node (const jt_pack_views_t *c,
+                                 const jt_snapshot_t *s, const char *flavor,
+                                 bool *has_nodes);
+void jt_pack_views_check (jt_pack_views_t *c, bool on);
+void jt_pack_views_stats (const jt_pack_views_t *c, jt_pack_views_stats_t *out);
+
 /* Free GPUs (whole free nodes the view's run may use) left in domain d. */
 int64_t jt_pack_view_free (const jt_pack_view_t *v, size_t domain);
 

@@ -80,6 +80,10 @@ typedef struct jt_plan {
 
 typedef struct jt_plan_opts {
     jt_pack_policy_t policy;
+    /* Warm views (jobtree/pack.h), synced with the snapshot jt_plan_run is
+     * given, or NULL: a view is built for the call. jt_sched_answer syncs
+     * them and passes them to its own call only. */
+    jt_pack_views_t *views;
 } jt_plan_opts_t;
 
 /* Decide for run r at time now. u may be NULL (then derived from s's leases).

@@ -84,6 +84,12 @@ typedef struct jt_snapshot {
     jt_lease_t *leases;
     size_t nleases;
     bool finalized;
+    /* Set by jt_snapshot_finalize, distinct for every finalize in the
+     * process: the node table's identity (names, labels, flavors, GPUs,
+     * domains), which only a new snapshot changes. What may change in
+     * place (state, used GPUs, leases) does not change it. Pack's warm
+     * views (jt_pack_views_t) are keyed on it. */
+    uint64_t serial;
 } jt_snapshot_t;
 
 jt_snapshot_t *jt_snapshot_create (void);

@@ -30,6 +30,7 @@
  * linked with libslurm.so. */
 #include "src/common/slurm_xlator.h"
 
+#include <inttypes.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -44,6 +45,11 @@ static jt_reload_t *g_set;              /* jobtree.conf + budgets in force */
 static bool g_loaded;
 static uint64_t g_gen = 1;
 static jt_plan_opts_t g_plan_opts = { .policy = JT_PACK_DEFAULT };
+/* Pack's warm views (jobtree/pack.h): kept across job_test calls and
+ * synced with the snapshot by jt_sched_answer, which every job_test
+ * reaches under slurmctld's job write lock (one at a time). */
+static jt_pack_views_t *g_views;
+static uint64_t g_views_logged;        /* mismatches already logged */
 
 static struct {
     uint64_t gen;
@@ -167,6 +173,14 @@ static void cross_check (const jt_config_t *conf, size_t njobs)
                err.text);
         return;
     }
+    if (g_views) {
+        jt_pack_views_stats_t st;
+        jt_pack_views_stats (g_views, &st);
+        info ("select/cons_tres_jobtree: DebugCrossCheck: warm pack views: "
+              "%" PRIu64 " handed out, each checked against a fresh build; "
+              "%" PRIu64 " built; %" PRIu64 " differed", st.hits, st.builds,
+              st.mismatches);
+    }
     rc = jt_snapshot_diff (g_cache.topo->snap, full->snap, diff, sizeof (diff));
     if (rc == 0) {
         info ("select/cons_tres_jobtree: DebugCrossCheck: patched snapshot "
@@ -227,6 +241,21 @@ jtsel_cache_t *jtsel_cache_get (jt_error_t *err)
     if (!g_cache.topo)
         goto out;
     g_cache.conf = conf;
+    if (!g_views)
+        g_views = jt_pack_views_create ();      /* NULL: views built per call */
+    jt_pack_views_check (g_views, conf->debug_cross_check);
+    if (g_views) {
+        jt_pack_views_stats_t st;
+        jt_pack_views_stats (g_views, &st);
+        if (st.mismatches > g_views_logged) {
+            error ("select/cons_tres_jobtree: DebugCrossCheck: a warm pack "
+                   "view differed from a fresh build (%" PRIu64 " times so "
+                   "far; the fresh one decided); first: %s", st.mismatches,
+                   st.first_mismatch);
+            g_views_logged = st.mismatches;
+        }
+    }
+    g_plan_opts.views = g_views;
     g_cache.plan_opts = g_plan_opts;
     g_cache.budgets = jt_reload_budgets (g_set);
     snprintf (g_cache.budget_error, sizeof (g_cache.budget_error), "%s",
@@ -257,6 +286,10 @@ void jtsel_cache_fini (void)
     slurm_mutex_lock (&g_lock);
     jtsel_topo_destroy (g_cache.topo);
     memset (&g_cache, 0, sizeof (g_cache));
+    jt_pack_views_destroy (g_views);
+    g_views = NULL;
+    g_plan_opts.views = NULL;
+    g_views_logged = 0;
     xfree (g_dirty);
     g_ndirty = 0;
     jt_reload_destroy (g_set);

@@ -241,7 +241,7 @@ int cmd_plan (int argc, char **argv)
     const char *bdir = NULL, *sfile = NULL, *rfile = NULL, *at = NULL;
     const char *resv = NULL, *score_profile = NULL, *cfile = NULL;
     bool json = false, score = false;
-    jt_plan_opts_t popts = { JT_PACK_DEFAULT };
+    jt_plan_opts_t popts = { .policy = JT_PACK_DEFAULT };
     jt_budgets_t *b = NULL;
     jt_snapshot_t *s = NULL;
     jt_run_t *r = NULL;

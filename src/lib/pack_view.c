@@ -233,9 +233,26 @@ static int sort_by_value (const jt_snapshot_t *s, const size_t *mark,
     return 0;
 }
 
+/* A node Pack may take now: up, nothing allocated on it. */
+static bool node_free (const jt_node_t *n)
+{
+    return n->state == JT_NODE_UP && n->used_gpus == 0;
+}
+
+/* Build the view. all: a warm view (pack_views.c) if it can be one: every
+ * node the run may use gets an entry, the busy ones taken, so a node that
+ * frees later is given back (jt_packv_node_free) instead of the view being
+ * built again. Only where that view's free entries are exactly a fresh
+ * view's, in the same order: not when slicing by a group-by value (a class
+ * exists only where a node is free), not with spread off and group-by (its
+ * pin follows the first take) and not when a node carries a conformance
+ * fingerprint the run's preference orders by (the order depends on which
+ * nodes are free). Otherwise the view is built as a fresh one (warm
+ * false). */
 static jt_pack_view_t *view_build (const jt_snapshot_t *s, const char *flavor,
                                    const jt_constraints_t *cons,
                                    const char *group_by, bool one_class,
+                                   bool all, bool conf_prefers,
                                    jt_error_t *err)
 {
     jt_pack_view_t *v;
@@ -252,6 +269,8 @@ static jt_pack_view_t *view_build (const jt_snapshot_t *s, const char *flavor,
     nn = s->nnodes;
     ncons = cons ? cons->n : 0;
     by_value = group_by && !domain_key (group_by);
+    if (by_value || (one_class && group_by))
+        all = false;
     if (!(v = calloc (1, sizeof (*v))))
         goto nomem;
     v->s = s;
@@ -283,11 +302,23 @@ static jt_pack_view_t *view_build (const jt_snapshot_t *s, const char *flavor,
             || (ncons && !jt_constraints_match (cons, &n->labels)))
             continue;
         v->nsatisfy++;
-        if (n->state == JT_NODE_UP && n->used_gpus == 0) {   /* free */
+        if (all && conf_prefers
+            && jt_labels_get (&n->labels, JT_CONFORMANCE_LABEL)) {
+            /* not warm after all: forget the busy nodes marked so far */
+            all = false;
+            nent = 0;
+            for (size_t j = 0; j < i; j++)
+                if (v->pos[j] != NOPOS && !node_free (&s->nodes[j]))
+                    v->pos[j] = NOPOS;
+                else if (v->pos[j] != NOPOS)
+                    nent++;
+        }
+        if (all || node_free (n)) {
             v->pos[i] = 0;      /* marks "in the view" for the passes below */
             nent++;
         }
     }
+    v->warm = all;
     /* classes: every snapshot domain (empty ones too, so class and domain
      * indexes agree) unless grouping by a value, then each (domain, value)
      * that has a free node */
@@ -401,6 +432,13 @@ static jt_pack_view_t *view_build (const jt_snapshot_t *s, const char *flavor,
         if (!v->bucket || !v->order_tmp)
             goto nomem;
     }
+    /* a warm view's busy nodes: taken, as if placed (after the bounds
+     * above, which thus hold for every node that may free) */
+    for (size_t e = 0; v->warm && e < nent; e++)
+        if (!node_free (&s->nodes[v->ent[e]])) {
+            jt_packv_take (v, e);
+            v->nbusy++;
+        }
     return v;
 nomem:
     free (be);
@@ -413,7 +451,7 @@ nomem:
 jt_pack_view_t *jt_pack_view_create (const jt_snapshot_t *s,
                                      const char *flavor, jt_error_t *err)
 {
-    return view_build (s, flavor, NULL, NULL, false, err);
+    return view_build (s, flavor, NULL, NULL, false, false, false, err);
 }
 
 /* Conformance preference (jobtree/conformance.h): each slice whose free
@@ -498,8 +536,8 @@ static int conf_prefer (jt_pack_view_t *v)
     return 0;
 }
 
-jt_pack_view_t *jt_pack_view_create_run (const jt_snapshot_t *s,
-                                         const jt_run_t *r, jt_error_t *err)
+jt_pack_view_t *jt_packv_create (const jt_snapshot_t *s, const jt_run_t *r,
+                                 bool warm, jt_error_t *err)
 {
     jt_pack_view_t *v;
 
@@ -509,14 +547,37 @@ jt_pack_view_t *jt_pack_view_create_run (const jt_snapshot_t *s,
         return NULL;
     }
     v = view_build (s, r->flavor, &r->constraints, jt_run_class_label (r),
-                    !r->cross_group_spread, err);
-    if (v && !r->conformance_strict && conf_prefer (v) < 0) {
+                    !r->cross_group_spread, warm, !r->conformance_strict, err);
+    /* a warm view has no fingerprint to prefer (view_build): its order
+     * is already the one conf_prefer would give */
+    if (v && !v->warm && !r->conformance_strict && conf_prefer (v) < 0) {
         jt_pack_view_destroy (v);
         jt_errprintf (err, "pack view: out of memory");
         errno = ENOMEM;
         return NULL;
     }
     return v;
+}
+
+jt_pack_view_t *jt_pack_view_create_run (const jt_snapshot_t *s,
+                                         const jt_run_t *r, jt_error_t *err)
+{
+    return jt_packv_create (s, r, false, err);
+}
+
+void jt_packv_node_free (jt_pack_view_t *v, size_t node, bool now_free)
+{
+    size_t e = node < v->s->nnodes ? v->pos[node] : NOPOS;
+
+    if (e == NOPOS || !v->taken[e] == now_free)
+        return;
+    if (now_free) {
+        jt_packv_untake (v, e);
+        v->nbusy--;
+    } else {
+        jt_packv_take (v, e);
+        v->nbusy++;
+    }
 }
 
 void jt_packv_class_name (const jt_pack_view_t *v, size_t c, char *buf,

@@ -60,6 +60,12 @@ struct jt_pack_view {
     size_t nlabelled;           /* flavor nodes with GPUs and a domain */
     char *flavor;
 
+    /* warm (pack_views.c): every node the run may use has an entry, the
+     * busy ones taken (nbusy of them), so the view follows the snapshot
+     * across calls; each call gives back what it placed */
+    bool warm;
+    size_t nbusy;
+
     /* cache for the last node-level selector */
     char *sel_key;
     unsigned char *sel_match;   /* per entry */
@@ -120,5 +126,16 @@ int jt_packv_dsel_cache (jt_pack_view_t *v, const jt_labels_t *sel);
  * when grouping by a label that is not a domain key. */
 void jt_packv_class_name (const jt_pack_view_t *v, size_t c, char *buf,
                           size_t len);
+
+/* The view of run r (jt_pack_view_create_run); warm: built to be kept
+ * across calls if it can be (v->warm says whether it is; view_build in
+ * pack_view.c says when it cannot). */
+jt_pack_view_t *jt_packv_create (const jt_snapshot_t *s, const jt_run_t *r,
+                                 bool warm, jt_error_t *err);
+
+/* A warm view: snapshot node `node` is now free (up, nothing allocated)
+ * or not; its entry, if it has one, follows. Only between calls (nothing
+ * placed). */
+void jt_packv_node_free (jt_pack_view_t *v, size_t node, bool now_free);
 
 #endif /* JOBTREE_PACK_VIEW_H */

@@ -676,6 +676,9 @@ int jt_plan_run (const jt_budgets_t *b, const jt_snapshot_t *s,
     jt_error_t verr;
     attempt_t a;
     char why[JT_ERRMSG_MAX];
+    jt_pack_views_t *views = opts ? opts->views : NULL;
+    bool owned = true, has_nodes;
+    int64_t gpn;
     int rc = -1;
 
     memset (&own, 0, sizeof (own));
@@ -702,12 +705,16 @@ int jt_plan_run (const jt_budgets_t *b, const jt_snapshot_t *s,
         }
         x.u = &own;
     }
-    if (!(x.view = jt_pack_view_create_run (s, r, err)))
+    if (!(x.view = jt_pack_views_get (views, s, r, &owned, err)))
         goto done;
     for (size_t d = 0; d < s->ndomains; d++)
         out->residual[d] = jt_pack_view_free (x.view, d);
 
-    int64_t gpn = jt_snapshot_gpus_per_node (s, r->flavor);
+    /* the flavor's facts: from the synced views, else a pass */
+    if ((gpn = jt_pack_views_gpus_per_node (views, s, r->flavor, &has_nodes)) < 0) {
+        gpn = jt_snapshot_gpus_per_node (s, r->flavor);
+        has_nodes = flavor_has_nodes (s, r->flavor);
+    }
     x.gpn = gpn > 0 ? gpn : 0;
     if (jt_run_validate (r, gpn, &verr) < 0) {
         plan_reject (out, JT_INVALID_RUN, verr.text);
@@ -727,7 +734,7 @@ int jt_plan_run (const jt_budgets_t *b, const jt_snapshot_t *s,
         rc = 0;
         goto done;
     }
-    if (!flavor_has_nodes (s, r->flavor)) {
+    if (!has_nodes) {
         snprintf (why, sizeof (why), "no node of flavor %s has a %s label",
                   r->flavor, JT_LABEL_FABRIC);
         plan_reject (out, JT_NO_NODES, why);
@@ -796,8 +803,16 @@ int jt_plan_run (const jt_budgets_t *b, const jt_snapshot_t *s,
     }
     rc = plan_unbound (&x, &a, last_total, out, err);
 done:
-    attempt_clear (&a);
-    jt_pack_view_destroy (x.view);
+    if (owned) {
+        attempt_clear (&a);
+        jt_pack_view_destroy (x.view);
+    } else {
+        /* a kept view goes back clean: the bound attempt's nodes too */
+        for (size_t i = a.npl; i > 0; i--)
+            jt_pack_unplace (x.view, &a.pl[i - 1]);
+        attempt_clear (&a);
+        jt_pack_views_put (views, x.view);
+    }
     jt_usage_free (&own);
     if (rc < 0)
         jt_plan_free (out);

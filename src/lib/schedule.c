@@ -119,10 +119,10 @@ static bool no_bound (uint32_t max_nodes)
 static void clamp_malleable (jt_run_t *run, const jt_snapshot_t *s,
                              uint32_t min_nodes, uint32_t max_nodes)
 {
-    int gpn = jt_snapshot_gpus_per_node (s, run->flavor);
+    int gpn;
     int64_t lo, hi;
 
-    if (!run->malleable || gpn <= 0)
+    if (!run->malleable || (gpn = jt_snapshot_gpus_per_node (s, run->flavor)) <= 0)
         return;
     lo = run->min_gpus > (int64_t) min_nodes * gpn ? run->min_gpus
                                                    : (int64_t) min_nodes * gpn;
@@ -438,16 +438,18 @@ static int funded_at (const jt_sched_request_t *req, const jt_run_t *run,
                       int64_t t, const room_t *room, jt_plan_t *keep,
                       jt_error_t *err)
 {
+    jt_plan_opts_t cold = req->opts;    /* another instant: no warm view */
     jt_usage_t u;
     jt_plan_t p;
     int rc;
 
+    cold.views = NULL;
     if (tense_usage (req, t, &u, err) < 0)
         return -1;
     memset (&p, 0, sizeof (p));
     if (room)
         view_at (req->snap, room->free_at, t, room->keep);
-    rc = jt_plan_run (req->budgets, req->snap, &u, run, t, &req->opts, &p, err);
+    rc = jt_plan_run (req->budgets, req->snap, &u, run, t, &cold, &p, err);
     if (room)
         view_restore (req->snap, room->keep);
     if (rc == 0)
@@ -613,10 +615,12 @@ static int held_back (const jt_sched_request_t *req, const jt_run_t *run,
 {
     int64_t times[HOLD_TIMES_MAX], counted = 0, at = 0;
     size_t n = binding_times (req, times);
+    jt_plan_opts_t cold = req->opts;    /* the idle view: no warm view */
     jt_plan_t p;
     char t[40];
     int rc = 0;
 
+    cold.views = NULL;
     memset (&p, 0, sizeof (p));
     for (size_t k = 0; k < n && rc == 0; k++) {
         bool last = k + 1 == n;
@@ -636,7 +640,7 @@ static int held_back (const jt_sched_request_t *req, const jt_run_t *run,
         }
         jt_plan_free (&p);
         memset (&p, 0, sizeof (p));
-        rc = jt_plan_run (req->budgets, req->snap, &u, run, at, &req->opts, &p, err);
+        rc = jt_plan_run (req->budgets, req->snap, &u, run, at, &cold, &p, err);
         jt_usage_free (&u);
         if (rc < 0)
             break;
@@ -659,6 +663,7 @@ int jt_sched_answer (const jt_sched_request_t *req, jt_answer_t *out,
     jt_snapshot_t *s = req->snap;
     node_live_t *keep = NULL;
     bool *seen = NULL;
+    jt_plan_opts_t opts;
     jt_usage_t usage;
     jt_run_t run;
     int rc;
@@ -693,7 +698,13 @@ int jt_sched_answer (const jt_sched_request_t *req, jt_answer_t *out,
         goto out;
     }
     view_apply (s, req->eligible, req->tense == JT_TENSE_EVER, keep);
-    rc = jt_plan_run (req->budgets, s, &usage, &run, req->now, &req->opts,
+    /* Warm views follow the snapshot as this tense sees it (the caller's
+     * nodes): not in EVER, where every node is idle. */
+    opts = req->opts;
+    if (req->tense == JT_TENSE_EVER
+        || (opts.views && jt_pack_views_sync (opts.views, s, err) < 0))
+        opts.views = NULL;
+    rc = jt_plan_run (req->budgets, s, &usage, &run, req->now, &opts,
                       &out->plan, err);
     view_restore (s, keep);
     if (rc < 0)

@@ -162,6 +162,7 @@ static void sim_free (sim_t *m)
     free (m->by_id);
     free (m->qtmp);
     free (m->min_gpus);
+    jt_pack_views_destroy (m->views);
     jt_snapshot_destroy (m->s);
 }
 
@@ -351,6 +352,7 @@ jt_sim_result_t *jt_sim_run (const jt_sim_trace_t *t, const jt_budgets_t *b,
     m.o = o;
     if (!(m.s = copy_cluster (c, err)))
         return NULL;
+    m.views = jt_pack_views_create ();  /* as slurmctld: warm views */
     nn = m.s->nnodes;
     for (size_t n = 0; n < nn; n++) {
         const jt_node_t *nd = &m.s->nodes[n];

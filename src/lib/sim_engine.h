@@ -33,6 +33,7 @@ typedef struct sim {
     const jt_sim_opts_t *o;
     jt_sim_result_t *r;
     jt_snapshot_t *s;           /* our copy: used GPUs and leases change */
+    jt_pack_views_t *views;     /* Pack's warm views of s (NULL: per call) */
     const char *only_flavor;    /* the cluster's flavor when it has one */
     int64_t *limit;             /* per job, s */
     jt_run_t **run;             /* per pending run */

@@ -21,6 +21,10 @@
 
 #include "jobtree/snapshot.h"
 
+/* The last serial given by jt_snapshot_finalize (snapshots are finalized
+ * from several threads in slurmctld: the plugins' and the elastic one). */
+static uint64_t snapshot_serial;
+
 jt_snapshot_t *jt_snapshot_create (void)
 {
     return calloc (1, sizeof (jt_snapshot_t));
@@ -300,6 +304,7 @@ int jt_snapshot_finalize (jt_snapshot_t *s, jt_error_t *err)
     if (build_domains (s, err) < 0)
         return -1;
     s->finalized = true;
+    s->serial = __atomic_add_fetch (&snapshot_serial, 1, __ATOMIC_RELAXED);
     return 0;
 }
 

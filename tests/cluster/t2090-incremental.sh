@@ -6,12 +6,13 @@
 # running run's time limit changed, a run shrunk) is compared with a full
 # rebuild and logged ("equals a rebuild" or "differs from a rebuild: the
 # first difference"). Every step waits for a job_test that follows it (a
-# job started), so each update is checked.
+# job started), so each update is checked. Pack's warm views are checked
+# the same way: each one handed out is compared with a fresh build.
 #
 # Cluster: see t2000-select.sh.
 . "$(dirname "$0")/lib.sh"
 
-plan 9
+plan 10
 JT_CLUSTER_SELECT=jobtree
 JT_CLUSTER_JOBTREE_EXTRA="DebugCrossCheck=yes"
 cluster_setup "${1:?usage: $0 BUILDDIR}"
@@ -86,6 +87,12 @@ wait_for 20 more_checks "$n"
 ok $? "a run shrunk: equal"
 
 is "$(differs)" "" "no update differed from a rebuild"
+# Pack's warm views (kept across job_tests, synced with the snapshot): used,
+# and each one handed out equal to a fresh build.
+views=$(grep -o 'warm pack views: [0-9]* handed out.*' "$LOG" | tail -n 1)
+[[ $views =~ ^warm\ pack\ views:\ ([0-9]+)\ handed\ out.*\ ([0-9]+)\ differed$ ]] \
+    && [ "${BASH_REMATCH[1]}" -gt 0 ] && [ "${BASH_REMATCH[2]}" = 0 ]
+ok $? "warm pack views handed out, none differed from a fresh build ($views)"
 scancel "$r1" "$r4" "$r5" "$r6" "$r7" "$r8" "$r9" "$plain"
 wait_for 30 queue_empty
 done_testing

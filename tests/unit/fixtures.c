@@ -313,7 +313,7 @@ const char *fx_plan (const jt_budgets_t *b, const jt_snapshot_t *s,
                      jt_pack_policy_t policy, jt_plan_t *out)
 {
     static char buf[8192];
-    jt_plan_opts_t opts = { policy };
+    jt_plan_opts_t opts = { .policy = policy };
     jt_plan_t p;
     jt_error_t err;
 
