@@ -8,7 +8,8 @@
  * that starts, ends, is resized, suspended or resumed is noted by our
  * hooks (jtsel_cache_job_changed) and only its leases are derived again;
  * a change of slurmctld's last_node_update (or a hook's) re-reads each
- * node's state and GPUs allocated in place (jtsel_topo_refresh). Only a
+ * node's state in place, and the GPUs allocated of the nodes those jobs
+ * hold (jtsel_topo_refresh). Only a
  * reconfigure, a new node table or a node whose features or GPU count
  * changed rebuilds it. DebugCrossCheck=yes in jobtree.conf compares every
  * update with a rebuild and logs the first difference. last_job_update is
@@ -64,6 +65,11 @@ static jtsel_cache_t g_cache;
 static uint32_t *g_dirty;
 static size_t g_ndirty;
 static bool g_nodes_dirty;
+/* The nodes of those jobs (the only nodes whose GPUs allocated may have
+ * changed), and whether every node's features and GPUs must be read again
+ * (a node's configuration changed). */
+static bitstr_t *g_touched;
+static bool g_nodes_all;
 
 /* Reload through the library (it keeps the last good set and says why),
  * log its lines, then what only the select plugin does with a new set:
@@ -135,10 +141,38 @@ void jtsel_cache_invalidate (void)
     slurm_mutex_unlock (&g_lock);
 }
 
+/* Mark node index i touched (g_lock held). */
+static void touch_locked (int i)
+{
+    if (!g_touched || bit_size (g_touched) != node_record_count) {
+        FREE_NULL_BITMAP (g_touched);
+        g_touched = bit_alloc (node_record_count > 0 ? node_record_count : 1);
+        g_nodes_all = true;     /* what was touched before is not known */
+    }
+    if (i >= 0 && i < bit_size (g_touched))
+        bit_set (g_touched, i);
+}
+
+void jtsel_cache_node_touched (const node_record_t *node_ptr)
+{
+    slurm_mutex_lock (&g_lock);
+    g_nodes_dirty = true;
+    if (node_ptr)
+        touch_locked ((int) node_ptr->index);
+    slurm_mutex_unlock (&g_lock);
+}
+
 void jtsel_cache_job_changed (const job_record_t *job_ptr)
 {
     slurm_mutex_lock (&g_lock);
     g_nodes_dirty = true;
+    if (job_ptr && job_ptr->node_bitmap) {
+        touch_locked (-1);
+        if (bit_size (job_ptr->node_bitmap) == bit_size (g_touched))
+            bit_or (g_touched, job_ptr->node_bitmap);
+        else
+            g_nodes_all = true;
+    }
     if (!job_ptr)
         ;
     else if (g_ndirty >= JTSEL_DIRTY_MAX) {
@@ -156,6 +190,7 @@ void jtsel_cache_node_changed (void)
 {
     slurm_mutex_lock (&g_lock);
     g_nodes_dirty = true;
+    g_nodes_all = true;
     slurm_mutex_unlock (&g_lock);
 }
 
@@ -206,13 +241,17 @@ static bool update_locked (const jt_config_t *conf, jt_error_t *err)
         && g_cache.topo->nslurm == node_record_count) {
         if (!g_ndirty && !g_nodes_dirty && g_key.node_update == last_node_update)
             return false;
-        rc = jtsel_topo_refresh (g_cache.topo, g_dirty, g_ndirty, err);
+        rc = jtsel_topo_refresh (g_cache.topo, g_touched, g_nodes_all,
+                                 g_dirty, g_ndirty, err);
         if (rc < 0)
             error ("select/cons_tres_jobtree: snapshot update failed: %s; "
                    "rebuilding", err->text);
     }
     g_ndirty = 0;
     g_nodes_dirty = false;
+    g_nodes_all = false;
+    if (g_touched)
+        bit_clear_all (g_touched);
     g_key.gen = g_gen;
     g_key.node_update = last_node_update;
     if (rc != 0) {
@@ -292,6 +331,8 @@ void jtsel_cache_fini (void)
     g_views_logged = 0;
     xfree (g_dirty);
     g_ndirty = 0;
+    FREE_NULL_BITMAP (g_touched);
+    g_nodes_all = false;
     jt_reload_destroy (g_set);
     g_set = NULL;
     g_loaded = false;

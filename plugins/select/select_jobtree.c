@@ -258,6 +258,7 @@ extern int select_p_job_resized (job_record_t *job_ptr,
     READY_OR (SLURM_ERROR);
     rc = jtsel_ops.job_resized (job_ptr, node_ptr);
     jtsel_cache_job_changed (job_ptr);
+    jtsel_cache_node_touched (node_ptr);
     if (jtsel_is_jobtree (job_ptr)) {
         /* A node failed under a run with spares (job_submit made it
          * --no-kill): swap a spare in, or requeue the whole run when a

@@ -63,6 +63,8 @@ typedef struct jtsel_topo {
     char **feat;                /* per slurm node: the features read */
     uint64_t *gavail;           /* per slurm node: gpu GRES count read
                                  * (UINT64_MAX: none) */
+    unsigned *flags;            /* per slurm node: state flags read */
+    time_t checked;             /* every node's features and GPUs last read */
     int64_t *free_at;           /* per snapshot node: jtsel_topo_free_at */
     bool free_ok;               /* free_at is up to date */
 } jtsel_topo_t;
@@ -72,14 +74,21 @@ typedef struct jtsel_topo {
 jtsel_topo_t *jtsel_topo_build (const char *domain_key, jt_error_t *err);
 void jtsel_topo_destroy (jtsel_topo_t *t);
 
-/* Bring t up to date instead of rebuilding it: every node's state and
- * GPUs allocated in place (O(nodes), no parsing, no allocation), the
- * leases of jobs[0..njobs) derived again (a job that no longer runs has
- * none), every lease's end from its job. Returns 0, 1 when the node table
- * or a node's features or GPU count changed (t is then stale: rebuild),
- * or -1 with err set. */
-int jtsel_topo_refresh (jtsel_topo_t *t, const uint32_t *jobs, size_t njobs,
-                        jt_error_t *err);
+/* Bring t up to date instead of rebuilding it: every node's state flags
+ * (one field per node: no lock, no string), and, only for the nodes in
+ * `touched` (the nodes of jobs that started, ended or changed: the only
+ * way a node's GPUs allocated change) or whose flags changed, the GPUs
+ * allocated and the node's features and GPU count (a change of those
+ * asks for a rebuild); every node's features and GPU count when `all` or
+ * once per JTSEL_TOPO_CHECK_S seconds (a feature update by scontrol
+ * reaches no select hook). touched may be NULL (then all). The leases of
+ * jobs[0..njobs) derived again (a job that no longer runs has none),
+ * every lease's end from its job. Returns 0, 1 when the node table or a
+ * node's features or GPU count changed (t is then stale: rebuild), or -1
+ * with err set. */
+#define JTSEL_TOPO_CHECK_S 30
+int jtsel_topo_refresh (jtsel_topo_t *t, bitstr_t *touched, bool all,
+                        const uint32_t *jobs, size_t njobs, jt_error_t *err);
 
 /* Per snapshot node, when it is free for a new run (jt_answer_rank): 0
  * when up and no running job holds it, the last end of the running jobs
@@ -113,6 +122,8 @@ void jtsel_cache_job_changed (const job_record_t *job_ptr);
 /* A node's state or configuration may have changed (slurmctld's
  * update_node_config): the next jtsel_cache_get refreshes the nodes. */
 void jtsel_cache_node_changed (void);
+/* A node left a job (job_resized): its GPUs allocated changed. */
+void jtsel_cache_node_touched (const node_record_t *node_ptr);
 
 /* (Re)read jobtree.conf and the budget directory; keep the last good
  * budgets when the new ones are bad (logged). */
