@@ -128,6 +128,18 @@ static void test_restart (void)
         "one domain, the failed node left out) starts after the requeue delay");
     jt_snapshot_destroy (s);
     s = cluster ("a01", false);
+    {
+        /* the caller's free times (slurmctld's: every running job until
+         * its end) hold the run's own nodes until its end: they are free
+         * at its requeue all the same */
+        int64_t fa[8];
+        for (size_t k = 0; k < s->nnodes; k++)
+            fa[k] = s->nodes[k].used_gpus ? now0 + 3 * 3600 : now0;
+        got = restart (b, s, RUN (CKPT), NULL, fa);
+        ok (!strncmp (got, "a02 a03 a04 @+11 ", 17),
+            "with the caller's free times too, the run's own nodes are free at its "
+            "requeue: %s", got);
+    }
     got = restart (full, s, RUN (CKPT), NULL, NULL);
     ok (!strncmp (got, "a02 a03 a04 @+11 ", 17),
         "the run's own leases are not counted: a 24-GPU envelope the run fills "
