@@ -110,6 +110,16 @@ int64_t jt_elastic_next_checkpoint (int64_t start, int64_t checkpoint_s,
  * the same timing decision. */
 bool jt_elastic_due (const jt_run_t *r, int64_t start, int64_t now, int64_t slack);
 
+/* The nodes a grow's restart is held on (the eligible set of
+ * jt_sched_restart, jobtree/schedule.h): the run's own (the nodes of its
+ * leases in s, run named self) and the new groups' of g's plan (nodes and
+ * spares), so the restart is planned where the grow was, and the nodes the
+ * requeue frees and the new groups' are held for it until it restarts.
+ * eligible has s->nnodes entries, all set anew. Returns how many are set;
+ * 0 when g does not grow (NO). */
+size_t jt_elastic_slice (const jt_grow_t *g, const jt_snapshot_t *s,
+                         const char *self, bool *eligible);
+
 #ifdef __cplusplus
 }
 #endif

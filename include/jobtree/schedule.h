@@ -210,6 +210,60 @@ bool jt_answer_keeps_line (const jt_answer_t *a, const char *current);
 void jt_answer_reserved (const jt_answer_t *a, const jt_snapshot_t *s,
                          size_t cand, int64_t start, char *buf, size_t len);
 
+/* ---- a requeued run's restart, reserved at the requeue ----
+ *
+ * A run with --checkpoint that is requeued while it runs (a group out of
+ * spares: jobtree/spares.h; grown at a checkpoint: jobtree/elastic.h)
+ * restarts no earlier than now + delay (Slurm holds a requeued batch job
+ * for cred_expire + 1 s). Its restart is planned at the requeue and held
+ * as a reservation (seed 000 section 6, "abort-and-requeue from the last
+ * checkpoint, optionally create a reservation to restart"):
+ *
+ *   req->snap is viewed without the run's own leases (named `self` in
+ *   them: its nodes are free, its GPUs unpaid); only req->eligible nodes
+ *   count (the caller leaves out the failed nodes; a grow passes the run's
+ *   nodes and its new groups', jt_elastic_slice). The start is the first
+ *   instant t >= now + delay, among that instant, the later lease ends and
+ *   the window boundaries of the run's flavor, at which jt_plan_run binds
+ *   the run on the nodes free by t (free_at[k]: when node k frees, the
+ *   caller's, e.g. every running job's end by its time limit; NULL: from
+ *   the snapshot's leases, as jt_sched_decide; a down node, or one held
+ *   without a known end, never frees), with the usage still running at t.
+ *   The plan at t is the reservation: its slice (groups -> domains ->
+ *   nodes, spares as the run asked), its payer (the first cover segment's
+ *   envelope) and its start. req->holds are not counted.
+ *
+ * Not reserved (detail says why): a run without --checkpoint (its restart
+ * is any waiting run's), or no such instant (nodes of unknown end). */
+typedef struct jt_restart {
+    bool reserved;
+    int64_t start;              /* the earliest start */
+    jt_plan_t plan;             /* BindNow at start */
+    jt_node_set_t slice;        /* the nodes held: groups', then spares */
+    const jt_envelope_t *payer; /* points into the request's budgets */
+    char line[JT_ERRMSG_MAX + 64];      /* reserved: the reason line users
+                                         * see while it waits ("jobtree:
+                                         * reserved 3 nodes in west/B from
+                                         * T for its restart (paid by E)") */
+    char detail[256];           /* not reserved: why */
+} jt_restart_t;
+
+/* Plan the restart (above). Returns 0 with out filled (jt_restart_free
+ * it), -1 with err (invalid request, delay outside 0..2^30 s, ENOMEM).
+ * Work: one plan per step of jt_sched_decide's search. */
+int jt_sched_restart (const jt_sched_request_t *req, const char *self,
+                      int64_t delay, const int64_t *free_at,
+                      jt_restart_t *out, jt_error_t *err);
+void jt_restart_free (jt_restart_t *r);
+
+/* Whether a job must keep off the nodes of a reservation held for run
+ * `holder` from `start` (a restart's slice, nominated for it): a job of
+ * another run (self, NULL for a job that is no run) may start there only
+ * if it ends by start (end: now + its time limit; 0, unknown: never). The
+ * holder's own job may always. */
+bool jt_sched_nominated (const char *holder, int64_t start, const char *self,
+                         int64_t end);
+
 /* Compact canonical dump for tests (malloc'd; NULL on ENOMEM):
  *   "bind[a01 a02] record" | "refuse: jobtree: ..." | "defer"
  *   | "estimate 2 nodes {a01 a02 a03} {b01 b02}: jobtree: ..."

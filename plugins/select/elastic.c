@@ -130,8 +130,11 @@ static void consider (job_record_t *job_ptr, jtsel_cache_t **cp, int64_t now)
         if (jtsel_reshape_queue (job_ptr->job_id, NULL) < 0)
             error ("%s: %pJ: %s, but the requeue could not be queued", WHO, job_ptr,
                    g.detail);
-        else
+        else {
             info ("%s: %pJ: %s", WHO, job_ptr, g.detail);
+            /* its restart held on its nodes and the new groups' (restart.c) */
+            jtsel_restart_plan (job_ptr, NULL, &g, *cp);
+        }
     } else
         debug ("%s: %pJ: grow: %s", WHO, job_ptr, g.detail);
     jt_grow_free (&g);

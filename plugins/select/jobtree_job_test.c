@@ -165,6 +165,9 @@ int jtsel_job_test (job_record_t *job_ptr, bitstr_t *bitmap,
     jt_sched_request_t req;
     jt_hold_t *holds = NULL;
     size_t nholds = 0;
+    bitstr_t *own = NULL;
+    char own_line[JT_ERRMSG_MAX + 64] = "";
+    bool on_slice = false;
     jt_jobrec_t rec;
     jtsel_cache_t *c;
     jt_answer_t a;
@@ -209,7 +212,26 @@ int jtsel_job_test (job_record_t *job_ptr, bitstr_t *bitmap,
         .end = job_ptr->time_limit != NO_VAL && job_ptr->time_limit != INFINITE
                ? now + 60 * (int64_t) job_ptr->time_limit : 0,
     };
-    if (jt_sched_answer (&req, &a, &err) < 0) {
+    /* A requeued run whose restart is held (restart.c) is planned on its
+     * slice first; refused there, on the whole set. */
+    if (tense != JT_TENSE_EVER
+        && (own = jtsel_restart_slice (job_ptr, bitmap, own_line, sizeof (own_line)))) {
+        bool *sel = eligible_of (c->topo, own);
+        req.eligible = sel;
+        if (jt_sched_answer (&req, &a, &err) == 0) {
+            if (a.kind == JT_ANSWER_BIND || a.kind == JT_ANSWER_ESTIMATE) {
+                xfree (el);
+                el = sel;
+                sel = NULL;
+                on_slice = true;
+            } else
+                jt_answer_free (&a);
+        }
+        xfree (sel);
+        FREE_NULL_BITMAP (own);
+        req.eligible = el;
+    }
+    if (!on_slice && jt_sched_answer (&req, &a, &err) < 0) {
         error ("select/cons_tres_jobtree: %pJ: plan failed: %s", job_ptr, err.text);
         jtsel_set_reason (job_ptr, "jobtree: internal error: %s", err.text);
         jtsel_ledger_holds_free (holds, nholds);
@@ -254,6 +276,8 @@ int jtsel_job_test (job_record_t *job_ptr, bitstr_t *bitmap,
     case JT_ANSWER_ESTIMATE:
         jtsel_set_reason (job_ptr, "%s", a.reason);   /* until an estimate is taken */
         rc = estimate (job_ptr, bitmap, c->topo, &a, mode, JTC_JOB_TEST_EXC_ARGS);
+        if (rc == SLURM_SUCCESS && on_slice)
+            jtsel_set_reason (job_ptr, "%s", own_line);     /* its restart's */
         break;
     case JT_ANSWER_REFUSE:
         if (tense == JT_TENSE_NOW && a.waits
@@ -263,8 +287,10 @@ int jtsel_job_test (job_record_t *job_ptr, bitstr_t *bitmap,
             rc = SLURM_SUCCESS;
             break;
         }
-        if (!jt_answer_keeps_line (&a, job_ptr->state_reason == JT_SEL_REASON
-                                           ? job_ptr->state_desc : NULL))
+        if (tense == JT_TENSE_NOW && a.waits && own_line[0])
+            jtsel_set_reason (job_ptr, "%s", own_line);     /* its restart's */
+        else if (!jt_answer_keeps_line (&a, job_ptr->state_reason == JT_SEL_REASON
+                                                ? job_ptr->state_desc : NULL))
             jtsel_set_reason (job_ptr, "%s", a.reason);
         break;
     }

@@ -175,6 +175,25 @@ void jtsel_ledger_reserved (job_record_t *job_ptr, const jt_answer_t *a,
     slurm_mutex_unlock (&l_lock);
 }
 
+void jtsel_ledger_restart (job_record_t *job_ptr, const char *envelope,
+                           const char *const *nodes, size_t nnodes, int64_t gpus,
+                           int64_t start)
+{
+    jt_error_t err = { "" };
+    jt_resv_facts_t r = { .envelope = envelope, .nodes = nodes, .nnodes = nnodes,
+                          .gpus = gpus, .start = start };
+    jt_job_facts_t x;
+
+    slurm_mutex_lock (&l_lock);
+    if (jt_ledger_sink_on (g_sink) && envelope && envelope[0]) {
+        facts_of (job_ptr, false, false, &x);     /* pending: requeued */
+        if (jt_ledger_sink_job_reserved (g_sink, &x, &r, (int64_t) time (NULL), &err) < 0)
+            error ("%s: restart reservation of %pJ: %s", WHO, job_ptr, err.text);
+        facts_free (&x);
+    }
+    slurm_mutex_unlock (&l_lock);
+}
+
 /* Is a ahead of b in the queue (higher priority, then the older job)? */
 static bool ahead (const job_record_t *a, const job_record_t *b)
 {

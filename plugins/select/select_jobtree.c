@@ -169,6 +169,7 @@ extern int fini (void)
 
     jtsel_elastic_fini ();
     jtsel_reshape_fini ();
+    jtsel_restart_fini_all ();
     jtsel_ledger_fini ();
     jtsel_cache_fini ();
     slurm_mutex_lock (&g_context_lock);
@@ -216,6 +217,8 @@ extern int select_p_job_test (job_record_t *job_ptr, bitstr_t *bitmap,
                               JTC_JOB_TEST_EXC)
 {
     READY_OR (SLURM_ERROR);
+    /* the slices held for requeued runs' restarts (restart.c) */
+    jtsel_restart_narrow (job_ptr, bitmap, mode);
     if (jtsel_is_jobtree (job_ptr)) {
         struct timespec t0, t1;
         int rc;
@@ -273,6 +276,8 @@ extern int select_p_job_resized (job_record_t *job_ptr,
             jtsel_lease_event ("abort", job_ptr, node_ptr);
             if (jtsel_reshape_requeue_or_cancel (job_ptr->job_id) < 0)
                 error ("select/cons_tres_jobtree: %pJ: requeue not queued (out of memory)", job_ptr);
+            else
+                jtsel_restart_plan (job_ptr, node_ptr, NULL, NULL);
         } else {
             jtsel_lease_event ("resized", job_ptr, node_ptr);
             if (v == JT_SPARES_SWAP
@@ -293,6 +298,8 @@ extern int select_p_job_fini (job_record_t *job_ptr)
     if (jtsel_is_jobtree (job_ptr))
         jtsel_lease_event ("fini", job_ptr, NULL);
     jtsel_ledger_settle (true);
+    if (jtsel_is_jobtree (job_ptr))
+        jtsel_restart_fini (job_ptr);
     return rc;
 }
 
@@ -320,6 +327,7 @@ extern int select_p_select_nodeinfo_set (job_record_t *job_ptr)
     jtsel_cache_job_changed (job_ptr);
     if (rc == SLURM_SUCCESS && jtsel_is_jobtree (job_ptr)) {
         jtsel_job_started (job_ptr);
+        jtsel_restart_started (job_ptr);
         jtsel_lease_event ("begin", job_ptr, NULL);
     }
     return rc;

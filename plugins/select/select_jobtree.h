@@ -25,6 +25,7 @@
 #include <jobtree/conf.h>
 #include <jobtree/activate.h>
 #include <jobtree/spares.h>
+#include <jobtree/elastic.h>
 
 /* Select modes (src/common/select.h SELECT_MODE_*); flags are masked off. */
 #define JT_SEL_MODE(m) ((m) & SELECT_MODE_BASE)
@@ -190,6 +191,29 @@ void jtsel_reshape_fini (void);
 void jtsel_elastic_start (void);    /* idempotent */
 void jtsel_elastic_fini (void);
 
+/* ---- restart.c: a requeued run's restart, held from the requeue ---- */
+
+struct jt_grow;
+/* A --checkpoint run is being requeued (a group out of spares: `failed`
+ * is the node that failed; a grow: `grow` its decision): plan its restart
+ * (jt_sched_restart) on c's snapshot (NULL: jtsel_cache_get) and hold the
+ * slice from now on. Logs either way; never blocks. */
+void jtsel_restart_plan (job_record_t *job_ptr, const node_record_t *failed,
+                         const struct jt_grow *grow, jtsel_cache_t *c);
+/* job_fini: a requeue records the held restart in the ledger
+ * (ReservationCreate) and the job's reason; anything else drops it. */
+void jtsel_restart_fini (job_record_t *job_ptr);
+/* The run started: its hold ends. */
+void jtsel_restart_started (const job_record_t *job_ptr);
+/* Another job's job_test (RUN_NOW, WILL_RUN): clear in bitmap the nodes
+ * held for restarts it may not use (jt_sched_nominated). */
+void jtsel_restart_narrow (job_record_t *job_ptr, bitstr_t *bitmap, uint16_t mode);
+/* A requeued run's own slice within bitmap (a new bitmap, with its reason
+ * line in line), or NULL when it has none. */
+bitstr_t *jtsel_restart_slice (const job_record_t *job_ptr, bitstr_t *bitmap,
+                               char *line, size_t len);
+void jtsel_restart_fini_all (void);
+
 /* ---- ledger.c ---- */
 
 /* Lease event hook (never blocks): what is "begin", "fini", "resized" (with
@@ -214,6 +238,12 @@ void jtsel_ledger_reconcile (List jobs);
 void jtsel_ledger_reserved (job_record_t *job_ptr, const jt_answer_t *a,
                             const jtsel_topo_t *t, const jt_node_set_t *cand,
                             bitstr_t *bitmap, int64_t start);
+
+/* A requeued run's restart held from start on nodes[0..nnodes), paid by
+ * envelope: its ReservationCreate (unless it holds one). */
+void jtsel_ledger_restart (job_record_t *job_ptr, const char *envelope,
+                           const char *const *nodes, size_t nnodes, int64_t gpus,
+                           int64_t start);
 
 /* Settle the open reservations of runs that are no longer waiting (started,
  * cancelled, gone). At most once per JTSEL_SETTLE_S seconds unless forced.

@@ -16,6 +16,7 @@
 #include <stdarg.h>
 #include <stdio.h>
 #include <string.h>
+#include <sys/types.h>
 
 #include "jobtree/elastic.h"
 
@@ -168,4 +169,37 @@ int jt_elastic_grow (const jt_budgets_t *b, const jt_snapshot_t *s,
                   in->current_gpus, out->target, out->at - in->now);
     }
     return 0;
+}
+
+size_t jt_elastic_slice (const jt_grow_t *g, const jt_snapshot_t *s,
+                         const char *self, bool *eligible)
+{
+    size_t n = 0;
+
+    memset (eligible, 0, s->nnodes * sizeof (*eligible));
+    if (g->verdict == JT_GROW_NO)
+        return 0;
+    for (size_t i = 0; self && i < s->nleases; i++) {
+        const jt_lease_t *l = &s->leases[i];
+        if (!l->run || strcmp (l->run, self))
+            continue;
+        for (size_t j = 0; j < l->nnodes; j++) {
+            ssize_t k = jt_snapshot_node_index (s, l->nodes[j]);
+            if (k >= 0 && !eligible[k]) {
+                eligible[k] = true;
+                n++;
+            }
+        }
+    }
+    for (size_t i = 0; i < g->extra.ngroups; i++) {
+        const jt_plan_group_t *pg = &g->extra.groups[i];
+        for (size_t j = 0; j < pg->nnodes + pg->nspares; j++) {
+            size_t k = j < pg->nnodes ? pg->nodes[j] : pg->spares[j - pg->nnodes];
+            if (k < s->nnodes && !eligible[k]) {
+                eligible[k] = true;
+                n++;
+            }
+        }
+    }
+    return n;
 }

@@ -9,13 +9,15 @@
 # record, `jobtree layout` and the job, told by SIGWINCH, agree); a third
 # failure in a group with no spare left requeues the whole run (every lease
 # ends Fail), which starts again once nodes are back; `jobtree verify`
-# accepts the ledger. Prints the time from the DOWN to the job having run
-# `jobtree layout` on its SIGWINCH (the run is then on its spares).
+# accepts the ledger. A --checkpoint run out of spares gets its restart as
+# a reservation at the requeue (section 5). Prints the time from the DOWN to
+# the job having run `jobtree layout` on its SIGWINCH (the run is then on
+# its spares).
 #
 # Cluster: see t2000-select.sh (A gpu01-04, B gpu05-08 west: team-a).
 . "$(dirname "$0")/lib.sh"
 
-plan 15
+plan 22
 JT_CLUSTER_SELECT=jobtree JT_CLUSTER_CRED_EXPIRE=10 cluster_setup "${1:?usage: $0 BUILDDIR}"
 cluster_start
 OUT=$JT_CLUSTER_DIR/t2080
@@ -141,7 +143,66 @@ wait_job_state "$nrq" "CANCELLED|COMPLETED|FAILED|NODE_FAIL" 20
 ok $? "its node and spare down, the --no-requeue run ends ($(job_field "$nrq" JobState)), not half a gang"
 scontrol update nodename="$nv,$ns" state=resume
 
+## 5. A --checkpoint run out of spares gets its restart as a reservation at
+## the requeue: planned without its failed nodes (A keeps two nodes up, too
+## few), held on B from when B's holder ends by its time limit; a job that
+## would still run then keeps off the slice, one that ends first may use it
+## (B's holder has two nodes, so the slice is those and one free node);
+## the run restarts on the slice; `jobtree report reservations` says so.
 scancel "$run"
+wait_for 30 queue_empty || bail_out "the first run does not end"
+resv () { jobtree_cli report reservations -P -n -j "$1" -o "$2" "$JT_LEDGER_DIR"; }
+created_nodes () {   # the nodes of the run's ReservationCreate
+    ev "$1" | grep '"type":"ReservationCreate"' | tail -1 | python3 -c '
+import json, sys
+l = sys.stdin.read(); print(",".join(json.loads(l[l.index("{"):l.rindex("}") + 1])["nodes"]))'
+}
+hold=$(submit -N2 --exclusive --constraint=fabric.domain=B -t 3 --wrap "sleep 600")
+wait_job_state "$hold" RUNNING 15 || bail_out "B's holder does not start"
+ck=$(submit --account=team-a -N2 --gres=gpu:h100:8 --group-gpus=16 --spares=1 \
+            --checkpoint=10m -t 30 --wrap "sleep 600")
+wait_job_state "$ck" RUNNING 20 || bail_out "the --checkpoint run does not start: $(last_err)"
+cb=$(job_field "$ck" BatchHost)
+cv=$(layout_of "$ck" | sed 's/^[0-9]: //; s/ |.*//' | tr , '\n' | grep -vx "$cb" | head -1)
+cs=$(layout_of "$ck" | sed 's/.*| //')
+t4=$(date +%s%N)
+scontrol update nodename="$cv,$cs" state=down reason=t2080
+_ck_requeued () { [ "$(job_field "$ck" Restarts)" = 1 ]; }
+wait_for 20 _ck_requeued || bail_out "the --checkpoint run was not requeued"
+_created () { [ -n "$(created_nodes "$ck")" ]; }
+wait_for 10 _created || bail_out "no ReservationCreate at the requeue"
+slice=$(created_nodes "$ck")
+hold_end=$(epoch "$(job_field "$hold" EndTime)")
+is "$(for n in ${slice//,/ }; do node_domain "$n"; done | sort -u | paste -sd, -) $(tr , '\n' <<< "$slice" | wc -l) $(( $(epoch "$(resv "$ck" EarliestStart)") - hold_end ))" \
+   "B 3 0" "ReservationCreate at the requeue: 3 nodes of B ($slice) from B's holder's end by its time limit"
+is "$(resv "$ck" Envelope,Activated)" "a-west-h100|Unknown" \
+   "jobtree report reservations shows it, paid by a-west-h100, not activated"
+# Right after the requeue (Slurm holds the requeued job: BeginTime, no
+# backfill reservation for it): B's two free nodes are one of the slice's
+# and one other; a two-node job needs both. One that would still run at
+# the start waits; one that ends before it may use them.
+long=$(submit -N2 --exclusive --constraint=fabric.domain=B -t 10 --wrap "sleep 600")
+short=$(submit -N2 --exclusive --constraint=fabric.domain=B -t 1 --wrap "sleep 2")
+wait_job_state "$short" COMPLETED 60
+ok $? "a job that ends before the reservation's start may use the slice meanwhile ($(job_field "$short" NodeList))"
+_reason () { job_field_like "$ck" Reason "^jobtree:_reserved_3_nodes_in_west/c1/B_from_.*_for_its_restart"; }
+wait_for 40 _reason || bail_out "squeue's reason does not show the restart: $(job_field "$ck" Reason)"
+ok 0 "once Slurm's hold on the requeued job is over, its reason is the restart's reservation"
+is "$(job_field "$long" JobState) $(job_field "$ck" JobState)" "PENDING PENDING" \
+   "a job submitted at the requeue that would still run at the start did not take the slice"
+t5=$(date +%s%N)
+scancel "$hold"
+wait_job_state "$ck" RUNNING 60 || bail_out "the run does not restart: $(job_field "$ck" Reason)"
+diag "--checkpoint run: node failure to requeued with its restart reserved, then B's holder cancelled to the run running again: $(( (t5 - t4) / 1000000 )) ms waiting for the holder, $(( ($(date +%s%N) - t5) / 1000000 )) ms from its end"
+is "$(scontrol show hostnames "$(job_field "$ck" NodeList)" | paste -sd, -)" \
+   "$(tr , '\n' <<< "$slice" | sort | paste -sd, -)" \
+   "the run restarts on its reserved slice"
+_activated () { [ "$(resv "$ck" Activated)" != Unknown ]; }
+wait_for 20 _activated
+ok $? "its reservation activates when it starts"
+scontrol update nodename="$cv,$cs" state=resume
+scancel "$ck" "$long"
+
 wait_for 30 queue_empty
 _closed () { _all_ended; }
 wait_for 10 _closed

@@ -5,13 +5,15 @@
 # on more whole groups; squeue, its record, the job's environment and
 # layout file, and the ledger agree on its size before and after; then it
 # shrinks on request (scontrol NumNodes) and they agree again; `jobtree
-# verify` accepts the ledger. Decided by state: each step waits for the
+# verify` accepts the ledger. Between the requeue and the restart its
+# nodes and the new groups' are held for it: a job submitted right after
+# the requeue waits. Decided by state: each step waits for the
 # state it needs (the requeue, the restart), never for a time.
 #
 # Cluster: see t2000-select.sh (A gpu01-04 west: team-a, 64 GPUs).
 . "$(dirname "$0")/lib.sh"
 
-plan 10
+plan 12
 JT_CLUSTER_SELECT=jobtree JT_CLUSTER_CRED_EXPIRE=10 JT_CLUSTER_DEBUG=debug cluster_setup "${1:?usage: $0 BUILDDIR}"
 cluster_start
 OUT=$JT_CLUSTER_DIR/t2085
@@ -67,8 +69,19 @@ t0=$(date +%s)
 scancel "$blk"
 _restarted () { [ "$(job_field "$run" Restarts)" = 1 ] \
                 && [ "$(job_field "$run" JobState)" = RUNNING ]; }
-wait_for 90 _restarted || bail_out "the run did not grow: $(job_field "$run" JobState) $(job_field "$run" Reason)"
-diag "blocking job cancelled to the run running again, larger: $(( $(date +%s) - t0 )) s (checkpoint 20 s, poll 5 s, cred_expire 10 s + 1)"
+_requeued () { [ "$(job_field "$run" Restarts)" = 1 ]; }
+wait_for 90 _requeued || bail_out "the run was not requeued to grow: $(job_field "$run" JobState)"
+# right after the requeue, a job that fits on the freed nodes: the run's
+# restart is held there (ReservationCreate), so it waits
+t1=$(date +%s%N)
+comp=$(submit -N1 --exclusive --constraint=fabric.domain=A -t 10 --wrap "sleep 600")
+wait_for 60 _restarted || bail_out "the run did not grow: $(job_field "$run" JobState) $(job_field "$run" Reason)"
+diag "blocking job cancelled to the run running again, larger: $(( $(date +%s) - t0 )) s (checkpoint 20 s, poll 5 s, cred_expire 10 s + 1); from the requeue, with a job competing for its nodes: $(( ($(date +%s%N) - t1) / 1000000 )) ms"
+is "$(job_field "$comp" JobState) $(ev "$run" | grep -c '"type":"ReservationCreate"')" "PENDING 1" \
+   "a job submitted right after the grow requeue does not take the run's nodes: its restart was reserved at the requeue"
+grep -Eq "JobId=$run: requeued: reserved 4 nodes in west/c1/A from .* for its restart" \
+    "$JT_CLUSTER_DIR/log/slurmctld.log"
+ok $? "slurmctld's log names the restart's slice"
 grep -Eq "JobId=$run: grows from 16 to 32 GPUs: requeued [0-9]+ s after its checkpoint" \
     "$JT_CLUSTER_DIR/log/slurmctld.log"
 ok $? "slurmctld's log says it grows from 16 to 32 GPUs at its checkpoint"
@@ -83,6 +96,9 @@ is "$(python3 -c 'import json,sys; print(len(json.load(open(sys.argv[1]))["group
 is "$(ev "$run" | grep -c '"type":"End"') $(ev "$run" | grep '"type":"End"' | grep -c '"reason":"End"')" \
    "1 1" "the first incarnation's lease ended (End) at the requeue"
 is "$(ev "$run" | grep -c '"type":"Start"')" 3 "one Start before, two after (one per group)"
+
+scancel "$comp"
+wait_job_state "$comp" CANCELLED 20
 
 ## 3. Shrink on request: NumNodes=2 ends the highest group (Shrink); all agree.
 ## (Slurm takes the two nodes out one at a time: a job_resized each.)

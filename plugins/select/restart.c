@@ -1,0 +1,297 @@
+/*
+ * restart.c - a requeued run's restart, held for it from the requeue
+ * (docs/select-plugin.md, "Spares" and "Elasticity"; the decision is
+ * libjobtree's: jt_sched_restart, jt_elastic_slice, jt_sched_nominated).
+ *
+ * When a --checkpoint run is requeued while it runs (a group out of
+ * spares, select_p_job_resized; grown at a checkpoint, elastic.c), its
+ * restart is planned at once on the cache's snapshot (the run's own leases
+ * left out, its failed node down; a grow only on its nodes and its new
+ * groups') and kept here: the slice's nodes, payer, GPUs and earliest
+ * start (now + cred_expire + 1 s, Slurm's hold on a requeued batch job,
+ * or when the slice's holders end by their time limits). From then on:
+ *
+ *   - every other job's job_test (RUN_NOW, WILL_RUN) loses the slice's
+ *     nodes unless it ends by the start (jtsel_restart_narrow): the slice
+ *     is held as backfill holds a Plan-Later reservation's nodes, also
+ *     while Slurm keeps the requeued job out of scheduling (BeginTime);
+ *   - the run itself is planned on its slice first (jtsel_restart_slice);
+ *   - at the requeue's job_fini the ledger gets its ReservationCreate
+ *     (jtsel_ledger_restart), which activates when the run starts or is
+ *     released when it ends without starting, as any reservation.
+ *
+ * An entry ends when the run starts (select_p_select_nodeinfo_set), when
+ * its job_fini is no requeue (cancelled instead), or when its job is gone
+ * or no longer pending. Entries are few (runs requeued and not yet
+ * restarted); each job_test pays one pass over them, nothing when there
+ * are none. Guarded by r_lock; callers hold slurmctld's job lock.
+ */
+#include "config.h"
+
+#include "src/common/slurm_xlator.h"
+
+#include <inttypes.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "src/common/node_conf.h"
+#include "src/common/xmalloc.h"
+#include "src/common/xstring.h"
+
+#include <jobtree/elastic.h>
+#include <jobtree/record.h>
+#include <jobtree/timeutil.h>
+
+#include "select_jobtree.h"
+
+#define WHO "select/cons_tres_jobtree"
+#define CRED_EXPIRE_DEFAULT 1200        /* Slurm's DEFAULT_EXPIRATION_WINDOW */
+#define CRED_EXPIRE_MAX (1 << 29)
+
+typedef struct entry {
+    uint32_t job_id;
+    char self[16];              /* the run's name in the snapshot */
+    char **nodes;               /* the slice */
+    size_t nnodes;
+    int64_t start;
+    char *envelope;
+    int64_t gpus;
+    char *line;                 /* the reason line while it waits */
+    bool requeued;              /* its requeue's job_fini was seen */
+} entry_t;
+
+static pthread_mutex_t r_lock = PTHREAD_MUTEX_INITIALIZER;
+static entry_t *g_v;            /* guarded by r_lock */
+static size_t g_n;
+
+static void entry_free (entry_t *e)
+{
+    for (size_t k = 0; k < e->nnodes; k++)
+        xfree (e->nodes[k]);
+    xfree (e->nodes);
+    xfree (e->envelope);
+    xfree (e->line);
+}
+
+/* The entry of job_id, or NULL. r_lock held. */
+static entry_t *find (uint32_t job_id)
+{
+    for (size_t i = 0; i < g_n; i++)
+        if (g_v[i].job_id == job_id)
+            return &g_v[i];
+    return NULL;
+}
+
+static void drop_at (size_t i)
+{
+    entry_free (&g_v[i]);
+    g_v[i] = g_v[--g_n];
+}
+
+static void drop (uint32_t job_id)
+{
+    for (size_t i = 0; i < g_n; i++)
+        if (g_v[i].job_id == job_id) {
+            drop_at (i);
+            return;
+        }
+}
+
+/* Slurm's hold on a requeued batch job: cred_expire (AuthInfo, default
+ * 1200 s, at least 5) + 1 s (job_mgr.c batch_requeue_fini). */
+static int64_t requeue_delay (void)
+{
+    const char *tok = slurm_conf.authinfo ? strstr (slurm_conf.authinfo, "cred_expire=")
+                                          : NULL;
+    long v = CRED_EXPIRE_DEFAULT;
+
+    if (tok) {
+        char *end;
+        v = strtol (tok + 12, &end, 10);
+        if (end == tok + 12 || v < 5 || v > CRED_EXPIRE_MAX)
+            v = v < 5 ? 5 : CRED_EXPIRE_DEFAULT;
+    }
+    return (int64_t) v + 1;
+}
+
+void jtsel_restart_plan (job_record_t *job_ptr, const node_record_t *failed,
+                         const jt_grow_t *grow, jtsel_cache_t *c)
+{
+    int64_t now = (int64_t) time (NULL);
+    jt_jobrec_t rec;
+    jt_error_t err = { "" };
+    jt_restart_t r;
+    entry_t e = { .job_id = job_ptr->job_id };
+    bool *el;
+    size_t n;
+
+    if (jt_jobrec_parse (job_ptr->admin_comment, &rec, &err) < 0 || !rec.run
+        || !rec.run->flavor) {
+        jt_jobrec_free (&rec);
+        return;
+    }
+    if (rec.run->checkpoint_s <= 0 || (!c && !(c = jtsel_cache_get (&err)))
+        || !c->budgets || !c->topo) {
+        if (rec.run->checkpoint_s > 0)
+            debug ("%s: %pJ: restart not reserved: %s", WHO, job_ptr,
+                   err.text[0] ? err.text : "no budgets");
+        jt_jobrec_free (&rec);
+        return;
+    }
+    const jt_snapshot_t *s = c->topo->snap;
+    snprintf (e.self, sizeof (e.self), "%u", job_ptr->job_id);
+    el = xcalloc (s->nnodes + 1, sizeof (*el));
+    if (grow)
+        n = jt_elastic_slice (grow, s, e.self, el);
+    else
+        for (n = 0; n < s->nnodes; n++)
+            el[n] = !failed || strcmp (s->nodes[n].name, failed->name);
+    jt_sched_request_t req = {
+        .budgets = c->budgets, .snap = c->topo->snap, .eligible = el, .run = rec.run,
+        .now = now, .tense = JT_TENSE_NOW, .opts = c->plan_opts,
+        .min_nodes = job_ptr->details ? job_ptr->details->min_nodes : 0,
+        .max_nodes = job_ptr->details ? job_ptr->details->max_nodes : 0,
+    };
+    if (n == 0 || jt_sched_restart (&req, e.self, requeue_delay (),
+                                    jtsel_topo_free_at (c->topo), &r, &err) < 0) {
+        if (n)
+            error ("%s: %pJ: restart not reserved: %s", WHO, job_ptr, err.text);
+        xfree (el);
+        jt_jobrec_free (&rec);
+        return;
+    }
+    if (!r.reserved) {
+        info ("%s: %pJ: restart not reserved: %s", WHO, job_ptr, r.detail);
+    } else {
+        e.nodes = xcalloc (r.slice.nnodes + 1, sizeof (*e.nodes));
+        for (size_t k = 0; k < r.slice.nnodes; k++)
+            e.nodes[e.nnodes++] = xstrdup (s->nodes[r.slice.nodes[k]].name);
+        e.start = r.start;
+        e.envelope = xstrdup (r.payer ? r.payer->name : "");
+        e.gpus = r.plan.total_gpus;
+        e.line = xstrdup (r.line);
+        slurm_mutex_lock (&r_lock);
+        drop (e.job_id);
+        xrecalloc (g_v, g_n + 1, sizeof (*g_v));
+        g_v[g_n++] = e;
+        slurm_mutex_unlock (&r_lock);
+        {
+            char *names = NULL;
+            for (size_t k = 0; k < e.nnodes; k++)
+                xstrfmtcat (names, "%s%s", k ? "," : "", e.nodes[k]);
+            info ("%s: %pJ: requeued: %s on %s", WHO, job_ptr, r.line + 9,
+                  names ? names : "");
+            xfree (names);
+        }
+    }
+    jt_restart_free (&r);
+    xfree (el);
+    jt_jobrec_free (&rec);
+}
+
+void jtsel_restart_fini (job_record_t *job_ptr)
+{
+    entry_t *e;
+    bool requeued = IS_JOB_PENDING (job_ptr);
+
+    slurm_mutex_lock (&r_lock);
+    if (!(e = find (job_ptr->job_id)) || e->requeued) {
+        /* a restarted run's entry ended when it started */
+        if (e)
+            drop (job_ptr->job_id);
+        slurm_mutex_unlock (&r_lock);
+        return;
+    }
+    if (!requeued) {            /* cancelled instead (--no-requeue) */
+        drop (job_ptr->job_id);
+        slurm_mutex_unlock (&r_lock);
+        return;
+    }
+    e->requeued = true;
+    jtsel_ledger_restart (job_ptr, e->envelope, (const char *const *) e->nodes,
+                          e->nnodes, e->gpus, e->start);
+    jtsel_set_reason (job_ptr, "%s", e->line);
+    slurm_mutex_unlock (&r_lock);
+}
+
+void jtsel_restart_started (const job_record_t *job_ptr)
+{
+    slurm_mutex_lock (&r_lock);
+    if (g_n)
+        drop (job_ptr->job_id);
+    slurm_mutex_unlock (&r_lock);
+}
+
+/* Is entry i over (its job gone, or neither pending nor still running
+ * before its requeue)? r_lock held, job lock held by the caller. */
+static bool over (const entry_t *e)
+{
+    job_record_t *j = find_job_record (e->job_id);
+
+    if (!j)
+        return true;
+    return e->requeued ? !IS_JOB_PENDING (j) : !IS_JOB_RUNNING (j) && !IS_JOB_PENDING (j);
+}
+
+void jtsel_restart_narrow (job_record_t *job_ptr, bitstr_t *bitmap, uint16_t mode)
+{
+    char self[16];
+    int64_t end = 0, now;
+
+    if (!bitmap || SELECT_IS_MODE_TEST_ONLY (mode) || SELECT_IS_MODE_RESV (mode))
+        return;
+    slurm_mutex_lock (&r_lock);
+    if (!g_n) {
+        slurm_mutex_unlock (&r_lock);
+        return;
+    }
+    now = (int64_t) time (NULL);
+    snprintf (self, sizeof (self), "%u", job_ptr->job_id);
+    if (job_ptr->time_limit != NO_VAL && job_ptr->time_limit != INFINITE)
+        end = now + 60 * (int64_t) job_ptr->time_limit;
+    for (size_t i = 0; i < g_n;) {
+        entry_t *e = &g_v[i];
+        if (over (e)) {
+            drop_at (i);
+            continue;
+        }
+        if (jt_sched_nominated (e->self, e->start, self, end))
+            for (size_t k = 0; k < e->nnodes; k++) {
+                node_record_t *np = find_node_record (e->nodes[k]);
+                if (np && np->index < bit_size (bitmap))
+                    bit_clear (bitmap, np->index);
+            }
+        i++;
+    }
+    slurm_mutex_unlock (&r_lock);
+}
+
+bitstr_t *jtsel_restart_slice (const job_record_t *job_ptr, bitstr_t *bitmap,
+                               char *line, size_t len)
+{
+    bitstr_t *bm = NULL;
+    entry_t *e;
+
+    slurm_mutex_lock (&r_lock);
+    if (g_n && (e = find (job_ptr->job_id)) && e->requeued) {
+        bm = bit_alloc (bit_size (bitmap));
+        for (size_t k = 0; k < e->nnodes; k++) {
+            node_record_t *np = find_node_record (e->nodes[k]);
+            if (np && np->index < bit_size (bitmap) && bit_test (bitmap, np->index))
+                bit_set (bm, np->index);
+        }
+        snprintf (line, len, "%s", e->line);
+    }
+    slurm_mutex_unlock (&r_lock);
+    return bm;
+}
+
+void jtsel_restart_fini_all (void)
+{
+    slurm_mutex_lock (&r_lock);
+    for (size_t i = 0; i < g_n; i++)
+        entry_free (&g_v[i]);
+    xfree (g_v);
+    g_n = 0;
+    slurm_mutex_unlock (&r_lock);
+}
