@@ -30,6 +30,10 @@
 #                     LedgerDir in jobtree.conf
 # After cluster_setup: JT_CLUSTER_DIR, SLURM_CONF (exported for clients);
 # with the ledger also JT_LEDGER_DIR (exported) and JT_LEDGER_SOCKET.
+# TMPDIR is exported as $JT_CLUSTER_DIR/tmp until cluster_stop (which puts
+# the caller's back): sbatch, srun and salloc pass it to the job, so what
+# jobs leave in $TMPDIR (the SPANK layout's jobtree-layout-<jobid>.json,
+# which the job keeps) goes with the cluster's directory, not into /tmp.
 # Ledger helpers: ledger_start, ledger_stop, jobtree_cli ARGS (the build's
 # jobtree), ledger_settled N (wait until the ledger holds N events).
 # Job helpers: submit, job_field, wait_job_state, queue_empty; ctld_pid and
@@ -162,8 +166,11 @@ cluster_setup () {
     done
     JT_CLUSTER_DIR=$(mktemp -d /tmp/jt-cluster.XXXXXX) || bail_out "mktemp"
     chmod 0755 "$JT_CLUSTER_DIR"    # munged wants world-searchable parents
-    mkdir -p "$JT_CLUSTER_DIR"/{etc,state,spool,run,log,munge,dev,plugins,budgets}
+    mkdir -p "$JT_CLUSTER_DIR"/{etc,state,spool,run,log,munge,dev,plugins,budgets,tmp}
     chmod 0755 "$JT_CLUSTER_DIR/munge"   # the socket dir must be searchable by all
+    chmod 1777 "$JT_CLUSTER_DIR/tmp"     # the jobs' TMPDIR, like /tmp
+    if [ "${TMPDIR+set}" = set ]; then _jt_tmpdir_was=$TMPDIR; else unset _jt_tmpdir_was; fi
+    export TMPDIR=$JT_CLUSTER_DIR/tmp
     trap cluster_stop EXIT
     trap 'exit 130' INT TERM
 
@@ -455,6 +462,7 @@ cluster_stop () {
     if [ -z "${JT_CLUSTER_KEEP:-}" ]; then rm -rf "$JT_CLUSTER_DIR"
     else echo "# kept $JT_CLUSTER_DIR"; fi
     JT_CLUSTER_DIR=
+    if [ "${_jt_tmpdir_was+set}" = set ]; then export TMPDIR=$_jt_tmpdir_was; else unset TMPDIR; fi
 }
 
 ##
