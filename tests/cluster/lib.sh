@@ -152,6 +152,25 @@ JSON
     echo "$dir"
 }
 
+# cluster_has_blocks: this Slurm has topology/block (24.05 and later).
+# cluster_use_blocks, between cluster_setup and cluster_start: the same
+# 4 x 4 nodes as topology/block base blocks blkA..blkD (BlockSizes 4,8,16)
+# instead of topology/tree's leaf switches domA..domD; bails out on a
+# Slurm without topology/block.
+cluster_has_blocks () {
+    case "$(slurmctld -V 2>/dev/null)" in *" 2"[4-9].*) return 0 ;; esac
+    return 1
+}
+cluster_use_blocks () {
+    cluster_has_blocks || bail_out "topology/block needs Slurm 24.05 or later ($(slurmctld -V 2>/dev/null))"
+    sed -i 's|^TopologyPlugin=.*|TopologyPlugin=topology/block|' "$JT_CLUSTER_DIR/etc/slurm.conf"
+    { echo "BlockName=blkA Nodes=gpu[01-04]"
+      echo "BlockName=blkB Nodes=gpu[05-08]"
+      echo "BlockName=blkC Nodes=gpu[09-12]"
+      echo "BlockName=blkD Nodes=gpu[13-16]"
+      echo "BlockSizes=4,8,16"; } > "$JT_CLUSTER_DIR/etc/topology.conf"
+}
+
 cluster_setup () {
     local build=${1:?cluster_setup BUILDDIR}
     local tpl=$JT_SRCDIR/etc/slurm/test-cluster base i n so

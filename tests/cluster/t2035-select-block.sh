@@ -8,22 +8,14 @@
 . "$(dirname "$0")/lib.sh"
 
 plan 5
-case "$(slurmctld -V 2>/dev/null)" in
-*" 2"[4-9].*) ;;
-*)
+if ! cluster_has_blocks; then
     for i in 1 2 3 4 5; do skip "no topology/block in $(slurmctld -V 2>/dev/null)"; done
     done_testing
-    exit ;;
-esac
+    exit
+fi
 JT_CLUSTER_SELECT=jobtree
 cluster_setup "${1:?usage: $0 BUILDDIR}"
-# The same 4 x 4 nodes as blocks blkA..blkD instead of leaf switches.
-sed -i 's|^TopologyPlugin=.*|TopologyPlugin=topology/block|' "$JT_CLUSTER_DIR/etc/slurm.conf"
-{ echo "BlockName=blkA Nodes=gpu[01-04]"
-  echo "BlockName=blkB Nodes=gpu[05-08]"
-  echo "BlockName=blkC Nodes=gpu[09-12]"
-  echo "BlockName=blkD Nodes=gpu[13-16]"
-  echo "BlockSizes=4,8,16"; } > "$JT_CLUSTER_DIR/etc/topology.conf"
+cluster_use_blocks      # the same 4 x 4 nodes as blocks blkA..blkD
 cluster_start
 G8="--gres=gpu:h100:8"
 
