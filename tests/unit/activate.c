@@ -496,6 +496,46 @@ static void test_reclaim (void)
     is_int (jt_reclaim_need (b, &u, r, 16, fx_time (FX_NOW), &need, &err), 0,
             "room in its own envelope: nothing to reclaim");
     jt_usage_free (&u);
+    jt_budgets_destroy (b);
+
+    /* Only the owner's own envelope's lending is reclaimed, and only when
+     * its own concurrency is what is short: a parent's envelope lent away
+     * is not rai's to reclaim; a cap that binds makes a cap wait (the
+     * other walk of first_short), not a reclaim. */
+    b = fx_budgets ("{ \"owner\": \"research\", \"envelopes\": ["
+                    FX_ENV ("research-h100", "", 32, ", \"lending\": { \"allow\": true,"
+                            " \"to\": [\"bob\"] }") "] }",
+                    "{ \"owner\": \"rai\", \"parent\": \"research\", \"envelopes\": [] }",
+                    "{ \"owner\": \"bob\", \"envelopes\": [] }", FX_END);
+    e = b ? jt_budgets_envelope (b, "research-h100") : NULL;
+    ok (b && e, "parent fixtures");
+    if (b && e) {
+        jt_usage_init (&u, b);
+        jt_usage_add (&u, e, "bob", JT_ROLE_ACTIVE, 32, 0.0);
+        is_int (jt_reclaim_need (b, &u, r, 16, fx_time (FX_NOW), &need, &err), 0,
+                "its parent's envelope lent away: not the run's owner's to reclaim");
+        jt_usage_free (&u);
+    }
+    jt_budgets_destroy (b);
+    b = fx_budgets ("{ \"owner\": \"rai\", \"envelopes\": ["
+                    FX_ENV ("rai-h100", "", 32, ", \"lending\": { \"allow\": true,"
+                            " \"to\": [\"bob\"] }") "],"
+                    " \"aggregateCaps\": [ { \"name\": \"rai-total\", \"flavor\": \"h100\","
+                    " \"envelopes\": [\"rai-h100\"], \"maxConcurrency\": 16 } ] }",
+                    "{ \"owner\": \"bob\", \"envelopes\": [] }", FX_END);
+    e = b ? jt_budgets_envelope (b, "rai-h100") : NULL;
+    ok (b && e, "cap fixtures");
+    if (b && e) {
+        jt_usage_init (&u, b);
+        jt_usage_add (&u, e, "bob", JT_ROLE_ACTIVE, 16, 0.0);
+        is_int (jt_reclaim_need (b, &u, r, 16, fx_time (FX_NOW), &need, &err), 0,
+                "16 lent, but the cap (16) is what is short: no reclaim");
+        is_int (jt_cap_need (b, &u, r, 16, fx_time (FX_NOW), &need, &err), 1,
+                "a cap wait instead");
+        ok (need.cap && need.deficit == 16 && !strcmp (need.envelope, "rai-h100"),
+            "deficit 16 on rai-h100 under rai-total");
+        jt_usage_free (&u);
+    }
     jt_run_destroy (r);
     jt_budgets_destroy (b);
 
