@@ -171,6 +171,22 @@ cluster_use_blocks () {
       echo "BlockSizes=4,8,16"; } > "$JT_CLUSTER_DIR/etc/topology.conf"
 }
 
+# activation_cluster BUILDDIR OWNER:C...: a Jobtree cluster whose
+# reservations activate (preempt/jobtree with PreemptMode=REQUEUE, MaxWait
+# 20 s, a requeued job restarting after cred_expire 10 + 1 s), budgets
+# east_budgets OWNER:C..., set up and started (t2050, t2052).
+activation_cluster () {
+    local build=${1:?activation_cluster BUILDDIR OWNER:C...} bud
+    shift
+    bud=$(east_budgets "$@")
+    JT_CLUSTER_SELECT=jobtree JT_CLUSTER_BUDGETS=$bud JT_CLUSTER_CRED_EXPIRE=10 \
+    JT_CLUSTER_SLURM_EXTRA="PreemptType=preempt/jobtree
+PreemptMode=REQUEUE" JT_CLUSTER_JOBTREE_EXTRA="MaxWait=20s" \
+        cluster_setup "$build"
+    rm -rf "$bud"     # copied into the cluster's directory
+    cluster_start
+}
+
 cluster_setup () {
     local build=${1:?cluster_setup BUILDDIR}
     local tpl=$JT_SRCDIR/etc/slurm/test-cluster base i n so
@@ -533,6 +549,38 @@ reason_when () {
     local rc=$?
     echo "$JT_REASON_SEEN"
     return $rc
+}
+
+# drop_fabric_domains [EXTRA]: every node's features without fabric.domain
+# (region and cluster kept, EXTRA added: ",ib"), so only the topology
+# (leaf switches, or blocks) says where the domains are. Two TAP tests.
+drop_fabric_domains () {
+    local half f
+    for half in "gpu[01-08] west" "gpu[09-16] east"; do
+        f=region=${half#* },cluster=c1${1:-}
+        scontrol update NodeName="${half% *}" AvailableFeatures="$f" ActiveFeatures="$f"
+        ok $? "${half#* } nodes lose their fabric.domain feature"
+    done
+}
+
+# topology_domains_run WHAT FIRST: after drop_fabric_domains, a 3-group
+# team-a run (6 nodes, 16-GPU groups) starts, each group within one WHAT
+# (leaf switch, block), FIRST (domA, blkA) filled before the next, and the
+# plan names FIRST as the domain. Four TAP tests (t2030, t2035).
+topology_domains_run () {
+    local run bound
+    run=$(submit --account=team-a -N6 --gres=gpu:h100:8 --group-gpus=16 --wrap "sleep 60")
+    wait_job_state "$run" RUNNING 10
+    is "$(job_field "$run" JobState)" RUNNING "a 3-group run starts"
+    bound=$(job_field "$run" AdminComment | sed 's/^jobtree\/1 //' | python3 -c '
+import json, sys
+for l in json.load(sys.stdin)["bound"]["leases"]:
+    print("%d:%s" % (l["group"], "".join(sorted({"ABCD"[(int(n[3:]) - 1) // 4]
+                                                  for n in l["nodes"]}))))')
+    is "$(echo "$bound" | grep -c '^[0-9]*:.$')" 3 "every group within one $1"
+    is "$(echo "$bound" | tr '\n' ' ')" "0:A 1:A 2:B " "$1 $2 filled before the next"
+    like "$(grep -m1 "JobId=$run: BindNow" "$JT_CLUSTER_DIR/log/slurmctld.log")" \
+         "west/c1/$2\[" "the plan names the $1 as the domain"
 }
 
 # The test cluster's domain letter of node gpuNN (A = gpu01-04, ...), and
