@@ -482,32 +482,25 @@ static const char *const need_budgets[][3] = {
 };
 
 /* jt_cap_need (cap) or jt_reclaim_need for a gpus-GPU run of rai on
- * need_budgets[set], with the active usage "ENVELOPE:OWNER:GPUS ...":
+ * need_budgets[set], with the usage "ENVELOPE:OWNER:GPUS ..." (fx_use):
  * "none", or "ENVELOPE DEFICIT for OWNER" and " under CAP" (static). */
 static const char *need_of (size_t set, bool cap, int64_t gpus, const char *usage)
 {
     static char buf[256];
     const char *const *d = need_budgets[set];
     jt_budgets_t *b = fx_budgets (d[0], d[1], d[2], FX_END);
-    char json[128], env[32], owner[32];
+    char json[128];
     jt_run_t *r;
     jt_reclaim_t need;
     jt_usage_t u;
     jt_error_t err;
-    int n, rc, at = 0;
-    long long g;
+    int rc;
 
     snprintf (json, sizeof (json), "{ \"owner\": \"rai\", \"resources\": { \"gpuType\":"
               " \"h100\", \"totalGPUs\": %lld } }", (long long) gpus);
     r = fx_run (json);
     jt_usage_init (&u, b);
-    while (sscanf (usage + at, " %31[^:]:%31[^:]:%lld%n", env, owner, &g, &n) == 3) {
-        const jt_envelope_t *e = jt_budgets_envelope (b, env);
-        if (!e)
-            bail_out ("need_of: no envelope %s", env);
-        jt_usage_add (&u, e, owner, JT_ROLE_ACTIVE, g, 0.0);
-        at += n;
-    }
+    fx_use (&u, b, usage);
     rc = cap ? jt_cap_need (b, &u, r, gpus, fx_time (FX_NOW), &need, &err)
              : jt_reclaim_need (b, &u, r, gpus, fx_time (FX_NOW), &need, &err);
     if (rc == 1)
