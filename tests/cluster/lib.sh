@@ -39,6 +39,9 @@
 # Job helpers: submit, job_field, wait_job_state, queue_empty; ctld_pid and
 # ctld_gone for tests that kill and restart slurmctld (daemon_pid NAME and
 # daemon_gone NAME for any of the cluster's daemons).
+# Shared setups: east_budgets, activation_cluster, cluster_has_blocks and
+# cluster_use_blocks (topology/block), drop_fabric_domains and
+# topology_domains_run (domains from the topology alone).
 #
 # TAP: plan N, ok COND-STATUS MSG, is GOT WANT MSG, like GOT REGEX MSG,
 # diag, bail_out, done_testing.
