@@ -657,9 +657,20 @@ nomem:
     return jt_errprintf (err, "activation: out of memory");
 }
 
-int jt_reclaim_need (const jt_budgets_t *b, const jt_usage_t *u,
-                     const jt_run_t *r, int64_t gpus, int64_t now,
-                     jt_reclaim_t *out, jt_error_t *err)
+/* What a candidate is short of: its own concurrency, lent to other owners
+ * (a reclaim), or an aggregate cap's, in use (a cap wait). */
+typedef enum { SHORT_LENT, SHORT_CAP } short_of_t;
+
+/* The walk jt_reclaim_need and jt_cap_need share: Cover's candidates for r
+ * in order (a reclaim: the owner's own envelopes; a cap wait: all but
+ * sponsors'). 0 at the first whose headroom funds gpus (nothing need give
+ * way), or when none qualifies; 1 at the first short of `of` whose
+ * shortfall the GPUs held there (lent away, or active under the cap) would
+ * make up: *out its envelope, deficit gpus - headroom, and the cap; -1
+ * with err. */
+static int first_short (const jt_budgets_t *b, const jt_usage_t *u,
+                        const jt_run_t *r, int64_t gpus, int64_t now, short_of_t of,
+                        jt_reclaim_t *out, jt_error_t *err)
 {
     jt_coverer_t *c = jt_coverer_create (b, u, r, now, err);
     int rc = 0;
@@ -670,50 +681,28 @@ int jt_reclaim_need (const jt_budgets_t *b, const jt_usage_t *u,
     for (size_t i = 0; i < jt_coverer_count (c); i++) {
         const jt_cover_cand_t *cand = jt_coverer_cand (c, i);
         const jt_envelope_t *e = cand->env;
+        const jt_aggcap_t *cap = NULL;
         jt_reason_t why = JT_OK;
-        int64_t h;
-        if (cand->source != JT_SRC_OWNER)
+        int64_t h, held = 0;
+        if (of == SHORT_LENT ? cand->source != JT_SRC_OWNER : cand->source == JT_SRC_SPONSOR)
             continue;
         h = jt_coverer_headroom (c, i, &why);
         if (h >= gpus)
-            break;                      /* its own envelope funds it: none */
-        if (why != JT_INSUFFICIENT_CAPACITY || (size_t) e->id >= u->nenv
-            || h + u->lent_active[e->id] < gpus)
-            continue;
-        *out = (jt_reclaim_t){ e->name, r->owner, gpus - h, NULL };
-        rc = 1;
-        break;
-    }
-    jt_coverer_destroy (c);
-    return rc;
-}
-
-int jt_cap_need (const jt_budgets_t *b, const jt_usage_t *u,
-                 const jt_run_t *r, int64_t gpus, int64_t now,
-                 jt_reclaim_t *out, jt_error_t *err)
-{
-    jt_coverer_t *c = jt_coverer_create (b, u, r, now, err);
-    int rc = 0;
-
-    memset (out, 0, sizeof (*out));
-    if (!c)
-        return -1;
-    for (size_t i = 0; i < jt_coverer_count (c); i++) {
-        const jt_cover_cand_t *cand = jt_coverer_cand (c, i);
-        const jt_envelope_t *e = cand->env;
-        const jt_aggcap_t *cap;
-        int64_t h, held = 0;
-        if (cand->source == JT_SRC_SPONSOR)
-            continue;
-        h = jt_coverer_headroom (c, i, NULL);
-        if (h >= gpus)
             break;                      /* a candidate funds it: none */
-        if (!(cap = jt_coverer_cap_binding (c, i)) || (size_t) e->id >= u->nenv
-            || e->concurrency - u->active[e->id] < gpus)
+        if ((size_t) e->id >= u->nenv)
             continue;
-        for (size_t j = 0; j < cap->nenvelopes; j++)
-            if (cap->env_ids && cap->env_ids[j] < u->nenv)
-                held += u->active[cap->env_ids[j]];
+        if (of == SHORT_LENT) {
+            if (why != JT_INSUFFICIENT_CAPACITY)
+                continue;
+            held = u->lent_active[e->id];
+        } else {
+            if (!(cap = jt_coverer_cap_binding (c, i))
+                || e->concurrency - u->active[e->id] < gpus)
+                continue;
+            for (size_t j = 0; j < cap->nenvelopes; j++)
+                if (cap->env_ids && cap->env_ids[j] < u->nenv)
+                    held += u->active[cap->env_ids[j]];
+        }
         if (h + held < gpus)
             continue;
         *out = (jt_reclaim_t){ e->name, r->owner, gpus - h, cap };
@@ -722,6 +711,20 @@ int jt_cap_need (const jt_budgets_t *b, const jt_usage_t *u,
     }
     jt_coverer_destroy (c);
     return rc;
+}
+
+int jt_reclaim_need (const jt_budgets_t *b, const jt_usage_t *u,
+                     const jt_run_t *r, int64_t gpus, int64_t now,
+                     jt_reclaim_t *out, jt_error_t *err)
+{
+    return first_short (b, u, r, gpus, now, SHORT_LENT, out, err);
+}
+
+int jt_cap_need (const jt_budgets_t *b, const jt_usage_t *u,
+                 const jt_run_t *r, int64_t gpus, int64_t now,
+                 jt_reclaim_t *out, jt_error_t *err)
+{
+    return first_short (b, u, r, gpus, now, SHORT_CAP, out, err);
 }
 
 const char **jt_activation_runs (const jt_activation_t *a,

@@ -57,29 +57,14 @@ EOB
 done
 
 
-# Slurm 24.05+ only: the same 4 x 4 nodes as topology/block blocks
-# blkA..blkD instead of leaf switches (as t2035-select-block.sh).
-has_block () {
-    case "$(slurmctld -V 2>/dev/null)" in *" 2"[4-9].*) return 0 ;; esac
-    return 1
-}
-use_block () {
-    has_block || bail_out "topology/block needs Slurm 24.05 or later ($(slurmctld -V 2>/dev/null))"
-    sed -i 's|^TopologyPlugin=.*|TopologyPlugin=topology/block|' "$JT_CLUSTER_DIR/etc/slurm.conf"
-    { echo "BlockName=blkA Nodes=gpu[01-04]"
-      echo "BlockName=blkB Nodes=gpu[05-08]"
-      echo "BlockName=blkC Nodes=gpu[09-12]"
-      echo "BlockName=blkD Nodes=gpu[13-16]"
-      echo "BlockSizes=4,8,16"; } > "$JT_CLUSTER_DIR/etc/topology.conf"
-}
-
 # run_variant NAME SELECT MODE [TOPO]: MODE is switches, nohint, segment
 # (--segment=<the job's nodes>) or jobtree; TOPO block for topology/block
-# (default topology/tree, leaf switches domA..domD).
+# (Slurm 24.05+: lib.sh's cluster_use_blocks, the blocks of t2035; default
+# topology/tree, leaf switches domA..domD).
 run_variant () {
     local name=$1 sel=$2 mode=$3 topo=${4:-tree} t0 job off dur gpus team nodes id ids=() begin
     JT_CLUSTER_SELECT=$sel JT_CLUSTER_BUDGETS=$BUDGETS cluster_setup "$BUILD"
-    [ "$topo" = block ] && use_block
+    [ "$topo" = block ] && cluster_use_blocks
     cluster_start
     t0=$(( $(date +%s) + 3 ))
     while read -r job off dur gpus team; do

@@ -30,11 +30,18 @@
 #                     LedgerDir in jobtree.conf
 # After cluster_setup: JT_CLUSTER_DIR, SLURM_CONF (exported for clients);
 # with the ledger also JT_LEDGER_DIR (exported) and JT_LEDGER_SOCKET.
+# TMPDIR is exported as $JT_CLUSTER_DIR/tmp until cluster_stop (which puts
+# the caller's back): sbatch, srun and salloc pass it to the job, so what
+# jobs leave in $TMPDIR (the SPANK layout's jobtree-layout-<jobid>.json,
+# which the job keeps) goes with the cluster's directory, not into /tmp.
 # Ledger helpers: ledger_start, ledger_stop, jobtree_cli ARGS (the build's
 # jobtree), ledger_settled N (wait until the ledger holds N events).
 # Job helpers: submit, job_field, wait_job_state, queue_empty; ctld_pid and
 # ctld_gone for tests that kill and restart slurmctld (daemon_pid NAME and
 # daemon_gone NAME for any of the cluster's daemons).
+# Shared setups: east_budgets, activation_cluster, cluster_has_blocks and
+# cluster_use_blocks (topology/block), drop_fabric_domains and
+# topology_domains_run (domains from the topology alone).
 #
 # TAP: plan N, ok COND-STATUS MSG, is GOT WANT MSG, like GOT REGEX MSG,
 # diag, bail_out, done_testing.
@@ -148,6 +155,41 @@ JSON
     echo "$dir"
 }
 
+# cluster_has_blocks: this Slurm has topology/block (24.05 and later).
+# cluster_use_blocks, between cluster_setup and cluster_start: the same
+# 4 x 4 nodes as topology/block base blocks blkA..blkD (BlockSizes 4,8,16)
+# instead of topology/tree's leaf switches domA..domD; bails out on a
+# Slurm without topology/block.
+cluster_has_blocks () {
+    case "$(slurmctld -V 2>/dev/null)" in *" 2"[4-9].*) return 0 ;; esac
+    return 1
+}
+cluster_use_blocks () {
+    cluster_has_blocks || bail_out "topology/block needs Slurm 24.05 or later ($(slurmctld -V 2>/dev/null))"
+    sed -i 's|^TopologyPlugin=.*|TopologyPlugin=topology/block|' "$JT_CLUSTER_DIR/etc/slurm.conf"
+    { echo "BlockName=blkA Nodes=gpu[01-04]"
+      echo "BlockName=blkB Nodes=gpu[05-08]"
+      echo "BlockName=blkC Nodes=gpu[09-12]"
+      echo "BlockName=blkD Nodes=gpu[13-16]"
+      echo "BlockSizes=4,8,16"; } > "$JT_CLUSTER_DIR/etc/topology.conf"
+}
+
+# activation_cluster BUILDDIR OWNER:C...: a Jobtree cluster whose
+# reservations activate (preempt/jobtree with PreemptMode=REQUEUE, MaxWait
+# 20 s, a requeued job restarting after cred_expire 10 + 1 s), budgets
+# east_budgets OWNER:C..., set up and started (t2050, t2052).
+activation_cluster () {
+    local build=${1:?activation_cluster BUILDDIR OWNER:C...} bud
+    shift
+    bud=$(east_budgets "$@")
+    JT_CLUSTER_SELECT=jobtree JT_CLUSTER_BUDGETS=$bud JT_CLUSTER_CRED_EXPIRE=10 \
+    JT_CLUSTER_SLURM_EXTRA="PreemptType=preempt/jobtree
+PreemptMode=REQUEUE" JT_CLUSTER_JOBTREE_EXTRA="MaxWait=20s" \
+        cluster_setup "$build"
+    rm -rf "$bud"     # copied into the cluster's directory
+    cluster_start
+}
+
 cluster_setup () {
     local build=${1:?cluster_setup BUILDDIR}
     local tpl=$JT_SRCDIR/etc/slurm/test-cluster base i n so
@@ -162,8 +204,11 @@ cluster_setup () {
     done
     JT_CLUSTER_DIR=$(mktemp -d /tmp/jt-cluster.XXXXXX) || bail_out "mktemp"
     chmod 0755 "$JT_CLUSTER_DIR"    # munged wants world-searchable parents
-    mkdir -p "$JT_CLUSTER_DIR"/{etc,state,spool,run,log,munge,dev,plugins,budgets}
+    mkdir -p "$JT_CLUSTER_DIR"/{etc,state,spool,run,log,munge,dev,plugins,budgets,tmp}
     chmod 0755 "$JT_CLUSTER_DIR/munge"   # the socket dir must be searchable by all
+    chmod 1777 "$JT_CLUSTER_DIR/tmp"     # the jobs' TMPDIR, like /tmp
+    if [ "${TMPDIR+set}" = set ]; then _jt_tmpdir_was=$TMPDIR; else unset _jt_tmpdir_was; fi
+    export TMPDIR=$JT_CLUSTER_DIR/tmp
     trap cluster_stop EXIT
     trap 'exit 130' INT TERM
 
@@ -455,6 +500,7 @@ cluster_stop () {
     if [ -z "${JT_CLUSTER_KEEP:-}" ]; then rm -rf "$JT_CLUSTER_DIR"
     else echo "# kept $JT_CLUSTER_DIR"; fi
     JT_CLUSTER_DIR=
+    if [ "${_jt_tmpdir_was+set}" = set ]; then export TMPDIR=$_jt_tmpdir_was; else unset TMPDIR; fi
 }
 
 ##
@@ -506,6 +552,38 @@ reason_when () {
     local rc=$?
     echo "$JT_REASON_SEEN"
     return $rc
+}
+
+# drop_fabric_domains [EXTRA]: every node's features without fabric.domain
+# (region and cluster kept, EXTRA added: ",ib"), so only the topology
+# (leaf switches, or blocks) says where the domains are. Two TAP tests.
+drop_fabric_domains () {
+    local half f
+    for half in "gpu[01-08] west" "gpu[09-16] east"; do
+        f=region=${half#* },cluster=c1${1:-}
+        scontrol update NodeName="${half% *}" AvailableFeatures="$f" ActiveFeatures="$f"
+        ok $? "${half#* } nodes lose their fabric.domain feature"
+    done
+}
+
+# topology_domains_run WHAT FIRST: after drop_fabric_domains, a 3-group
+# team-a run (6 nodes, 16-GPU groups) starts, each group within one WHAT
+# (leaf switch, block), FIRST (domA, blkA) filled before the next, and the
+# plan names FIRST as the domain. Four TAP tests (t2030, t2035).
+topology_domains_run () {
+    local run bound
+    run=$(submit --account=team-a -N6 --gres=gpu:h100:8 --group-gpus=16 --wrap "sleep 60")
+    wait_job_state "$run" RUNNING 10
+    is "$(job_field "$run" JobState)" RUNNING "a 3-group run starts"
+    bound=$(job_field "$run" AdminComment | sed 's/^jobtree\/1 //' | python3 -c '
+import json, sys
+for l in json.load(sys.stdin)["bound"]["leases"]:
+    print("%d:%s" % (l["group"], "".join(sorted({"ABCD"[(int(n[3:]) - 1) // 4]
+                                                  for n in l["nodes"]}))))')
+    is "$(echo "$bound" | grep -c '^[0-9]*:.$')" 3 "every group within one $1"
+    is "$(echo "$bound" | tr '\n' ' ')" "0:A 1:A 2:B " "$1 $2 filled before the next"
+    like "$(grep -m1 "JobId=$run: BindNow" "$JT_CLUSTER_DIR/log/slurmctld.log")" \
+         "west/c1/$2\[" "the plan names the $1 as the domain"
 }
 
 # The test cluster's domain letter of node gpuNN (A = gpu01-04, ...), and

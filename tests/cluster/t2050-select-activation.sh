@@ -19,13 +19,7 @@
 . "$(dirname "$0")/lib.sh"
 
 plan 13
-BUD=$(east_budgets team-b:64 team-c:16 team-d:16)
-JT_CLUSTER_SELECT=jobtree JT_CLUSTER_BUDGETS=$BUD JT_CLUSTER_CRED_EXPIRE=10 \
-JT_CLUSTER_SLURM_EXTRA="PreemptType=preempt/jobtree
-PreemptMode=REQUEUE" JT_CLUSTER_JOBTREE_EXTRA="MaxWait=20s" \
-    cluster_setup "${1:?usage: $0 BUILDDIR}"
-rm -rf "$BUD"     # copied into the cluster's directory
-cluster_start
+activation_cluster "${1:?usage: $0 BUILDDIR}" team-b:64 team-c:16 team-d:16
 G8="--gres=gpu:h100:8"
 # A victim sleeps long the first time and briefly once requeued.
 VICTIM='if [ "${SLURM_RESTART_COUNT:-0}" -gt 0 ]; then sleep 1; else sleep 600; fi'

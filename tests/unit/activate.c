@@ -456,216 +456,221 @@ static void test_slice (void)
     jt_snapshot_destroy (s);
 }
 
-/* Reclaim: rai's envelope rai-h100 (C=32) lends to bob. With 16 of rai's
- * own and 16 of bob's active, a 16-GPU run of rai is short 16 there, which
- * bob's leases would return; with rai's own 32 active nothing is lent, so
- * nothing is reclaimed; with room, none is needed. Then the slice: only
- * the borrower's leases hold, in the envelope's pool and in the domain. */
-static void test_reclaim (void)
+/* The budgets the reclaim and cap-wait cases are decided on: rai's
+ * rai-h100 (C=32) lends to bob; research's research-h100 (C=32), rai's
+ * parent's, lends to bob; rai-h100 lending to bob under a cap rai-total
+ * (16); rai's ra and rb (64 each) under cap rai-total (64), bob's own
+ * bob-h100. */
+static const char *const need_budgets[][3] = {
+    { FX_LENDER ("rai", 32, true, "\"bob\"", ""),
+      "{ \"owner\": \"bob\", \"envelopes\": [] }" },
+    { "{ \"owner\": \"research\", \"envelopes\": ["
+      FX_ENV ("research-h100", "", 32, ", \"lending\": { \"allow\": true, \"to\": [\"bob\"] }")
+      "] }",
+      "{ \"owner\": \"rai\", \"parent\": \"research\", \"envelopes\": [] }",
+      "{ \"owner\": \"bob\", \"envelopes\": [] }" },
+    { "{ \"owner\": \"rai\", \"envelopes\": ["
+      FX_ENV ("rai-h100", "", 32, ", \"lending\": { \"allow\": true, \"to\": [\"bob\"] }") "],"
+      " \"aggregateCaps\": [ { \"name\": \"rai-total\", \"flavor\": \"h100\","
+      " \"envelopes\": [\"rai-h100\"], \"maxConcurrency\": 16 } ] }",
+      "{ \"owner\": \"bob\", \"envelopes\": [] }" },
+    { "{ \"owner\": \"rai\", \"envelopes\": ["
+      FX_ENV ("ra", "", 64, "") "," FX_ENV ("rb", "", 64, "") "],"
+      " \"aggregateCaps\": [ { \"name\": \"rai-total\", \"flavor\": \"h100\","
+      " \"envelopes\": [\"ra\", \"rb\"], \"maxConcurrency\": 64 } ] }",
+      "{ \"owner\": \"bob\", \"envelopes\": [" FX_ENV ("bob-h100", "", 64, "") "] }" },
+};
+
+/* jt_cap_need (cap) or jt_reclaim_need for a gpus-GPU run of rai on
+ * need_budgets[set], with the usage "ENVELOPE:OWNER:GPUS ..." (fx_use):
+ * "none", or "ENVELOPE DEFICIT for OWNER" and " under CAP" (static). */
+static const char *need_of (size_t set, bool cap, int64_t gpus, const char *usage)
 {
-    jt_budgets_t *b = fx_budgets (FX_LENDER ("rai", 32, true, "\"bob\"", ""),
-                                  "{ \"owner\": \"bob\", \"envelopes\": [] }", FX_END);
-    const jt_envelope_t *e = b ? jt_budgets_envelope (b, "rai-h100") : NULL;
-    jt_run_t *r = fx_run ("{ \"owner\": \"rai\", \"resources\": { \"gpuType\":"
-                          " \"h100\", \"totalGPUs\": 16 } }");
+    static char buf[256];
+    const char *const *d = need_budgets[set];
+    jt_budgets_t *b = fx_budgets (d[0], d[1], d[2], FX_END);
+    char json[128];
+    jt_run_t *r;
     jt_reclaim_t need;
     jt_usage_t u;
     jt_error_t err;
+    int rc;
 
-    ok (b && e && r, "reclaim fixtures");
-    if (!b || !e || !r)
-        return;
+    snprintf (json, sizeof (json), "{ \"owner\": \"rai\", \"resources\": { \"gpuType\":"
+              " \"h100\", \"totalGPUs\": %lld } }", (long long) gpus);
+    r = fx_run (json);
     jt_usage_init (&u, b);
-    jt_usage_add (&u, e, "rai", JT_ROLE_ACTIVE, 16, 0.0);
-    jt_usage_add (&u, e, "bob", JT_ROLE_ACTIVE, 16, 0.0);
-    is_int (jt_reclaim_need (b, &u, r, 16, fx_time (FX_NOW), &need, &err), 1,
-            "lent GPUs would fund the lender's run: reclaim");
-    ok (need.deficit == 16 && !strcmp (need.envelope, "rai-h100")
-        && !strcmp (need.owner, "rai"), "deficit 16 on rai-h100 for rai");
-    is_int (jt_reclaim_need (b, &u, r, 8, fx_time (FX_NOW), &need, &err), 1,
-            "a smaller run reclaims less");
-    is_int ((int) need.deficit, 8, "deficit 8");
-    jt_usage_free (&u);
-    jt_usage_init (&u, b);
-    jt_usage_add (&u, e, "rai", JT_ROLE_ACTIVE, 32, 0.0);
-    is_int (jt_reclaim_need (b, &u, r, 16, fx_time (FX_NOW), &need, &err), 0,
-            "nothing lent: nothing to reclaim");
-    jt_usage_free (&u);
-    jt_usage_init (&u, b);
-    jt_usage_add (&u, e, "bob", JT_ROLE_ACTIVE, 8, 0.0);
-    is_int (jt_reclaim_need (b, &u, r, 16, fx_time (FX_NOW), &need, &err), 0,
-            "room in its own envelope: nothing to reclaim");
+    fx_use (&u, b, usage);
+    rc = cap ? jt_cap_need (b, &u, r, gpus, fx_time (FX_NOW), &need, &err)
+             : jt_reclaim_need (b, &u, r, gpus, fx_time (FX_NOW), &need, &err);
+    if (rc == 1)
+        snprintf (buf, sizeof (buf), "%s %lld for %s%s%s", need.envelope,
+                  (long long) need.deficit, need.owner, need.cap ? " under " : "",
+                  need.cap ? need.cap->name : "");
+    else
+        snprintf (buf, sizeof (buf), rc ? "error: %s" : "none", err.text);
     jt_usage_free (&u);
     jt_run_destroy (r);
     jt_budgets_destroy (b);
+    return buf;
+}
 
-    {
-        const char *text =
-            "{\"time\":\"2026-03-01T12:00:00Z\",\"nodes\":["
-            SNODE ("a01", "A", 8) "," SNODE ("a02", "A", 8) ","
-            SNODE ("b01", "B", 8) "," SNODE ("b02", "B", 8) "],\"leases\":["
-            "{\"run\":\"1\",\"group\":0,\"owner\":\"rai\",\"envelope\":\"rai-h100\","
-            "\"nodes\":[\"a01\"],\"gpus\":8,\"role\":\"Active\",\"start\":\"2026-03-01T10:00:00Z\"},"
-            "{\"run\":\"2\",\"group\":0,\"owner\":\"bob\",\"envelope\":\"rai-h100\","
-            "\"nodes\":[\"a02\"],\"gpus\":8,\"role\":\"Borrowed\",\"start\":\"2026-03-01T10:00:00Z\"},"
-            "{\"run\":\"3\",\"group\":0,\"owner\":\"bob\",\"envelope\":\"bob-h100\","
-            "\"nodes\":[\"b01\"],\"gpus\":8,\"role\":\"Active\",\"start\":\"2026-03-01T10:00:00Z\"},"
-            "{\"run\":\"4\",\"group\":0,\"owner\":\"eve\",\"envelope\":\"rai-h100\","
-            "\"nodes\":[\"b02\"],\"gpus\":8,\"role\":\"Borrowed\",\"start\":\"2026-03-01T10:00:00Z\"}]}";
-        jt_snapshot_t *s = NULL;
-        jt_reclaim_t fund = { "rai-h100", "rai", 8, NULL };
-        jt_node_set_t sets[2];
-        size_t na[2], nb[2];
-        jt_activation_slice_t sl;
-        jt_activation_t a;
-        char *d;
+/* Whether a waiting run of rai is a reclaim (its own envelope's lending
+ * would fund it) or a cap wait (an aggregate cap's active GPUs would), and
+ * its deficit. */
+static const struct need_case {
+    const char *name;
+    size_t set;
+    bool cap;
+    int64_t gpus;
+    const char *usage, *want;
+} need_cases[] = {
+    { "lent GPUs would fund the lender's run: reclaim, deficit 16 on rai-h100",
+      0, false, 16, "rai-h100:rai:16 rai-h100:bob:16", "rai-h100 16 for rai" },
+    { "a smaller run reclaims less", 0, false, 8, "rai-h100:rai:16 rai-h100:bob:16",
+      "rai-h100 8 for rai" },
+    { "nothing lent: nothing to reclaim", 0, false, 16, "rai-h100:rai:32", "none" },
+    { "room in its own envelope: nothing to reclaim", 0, false, 16, "rai-h100:bob:8", "none" },
+    /* Only the owner's own envelope's lending is reclaimed, and only when
+     * its own concurrency is what is short (first_short's two walks). */
+    { "its parent's envelope lent away: not the run's owner's to reclaim",
+      1, false, 16, "research-h100:bob:32", "none" },
+    { "16 lent, but the cap (16) is what is short: no reclaim",
+      2, false, 16, "rai-h100:bob:16", "none" },
+    { "a cap wait instead, deficit 16 on rai-h100 under rai-total",
+      2, true, 16, "rai-h100:bob:16", "rai-h100 16 for rai under rai-total" },
+    /* 48 of ra and 16 of rb active: a 32-GPU run is refused by the cap, not
+     * by an envelope's own concurrency, and nothing is lent. */
+    { "a cap wait is no reclaim (nothing lent)", 3, false, 32, "ra:rai:48 rb:rai:16", "none" },
+    { "the cap holds the funding: deficit 32 under rai-total, paid by rb (ra's own"
+      " 16 free could not hold it)", 3, true, 32, "ra:rai:48 rb:rai:16",
+      "rb 32 for rai under rai-total" },
+    { "a smaller run: a smaller deficit, ra first", 3, true, 8, "ra:rai:48 rb:rai:16",
+      "ra 8 for rai under rai-total" },
+    { "room under the cap: nothing to activate", 3, true, 32, "ra:rai:16", "none" },
+    { "ra full, the cap full: rb pays once the cap frees", 3, true, 32, "ra:rai:64",
+      "rb 32 for rai under rai-total" },
+};
 
-        is (fx_parse_snapshot (text, &s), "", "reclaim snapshot parses");
-        if (!s)
-            return;
-        na[0] = (size_t) jt_snapshot_node_index (s, "a01");
-        na[1] = (size_t) jt_snapshot_node_index (s, "a02");
-        nb[0] = (size_t) jt_snapshot_node_index (s, "b01");
-        nb[1] = (size_t) jt_snapshot_node_index (s, "b02");
-        sets[0] = (jt_node_set_t){ na, 2, (int) jt_snapshot_domain_index (s, "west/A") };
-        sets[1] = (jt_node_set_t){ nb, 2, (int) jt_snapshot_domain_index (s, "west/B") };
-        is_int (jt_activation_slice (s, sets, 2, 1, "h100", &fund, "9", "r-9", 0,
-                                     false, yield_all_but_7, NULL, &sl, &err), 0,
-                "reclaim slice");
-        is (sl.scope, "envelope:rai-h100,west/A,west/B", "scope: the envelope, then the domains");
-        ok (sl.req.nalts == 2 && sl.alts[0].nneeds == 2 && sl.alts[0].needs[0].deficit == 8
-            && sl.alts[0].needs[1].deficit == 8,
-            "each domain an alternative: the funding deficit and its room deficit");
-        {
-            char buf[256] = "";
-            for (size_t h = 0; h < sl.req.nholders; h++)
-                snprintf (buf + strlen (buf), sizeof (buf) - strlen (buf), "%s%s@%s",
-                          h ? " " : "", sl.req.holders[h].run,
-                          sl.pools[sl.req.holders[h].pool]);
-            is (buf, "2@envelope:rai-h100 2@west/A 4@envelope:rai-h100 4@west/B",
-                "holders: only the leases rai-h100 pays for other owners "
-                "(not rai's own, not bob's own envelope)");
-        }
-        is_int (jt_activate (&sl.req, &a, &err), 0, "reclaim decided");
-        d = jt_activation_dump (&a, &sl.req);
-        ok (a.resolved && a.alt == 0 && a.ndraws == 1 && !strcmp (a.draws[0].run_id, "2")
-        && a.freed == 16,
-        "resolved in A by the one borrower there (it frees funding and room; eve's "
-        "frees only funding, so it is left out): %s", d);
-        free (d);
-        jt_activation_free (&a);
-        jt_activation_slice_free (&sl);
-        jt_snapshot_destroy (s);
+static void test_needs (void)
+{
+    for (size_t i = 0; i < sizeof (need_cases) / sizeof (need_cases[0]); i++) {
+        const struct need_case *c = &need_cases[i];
+        is (need_of (c->set, c->cap, c->gpus, c->usage), c->want, "%s", c->name);
     }
 }
 
-/* A funding wait held by an aggregate cap: rai's envelopes ra and rb (64
- * each) under cap rai-total (64). With 48 of ra and 16 of rb active, a
- * 32-GPU run of rai is refused by the cap (not by an envelope's own
- * concurrency, and nothing is lent: no reclaim); rb's own concurrency
- * holds it, the cap's 64 active GPUs could make up 32: activation resolves
- * it like an envelope deficit, every lease the cap's envelopes pay may
- * give way (an envelope outside the cap's never). Before, nothing
- * activated it. */
-static void test_cap_wait (void)
+/* An 8-GPU lease of group 0 on one node, in a fund slice's snapshot. */
+#define FLEASE(run, owner, env, node, role) \
+    "{\"run\":\"" run "\",\"group\":0,\"owner\":\"" owner "\",\"envelope\":\"" env "\"," \
+    "\"nodes\":[\"" node "\"],\"gpus\":8,\"role\":\"" role "\",\"start\":\"2026-03-01T10:00:00Z\"}"
+
+/* The slice of run 9 (1 node) waiting for fund, over west/A (a01 a02) and
+ * west/B (b01 b02), all busy with the given leases (FLEASE, on a01, a02,
+ * b01, b02): "SCOPE | RUN@POOL ... | needs F+R" (its holders, and the
+ * first alternative's funding and room deficits; static); *sl and the
+ * snapshot *s it points into kept, or "error: ..." with nothing kept. */
+static const char *fund_slice (const char *leases, const jt_reclaim_t *fund,
+                               jt_activation_slice_t *sl, jt_snapshot_t **keep)
 {
-    jt_budgets_t *b = fx_budgets (
-        "{ \"owner\": \"rai\", \"envelopes\": ["
-        FX_ENV ("ra", "", 64, "") "," FX_ENV ("rb", "", 64, "") "],"
-        " \"aggregateCaps\": [ { \"name\": \"rai-total\", \"flavor\": \"h100\","
-        " \"envelopes\": [\"ra\", \"rb\"], \"maxConcurrency\": 64 } ] }",
-        "{ \"owner\": \"bob\", \"envelopes\": [" FX_ENV ("bob-h100", "", 64, "")
-        "] }", FX_END);
-    const jt_envelope_t *ra = b ? jt_budgets_envelope (b, "ra") : NULL;
-    const jt_envelope_t *rb = b ? jt_budgets_envelope (b, "rb") : NULL;
-    jt_run_t *r = fx_run ("{ \"owner\": \"rai\", \"resources\": { \"gpuType\":"
-                          " \"h100\", \"totalGPUs\": 32 } }");
-    jt_reclaim_t need;
-    jt_usage_t u;
+    static char buf[512];
+    char text[2048];
+    jt_snapshot_t *s = NULL;
+    jt_node_set_t sets[2];
+    size_t na[2], nb[2];
     jt_error_t err;
+    const char *why;
 
-    ok (b && ra && rb && r, "cap fixtures");
-    if (!b || !ra || !rb || !r)
-        return;
-    jt_usage_init (&u, b);
-    jt_usage_add (&u, ra, "rai", JT_ROLE_ACTIVE, 48, 0.0);
-    jt_usage_add (&u, rb, "rai", JT_ROLE_ACTIVE, 16, 0.0);
-    is_int (jt_reclaim_need (b, &u, r, 32, fx_time (FX_NOW), &need, &err), 0,
-            "a cap wait is no reclaim (nothing lent)");
-    is_int (jt_cap_need (b, &u, r, 32, fx_time (FX_NOW), &need, &err), 1,
-            "the cap holds the funding: an activation applies");
-    ok (need.cap && !strcmp (need.cap->name, "rai-total") && need.deficit == 32
-        && !strcmp (need.envelope, "rb"),
-        "deficit 32 under rai-total, paid by rb (ra's own 16 free could not hold it)");
-    is_int (jt_cap_need (b, &u, r, 8, fx_time (FX_NOW), &need, &err), 1,
-            "a smaller run: a smaller deficit");
-    ok (need.deficit == 8 && !strcmp (need.envelope, "ra"), "deficit 8, ra first");
-    jt_usage_free (&u);
-    jt_usage_init (&u, b);
-    jt_usage_add (&u, ra, "rai", JT_ROLE_ACTIVE, 16, 0.0);
-    is_int (jt_cap_need (b, &u, r, 32, fx_time (FX_NOW), &need, &err), 0,
-            "room under the cap: nothing to activate");
-    jt_usage_free (&u);
-    jt_usage_init (&u, b);
-    jt_usage_add (&u, ra, "rai", JT_ROLE_ACTIVE, 64, 0.0);
-    is_int (jt_cap_need (b, &u, r, 32, fx_time (FX_NOW), &need, &err), 1,
-            "ra full, the cap full: rb pays once the cap frees");
-    jt_usage_free (&u);
-    jt_run_destroy (r);
+    snprintf (text, sizeof (text), "{\"time\":\"2026-03-01T12:00:00Z\",\"nodes\":["
+              SNODE ("a01", "A", 8) "," SNODE ("a02", "A", 8) ","
+              SNODE ("b01", "B", 8) "," SNODE ("b02", "B", 8) "],\"leases\":[%s]}", leases);
+    if (*(why = fx_parse_snapshot (text, &s))) {
+        snprintf (buf, sizeof (buf), "error: %s", why);
+        return buf;
+    }
+    for (size_t k = 0; k < 2; k++) {
+        na[k] = (size_t) jt_snapshot_node_index (s, k ? "a02" : "a01");
+        nb[k] = (size_t) jt_snapshot_node_index (s, k ? "b02" : "b01");
+    }
+    sets[0] = (jt_node_set_t){ na, 2, (int) jt_snapshot_domain_index (s, "west/A") };
+    sets[1] = (jt_node_set_t){ nb, 2, (int) jt_snapshot_domain_index (s, "west/B") };
+    if (jt_activation_slice (s, sets, 2, 1, "h100", fund, "9", "r-9", 0, false,
+                             yield_all_but_7, NULL, sl, &err) < 0) {
+        snprintf (buf, sizeof (buf), "error: %s", err.text);
+        jt_snapshot_destroy (s);
+        return buf;
+    }
+    snprintf (buf, sizeof (buf), "%s |", sl->scope);
+    for (size_t h = 0; h < sl->req.nholders; h++)
+        snprintf (buf + strlen (buf), sizeof (buf) - strlen (buf), " %s@%s",
+                  sl->req.holders[h].run, sl->pools[sl->req.holders[h].pool]);
+    snprintf (buf + strlen (buf), sizeof (buf) - strlen (buf), " | %zu alternatives, needs",
+              sl->req.nalts);
+    for (size_t k = 0; sl->req.nalts && k < sl->alts[0].nneeds; k++)
+        snprintf (buf + strlen (buf), sizeof (buf) - strlen (buf), "%s%lld", k ? "+" : " ",
+                  (long long) sl->alts[0].needs[k].deficit);
+    *keep = s;
+    return buf;
+}
 
-    {
-        const char *text =
-            "{\"time\":\"2026-03-01T12:00:00Z\",\"nodes\":["
-            SNODE ("a01", "A", 8) "," SNODE ("a02", "A", 8) ","
-            SNODE ("b01", "B", 8) "," SNODE ("b02", "B", 8) "],\"leases\":["
-            "{\"run\":\"1\",\"group\":0,\"owner\":\"rai\",\"envelope\":\"ra\","
-            "\"nodes\":[\"a01\"],\"gpus\":8,\"role\":\"Active\",\"start\":\"2026-03-01T10:00:00Z\"},"
-            "{\"run\":\"2\",\"group\":0,\"owner\":\"rai\",\"envelope\":\"rb\","
-            "\"nodes\":[\"a02\"],\"gpus\":8,\"role\":\"Active\",\"start\":\"2026-03-01T10:00:00Z\"},"
-            "{\"run\":\"3\",\"group\":0,\"owner\":\"bob\",\"envelope\":\"bob-h100\","
-            "\"nodes\":[\"b01\"],\"gpus\":8,\"role\":\"Active\",\"start\":\"2026-03-01T10:00:00Z\"},"
-            "{\"run\":\"4\",\"group\":0,\"owner\":\"rai\",\"envelope\":\"ra\","
-            "\"nodes\":[\"b02\"],\"gpus\":8,\"role\":\"Active\",\"start\":\"2026-03-01T10:00:00Z\"}]}";
+/* A waiting run funded once others give way: a reclaim (rai-h100 lent to
+ * bob and eve) or a cap wait (need_budgets[3]: ra and rb under rai-total).
+ * The slice's scope is the envelope or the cap, then the domains; its
+ * holders, the leases that could give way; then who does. */
+static const struct fund_case {
+    const char *name;
+    bool cap;                   /* fund: rb under rai-total, else rai-h100 */
+    const char *leases, *slice, *decision;
+} fund_cases[] = {
+    { "reclaim: only the leases rai-h100 pays for other owners hold (not rai's own,"
+      " not bob's own envelope); resolved in A by the one borrower there (it frees"
+      " funding and room; eve's frees only funding, so it is left out)",
+      false,
+      FLEASE ("1", "rai", "rai-h100", "a01", "Active") ","
+      FLEASE ("2", "bob", "rai-h100", "a02", "Borrowed") ","
+      FLEASE ("3", "bob", "bob-h100", "b01", "Active") ","
+      FLEASE ("4", "eve", "rai-h100", "b02", "Borrowed"),
+      "envelope:rai-h100,west/A,west/B | 2@envelope:rai-h100 2@west/A"
+      " 4@envelope:rai-h100 4@west/B | 2 alternatives, needs 8+8",
+      "resolved alt=0 deficit=16 freed=16 rho=35f0b4c09c076cde | RandomPreempt 2/0 draw 0"
+      " owner 0/1 run 0/1 | RandomPreempt 2/0 draw 0 owner 0/1 run 0/1" },
+    { "cap wait: every lease ra or rb pays holds, whoever owns it (not bob's own);"
+      " resolved in A by one gang of 8 there, its GPUs under the cap and its node"
+      " (deficits 8 + 8, no over-eviction). Before, nothing activated it",
+      true,
+      FLEASE ("1", "rai", "ra", "a01", "Active") ","
+      FLEASE ("2", "rai", "rb", "a02", "Active") ","
+      FLEASE ("3", "bob", "bob-h100", "b01", "Active") ","
+      FLEASE ("4", "rai", "ra", "b02", "Active"),
+      "cap:rai-total,west/A,west/B | 1@cap:rai-total 1@west/A 2@cap:rai-total 2@west/A"
+      " 4@cap:rai-total 4@west/B | 2 alternatives, needs 8+8",
+      "resolved alt=0 deficit=16 freed=16 rho=b976a48edabb750e | RandomPreempt 1/0 draw 0"
+      " owner 0/1 run 0/2 | RandomPreempt 1/0 draw 0 owner 0/1 run 0/2" },
+};
+
+static void test_fund_slices (void)
+{
+    jt_budgets_t *b = fx_budgets (need_budgets[3][0], need_budgets[3][1], FX_END);
+
+    for (size_t i = 0; i < sizeof (fund_cases) / sizeof (fund_cases[0]); i++) {
+        const struct fund_case *c = &fund_cases[i];
+        jt_reclaim_t fund = { c->cap ? "rb" : "rai-h100", "rai", 8,
+                              c->cap ? b->caps[0] : NULL };
         jt_snapshot_t *s = NULL;
-        jt_reclaim_t fund = { "rb", "rai", 8, b->caps[0] };
-        jt_node_set_t sets[2];
-        size_t na[2], nb[2];
         jt_activation_slice_t sl;
         jt_activation_t a;
-        char *d;
+        jt_error_t err;
 
-        is (fx_parse_snapshot (text, &s), "", "cap snapshot parses");
-        if (!s) {
-            jt_budgets_destroy (b);
-            return;
-        }
-        na[0] = (size_t) jt_snapshot_node_index (s, "a01");
-        na[1] = (size_t) jt_snapshot_node_index (s, "a02");
-        nb[0] = (size_t) jt_snapshot_node_index (s, "b01");
-        nb[1] = (size_t) jt_snapshot_node_index (s, "b02");
-        sets[0] = (jt_node_set_t){ na, 2, (int) jt_snapshot_domain_index (s, "west/A") };
-        sets[1] = (jt_node_set_t){ nb, 2, (int) jt_snapshot_domain_index (s, "west/B") };
-        is_int (jt_activation_slice (s, sets, 2, 1, "h100", &fund, "9", "r-9", 0,
-                                     false, yield_all_but_7, NULL, &sl, &err), 0,
-                "cap slice");
-        is (sl.scope, "cap:rai-total,west/A,west/B", "scope: the cap, then the domains");
+        is (fund_slice (c->leases, &fund, &sl, &s), c->slice, "%s: the slice", c->name);
+        if (!s)
+            continue;
+        if (jt_activate (&sl.req, &a, &err) < 0)
+            bail_out ("activate: %s", err.text);
         {
-            char buf[256] = "";
-            for (size_t h = 0; h < sl.req.nholders; h++)
-                snprintf (buf + strlen (buf), sizeof (buf) - strlen (buf), "%s%s@%s",
-                          h ? " " : "", sl.req.holders[h].run,
-                          sl.pools[sl.req.holders[h].pool]);
-            is (buf, "1@cap:rai-total 1@west/A 2@cap:rai-total 2@west/A"
-                " 4@cap:rai-total 4@west/B",
-                "holders: every lease ra or rb pays, whoever owns it (not bob's own)");
+            char *d = jt_activation_dump (&a, &sl.req);
+            is (d ? d : "(ENOMEM)", c->decision, "%s: who gives way", c->name);
+            free (d);
         }
-        is_int (jt_activate (&sl.req, &a, &err), 0, "cap wait decided");
-        d = jt_activation_dump (&a, &sl.req);
-        ok (a.resolved && a.alt == 0 && a.ndraws == 1 && a.deficit == 16
-            && a.freed == 16 && strcmp (a.draws[0].run_id, "4") != 0,
-            "resolved in A by one gang of 8 there: its GPUs under the cap and its"
-            " node (deficits 8 + 8, no over-eviction): %s", d);
-        free (d);
         jt_activation_free (&a);
         jt_activation_slice_free (&sl);
         jt_snapshot_destroy (s);
@@ -682,7 +687,7 @@ int main (void)
     test_multi_pool ();
     test_properties ();
     test_slice ();
-    test_reclaim ();
-    test_cap_wait ();
+    test_needs ();
+    test_fund_slices ();
     done_testing ();
 }

@@ -156,14 +156,14 @@ static void test_order (void)
     jt_usage_init (&u, b);
     r = fx_run (RUN ("rai", 8, ""));
     is (cov (b, &u, r), "west-h100:g0+1=8", "owner's envelope pays first");
-    jt_usage_add (&u, jt_budgets_envelope (b, "west-h100"), "rai", JT_ROLE_ACTIVE, 8, 0.);
+    fx_use (&u, b, "west-h100:rai:8");
     is (cov (b, &u, r), "nlp-west:g0+1=8",
         "then a sibling in the same location (no lending ACL needed)");
-    jt_usage_add (&u, jt_budgets_envelope (b, "nlp-west"), "nlp", JT_ROLE_ACTIVE, 8, 0.);
+    fx_use (&u, b, "nlp-west:nlp:8");
     is (cov (b, &u, r), "res-west:g0+1=8", "then the parent in that location");
-    jt_usage_add (&u, jt_budgets_envelope (b, "res-west"), "research", JT_ROLE_ACTIVE, 8, 0.);
+    fx_use (&u, b, "res-west:research:8");
     is (cov (b, &u, r), "lab-west:g0+1=8", "then the grandparent");
-    jt_usage_add (&u, jt_budgets_envelope (b, "lab-west"), "lab", JT_ROLE_ACTIVE, 8, 0.);
+    fx_use (&u, b, "lab-west:lab:8");
     is (cov (b, &u, r), "east-h100:g0+1=8", "then the owner's other location");
     jt_usage_free (&u);
     jt_run_destroy (r);
@@ -203,75 +203,6 @@ static void test_window (void)
     jt_budgets_destroy (b);
 }
 
-static void test_pointwise (void)
-{
-    jt_budgets_t *b = fx_budgets (RAI (FX_ENV ("west-h100", "", 128, "")), FX_END);
-    jt_run_t *r64 = fx_run (RUN ("rai", 64, ""));
-    jt_run_t *r32 = fx_run (RUN ("rai", 32, ""));
-    jt_usage_t u;
-
-    jt_usage_init (&u, b);
-    jt_usage_add (&u, jt_budgets_envelope (b, "west-h100"), "rai", JT_ROLE_ACTIVE, 96, 0.);
-    is (cov (b, &u, r64), "InsufficientCapacity: envelope west-h100: 96 of 128"
-        " GPUs active, run needs 64", "pointwise: 96 + 64 > 128 refused");
-    is (cov (b, &u, r32), "west-h100:g0+1=32", "pointwise: 96 + 32 <= 128 fits");
-    jt_usage_free (&u);
-    jt_run_destroy (r64);
-    jt_run_destroy (r32);
-    jt_budgets_destroy (b);
-}
-
-static void test_integral (void)
-{
-    jt_budgets_t *b = fx_budgets (RAI (FX_ENV ("west-h100", "", 128,
-                                               ", \"maxGPUHours\": 1000")), FX_END);
-    jt_run_t *r4 = fx_run (RUN ("rai", 64, ", \"runtime\": { \"timeLimit\": \"4h\" }"));
-    jt_run_t *r16 = fx_run (RUN ("rai", 64, ", \"runtime\": { \"timeLimit\": \"16h\" }"));
-    jt_usage_t u;
-
-    is (cov (b, NULL, r4), "west-h100:g0+1=64", "integral: 64 x 4h = 256 <= 1000");
-    is (cov (b, NULL, r16), "GPUHoursExhausted: envelope west-h100: 0.0 of"
-        " 1000.0 GPU-hours used, 64 GPUs for the time limit need 1024.0",
-        "integral: the longer time limit (64 x 16h = 1024) is refused");
-    jt_usage_init (&u, b);
-    jt_usage_add (&u, jt_budgets_envelope (b, "west-h100"), "rai", JT_ROLE_ACTIVE, 0, 744.);
-    is (cov (b, &u, r4), "west-h100:g0+1=64", "integral: 744 + 256 = 1000 fits exactly");
-    jt_usage_add (&u, jt_budgets_envelope (b, "west-h100"), "rai", JT_ROLE_ACTIVE, 0, 1.);
-    is (cov (b, &u, r4), "GPUHoursExhausted: envelope west-h100: 745.0 of"
-        " 1000.0 GPU-hours used, 64 GPUs for the time limit need 256.0",
-        "integral: used hours count");
-    jt_usage_free (&u);
-    jt_run_destroy (r4);
-    jt_run_destroy (r16);
-    jt_budgets_destroy (b);
-}
-
-static void test_aggregate (void)
-{
-    jt_budgets_t *b = fx_budgets (RAI (
-        FX_ENV ("west-h100", "\"region\": \"west\"", 128, "") ","
-        FX_ENV ("east-h100", "\"region\": \"east\"", 128, "")
-        "], \"aggregateCaps\": [ { \"name\": \"h100-total\", \"flavor\": \"h100\","
-        " \"envelopes\": [\"west-h100\", \"east-h100\"], \"maxConcurrency\": 160 }"),
-        FX_END);
-    jt_run_t *r64 = fx_run (RUN ("rai", 64, ""));
-    jt_run_t *r60 = fx_run (RUN ("rai", 60, ""));
-    jt_usage_t u;
-
-    jt_usage_init (&u, b);
-    jt_usage_add (&u, jt_budgets_envelope (b, "west-h100"), "rai", JT_ROLE_ACTIVE, 100, 0.);
-    is (cov (b, &u, r64), "AggregateCap: aggregate cap h100-total: 100 of 160"
-        " GPUs active, run needs 64",
-        "aggregate cap: usage of one envelope limits the other");
-    is (cov (b, &u, r60), "west-h100:g0+1=28 east-h100:g0+1=32",
-        "aggregate cap: 100 + 60 <= 160 fits (a soft group, owner first: west's"
-        " 28 left, then east)");
-    jt_usage_free (&u);
-    jt_run_destroy (r64);
-    jt_run_destroy (r60);
-    jt_budgets_destroy (b);
-}
-
 #define VISION(to, extra) FX_LENDER ("vision", 128, true, to, extra)
 #define BORROW(extra) ", \"funding\": { \"allowBorrow\": true" extra " }"
 
@@ -305,16 +236,15 @@ static void test_lending (void)
         " GPUs: 0 lent, run needs 64", "lending cap: maxConcurrency");
     is (cov (b, NULL, r32), "vision-h100:g0+1=32", "lending cap: 32 <= 32 fits");
     jt_usage_init (&u, b);
-    jt_usage_add (&u, jt_budgets_envelope (b, "vision-h100"), "vision", JT_ROLE_ACTIVE, 64, 0.);
+    fx_use (&u, b, "vision-h100:vision:64");
     is (cov (b, &u, r32), "vision-h100:g0+1=32",
         "lending cap: the lender's own use is not lending");
-    jt_usage_add (&u, jt_budgets_envelope (b, "vision-h100"), "ml", JT_ROLE_ACTIVE, 16, 0.);
+    fx_use (&u, b, "vision-h100:ml:16");
     is (cov (b, &u, r32), "vision-h100:g0+1=32",
         "lending cap: another owner's Active (family) use is not lending");
     jt_usage_free (&u);
     jt_usage_init (&u, b);
-    jt_usage_add (&u, jt_budgets_envelope (b, "vision-h100"), "vision", JT_ROLE_ACTIVE, 64, 0.);
-    jt_usage_add (&u, jt_budgets_envelope (b, "vision-h100"), "nlp", JT_ROLE_BORROWED, 16, 0.);
+    fx_use (&u, b, "vision-h100:vision:64 vision-h100:nlp:16:Borrowed");
     is (cov (b, &u, r32), "LendingCap: envelope vision-h100 lends at most 32"
         " GPUs: 16 lent, run needs 32", "lending cap: GPUs lent to others (Borrowed) count");
     is (cov (b, &u, r16), "vision-h100:g0+1=16", "lending cap: 16 + 16 fits");
@@ -365,48 +295,85 @@ static void test_borrow_limits (void)
     jt_budgets_destroy (b);
 }
 
-/* Pending reasons count the whole run (issue 11): a 4 x 8-GPU run blocked
- * by its envelope needs 32, whichever group failed; the envelope's figure
- * is its live usage, not what this run was tentatively charged. */
-static void test_whole_run_numbers (void)
+/* Cover a run (RUN's JSON) on budgets from one document, with the usage
+ * "ENVELOPE:OWNER:GPUS[:ROLE[:HOURS]] ..." (fx_use): cov's text. */
+static const char *cov_of (const char *budget, const char *run, const char *usage)
 {
-    jt_budgets_t *b = fx_budgets (RAI (FX_ENV ("philly-h100", "", 128, "")), FX_END);
-    jt_run_t *r = fx_run (RUN ("rai", 32, ", \"locality\": { \"groupGPUs\": 8 }"));
+    jt_budgets_t *b = fx_budgets (budget, FX_END);
+    jt_run_t *r = fx_run (run);
     jt_usage_t u;
+    const char *got;
 
     jt_usage_init (&u, b);
-    jt_usage_add (&u, jt_budgets_envelope (b, "philly-h100"), "nlp", JT_ROLE_ACTIVE, 128, 0.);
-    is (cov (b, &u, r), "InsufficientCapacity: envelope philly-h100: 128 of 128"
-        " GPUs active, run needs 32", "full envelope: the run needs 32, not 8");
-    jt_usage_free (&u);
-    jt_usage_init (&u, b);
-    jt_usage_add (&u, jt_budgets_envelope (b, "philly-h100"), "nlp", JT_ROLE_ACTIVE, 104, 0.);
-    is (cov (b, &u, r), "InsufficientCapacity: envelope philly-h100: 104 of 128"
-        " GPUs active, run needs 32",
-        "room for three groups: 104 active (not 128 with this run's 24), needs 32");
+    fx_use (&u, b, usage);
+    got = cov (b, &u, r);
     jt_usage_free (&u);
     jt_run_destroy (r);
     jt_budgets_destroy (b);
+    return got;
 }
 
-static void test_whole_groups (void)
-{
-    jt_budgets_t *b = fx_budgets (RAI (FX_ENV ("w1", "", 48, "") ","
-                                       FX_ENV ("w2", "", 48, "")), FX_END);
-    jt_run_t *one = fx_run (RUN ("rai", 64, ""));
-    jt_run_t *two = fx_run (RUN ("rai", 96, ", \"locality\": { \"groupGPUs\": 48 }"));
-    jt_run_t *three = fx_run (RUN ("rai", 80, ", \"locality\": { \"groupGPUs\": 32 }"));
+#define W128 RAI (FX_ENV ("west-h100", "", 128, ""))
+#define W128H RAI (FX_ENV ("west-h100", "", 128, ", \"maxGPUHours\": 1000"))
+#define CAP160 RAI (FX_ENV ("west-h100", "\"region\": \"west\"", 128, "") "," \
+    FX_ENV ("east-h100", "\"region\": \"east\"", 128, "") \
+    "], \"aggregateCaps\": [ { \"name\": \"h100-total\", \"flavor\": \"h100\"," \
+    " \"envelopes\": [\"west-h100\", \"east-h100\"], \"maxConcurrency\": 160 }")
+#define P128 RAI (FX_ENV ("philly-h100", "", 128, ""))
+#define W48X2 RAI (FX_ENV ("w1", "", 48, "") "," FX_ENV ("w2", "", 48, ""))
+#define LIMIT(h) ", \"runtime\": { \"timeLimit\": \"" h "\" }"
+#define GROUPS(g) ", \"locality\": { \"groupGPUs\": " #g " }"
 
-    is (cov (b, NULL, one), "w1:g0+1=48 w2:g0+1=16",
-        "a soft group (no groupGPUs) is partitioned owner first (48 + 16)");
-    is (cov (b, NULL, two), "w1:g0+1=48 w2:g1+1=48",
-        "each group paid by exactly one envelope");
-    is (cov (b, NULL, three), "w1:g0+1=32 w2:g1+1=32 w1:g2+1=16",
-        "first fit in order: the short last group goes back to w1");
-    jt_run_destroy (one);
-    jt_run_destroy (two);
-    jt_run_destroy (three);
-    jt_budgets_destroy (b);
+/* One bound each: budgets, a run of rai, usage, the outcome. */
+static const struct cov_case {
+    const char *name, *budget, *run, *usage, *want;
+} cov_cases[] = {
+    { "pointwise: 96 + 64 > 128 refused", W128, RUN ("rai", 64, ""), "west-h100:rai:96",
+      "InsufficientCapacity: envelope west-h100: 96 of 128 GPUs active, run needs 64" },
+    { "pointwise: 96 + 32 <= 128 fits", W128, RUN ("rai", 32, ""), "west-h100:rai:96",
+      "west-h100:g0+1=32" },
+    { "integral: 64 x 4h = 256 <= 1000", W128H, RUN ("rai", 64, LIMIT ("4h")), "",
+      "west-h100:g0+1=64" },
+    { "integral: the longer time limit (64 x 16h = 1024) is refused", W128H,
+      RUN ("rai", 64, LIMIT ("16h")), "",
+      "GPUHoursExhausted: envelope west-h100: 0.0 of 1000.0 GPU-hours used, 64 GPUs"
+      " for the time limit need 1024.0" },
+    { "integral: 744 + 256 = 1000 fits exactly", W128H, RUN ("rai", 64, LIMIT ("4h")),
+      "west-h100:rai:0:Active:744", "west-h100:g0+1=64" },
+    { "integral: used hours count", W128H, RUN ("rai", 64, LIMIT ("4h")),
+      "west-h100:rai:0:Active:744 west-h100:rai:0:Active:1",
+      "GPUHoursExhausted: envelope west-h100: 745.0 of 1000.0 GPU-hours used, 64 GPUs"
+      " for the time limit need 256.0" },
+    { "aggregate cap: usage of one envelope limits the other", CAP160,
+      RUN ("rai", 64, ""), "west-h100:rai:100",
+      "AggregateCap: aggregate cap h100-total: 100 of 160 GPUs active, run needs 64" },
+    { "aggregate cap: 100 + 60 <= 160 fits (a soft group, owner first: west's 28"
+      " left, then east)", CAP160, RUN ("rai", 60, ""), "west-h100:rai:100",
+      "west-h100:g0+1=28 east-h100:g0+1=32" },
+    /* Pending reasons count the whole run (issue 11): a 4 x 8-GPU run
+     * blocked by its envelope needs 32, whichever group failed; the
+     * envelope's figure is its live usage, not what this run was
+     * tentatively charged. */
+    { "full envelope: the run needs 32, not 8", P128, RUN ("rai", 32, GROUPS (8)),
+      "philly-h100:nlp:128",
+      "InsufficientCapacity: envelope philly-h100: 128 of 128 GPUs active, run needs 32" },
+    { "room for three groups: 104 active (not 128 with this run's 24), needs 32", P128,
+      RUN ("rai", 32, GROUPS (8)), "philly-h100:nlp:104",
+      "InsufficientCapacity: envelope philly-h100: 104 of 128 GPUs active, run needs 32" },
+    { "a soft group (no groupGPUs) is partitioned owner first (48 + 16)", W48X2,
+      RUN ("rai", 64, ""), "", "w1:g0+1=48 w2:g0+1=16" },
+    { "each group paid by exactly one envelope", W48X2, RUN ("rai", 96, GROUPS (48)), "",
+      "w1:g0+1=48 w2:g1+1=48" },
+    { "first fit in order: the short last group goes back to w1", W48X2,
+      RUN ("rai", 80, GROUPS (32)), "", "w1:g0+1=32 w2:g1+1=32 w1:g2+1=16" },
+};
+
+static void test_bounds (void)
+{
+    for (size_t i = 0; i < sizeof (cov_cases) / sizeof (cov_cases[0]); i++) {
+        const struct cov_case *c = &cov_cases[i];
+        is (cov_of (c->budget, c->run, c->usage), c->want, "%s", c->name);
+    }
 }
 
 /* Cover a soft run r with whole nodes of `unit` GPUs: "env:gpus ..." or
@@ -473,7 +440,7 @@ static void test_soft_owner_first (void)
 
     /* whole nodes: 4 GPUs used in west leave 60, of which 7 nodes */
     jt_usage_init (&u, b);
-    jt_usage_add (&u, jt_budgets_envelope (b, "rai-west"), "rai", JT_ROLE_ACTIVE, 4, 0.);
+    fx_use (&u, b, "rai-west:rai:4");
     is (cov_unit (b, &u, r40, 8), "rai-west:40",
         "what is left fits the owner's headroom: all of it there");
     is (cov_unit (b, &u, soft, 8), "InsufficientCapacity: envelope rai-west:"
@@ -557,7 +524,7 @@ static void test_reasons (void)
     jt_run_t *r = fx_run (RUN ("rai", 128, ""));
     jt_usage_t u;
     jt_usage_init (&u, b);
-    jt_usage_add (&u, jt_budgets_envelope (b, "west-h100"), "rai", JT_ROLE_ACTIVE, 8, 0.);
+    fx_use (&u, b, "west-h100:rai:8");
     is (cov (b, &u, r), "InsufficientCapacity: envelope west-h100: 8 of 128"
         " GPUs active, run needs 128", "busy now");
     is_int (jt_cover_ever (b, r, fx_time (FX_NOW), d, sizeof (d)), JT_OK,
@@ -748,13 +715,9 @@ int main (void)
     test_names ();
     test_order ();
     test_window ();
-    test_pointwise ();
-    test_integral ();
-    test_aggregate ();
+    test_bounds ();
     test_lending ();
     test_borrow_limits ();
-    test_whole_run_numbers ();
-    test_whole_groups ();
     test_soft_owner_first ();
     test_reasons ();
     test_coverer_api ();

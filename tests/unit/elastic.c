@@ -45,6 +45,16 @@ static jt_snapshot_t *cluster (int na, int nb, int busy)
     return fx_finalize (s);
 }
 
+/* rai's budget: one envelope, west-h100 (region west), of concurrency conc. */
+static jt_budgets_t *west (int conc)
+{
+    char env[400];
+
+    snprintf (env, sizeof (env), "{ \"owner\": \"rai\", \"envelopes\": ["
+              FX_ENV ("west-h100", "\"region\": \"west\"", %d, "") "] }", conc);
+    return fx_budgets (env, FX_END);
+}
+
 typedef struct row {
     const char *name;
     const char *run;            /* RUNM's extra fields */
@@ -147,10 +157,8 @@ static void test_rows (void)
 {
     for (size_t i = 0; i < sizeof (rows) / sizeof (rows[0]); i++) {
         const row_t *w = &rows[i];
-        char env[400], got[400];
-        snprintf (env, sizeof (env), "{ \"owner\": \"rai\", \"envelopes\": ["
-                  FX_ENV ("west-h100", "\"region\": \"west\"", %d, "") "] }", w->conc);
-        jt_budgets_t *b = fx_budgets (env, FX_END);
+        char got[400];
+        jt_budgets_t *b = west (w->conc);
         jt_snapshot_t *s = cluster (w->na, w->nb, w->busy);
         jt_run_t *r = row_run (w);
         ssize_t dom = jt_snapshot_domain_index (s, "west/A");
@@ -173,9 +181,20 @@ static void test_rows (void)
         if (g.verdict != JT_GROW_NO)
             ok (jt_elastic_due (r, in.start, in.now, in.slack) == (g.verdict == JT_GROW_NOW),
                 "%s: jt_elastic_due agrees (%s)", w->name, jt_grow_verdict_str (g.verdict));
-        if (g.verdict != JT_GROW_NO)
+        if (g.verdict != JT_GROW_NO) {
+            char *dump = jt_plan_dump (&g.extra, s);
             is_int (g.extra.total_gpus, g.target - w->current,
                     "%s: the new groups hold the difference", w->name);
+            /* Which groups: whole groups on free nodes, never the run's own. */
+            ok (dump && g.extra.total_gpus == 16 * (int64_t) g.extra.ngroups
+                && !strstr (dump, "a01:") && !strstr (dump, "a02:"),
+                "%s: whole groups of 16, none on its own a01-a02: %s", w->name, dump);
+            if (i == 0)
+                is (dump, "BindNow total=32 | g0 16 west/A[a03:8 a04:8] west-h100"
+                    " | g1 16 west/A[a05:8 a06:8] west-h100",
+                    "the new groups: two whole groups of 16 on the free nodes a03-a06");
+            free (dump);
+        }
         jt_grow_free (&g);
         jt_run_destroy (r);
         jt_snapshot_destroy (s);
@@ -183,40 +202,9 @@ static void test_rows (void)
     }
 }
 
-/* Which groups: the new groups are whole groups on free nodes, never on
- * the run's own. */
-static void test_groups (void)
-{
-    jt_budgets_t *b = fx_budgets ("{ \"owner\": \"rai\", \"envelopes\": ["
-                                  FX_ENV ("west-h100", "\"region\": \"west\"", 256, "")
-                                  "] }", FX_END);
-    jt_snapshot_t *s = cluster (6, 0, 0);
-    jt_run_t *r = fx_run (RUNM (CKPT));
-    jt_grow_in_t in = { .run = r, .current_gpus = 16, .current_domain = -1,
-                        .start = now0 - 600, .now = now0, .slack = 0,
-                        .policy = JT_PACK_TO_EMPTY };
-    jt_grow_t g;
-    jt_error_t err = { "" };
-    char *dump;
-
-    ok (jt_elastic_grow (b, s, &in, &g, &err) == 0 && g.verdict == JT_GROW_NOW,
-        "grows now");
-    dump = jt_plan_dump (&g.extra, s);
-    is (dump, "BindNow total=32 | g0 16 west/A[a03:8 a04:8] west-h100"
-        " | g1 16 west/A[a05:8 a06:8] west-h100",
-        "the new groups: two whole groups of 16 on the free nodes a03-a06");
-    free (dump);
-    jt_grow_free (&g);
-    jt_run_destroy (r);
-    jt_snapshot_destroy (s);
-    jt_budgets_destroy (b);
-}
-
 static void test_errors (void)
 {
-    jt_budgets_t *b = fx_budgets ("{ \"owner\": \"rai\", \"envelopes\": ["
-                                  FX_ENV ("west-h100", "\"region\": \"west\"", 256, "")
-                                  "] }", FX_END);
+    jt_budgets_t *b = west (256);
     jt_snapshot_t *s = cluster (6, 0, 0);
     jt_run_t *r = fx_run (RUNM (CKPT));
     jt_run_t *fixed = fx_run ("{ \"owner\": \"rai\", \"resources\": { \"gpuType\": "
@@ -302,7 +290,6 @@ int main (void)
 {
     now0 = fx_time (FX_NOW);
     test_rows ();
-    test_groups ();
     test_errors ();
     test_due ();
     test_next_checkpoint ();

@@ -244,6 +244,58 @@ void fx_nodes (jt_snapshot_t *s, const char *prefix, int first, int count,
     free (copy);
 }
 
+jt_snapshot_t *fx_cluster (const char *spec)
+{
+    jt_snapshot_t *s = jt_snapshot_create ();
+    char *copy = strdup (spec), *save = NULL;
+
+    if (!s || !copy)
+        bail_out ("out of memory");
+    for (char *e = strtok_r (copy, ";", &save); e; e = strtok_r (NULL, ";", &save)) {
+        char prefix[16], prefix2[16], labels[256] = "";
+        int first, last, busy = 0, n = 0;
+        if (sscanf (e, " %15[a-z]%d-%15[a-z]%d %n", prefix, &first, prefix2, &last, &n) != 4
+            || strcmp (prefix, prefix2) || first < 0 || last < first)
+            bail_out ("fx_cluster: bad nodes in '%s' (want FIRST-LAST, e.g. a01-a04)", e);
+        e += n;
+        if (sscanf (e, "busy=%d %n", &busy, &n) == 1)
+            e += n;
+        if (sscanf (e, "%255s", labels) != 1)
+            bail_out ("fx_cluster: no labels in '%s'", e);
+        fx_nodes (s, prefix, first, last - first + 1, labels, 8, busy);
+    }
+    free (copy);
+    return fx_finalize (s);
+}
+
+void fx_use (jt_usage_t *u, const jt_budgets_t *b, const char *spec)
+{
+    char env[64], owner[64], role[32];
+    long long gpus;
+    double hours;
+    int n, at = 0;
+
+    while (sscanf (spec + at, " %63[^: ]:%63[^: ]:%lld%n", env, owner, &gpus, &n) == 3) {
+        const jt_envelope_t *e = jt_budgets_envelope (b, env);
+        jt_role_t r = JT_ROLE_ACTIVE;
+        at += n;
+        hours = 0.0;
+        if (sscanf (spec + at, ":%31[^: ]%n", role, &n) == 1) {
+            at += n;
+            if (jt_role_parse (role, &r) < 0)
+                bail_out ("fx_use: unknown role %s", role);
+            if (sscanf (spec + at, ":%lf%n", &hours, &n) == 1)
+                at += n;
+        }
+        if (!e)
+            bail_out ("fx_use: no envelope %s", env);
+        jt_usage_add (u, e, owner, r, gpus, hours);
+    }
+    if (spec[at + strspn (spec + at, " ")])
+        bail_out ("fx_use: bad entry at '%s' (want ENVELOPE:OWNER:GPUS[:ROLE[:HOURS]])",
+                  spec + at);
+}
+
 void fx_node (jt_snapshot_t *s, const char *name, const char *features)
 {
     jt_labels_t l = JT_LABELS_INIT;

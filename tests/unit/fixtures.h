@@ -92,6 +92,19 @@ int64_t fx_time (const char *s);
 void fx_nodes (jt_snapshot_t *s, const char *prefix, int first, int count,
                const char *labels, int gpus, int used);
 
+/* A finalized snapshot of 8-GPU h100 nodes from a spec: ';'-separated
+ * entries "FIRST-LAST [busy=N] LABELS", e.g. "w01-w08 busy=2
+ * region=west,fabric.domain=W; e01-e04 region=east,fabric.domain=E"
+ * (nodes FIRST to LAST, the first N of them fully used, fx_nodes' labels).
+ * Bails out on a bad spec. */
+jt_snapshot_t *fx_cluster (const char *spec);
+
+/* Add to u (jt_usage_init'ed over b) each ' '-separated entry
+ * "ENVELOPE:OWNER:GPUS[:ROLE[:GPU-HOURS]]" (role as jt_role_parse reads
+ * it, default Active; hours default 0): the GPUs OWNER's leases of that
+ * role use in ENVELOPE. Bails out on a bad entry or unknown envelope. */
+void fx_use (jt_usage_t *u, const jt_budgets_t *b, const char *spec);
+
 /* Add one free, up h100 node with 8 GPUs and the labels of the Slurm
  * feature string `features` ("fabric.domain=A,conformance=x"). */
 void fx_node (jt_snapshot_t *s, const char *name, const char *features);

@@ -27,10 +27,11 @@
 /* Two domains of region west: A with na free nodes, B with nb. */
 static jt_snapshot_t *two_domains (int na, int nb)
 {
-    jt_snapshot_t *s = jt_snapshot_create ();
-    fx_nodes (s, "a", 1, na, "region=west,fabric.domain=A", 8, 0);
-    fx_nodes (s, "b", 1, nb, "region=west,fabric.domain=B", 8, 0);
-    return fx_finalize (s);
+    char spec[128];
+
+    snprintf (spec, sizeof (spec), "a01-a%02d region=west,fabric.domain=A;"
+              " b01-b%02d region=west,fabric.domain=B", na, nb);
+    return fx_cluster (spec);
 }
 
 /* Plan r at FX_NOW (pack-to-empty) and check its dump and its detail,
@@ -53,13 +54,11 @@ static void test_payer_selector (void)
         FX_ENV ("east-h100", "\"region\": \"east\"", 128, "") "] }",
         "{ \"owner\": \"rai\", \"parent\": \"research\", \"envelopes\": ["
         FX_ENV ("west-h100", "\"region\": \"west\"", 128, "") "] }", FX_END);
-    jt_snapshot_t *s = jt_snapshot_create ();
+    jt_snapshot_t *s = fx_cluster ("w01-w04 region=west,fabric.domain=W;"
+                                   " e01-e08 region=east,fabric.domain=E");
     jt_run_t *r = fx_run (RUN ("rai", 64, GROUP (32)));
     jt_plan_t p;
 
-    fx_nodes (s, "w", 1, 4, "region=west,fabric.domain=W", 8, 0);
-    fx_nodes (s, "e", 1, 8, "region=east,fabric.domain=E", 8, 0);
-    fx_finalize (s);
     is (fx_plan (b, s, NULL, r, JT_PACK_TO_EMPTY, &p),
         "BindNow total=64"
         " | g0 32 west/W[w01:8 w02:8 w03:8 w04:8] west-h100"
@@ -139,16 +138,16 @@ static void test_soft_owner_first (void)
     jt_budgets_t *b = fx_budgets (RAI (
         FX_ENV ("rai-west", "\"region\": \"west\"", 64, "") ","
         FX_ENV ("rai-east", "\"region\": \"east\"", 32, "")), FX_END);
-    jt_snapshot_t *s = jt_snapshot_create ();
-    jt_snapshot_t *busy = jt_snapshot_create ();
+    /* west W has 8 nodes, east E 4; busy: two of west's nodes used */
+    jt_snapshot_t *s = fx_cluster ("w01-w08 region=west,fabric.domain=W;"
+                                   " e01-e04 region=east,fabric.domain=E");
+    jt_snapshot_t *busy = fx_cluster ("w01-w08 busy=2 region=west,fabric.domain=W;"
+                                      " e01-e04 region=east,fabric.domain=E");
     jt_run_t *r96 = fx_run (RUN ("rai", 96, ""));
     jt_run_t *r128 = fx_run (RUN ("rai", 128, ""));
     jt_run_t *g96 = fx_run (RUN ("rai", 96, GROUP (96)));
     jt_plan_t p;
 
-    fx_nodes (s, "w", 1, 8, "region=west,fabric.domain=W", 8, 0);
-    fx_nodes (s, "e", 1, 4, "region=east,fabric.domain=E", 8, 0);
-    fx_finalize (s);
     is (fx_plan (b, s, NULL, r96, JT_PACK_TO_EMPTY, &p),
         "BindNow total=96"
         " | g0 64 west/W[w01:8 w02:8 w03:8 w04:8 w05:8 w06:8 w07:8 w08:8] rai-west"
@@ -172,9 +171,6 @@ static void test_soft_owner_first (void)
         "one 96-GPU group is never split between envelopes");
 
     /* two of west's nodes busy: west's nodes hold 48 of its 64 */
-    fx_nodes (busy, "w", 1, 8, "region=west,fabric.domain=W", 8, 2);
-    fx_nodes (busy, "e", 1, 4, "region=east,fabric.domain=E", 8, 0);
-    fx_finalize (busy);
     plan_detail_is (b, busy, r96, "PlanLater NoDomainFits total=0 want=96"
                     " | pay rai-west g0 64 | pay rai-east g0 32",
                     "west's nodes hold 48: Plan-Later, paid 64 + 32 when room frees",
@@ -197,15 +193,12 @@ static void test_soft_owner_first (void)
 static void test_spread_off_group_by (void)
 {
     jt_budgets_t *b = fx_budgets (RAI (WEST), FX_END);
-    jt_snapshot_t *s = jt_snapshot_create ();
+    jt_snapshot_t *s = fx_cluster ("a01-a02 busy=1 region=west,fabric.domain=A,rack=r1;"
+                                   " a03-a05 region=west,fabric.domain=A,rack=r2;"
+                                   " b01-b04 region=west,fabric.domain=B,rack=r3");
     jt_run_t *r = fx_run (RUN ("rai", 24, ", \"locality\": { \"groupGPUs\": 8,"
                                " \"allowCrossGroupSpread\": false, \"groupBy\": \"rack\" }"));
 
-    fx_nodes (s, "a", 1, 1, "region=west,fabric.domain=A,rack=r1", 8, 8);
-    fx_nodes (s, "a", 2, 1, "region=west,fabric.domain=A,rack=r1", 8, 0);
-    fx_nodes (s, "a", 3, 3, "region=west,fabric.domain=A,rack=r2", 8, 0);
-    fx_nodes (s, "b", 1, 4, "region=west,fabric.domain=B,rack=r3", 8, 0);
-    fx_finalize (s);
     is (fx_plan (b, s, NULL, r, JT_PACK_BEST_FIT, NULL),
         "BindNow total=24 | g0 8 west/A[a03:8] west-h100 | g1 8 west/A[a04:8] west-h100"
         " | g2 8 west/A[a05:8] west-h100",
@@ -435,9 +428,7 @@ static void test_decisions (void)
     is (fx_plan (b, s, NULL, h200, JT_PACK_TO_EMPTY, NULL),
         "Reject UnknownFlavor total=0 want=8", "UnknownFlavor");
 
-    jt_snapshot_t *nolabel = jt_snapshot_create ();
-    fx_nodes (nolabel, "x", 1, 4, "region=west", 8, 0);
-    fx_finalize (nolabel);
+    jt_snapshot_t *nolabel = fx_cluster ("x01-x04 region=west");
     plan_detail_is (b, nolabel, r16, "Reject NoNodes total=0 want=16",
                     "no node of the flavor has a domain",
                     "no node of flavor h100 has a fabric.domain label", "NoNodes detail");
@@ -509,19 +500,16 @@ static void test_reason_names_the_bound (void)
         "], \"aggregateCaps\": [ { \"name\": \"rai-total\", \"flavor\": \"h100\","
         " \"envelopes\": [\"rai-west\", \"rai-east\"], \"maxConcurrency\": 80 } ] }",
         FX_END);
-    jt_snapshot_t *s = jt_snapshot_create ();
+    /* west A busy, east E idle */
+    jt_snapshot_t *s = fx_cluster ("a01-a04 busy=4 region=west,fabric.domain=A;"
+                                   " e01-e04 region=east,fabric.domain=E");
     jt_run_t *r16 = fx_run (RUN ("rai", 16, GROUP (16)));
     jt_run_t *r32 = fx_run (RUN ("rai", 32, GROUP (8)));
     jt_usage_t u;
     jt_plan_t p;
 
-    fx_nodes (s, "a", 1, 4, "region=west,fabric.domain=A", 8, 4);     /* busy */
-    fx_nodes (s, "e", 1, 4, "region=east,fabric.domain=E", 8, 0);     /* idle */
-    fx_finalize (s);
     jt_usage_init (&u, b);
-    jt_usage_add (&u, jt_budgets_envelope (b, "rai-west"), "rai", JT_ROLE_ACTIVE, 64, 0.);
-    jt_usage_add (&u, jt_budgets_envelope (b, "rai-east"), "rai", JT_ROLE_ACTIVE, 16, 0.);
-    jt_usage_add (&u, jt_budgets_envelope (b, "vision-west"), "vision", JT_ROLE_ACTIVE, 32, 0.);
+    fx_use (&u, b, "rai-west:rai:64 rai-east:rai:16 vision-west:vision:32");
     is (fx_plan (b, s, &u, r16, JT_PACK_TO_EMPTY, &p),
         "PlanLater NoDomainFits total=0 want=16 | pay research-west g0 16",
         "the parent funds it in west, where no node is free: PlanLater");
@@ -534,7 +522,7 @@ static void test_reason_names_the_bound (void)
 
     /* Nothing can pay: a 4-node run (4 groups of 8) is refused for the
      * whole 32 GPUs it needs, whichever group failed. */
-    jt_usage_add (&u, jt_budgets_envelope (b, "research-west"), "research", JT_ROLE_ACTIVE, 32, 0.);
+    fx_use (&u, b, "research-west:research:32");
     is (fx_plan (b, s, &u, r32, JT_PACK_TO_EMPTY, &p),
         "Reject AggregateCap total=0 want=32",
         "no candidate can pay: Reject");
@@ -546,11 +534,9 @@ static void test_reason_names_the_bound (void)
     /* Room for three of the four groups: still the whole 32 against the
      * envelope's live usage (not 128 of 128 and 8). */
     jt_budgets_t *one = fx_budgets (RAI (FX_ENV ("philly-h100", "", 128, "")), FX_END);
-    jt_snapshot_t *s8 = jt_snapshot_create ();
-    fx_nodes (s8, "a", 1, 8, "fabric.domain=A", 8, 0);
-    fx_finalize (s8);
+    jt_snapshot_t *s8 = fx_cluster ("a01-a08 fabric.domain=A");
     jt_usage_init (&u, one);
-    jt_usage_add (&u, jt_budgets_envelope (one, "philly-h100"), "rai", JT_ROLE_ACTIVE, 104, 0.);
+    fx_use (&u, one, "philly-h100:rai:104");
     is (fx_plan (one, s8, &u, r32, JT_PACK_TO_EMPTY, &p),
         "Reject InsufficientCapacity total=0 want=32", "24 free of 128: Reject");
     is (p.detail, "envelope philly-h100: 104 of 128 GPUs active, run needs 32",
