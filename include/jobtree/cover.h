@@ -132,6 +132,12 @@ const jt_cover_cand_t *jt_coverer_cand (const jt_coverer_t *c, size_t i);
  * If it is 0, *why (if not NULL) says which bound binds. */
 int64_t jt_coverer_headroom (const jt_coverer_t *c, size_t i, jt_reason_t *why);
 
+/* The reason of the bound that gives candidate i's headroom now, whether
+ * or not the headroom is 0 (JT_INSUFFICIENT_CAPACITY: the envelope's own
+ * concurrency; JT_OK: nothing bounds it). Activation reclaims lent GPUs
+ * only when that bound is the owner's concurrency (activate.h). */
+jt_reason_t jt_coverer_bound (const jt_coverer_t *c, size_t i);
+
 /* The aggregate cap whose concurrency gives candidate i's headroom now
  * (the bound that binds is JT_AGGREGATE_CAP on GPUs, not GPU-hours), or
  * NULL. Activation resolves a funding wait held by it (activate.h). */

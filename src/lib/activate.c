@@ -682,17 +682,18 @@ static int first_short (const jt_budgets_t *b, const jt_usage_t *u,
         const jt_cover_cand_t *cand = jt_coverer_cand (c, i);
         const jt_envelope_t *e = cand->env;
         const jt_aggcap_t *cap = NULL;
-        jt_reason_t why = JT_OK;
         int64_t h, held = 0;
         if (of == SHORT_LENT ? cand->source != JT_SRC_OWNER : cand->source == JT_SRC_SPONSOR)
             continue;
-        h = jt_coverer_headroom (c, i, &why);
+        h = jt_coverer_headroom (c, i, NULL);
         if (h >= gpus)
             break;                      /* a candidate funds it: none */
         if ((size_t) e->id >= u->nenv)
             continue;
         if (of == SHORT_LENT) {
-            if (why != JT_INSUFFICIENT_CAPACITY)
+            /* the owner's own concurrency binds, full or not: with 8 GPUs
+             * free and 16 lent, a 16-GPU run reclaims 8 */
+            if (jt_coverer_bound (c, i) != JT_INSUFFICIENT_CAPACITY)
                 continue;
             held = u->lent_active[e->id];
         } else {

@@ -493,6 +493,13 @@ int64_t jt_coverer_headroom (const jt_coverer_t *c, size_t i, jt_reason_t *why)
     return rm.gpus;
 }
 
+jt_reason_t jt_coverer_bound (const jt_coverer_t *c, size_t i)
+{
+    if (!c || i >= c->ncand)
+        return JT_NO_MATCHING_ENVELOPE;
+    return jt_cover_kind_reason (jt_cover_room (c, &c->cand[i], true).kind);
+}
+
 const jt_aggcap_t *jt_coverer_cap_binding (const jt_coverer_t *c, size_t i)
 {
     if (!c || i >= c->ncand)

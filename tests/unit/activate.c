@@ -530,6 +530,9 @@ static const struct need_case {
     { "a smaller run reclaims less", 0, false, 8, "rai-h100:rai:16 rai-h100:bob:16",
       "rai-h100 8 for rai" },
     { "nothing lent: nothing to reclaim", 0, false, 16, "rai-h100:rai:32", "none" },
+    { "8 free and 16 lent: a 16-GPU run reclaims the 8 it lacks (its envelope "
+      "need not be full)", 0, false, 16, "rai-h100:rai:8 rai-h100:bob:16",
+      "rai-h100 8 for rai" },
     { "room in its own envelope: nothing to reclaim", 0, false, 16, "rai-h100:bob:8", "none" },
     /* Only the owner's own envelope's lending is reclaimed, and only when
      * its own concurrency is what is short (first_short's two walks). */
