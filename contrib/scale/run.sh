@@ -302,10 +302,13 @@ run_one() {
     start "$size"
     log "$size nodes, $variant: $size nodes idle; submitting $NJOBS jobs (partition down)"
     python3 "$here/workload.py" --jobs "$NJOBS" > "$D/workload.txt" || die "workload.py failed"
+    # the jobs' TMPDIR (the SPANK plugin's layout file) in the run's own
+    # directory, removed with it, not /tmp
+    mkdir -p "$D/tmp" && chmod 1777 "$D/tmp"
     while read -r n dur; do
         local extra=()
         [ "$variant" != stock ] && extra=(--account=scale --group-gpus=$(( (n < 32 ? n : 32) * 8 )))
-        id=$(env JT_SCALE_ID="$D" sbatch --parsable -N "$n" --exclusive --gres=gpu:h100:8 \
+        id=$(env JT_SCALE_ID="$D" TMPDIR="$D/tmp" sbatch --parsable -N "$n" --exclusive --gres=gpu:h100:8 \
                  -t 2 -o /dev/null "${extra[@]}" --wrap "sleep $dur" 2>>"$D/log/sbatch.err")
         [ -n "$id" ] && sub=$((sub + 1))
     done < "$D/workload.txt"
