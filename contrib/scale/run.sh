@@ -249,7 +249,11 @@ EOF
         echo "required $PLUG/plugins/spank/.libs/jobtree_spank.so" > "$D/etc/plugstack.conf"
         { echo "BudgetDir=$D/budgets"
           echo "UnfundedPolicy=refuse"
-          [ "$variant" = jobtree-bestfit ] && echo "PackPolicy=best-fit"; } > "$D/etc/jobtree.conf"
+          [ "$variant" = jobtree-bestfit ] && echo "PackPolicy=best-fit"
+          # SCALE_JOBTREE_CONF="DebugCrossCheck=yes": extra jobtree.conf
+          # lines (one per line), e.g. to cross-check at scale
+          [ -n "${SCALE_JOBTREE_CONF:-}" ] && printf '%s\n' "$SCALE_JOBTREE_CONF"
+          true; } > "$D/etc/jobtree.conf"
         cat > "$D/budgets/scale.json" <<EOF
 { "owner": "scale",
   "envelopes": [ { "name": "scale-h100", "flavor": "h100", "selector": { "cluster": "c1" },
