@@ -249,6 +249,33 @@ static const struct run runs[] = {
 };
 #define NRUNS (sizeof (runs) / sizeof (runs[0]))
 
+/* reps plans of run, each timed into t[]: with views (warm) or without
+ * (the view built per call). *not_bound (may be NULL): the last one was
+ * not BindNow. -1 (said on stderr) when a plan fails. */
+static int time_plans (const jt_budgets_t *b, const jt_snapshot_t *s,
+                       const jt_usage_t *u, const jt_run_t *run,
+                       jt_pack_views_t *views, double *t, int reps,
+                       int *not_bound)
+{
+    jt_plan_opts_t opts = { .policy = JT_PACK_TO_EMPTY, .views = views };
+    jt_error_t err;
+
+    for (int r = 0; r < reps; r++) {
+        jt_plan_t pl;
+        double t0 = now_us ();
+        int rc = jt_plan_run (b, s, u, run, BENCH_NOW, &opts, &pl, &err);
+        t[r] = now_us () - t0;
+        if (rc < 0) {
+            fprintf (stderr, "plan: %s\n", err.text);
+            return -1;
+        }
+        if (not_bound)
+            *not_bound = pl.decision != JT_BIND_NOW;
+        jt_plan_free (&pl);
+    }
+    return 0;
+}
+
 int main (int argc, char **argv)
 {
     static const int sizes[] = { 1024, 16384, 65536 };
@@ -378,40 +405,16 @@ int main (int argc, char **argv)
             }
             snprintf (what, sizeof (what), "Cover %s", runs[ri].name);
             cover_med[si][ri] = row (sizes[si], what, t, reps, &base_med[si]);
-            for (int r = 0; r < reps; r++) {
-                jt_plan_t pl;
-                jt_plan_opts_t opts = { .policy = JT_PACK_TO_EMPTY };
-                double t0 = now_us ();
-                int rc = jt_plan_run (budgets, s, &usage, run, BENCH_NOW, &opts,
-                                      &pl, &err);
-                t[r] = now_us () - t0;
-                if (rc < 0) {
-                    fprintf (stderr, "plan %s: %s\n", runs[ri].name, err.text);
-                    return 1;
-                }
-                last = pl.decision != JT_BIND_NOW;
-                jt_plan_free (&pl);
-            }
+            if (time_plans (budgets, s, &usage, run, NULL, t, reps, &last) < 0)
+                return 1;
             snprintf (what, sizeof (what), "Plan %s%s", runs[ri].name,
                       last ? " (not BindNow)" : "");
             plan_med[si][ri] = row (sizes[si], what, t, reps, &base_med[si]);
             /* the same decision on a warm view (jt_pack_views_t): what
              * slurmctld's job_test does once the view is kept; the sync
              * that keeps it current is timed on its own below */
-            for (int r = 0; r < reps; r++) {
-                jt_plan_t pl;
-                jt_plan_opts_t opts = { .policy = JT_PACK_TO_EMPTY,
-                                        .views = views };
-                double t0 = now_us ();
-                int rc = jt_plan_run (budgets, s, &usage, run, BENCH_NOW, &opts,
-                                      &pl, &err);
-                t[r] = now_us () - t0;
-                if (rc < 0) {
-                    fprintf (stderr, "plan %s: %s\n", runs[ri].name, err.text);
-                    return 1;
-                }
-                jt_plan_free (&pl);
-            }
+            if (time_plans (budgets, s, &usage, run, views, t, reps, NULL) < 0)
+                return 1;
             snprintf (what, sizeof (what), "Plan %s, warm view", runs[ri].name);
             warm_med[si][ri] = row (sizes[si], what, t, reps, &base_med[si]);
             jt_groups_free (&g);
