@@ -109,6 +109,22 @@ bool jt_ledger_sink_reserving (const jt_ledger_sink_t *s, uint32_t job_id);
 int jt_ledger_sink_job_reserved (jt_ledger_sink_t *s, const jt_job_facts_t *job,
                                  const jt_resv_facts_t *r, int64_t now, jt_error_t *err);
 
+/* The run of job_id, which holds an open reservation, was estimated again
+ * to start at start (backfill re-plans every pass). Its funding hold counts
+ * from there: jt_ledger_sink_hold_start. Kept in memory only, for at most
+ * 4096 runs (the oldest forgotten first); the ledger keeps the
+ * reservation's first estimate (ReservationCreate's start), and a new
+ * reservation of the run starts from its own. O(1). */
+void jt_ledger_sink_job_estimate (jt_ledger_sink_t *s, uint32_t job_id, int64_t start);
+
+/* Where the funding hold of open reservation r starts (jt_hold_t.start): its
+ * run's latest estimate when one was given since the reservation was
+ * created, else its earliest start. A hold that kept its first estimate
+ * would keep runs of the envelope off nodes nobody wants any more while its
+ * run's start moves (docs/select-plugin.md, "Funding holds"). O(1). */
+int64_t jt_ledger_sink_hold_start (const jt_ledger_sink_t *s,
+                                   const jt_fold_reservation_t *r);
+
 /* The host's facts of a job: 0 with *x filled, -1 when it does not know the
  * job. Called again with job_id 0 and the same x when the sink is done
  * with them (to free what the host allocated). */

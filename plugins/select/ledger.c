@@ -154,6 +154,8 @@ void jtsel_ledger_reserved (job_record_t *job_ptr, const jt_answer_t *a,
     jt_job_facts_t x;
 
     slurm_mutex_lock (&l_lock);
+    if (jt_ledger_sink_reserving (g_sink, job_ptr->job_id))
+        jt_ledger_sink_job_estimate (g_sink, job_ptr->job_id, start);
     if (!jt_ledger_sink_on (g_sink) || jt_ledger_sink_reserving (g_sink, job_ptr->job_id)
         || !a->payer) {
         slurm_mutex_unlock (&l_lock);
@@ -225,7 +227,8 @@ size_t jtsel_ledger_holds (const job_record_t *job_ptr, jt_hold_t **out)
             || !ahead (other, job_ptr))
             continue;
         (*out)[n++] = (jt_hold_t){ .envelope = xstrdup (open[i].envelope),
-                                   .gpus = open[i].gpus, .start = open[i].earliest };
+                                   .gpus = open[i].gpus,
+                                   .start = jt_ledger_sink_hold_start (g_sink, &open[i]) };
     }
     slurm_mutex_unlock (&l_lock);
     free (open);

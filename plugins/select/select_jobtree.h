@@ -234,7 +234,8 @@ void jtsel_ledger_reconcile (List jobs);
 
 /* A waiting run took an estimate: its reservation (a ReservationCreate
  * unless it holds one) of the nodes set in bitmap among cand's, from start,
- * paid by a->payer. */
+ * paid by a->payer; a run that holds one has its funding hold moved to
+ * start (jt_ledger_sink_job_estimate). */
 void jtsel_ledger_reserved (job_record_t *job_ptr, const jt_answer_t *a,
                             const jtsel_topo_t *t, const jt_node_set_t *cand,
                             bitstr_t *bitmap, int64_t start);

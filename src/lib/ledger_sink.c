@@ -22,6 +22,7 @@
 #include "jobtree/ledger_checkpoint.h"
 #include "jobtree/ledger_client.h"
 #include "jobtree/ledger_sink.h"
+#include "jobtree/map.h"
 
 struct jt_ledger_sink {
     jt_ledger_sink_log_f log;
@@ -30,7 +31,12 @@ struct jt_ledger_sink {
     jt_ledger_fold_t *fold;     /* created when first on; kept while off */
     char *cluster, *socket, *spool, *ledger_dir;
     bool off_logged, reconciled;
+    jt_map_t *estimates;        /* run -> int64_t *: its latest estimate */
 };
+
+/* Latest estimates kept at most (the oldest forgotten first: its hold then
+ * counts from its reservation's earliest start, the ledger's). */
+#define SINK_ESTIMATES_MAX 4096
 
 static void say (const jt_ledger_sink_t *s, jt_ledger_sink_level_t level,
                  const char *fmt, ...) __attribute__ ((format (printf, 3, 4)));
@@ -103,6 +109,7 @@ void jt_ledger_sink_destroy (jt_ledger_sink_t *s)
         return;
     client_stop (s);
     jt_ledger_fold_destroy (s->fold);
+    jt_map_destroy (s->estimates, free);
     free (s->cluster);
     free (s->socket);
     free (s->spool);
@@ -277,9 +284,44 @@ int jt_ledger_sink_job_reserved (jt_ledger_sink_t *s, const jt_job_facts_t *job,
         return 0;
     if (jt_lease_run_id (job->cluster, job->job_id, run, sizeof (run)) < 0)
         return jt_errprintf (err, "run id too long");
-    rc = jt_resv_reserved (job, r, jt_ledger_fold_open_resv (s->fold, run, &open) == 0
-                                       ? &open : NULL, now, &ev, err);
-    return rc < 0 ? -1 : emit (s, &ev);
+    bool had = jt_ledger_fold_open_resv (s->fold, run, &open) == 0;
+    rc = jt_resv_reserved (job, r, had ? &open : NULL, now, &ev, err);
+    if (rc < 0)
+        return -1;
+    if (!had && s->estimates)
+        free (jt_map_remove (s->estimates, run));   /* a new reservation */
+    return emit (s, &ev);
+}
+
+void jt_ledger_sink_job_estimate (jt_ledger_sink_t *s, uint32_t job_id, int64_t start)
+{
+    char run[256];
+    int64_t *v;
+    void *old = NULL;
+
+    if (!jt_ledger_sink_reserving (s, job_id)
+        || jt_lease_run_id (s->cluster, job_id, run, sizeof (run)) < 0)
+        return;
+    if (!s->estimates && !(s->estimates = jt_map_create (SINK_ESTIMATES_MAX)))
+        return;                 /* ENOMEM: the hold keeps the ledger's start */
+    if ((v = jt_map_get (s->estimates, run))) {
+        *v = start;
+        return;
+    }
+    if (!(v = malloc (sizeof (*v))))
+        return;
+    *v = start;
+    if (jt_map_put (s->estimates, run, v, &old) < 0)
+        free (v);
+    free (old);
+}
+
+int64_t jt_ledger_sink_hold_start (const jt_ledger_sink_t *s,
+                                   const jt_fold_reservation_t *r)
+{
+    const int64_t *v = s && s->estimates && r->run ? jt_map_get (s->estimates, r->run)
+                                                   : NULL;
+    return v ? *v : r->earliest;
 }
 
 int jt_ledger_sink_settle_resvs (jt_ledger_sink_t *s, jt_ledger_sink_job_f job,

@@ -66,11 +66,12 @@ static int64_t set_start (sim_t *m, const jt_node_set_t *set, uint32_t need)
 }
 
 /* Apply run j's reservation: its nodes are held from its start (never
- * before now) until its time limit after, and its payer's GPUs from the
- * start of its first estimate: slurmctld's holds are the ledger's open
- * reservations, which keep the payer, GPUs and earliest start of the
- * estimate that created them (jtsel_ledger_holds, ledger_lease.h), while
- * backfill re-plans the nodes on every pass. */
+ * before now) until its time limit after, and its payer's GPUs from its
+ * latest estimate: slurmctld's holds are the ledger's open reservations,
+ * which keep the payer and GPUs of the estimate that created them, each
+ * counted from its run's latest estimate (jtsel_ledger_holds,
+ * jt_ledger_sink_hold_start), while backfill re-plans the nodes on every
+ * pass. */
 static void apply_resv (sim_t *m, size_t j, int64_t now)
 {
     int64_t start = m->rstart[j] > now ? m->rstart[j] : now;
@@ -142,11 +143,11 @@ static int reserve (sim_t *m, size_t j, int64_t now, jt_sched_request_t *req,
             m->rn[j] = a.cand_nodes;
             m->rstart[j] = start - m->o->epoch;
             if (m->created[j] < 0) {
-                /* the hold is the first estimate's */
+                /* the hold's payer and GPUs are the first estimate's */
                 m->renv[j] = a.payer ? a.payer->name : NULL;
                 m->rgpus[j] = a.cand_gpus;
-                m->hstart[j] = m->rstart[j] > now ? m->rstart[j] : now;
             }
+            m->hstart[j] = m->rstart[j] > now ? m->rstart[j] : now;
             apply_resv (m, j, now);
             if (m->created[j] < 0) {
                 /* the reservation exists from now: a reclaim may be due at

@@ -554,6 +554,35 @@ static void test_reservations (void)
         lookup_calls, lookup_frees);
     ok (jt_ledger_sink_reserving (s, 3) && !jt_ledger_sink_reserving (s, 4),
         "the waiting run keeps its reservation");
+
+    /* the funding hold counts from the run's latest estimate */
+    jt_fold_reservation_t open;
+    ok (jt_ledger_fold_open_resv (jt_ledger_sink_fold (s), "jtc:3", &open) == 0,
+        "run 3's open reservation");
+    is_int (jt_ledger_sink_hold_start (s, &open), T0 + 600,
+            "its hold starts at the reservation's earliest start at first");
+    jt_ledger_sink_job_estimate (s, 3, T0 + 900);
+    is_int (jt_ledger_sink_hold_start (s, &open), T0 + 900,
+            "backfill's next estimate moves the hold to it");
+    jt_ledger_sink_job_estimate (s, 3, T0 + 700);
+    is_int (jt_ledger_sink_hold_start (s, &open), T0 + 700,
+            "and the next one again, earlier too");
+    jt_ledger_sink_job_estimate (s, 4, T0 + 50);   /* released: no reservation */
+    jt_ledger_sink_job_estimate (s, 77, T0 + 50);  /* never reserved */
+    jt_fold_reservation_t other = open;
+    other.run = "jtc:4";
+    is_int (jt_ledger_sink_hold_start (s, &other), T0 + 600,
+            "an estimate of a run without an open reservation is not kept");
+    is_int (jt_ledger_sink_hold_start (NULL, &open), T0 + 600,
+            "no sink: the ledger's earliest start");
+    x = facts (3, JT_JOB_ENDED, 0);
+    jt_ledger_sink_job_ended (s, &x, T0 + 30, &err);        /* released */
+    x = facts (3, JT_JOB_PENDING, 0);
+    jt_ledger_sink_job_reserved (s, &x, &r, T0 + 40, &err);  /* reserved anew */
+    ok (jt_ledger_fold_open_resv (jt_ledger_sink_fold (s), "jtc:3", &open) == 0
+            && jt_ledger_sink_hold_start (s, &open) == T0 + 600,
+        "a new reservation's hold starts at its own earliest start, not at the"
+        " last estimate of the one before");
     jt_ledger_sink_destroy (s);
     is (spool_ids ("resv"),
         "jtc:5:resv:1772366400:create\n"
@@ -565,7 +594,9 @@ static void test_reservations (void)
         "jtc:6:resv:1772366400:release\n"
         "jtc:3:resv:1772366400:create\n"
         "jtc:4:resv:1772366400:create\n"
-        "jtc:4:resv:1772366400:release\n",
+        "jtc:4:resv:1772366400:release\n"
+        "jtc:3:resv:1772366400:release\n"
+        "jtc:3:resv:1772366440:create\n",
         "the spool holds the reservation events in emission order");
 }
 

@@ -582,18 +582,18 @@ static void test_structural_by_hand (void)
 
 static void test_hold_by_hand (void)
 {
-    /* A funding hold is the reservation's first estimate's, as slurmctld's
-     * holds are the ledger's open reservations (jtsel_ledger_holds), even
-     * when backfill re-plans the run's nodes. 2 domains x 2 nodes; a has
-     * 16 GPUs, b 32. x1 (a, 8, ends at 5, limit 300) and x2 (a, 8, 200 s)
-     * fill d000, p (b) one node of d001. A (a, one group of 16, t=1) waits:
-     * d000 frees by the limits at 300, funding at 200: its first estimate
-     * is 300, holding a's 16 GPUs from then. At 5 x1 ends and the re-plan
-     * says 200. B (a, 8 GPUs, t=10, 240 s: to 250) fits on d001's free node
-     * and in a's envelope now (16 of 16); it ends before 300, so the hold
-     * lets it start at 10. A then starts when B ends (250), since 8 + 16 >
-     * 16 before. With the hold re-planned to 200, B would overlap it and
-     * wait: A at 200, B at 300. */
+    /* A funding hold counts from its run's latest estimate, as slurmctld's
+     * does (jtsel_ledger_holds, jt_ledger_sink_hold_start): backfill
+     * re-plans the run every pass and the hold follows. 2 domains x 2
+     * nodes; a has 16 GPUs, b 32. x1 (a, 8, ends at 5, limit 300) and x2
+     * (a, 8, 200 s) fill d000, p (b) one node of d001. A (a, one group of
+     * 16, t=1) waits: d000 frees by the limits at 300, funding at 200: its
+     * first estimate is 300. At 5 x1 ends and the re-plan says 200, so a's
+     * 16 GPUs are held from 200. B (a, 8 GPUs, t=10, 240 s: to 250) fits on
+     * d001's free node and in a's envelope now, but would still run at 200
+     * (8 + 16 > 16): it waits, A starts at 200 and B when A is done (300).
+     * A hold kept at the first estimate (300, the rule before) let B start
+     * at 10 and A only at 250, overtaken. */
     const char *trace = HDR "x1,0,5,300,8,,a,,\nx2,0,200,200,8,,a,,\n"
                             "p,0,1000,1000,8,,b,,\n"
                             "A,1,100,100,16,,a,,--group-gpus=16\n"
@@ -606,8 +606,8 @@ static void test_hold_by_hand (void)
     jt_sim_result_t *r;
 
     r = replay (trace, b, "2x2x8:h100", "best-fit", &t);
-    is (starts (r), "x1:0 x2:0 p:0 A:250 B:10",
-        "the hold is the first estimate's (300): B starts at 10, A at 250");
+    is (starts (r), "x1:0 x2:0 p:0 A:200 B:300",
+        "the hold follows the re-plan (200): B waits, A starts at 200, B at 300");
     jt_sim_result_destroy (r);
     jt_sim_trace_free (&t);
     jt_budgets_destroy (b);
