@@ -175,9 +175,11 @@ jt_reason_t jt_coverer_why_cand (const jt_coverer_t *c, size_t i, int64_t gpus,
                                  char *detail, size_t len);
 
 /* Whether group k of g is a soft group Cover partitions owner-first (a
- * run without groupGPUs, with cross-group spread on and no groupBy: its
- * chunks may lie anywhere, so whole nodes of it may be paid by different
- * envelopes). Otherwise a group is paid whole by one envelope. */
+ * run without groupGPUs): whole nodes of it may be paid by different
+ * envelopes, with spread off or a group-by label too, since several
+ * envelopes' nodes can share one domain or class (where the chunks may lie
+ * is Plan's: anywhere, or one domain or class that all the payers' shares
+ * fit in). Otherwise a group is paid whole by one envelope. */
 bool jt_cover_soft_splits (const jt_run_t *r, const jt_groups_t *g);
 
 /* What candidate i pays of a soft group's `rem` GPUs not yet funded, owner

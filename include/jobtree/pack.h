@@ -170,7 +170,10 @@ typedef struct jt_pack_request {
     size_t ngroups;
     bool soft;                  /* no groupGPUs: chunk by node */
     bool single_domain;         /* allowCrossGroupSpread == false */
-    bool partial_ok;            /* place the longest prefix that fits */
+    bool partial_ok;            /* place the longest prefix that fits; a
+                                 * soft demand confined to one class
+                                 * (only_domain of one class, a fixed
+                                 * class): what that class holds of it */
     int64_t spares_per_group;   /* whole nodes, same domain */
     const jt_labels_t *selector;/* paying envelope's selector; NULL = any */
     ssize_t only_domain;        /* restrict to this domain index; -1 = any */

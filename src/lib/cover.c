@@ -545,8 +545,9 @@ ssize_t jt_coverer_fund (jt_coverer_t *c, int64_t gpus)
 
 bool jt_cover_soft_splits (const jt_run_t *r, const jt_groups_t *g)
 {
-    return r && g && g->soft && r->cross_group_spread
-           && !(r->group_by && r->group_by[0]);
+    /* where its chunks may lie (anywhere, one domain, one class) is Plan's
+     * question; who pays is owner first by whole nodes in every case */
+    return r && g && g->soft;
 }
 
 int64_t jt_coverer_soft_share (const jt_coverer_t *c, size_t i, int64_t rem,

@@ -480,8 +480,16 @@ int jt_pack (jt_pack_view_t *v, const jt_pack_request_t *req,
             return jt_errprintf (err, "pack: out of memory");
     }
     nord = make_order (&q);
-    /* a soft group is one group: with group-by its chunks share a value */
-    if (req->soft && (req->single_domain || v->group_by))
+    /* a soft group is one group: with group-by its chunks share a value.
+     * A request confined to one class (Plan paying a spread-off or grouped
+     * soft group owner first, class by class) chunks it there: with
+     * partial_ok, what the class holds of it */
+    bool confined = v->fixed >= 0 || v->pin >= 0
+                    || (req->only_domain >= 0
+                        && v->cfirst[req->only_domain + 1]
+                           - v->cfirst[req->only_domain] <= 1);
+    if (req->soft && (req->single_domain || v->group_by)
+        && !(req->partial_ok && confined))
         rc = pack_single (&q, nord, &demand, 1);
     else if (req->soft)
         rc = pack_soft (&q, nord, demand);

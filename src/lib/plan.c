@@ -10,6 +10,11 @@
  * gives its nodes back to the view, and each attempt has its own coverer, so
  * attempts never see each other's charges. With cross-group spread off an
  * attempt is repeated per domain (packing order) with Pack restricted to it.
+ * A soft group (no groupGPUs) is paid owner first by whole nodes, several
+ * payers each placing their share on their own nodes; with spread off or a
+ * group-by label it must lie in one domain or class, so that is tried
+ * domain by domain (class by class) the same way, each payer's share
+ * placed in the one being tried.
  * A malleable run tries totals from max down to min by step.
  *
  * When nothing binds, Cover alone (no placement) decides between Plan-Later
@@ -26,7 +31,9 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "jobtree/conformance.h"
 #include "jobtree/plan.h"
+#include "pack_view.h"
 
 static const char *decision_names[] = {
     [JT_BIND_NOW] = "BindNow",
@@ -51,6 +58,8 @@ typedef struct attempt {
     size_t npl;
     bool unplaced;              /* failed on placement (funding was there) */
     bool spare_short;           /* its payers fund a group, not its spares */
+    int64_t placed;             /* a soft group that failed: GPUs its payers
+                                   placed (in the domain or class tried) */
     jt_reason_t reason;
     char detail[JT_ERRMSG_MAX];
 } attempt_t;
@@ -92,12 +101,14 @@ static void attempt_undo (ctx_t *x, attempt_t *a)
         jt_pack_unplace (x->view, &a->pl[i - 1]);
     jt_reason_t why = a->reason;
     bool unplaced = a->unplaced, spare_short = a->spare_short;
+    int64_t placed = a->placed;
     char detail[JT_ERRMSG_MAX];
     memcpy (detail, a->detail, sizeof (detail));
     attempt_clear (a);
     a->reason = why;
     a->unplaced = unplaced;
     a->spare_short = spare_short;
+    a->placed = placed;
     memcpy (a->detail, detail, sizeof (detail));
 }
 
@@ -255,7 +266,11 @@ static bool part_node (const jt_snapshot_t *s, const jt_placement_t *pl)
  * left, or its headroom in whole nodes), placed on nodes matching its
  * selector as far as they hold it (partial: whole nodes), charged for what
  * was placed and its chunks' spare nodes; the next candidate pays the
- * rest. 0 placed, 1 not (a->reason and a->detail set), -1 on error. */
+ * rest. With only_domain (and the view's fixed class) every share goes to
+ * that one domain (class): attempt_single_domain's try of it. 0 placed, 1
+ * not (a->reason, a->detail and a->placed set; confined, a->detail is the
+ * first short payer's line, for attempt_single_domain to frame), -1 on
+ * error. */
 static int attempt_soft (ctx_t *x, jt_coverer_t *c, const jt_groups_t *g,
                          size_t k, ssize_t only_domain, attempt_t *a,
                          jt_error_t *err)
@@ -319,7 +334,12 @@ static int attempt_soft (ctx_t *x, jt_coverer_t *c, const jt_groups_t *g,
     }
     if (rem == 0)
         return 0;
-    if (short_nodes && npay <= 1) {
+    a->placed = need - rem;
+    if (short_nodes && only_domain >= 0) {
+        a->unplaced = true;
+        a->reason = JT_NO_DOMAIN_FITS;
+        memcpy (a->detail, place, sizeof (a->detail));
+    } else if (short_nodes && npay <= 1) {
         /* one payer's nodes: Pack's own line, as for any group */
         a->unplaced = true;
         a->reason = JT_NO_DOMAIN_FITS;
@@ -487,24 +507,82 @@ static int cmp_best_fit (const void *pa, const void *pb)
     return a->d < b->d ? -1 : a->d > b->d;
 }
 
+/* The name of domain or class i of attempt_single_domain's candidates. */
+static void place_name (const ctx_t *x, bool by_class, size_t i, char *buf,
+                        size_t len)
+{
+    if (by_class)
+        jt_packv_class_name (x->view, i, buf, len);
+    else
+        snprintf (buf, len, "%s", x->s->domains[i].name);
+}
+
+/* A soft group that no domain (class) holds on its payers' nodes: which one
+ * came closest (most placed, the first in order on a tie) and why its
+ * payers fell short there. */
+static void soft_nowhere (const ctx_t *x, bool by_class, int64_t want,
+                          const attempt_t *most, size_t most_d, bool tried,
+                          const dom_order_t *ord, size_t nd, attempt_t *a)
+{
+    const char *label = jt_run_class_label (x->r);
+    char what[96], where[128] = "none", text[3 * JT_ERRMSG_MAX];
+    size_t l;
+
+    if (by_class)
+        snprintf (what, sizeof (what), "class of %.60s", label ? label : "?");
+    else
+        snprintf (what, sizeof (what), "domain");
+    if (tried) {
+        place_name (x, by_class, most_d, where, sizeof (where));
+        snprintf (text, sizeof (text), "no %s holds group 0 (soft, %" PRId64
+                  " GPUs) on nodes its payers may use; most placed: %" PRId64
+                  " in %s (%s)", what, want, most->placed, where,
+                  most->detail);
+    } else {
+        /* none had room for it: the most free (the first on a tie) */
+        const dom_order_t *big = NULL;
+        for (size_t i = 0; i < nd; i++)
+            if (!big || ord[i].free > big->free
+                || (ord[i].free == big->free && ord[i].d < big->d))
+                big = &ord[i];
+        if (big)
+            place_name (x, by_class, big->d, where, sizeof (where));
+        snprintf (text, sizeof (text), "no %s holds group 0 (soft, %" PRId64
+                  " GPUs) on nodes its payers may use; most free is %s with %"
+                  PRId64, what, want, where, big ? big->free : 0);
+    }
+    /* the detail's length, cut like every other */
+    l = strlen (text);
+    if (l >= sizeof (a->detail))
+        l = sizeof (a->detail) - 1;
+    memcpy (a->detail, text, l);
+    a->detail[l] = '\0';
+}
+
 /* Cross-group spread off: every group in one domain, domains in packing
  * order (snapshot domains are sorted by name, so index breaks ties). With
  * --group-by the run must share one value too, so the candidates are the
  * view's classes (domain x value, in domain then value order): the run is
  * tried whole in each, so best-fit takes the smallest class that holds
- * every group, not the smallest that holds the first. */
+ * every group, not the smallest that holds the first. A soft group with
+ * spread off or a class label (group-by, strict conformance) is tried the
+ * same way, its payers owner first (attempt_soft), in each domain or class
+ * with room for it. */
 static int attempt_single_domain (ctx_t *x, const jt_groups_t *g,
                                   attempt_t *a, jt_error_t *err)
 {
-    bool by_class = jt_pack_view_one_class (x->view);
+    bool by_class = jt_pack_view_one_class (x->view)
+                    || (g->soft && jt_run_class_label (x->r));
     size_t nd = by_class ? jt_pack_view_nclasses (x->view) : x->s->ndomains;
     dom_order_t *ord = calloc (nd + 1, sizeof (*ord));
     int64_t want = 0;
-    bool unplaced = false;
-    attempt_t first;
+    bool unplaced = false, tried = false;
+    attempt_t first, most;
+    size_t most_d = 0;
     int rc = 1;
 
     memset (&first, 0, sizeof (first));
+    memset (&most, 0, sizeof (most));
     if (!ord)
         return jt_errprintf (err, "plan: out of memory");
     for (size_t k = 0; k < g->n; k++)
@@ -519,6 +597,11 @@ static int attempt_single_domain (ctx_t *x, const jt_groups_t *g,
     for (size_t i = 0; i < nd; i++) {
         size_t dom = by_class ? jt_pack_view_class_domain (x->view, ord[i].d)
                               : ord[i].d;
+        if (g->soft && ord[i].free < want) {
+            /* its payers' nodes there are fewer still */
+            unplaced = true;
+            continue;
+        }
         if (by_class)
             jt_pack_view_fix_class (x->view, (ssize_t) ord[i].d);
         rc = attempt_run (x, g, (ssize_t) dom, a, err);
@@ -528,10 +611,27 @@ static int attempt_single_domain (ctx_t *x, const jt_groups_t *g,
             break;
         if (a->unplaced)
             unplaced = true;
-        if (i == 0)
+        if (!tried)
             first = *a;
+        if (a->unplaced && (!most.unplaced || a->placed > most.placed)) {
+            most = *a;
+            most_d = ord[i].d;
+        }
+        tried = true;
     }
-    if (rc == 1) {
+    if (rc == 1 && g->soft && (!tried || most.unplaced)) {
+        /* nowhere its payers' nodes hold it all */
+        memset (a, 0, sizeof (*a));
+        a->reason = JT_SPREAD_NO_DOMAIN;
+        a->unplaced = true;
+        soft_nowhere (x, by_class, want, &most, most_d, tried, ord, nd, a);
+    } else if (rc == 1 && g->soft) {
+        /* its payers cannot fund it (Cover's reason, or its spare nodes) */
+        memset (a, 0, sizeof (*a));
+        a->reason = first.reason;
+        a->spare_short = first.spare_short;
+        memcpy (a->detail, first.detail, sizeof (a->detail));
+    } else if (rc == 1) {
         memset (a, 0, sizeof (*a));
         if (unplaced || nd == 0) {
             a->reason = JT_SPREAD_NO_DOMAIN;
@@ -771,9 +871,12 @@ int jt_plan_run (const jt_budgets_t *b, const jt_snapshot_t *s,
         if (jt_run_compile (r, t, &g, err) < 0)
             goto done;
         g.unit = x.gpn;
-        int arc = (r->cross_group_spread || g.n <= 1)
-                  ? attempt_run (&x, &g, -1, &a, err)
-                  : attempt_single_domain (&x, &g, &a, err);
+        /* one domain (class) for all: spread off with several groups, or
+         * a soft group with spread off or a class label */
+        bool one = g.soft ? !r->cross_group_spread || jt_run_class_label (r)
+                          : !r->cross_group_spread && g.n > 1;
+        int arc = one ? attempt_single_domain (&x, &g, &a, err)
+                      : attempt_run (&x, &g, -1, &a, err);
         jt_groups_free (&g);
         if (arc < 0)
             goto done;

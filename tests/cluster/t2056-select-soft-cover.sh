@@ -6,14 +6,34 @@
 # chunk by chunk in admin_comment and in the ledger, and `jobtree verify`
 # accepts it. Before, the soft group was one 96-GPU piece no envelope could
 # hold: job_submit refused it ("largest group 96 GPUs > concurrency 64").
+# With spread off the soft group must lie in one domain and is still paid
+# owner first (4.): team-c (parent team-b) has 16 GPUs of its own in east,
+# so its 32-GPU spread-off run is paid 16 by c-east-h100 and 16 by its
+# parent's b-east-h100, both chunks in one east domain. Before, the parent
+# paid all 32.
 #
 # Cluster: see t2000-select.sh (a-west-h100: 64 GPUs west; b-east-h100: 64
-# east, lends 32 to team-a).
+# east, lends 32 to team-a), plus team-c, child of team-b, with c-east-h100
+# (16 GPUs east).
 . "$(dirname "$0")/lib.sh"
 
-plan 9
-JT_CLUSTER_SELECT=jobtree
-cluster_setup "${1:?usage: $0 BUILDDIR}"
+plan 15
+BUD=$(mktemp -d /tmp/jt-soft-budgets.XXXXXX)
+cp "$(dirname "$0")"/../../etc/slurm/test-cluster/budgets/*.json "$BUD/"
+cat > "$BUD/team-c.json" <<'JSON'
+{
+  "owner": "team-c",
+  "parent": "team-b",
+  "envelopes": [
+    { "name": "c-east-h100", "flavor": "h100",
+      "selector": { "region": "east" },
+      "start": "2026-01-01T00:00:00Z", "end": "2031-01-01T00:00:00Z",
+      "concurrency": 16 }
+  ]
+}
+JSON
+JT_CLUSTER_SELECT=jobtree JT_CLUSTER_BUDGETS=$BUD cluster_setup "${1:?usage: $0 BUILDDIR}"
+rm -rf "$BUD"     # copied into the cluster's directory
 cluster_start
 G8="--gres=gpu:h100:8"
 
@@ -74,5 +94,23 @@ like "$(jobtree_cli report leases -P -n -j "$soft" -o Lease "$JT_LEDGER_DIR" | s
      ":g0 .*:g0:c1 .*:g0:c2 $" "lease ids: g0, g0:c1, g0:c2"
 out=$(jobtree_cli verify "$JT_LEDGER_DIR" 2>&1)
 ok $? "jobtree verify accepts the split run: $out"
+
+## 4. Spread off: owner first inside one domain (team-c 16 + team-b 16).
+off=$(submit --account=team-c -N4 $G8 --cross-group-spread=no --wrap "sleep 3")
+like "$off" '^[0-9]+$' "team-c's 32-GPU spread-off soft run: admitted"
+wait_job_state "$off" "RUNNING|COMPLETING|COMPLETED" 30
+is "$(funding_of "$off")" "c-east-h100=16 b-east-h100=16" \
+   "funding: team-c's own 16 first, its parent's 16 the rest (not 32 by the parent)"
+is "$(chunks_of "$off")" "c-east-h100:Active:16 b-east-h100:Active:16" \
+   "bound: two chunks of group 0, each with its payer, both Active (family)"
+like "$(job_domains "$off")" '^[CD]$' "all 4 nodes in one east domain"
+wait_job_state "$off" COMPLETED 30
+wait_for 20 _closed "$off"
+is "$(jobtree_cli report leases -P -n -j "$off" -o Lease,Envelope,GPUs "$JT_LEDGER_DIR" \
+      | sed 's/^[^|]*\(:g0[^|]*\)|/\1|/' | LC_ALL=C sort | tr '\n' ' ')" \
+   ":g0:c1|b-east-h100|16 :g0|c-east-h100|16 " \
+   "the ledger: lease g0 paid by c-east-h100, g0:c1 by b-east-h100"
+out=$(jobtree_cli verify "$JT_LEDGER_DIR" 2>&1)
+ok $? "jobtree verify accepts it: $out"
 
 done_testing

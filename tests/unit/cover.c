@@ -434,9 +434,18 @@ static void test_soft_owner_first (void)
             JT_NEVER_FUNDABLE, "ever: one 96-GPU group is never split");
     is (d, "largest group 96 GPUs > concurrency 64 of every candidate",
         "ever: the grouped run's detail");
-    is (cov_unit (b, NULL, off, 8), "InsufficientCapacity: envelope rai-west:"
-        " 0 of 64 GPUs active, run needs 96",
-        "spread off: the soft group is one piece, paid whole by one envelope");
+    /* spread off or --group-by: owner first too, the one domain or class
+     * is Plan's to find (both envelopes' nodes may share one) */
+    is (cov_unit (b, NULL, off, 8), "rai-west:64 rai-east:32",
+        "spread off: the soft group is paid owner first too (64 + 32)");
+    is_int (jt_cover_ever_gpn (b, off, fx_time (FX_NOW), 8, d, sizeof (d)),
+            JT_OK, "ever, spread off: fundable by whole nodes of two envelopes");
+    jt_run_t *by = fx_run (RUN ("rai", 96, ", \"locality\": { \"groupBy\": \"rack\" }"));
+    is (cov_unit (b, NULL, by, 8), "rai-west:64 rai-east:32",
+        "--group-by rack: paid owner first too (64 + 32)");
+    is_int (jt_cover_ever_gpn (b, by, fx_time (FX_NOW), 8, d, sizeof (d)),
+            JT_OK, "ever, --group-by: not NeverFundable");
+    jt_run_destroy (by);
 
     /* whole nodes: 4 GPUs used in west leave 60, of which 7 nodes */
     jt_usage_init (&u, b);

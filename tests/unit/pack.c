@@ -315,6 +315,19 @@ static void test_only_domain (void)
     is (fx_pack_text (v, s, &r, NULL, false),
         "None(NoDomainFits): group 0 (24 GPUs) fits no domain: most free is B with 8",
         "only_domain: A is not considered");
+    /* a soft demand confined to one domain: with partial_ok, what that
+     * domain holds of it (Plan's payers, owner first, in the one domain
+     * a spread-off soft group must use); without, all or nothing */
+    int64_t soft40[] = { 40 };
+    r = req (soft40, 1);
+    r.soft = r.single_domain = true;
+    r.only_domain = jt_snapshot_domain_index (s, "A");
+    is (fx_pack_text (v, s, &r, NULL, false),
+        "None(SingleDomainFull): no single domain holds all 1 group (40 GPUs):"
+        " most free is A with 32", "soft, single domain, only A: all or nothing");
+    r.partial_ok = true;
+    is (fx_pack_text (v, s, &r, NULL, false), "g0 A[a01:8 a02:8 a03:8 a04:8]",
+        "soft, single domain, only A, partial_ok: the 32 A holds");
     r.only_domain = 7;
     is (fx_pack_text (v, s, &r, NULL, false), "error: pack: no domain 7", "bad only_domain");
     jt_pack_view_destroy (v);

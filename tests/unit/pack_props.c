@@ -279,7 +279,8 @@ static int model (struct mdom *m, const jt_snapshot_t *s,
         }
     qsort (ord, no, sizeof (*ord), ord_cmp);
 
-    if (r->single_domain) {
+    /* a soft demand confined to one domain with partial_ok: chunked there */
+    if (r->single_domain && !(r->soft && r->partial_ok && r->only_domain >= 0)) {
         const int64_t *g = r->soft ? &demand : r->groups;
         size_t n = r->soft ? 1 : r->ngroups, best = SIZE_MAX, bestn = 0;
         for (size_t j = 0; j < no; j++) {

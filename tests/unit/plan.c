@@ -14,6 +14,7 @@
 
 #include "jobtree/labels.h"
 #include "jobtree/plan.h"
+#include "jobtree/record.h"
 #include "fixtures.h"
 #include "tap.h"
 
@@ -182,6 +183,149 @@ static void test_soft_owner_first (void)
     jt_run_destroy (g96);
     jt_snapshot_destroy (s);
     jt_snapshot_destroy (busy);
+    jt_budgets_destroy (b);
+}
+
+/* A soft group that must lie in one domain (spread off) or one class
+ * (--group-by) is paid owner first by whole nodes too, each payer's share
+ * placed in the domain (class) being tried; the first in Pack's order where
+ * the payers together place it wins (issue 8). rai has 32 GPUs of headroom
+ * left (32 of 64 in use), its sibling vision 32, the parent research 64: a
+ * 48-GPU run was paid whole by research before. */
+#define FAMILY_WEST(vsel, rsel) \
+    "{ \"owner\": \"research\", \"envelopes\": [" \
+    FX_ENV ("research-west", rsel, 64, "") "] }", \
+    "{ \"owner\": \"vision\", \"parent\": \"research\", \"envelopes\": [" \
+    FX_ENV ("vision-west", vsel, 32, "") "] }", \
+    "{ \"owner\": \"rai\", \"parent\": \"research\", \"envelopes\": [" \
+    FX_ENV ("rai-west", "\"region\": \"west\"", 64, "") "] }"
+#define SOFT_OFF(total) RUN ("rai", total, ", \"locality\": {" \
+                             " \"allowCrossGroupSpread\": false }")
+
+static void test_soft_one_domain (void)
+{
+    jt_budgets_t *b = fx_budgets (FAMILY_WEST ("\"region\": \"west\"",
+                                               "\"region\": \"west\""), FX_END);
+    jt_snapshot_t *s = two_domains (8, 4), *small = two_domains (5, 4);
+    jt_snapshot_t *racks = fx_cluster (
+        "a01-a04 region=west,fabric.domain=A,rack=r1;"
+        " a05-a10 region=west,fabric.domain=A,rack=r2;"
+        " b01-b05 region=west,fabric.domain=B,rack=r3");
+    jt_run_t *off = fx_run (SOFT_OFF (48));
+    jt_run_t *rack = fx_run (RUN ("rai", 48, ", \"locality\": { \"groupBy\": \"rack\" }"));
+    jt_run_t *offrack = fx_run (RUN ("rai", 48, ", \"locality\": {"
+                                     " \"allowCrossGroupSpread\": false,"
+                                     " \"groupBy\": \"rack\" }"));
+    jt_usage_t u;
+    jt_plan_t p;
+    char d1[1024];
+
+    jt_usage_init (&u, b);
+    fx_use (&u, b, "rai-west:rai:32");
+    const char *in_a = "BindNow total=48"
+                       " | g0 32 west/A[a01:8 a02:8 a03:8 a04:8] rai-west"
+                       " | g0 16 west/A[a05:8 a06:8] vision-west";
+    is (fx_plan (b, s, &u, off, JT_PACK_TO_EMPTY, &p), in_a,
+        "spread off: rai pays its 32, the sibling vision 16, both in A");
+    ok (p.nsegs == 2 && p.segs[0].gpus == 32 && p.segs[1].gpus == 16
+        && p.segs[1].source == JT_SRC_SIBLING,
+        "two segments of group 0: owner 32, sibling 16");
+    /* the record: a bound lease per payer, each with its envelope */
+    char *text = jt_jobrec_format (off, NULL);
+    jt_error_t err = { "" };
+    char *bound = text ? jt_jobrec_bind (text, &p, s, fx_time (FX_NOW), &err) : NULL;
+    jt_jobrec_t rec;
+    memset (&rec, 0, sizeof (rec));
+    ok (bound && jt_jobrec_parse (bound, &rec, &err) == 0, "record bound: %s",
+        err.text);
+    ok (rec.nbound == 2 && rec.bound[0].group == 0 && rec.bound[1].group == 0
+        && strcmp (rec.bound[0].envelope, "rai-west") == 0
+        && strcmp (rec.bound[1].envelope, "vision-west") == 0
+        && rec.bound[0].gpus == 32 && rec.bound[1].gpus == 16
+        && rec.bound[0].role == JT_ROLE_ACTIVE && rec.bound[1].role == JT_ROLE_ACTIVE,
+        "the record: two leases of group 0, rai-west 32 and vision-west 16");
+    jt_jobrec_free (&rec);
+    free (bound);
+    free (text);
+    /* jobtree plan's table: a row per payer */
+    char *buf = NULL;
+    size_t len = 0;
+    FILE *f = open_memstream (&buf, &len);
+    ok (jt_plan_print (&p, s, f) == 0, "print");
+    fclose (f);
+    ok (buf && strstr (buf,
+        "  0      32     west/A  rai-west     Active    a[01-04]:8\n"
+        "  0      16     west/A  vision-west  Active    a[05-06]:8\n"),
+        "jobtree plan: group 0 twice, each with its payer:\n%s", buf);
+    free (buf);
+    jt_plan_free (&p);
+    snprintf (d1, sizeof (d1), "%s", fx_plan (b, s, &u, off, JT_PACK_BEST_FIT, NULL));
+    is (d1, in_a, "best-fit: B (32 free) cannot hold 48, so A again");
+    is (fx_plan (b, s, &u, off, JT_PACK_BEST_FIT, NULL), d1, "the same again");
+
+    /* group-by rack: one rack; r2 (48 free) before r3 (40) and r1 (32) */
+    const char *in_r2 = "BindNow total=48"
+                        " | g0 32 west/A[a05:8 a06:8 a07:8 a08:8] rai-west"
+                        " | g0 16 west/A[a09:8 a10:8] vision-west";
+    is (fx_plan (b, racks, &u, rack, JT_PACK_TO_EMPTY, NULL), in_r2,
+        "--group-by rack: rai 32 and vision 16 in one rack (A r2)");
+    is (fx_plan (b, racks, &u, offrack, JT_PACK_TO_EMPTY, NULL), in_r2,
+        "--group-by rack, spread off: the same");
+    is (fx_plan (b, racks, &u, rack, JT_PACK_BEST_FIT, NULL), in_r2,
+        "--group-by rack, best-fit: the only rack that holds 48");
+
+    /* no domain holds it: Plan-Later, funded owner first */
+    is (fx_plan (b, small, &u, off, JT_PACK_TO_EMPTY, &p),
+        "PlanLater SingleDomainFull total=0 want=48"
+        " | pay rai-west g0 32 | pay vision-west g0 16",
+        "A 40 free, B 32: no domain holds 48, Plan-Later");
+    is (p.detail, "no domain holds group 0 (soft, 48 GPUs) on nodes its payers"
+        " may use; most free is west/A with 40", "the detail: the most free domain");
+    jt_plan_free (&p);
+    jt_usage_free (&u);
+    jt_run_destroy (off);
+    jt_run_destroy (rack);
+    jt_run_destroy (offrack);
+    jt_snapshot_destroy (s);
+    jt_snapshot_destroy (small);
+    jt_snapshot_destroy (racks);
+    jt_budgets_destroy (b);
+
+    /* vision and research may use only the shared pool: A has one shared
+     * node, B six. A (64 free) comes first: rai places 32 there, vision 8
+     * of its 16, research nothing; B then holds all of it. */
+    b = fx_budgets (FAMILY_WEST ("\"region\": \"west\", \"pool\": \"shared\"",
+                                 "\"region\": \"west\", \"pool\": \"shared\""),
+                    FX_END);
+    jt_snapshot_t *pool = fx_cluster (
+        "a01-a07 region=west,fabric.domain=A,pool=own;"
+        " a08-a08 region=west,fabric.domain=A,pool=shared;"
+        " b01-b06 region=west,fabric.domain=B,pool=shared");
+    jt_snapshot_t *pool_a = fx_cluster (
+        "a01-a07 region=west,fabric.domain=A,pool=own;"
+        " a08-a08 region=west,fabric.domain=A,pool=shared;"
+        " b01-b06 busy=6 region=west,fabric.domain=B,pool=shared");
+    jt_usage_init (&u, b);
+    fx_use (&u, b, "rai-west:rai:32");
+    off = fx_run (SOFT_OFF (48));
+    is (fx_plan (b, pool, &u, off, JT_PACK_TO_EMPTY, NULL),
+        "BindNow total=48 | g0 32 west/B[b01:8 b02:8 b03:8 b04:8] rai-west"
+        " | g0 16 west/B[b05:8 b06:8] vision-west",
+        "A's shared node holds 8 of vision's 16: the whole group goes to B");
+    jt_plan_t q;
+    is (fx_plan (b, pool_a, &u, off, JT_PACK_TO_EMPTY, &q),
+        "PlanLater SingleDomainFull total=0 want=48"
+        " | pay rai-west g0 32 | pay vision-west g0 16",
+        "B busy: only A, where the payers' nodes hold 40");
+    is (q.detail, "no domain holds group 0 (soft, 48 GPUs) on nodes its payers"
+        " may use; most placed: 40 in west/A (envelope vision-west pays 16 GPUs:"
+        " soft demand of 16 GPUs: only 8 placeable)",
+        "the detail: where the payers came closest and whose nodes fell short");
+    jt_plan_free (&q);
+    jt_usage_free (&u);
+    jt_run_destroy (off);
+    jt_snapshot_destroy (pool);
+    jt_snapshot_destroy (pool_a);
     jt_budgets_destroy (b);
 }
 
@@ -660,9 +804,131 @@ static void test_properties (void)
         "the random cases exercise every decision");
 }
 
+/* The free whole nodes of domain d that envelope e's selector matches, in
+ * GPUs. */
+static int64_t free_for (const jt_snapshot_t *s, size_t d, const jt_envelope_t *e)
+{
+    int64_t sum = 0;
+
+    for (size_t i = 0; i < s->nnodes; i++) {
+        const jt_node_t *n = &s->nodes[i];
+        if (n->domain == (int) d && n->used_gpus == 0 && n->state == JT_NODE_UP
+            && jt_labels_match (&e->selector, &n->labels))
+            sum += n->gpus;
+    }
+    return sum;
+}
+
+/* Random soft runs that must lie in one domain (spread off, or grouped by
+ * region, a domain key): the same plan twice; bound, every chunk in one
+ * domain on nodes of its payer's selector, the cover summing to the total
+ * within every bound; and never worse than one payer: when a candidate
+ * alone could pay it all and a domain has that many free GPUs on its
+ * nodes, it binds. */
+static void test_soft_one_domain_props (void)
+{
+    static const char *owners[] = { "org", "alpha", "beta", "gamma", "delta" };
+    int cases = 0, bound = 0, multi = 0, failures = 0;
+
+    fx_seed (2027);
+    for (int it = 0; it < 150; it++) {
+        jt_budgets_t *b = fx_random_budgets ();
+        jt_snapshot_t *s = fx_random_cluster ();
+        jt_usage_t u;
+        jt_usage_init (&u, b);
+        for (size_t e = 0; e < b->nenv; e++)
+            if (fx_pick (3) == 0)
+                jt_usage_add (&u, b->env[e], b->env[e]->owner, JT_ROLE_ACTIVE,
+                              8 * fx_pick ((int) (b->env[e]->concurrency / 8) + 1),
+                              0.0);
+        for (int k = 0; k < 4; k++) {
+            char doc[512];
+            bool off = fx_pick (2);
+            snprintf (doc, sizeof (doc), "{ \"owner\": \"%s\", \"resources\":"
+                      " { \"gpuType\": \"h100\", \"totalGPUs\": %d },"
+                      " \"locality\": { %s }%s }", owners[fx_pick (5)],
+                      8 * (1 + fx_pick (10)),
+                      off ? "\"allowCrossGroupSpread\": false"
+                          : "\"groupBy\": \"region\"",
+                      fx_pick (2) ? ", \"funding\": { \"allowBorrow\": true }" : "");
+            jt_run_t *r = fx_run (doc);
+            jt_plan_t p1, p2;
+            char d1[4096];
+            const char *why = NULL;
+
+            snprintf (d1, sizeof (d1), "%s", fx_plan (b, s, &u, r, JT_PACK_TO_EMPTY, &p1));
+            if (strcmp (d1, fx_plan (b, s, &u, r, JT_PACK_TO_EMPTY, &p2)) != 0)
+                why = "not deterministic";
+            cases++;
+            if (!why && p1.decision != JT_REJECT) {
+                int64_t sum = 0;
+                for (size_t i = 0; i < p1.nsegs; i++) {
+                    if (p1.segs[i].first_group != 0 || p1.segs[i].ngroups != 1)
+                        why = "a segment not of group 0";
+                    sum += p1.segs[i].gpus;
+                }
+                if (sum != r->total_gpus)
+                    why = "sum of cover != demand";
+                if (!fx_within_bounds (b, &u, r, p1.segs, p1.nsegs))
+                    why = "an envelope is over a bound after charging";
+            }
+            if (!why && p1.decision == JT_BIND_NOW) {
+                int64_t placed = 0;
+                bool *used = calloc (s->nnodes + 1, sizeof (*used));
+                bound++;
+                if (p1.nsegs > 1)
+                    multi++;
+                for (size_t gi = 0; gi < p1.ngroups; gi++) {
+                    const jt_plan_group_t *g = &p1.groups[gi];
+                    if (g->domain != p1.groups[0].domain)
+                        why = "chunks in two domains";
+                    for (size_t j = 0; j < g->nnodes; j++) {
+                        const jt_node_t *nd = &s->nodes[g->nodes[j]];
+                        if (nd->domain != (int) g->domain
+                            || !jt_labels_match (&g->env->selector, &nd->labels)
+                            || used[g->nodes[j]] || nd->used_gpus)
+                            why = "a node off its domain, its payer's selector,"
+                                  " or taken twice";
+                        used[g->nodes[j]] = true;
+                        placed += g->node_gpus[j];
+                    }
+                }
+                if (placed != r->total_gpus)
+                    why = "placed GPUs != total";
+                free (used);
+            } else if (!why) {
+                /* one payer that could do it alone: then it binds */
+                jt_coverer_t *c = jt_coverer_create (b, &u, r, fx_time (FX_NOW), NULL);
+                for (size_t i = 0; c && i < jt_coverer_count (c) && !why; i++) {
+                    const jt_cover_cand_t *cd = jt_coverer_cand (c, i);
+                    if (jt_coverer_headroom (c, i, NULL) < r->total_gpus)
+                        continue;
+                    for (size_t d = 0; d < s->ndomains && !why; d++)
+                        if (free_for (s, d, cd->env) >= r->total_gpus)
+                            why = "one payer could bind it in one domain, Plan did not";
+                }
+                jt_coverer_destroy (c);
+            }
+            if (why && failures++ < 5)
+                diag ("case %d: %s: %s (%s)", cases, why, d1, doc);
+            jt_plan_free (&p1);
+            jt_plan_free (&p2);
+            jt_run_destroy (r);
+        }
+        jt_usage_free (&u);
+        jt_snapshot_destroy (s);
+        jt_budgets_destroy (b);
+    }
+    is_int (failures, 0, "one-domain soft runs: properties hold on %d random"
+            " cases (%d bound, %d of them by several payers)", cases, bound, multi);
+    ok (bound > 50 && multi > 10, "the cases bind, several by more than one payer");
+}
+
 int main (void)
 {
     test_soft_owner_first ();
+    test_soft_one_domain ();
+    test_soft_one_domain_props ();
     test_payer_selector ();
     test_spread ();
     test_spread_off_group_by ();
