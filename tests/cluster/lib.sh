@@ -28,6 +28,16 @@
 #                     JT_CLUSTER_SELECT=jobtree, else 0): socket, ledger and
 #                     spool under the cluster dir, LedgerSocket/LedgerSpoolDir/
 #                     LedgerDir in jobtree.conf
+#   JT_CLUSTER_SLURMDBD=1        accounting through a private slurmdbd: a
+#                     mariadbd (own datadir, socket and port under db/) and
+#                     a slurmdbd (own DbdPort), started before slurmctld;
+#                     slurm.conf gets accounting_storage/slurmdbd, and the
+#                     cluster is added with sacctmgr. Needs the packages
+#                     slurmdbd and mariadb-server (CI installs neither; only
+#                     tests/cluster/preempt-compare.sh's stock-qos uses it).
+#   JT_CLUSTER_SACCTMGR=LINES    with it: `sacctmgr -i LINE` for each line
+#                     ("add qos low"), before slurmctld starts (so it loads
+#                     the records at start)
 # After cluster_setup: JT_CLUSTER_DIR, SLURM_CONF (exported for clients);
 # with the ledger also JT_LEDGER_DIR (exported) and JT_LEDGER_SOCKET.
 # TMPDIR is exported as $JT_CLUSTER_DIR/tmp until cluster_stop (which puts
@@ -212,7 +222,8 @@ cluster_setup () {
     trap cluster_stop EXIT
     trap 'exit 130' INT TERM
 
-    base=$(_free_ports $((JT_NNODES + 1))) || bail_out "no free port range"
+    # With slurmdbd two more ports of the same 20-port slot: base+17, +18.
+    base=$(_free_ports $((JT_NNODES + 1 + $(_dbd_nports)))) || bail_out "no free port range"
     _sub_ctld_port=$base
     : > "$JT_CLUSTER_DIR/etc/nodes.conf"
     for i in $(seq 1 $JT_NNODES); do
@@ -269,6 +280,7 @@ cluster_setup () {
           echo "LedgerSpoolDir=$JT_CLUSTER_DIR/ledger-spool"
           echo "LedgerDir=$JT_LEDGER_DIR"; } >> "$JT_CLUSTER_DIR/etc/jobtree.conf"
     fi
+    _dbd_setup "$base"
     cp "${JT_CLUSTER_BUDGETS:-$tpl/budgets}"/*.json "$JT_CLUSTER_DIR/budgets/"
     export SLURM_CONF=$JT_CLUSTER_DIR/etc/slurm.conf
 
@@ -291,7 +303,7 @@ _spawn () {
 cluster_log_tails () {
     local f
     for f in "$JT_CLUSTER_DIR"/log/slurmctld.log "$JT_CLUSTER_DIR"/log/munged.log \
-             "$JT_CLUSTER_DIR"/log/slurmctld.out; do
+             "$JT_CLUSTER_DIR"/log/slurmctld.out "$JT_CLUSTER_DIR"/log/slurmdbd.log; do
         [ -f "$f" ] || continue
         echo "== tail $f"
         tail -n 15 "$f"
@@ -404,6 +416,142 @@ _ledger_has () {
 # Wait until the ledger holds at least N events (at most SECS, default 30).
 ledger_settled () { wait_for "${2:-30}" _ledger_has "$1"; }
 
+##
+# Accounting (JT_CLUSTER_SLURMDBD=1): a private mariadbd and slurmdbd
+##
+
+# Decided afresh for each cluster by cluster_setup, like the ledger (the
+# knobs themselves are never assigned, and a script may set them for
+# cluster_setup alone): JT_CLUSTER_DBD_ON. Nothing here runs without it.
+_dbd_nports () { if [ "${JT_CLUSTER_SLURMDBD:-0}" = 1 ]; then echo 2; else echo 0; fi; }
+_dbd_on () { [ "${JT_CLUSTER_DBD_ON:-0}" = 1 ]; }
+
+# _dbd_setup BASE (cluster_setup): the database's and slurmdbd's files and
+# ports (BASE + 17, BASE + 18: the cluster's own port slot, checked free by
+# _free_ports), slurmdbd.conf (mode 0600, as slurmdbd demands) and
+# slurm.conf's accounting lines.
+_dbd_setup () {
+    local base=$1 d=$JT_CLUSTER_DIR cmd
+    JT_CLUSTER_DBD_ON=0
+    [ "${JT_CLUSTER_SLURMDBD:-0}" = 1 ] || return 0
+    JT_CLUSTER_DBD_ON=1
+    JT_DBD_SACCTMGR=${JT_CLUSTER_SACCTMGR:-}
+    for cmd in slurmdbd sacctmgr mariadbd mariadb-install-db mariadb mariadb-admin; do
+        command -v $cmd >/dev/null \
+            || bail_out "JT_CLUSTER_SLURMDBD=1: $cmd not installed (apt-get install --no-install-recommends slurmdbd mariadb-server)"
+    done
+    JT_DBD_PORT=$((base + JT_NNODES + 1))
+    JT_DB_PORT=$((base + JT_NNODES + 2))
+    JT_DB_SOCKET=$d/db/mysqld.sock
+    JT_DBD_CLUSTER=$(sed -n 's/^ClusterName=//p' "$d/etc/slurm.conf" | tail -n 1)
+    [ -n "$JT_DBD_CLUSTER" ] || bail_out "$d/etc/slurm.conf: no ClusterName (slurmdbd needs one)"
+    mkdir -p -m 0700 "$d/db" "$d/db/tmp"
+    # The database user's password: random, only in slurmdbd.conf (0600).
+    JT_DB_PASS=$(od -An -N12 -tx1 /dev/urandom | tr -d ' \n')
+    ( umask 077
+      cat > "$d/etc/slurmdbd.conf" <<CONF
+# slurmdbd.conf of this test cluster (tests/cluster/lib.sh, JT_CLUSTER_SLURMDBD=1)
+AuthType=auth/munge
+AuthInfo=socket=$d/munge/munge.socket
+DbdHost=localhost
+DbdPort=$JT_DBD_PORT
+SlurmUser=root
+DebugLevel=info
+LogFile=$d/log/slurmdbd.log
+PidFile=$d/run/slurmdbd.pid
+StorageType=accounting_storage/mysql
+StorageHost=127.0.0.1
+StoragePort=$JT_DB_PORT
+StorageUser=slurm
+StoragePass=$JT_DB_PASS
+StorageLoc=slurm_acct_db
+CONF
+    )
+    sed -i 's|^AccountingStorageType=.*|AccountingStorageType=accounting_storage/slurmdbd|' "$d/etc/slurm.conf"
+    # AccountingStoragePass names the munge socket of connections to
+    # slurmdbd (they do not use AuthInfo's; without it: "REQUEST_PERSIST_INIT
+    # has authentication error" against the system's munged).
+    { echo "AccountingStorageHost=localhost"
+      echo "AccountingStoragePort=$JT_DBD_PORT"
+      echo "AccountingStoragePass=$d/munge/munge.socket"; } >> "$d/etc/slurm.conf"
+}
+
+# The private server answers on its socket (root through unix_socket
+# authentication, as mariadb-install-db sets it up).
+_db_sql () { mariadb --no-defaults -S "$JT_DB_SOCKET" -u root -N -B -e "$1"; }
+_db_up () { mariadb-admin --no-defaults -S "$JT_DB_SOCKET" -u root ping; }
+# slurmdbd listens on its port (it opens it once its tables exist).
+_dbd_listening () {
+    ports_in_use 0A | grep -qx "$JT_DBD_PORT" && [ -n "$(daemon_pid slurmdbd)" ]
+}
+# sacctmgr lists the cluster (prints what it saw, for wait_for's report).
+_dbd_has_cluster () {
+    local seen
+    seen=$(sacctmgr -n -P show cluster format=cluster 2>&1)
+    echo "sacctmgr show cluster: $seen"
+    grep -qx "$JT_DBD_CLUSTER" <<< "$seen"
+}
+# ...and the port of the slurmctld that registered with it.
+_dbd_ctld_port () {
+    local seen
+    seen=$(sacctmgr -n -P show cluster "$JT_DBD_CLUSTER" format=controlport 2>&1)
+    echo "sacctmgr: $JT_DBD_CLUSTER's ControlPort is '$seen', want $1"
+    [ "$seen" = "$1" ]
+}
+
+# dbd_start (cluster_start, after munged, before slurmctld): a fresh
+# database, mariadbd as root (--user=root, never the system service),
+# the slurm user, slurmdbd, the cluster and JT_CLUSTER_SACCTMGR's lines.
+dbd_start () {
+    local d=$JT_CLUSTER_DIR line
+    _dbd_on || return 0
+    mariadb-install-db --no-defaults --user=root --datadir="$d/db/data" \
+        --auth-root-authentication-method=socket --skip-test-db \
+        > "$d/log/mariadb-install.log" 2>&1 \
+        || bail_out "mariadb-install-db failed: $(tail -n 5 "$d/log/mariadb-install.log")"
+    _spawn "$d/log/mariadbd.out" mariadbd --no-defaults --user=root \
+        --datadir="$d/db/data" --tmpdir="$d/db/tmp" --socket="$JT_DB_SOCKET" \
+        --port="$JT_DB_PORT" --bind-address=127.0.0.1 --skip-name-resolve \
+        --pid-file="$d/run/mariadbd.pid" --log-error="$d/log/mariadbd.log" \
+        --skip-log-bin --innodb-use-native-aio=0 --innodb-buffer-pool-size=64M \
+        --innodb-flush-log-at-trx-commit=0 --innodb-lock-wait-timeout=900
+    wait_for 60 _db_up || bail_out "mariadbd did not answer: $(tail -n 5 "$d/log/mariadbd.log")"
+    _db_sql "CREATE USER 'slurm'@'127.0.0.1' IDENTIFIED BY '$JT_DB_PASS';
+             GRANT ALL ON slurm_acct_db.* TO 'slurm'@'127.0.0.1';" \
+        || bail_out "mariadb: could not create the slurm user"
+    _spawn "$d/log/slurmdbd.out" slurmdbd -D
+    wait_for 120 _dbd_listening \
+        || bail_out "slurmdbd does not listen on $JT_DBD_PORT: $(tail -n 5 "$d/log/slurmdbd.log" "$d/log/slurmdbd.out")"
+    sacctmgr -i add cluster "$JT_DBD_CLUSTER" >> "$d/log/sacctmgr.log" 2>&1 \
+        || bail_out "sacctmgr add cluster $JT_DBD_CLUSTER failed: $(tail -n 3 "$d/log/sacctmgr.log")"
+    wait_for 10 _dbd_has_cluster || bail_out "slurmdbd does not list cluster $JT_DBD_CLUSTER"
+    while IFS= read -r line; do
+        [ -n "$line" ] || continue
+        # shellcheck disable=SC2086  # a line is sacctmgr's words
+        sacctmgr -i $line >> "$d/log/sacctmgr.log" 2>&1 \
+            || bail_out "JT_CLUSTER_SACCTMGR: 'sacctmgr -i $line' failed: $(tail -n 3 "$d/log/sacctmgr.log")"
+    done <<< "$JT_DBD_SACCTMGR"
+}
+
+# dbd_registered (cluster_start, once slurmctld answers): slurmctld has
+# registered with slurmdbd (its port is the cluster's ControlPort), so
+# slurmdbd pushes record changes to it from now on.
+dbd_registered () {
+    _dbd_on || return 0
+    wait_for 30 _dbd_ctld_port "$_sub_ctld_port" \
+        || bail_out "slurmctld did not register with slurmdbd"
+}
+
+# dbd_stop (cluster_stop, after slurmctld): slurmdbd, then mariadbd, by PID.
+dbd_stop () {
+    local p
+    _dbd_on || return 0
+    for p in $(daemon_pid slurmdbd); do kill -TERM "$p" 2>/dev/null; done
+    wait_for 10 daemon_gone slurmdbd
+    for p in $(daemon_pid mariadbd); do kill -TERM "$p" 2>/dev/null; done
+    wait_for 30 daemon_gone mariadbd
+}
+
 cluster_start () {
     local d=$JT_CLUSTER_DIR i ctld=(slurmctld)
     _spawn "$d/log/munged.out" munged --socket="$d/munge/munge.socket" \
@@ -411,12 +559,14 @@ cluster_start () {
         --pid-file="$d/run/munged.pid" --seed-file="$d/munge/munge.seed" --foreground
     wait_for 10 test -S "$d/munge/munge.socket" || bail_out "munged did not start"
     ledger_start
+    dbd_start
 
     if [ -n "${JT_CLUSTER_VALGRIND:-}" ]; then
         ctld=(valgrind --log-file="$d/log/valgrind.%p" --leak-check=no slurmctld)
     fi
     _spawn "$d/log/slurmctld.out" "${ctld[@]}" -D -c -f "$SLURM_CONF"
     wait_for 30 scontrol ping || bail_out "slurmctld did not answer scontrol ping"
+    dbd_registered
     for i in $(seq 1 $JT_NNODES); do
         _spawn_slurmd "$(printf gpu%02d "$i")"
     done
@@ -485,6 +635,7 @@ cluster_stop () {
     # After slurmctld: its plugin's last events (spooled at fini) stay spooled.
     _kill_named TERM '^jobtree-ledgerd$'
     wait_for 10 daemon_gone jobtree-ledgerd
+    dbd_stop
     # Left-overs: stepds, job processes, then munged.
     for p in $(cluster_pids); do
         grep -qx munged "/proc/$p/comm" 2>/dev/null || kill -KILL "$p" 2>/dev/null

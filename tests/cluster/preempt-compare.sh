@@ -7,32 +7,51 @@
 #
 # JT_PCOMPARE_FILL_NODES=N (default 1, or 2) makes the fillers 16/N gangs of
 # N nodes each (one job, one run), so that a victim is a multi-node gang.
+# JT_PCOMPARE_VARIANTS="stock-qos stock jobtree" picks the variants and their
+# order (default "stock jobtree": stock-qos needs the packages slurmdbd and
+# mariadb-server, which CI does not install).
 #
-# Both variants fill the 16-node cluster with 16 one-node jobs (8 GPUs
+# Every variant fills the 16-node cluster with 16 one-node jobs (8 GPUs
 # each, FILL_LIMIT_MIN-minute limit, default 60: without preemption the big
-# run would wait that long), then submit one 4-node run (32 GPUs, one
+# run would wait that long), then submits one 4-node run (32 GPUs, one
 # domain):
+#   stock-qos select/cons_tres, PreemptType=preempt/qos, PreemptMode=REQUEUE,
+#             with accounting (a private slurmdbd: lib.sh's
+#             JT_CLUSTER_SLURMDBD=1; AccountingStorageEnforce=associations,
+#             qos): QOS low, and high with Preempt=low PreemptMode=requeue;
+#             the fillers at --qos=low, the big run at --qos=high with
+#             --switches=1. Stock's usual "a higher QOS preempts".
 #   stock     select/cons_tres, PreemptType=preempt/partition_prio,
 #             PreemptMode=REQUEUE: the fillers in partition gpu
 #             (PriorityTier 1), the big run in partition urgent
-#             (PriorityTier 10) with --switches=1. (preempt/qos needs QOS
-#             records, hence slurmdbd; partition_prio is stock's
-#             accounting-free equivalent: a higher tier preempts a lower.)
+#             (PriorityTier 10) with --switches=1: stock's accounting-free
+#             equivalent (a higher tier preempts a lower).
 #   jobtree   select/cons_tres_jobtree, PreemptType=preempt/jobtree,
 #             PreemptMode=REQUEUE, MaxWait=30s: fillers are Jobtree runs of
 #             two owners, the big run --group-gpus=32 of a third.
 # Prints per variant: seconds from submission to start, GPUs evicted (jobs
-# requeued x their GPUs), gangs evicted (jobs requeued), the big run's
-# domains. Jobtree's start is bounded by MaxWait by design (the wait it
-# grants running work); stock preempts at once.
+# requeued x their GPUs), gangs evicted (jobs requeued), partial-gang kills
+# (fillers still running on fewer nodes than they started with: a gang cut,
+# not ended), the big run's domains. Jobtree's start is bounded by MaxWait
+# by design (the wait it grants running work); stock preempts at once.
 . "$(dirname "$0")/lib.sh"
 
 BUILD=${1:?usage: $0 BUILDDIR [FILL_LIMIT_MIN]}
 LIMIT=${2:-60}
 FILL_NODES=${JT_PCOMPARE_FILL_NODES:-1}
 case $FILL_NODES in 1|2) ;; *) echo "JT_PCOMPARE_FILL_NODES: 1 or 2" >&2; exit 2 ;; esac
+VARIANTS=${JT_PCOMPARE_VARIANTS:-stock jobtree}
+ntests=0
+for v in $VARIANTS; do
+    case $v in
+    stock) ;;
+    stock-qos) ntests=$((ntests + 1)) ;;
+    jobtree) ntests=$((ntests + 2)) ;;
+    *) echo "JT_PCOMPARE_VARIANTS: '$v' is none of stock-qos, stock, jobtree" >&2; exit 2 ;;
+    esac
+done
 RESULTS=$(mktemp -d /tmp/jt-pcompare.XXXXXX)
-plan 2
+plan $ntests
 mkdir -p "$RESULTS/budgets"
 for o in fill-a:64 fill-b:64 big:32; do
     cat > "$RESULTS/budgets/${o%%:*}.json" <<JSON
@@ -44,24 +63,54 @@ JSON
 done
 VICTIM='if [ "${SLURM_RESTART_COUNT:-0}" -gt 0 ]; then sleep 1; else sleep 3600; fi'
 
+# stock-qos: slurmctld holds QOS low and high (loaded from slurmdbd at its
+# start), high's PreemptMode requeue, and slurmdbd says high preempts low
+# (prints what it saw).
+_qos_loaded () {
+    local q p
+    q=$(scontrol -o show assoc_mgr flags=qos 2>&1 | grep -E '^QOS=(low|high)\(' \
+        | sed 's/ UsageRaw=.* PreemptMode=/ PreemptMode=/; s/ Priority=.*//' | tr '\n' ' ')
+    p=$(sacctmgr -n -P show qos high format=preempt 2>&1)
+    echo "slurmctld's QOS: $q; slurmdbd: high preempts '$p'"
+    grep -q 'QOS=low(' <<< "$q" && grep -q 'QOS=high([0-9]*) PreemptMode=REQUEUE' <<< "$q" \
+        && [ "$p" = low ]
+}
+
 run_variant () {   # run_variant NAME
-    local name=$1 i acct id ids=() extra=() big t_sub t_start evicted=0 gangs=0 doms
-    if [ "$name" = stock ]; then
+    local name=$1 i acct id ids=() extra=() big t_sub t_start evicted=0 gangs=0 partial=0 doms nn
+    case $name in
+    stock-qos)
+        JT_CLUSTER_SELECT=cons_tres JT_CLUSTER_CRED_EXPIRE=10 JT_CLUSTER_SLURMDBD=1 \
+        JT_CLUSTER_SACCTMGR="add qos low
+add qos high Preempt=low PreemptMode=requeue
+add account fill-a,fill-b,big
+add user root account=fill-a,fill-b,big qos=normal,low,high" \
+        JT_CLUSTER_SLURM_EXTRA="PreemptType=preempt/qos
+PreemptMode=REQUEUE
+AccountingStorageEnforce=associations,qos" \
+            cluster_setup "$BUILD" ;;
+    stock)
         JT_CLUSTER_SELECT=cons_tres JT_CLUSTER_CRED_EXPIRE=10 \
         JT_CLUSTER_SLURM_EXTRA="PreemptType=preempt/partition_prio
 PreemptMode=REQUEUE
 PartitionName=urgent Nodes=ALL MaxTime=INFINITE State=UP OverSubscribe=NO PriorityTier=10" \
-            cluster_setup "$BUILD"
-    else
+            cluster_setup "$BUILD" ;;
+    jobtree)
         JT_CLUSTER_SELECT=jobtree JT_CLUSTER_BUDGETS=$RESULTS/budgets JT_CLUSTER_CRED_EXPIRE=10 \
         JT_CLUSTER_SLURM_EXTRA="PreemptType=preempt/jobtree
 PreemptMode=REQUEUE" JT_CLUSTER_JOBTREE_EXTRA="MaxWait=30s" \
-            cluster_setup "$BUILD"
-    fi
+            cluster_setup "$BUILD" ;;
+    esac
     cluster_start
+    if [ "$name" = stock-qos ]; then
+        wait_for 10 _qos_loaded || bail_out "stock-qos: slurmctld does not know QOS low and high"
+    fi
     for i in $(seq 1 $((16 / FILL_NODES))); do
         acct=fill-a; [ $((i % 2)) = 0 ] && acct=fill-b
-        [ "$name" = jobtree ] && extra=(--group-gpus=8)
+        case $name in
+        jobtree) extra=(--group-gpus=8) ;;
+        stock-qos) extra=(--qos=low) ;;
+        esac
         id=$(submit --account=$acct -N"$FILL_NODES" --gres=gpu:h100:8 -t "$LIMIT" \
              "${extra[@]}" --wrap "$VICTIM")
         [ -n "$id" ] || bail_out "$name: filler not submitted: $(last_err)"
@@ -70,7 +119,11 @@ PreemptMode=REQUEUE" JT_CLUSTER_JOBTREE_EXTRA="MaxWait=30s" \
     for id in "${ids[@]}"; do
         wait_job_state "$id" RUNNING 30 || bail_out "$name: filler $id does not start"
     done
-    if [ "$name" = stock ]; then extra=(-p urgent --switches=1); else extra=(--group-gpus=32); fi
+    case $name in
+    stock-qos) extra=(--qos=high --switches=1) ;;
+    stock) extra=(-p urgent --switches=1) ;;
+    jobtree) extra=(--group-gpus=32) ;;
+    esac
     t_sub=$(date +%s)
     big=$(submit --account=big -N4 --gres=gpu:h100:8 -t 5 "${extra[@]}" --wrap "sleep 5")
     [ -n "$big" ] || bail_out "$name: big run not submitted: $(last_err)"
@@ -81,24 +134,33 @@ PreemptMode=REQUEUE" JT_CLUSTER_JOBTREE_EXTRA="MaxWait=30s" \
         if [ "$(job_field "$id" Restarts)" -ge 1 ] 2>/dev/null; then
             evicted=$((evicted + 8 * FILL_NODES))
             gangs=$((gangs + 1))
+        else
+            nn=$(job_field "$id" NumNodes)
+            [ "${nn%%-*}" -lt "$FILL_NODES" ] 2>/dev/null && partial=$((partial + 1))
         fi
     done
     doms=$(job_domains "$big" | sort -u | paste -sd,)
-    echo "$name $((t_start - t_sub)) $evicted $gangs $doms" >> "$RESULTS/summary"
+    echo "$name $((t_start - t_sub)) $evicted $gangs $partial $doms" >> "$RESULTS/summary"
     scancel "${ids[@]}" "$big" 2>/dev/null
     wait_for 60 queue_empty
     cluster_stop
 }
 
-for v in ${JT_PCOMPARE_VARIANTS:-stock jobtree}; do run_variant "$v"; done
-printf '%-8s %14s %12s %13s %s\n' variant "start after s" "GPUs evicted" \
-    "gangs evicted" domains
-while read -r n s e g d; do
-    printf '%-8s %14s %12s %13s %s\n' "$n" "$s" "$e" "$g" "$d"
+for v in $VARIANTS; do run_variant "$v"; done
+printf '%-9s %14s %12s %13s %18s %s\n' variant "start after s" "GPUs evicted" \
+    "gangs evicted" "partial-gang kills" domains
+while read -r n s e g p d; do
+    printf '%-9s %14s %12s %13s %18s %s\n' "$n" "$s" "$e" "$g" "$p" "$d"
 done < "$RESULTS/summary"
-ok "$(awk '$1 == "jobtree" && $3 <= 32 && $5 !~ /,/ { f = 1 } END { exit !f }' "$RESULTS/summary"; echo $?)" \
-   "Jobtree evicts no more than the deficit (32 GPUs) and keeps the run in one domain"
+case " $VARIANTS " in *" stock-qos "*)
+ok "$(awk '$1 == "stock-qos" && $3 >= 32 && $2 < 60 * '"$LIMIT"' { f = 1 } END { exit !f }' "$RESULTS/summary"; echo $?)" \
+   "stock preempt/qos starts the big run by preemption (>= 32 GPUs evicted, before the fillers' limit)" ;;
+esac
+case " $VARIANTS " in *" jobtree "*)
+ok "$(awk '$1 == "jobtree" && $3 <= 32 && $5 == 0 && $6 !~ /,/ { f = 1 } END { exit !f }' "$RESULTS/summary"; echo $?)" \
+   "Jobtree evicts no more than the deficit (32 GPUs), cuts no gang, and keeps the run in one domain"
 ok "$(awk '$1 == "jobtree" && $2 <= 120 { f = 1 } END { exit !f }' "$RESULTS/summary"; echo $?)" \
-   "Jobtree starts it within MaxWait plus scheduling and requeue delays"
+   "Jobtree starts it within MaxWait plus scheduling and requeue delays" ;;
+esac
 rm -rf "$RESULTS"
 done_testing
