@@ -22,7 +22,11 @@
 # + the SPANK plugin, every job a run with --group-gpus=min(nodes,32)*8 under
 # one owner whose envelope holds the whole cluster (budgets never bind; only
 # placement and the cost of deciding differ). jobtree-bestfit = the same with
-# PackPolicy=best-fit.
+# PackPolicy=best-fit. jobtree-topoopt = jobtree with
+# TopologyParam=TopoOptional in slurm.conf: cons_tres's own topology search
+# (_eval_nodes_topo, a pass over every switch's node bitmap per call) only
+# for jobs that ask --switches; Jobtree places the runs in their domains
+# itself.
 #
 # All state lives in a temp directory under $SCALE_TMP (default /tmp) that is
 # removed at the end (--keep keeps it); every process started carries the
@@ -65,8 +69,8 @@ for s in $SIZES; do
     fi
 done
 for v in $VARIANTS; do
-    case $v in stock|jobtree|jobtree-bestfit) ;;
-    *) echo "run.sh: --variants: unknown variant '$v' (stock, jobtree, jobtree-bestfit)" >&2; exit 2 ;;
+    case $v in stock|jobtree|jobtree-bestfit|jobtree-topoopt) ;;
+    *) echo "run.sh: --variants: unknown variant '$v' (stock, jobtree, jobtree-bestfit, jobtree-topoopt)" >&2; exit 2 ;;
     esac
 done
 case $NJOBS in ''|*[!0-9]*) echo "run.sh: --jobs '$NJOBS' is not a number" >&2; exit 2 ;; esac
@@ -243,6 +247,7 @@ NodeName=DEFAULT CPUs=8 RealMemory=8000 Gres=gpu:h100:8 Features=cluster=c1 Stat
 NodeName=n[00001-$(printf %05d "$size")]
 PartitionName=gpu Nodes=ALL Default=YES MaxTime=INFINITE State=DOWN OverSubscribe=EXCLUSIVE
 EOF
+    [ "$variant" = jobtree-topoopt ] && echo "TopologyParam=TopoOptional" >> "$SLURM_CONF"
     if [ "$variant" != stock ]; then
         echo "JobSubmitPlugins=jobtree" >> "$SLURM_CONF"
         echo "PlugStackConfig=$D/etc/plugstack.conf" >> "$SLURM_CONF"
