@@ -109,13 +109,15 @@ bool jt_ledger_sink_reserving (const jt_ledger_sink_t *s, uint32_t job_id);
 int jt_ledger_sink_job_reserved (jt_ledger_sink_t *s, const jt_job_facts_t *job,
                                  const jt_resv_facts_t *r, int64_t now, jt_error_t *err);
 
-/* The run of job_id, which holds an open reservation, was estimated again
- * to start at start (backfill re-plans every pass). Its funding hold counts
- * from there: jt_ledger_sink_hold_start. Kept in memory only, for at most
- * 4096 runs (the oldest forgotten first); the ledger keeps the
- * reservation's first estimate (ReservationCreate's start), and a new
- * reservation of the run starts from its own. O(1). */
-void jt_ledger_sink_job_estimate (jt_ledger_sink_t *s, uint32_t job_id, int64_t start);
+/* The run of job_id was estimated to start at start (backfill re-plans
+ * every pass). When it holds an open reservation (jt_ledger_sink_reserving)
+ * its funding hold counts from there: jt_ledger_sink_hold_start. Kept in
+ * memory only, for at most 4096 runs (the oldest forgotten first); the
+ * ledger keeps the reservation's first estimate (ReservationCreate's
+ * start), and a new reservation of the run starts from its own. True iff
+ * the run holds an open reservation (the estimate is then its own; the
+ * host emits no ReservationCreate), with one look-up. O(1). */
+bool jt_ledger_sink_job_estimate (jt_ledger_sink_t *s, uint32_t job_id, int64_t start);
 
 /* Where the funding hold of open reservation r starts (jt_hold_t.start): its
  * run's latest estimate when one was given since the reservation was

@@ -154,10 +154,8 @@ void jtsel_ledger_reserved (job_record_t *job_ptr, const jt_answer_t *a,
     jt_job_facts_t x;
 
     slurm_mutex_lock (&l_lock);
-    if (jt_ledger_sink_reserving (g_sink, job_ptr->job_id))
-        jt_ledger_sink_job_estimate (g_sink, job_ptr->job_id, start);
-    if (!jt_ledger_sink_on (g_sink) || jt_ledger_sink_reserving (g_sink, job_ptr->job_id)
-        || !a->payer) {
+    if (jt_ledger_sink_job_estimate (g_sink, job_ptr->job_id, start)
+        || !jt_ledger_sink_on (g_sink) || !a->payer) {
         slurm_mutex_unlock (&l_lock);
         return;
     }

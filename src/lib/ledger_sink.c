@@ -293,27 +293,30 @@ int jt_ledger_sink_job_reserved (jt_ledger_sink_t *s, const jt_job_facts_t *job,
     return emit (s, &ev);
 }
 
-void jt_ledger_sink_job_estimate (jt_ledger_sink_t *s, uint32_t job_id, int64_t start)
+bool jt_ledger_sink_job_estimate (jt_ledger_sink_t *s, uint32_t job_id, int64_t start)
 {
+    jt_fold_reservation_t open;
     char run[256];
     int64_t *v;
     void *old = NULL;
 
-    if (!jt_ledger_sink_reserving (s, job_id)
-        || jt_lease_run_id (s->cluster, job_id, run, sizeof (run)) < 0)
-        return;
+    if (!jt_ledger_sink_on (s)
+        || jt_lease_run_id (s->cluster, job_id, run, sizeof (run)) < 0
+        || jt_ledger_fold_open_resv (s->fold, run, &open) != 0)
+        return false;
     if (!s->estimates && !(s->estimates = jt_map_create (SINK_ESTIMATES_MAX)))
-        return;                 /* ENOMEM: the hold keeps the ledger's start */
+        return true;            /* ENOMEM: the hold keeps the ledger's start */
     if ((v = jt_map_get (s->estimates, run))) {
         *v = start;
-        return;
+        return true;
     }
     if (!(v = malloc (sizeof (*v))))
-        return;
+        return true;
     *v = start;
     if (jt_map_put (s->estimates, run, v, &old) < 0)
         free (v);
     free (old);
+    return true;
 }
 
 int64_t jt_ledger_sink_hold_start (const jt_ledger_sink_t *s,

@@ -65,9 +65,9 @@ static int64_t set_start (sim_t *m, const jt_node_set_t *set, uint32_t need)
     return m->avail[last] > m->resv_end[last] ? m->avail[last] : m->resv_end[last];
 }
 
-/* Apply run j's reservation: its nodes are held from its start (never
- * before now) until its time limit after, and its payer's GPUs from its
- * latest estimate: slurmctld's holds are the ledger's open reservations,
+/* Apply run j's reservation: its nodes are held from its start (its latest
+ * estimate, never before now) until its time limit after, and its payer's
+ * GPUs from that same start: slurmctld's holds are the ledger's open reservations,
  * which keep the payer and GPUs of the estimate that created them, each
  * counted from its run's latest estimate (jtsel_ledger_holds,
  * jt_ledger_sink_hold_start), while backfill re-plans the nodes on every
@@ -86,7 +86,7 @@ static void apply_resv (sim_t *m, size_t j, int64_t now)
     }
     if (m->renv[j] && m->rn[j])
         m->holds[m->nholds++] = (jt_hold_t){ m->renv[j], m->rgpus[j],
-                                              m->o->epoch + m->hstart[j] };
+                                              m->o->epoch + start };
 }
 
 /* Run j cannot start now: ask for the estimate (ESTIMATE, every node, as
@@ -147,7 +147,6 @@ static int reserve (sim_t *m, size_t j, int64_t now, jt_sched_request_t *req,
                 m->renv[j] = a.payer ? a.payer->name : NULL;
                 m->rgpus[j] = a.cand_gpus;
             }
-            m->hstart[j] = m->rstart[j] > now ? m->rstart[j] : now;
             apply_resv (m, j, now);
             if (m->created[j] < 0) {
                 /* the reservation exists from now: a reclaim may be due at

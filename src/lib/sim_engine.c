@@ -144,7 +144,6 @@ static void sim_free (sim_t *m)
     free (m->rstart);
     free (m->renv);
     free (m->rgpus);
-    free (m->hstart);
     free (m->seen_room);
     free (m->seen_fund);
     free (m->kind);
@@ -402,14 +401,13 @@ jt_sim_result_t *jt_sim_run (const jt_sim_trace_t *t, const jt_budgets_t *b,
     m.rstart = calloc (t->n + 1, sizeof (*m.rstart));
     m.renv = calloc (t->n + 1, sizeof (*m.renv));
     m.rgpus = calloc (t->n + 1, sizeof (*m.rgpus));
-    m.hstart = calloc (t->n + 1, sizeof (*m.hstart));
     m.seen_room = calloc (t->n + 1, sizeof (*m.seen_room));
     m.seen_fund = calloc (t->n + 1, sizeof (*m.seen_fund));
     m.kind = calloc (t->n + 1, sizeof (*m.kind));
     m.dom_busy = calloc (m.s->ndomains + 1, sizeof (*m.dom_busy));
     m.free_domains = (int64_t) m.s->ndomains;
     if (!m.flavor_id || !m.flavors || !m.gpn || !m.job_flavor || !m.rnodes
-        || !m.rn || !m.rstart || !m.renv || !m.rgpus || !m.hstart || !m.seen_room
+        || !m.rn || !m.rstart || !m.renv || !m.rgpus || !m.seen_room
         || !m.seen_fund || !m.kind || !m.dom_busy) {
         jt_errprintf (err, "jobtree sim: out of memory");
         goto fail;

@@ -83,9 +83,9 @@ typedef struct sim {
     size_t **rnodes;            /* per job: its reservation's nodes */
     uint32_t *rn;
     int64_t *rstart;
-    const char **renv;          /* its hold: payer, GPUs and start of the */
-    int64_t *rgpus;             /* reservation's first estimate */
-    int64_t *hstart;
+    const char **renv;          /* its hold: payer and GPUs of the */
+    int64_t *rgpus;             /* reservation's first estimate; it starts
+                                 * at the latest (rstart) */
     /* per pass */
     int64_t *resv_start;        /* earliest reservation on the node */
     int64_t *resv_end;          /* the node is taken by reservations until */

@@ -561,14 +561,16 @@ static void test_reservations (void)
         "run 3's open reservation");
     is_int (jt_ledger_sink_hold_start (s, &open), T0 + 600,
             "its hold starts at the reservation's earliest start at first");
-    jt_ledger_sink_job_estimate (s, 3, T0 + 900);
+    ok (jt_ledger_sink_job_estimate (s, 3, T0 + 900),
+        "an estimate of a reserved run is its reservation's (true)");
     is_int (jt_ledger_sink_hold_start (s, &open), T0 + 900,
             "backfill's next estimate moves the hold to it");
     jt_ledger_sink_job_estimate (s, 3, T0 + 700);
     is_int (jt_ledger_sink_hold_start (s, &open), T0 + 700,
             "and the next one again, earlier too");
-    jt_ledger_sink_job_estimate (s, 4, T0 + 50);   /* released: no reservation */
-    jt_ledger_sink_job_estimate (s, 77, T0 + 50);  /* never reserved */
+    ok (!jt_ledger_sink_job_estimate (s, 4, T0 + 50)       /* released */
+            && !jt_ledger_sink_job_estimate (s, 77, T0 + 50),  /* never reserved */
+        "runs without an open reservation: false");
     jt_fold_reservation_t other = open;
     other.run = "jtc:4";
     is_int (jt_ledger_sink_hold_start (s, &other), T0 + 600,
