@@ -198,6 +198,26 @@ size_t jt_answer_pick (const jt_answer_t *a, const int64_t *starts, int64_t *sta
 size_t jt_answer_rank (const jt_answer_t *a, const int64_t *free_at,
                        size_t nnodes, int64_t now, int64_t *when, size_t *order);
 
+/* The estimate free times give on their own (schedule_rank.c), for a run
+ * that holds its nodes alone (Slurm: --exclusive, or a partition with
+ * OverSubscribe=EXCLUSIVE): a node of such a run is free for it exactly
+ * when the last job on it ends, so the per-node check's replay of the
+ * running jobs' ends (cons_tres's will_run: a copy of the per-node state
+ * and a pass over every running job) would only find the same instant, or
+ * a later one (it groups ends into time windows). The set is the first
+ * jt_answer_rank ranks; nodes[] (a->cand_nodes entries, the caller's)
+ * receives its cand_nodes nodes that free first (ties by snapshot index,
+ * ascending), *start when the last of them frees (never before
+ * a->not_before). Not answered (a->ncands returned): the run shares its
+ * nodes (alone false), the answer is no ESTIMATE, no set ever frees, or
+ * the set's nodes are free by now (what keeps the run from binding is then
+ * not in the free times: the per-node check is asked), or ENOMEM. The
+ * caller still asks whether the nodes can hold the run at all (cores,
+ * memory: cons_tres's TEST_ONLY, no usage). Work: jt_answer_rank's. */
+size_t jt_answer_from_free (const jt_answer_t *a, const int64_t *free_at,
+                            size_t nnodes, int64_t now, bool alone,
+                            size_t *nodes, int64_t *start);
+
 /* In NOW, whether a REFUSE leaves the job's current reason line standing
  * (current may be NULL): a wait (room or funding) keeps the reservation
  * line backfill announced, which it refreshes every pass; anything else

@@ -129,6 +129,26 @@ typedef struct {
 #endif
 
 /*
+ * Whether a job holds its nodes alone: --exclusive (22.05 and 24.11:
+ * details->whole_node WHOLE_NODE_REQUIRED; 22.05's WHOLE_NODE_MCS is 0x3,
+ * so it is compared whole there, 24.11's are single bits,
+ * src/common/job_record.h:58) or a partition with OverSubscribe=EXCLUSIVE
+ * (max_share 0: cons_tres's NODE_CR_RESERVED). And the latest start
+ * backfill asks a WILL_RUN about: 24.11's will_run_data_t end (0: none;
+ * cons_tres stops replaying job ends after it), none on 22.05.
+ */
+#if JTC_SLURM_2411
+#define JTC_WHOLE_NODE(d) (((d)->whole_node & WHOLE_NODE_REQUIRED) != 0)
+#define JTC_WILL_RUN_END ((will_run_ptr) ? (int64_t) (will_run_ptr)->end : 0)
+#else
+#define JTC_WHOLE_NODE(d) ((d)->whole_node == WHOLE_NODE_REQUIRED)
+#define JTC_WILL_RUN_END ((int64_t) 0)
+#endif
+#define JTC_JOB_ALONE(j)                                                    \
+    (((j)->details && JTC_WHOLE_NODE ((j)->details))                        \
+     || ((j)->part_ptr && (j)->part_ptr->max_share == 0))
+
+/*
  * The reason code a Jobtree refusal is kept under. 22.05's select_nodes()
  * leaves WAIT_BLOCK_MAX_ERR and its text alone ("state_reason was already
  * setup"); 24.11 has no such code and resets every other reason to

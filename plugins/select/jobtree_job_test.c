@@ -22,6 +22,7 @@
  * linked with libslurm.so. */
 #include "src/common/slurm_xlator.h"
 
+#include <inttypes.h>
 #include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
@@ -95,14 +96,81 @@ bitstr_t *jtsel_set_bitmap (const jtsel_topo_t *t, const jt_node_set_t *set,
  * state). */
 #define JTSEL_WILL_RUN_TRIES 2
 
-/* cons_tres's start estimate on the candidate sets ranked first by their
- * nodes' free times (jt_answer_rank), the first it accepts taken (the
- * start never before not_before: jt_answer_pick); backfill holds its
- * nodes for the run from then on, and the run's reservation goes to the
- * ledger. */
+/* A run that holds its nodes alone (--exclusive, OverSubscribe=EXCLUSIVE)
+ * is estimated from the nodes' free times (jt_answer_from_free): its
+ * nodes are free exactly when their jobs end, which is what cons_tres's
+ * will_run would replay (a copy of the partitions' and the nodes' usage,
+ * a pass over every running job, a node selection per batch of ends).
+ * cons_tres is asked only whether those nodes can hold the job at all
+ * (TEST_ONLY: no usage, the set's nodes only). Not for backfill's
+ * start-now-only tests (TEST_NOW_ONLY), nor past the latest start it asks
+ * about (24.11), nor when the nodes cannot hold it: cons_tres's will_run
+ * then answers as before. Returns the set's index with *setp (the nodes)
+ * and *start, or a->ncands. */
+static size_t estimate_alone (job_record_t *job_ptr, bitstr_t *bitmap,
+                              jtsel_topo_t *t, const jt_answer_t *a,
+                              bool cross_check, bitstr_t **setp,
+                              int64_t *start, JTC_JOB_TEST_EXC)
+{
+    uint32_t n = a->cand_nodes;
+    int64_t now = (int64_t) time (NULL), last = JTC_WILL_RUN_END;
+    size_t *take, best;
+    jt_node_set_t nodes;
+    bitstr_t *set;
+
+    if (!JTC_JOB_ALONE (job_ptr) || (job_ptr->bit_flags & TEST_NOW_ONLY))
+        return a->ncands;
+    take = xcalloc (n + 1, sizeof (*take));
+    best = jt_answer_from_free (a, jtsel_topo_free_at (t), t->snap->nnodes,
+                                now, true, take, start);
+    if (best == a->ncands || (last > 0 && *start > last)) {
+        xfree (take);
+        return a->ncands;
+    }
+    nodes = (jt_node_set_t){ take, n, a->cands[best].domain };
+    set = jtsel_set_bitmap (t, &nodes, bit_size (bitmap));
+    xfree (take);
+    if ((uint32_t) bit_set_count (set) != n
+        || jtsel_ops.job_test (job_ptr, set, n, n, n, SELECT_MODE_TEST_ONLY,
+                               NULL, NULL, JTC_JOB_TEST_EXC_ARGS) != SLURM_SUCCESS) {
+        debug ("select/cons_tres_jobtree: %pJ: the %u nodes freeing first "
+               "cannot hold it: cons_tres estimates", job_ptr, n);
+        FREE_NULL_BITMAP (set);
+        return a->ncands;
+    }
+    if (cross_check) {
+        /* DebugCrossCheck: cons_tres's will_run on the same nodes must
+         * accept them, and never earlier (it groups ends into windows) */
+        bitstr_t *again = bit_copy (set);
+        int rc = jtsel_ops.job_test (job_ptr, again, n, n, n,
+                                     SELECT_MODE_WILL_RUN, NULL, NULL,
+                                     JTC_JOB_TEST_EXC_ARGS);
+        int64_t cons = rc == SLURM_SUCCESS ? (int64_t) job_ptr->start_time : -1;
+
+        if (cons < 0 || (cons > a->not_before ? cons : a->not_before) < *start)
+            error ("select/cons_tres_jobtree: DebugCrossCheck: %pJ: free times "
+                   "start it at %" PRId64 ", cons_tres's will_run %s %" PRId64,
+                   job_ptr, *start, cons < 0 ? "refuses the nodes" : "at",
+                   cons);
+        else
+            info ("select/cons_tres_jobtree: DebugCrossCheck: %pJ: free times "
+                  "start it at %" PRId64 ", cons_tres's will_run at %" PRId64,
+                  job_ptr, *start, cons);
+        FREE_NULL_BITMAP (again);
+    }
+    *setp = set;
+    return best;
+}
+
+/* The start estimate: from free times for a run that holds its nodes
+ * alone (estimate_alone), else cons_tres's on the candidate sets ranked
+ * first by their nodes' free times (jt_answer_rank), the first it accepts
+ * taken (the start never before not_before: jt_answer_pick); backfill
+ * holds its nodes for the run from then on, and the run's reservation
+ * goes to the ledger. */
 static int estimate (job_record_t *job_ptr, bitstr_t *bitmap,
-                     jtsel_topo_t *t, const jt_answer_t *a,
-                     uint16_t mode, JTC_JOB_TEST_EXC)
+                     jtsel_topo_t *t, const jt_answer_t *a, uint16_t mode,
+                     bool cross_check, JTC_JOB_TEST_EXC)
 {
     int64_t *starts = xcalloc (a->ncands + 1, sizeof (*starts));
     size_t *order = xcalloc (a->ncands + 1, sizeof (*order));
@@ -114,16 +182,22 @@ static int estimate (job_record_t *job_ptr, bitstr_t *bitmap,
 
     for (size_t i = 0; i < a->ncands; i++)
         starts[i] = -1;
-    nranked = jt_answer_rank (a, jtsel_topo_free_at (t), t->snap->nnodes,
-                              (int64_t) time (NULL), NULL, order);
-    for (size_t r = 0; r < nranked && r < JTSEL_WILL_RUN_TRIES; r++) {
-        set = jtsel_set_bitmap (t, &a->cands[order[r]], bit_size (bitmap));
-        if (jtsel_ops.job_test (job_ptr, set, n, n, n, mode, NULL, NULL,
-                                JTC_JOB_TEST_EXC_ARGS) == SLURM_SUCCESS) {
-            starts[order[r]] = (int64_t) job_ptr->start_time;
-            break;
+    best = estimate_alone (job_ptr, bitmap, t, a, cross_check, &set, &start,
+                           JTC_JOB_TEST_EXC_ARGS);
+    if (best < a->ncands)
+        starts[best] = start;
+    else {
+        nranked = jt_answer_rank (a, jtsel_topo_free_at (t), t->snap->nnodes,
+                                  (int64_t) time (NULL), NULL, order);
+        for (size_t r = 0; r < nranked && r < JTSEL_WILL_RUN_TRIES; r++) {
+            set = jtsel_set_bitmap (t, &a->cands[order[r]], bit_size (bitmap));
+            if (jtsel_ops.job_test (job_ptr, set, n, n, n, mode, NULL, NULL,
+                                    JTC_JOB_TEST_EXC_ARGS) == SLURM_SUCCESS) {
+                starts[order[r]] = (int64_t) job_ptr->start_time;
+                break;
+            }
+            FREE_NULL_BITMAP (set);
         }
-        FREE_NULL_BITMAP (set);
     }
     best = jt_answer_pick (a, starts, &start);
     if (best < a->ncands) {
@@ -275,7 +349,8 @@ int jtsel_job_test (job_record_t *job_ptr, bitstr_t *bitmap,
         break;
     case JT_ANSWER_ESTIMATE:
         jtsel_set_reason (job_ptr, "%s", a.reason);   /* until an estimate is taken */
-        rc = estimate (job_ptr, bitmap, c->topo, &a, mode, JTC_JOB_TEST_EXC_ARGS);
+        rc = estimate (job_ptr, bitmap, c->topo, &a, mode,
+                       c->conf->debug_cross_check, JTC_JOB_TEST_EXC_ARGS);
         if (rc == SLURM_SUCCESS && on_slice)
             jtsel_set_reason (job_ptr, "%s", own_line);     /* its restart's */
         break;

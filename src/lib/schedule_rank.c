@@ -1,6 +1,8 @@
 /*
  * schedule_rank.c - which of an estimate's candidate sets to ask the
- * per-node check about first (jobtree/schedule.h, jt_answer_rank).
+ * per-node check about first (jobtree/schedule.h, jt_answer_rank), and,
+ * for a run that holds its nodes alone, the estimate itself
+ * (jt_answer_from_free).
  *
  * Backfill asks a WILL_RUN of a run that fits no domain now. The answer
  * lists one node set per domain able to hold it; asking the per-node check
@@ -14,8 +16,12 @@
  *
  * DESIGN: a set's time is exact for whole-node runs on nodes that free
  * when their jobs end (the per-node check finds the same instant); it is
- * a ranking, not the answer: the start backfill plans with is still the
- * per-node check's for the set it takes.
+ * a ranking, not the answer, for a run that shares its nodes: the start
+ * backfill plans with is the per-node check's for the set it takes. For a
+ * run that holds its nodes alone the ranking's first set and time are the
+ * answer (jt_answer_from_free): the per-node check's replay would find the
+ * same instant at the cost of the cluster's per-node state copied and
+ * every running job replayed, once per waiting run per backfill pass.
  */
 #include "config.h"
 
@@ -89,4 +95,58 @@ size_t jt_answer_rank (const jt_answer_t *a, const int64_t *free_at,
     free (t);
     free (r);
     return n;
+}
+
+typedef struct freeing {
+    int64_t at;
+    size_t node;
+} freeing_t;
+
+static int cmp_freeing (const void *a, const void *b)
+{
+    const freeing_t *x = a, *y = b;
+
+    if (x->at != y->at)
+        return x->at < y->at ? -1 : 1;
+    return x->node < y->node ? -1 : x->node > y->node;
+}
+
+size_t jt_answer_from_free (const jt_answer_t *a, const int64_t *free_at,
+                            size_t nnodes, int64_t now, bool alone,
+                            size_t *nodes, int64_t *start)
+{
+    size_t *order = NULL, best = a->ncands, m = 0;
+    int64_t *when = NULL;
+    freeing_t *f = NULL;
+    const jt_node_set_t *set;
+
+    if (!alone || a->kind != JT_ANSWER_ESTIMATE || a->ncands == 0
+        || a->cand_nodes == 0)
+        return a->ncands;
+    order = malloc (a->ncands * sizeof (*order));
+    when = malloc (a->ncands * sizeof (*when));
+    if (!order || !when
+        || jt_answer_rank (a, free_at, nnodes, now, when, order) == 0)
+        goto out;
+    set = &a->cands[order[0]];
+    if (!(f = malloc ((set->nnodes + 1) * sizeof (*f))))
+        goto out;
+    for (size_t k = 0; k < set->nnodes; k++)
+        if (set->nodes[k] < nnodes)
+            f[m++] = (freeing_t){ free_at[set->nodes[k]] < now
+                                  ? now : free_at[set->nodes[k]],
+                                  set->nodes[k] };
+    qsort (f, m, sizeof (*f), cmp_freeing);
+    /* ranked: m >= cand_nodes and the cand_nodes-th frees some day */
+    if (f[a->cand_nodes - 1].at <= now)
+        goto out;       /* free now, yet not bound: not the free times' */
+    for (uint32_t k = 0; k < a->cand_nodes; k++)
+        nodes[k] = f[k].node;
+    *start = when[0];
+    best = order[0];
+out:
+    free (f);
+    free (when);
+    free (order);
+    return best;
 }

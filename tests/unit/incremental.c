@@ -387,9 +387,56 @@ static void test_rank (void)
             "no nodes wanted: nothing ranked");
 }
 
+/* jt_answer_from_free: a run that holds its nodes alone starts when the
+ * first ranked set's cand_nodes-th node frees, on the nodes freeing first. */
+static void test_from_free (void)
+{
+    size_t s0[] = { 2, 1, 0 }, s1[] = { 3, 4, 5 }, s2[] = { 6, 7 };
+    jt_node_set_t sets[] = { { s0, 3, 0 }, { s1, 3, 1 }, { s2, 2, 2 } };
+    /* node:        0    1    2    3    4    5    6  7 */
+    int64_t fa[] = { 900, 300, 300, 700, 200, 250, 0, 0 };
+    jt_answer_t a = { .kind = JT_ANSWER_ESTIMATE, .cands = sets, .ncands = 3,
+                      .cand_nodes = 2 };
+    size_t nodes[2] = { 99, 99 };
+    int64_t start = -1;
+
+    /* set 2 is free now: not the free times' answer */
+    is_int ((int) jt_answer_from_free (&a, fa, 8, 100, true, nodes, &start), 3,
+            "first ranked set free now: the per-node check is asked");
+    is_int ((int) nodes[0], 99, "nodes untouched");
+    fa[6] = INT64_MAX;  /* set 2 never has two nodes free */
+    is_int ((int) jt_answer_from_free (&a, fa, 8, 100, true, nodes, &start), 1,
+            "set 1: its second node frees at 250, set 0's at 300");
+    is_int ((int) start, 250, "start: when the second node frees");
+    is_int ((int) nodes[0], 4, "the first node to free (200)");
+    is_int ((int) nodes[1], 5, "then 250, not node 3 (700)");
+    fa[4] = 300;
+    fa[5] = 300;
+    is_int ((int) jt_answer_from_free (&a, fa, 8, 100, true, nodes, &start), 0,
+            "equal times: set 0 by index");
+    is_int ((int) start, 300, "at 300");
+    is_int ((int) nodes[0], 1, "ties by node index: 1");
+    is_int ((int) nodes[1], 2, "then 2 (the set lists 2 first)");
+    a.not_before = 450;
+    is_int ((int) jt_answer_from_free (&a, fa, 8, 100, true, nodes, &start), 0,
+            "funding later: the same set");
+    is_int ((int) start, 450, "never before not_before");
+    is_int ((int) jt_answer_from_free (&a, fa, 8, 100, false, nodes, &start), 3,
+            "a run that shares its nodes: not answered");
+    a.kind = JT_ANSWER_REFUSE;
+    is_int ((int) jt_answer_from_free (&a, fa, 8, 100, true, nodes, &start), 3,
+            "no estimate: not answered");
+    a.kind = JT_ANSWER_ESTIMATE;
+    for (size_t k = 0; k < 8; k++)
+        fa[k] = INT64_MAX;
+    is_int ((int) jt_answer_from_free (&a, fa, 8, 100, true, nodes, &start), 3,
+            "no set ever frees: not answered");
+}
+
 int main (void)
 {
     test_rank ();
+    test_from_free ();
     test_remove_run ();
     test_refresh ();
     test_property ();
