@@ -809,13 +809,22 @@ enum nobody_way {
 };
 
 /* Wait until the daemon has closed its end of c (bounded; not a timing
- * assumption: the condition is polled). 0 when it has. */
+ * assumption: the condition is polled). 0 when it has. The refusal line
+ * arrives just before the close: POLLIN is not asked for, or poll would
+ * return at once for that line and the 4,000 tries would be spent in a few
+ * milliseconds while the daemon is still between its write and its close
+ * (a loaded machine made this test fail that way). Each try waits up to
+ * 5 ms for the hang-up (POLLHUP is always reported); a half-close alone
+ * (POLLRDHUP) waits 5 ms before the next. */
 static int wait_peer_closed (jt_ledger_conn_t *c)
 {
     for (int i = 0; i < 4000; i++) {
-        struct pollfd pf = { .fd = c->fd, .events = POLLIN | POLLRDHUP };
-        if (poll (&pf, 1, 5) == 1 && (pf.revents & POLLHUP))
+        struct pollfd pf = { .fd = c->fd, .events = POLLRDHUP };
+        int n = poll (&pf, 1, 5);
+        if (n == 1 && (pf.revents & POLLHUP))
             return 0;
+        if (n == 1)
+            msleep (5);
     }
     return -1;
 }
