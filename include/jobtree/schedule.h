@@ -194,7 +194,8 @@ size_t jt_answer_pick (const jt_answer_t *a, const int64_t *starts, int64_t *sta
  * a->not_before. order[] (a->ncands entries) receives the sets that ever
  * free, earliest first, ties by index (jt_answer_pick's order), and
  * when[] (may be NULL) their times. Returns how many; 0 also on ENOMEM.
- * Work: the nodes of the sets (x log), no plan. */
+ * Work: the nodes of the sets (a selection, not a sort, per set; never
+ * worse than n log n), no plan. */
 size_t jt_answer_rank (const jt_answer_t *a, const int64_t *free_at,
                        size_t nnodes, int64_t now, int64_t *when, size_t *order);
 

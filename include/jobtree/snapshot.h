@@ -44,7 +44,14 @@ typedef struct jt_node {
     int used_gpus;              /* GPUs allocated now */
     jt_node_state_t state;
     int domain;                 /* index into domains, or -1 */
+    uint32_t lclass;            /* label class (jt_snapshot_finalize): nodes
+                                 * with the same labels and flavor share it,
+                                 * so what depends on those only (a
+                                 * selector, a run's constraints) is decided
+                                 * once per class; JT_LCLASS_NONE before */
 } jt_node_t;
+
+#define JT_LCLASS_NONE UINT32_MAX
 
 typedef struct jt_domain {
     char *name;                 /* "region/cluster/fabric" */
@@ -90,6 +97,8 @@ typedef struct jt_snapshot {
      * place (state, used GPUs, leases) does not change it. Pack's warm
      * views (jt_pack_views_t) are keyed on it. */
     uint64_t serial;
+    size_t nlclasses;           /* label classes: every node's lclass is
+                                 * below it after jt_snapshot_finalize */
 } jt_snapshot_t;
 
 jt_snapshot_t *jt_snapshot_create (void);

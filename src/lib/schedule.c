@@ -261,6 +261,26 @@ static const char *class_of (const jt_snapshot_t *s, const jt_run_t *run, size_t
     return by ? jt_labels_get (&s->nodes[k].labels, by) : NULL;
 }
 
+enum { LC_UNKNOWN = 0xff };
+
+/* Of the run's flavor, payable by one of its payers and usable by the run
+ * (its constraints and class label): by node n's label class, decided at
+ * the first node of the class (lc[class]: LC_UNKNOWN, 0 or 1; NULL, or a
+ * node without a class: decided for n). */
+static bool class_may (unsigned char *lc, const jt_snapshot_t *s,
+                       const jt_run_t *run, const jt_plan_t *payers,
+                       const jt_node_t *n)
+{
+    bool may;
+
+    if (lc && n->lclass < s->nlclasses && lc[n->lclass] != LC_UNKNOWN)
+        return lc[n->lclass];
+    may = of_flavor (n, run->flavor) && payable (payers, n) && run_may_use (run, n);
+    if (lc && n->lclass < s->nlclasses)
+        lc[n->lclass] = may;
+    return may;
+}
+
 typedef struct class_ctx {
     const jt_snapshot_t *s;
     const jt_run_t *run;
@@ -294,6 +314,7 @@ static int estimate_sets (jt_answer_t *a, const jt_sched_request_t *req,
     int64_t need = run->malleable ? run->min_gpus : run->total_gpus;
     int64_t group = run->group_gpus > 0 && run->group_gpus < need
                         ? run->group_gpus : need;
+    unsigned char *lc = NULL;
     bool whole;
 
     if (gpn <= 0 || need <= 0)
@@ -301,19 +322,28 @@ static int estimate_sets (jt_answer_t *a, const jt_sched_request_t *req,
     whole = !run->cross_group_spread || group >= need;
     a->cand_nodes = (uint32_t) ((need + gpn - 1) / gpn);
     a->cand_gpus = need;
+    /* flavor, payers' selectors and the run's constraints depend on a
+     * node's labels and flavor only: decided once per label class, not
+     * once per node (string compares on every node of the cluster were
+     * most of an estimate's cost at 16,384 nodes) */
+    if (s->nlclasses && !(lc = malloc (s->nlclasses)))
+        return jt_errprintf (err, "out of memory");
+    if (lc)
+        memset (lc, LC_UNKNOWN, s->nlclasses);
     for (size_t d = 0; whole && d < s->ndomains; d++) {
         const jt_domain_t *dom = &s->domains[d];
         jt_node_set_t set = { calloc (dom->nnodes ? dom->nnodes : 1,
                                       sizeof (size_t)), 0, (int) d };
         int64_t cap = 0;
 
-        if (!set.nodes)
+        if (!set.nodes) {
+            free (lc);
             return jt_errprintf (err, "out of memory");
+        }
         for (size_t k = 0; k < dom->nnodes; k++) {
             const jt_node_t *n = &s->nodes[dom->nodes[k]];
-            if (!of_flavor (n, run->flavor) || !req->eligible[dom->nodes[k]]
-                || n->state != JT_NODE_UP || !payable (payers, n)
-                || !run_may_use (run, n))
+            if (!req->eligible[dom->nodes[k]] || n->state != JT_NODE_UP
+                || !class_may (lc, s, run, payers, n))
                 continue;
             set.nodes[set.nnodes++] = dom->nodes[k];
         }
@@ -332,6 +362,7 @@ static int estimate_sets (jt_answer_t *a, const jt_sched_request_t *req,
                 continue;
             if (!(one.nodes = malloc ((j - i) * sizeof (size_t)))) {
                 free (set.nodes);
+                free (lc);
                 return jt_errprintf (err, "out of memory");
             }
             memcpy (one.nodes, set.nodes + i, (j - i) * sizeof (size_t));
@@ -340,6 +371,7 @@ static int estimate_sets (jt_answer_t *a, const jt_sched_request_t *req,
                 qsort (one.nodes, one.nnodes, sizeof (size_t), cmp_size);
             if (cand_push (a, one, err) < 0) {
                 free (set.nodes);
+                free (lc);
                 return -1;
             }
         }
@@ -348,16 +380,20 @@ static int estimate_sets (jt_answer_t *a, const jt_sched_request_t *req,
     if (!whole) {
         jt_node_set_t set = { calloc (s->nnodes ? s->nnodes : 1,
                                       sizeof (size_t)), 0, -1 };
-        if (!set.nodes)
+        if (!set.nodes) {
+            free (lc);
             return jt_errprintf (err, "out of memory");
+        }
         for (size_t k = 0; k < s->nnodes; k++)
-            if (of_flavor (&s->nodes[k], run->flavor) && s->nodes[k].domain >= 0
-                && req->eligible[k] && payable (payers, &s->nodes[k])
-                && run_may_use (run, &s->nodes[k]))
+            if (s->nodes[k].domain >= 0 && req->eligible[k]
+                && class_may (lc, s, run, payers, &s->nodes[k]))
                 set.nodes[set.nnodes++] = k;
-        if (cand_push (a, set, err) < 0)
+        if (cand_push (a, set, err) < 0) {
+            free (lc);
             return -1;
+        }
     }
+    free (lc);
     return 0;
 }
 

@@ -15,11 +15,14 @@
 
 #include <errno.h>
 #include <stddef.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "jobtree/map.h"
 #include "jobtree/snapshot.h"
+#include "strbuf.h"
 
 /* The last serial given by jt_snapshot_finalize (snapshots are finalized
  * from several threads in slurmctld: the plugins' and the elastic one). */
@@ -121,6 +124,7 @@ int jt_snapshot_add_node (jt_snapshot_t *s, const char *name,
     n.used_gpus = used_gpus;
     n.state = state;
     n.domain = -1;
+    n.lclass = JT_LCLASS_NONE;
     s->nodes[s->nnodes++] = n;
     s->finalized = false;
     return 0;
@@ -290,6 +294,48 @@ done:
     return rc;
 }
 
+/* Number the distinct (flavor, labels) of the nodes: a key per node that
+ * spells them unambiguously (every string length-prefixed), looked up in
+ * a map. O(nodes x labels), once per finalize. */
+static int label_classes (jt_snapshot_t *s, jt_error_t *err)
+{
+    jt_map_t *m = jt_map_create (0);
+    size_t n = 0;
+
+    if (!m)
+        return jt_errprintf (err, "out of memory");
+    for (size_t i = 0; i < s->nnodes; i++) {
+        jt_node_t *nd = &s->nodes[i];
+        jt_strbuf_t b = JT_STRBUF_INIT;
+        char *key;
+        void *id;
+
+        jt_strbuf_printf (&b, "%zu:%s", nd->flavor ? strlen (nd->flavor) : 0,
+                          nd->flavor ? nd->flavor : "");
+        for (size_t k = 0; k < nd->labels.n; k++)
+            jt_strbuf_printf (&b, "|%zu:%s%zu:%s", strlen (nd->labels.v[k].key),
+                              nd->labels.v[k].key, strlen (nd->labels.v[k].value),
+                              nd->labels.v[k].value);
+        if (!(key = jt_strbuf_take (&b))) {
+            jt_map_destroy (m, NULL);
+            return jt_errprintf (err, "out of memory");
+        }
+        if (!(id = jt_map_get (m, key))) {
+            id = (void *) (uintptr_t) ++n;      /* ids from 1: NULL is absent */
+            if (jt_map_put (m, key, id, NULL) < 0) {
+                free (key);
+                jt_map_destroy (m, NULL);
+                return jt_errprintf (err, "out of memory");
+            }
+        }
+        nd->lclass = (uint32_t) ((uintptr_t) id - 1);
+        free (key);
+    }
+    s->nlclasses = n;
+    jt_map_destroy (m, NULL);
+    return 0;
+}
+
 int jt_snapshot_finalize (jt_snapshot_t *s, jt_error_t *err)
 {
     if (!s)
@@ -301,7 +347,7 @@ int jt_snapshot_finalize (jt_snapshot_t *s, jt_error_t *err)
         if (strcmp (s->nodes[i].name, s->nodes[i - 1].name) == 0)
             return jt_errprintf (err, "duplicate node name %s",
                                  s->nodes[i].name);
-    if (build_domains (s, err) < 0)
+    if (build_domains (s, err) < 0 || label_classes (s, err) < 0)
         return -1;
     s->finalized = true;
     s->serial = __atomic_add_fetch (&snapshot_serial, 1, __ATOMIC_RELAXED);

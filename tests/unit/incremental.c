@@ -433,10 +433,99 @@ static void test_from_free (void)
             "no set ever frees: not answered");
 }
 
+/* jt_answer_rank and jt_answer_from_free select the cand_nodes-th free
+ * time of each set instead of sorting it: on random sets (free times from
+ * a few values, so ties everywhere, some never; up to 300 nodes, so the
+ * selection's partitioning runs) both agree with a full sort. */
+static int cmp_i64_t (const void *a, const void *b)
+{
+    int64_t x = *(const int64_t *) a, y = *(const int64_t *) b;
+    return x < y ? -1 : x > y;
+}
+
+static void test_rank_select (void)
+{
+    enum { N = 600, SETS = 4 };
+    int64_t fa[N], when[SETS], t[N];
+    size_t order[SETS], nodes[N], pool[SETS][N];
+    jt_node_set_t sets[SETS];
+    int bad = 0, answered = 0;
+
+    fx_seed (1207);
+    for (int iter = 0; iter < 400 && !bad; iter++) {
+        int spread = 1 + fx_pick (iter % 2 ? 4 : 2000);
+        for (int k = 0; k < N; k++)
+            fa[k] = fx_pick (20) == 0 ? INT64_MAX : 90 + fx_pick (spread);
+        jt_answer_t a = { .kind = JT_ANSWER_ESTIMATE, .cands = sets,
+                          .ncands = SETS };
+        size_t big = 0;
+        for (int i = 0; i < SETS; i++) {
+            size_t n = (size_t) fx_pick (300) + 1;
+            for (size_t k = 0; k < n; k++)
+                pool[i][k] = (size_t) fx_pick (N);
+            sets[i] = (jt_node_set_t){ pool[i], n, i };
+            big = n > big ? n : big;
+        }
+        a.cand_nodes = (uint32_t) fx_pick ((int) big + 2) + 1;
+        size_t nr = jt_answer_rank (&a, fa, N, 100, when, order);
+        /* the naive ranking: each set sorted whole */
+        int64_t expect[SETS];
+        size_t ne = 0;
+        for (int i = 0; i < SETS; i++) {
+            size_t m = sets[i].nnodes;
+            for (size_t k = 0; k < m; k++)
+                t[k] = fa[sets[i].nodes[k]] < 100 ? 100 : fa[sets[i].nodes[k]];
+            qsort (t, m, sizeof (*t), cmp_i64_t);
+            expect[i] = m >= a.cand_nodes && t[a.cand_nodes - 1] != INT64_MAX
+                        ? t[a.cand_nodes - 1] : -1;
+            ne += expect[i] >= 0;
+        }
+        if (nr != ne) {
+            diag ("iter %d: %zu ranked, %zu expected", iter, nr, ne);
+            bad = 1;
+        }
+        for (size_t r = 0; r < nr && !bad; r++)
+            if (expect[order[r]] != when[r]
+                || (r && (when[r - 1] > when[r]
+                          || (when[r - 1] == when[r] && order[r - 1] > order[r])))) {
+                diag ("iter %d: rank %zu: set %zu at %lld, expected %lld", iter,
+                      r, order[r], (long long) when[r],
+                      (long long) expect[order[r]]);
+                bad = 1;
+            }
+        /* from_free: the first set's cand_nodes nodes freeing first, in
+         * (time, index) order, against a full sort */
+        int64_t start = -1;
+        size_t got = jt_answer_from_free (&a, fa, N, 100, true, nodes, &start);
+        if (nr && !bad && when[0] > 100) {
+            const jt_node_set_t *set = &sets[order[0]];
+            int64_t key[N];
+            answered++;
+            for (size_t k = 0; k < set->nnodes; k++) {
+                size_t nd = set->nodes[k];
+                int64_t at = fa[nd] < 100 ? 100 : fa[nd];
+                /* (time, node) as one key: times < 2^40, nodes < 2^10 */
+                key[k] = at == INT64_MAX ? INT64_MAX : (at << 10) | (int64_t) nd;
+            }
+            qsort (key, set->nnodes, sizeof (*key), cmp_i64_t);
+            if (got != order[0] || start != when[0])
+                bad = 1;
+            for (uint32_t k = 0; k < a.cand_nodes && !bad; k++)
+                if ((size_t) (key[k] & 1023) != nodes[k])
+                    bad = 1;
+            if (bad)
+                diag ("iter %d: from_free differs from a full sort", iter);
+        }
+    }
+    ok (!bad, "ranking and free-time estimates equal a full sort's "
+        "(400 random cases, %d answered from free times)", answered);
+}
+
 int main (void)
 {
     test_rank ();
     test_from_free ();
+    test_rank_select ();
     test_remove_run ();
     test_refresh ();
     test_property ();

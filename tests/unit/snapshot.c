@@ -235,6 +235,50 @@ static void test_many (void)
     jt_snapshot_destroy (s);
 }
 
+/* Label classes: nodes with the same labels and flavor share one; another
+ * flavor, another value, one more label, or strings that would spell the
+ * same when joined do not. Nodes added after finalize have none until the
+ * next finalize. */
+static void test_label_classes (void)
+{
+    jt_snapshot_t *s = jt_snapshot_create ();
+    jt_labels_t l[6] = { JT_LABELS_INIT, JT_LABELS_INIT, JT_LABELS_INIT,
+                         JT_LABELS_INIT, JT_LABELS_INIT, JT_LABELS_INIT };
+    const char *names[] = { "n0", "n1", "n2", "n3", "n4", "n5", "n6" };
+    jt_error_t err;
+
+    for (int i = 0; i < 6; i++)
+        jt_labels_set (&l[i], "fabric.domain", "A");
+    jt_labels_set (&l[2], "fabric.domain", "B");     /* another value */
+    jt_labels_set (&l[3], "rack", "r1");             /* one more label */
+    jt_labels_set (&l[4], "x", "1:y");               /* joined: x=1:y ... */
+    jt_labels_set (&l[5], "x", "1");                 /* ... or x=1, y= */
+    jt_labels_set (&l[5], "y", "");
+    for (int i = 0; i < 6; i++)
+        jt_snapshot_add_node (s, names[i], &l[i], "h100", 8, 0, JT_NODE_UP, &err);
+    jt_snapshot_add_node (s, names[6], &l[0], "a100", 8, 0, JT_NODE_UP, &err);
+    is_int (jt_snapshot_finalize (s, &err), 0, "finalized");
+    /* sorted by name: n0..n6 keep their indexes */
+    is_int (s->nodes[0].lclass == s->nodes[1].lclass, 1,
+            "same labels, same flavor: one class");
+    int distinct = 0;
+    for (int i = 0; i < 7; i++) {
+        int seen = 0;
+        for (int j = 0; j < i; j++)
+            seen |= s->nodes[j].lclass == s->nodes[i].lclass;
+        distinct += !seen;
+    }
+    is_int (distinct, 6, "value, extra label, spelling, flavor: each its own class");
+    is_int ((int) s->nlclasses, 6, "six classes");
+    jt_snapshot_add_node (s, "n7", &l[0], "h100", 8, 0, JT_NODE_UP, &err);
+    is_int (s->nodes[7].lclass == JT_LCLASS_NONE, 1, "added after finalize: no class");
+    is_int (jt_snapshot_finalize (s, &err), 0, "finalized again");
+    is_int (s->nodes[7].lclass == s->nodes[0].lclass, 1, "then n0's");
+    for (int i = 0; i < 6; i++)
+        jt_labels_free (&l[i]);
+    jt_snapshot_destroy (s);
+}
+
 int main (void)
 {
     test_construct ();
@@ -242,5 +286,6 @@ int main (void)
     test_leases ();
     test_names ();
     test_many ();
+    test_label_classes ();
     return done_testing ();
 }
