@@ -210,7 +210,10 @@ size_t jt_answer_rank (const jt_answer_t *a, const int64_t *free_at,
  * receives its cand_nodes nodes that free first (ties by snapshot index,
  * ascending), *start when the last of them frees (never before
  * a->not_before). Not answered (a->ncands returned): the run shares its
- * nodes (alone false), the answer is no ESTIMATE, no set ever frees, or
+ * nodes (alone false), the answer is no ESTIMATE, no set ever frees, the
+ * first set spans domains (a run whose groups may spread: held on the
+ * nodes freeing first wherever they are, it would keep whole-domain groups
+ * out of every domain it touches), or
  * the set's nodes are free by now (what keeps the run from binding is then
  * not in the free times: the per-node check is asked), or ENOMEM. The
  * caller still asks whether the nodes can hold the run at all (cores,

@@ -191,6 +191,13 @@ size_t jt_answer_from_free (const jt_answer_t *a, const int64_t *free_at,
         || jt_answer_rank (a, free_at, nnodes, now, when, order) == 0)
         goto out;
     set = &a->cands[order[0]];
+    /* a set over several domains (a run whose groups may spread) would be
+     * held on the nodes freeing first wherever they are, a few in every
+     * domain, keeping whole-domain groups out of all of them: the
+     * per-node check places it (cons_tres keeps a job's nodes under as
+     * few switches as it can) */
+    if (set->domain < 0)
+        goto out;
     if (!(f = malloc ((set->nnodes + 1) * sizeof (*f))))
         goto out;
     for (size_t k = 0; k < set->nnodes; k++)

@@ -423,6 +423,10 @@ static void test_from_free (void)
     is_int ((int) start, 450, "never before not_before");
     is_int ((int) jt_answer_from_free (&a, fa, 8, 100, false, nodes, &start), 3,
             "a run that shares its nodes: not answered");
+    sets[0].domain = -1;
+    is_int ((int) jt_answer_from_free (&a, fa, 8, 100, true, nodes, &start), 3,
+            "a set over several domains (groups may spread): not answered");
+    sets[0].domain = 0;
     a.kind = JT_ANSWER_REFUSE;
     is_int ((int) jt_answer_from_free (&a, fa, 8, 100, true, nodes, &start), 3,
             "no estimate: not answered");
