@@ -104,8 +104,9 @@ bitstr_t *jtsel_set_bitmap (const jtsel_topo_t *t, const jt_node_set_t *set,
  * cons_tres is asked only whether those nodes can hold the job at all
  * (TEST_ONLY: no usage, the set's nodes only). Not for backfill's
  * start-now-only tests (TEST_NOW_ONLY), nor past the latest start it asks
- * about (24.11), nor when the nodes cannot hold it: cons_tres's will_run
- * then answers as before. Returns the set's index with *setp (the nodes)
+ * about (24.11), nor when the nodes cannot hold it, nor where
+ * jt_answer_from_free does not answer (a set over several domains, one
+ * free now): cons_tres's will_run then answers as before. Returns the set's index with *setp (the nodes)
  * and *start, or a->ncands. */
 static size_t estimate_alone (job_record_t *job_ptr, bitstr_t *bitmap,
                               jtsel_topo_t *t, const jt_answer_t *a,
