@@ -205,22 +205,24 @@ size_t jt_answer_rank (const jt_answer_t *a, const int64_t *free_at,
  * when the last job on it ends, so the per-node check's replay of the
  * running jobs' ends (cons_tres's will_run: a copy of the per-node state
  * and a pass over every running job) would only find the same instant, or
- * a later one (it groups ends into time windows). The set is the first
- * jt_answer_rank ranks; nodes[] (a->cand_nodes entries, the caller's)
- * receives its cand_nodes nodes that free first (ties by snapshot index,
- * ascending), *start when the last of them frees (never before
- * a->not_before). Not answered (a->ncands returned): the run shares its
- * nodes (alone false), the answer is no ESTIMATE, no set ever frees, the
- * first set spans domains (a run whose groups may spread: held on the
- * nodes freeing first wherever they are, it would keep whole-domain groups
- * out of every domain it touches), or
- * the set's nodes are free by now (what keeps the run from binding is then
- * not in the free times: the per-node check is asked), or ENOMEM. The
- * caller still asks whether the nodes can hold the run at all (cores,
- * memory: cons_tres's TEST_ONLY, no usage). Work: jt_answer_rank's. */
-size_t jt_answer_from_free (const jt_answer_t *a, const int64_t *free_at,
-                            size_t nnodes, int64_t now, bool alone,
-                            size_t *nodes, int64_t *start);
+ * a later one (it groups ends into time windows). cand is the set
+ * jt_answer_rank ranks first (the caller ranks once, and asks the
+ * per-node check in that order when this does not answer); nodes[]
+ * (a->cand_nodes entries, the caller's) receives its cand_nodes nodes
+ * that free first (ties by snapshot index, ascending), *start when the
+ * last of them frees (never before a->not_before: jt_answer_rank's time
+ * for the set). true when answered; false (nodes[] and *start untouched)
+ * when the run shares its nodes (alone false), the answer is no ESTIMATE,
+ * the set spans domains (a run whose groups may spread: held on the nodes
+ * freeing first wherever they are, it would keep whole-domain groups out
+ * of every domain it touches), too few of its nodes ever free, its nodes
+ * are free by now (what keeps the run from binding is then not in the
+ * free times: the per-node check is asked), or on ENOMEM. The caller
+ * still asks whether the nodes can hold the run at all (cores, memory:
+ * cons_tres's TEST_ONLY, no usage). Work: the set's nodes. */
+bool jt_answer_from_free (const jt_answer_t *a, size_t cand,
+                          const int64_t *free_at, size_t nnodes, int64_t now,
+                          bool alone, size_t *nodes, int64_t *start);
 
 /* In NOW, whether a REFUSE leaves the job's current reason line standing
  * (current may be NULL): a wait (room or funding) keeps the reservation

@@ -106,29 +106,29 @@ bitstr_t *jtsel_set_bitmap (const jtsel_topo_t *t, const jt_node_set_t *set,
  * start-now-only tests (TEST_NOW_ONLY), nor past the latest start it asks
  * about (24.11), nor when the nodes cannot hold it, nor where
  * jt_answer_from_free does not answer (a set over several domains, one
- * free now): cons_tres's will_run then answers as before. Returns the set's index with *setp (the nodes)
- * and *start, or a->ncands. */
-static size_t estimate_alone (job_record_t *job_ptr, bitstr_t *bitmap,
-                              jtsel_topo_t *t, const jt_answer_t *a,
-                              bool cross_check, bitstr_t **setp,
-                              int64_t *start, JTC_JOB_TEST_EXC)
+ * free now): cons_tres's will_run then answers as before. cand is the set
+ * ranked first. true with *setp (the nodes) and *start when answered. */
+static bool estimate_alone (job_record_t *job_ptr, bitstr_t *bitmap,
+                            jtsel_topo_t *t, const jt_answer_t *a, size_t cand,
+                            int64_t now, bool cross_check, bitstr_t **setp,
+                            int64_t *start, JTC_JOB_TEST_EXC)
 {
     uint32_t n = a->cand_nodes;
-    int64_t now = (int64_t) time (NULL), last = JTC_WILL_RUN_END;
-    size_t *take, best;
+    int64_t last = JTC_WILL_RUN_END;
     jt_node_set_t nodes;
     bitstr_t *set;
+    size_t *take;
 
     if (!JTC_JOB_ALONE (job_ptr) || (job_ptr->bit_flags & TEST_NOW_ONLY))
-        return a->ncands;
+        return false;
     take = xcalloc (n + 1, sizeof (*take));
-    best = jt_answer_from_free (a, jtsel_topo_free_at (t), t->snap->nnodes,
-                                now, true, take, start);
-    if (best == a->ncands || (last > 0 && *start > last)) {
+    if (!jt_answer_from_free (a, cand, jtsel_topo_free_at (t), t->snap->nnodes,
+                              now, true, take, start)
+        || (last > 0 && *start > last)) {
         xfree (take);
-        return a->ncands;
+        return false;
     }
-    nodes = (jt_node_set_t){ take, n, a->cands[best].domain };
+    nodes = (jt_node_set_t){ take, n, a->cands[cand].domain };
     set = jtsel_set_bitmap (t, &nodes, bit_size (bitmap));
     xfree (take);
     if ((uint32_t) bit_set_count (set) != n
@@ -137,7 +137,7 @@ static size_t estimate_alone (job_record_t *job_ptr, bitstr_t *bitmap,
         debug ("select/cons_tres_jobtree: %pJ: the %u nodes freeing first "
                "cannot hold it: cons_tres estimates", job_ptr, n);
         FREE_NULL_BITMAP (set);
-        return a->ncands;
+        return false;
     }
     if (cross_check) {
         /* DebugCrossCheck: cons_tres's will_run on the same nodes must
@@ -160,15 +160,15 @@ static size_t estimate_alone (job_record_t *job_ptr, bitstr_t *bitmap,
         FREE_NULL_BITMAP (again);
     }
     *setp = set;
-    return best;
+    return true;
 }
 
-/* The start estimate: from free times for a run that holds its nodes
- * alone (estimate_alone), else cons_tres's on the candidate sets ranked
- * first by their nodes' free times (jt_answer_rank), the first it accepts
- * taken (the start never before not_before: jt_answer_pick); backfill
- * holds its nodes for the run from then on, and the run's reservation
- * goes to the ledger. */
+/* The start estimate on the candidate sets ranked by their nodes' free
+ * times (jt_answer_rank, once): from the free times for a run that holds
+ * its nodes alone (estimate_alone, the first set), else cons_tres's, the
+ * first set it accepts taken (the start never before not_before:
+ * jt_answer_pick); backfill holds its nodes for the run from then on, and
+ * the run's reservation goes to the ledger. */
 static int estimate (job_record_t *job_ptr, bitstr_t *bitmap,
                      jtsel_topo_t *t, const jt_answer_t *a, uint16_t mode,
                      bool cross_check, JTC_JOB_TEST_EXC)
@@ -178,18 +178,18 @@ static int estimate (job_record_t *job_ptr, bitstr_t *bitmap,
     uint32_t n = a->cand_nodes;
     char line[JT_ERRMSG_MAX + 128];
     bitstr_t *set = NULL;
-    int64_t start;
+    int64_t start, now = (int64_t) time (NULL);
     size_t best = a->ncands, nranked;
 
     for (size_t i = 0; i < a->ncands; i++)
         starts[i] = -1;
-    best = estimate_alone (job_ptr, bitmap, t, a, cross_check, &set, &start,
-                           JTC_JOB_TEST_EXC_ARGS);
-    if (best < a->ncands)
-        starts[best] = start;
+    nranked = jt_answer_rank (a, jtsel_topo_free_at (t), t->snap->nnodes, now,
+                              NULL, order);
+    if (nranked && estimate_alone (job_ptr, bitmap, t, a, order[0], now,
+                                   cross_check, &set, &start,
+                                   JTC_JOB_TEST_EXC_ARGS))
+        starts[order[0]] = start;
     else {
-        nranked = jt_answer_rank (a, jtsel_topo_free_at (t), t->snap->nnodes,
-                                  (int64_t) time (NULL), NULL, order);
         for (size_t r = 0; r < nranked && r < JTSEL_WILL_RUN_TRIES; r++) {
             set = jtsel_set_bitmap (t, &a->cands[order[r]], bit_size (bitmap));
             if (jtsel_ops.job_test (job_ptr, set, n, n, n, mode, NULL, NULL,

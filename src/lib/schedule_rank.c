@@ -99,6 +99,9 @@ static void select_first (void *base, size_t n, size_t size, size_t k,
     qsort (b + lo * size, hi - lo, size, cmp);
 }
 
+/* A time and an index, ordered by time, ties by index: a candidate set
+ * and when it frees (jt_answer_rank), a node and when it frees
+ * (jt_answer_from_free). */
 typedef struct ranked {
     int64_t when;
     size_t i;
@@ -159,65 +162,46 @@ size_t jt_answer_rank (const jt_answer_t *a, const int64_t *free_at,
     return n;
 }
 
-typedef struct freeing {
-    int64_t at;
-    size_t node;
-} freeing_t;
-
-static int cmp_freeing (const void *a, const void *b)
+bool jt_answer_from_free (const jt_answer_t *a, size_t cand,
+                          const int64_t *free_at, size_t nnodes, int64_t now,
+                          bool alone, size_t *nodes, int64_t *start)
 {
-    const freeing_t *x = a, *y = b;
-
-    if (x->at != y->at)
-        return x->at < y->at ? -1 : 1;
-    return x->node < y->node ? -1 : x->node > y->node;
-}
-
-size_t jt_answer_from_free (const jt_answer_t *a, const int64_t *free_at,
-                            size_t nnodes, int64_t now, bool alone,
-                            size_t *nodes, int64_t *start)
-{
-    size_t *order = NULL, best = a->ncands, m = 0;
-    int64_t *when = NULL;
-    freeing_t *f = NULL;
     const jt_node_set_t *set;
+    ranked_t *f;                /* per node: when it frees, its index */
+    size_t m = 0;
+    bool answered = false;
 
-    if (!alone || a->kind != JT_ANSWER_ESTIMATE || a->ncands == 0
+    if (!alone || a->kind != JT_ANSWER_ESTIMATE || cand >= a->ncands
         || a->cand_nodes == 0)
-        return a->ncands;
-    order = malloc (a->ncands * sizeof (*order));
-    when = malloc (a->ncands * sizeof (*when));
-    if (!order || !when
-        || jt_answer_rank (a, free_at, nnodes, now, when, order) == 0)
-        goto out;
-    set = &a->cands[order[0]];
+        return false;
+    set = &a->cands[cand];
     /* a set over several domains (a run whose groups may spread) would be
      * held on the nodes freeing first wherever they are, a few in every
      * domain, keeping whole-domain groups out of all of them: the
      * per-node check places it (cons_tres keeps a job's nodes under as
      * few switches as it can) */
-    if (set->domain < 0)
-        goto out;
-    if (!(f = malloc ((set->nnodes + 1) * sizeof (*f))))
-        goto out;
+    if (set->domain < 0 || set->nnodes < a->cand_nodes
+        || !(f = malloc (set->nnodes * sizeof (*f))))
+        return false;
     for (size_t k = 0; k < set->nnodes; k++)
         if (set->nodes[k] < nnodes)
-            f[m++] = (freeing_t){ free_at[set->nodes[k]] < now
-                                  ? now : free_at[set->nodes[k]],
-                                  set->nodes[k] };
-    /* ranked: m >= cand_nodes and the cand_nodes-th frees some day; the
-     * cand_nodes first, in order (the nodes[] contract) */
-    select_first (f, m, sizeof (*f), a->cand_nodes, cmp_freeing);
-    qsort (f, a->cand_nodes, sizeof (*f), cmp_freeing);
-    if (f[a->cand_nodes - 1].at <= now)
-        goto out;       /* free now, yet not bound: not the free times' */
-    for (uint32_t k = 0; k < a->cand_nodes; k++)
-        nodes[k] = f[k].node;
-    *start = when[0];
-    best = order[0];
-out:
+            f[m++] = (ranked_t){ free_at[set->nodes[k]] < now
+                                 ? now : free_at[set->nodes[k]],
+                                 set->nodes[k] };
+    if (m >= a->cand_nodes) {
+        /* the cand_nodes first, in order (the nodes[] contract) */
+        select_first (f, m, sizeof (*f), a->cand_nodes, cmp_ranked);
+        qsort (f, a->cand_nodes, sizeof (*f), cmp_ranked);
+        /* free now, yet not bound: not the free times' to answer; never
+         * free: no estimate */
+        int64_t t = f[a->cand_nodes - 1].when;
+        if (t > now && t != INT64_MAX) {
+            for (uint32_t k = 0; k < a->cand_nodes; k++)
+                nodes[k] = f[k].i;
+            *start = t < a->not_before ? a->not_before : t;
+            answered = true;
+        }
+    }
     free (f);
-    free (when);
-    free (order);
-    return best;
+    return answered;
 }
