@@ -275,6 +275,38 @@ static bool swapped_in (const jt_fold_lease_t *l, const jt_lease_events_t *d)
     return false;
 }
 
+static bool is_open (const jt_fold_lease_t *open, size_t nopen, const char *lease)
+{
+    for (size_t i = 0; i < nopen; i++)
+        if (!strcmp (open[i].lease, lease))
+            return true;
+    return false;
+}
+
+/* When open lease l, no longer derived, ends: now, or earlier when a lease
+ * in d not open yet takes one of its nodes from an earlier start. A spare
+ * swap is recorded at the failure (spares.h) and its ":w<count>" lease
+ * starts then; the lease it replaces, and the spare's own, end at that
+ * same instant, not when the event is written: else the node is held
+ * twice over the seconds between (verify: node-overlap). */
+static int64_t handed_over (const jt_fold_lease_t *l, const jt_lease_events_t *d,
+                            const jt_fold_lease_t *open, size_t nopen, int64_t now)
+{
+    int64_t t = now;
+    for (size_t k = 0; k < d->n; k++) {
+        const jt_event_t *ev = d->v[k];
+        bool shares = false;
+        if (ev->start >= t || is_open (open, nopen, ev->lease))
+            continue;
+        for (size_t a = 0; !shares && a < ev->nnodes; a++)
+            for (size_t b = 0; !shares && b < l->nnodes; b++)
+                shares = !strcmp (ev->nodes[a], l->nodes[b]);
+        if (shares)
+            t = ev->start;
+    }
+    return t;
+}
+
 /* An open lease no longer derived ends with reason gone, except a spare
  * lease a group took a node of (a spare swapped in): Swap. */
 int jt_lease_sync (const jt_job_facts_t *job, const jt_fold_lease_t *open,
@@ -288,26 +320,28 @@ int jt_lease_sync (const jt_job_facts_t *job, const jt_fold_lease_t *open,
         return 0;
     if (jt_lease_derive (job, &d, err) < 0)
         return -1;
+    /* A new shrunk remainder (":n<count>") starts now; a new lease after a
+     * swap (":w<count>") at the swap's recorded time (derive_one). */
+    for (size_t k = 0; k < d.n; k++) {
+        jt_event_t *ev = d.v[k];
+        const char *last = strrchr (ev->lease, ':');
+        if (!is_open (open, nopen, ev->lease) && last && last[1] == 'n' && now > ev->start)
+            ev->start = ev->time = now;
+    }
     for (size_t i = 0; i < nopen; i++) {
         bool keep = !is_run_of (open[i].run, job);
         for (size_t k = 0; !keep && k < d.n; k++)
             keep = !strcmp (d.v[k]->lease, open[i].lease);
-        if (!keep && push_end (out, &open[i], now, swapped_in (&open[i], &d)
-                                                   ? JT_REASON_SWAP : gone) < 0)
+        if (!keep
+            && push_end (out, &open[i], handed_over (&open[i], &d, open, nopen, now),
+                         swapped_in (&open[i], &d) ? JT_REASON_SWAP : gone)
+                   < 0)
             goto fail;
     }
     for (size_t k = 0; k < d.n; k++) {
         jt_event_t *ev = d.v[k];
-        const char *last = strrchr (ev->lease, ':');
-        bool is_open = false;
-        for (size_t i = 0; !is_open && i < nopen; i++)
-            is_open = !strcmp (open[i].lease, ev->lease);
-        if (is_open)
+        if (is_open (open, nopen, ev->lease))
             continue;
-        /* A shrunk remainder (":n<count>") starts now; a lease after a
-         * swap (":w<count>") at the swap (derive_one). */
-        if (last && last[1] == 'n' && now > ev->start)
-            ev->start = ev->time = now;
         d.v[k] = NULL;
         if (push (out, ev) < 0)
             goto fail;

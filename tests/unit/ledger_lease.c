@@ -636,6 +636,70 @@ static void test_soft_chunks (void)
     jt_jobrec_free (&soft);
 }
 
+/* A spare swapped in (spares.h): group 0 loses a02 at +100 and takes s01;
+ * the event is written a second later. The group's lease and the spare's
+ * end at the swap's recorded time, when ":w1" starts, not when written:
+ * else a01 and s01 are held twice for that second (verify: node-overlap,
+ * seen in t2080 when failure and write straddled a second). */
+#define SWAPPED "jobtree/1 {\"run\":" RUN ",\"funding\":[],\"fundedGPUs\":32," \
+    "\"borrowedGPUs\":16,\"reason\":\"OK\",\"bound\":{\"time\":" \
+    "\"2026-03-01T12:00:00Z\",\"leases\":[{\"group\":0,\"envelope\":" \
+    "\"west-h100\",\"role\":\"Active\",\"gpus\":16,\"nodes\":[\"a01\",\"s01\"]," \
+    "\"spares\":[],\"swaps\":[{\"failed\":\"a02\",\"spare\":\"s01\",\"time\":" \
+    "\"2026-03-01T12:01:40Z\"}]},{\"group\":1,\"envelope\":\"vision-h100\"," \
+    "\"role\":\"Borrowed\",\"gpus\":16,\"nodes\":[\"b01\",\"b02\"]}]}}"
+
+static void test_swap (void)
+{
+    jt_lease_events_t e = { 0 };
+    jt_error_t err = { "" };
+    jt_ledger_fold_t *f = jt_ledger_fold_create ();
+    jt_jobrec_t swapped;
+    jt_fold_lease_t *open;
+    size_t n;
+
+    if (jt_jobrec_parse (SWAPPED, &swapped, &err) < 0)
+        bail_out ("swapped record: %s", err.text);
+    jt_job_facts_t j = job (42, JT_JOB_RUNNING, all, 6);
+    jt_lease_sync (&j, NULL, 0, T0, JT_REASON_SHRINK, &e, &err);
+    apply (f, &e);
+    jt_lease_events_clear (&e);
+
+    const char *const after[] = { "a01", "s01", "b01", "b02" };
+    j = job (42, JT_JOB_RUNNING, after, 4);
+    j.rec = &swapped;
+    n = open_of (f, &open);
+    ok (jt_lease_resized (&j, "a02", open, n, T0 + 101, &e, &err) == 0,
+        "resized: a02 failed, s01 swapped in at +100, written at +101");
+    is (dump (&e),
+        "NodeFail jtc:42:1772366395:nodefail:a02 nodes=a02\n"
+        "End jtc:42:1772366395:g0:end reason=Fail end=+100\n"
+        "End jtc:42:1772366395:s0:end reason=Swap end=+100\n"
+        "Start jtc:42:1772366395:g0:w1:start run=jtc:42 group=0 env=west-h100 "
+        "owner=rai role=Active gpus=16 nodes=a01,s01 start=+100\n",
+        "swap: the group's and the spare's leases end when \":w1\" starts (+100)");
+    int64_t endmax = 0, start = 0;
+    for (size_t i = 0; i < e.n; i++) {
+        if (e.v[i]->type == JT_EV_END && e.v[i]->end > endmax)
+            endmax = e.v[i]->end;
+        if (e.v[i]->type == JT_EV_START)
+            start = e.v[i]->start;
+    }
+    ok (start > 0 && endmax <= start, "no node held by two leases at once");
+    free (open);
+    is_int (apply (f, &e), 0, "the fold accepts them");
+    jt_lease_events_clear (&e);
+
+    /* the same state synced again later: nothing new, nothing ended */
+    n = open_of (f, &open);
+    ok (jt_lease_sync (&j, open, n, T0 + 200, JT_REASON_SHRINK, &e, &err) == 0 && e.n == 0,
+        "a later sync of the swapped run emits nothing");
+    free (open);
+    jt_lease_events_clear (&e);
+    jt_ledger_fold_destroy (f);
+    jt_jobrec_free (&swapped);
+}
+
 int main (void)
 {
     jt_error_t err = { "" };
@@ -647,6 +711,7 @@ int main (void)
     test_cut_marks ();
     test_ids ();
     test_soft_chunks ();
+    test_swap ();
     jt_jobrec_free (&rec);
     return done_testing ();
 }
