@@ -138,6 +138,10 @@ typedef struct jt_answer {
     jt_node_set_t *cands;       /* ESTIMATE */
     size_t ncands;
     uint32_t cand_nodes;        /* ESTIMATE: nodes the run needs */
+    uint32_t cand_group_nodes;  /* ESTIMATE, a set over several domains:
+                                 * the nodes of each group (cand_nodes is
+                                 * a multiple), each group in one domain;
+                                 * 0 when groups are not whole nodes */
     int64_t not_before;         /* ESTIMATE: funding frees then (0: funded
                                  * now, only room is missing) */
     int64_t cand_gpus;          /* ESTIMATE: GPUs it is to start with */
@@ -207,22 +211,28 @@ size_t jt_answer_rank (const jt_answer_t *a, const int64_t *free_at,
  * and a pass over every running job) would only find the same instant, or
  * a later one (it groups ends into time windows). cand is the set
  * jt_answer_rank ranks first (the caller ranks once, and asks the
- * per-node check in that order when this does not answer); nodes[]
- * (a->cand_nodes entries, the caller's) receives its cand_nodes nodes
- * that free first (ties by snapshot index, ascending), *start when the
- * last of them frees (never before a->not_before: jt_answer_rank's time
- * for the set). true when answered; false (nodes[] and *start untouched)
- * when the run shares its nodes (alone false), the answer is no ESTIMATE,
- * the set spans domains (a run whose groups may spread: held on the nodes
- * freeing first wherever they are, it would keep whole-domain groups out
- * of every domain it touches), too few of its nodes ever free, its nodes
- * are free by now (what keeps the run from binding is then not in the
- * free times: the per-node check is asked), or on ENOMEM. The caller
- * still asks whether the nodes can hold the run at all (cores, memory:
- * cons_tres's TEST_ONLY, no usage). Work: the set's nodes. */
+ * per-node check in that order when this does not answer); free_at[k] is
+ * snapshot s's node k's. nodes[] (a->cand_nodes entries, the caller's)
+ * receives its cand_nodes nodes that free first (ties by snapshot index,
+ * ascending), *start when the last of them frees (never before
+ * a->not_before). A set over several domains (a run whose groups may
+ * spread) is taken whole groups at a time, each group's
+ * a->cand_group_nodes nodes in one domain: per domain, its nodes freeing
+ * first, then the next; the groups that free first, ties by domain order;
+ * nodes[] group after group, each in (time, index) order; *start when the
+ * last group frees. Held on the nodes freeing first wherever they are, it
+ * would keep whole-domain groups out of every domain it touches. true when
+ * answered; false (nodes[] and *start untouched) when the run shares its
+ * nodes (alone false), the answer is no ESTIMATE, a set over several
+ * domains has no group size (cand_group_nodes 0), too few of its nodes
+ * (or groups) ever free, its nodes are free by now (what keeps the run
+ * from binding is then not in the free times: the per-node check is
+ * asked), or on ENOMEM. The caller still asks whether the nodes can hold
+ * the run at all (cores, memory: cons_tres's TEST_ONLY, no usage). Work:
+ * the set's nodes, and the domains for a set over several. */
 bool jt_answer_from_free (const jt_answer_t *a, size_t cand,
-                          const int64_t *free_at, size_t nnodes, int64_t now,
-                          bool alone, size_t *nodes, int64_t *start);
+                          const jt_snapshot_t *s, const int64_t *free_at,
+                          int64_t now, bool alone, size_t *nodes, int64_t *start);
 
 /* In NOW, whether a REFUSE leaves the job's current reason line standing
  * (current may be NULL): a wait (room or funding) keeps the reservation

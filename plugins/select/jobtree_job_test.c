@@ -105,9 +105,11 @@ bitstr_t *jtsel_set_bitmap (const jtsel_topo_t *t, const jt_node_set_t *set,
  * (TEST_ONLY: no usage, the set's nodes only). Not for backfill's
  * start-now-only tests (TEST_NOW_ONLY), nor past the latest start it asks
  * about (24.11), nor when the nodes cannot hold it, nor where
- * jt_answer_from_free does not answer (a set over several domains, one
- * free now): cons_tres's will_run then answers as before. cand is the set
- * ranked first. true with *setp (the nodes) and *start when answered. */
+ * jt_answer_from_free does not answer (a set over several domains whose
+ * groups are not whole nodes, one free now): cons_tres's will_run then
+ * answers as before. A run whose groups may spread is held a domain per
+ * group. cand is the set ranked first. true with *setp (the nodes) and
+ * *start when answered. */
 static bool estimate_alone (job_record_t *job_ptr, bitstr_t *bitmap,
                             jtsel_topo_t *t, const jt_answer_t *a, size_t cand,
                             int64_t now, bool cross_check, bitstr_t **setp,
@@ -122,7 +124,7 @@ static bool estimate_alone (job_record_t *job_ptr, bitstr_t *bitmap,
     if (!JTC_JOB_ALONE (job_ptr) || (job_ptr->bit_flags & TEST_NOW_ONLY))
         return false;
     take = xcalloc (n + 1, sizeof (*take));
-    if (!jt_answer_from_free (a, cand, jtsel_topo_free_at (t), t->snap->nnodes,
+    if (!jt_answer_from_free (a, cand, t->snap, jtsel_topo_free_at (t),
                               now, true, take, start)
         || (last > 0 && *start > last)) {
         xfree (take);

@@ -321,6 +321,10 @@ static int estimate_sets (jt_answer_t *a, const jt_sched_request_t *req,
         return 0;
     whole = !run->cross_group_spread || group >= need;
     a->cand_nodes = (uint32_t) ((need + gpn - 1) / gpn);
+    /* groups of whole nodes, all of one size: the free times can place
+     * them a domain each (jt_answer_from_free) */
+    if (!whole && group % gpn == 0 && need % group == 0)
+        a->cand_group_nodes = (uint32_t) (group / gpn);
     a->cand_gpus = need;
     /* flavor, payers' selectors and the run's constraints depend on a
      * node's labels and flavor only: decided once per label class, not

@@ -21,7 +21,10 @@
  * run that holds its nodes alone the ranking's first set and time are the
  * answer (jt_answer_from_free): the per-node check's replay would find the
  * same instant at the cost of the cluster's per-node state copied and
- * every running job replayed, once per waiting run per backfill pass.
+ * every running job replayed, once per waiting run per backfill pass. A
+ * run whose groups may spread has one set over every domain; its answer
+ * takes whole groups, each in one domain (from_free_slots), as Pack
+ * would place them.
  */
 #include "config.h"
 
@@ -162,9 +165,87 @@ size_t jt_answer_rank (const jt_answer_t *a, const int64_t *free_at,
     return n;
 }
 
+/* A set over several domains (a run whose groups may spread), each group
+ * of g nodes in one domain: the slots, a domain's j-th g nodes freeing
+ * first and when the last of them frees, and the G = cand_nodes / g slots
+ * freeing first, ties by domain then j (the order they are made in).
+ * Held on the nodes freeing first wherever they are, the run would keep
+ * whole-domain groups out of every domain it touches; held on whole slots,
+ * it waits for what Pack would give it. Work: the set's nodes and the
+ * domains (a selection per slot). */
+static bool from_free_slots (const jt_answer_t *a, const jt_node_set_t *set,
+                             const jt_snapshot_t *s, const int64_t *free_at,
+                             int64_t now, size_t *nodes, int64_t *start)
+{
+    size_t g = a->cand_group_nodes, ngroups, nd = s->ndomains, nslots = 0;
+    size_t *cnt = NULL, *at = NULL, *sbase = NULL;
+    ranked_t *f = NULL, *slot = NULL;
+    bool answered = false;
+
+    if (g == 0 || a->cand_nodes % g || nd == 0)
+        return false;
+    ngroups = a->cand_nodes / g;
+    cnt = calloc (nd + 1, sizeof (*cnt));
+    at = calloc (nd + 1, sizeof (*at));
+    f = malloc ((set->nnodes + 1) * sizeof (*f));
+    slot = malloc ((set->nnodes / g + 1) * sizeof (*slot));
+    sbase = malloc ((set->nnodes / g + 1) * sizeof (*sbase));
+    if (!cnt || !at || !f || !slot || !sbase)
+        goto out;
+    /* the set's nodes by domain (a counting sort: O(nodes + domains)) */
+    for (size_t k = 0; k < set->nnodes; k++) {
+        size_t n = set->nodes[k];
+        if (n < s->nnodes && s->nodes[n].domain >= 0 && (size_t) s->nodes[n].domain < nd)
+            cnt[s->nodes[n].domain]++;
+    }
+    for (size_t d = 0, sum = 0; d < nd; d++) {
+        at[d] = sum;
+        sum += cnt[d];
+    }
+    for (size_t k = 0; k < set->nnodes; k++) {
+        size_t n = set->nodes[k];
+        if (n < s->nnodes && s->nodes[n].domain >= 0 && (size_t) s->nodes[n].domain < nd)
+            f[at[s->nodes[n].domain]++] = (ranked_t){ free_at[n] < now ? now : free_at[n], n };
+    }
+    /* each domain's slots: its g nodes freeing first, then the next g */
+    for (size_t d = 0, base = 0; d < nd; base += cnt[d++])
+        for (size_t j = 0; (j + 1) * g <= cnt[d]; j++) {
+            ranked_t *b = f + base + j * g;
+            select_first (b, cnt[d] - j * g, sizeof (*f), g, cmp_ranked);
+            if (b[g - 1].when == INT64_MAX)
+                break;
+            sbase[nslots] = base + j * g;
+            slot[nslots] = (ranked_t){ b[g - 1].when, nslots };
+            nslots++;
+        }
+    if (nslots < ngroups)
+        goto out;
+    select_first (slot, nslots, sizeof (*slot), ngroups, cmp_ranked);
+    int64_t t = slot[ngroups - 1].when;
+    /* free now, yet not bound: not the free times' to answer */
+    if (t <= now)
+        goto out;
+    qsort (slot, ngroups, sizeof (*slot), cmp_ranked);
+    for (size_t j = 0; j < ngroups; j++) {
+        ranked_t *b = f + sbase[slot[j].i];
+        qsort (b, g, sizeof (*b), cmp_ranked);
+        for (size_t k = 0; k < g; k++)
+            nodes[j * g + k] = b[k].i;
+    }
+    *start = t < a->not_before ? a->not_before : t;
+    answered = true;
+out:
+    free (cnt);
+    free (at);
+    free (f);
+    free (slot);
+    free (sbase);
+    return answered;
+}
+
 bool jt_answer_from_free (const jt_answer_t *a, size_t cand,
-                          const int64_t *free_at, size_t nnodes, int64_t now,
-                          bool alone, size_t *nodes, int64_t *start)
+                          const jt_snapshot_t *s, const int64_t *free_at,
+                          int64_t now, bool alone, size_t *nodes, int64_t *start)
 {
     const jt_node_set_t *set;
     ranked_t *f;                /* per node: when it frees, its index */
@@ -175,16 +256,16 @@ bool jt_answer_from_free (const jt_answer_t *a, size_t cand,
         || a->cand_nodes == 0)
         return false;
     set = &a->cands[cand];
-    /* a set over several domains (a run whose groups may spread) would be
-     * held on the nodes freeing first wherever they are, a few in every
-     * domain, keeping whole-domain groups out of all of them: the
-     * per-node check places it (cons_tres keeps a job's nodes under as
-     * few switches as it can) */
-    if (set->domain < 0 || set->nnodes < a->cand_nodes
-        || !(f = malloc (set->nnodes * sizeof (*f))))
+    if (set->nnodes < a->cand_nodes)
+        return false;
+    /* a set over several domains: whole groups, each in one domain; a
+     * run whose group size does not divide it is the per-node check's */
+    if (set->domain < 0)
+        return from_free_slots (a, set, s, free_at, now, nodes, start);
+    if (!(f = malloc (set->nnodes * sizeof (*f))))
         return false;
     for (size_t k = 0; k < set->nnodes; k++)
-        if (set->nodes[k] < nnodes)
+        if (set->nodes[k] < s->nnodes)
             f[m++] = (ranked_t){ free_at[set->nodes[k]] < now
                                  ? now : free_at[set->nodes[k]],
                                  set->nodes[k] };

@@ -7,14 +7,16 @@
 # times start it at T, cons_tres's will_run at T'"; an error when cons_tres
 # refuses the nodes or starts the run earlier). A run that shares its
 # nodes (no --exclusive) is still estimated by cons_tres. The run starts
-# on the nodes it was estimated on when they free.
+# on the nodes it was estimated on when they free. A run whose groups may
+# spread is held a domain per group (the groups that free first), not on
+# the nodes that free first wherever they are.
 #
 # Cluster: see t2000-select.sh. Plain exclusive jobs hold every node: two
 # of A until 3 and 6 minutes, the rest until 10, so the first domain of
 # west (team-a's a-west-h100) to free whole is A, at the 6-minute job's end.
 . "$(dirname "$0")/lib.sh"
 
-plan 9
+plan 14
 JT_CLUSTER_SELECT=jobtree
 JT_CLUSTER_JOBTREE_EXTRA="DebugCrossCheck=yes"
 cluster_setup "${1:?usage: $0 BUILDDIR}"
@@ -72,6 +74,47 @@ wait_job_state "$alone" "RUNNING|COMPLETING|COMPLETED" 60 \
 is "$(job_domains "$alone")" "A" "it starts on the domain it was estimated on"
 
 scancel "$shared" "$pB" "$pC" "$pD"
+wait_for 30 queue_empty
+
+# A run whose groups may spread (two groups of two nodes, --exclusive) is
+# held a domain per group: the nodes freeing first anywhere (gpu01-03 and
+# gpu05 by 5 minutes) hold no two groups; A's second pair frees when
+# gpu04's job ends (9 minutes), before any pair of B (12).
+one () {  # one NODE MINUTES: a plain exclusive job on NODE, running
+    local id
+    id=$(submit -N1 -w "$1" --exclusive -t "$2" --wrap "sleep 900")
+    wait_job_state "$id" RUNNING 15 || bail_out "plain job on $1 does not start"
+    echo "$id"
+}
+blockers=()
+for nm in gpu01:3 gpu02:4 gpu03:5 gpu04:9 gpu05:5 gpu06:12 gpu07:12 gpu08:12; do
+    blockers+=("$(one "${nm%:*}" "${nm#*:}")")
+done
+pC=$(plain 4 C 12)
+pD=$(plain 4 D 12)
+spread=$(submit --account=team-a -N4 --exclusive $G8 --group-gpus=16 -t 2 \
+                --wrap "sleep 5")
+wait_for 30 reason_like "$spread" '^jobtree: reserved 4 nodes from ' \
+    || bail_out "no reservation for the spread run: $(job_field "$spread" Reason)"
+reason=$(reason_like "$spread" . | sed 's/^job [0-9]* reason: //')
+reserved=$(epoch "$(sed -E 's/.* from ([0-9T:Z-]+).*/\1/' <<< "$reason")")
+g4_end=$(epoch "$(job_field "${blockers[3]}" EndTime)")
+_scross () { grep -E "DebugCrossCheck: JobId=$spread: free times start it at [0-9]+, cons_tres's will_run at [0-9]+" "$LOG" | tail -n1; }
+wait_for 20 _scross || bail_out "no free-times estimate logged for job $spread"
+line=$(_scross)
+is "$reserved $(sed -E 's/.*start it at ([0-9]+),.*/\1/' <<< "$line")" "$g4_end $g4_end" \
+   "the spread run is reserved when A's second pair frees (gpu04's job's end), from the free times: $reason"
+is "$(sed -E 's/.*will_run at ([0-9]+)$/\1/' <<< "$line")" "$g4_end" \
+   "cons_tres's will_run on those nodes finds the same instant"
+is "$(scontrol show hostnames "$(job_field "$spread" SchedNodeList)" | paste -sd, -)" \
+   "gpu01,gpu02,gpu03,gpu04" "backfill holds A's four nodes for it, two groups in one domain each"
+scancel "${blockers[@]:0:4}"
+wait_job_state "$spread" "RUNNING|COMPLETING|COMPLETED" 60 \
+    || bail_out "the spread run did not start: $(job_field "$spread" Reason)"
+is "$(job_domains "$spread")" "A" "it starts on A when A frees"
+errs=$(grep "error: .*DebugCrossCheck: .*free times" "$LOG" | head -n 3)
+is "$errs" "" "no estimate from free times disagreed with cons_tres"
+scancel "${blockers[@]:4}" "$pC" "$pD"
 wait_for 30 queue_empty
 out=$(jobtree_cli verify "$JT_LEDGER_DIR" 2>&1)
 ok $? "jobtree verify accepts the ledger: $(tail -n1 <<< "$out")"

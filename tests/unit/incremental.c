@@ -387,6 +387,21 @@ static void test_rank (void)
             "no nodes wanted: nothing ranked");
 }
 
+/* A snapshot of n nodes (n <= 600) for the free-time estimates: node k in
+ * domain k / per (per 0: every node in domain 0), of ndom domains. Only
+ * the node table's size and domains are read. */
+static jt_snapshot_t *bare_snap (size_t n, size_t per, size_t ndom)
+{
+    static jt_node_t nd[600];
+    static jt_snapshot_t s;
+
+    memset (nd, 0, sizeof (nd));
+    for (size_t k = 0; k < n; k++)
+        nd[k].domain = per ? (int) (k / per) : 0;
+    s = (jt_snapshot_t){ .nodes = nd, .nnodes = n, .ndomains = ndom };
+    return &s;
+}
+
 /* As the select plugin asks: rank once, then the free times' answer on
  * the set ranked first. Its index, or a->ncands when not answered. */
 static size_t from_free_first (const jt_answer_t *a, const int64_t *fa,
@@ -397,7 +412,8 @@ static size_t from_free_first (const jt_answer_t *a, const int64_t *fa,
 
     if (a->ncands > 8 || jt_answer_rank (a, fa, nnodes, now, NULL, order) == 0)
         return a->ncands;
-    return jt_answer_from_free (a, order[0], fa, nnodes, now, alone, nodes, start)
+    return jt_answer_from_free (a, order[0], bare_snap (nnodes, 0, 1), fa, now, alone,
+                                nodes, start)
            ? order[0] : a->ncands;
 }
 
@@ -439,7 +455,7 @@ static void test_from_free (void)
             "a run that shares its nodes: not answered");
     sets[0].domain = -1;
     is_int ((int) from_free_first (&a, fa, 8, 100, true, nodes, &start), 3,
-            "a set over several domains (groups may spread): not answered");
+            "a set over several domains, groups not whole nodes: not answered");
     sets[0].domain = 0;
     a.kind = JT_ANSWER_REFUSE;
     is_int ((int) from_free_first (&a, fa, 8, 100, true, nodes, &start), 3,
@@ -451,16 +467,155 @@ static void test_from_free (void)
             "no set ever frees: not answered");
 }
 
-/* jt_answer_rank and jt_answer_from_free select the cand_nodes-th free
- * time of each set instead of sorting it: on random sets (free times from
- * a few values, so ties everywhere, some never; up to 300 nodes, so the
- * selection's partitioning runs) both agree with a full sort. */
+/* A run whose groups may spread (one set over every domain), groups of 2
+ * nodes: held a domain per group, on the groups freeing first, not on the
+ * nodes freeing first wherever they are. Domains of 3 nodes: 0 {0,1,2},
+ * 1 {3,4,5}, 2 {6,7,8}, 3 {9,10,11}. */
+static void test_from_free_groups (void)
+{
+    size_t all[] = { 0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11 };
+    jt_node_set_t set = { all, 12, -1 };
+    /* node:          0    1    2    3    4    5    6    7    8    9   10   11 */
+    int64_t fa[] = { 200, 900, 900, 300, 300, 900, 150, 950, 960, 400, 500, 910 };
+    jt_answer_t a = { .kind = JT_ANSWER_ESTIMATE, .cands = &set, .ncands = 1,
+                      .cand_nodes = 4, .cand_group_nodes = 2 };
+    jt_snapshot_t *s = bare_snap (12, 3, 4);
+    size_t nodes[4] = { 99, 99, 99, 99 };
+    int64_t start = -1;
+
+    /* the 4 nodes freeing first (6, 0, 3, 4) lie in 3 domains; by group:
+     * domain 1's first pair frees at 300, domain 3's at 500, domain 0's at
+     * 900, domain 2's at 950 */
+    ok (jt_answer_from_free (&a, 0, s, fa, 100, true, nodes, &start),
+        "groups may spread: answered a group per domain");
+    is_int ((int) start, 500, "start: when the second group's pair frees (500), not "
+            "when the fourth node anywhere does (300)");
+    ok (nodes[0] == 3 && nodes[1] == 4 && nodes[2] == 9 && nodes[3] == 10,
+        "nodes: domain 1's pair (3, 4), then domain 3's (9, 10)");
+    /* two domains of 6: domain 0's pairs (0, 3) at 300 and (4, 1) at 350
+     * before domain 1's first, (6, 9) at 400 */
+    s = bare_snap (12, 6, 2);
+    fa[1] = fa[2] = 350;
+    ok (jt_answer_from_free (&a, 0, s, fa, 100, true, nodes, &start)
+            && start == 350 && nodes[0] == 0 && nodes[1] == 3 && nodes[2] == 4
+            && nodes[3] == 1,
+        "both groups in one domain of 6: (0, 3) at 300, (4, 1) at 350");
+    fa[1] = fa[2] = 900;
+    s = bare_snap (12, 3, 4);
+    a.not_before = 700;
+    ok (jt_answer_from_free (&a, 0, s, fa, 100, true, nodes, &start) && start == 700,
+        "never before not_before");
+    a.not_before = 0;
+    a.cand_group_nodes = 3;
+    ok (!jt_answer_from_free (&a, 0, s, fa, 100, true, nodes, &start),
+        "group size not dividing the run's nodes: not answered");
+    a.cand_group_nodes = 0;
+    ok (!jt_answer_from_free (&a, 0, s, fa, 100, true, nodes, &start),
+        "no group size: not answered");
+    a.cand_group_nodes = 2;
+    a.cand_nodes = 10;
+    ok (!jt_answer_from_free (&a, 0, s, fa, 100, true, nodes, &start),
+        "five groups of 2 in four domains of 3: never, not answered");
+    a.cand_nodes = 4;
+    for (size_t k = 0; k < 12; k++)
+        fa[k] = k == 5 ? 300 : 50;
+    ok (!jt_answer_from_free (&a, 0, s, fa, 100, true, nodes, &start),
+        "two groups free now: not the free times' to answer");
+    for (size_t k = 0; k < 12; k++)
+        fa[k] = k % 3 ? INT64_MAX : 200;
+    ok (!jt_answer_from_free (&a, 0, s, fa, 100, true, nodes, &start),
+        "one node per domain ever frees: no pair, not answered");
+}
+
+/* The group slots against full sorts: random free times (ties, some
+ * never), domains of random size, groups of 1..5 nodes, 300 cases. The
+ * naive answer sorts each domain's nodes by (time, index), cuts them into
+ * groups, sorts the groups by (time, domain, j) and takes the first. */
 static int cmp_i64_t (const void *a, const void *b)
 {
     int64_t x = *(const int64_t *) a, y = *(const int64_t *) b;
     return x < y ? -1 : x > y;
 }
 
+typedef struct gslot {
+    int64_t when;
+    size_t d, j;
+} gslot_t;
+
+static int cmp_gslot (const void *a, const void *b)
+{
+    const gslot_t *x = a, *y = b;
+    if (x->when != y->when)
+        return x->when < y->when ? -1 : 1;
+    if (x->d != y->d)
+        return x->d < y->d ? -1 : 1;
+    return (x->j > y->j) - (x->j < y->j);
+}
+
+static void test_groups_select (void)
+{
+    enum { N = 600, D = 40 };
+    static int64_t fa[N], key[D][N];
+    static size_t all[N], nodes[N], cnt[D];
+    static gslot_t sl[N];
+    int bad = 0, answered = 0;
+
+    fx_seed (1211);
+    for (size_t k = 0; k < N; k++)
+        all[k] = k;
+    for (int iter = 0; iter < 300 && !bad; iter++) {
+        size_t ndom = (size_t) fx_pick (D - 1) + 1, per = N / ndom;
+        size_t g = (size_t) fx_pick (5) + 1, ngr = (size_t) fx_pick (6) + 1, nsl = 0;
+        int spread = 1 + fx_pick (iter % 2 ? 4 : 2000);
+        jt_snapshot_t *s = bare_snap (N, per, ndom + 1);
+        jt_node_set_t set = { all, per * ndom, -1 };
+        jt_answer_t a = { .kind = JT_ANSWER_ESTIMATE, .cands = &set, .ncands = 1,
+                          .cand_nodes = (uint32_t) (g * ngr),
+                          .cand_group_nodes = (uint32_t) g };
+        int64_t start = -1, want = -1;
+
+        for (size_t k = 0; k < N; k++)
+            fa[k] = fx_pick (15) == 0 ? INT64_MAX : 90 + fx_pick (spread);
+        memset (cnt, 0, sizeof (cnt));
+        for (size_t k = 0; k < set.nnodes; k++) {
+            size_t d = k / per;
+            int64_t at = fa[k] < 100 ? 100 : fa[k];
+            key[d][cnt[d]++] = at == INT64_MAX ? INT64_MAX : (at << 10) | (int64_t) k;
+        }
+        for (size_t d = 0; d < ndom; d++) {
+            qsort (key[d], cnt[d], sizeof (int64_t), cmp_i64_t);
+            for (size_t j = 0; (j + 1) * g <= cnt[d]; j++) {
+                if (key[d][(j + 1) * g - 1] == INT64_MAX)
+                    break;
+                sl[nsl++] = (gslot_t){ key[d][(j + 1) * g - 1] >> 10, d, j };
+            }
+        }
+        qsort (sl, nsl, sizeof (*sl), cmp_gslot);
+        if (nsl >= ngr && sl[ngr - 1].when > 100)
+            want = sl[ngr - 1].when;
+        bool got = jt_answer_from_free (&a, 0, s, fa, 100, true, nodes, &start);
+        if (got != (want >= 0) || (got && start != want)) {
+            diag ("iter %d: answered %d at %lld, expected %lld", iter, got,
+                  (long long) start, (long long) want);
+            bad = 1;
+        }
+        for (size_t j = 0; got && !bad && j < ngr; j++)
+            for (size_t k = 0; k < g; k++)
+                if ((size_t) (key[sl[j].d][sl[j].j * g + k] & 1023) != nodes[j * g + k]) {
+                    diag ("iter %d: group %zu node %zu differs", iter, j, k);
+                    bad = 1;
+                    break;
+                }
+        answered += got;
+    }
+    ok (!bad, "groups held a domain each equal a full sort's (300 random cases, "
+        "%d answered)", answered);
+}
+
+/* jt_answer_rank and jt_answer_from_free select the cand_nodes-th free
+ * time of each set instead of sorting it: on random sets (free times from
+ * a few values, so ties everywhere, some never; up to 300 nodes, so the
+ * selection's partitioning runs) both agree with a full sort. */
 static void test_rank_select (void)
 {
     enum { N = 600, SETS = 4 };
@@ -514,8 +669,8 @@ static void test_rank_select (void)
         /* from_free: the first set's cand_nodes nodes freeing first, in
          * (time, index) order, against a full sort */
         int64_t start = -1;
-        size_t got = nr && jt_answer_from_free (&a, order[0], fa, N, 100, true,
-                                                nodes, &start)
+        size_t got = nr && jt_answer_from_free (&a, order[0], bare_snap (N, 0, 1), fa,
+                                                100, true, nodes, &start)
                      ? order[0] : SETS;
         if (nr && !bad && when[0] > 100) {
             const jt_node_set_t *set = &sets[order[0]];
@@ -545,7 +700,9 @@ int main (void)
 {
     test_rank ();
     test_from_free ();
+    test_from_free_groups ();
     test_rank_select ();
+    test_groups_select ();
     test_remove_run ();
     test_refresh ();
     test_property ();
