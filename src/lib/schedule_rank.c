@@ -23,7 +23,7 @@
  * same instant at the cost of the cluster's per-node state copied and
  * every running job replayed, once per waiting run per backfill pass. A
  * run whose groups may spread has one set over every domain; its answer
- * takes whole groups, each in one domain (from_free_slots), as Pack
+ * takes whole groups, each in one domain (from_free_groups), as Pack
  * would place them.
  */
 #include "config.h"
@@ -119,6 +119,12 @@ static int cmp_ranked (const void *a, const void *b)
     return x->i < y->i ? -1 : x->i > y->i;
 }
 
+/* When snapshot node n is free for a new run: never before now. */
+static int64_t free_from (const int64_t *free_at, size_t n, int64_t now)
+{
+    return free_at[n] < now ? now : free_at[n];
+}
+
 size_t jt_answer_rank (const jt_answer_t *a, const int64_t *free_at,
                        size_t nnodes, int64_t now, int64_t *when, size_t *order)
 {
@@ -144,7 +150,7 @@ size_t jt_answer_rank (const jt_answer_t *a, const int64_t *free_at,
             continue;
         for (size_t k = 0; k < set->nnodes; k++)
             if (set->nodes[k] < nnodes)
-                t[m++] = free_at[set->nodes[k]] < now ? now : free_at[set->nodes[k]];
+                t[m++] = free_from (free_at, set->nodes[k], now);
         if (m < a->cand_nodes)
             continue;
         select_first (t, m, sizeof (*t), a->cand_nodes, cmp_i64);
@@ -165,55 +171,68 @@ size_t jt_answer_rank (const jt_answer_t *a, const int64_t *free_at,
     return n;
 }
 
-/* A set over several domains (a run whose groups may spread), each group
- * of g nodes in one domain: the slots, a domain's j-th g nodes freeing
- * first and when the last of them frees, and the G = cand_nodes / g slots
- * freeing first, ties by domain then j (the order they are made in).
- * Held on the nodes freeing first wherever they are, the run would keep
- * whole-domain groups out of every domain it touches; held on whole slots,
- * it waits for what Pack would give it. Work: the set's nodes and the
- * domains (a selection per slot). */
-static bool from_free_slots (const jt_answer_t *a, const jt_node_set_t *set,
-                             const jt_snapshot_t *s, const int64_t *free_at,
-                             int64_t now, size_t *nodes, int64_t *start)
+/* The bucket of snapshot node n for from_free_groups: 0 for a set within
+ * one domain (the whole set one bucket), else n's domain; nb (skipped)
+ * for a node outside the snapshot or without a domain. */
+static size_t bucket_of (const jt_node_set_t *set, const jt_snapshot_t *s, size_t n,
+                         size_t nb)
 {
-    size_t g = a->cand_group_nodes, ngroups, nd = s->ndomains, nslots = 0;
+    if (n >= s->nnodes)
+        return nb;
+    if (set->domain >= 0)
+        return 0;
+    return s->nodes[n].domain >= 0 && (size_t) s->nodes[n].domain < nb
+           ? (size_t) s->nodes[n].domain : nb;
+}
+
+/* The answer on groups of g nodes, each within one bucket (a set within
+ * one domain: one bucket and one group of cand_nodes; a set over several
+ * domains, a run whose groups may spread: a bucket per domain): the
+ * slots, a bucket's j-th g nodes freeing first and when the last of them
+ * frees, and the G = cand_nodes / g slots freeing first, ties by bucket
+ * then j (the order they are made in); the start when the last of them
+ * frees. Held on the nodes freeing first wherever they are, a spread run
+ * would keep whole-domain groups out of every domain it touches; held on
+ * whole slots, it waits for what Pack would give it. Work: the set's
+ * nodes and the buckets (a selection per slot). */
+static bool from_free_groups (const jt_answer_t *a, const jt_node_set_t *set,
+                              const jt_snapshot_t *s, const int64_t *free_at,
+                              int64_t now, size_t g, size_t *nodes, int64_t *start)
+{
+    size_t nb = set->domain >= 0 ? 1 : s->ndomains, ngroups, nslots = 0;
     size_t *cnt = NULL, *at = NULL, *sbase = NULL;
     ranked_t *f = NULL, *slot = NULL;
     bool answered = false;
 
-    if (g == 0 || a->cand_nodes % g || nd == 0)
+    if (g == 0 || a->cand_nodes % g || nb == 0)
         return false;
     ngroups = a->cand_nodes / g;
-    cnt = calloc (nd + 1, sizeof (*cnt));
-    at = calloc (nd + 1, sizeof (*at));
+    cnt = calloc (nb + 1, sizeof (*cnt));
+    at = calloc (nb + 1, sizeof (*at));
     f = malloc ((set->nnodes + 1) * sizeof (*f));
     slot = malloc ((set->nnodes / g + 1) * sizeof (*slot));
     sbase = malloc ((set->nnodes / g + 1) * sizeof (*sbase));
     if (!cnt || !at || !f || !slot || !sbase)
         goto out;
-    /* the set's nodes by domain (a counting sort: O(nodes + domains)) */
-    for (size_t k = 0; k < set->nnodes; k++) {
-        size_t n = set->nodes[k];
-        if (n < s->nnodes && s->nodes[n].domain >= 0 && (size_t) s->nodes[n].domain < nd)
-            cnt[s->nodes[n].domain]++;
-    }
-    for (size_t d = 0, sum = 0; d < nd; d++) {
+    /* the set's nodes by bucket (a counting sort: O(nodes + buckets)) */
+    for (size_t k = 0; k < set->nnodes; k++)
+        cnt[bucket_of (set, s, set->nodes[k], nb)]++;
+    for (size_t d = 0, sum = 0; d < nb; d++) {
         at[d] = sum;
         sum += cnt[d];
     }
     for (size_t k = 0; k < set->nnodes; k++) {
-        size_t n = set->nodes[k];
-        if (n < s->nnodes && s->nodes[n].domain >= 0 && (size_t) s->nodes[n].domain < nd)
-            f[at[s->nodes[n].domain]++] = (ranked_t){ free_at[n] < now ? now : free_at[n], n };
+        size_t n = set->nodes[k], d = bucket_of (set, s, n, nb);
+        if (d < nb)
+            f[at[d]++] = (ranked_t){ free_from (free_at, n, now), n };
     }
-    /* each domain's slots: its g nodes freeing first, then the next g */
-    for (size_t d = 0, base = 0; d < nd; base += cnt[d++])
+    /* each bucket's slots: its g nodes freeing first, then the next g */
+    for (size_t d = 0, base = 0; d < nb; base += cnt[d++])
         for (size_t j = 0; (j + 1) * g <= cnt[d]; j++) {
             ranked_t *b = f + base + j * g;
             select_first (b, cnt[d] - j * g, sizeof (*f), g, cmp_ranked);
             if (b[g - 1].when == INT64_MAX)
-                break;
+                break;          /* never: too few of its nodes ever free */
             sbase[nslots] = base + j * g;
             slot[nslots] = (ranked_t){ b[g - 1].when, nslots };
             nslots++;
@@ -225,6 +244,8 @@ static bool from_free_slots (const jt_answer_t *a, const jt_node_set_t *set,
     /* free now, yet not bound: not the free times' to answer */
     if (t <= now)
         goto out;
+    /* groups in slot order, each's nodes in (time, index) order (the
+     * nodes[] contract) */
     qsort (slot, ngroups, sizeof (*slot), cmp_ranked);
     for (size_t j = 0; j < ngroups; j++) {
         ranked_t *b = f + sbase[slot[j].i];
@@ -248,9 +269,6 @@ bool jt_answer_from_free (const jt_answer_t *a, size_t cand,
                           int64_t now, bool alone, size_t *nodes, int64_t *start)
 {
     const jt_node_set_t *set;
-    ranked_t *f;                /* per node: when it frees, its index */
-    size_t m = 0;
-    bool answered = false;
 
     if (!alone || a->kind != JT_ANSWER_ESTIMATE || cand >= a->ncands
         || a->cand_nodes == 0)
@@ -258,31 +276,10 @@ bool jt_answer_from_free (const jt_answer_t *a, size_t cand,
     set = &a->cands[cand];
     if (set->nnodes < a->cand_nodes)
         return false;
-    /* a set over several domains: whole groups, each in one domain; a
-     * run whose group size does not divide it is the per-node check's */
-    if (set->domain < 0)
-        return from_free_slots (a, set, s, free_at, now, nodes, start);
-    if (!(f = malloc (set->nnodes * sizeof (*f))))
-        return false;
-    for (size_t k = 0; k < set->nnodes; k++)
-        if (set->nodes[k] < s->nnodes)
-            f[m++] = (ranked_t){ free_at[set->nodes[k]] < now
-                                 ? now : free_at[set->nodes[k]],
-                                 set->nodes[k] };
-    if (m >= a->cand_nodes) {
-        /* the cand_nodes first, in order (the nodes[] contract) */
-        select_first (f, m, sizeof (*f), a->cand_nodes, cmp_ranked);
-        qsort (f, a->cand_nodes, sizeof (*f), cmp_ranked);
-        /* free now, yet not bound: not the free times' to answer; never
-         * free: no estimate */
-        int64_t t = f[a->cand_nodes - 1].when;
-        if (t > now && t != INT64_MAX) {
-            for (uint32_t k = 0; k < a->cand_nodes; k++)
-                nodes[k] = f[k].i;
-            *start = t < a->not_before ? a->not_before : t;
-            answered = true;
-        }
-    }
-    free (f);
-    return answered;
+    /* a set within one domain: one group of the run's nodes; over several
+     * domains: whole groups, each in one domain (a run whose group size
+     * does not divide it is the per-node check's) */
+    return from_free_groups (a, set, s, free_at, now,
+                             set->domain >= 0 ? a->cand_nodes : a->cand_group_nodes,
+                             nodes, start);
 }
