@@ -275,28 +275,21 @@ static bool swapped_in (const jt_fold_lease_t *l, const jt_lease_events_t *d)
     return false;
 }
 
-static bool is_open (const jt_fold_lease_t *open, size_t nopen, const char *lease)
-{
-    for (size_t i = 0; i < nopen; i++)
-        if (!strcmp (open[i].lease, lease))
-            return true;
-    return false;
-}
-
-/* When open lease l, no longer derived, ends: now, or earlier when a lease
- * in d not open yet takes one of its nodes from an earlier start. A spare
- * swap is recorded at the failure (spares.h) and its ":w<count>" lease
- * starts then; the lease it replaces, and the spare's own, end at that
- * same instant, not when the event is written: else the node is held
- * twice over the seconds between (verify: node-overlap). */
+/* When open lease l, no longer derived, ends: now, or earlier when a new
+ * lease (fresh[k]: d's k-th is not open yet) takes one of its nodes from
+ * an earlier start. A spare swap is recorded at the failure (spares.h) and
+ * its ":w<count>" lease starts then; the lease it replaces, and the
+ * spare's own, end at that same instant, not when the event is written:
+ * else the node is held twice over the seconds between (verify:
+ * node-overlap). */
 static int64_t handed_over (const jt_fold_lease_t *l, const jt_lease_events_t *d,
-                            const jt_fold_lease_t *open, size_t nopen, int64_t now)
+                            const bool *fresh, int64_t now)
 {
     int64_t t = now;
     for (size_t k = 0; k < d->n; k++) {
         const jt_event_t *ev = d->v[k];
         bool shares = false;
-        if (ev->start >= t || is_open (open, nopen, ev->lease))
+        if (!fresh[k] || ev->start >= t)
             continue;
         for (size_t a = 0; !shares && a < ev->nnodes; a++)
             for (size_t b = 0; !shares && b < l->nnodes; b++)
@@ -315,17 +308,24 @@ int jt_lease_sync (const jt_job_facts_t *job, const jt_fold_lease_t *open,
 {
     jt_lease_events_t d = { 0 };
     size_t n0 = out->n;
+    bool *fresh = NULL;         /* per derived lease: not open yet */
 
     if (!job->rec)
         return 0;
     if (jt_lease_derive (job, &d, err) < 0)
         return -1;
-    /* A new shrunk remainder (":n<count>") starts now; a new lease after a
-     * swap (":w<count>") at the swap's recorded time (derive_one). */
+    if (!(fresh = calloc (d.n + 1, sizeof (*fresh))))
+        goto fail;
+    /* The derived leases not open yet. A new shrunk remainder
+     * (":n<count>") starts now; a new lease after a swap (":w<count>") at
+     * the swap's recorded time (derive_one). */
     for (size_t k = 0; k < d.n; k++) {
         jt_event_t *ev = d.v[k];
         const char *last = strrchr (ev->lease, ':');
-        if (!is_open (open, nopen, ev->lease) && last && last[1] == 'n' && now > ev->start)
+        fresh[k] = true;
+        for (size_t i = 0; fresh[k] && i < nopen; i++)
+            fresh[k] = strcmp (open[i].lease, ev->lease) != 0;
+        if (fresh[k] && last && last[1] == 'n' && now > ev->start)
             ev->start = ev->time = now;
     }
     for (size_t i = 0; i < nopen; i++) {
@@ -333,22 +333,24 @@ int jt_lease_sync (const jt_job_facts_t *job, const jt_fold_lease_t *open,
         for (size_t k = 0; !keep && k < d.n; k++)
             keep = !strcmp (d.v[k]->lease, open[i].lease);
         if (!keep
-            && push_end (out, &open[i], handed_over (&open[i], &d, open, nopen, now),
+            && push_end (out, &open[i], handed_over (&open[i], &d, fresh, now),
                          swapped_in (&open[i], &d) ? JT_REASON_SWAP : gone)
                    < 0)
             goto fail;
     }
     for (size_t k = 0; k < d.n; k++) {
         jt_event_t *ev = d.v[k];
-        if (is_open (open, nopen, ev->lease))
+        if (!fresh[k])
             continue;
         d.v[k] = NULL;
         if (push (out, ev) < 0)
             goto fail;
     }
+    free (fresh);
     jt_lease_events_clear (&d);
     return 0;
 fail:
+    free (fresh);
     jt_lease_events_clear (&d);
     return nomem (out, n0, err);
 }
