@@ -24,13 +24,14 @@ cluster_start
 G8="--gres=gpu:h100:8"
 LOG=$JT_CLUSTER_DIR/log/slurmctld.log
 
-plain () {  # plain NODES DOMAIN MINUTES: a plain exclusive job, running
-    local id
-    id=$(submit -N"$1" --exclusive --constraint=fabric.domain="$2" -t "$3" \
-                --wrap "sleep 600")
-    wait_job_state "$id" RUNNING 15 || bail_out "plain job on $2 does not start"
+running () {  # running WHERE MINUTES SBATCH-ARGS...: a plain exclusive job, running
+    local where=$1 minutes=$2 id
+    shift 2
+    id=$(submit --exclusive -t "$minutes" "$@" --wrap "sleep 900")
+    wait_job_state "$id" RUNNING 15 || bail_out "plain job on $where does not start"
     echo "$id"
 }
+plain () { running "$2" "$3" -N"$1" --constraint=fabric.domain="$2"; }  # plain NODES DOMAIN MINUTES
 p1=$(plain 2 A 3)
 p2=$(plain 2 A 6)
 pB=$(plain 4 B 10)
@@ -80,15 +81,9 @@ wait_for 30 queue_empty
 # held a domain per group: the nodes freeing first anywhere (gpu01-03 and
 # gpu05 by 5 minutes) hold no two groups; A's second pair frees when
 # gpu04's job ends (9 minutes), before any pair of B (12).
-one () {  # one NODE MINUTES: a plain exclusive job on NODE, running
-    local id
-    id=$(submit -N1 -w "$1" --exclusive -t "$2" --wrap "sleep 900")
-    wait_job_state "$id" RUNNING 15 || bail_out "plain job on $1 does not start"
-    echo "$id"
-}
 blockers=()
 for nm in gpu01:3 gpu02:4 gpu03:5 gpu04:9 gpu05:5 gpu06:12 gpu07:12 gpu08:12; do
-    blockers+=("$(one "${nm%:*}" "${nm#*:}")")
+    blockers+=("$(running "${nm%:*}" "${nm#*:}" -N1 -w "${nm%:*}")")
 done
 pC=$(plain 4 C 12)
 pD=$(plain 4 D 12)
