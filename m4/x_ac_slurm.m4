@@ -18,7 +18,8 @@
 #    DESTDIR moves it. Found nowhere, it is ${libdir}/slurm (configure says
 #    so; with the plugins enabled it is an error unless given).
 #
-#    Sets SLURM_SRC, SLURM_VERSION, SLURM_PLUGINDIR and the conditional
+#    Sets SLURM_SRC, SLURM_VERSION, SLURM_SERIES (the release adapter:
+#    2205, 2411, 2605), SLURM_PLUGINDIR and the conditional
 #    BUILD_PLUGINS (source tree given and not a sanitizer build: the plugins
 #    are loaded by uninstrumented daemons). HAVE_SLURM_SRC is kept for parts
 #    that only need the tree.
@@ -27,7 +28,7 @@ AC_DEFUN([X_AC_SLURM], [
   AC_REQUIRE([X_AC_SANITIZERS])
   AC_ARG_WITH([slurm-source],
     AS_HELP_STRING([--with-slurm-source=DIR],
-      [configured Slurm 22.05 source tree matching the installed Slurm
+      [configured Slurm source tree (22.05, 24.11 or 26.05) matching the installed Slurm
        (see contrib/slurm-source.sh); enables the plugins]),
     [SLURM_SRC="$withval"], [SLURM_SRC=""])
   AC_ARG_WITH([slurm-plugindir],
@@ -62,6 +63,8 @@ AC_DEFUN([X_AC_SLURM], [
        AC_MSG_RESULT([not found (no select_cons_tres.so); using $SLURM_PLUGINDIR])])
   ])
   SLURM_VERSION=""
+  SLURM_SERIES=""
+  SLURM_PREEMPT_OPS=""
   AS_IF([test "x$SLURM_SRC" = xno], [SLURM_SRC=""])
   AS_IF([test -n "$SLURM_SRC"], [
     AC_MSG_CHECKING([for a configured Slurm source tree in $SLURM_SRC])
@@ -78,6 +81,19 @@ Run contrib/slurm-source.sh to fetch and configure the matching one.])])
     AS_IF([test -z "$SLURM_VERSION"],
       [SLURM_VERSION=`awk '$[]1 == "Version:" { print $[]2 }' "$SLURM_SRC/META"`])
     AC_MSG_RESULT([yes, $SLURM_VERSION])
+
+    # The release's adapter (plugins/common/compat.h): its header, select
+    # ops and preempt ops. A release without one stops here rather than
+    # miscompile against interfaces the plugins do not know.
+    AC_MSG_CHECKING([for the plugins' adapter to Slurm $SLURM_VERSION])
+    AS_CASE([$SLURM_VERSION],
+      [22.05.*], [SLURM_SERIES=2205; SLURM_PREEMPT_OPS=2205],
+      [24.11.*], [SLURM_SERIES=2411; SLURM_PREEMPT_OPS=2205],
+      [26.05.*], [SLURM_SERIES=2605; SLURM_PREEMPT_OPS=2605],
+      [AC_MSG_RESULT([none])
+       AC_MSG_ERROR([Slurm $SLURM_VERSION is not supported: the plugins have adapters for
+Slurm 22.05, 24.11 and 26.05 (plugins/common/compat_*.h, docs/slurm-versions.md).])])
+    AC_MSG_RESULT([compat_$SLURM_SERIES])
 
     AC_MSG_CHECKING([the installed Slurm version])
     # slurmctld, else the package of Debian's plugin directory (every Slurm
@@ -118,6 +134,11 @@ select_cons_tres.so in the usual places): give it with
 (slurmctld is not instrumented)])])
   AC_SUBST([SLURM_SRC])
   AC_SUBST([SLURM_VERSION])
+  AC_SUBST([SLURM_SERIES])
+  AC_SUBST([SLURM_PREEMPT_OPS])
+  AM_CONDITIONAL([SLURM_2205], [test "x$SLURM_SERIES" = x2205])
+  AM_CONDITIONAL([SLURM_2411], [test "x$SLURM_SERIES" = x2411])
+  AM_CONDITIONAL([SLURM_2605], [test "x$SLURM_SERIES" = x2605])
   AC_SUBST([SLURM_PLUGINDIR])
   AM_CONDITIONAL([HAVE_SLURM_SRC], [test -n "$SLURM_SRC"])
   AM_CONDITIONAL([BUILD_PLUGINS],

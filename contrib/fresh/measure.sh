@@ -19,7 +19,7 @@
 #    The committed HEAD of this checkout is cloned to ROOT/run/root/jobtree
 #    (uncommitted changes are not measured).
 # 3. `time contrib/demo.sh`, then `contrib/demo.sh --stop`, in the chroot
-#    through contrib/trixie/in-chroot.sh --cgroup: proc, dev, dev/pts, sys
+#    through contrib/chroot/in-chroot.sh --cgroup: proc, dev, dev/pts, sys
 #    and the host's /sys/fs/cgroup (as a booted machine has it; slurmd 22.05
 #    does not start without one) are mounted in a private mount namespace
 #    that vanishes with the command, so nothing stays mounted under ROOT
@@ -54,7 +54,7 @@ case "$root" in
 /*) ;;
 *) die "ROOT must be an absolute path, not $root" ;;
 esac
-in_run () { "$top/contrib/trixie/in-chroot.sh" "$run" --cgroup "$@"; }
+in_run () { "$top/contrib/chroot/in-chroot.sh" "$run" --cgroup "$@"; }
 
 # Processes whose root directory is ROOT/run (the demo's daemons, or an
 # earlier measurement's left-overs).

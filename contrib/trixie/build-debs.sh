@@ -30,7 +30,7 @@ mkdir "$work/src" "$work/out"
     tar --null -T - -cf -) | tar -x -C "$work/src"
 in_work=${work#"$root"}
 rc=0
-"$top/contrib/trixie/in-chroot.sh" "$root" env JT_SLURM_SOURCE="$src" \
+"$top/contrib/chroot/in-chroot.sh" "$root" env JT_SLURM_SOURCE="$src" \
     bash "$in_work/src/contrib/build-debs.sh" "${opts[@]}" "$in_work/out" || rc=$?
 cp -a "$work/out/." "$out/"
 echo "build-debs (trixie): exit $rc; $(ls "$out"/*.deb 2>/dev/null | wc -l) .deb in $out"

@@ -45,7 +45,7 @@ cp -L /etc/hosts "$root/etc/hosts"
 # Commands in the chroot run in a private mount namespace (in-chroot.sh):
 # nothing stays mounted under ROOT.
 here=$(cd "$(dirname "$0")" && pwd)
-in_root() { "$here/in-chroot.sh" "$root" "$@"; }
+in_root() { "$here/../chroot/in-chroot.sh" "$root" "$@"; }
 
 # 2. Sources (binary and source), Slurm 24.11, the build dependencies and
 # what the cluster tests run (python3). Bump pkgs_v when the list changes.

@@ -26,7 +26,7 @@
 #include "src/common/assoc_mgr.h"
 #include "src/common/uid.h"
 
-#include "compat.h"               /* 22.05 / 24.11 differences */
+#include "compat.h"               /* what differs between Slurm releases */
 
 #include "jobtree/admit.h"
 #include "jobtree/nodemap.h"
@@ -36,7 +36,7 @@
 
 const char plugin_name[] = "Jobtree admission (budgets, groups, options)";
 const char plugin_type[] = "job_submit/jobtree";
-const uint32_t plugin_version = SLURM_VERSION_NUMBER;
+const uint32_t plugin_version = JTC_PLUGIN_VERSION;
 
 static jtsub_state_t state = { .who = "job_submit/jobtree" };
 
@@ -213,13 +213,9 @@ extern int job_submit (job_desc_msg_t *jd, uint32_t submit_uid, char **err_msg)
     return rc;
 }
 
-/* 24.11 added err_msg (src/interfaces/job_submit.c:63). */
+/* err_msg since 24.11 (compat_*.h: JTC_JOB_MODIFY_ERR_MSG). */
 extern int job_modify (job_desc_msg_t *jd, job_record_t *job_ptr,
-                       uint32_t submit_uid
-#if JTC_SLURM_2411
-                       , char **err_msg
-#endif
-                       )
+                       uint32_t submit_uid JTC_JOB_MODIFY_ERR_MSG)
 {
     /* Size changes of a Jobtree run are the select plugin's business
      * (malleable runs move by whole groups); nothing to check here yet. */

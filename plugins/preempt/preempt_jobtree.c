@@ -32,18 +32,14 @@
 #include "slurm/slurm_errno.h"
 #include "src/common/log.h"
 #include "src/common/plugin.h"
-#include "compat.h"               /* 22.05 / 24.11 differences */
-#if JTC_SLURM_2411
-#include "src/interfaces/preempt.h"
-#else
-#include "src/slurmctld/preempt.h"
-#endif
+#include "compat.h"               /* what differs between Slurm releases */
+#include "preempt_jobtree.h"
 
 #include <jobtree/record.h>
 
 const char plugin_name[] = "Jobtree preemption (victims chosen by the select plugin)";
 const char plugin_type[] = "preempt/jobtree";
-const uint32_t plugin_version = SLURM_VERSION_NUMBER;
+const uint32_t plugin_version = JTC_PLUGIN_VERSION;
 
 static bool is_run (const job_record_t *job_ptr)
 {
@@ -75,7 +71,7 @@ extern bool preempt_p_preemptable (job_record_t *preemptee,
            && IS_JOB_PENDING (preemptor) && IS_JOB_RUNNING (preemptee);
 }
 
-static uint16_t mode_of (const job_record_t *job_ptr)
+uint16_t jtpre_mode (const job_record_t *job_ptr)
 {
     uint16_t mode = slurm_conf.preempt_mode;
 
@@ -84,25 +80,4 @@ static uint16_t mode_of (const job_record_t *job_ptr)
     mode &= (uint16_t) ~PREEMPT_MODE_GANG;
     mode &= (uint16_t) ~PREEMPT_MODE_WITHIN;
     return mode;
-}
-
-extern int preempt_p_get_data (job_record_t *job_ptr,
-                               slurm_preempt_data_type_t data_type, void *data)
-{
-    switch (data_type) {
-    case PREEMPT_DATA_ENABLED:
-        *(bool *) data = slurm_conf.preempt_mode != PREEMPT_MODE_OFF;
-        return SLURM_SUCCESS;
-    case PREEMPT_DATA_MODE:
-        *(uint16_t *) data = mode_of (job_ptr);
-        return SLURM_SUCCESS;
-    case PREEMPT_DATA_PRIO:
-        *(uint32_t *) data = 0;
-        return SLURM_SUCCESS;
-    case PREEMPT_DATA_GRACE_TIME:
-        *(uint32_t *) data = 0;
-        return SLURM_SUCCESS;
-    }
-    error ("%s: unknown data type %d", plugin_type, (int) data_type);
-    return SLURM_ERROR;
 }

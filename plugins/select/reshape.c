@@ -65,7 +65,7 @@ static void send_one (const jt_rq_item_t *it)
         job_desc_msg_t msg;
 
         slurm_init_job_desc_msg (&msg);
-        msg.job_id = it->job_id;
+        JTC_JOB_DESC_ID (&msg) = it->job_id;
         msg.req_nodes = it->keep;
         rc = slurm_update_job (&msg);
     } else

@@ -19,7 +19,7 @@
 #include <stdint.h>
 #include <time.h>
 
-#include "compat.h"               /* 22.05 / 24.11 differences */
+#include "compat.h"               /* what differs between Slurm releases */
 
 #include <jobtree/jobtree.h>
 #include <jobtree/conf.h>
@@ -30,9 +30,38 @@
 /* Select modes (src/common/select.h SELECT_MODE_*); flags are masked off. */
 #define JT_SEL_MODE(m) ((m) & SELECT_MODE_BASE)
 
+/* ---- plugins/common/select_ops_<release>.c: the wrapped cons_tres ---- */
+
 /* The wrapped cons_tres: every select_p_* of ours calls one of these. */
 extern slurm_select_ops_t jtsel_ops;
+/* Load cons_tres once (lazily: init() may run before slurmctld has read
+ * its configuration). Returns 0 or -1 (logged). */
 int jtsel_ops_ready (void);
+/* Unload it (fini). Returns a Slurm return code. */
+int jtsel_ops_unload (void);
+/* After cons_tres's node_init: what this release does there (26.05 has no
+ * job_init, so the restored jobs are reconciled here). */
+void jtsel_ops_node_init_done (void);
+
+/* ---- select_jobtree.c ---- */
+
+/* slurmctld has restored its jobs: reconcile them with the ledger. */
+void jtsel_jobs_restored (List jobs);
+
+#define READY_OR(ret)                                                       \
+    do {                                                                    \
+        if (jtsel_ops_ready () < 0)                                         \
+            return (ret);                                                   \
+    } while (0)
+
+/* select_p_NAME (PARAMS) returning jtsel_ops.MEMBER (ARGS), or FAIL when
+ * cons_tres cannot be loaded. Slurm finds them by name (syms[]). */
+#define FORWARD(type, fail, name, member, params, args) \
+    extern type select_p_##name params                  \
+    {                                                   \
+        READY_OR (fail);                                \
+        return jtsel_ops.member args;                   \
+    }
 
 /* ---- record.c: the run record in admin_comment (jobtree/record.h) ---- */
 

@@ -50,7 +50,7 @@
 
 const char plugin_name[] = "Jobtree ordering score (seed 004) as the site factor";
 const char plugin_type[] = "site_factor/jobtree";
-const uint32_t plugin_version = SLURM_VERSION_NUMBER;
+const uint32_t plugin_version = JTC_PLUGIN_VERSION;
 
 static jtsub_state_t state = { .who = "site_factor/jobtree" };
 

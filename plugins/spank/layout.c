@@ -39,11 +39,6 @@
 #include <slurm/slurm.h>
 #include <slurm/spank.h>
 
-/* 24.11 dropped slurm_get_errno(): errno is Slurm's errno there. */
-#if SLURM_VERSION_NUMBER >= SLURM_VERSION_NUM(24, 11, 0)
-#define slurm_get_errno() errno
-#endif
-
 #include "jobtree/record.h"
 #include "jobtree/spares.h"
 
@@ -64,7 +59,7 @@ static int load_record (uint32_t job_id)
 
     if (slurm_load_job (&msg, job_id, SHOW_ALL) != SLURM_SUCCESS || !msg) {
         slurm_info ("jobtree: job %u: cannot read the job for its layout: %s", job_id,
-                    slurm_strerror (slurm_get_errno ()));
+                    slurm_strerror (errno));
         return -1;
     }
     if (msg->record_count >= 1 && jt_jobrec_is (msg->job_array[0].admin_comment)) {

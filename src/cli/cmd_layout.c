@@ -23,10 +23,6 @@
 #ifdef HAVE_LIBSLURM
 #include <slurm/slurm.h>
 #include <slurm/slurm_errno.h>
-
-#if SLURM_VERSION_NUMBER >= SLURM_VERSION_NUM(24, 11, 0)
-#define slurm_get_errno() errno
-#endif
 #endif
 
 static void layout_usage (FILE *f)
@@ -75,7 +71,7 @@ static int show (uint32_t job_id, const char *out)
     if (slurm_load_job (&msg, job_id, SHOW_ALL) != SLURM_SUCCESS || !msg
         || msg->record_count < 1) {
         fprintf (stderr, "jobtree layout: job %" PRIu32 ": %s\n", job_id,
-                 slurm_strerror (slurm_get_errno ()));
+                 slurm_strerror (errno));
         goto done;
     }
     if (!jt_jobrec_is (msg->job_array[0].admin_comment)) {

@@ -32,18 +32,11 @@
 #include "jobtree/record.h"
 #include "jobtree/topoconf.h"
 
-/* Slurm 24.11 (docs/slurm-24.11.md): hostlist_t is the struct, not a
- * pointer; slurm_get_errno() is gone (errno is Slurm's errno); the switch
- * records come only as the topology plugin's data (topology.conf instead,
- * below). */
-#if SLURM_VERSION_NUMBER >= SLURM_VERSION_NUM(24, 11, 0)
-#define JT_SLURM_2411 1
-typedef hostlist_t *jt_hostlist_p;
-#define slurm_get_errno() errno
-#else
-#define JT_SLURM_2411 0
-typedef hostlist_t jt_hostlist_p;
-#endif
+/* The host list handle, a pointer on every release: hostlist_t is itself
+ * a pointer in 22.05 and the struct since 23.02, so the type is taken from
+ * what slurm_hostlist_create returns. errno is Slurm's errno on every
+ * release (slurm_get_errno() returned it in 22.05 and is gone since). */
+typedef __typeof__ (slurm_hostlist_create (NULL)) jt_hostlist_p;
 #endif
 
 static void snapshot_usage (FILE *f)
@@ -101,11 +94,10 @@ static void mark_leaves (const char **leaf, const struct named *v, uint32_t nn,
 }
 
 /* The leaf (level 0) switch of each node of nodes (by position): the first
- * one listing it, NULL for none; from Slurm's switch records, else from
- * the leaves of topology.conf (conf, on 24.11). One pass over the host
+ * one listing it, NULL for none; from the leaves of topology.conf (conf).
+ * One pass over the host
  * lists with a binary search per host. NULL on out of memory. */
-static const char **leaf_switches (topo_info_response_msg_t *topo,
-                                   const jt_topo_leaves_t *conf,
+static const char **leaf_switches (const jt_topo_leaves_t *conf,
                                    node_info_msg_t *nodes)
 {
     uint32_t n = nodes->record_count, nn = 0;
@@ -121,30 +113,16 @@ static const char **leaf_switches (topo_info_response_msg_t *topo,
         if (nodes->node_array[i].name)
             v[nn++] = (struct named) { nodes->node_array[i].name, i };
     qsort (v, nn, sizeof (*v), by_name);
-#if JT_SLURM_2411
-    /* 24.11 sends topology/tree's records only as the plugin's data, which
-     * a libslurm client cannot unpack (it cannot load topology_tree.so):
-     * topology.conf's leaves (conf) instead, and topo is NULL. */
-    uint32_t nrec = 0;
-    topo_info_t *recs = NULL;
-    (void) topo;
-#else
-    uint32_t nrec = topo ? topo->record_count : 0;
-    topo_info_t *recs = topo ? topo->topo_array : NULL;
-#endif
-    for (uint32_t t = 0; t < nrec; t++)
-        if (recs[t].level == 0)
-            mark_leaves (leaf, v, nn, recs[t].name, recs[t].nodes);
-    for (size_t t = 0; !nrec && conf && t < conf->n; t++)
+    for (size_t t = 0; conf && t < conf->n; t++)
         mark_leaves (leaf, v, nn, conf->v[t].name, conf->v[t].nodes);
     free (v);
     return leaf;
 }
 
-#if JT_SLURM_2411
-/* Slurm 24.11 hands clients the switch records only as the topology
- * plugin's data, and a libslurm client cannot load that plugin
- * (docs/slurm-24.11.md): read the leaves from topology.conf beside
+/* Since 23.02 Slurm hands clients the switch records only as the topology
+ * plugin's data, which a libslurm client cannot unpack without loading
+ * that plugin (docs/slurm-24.11.md), so on every release the leaves are
+ * read from topology.conf beside
  * slurm.conf ($SLURM_CONF, else the controller's path), for the
  * TopologyPlugin slurmctld runs (tree: switches with nodes; block: base
  * blocks, as the select plugin takes them). No such plugin, or no file:
@@ -198,7 +176,6 @@ done:
     slurm_free_ctl_conf (ctl);
     return rc;
 }
-#endif
 
 /* Slurm's node state word as the library's flags. */
 static unsigned node_flags (uint32_t st)
@@ -218,10 +195,10 @@ static unsigned node_flags (uint32_t st)
 }
 
 static int add_nodes (jt_snapshot_t *s, node_info_msg_t *nodes,
-                      topo_info_response_msg_t *topo, const jt_topo_leaves_t *conf,
+                      const jt_topo_leaves_t *conf,
                       const char *domain_key, jt_error_t *err)
 {
-    const char **leaf = leaf_switches (topo, conf, nodes);
+    const char **leaf = leaf_switches (conf, nodes);
 
     if (!leaf)
         return jt_errprintf (err, "out of memory");
@@ -276,7 +253,6 @@ static int take_snapshot (const char *out, const char *domain_key)
 {
     node_info_msg_t *nodes = NULL;
     job_info_msg_t *jobs = NULL;
-    topo_info_response_msg_t *topo = NULL;
     jt_topo_leaves_t leaves = { NULL, 0 };
     jt_snapshot_t *s = NULL;
     jt_error_t err = { "" };
@@ -295,28 +271,23 @@ static int take_snapshot (const char *out, const char *domain_key)
     slurm_init (NULL);
     if (slurm_load_node ((time_t) 0, &nodes, SHOW_ALL | SHOW_DETAIL) != 0) {
         fprintf (stderr, "jobtree snapshot: cannot read nodes: %s\n",
-                 slurm_strerror (slurm_get_errno ()));
+                 slurm_strerror (errno));
         goto out;
     }
     if (slurm_load_jobs ((time_t) 0, &jobs, SHOW_ALL | SHOW_DETAIL) != 0) {
         fprintf (stderr, "jobtree snapshot: cannot read jobs: %s\n",
-                 slurm_strerror (slurm_get_errno ()));
+                 slurm_strerror (errno));
         goto out;
     }
-#if JT_SLURM_2411
-    if (conf_leaves (&leaves) < 0)      /* not slurm_load_topo: see leaf_switches */
+    if (conf_leaves (&leaves) < 0)      /* not slurm_load_topo: see conf_leaves */
         goto out;
-#else
-    if (slurm_load_topo (&topo) != 0)
-        topo = NULL;    /* no topology plugin: features alone name domains */
-#endif
     if (!(s = jt_snapshot_create ())) {
         fprintf (stderr, "jobtree snapshot: out of memory\n");
         rc = JT_EXIT_USAGE;
         goto out;
     }
     s->time = (int64_t) time (NULL);
-    if (add_nodes (s, nodes, topo, &leaves, domain_key, &err) < 0
+    if (add_nodes (s, nodes, &leaves, domain_key, &err) < 0
         || add_leases (s, jobs, &err) < 0 || jt_snapshot_finalize (s, &err) < 0) {
         fprintf (stderr, "jobtree snapshot: %s\n", err.text);
         goto out;
@@ -346,8 +317,6 @@ out:
     free (json);
     jt_snapshot_destroy (s);
     jt_topo_leaves_free (&leaves);
-    if (topo)
-        slurm_free_topo_info_msg (topo);
     if (jobs)
         slurm_free_job_info_msg (jobs);
     if (nodes)

@@ -58,7 +58,14 @@
 
 JT_SRCDIR=${JT_SRCDIR:-$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)}
 JT_NNODES=16
-JT_STOCK_PLUGINDIR=${JT_STOCK_PLUGINDIR:-/usr/lib/x86_64-linux-gnu/slurm-wlm}
+# Slurm's own plugins: Debian's directory (slurm-wlm), else upstream's
+# (slurm: the 26.05 root of contrib/sid, built from source).
+if [ -z "${JT_STOCK_PLUGINDIR:-}" ]; then
+    JT_STOCK_PLUGINDIR=/usr/lib/x86_64-linux-gnu/slurm-wlm
+    [ -f "$JT_STOCK_PLUGINDIR/select_cons_tres.so" ] ||
+        [ ! -f /usr/lib/x86_64-linux-gnu/slurm/select_cons_tres.so ] ||
+        JT_STOCK_PLUGINDIR=/usr/lib/x86_64-linux-gnu/slurm
+fi
 
 ##
 # TAP (tests/tap/tap.sh); bail_out also shows the cluster's logs

@@ -6,7 +6,7 @@
 # stays mounted under ROOT (an `rm -rf ROOT` can never reach the source
 # tree through a forgotten bind mount).
 #
-#   contrib/trixie/in-chroot.sh ROOT [--cgroup] [--bind DIR]... CMD [ARG...]   (as root)
+#   contrib/chroot/in-chroot.sh ROOT [--cgroup] [--bind DIR]... CMD [ARG...]   (as root)
 #
 # --cgroup also binds the host's /sys/fs/cgroup (with its controllers), as a
 # booted machine has it: Slurm 22.05's slurmd will not start without one

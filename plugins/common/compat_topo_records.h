@@ -1,0 +1,62 @@
+/*
+ * compat_topo_records.h - the leaves from the topology plugin's own
+ * records, for releases that keep the switch and block tables inside the
+ * topology plugin (24.11 and 26.05). Included by compat_2411.h and
+ * compat_2605.h after they define JTC_TOPO_GET_RECORDS and
+ * JTC_TOPO_FREE_RECORDS and the record types jtc_topoinfo_tree_t and
+ * jtc_topoinfo_block_t (which the plugins keep in their .c files).
+ *
+ * Work: one pass over the records, then one over each leaf's bitmap range
+ * (topology_g_get_bitmap), so O(leaves + nodes).
+ *
+ * Copyright (C) 2026 The Jobtree authors.
+ * SPDX-License-Identifier: GPL-2.0-or-later WITH Slurm's OpenSSL exception
+ */
+#ifndef JT_PLUGIN_COMPAT_TOPO_RECORDS_H
+#define JT_PLUGIN_COMPAT_TOPO_RECORDS_H
+
+/* Record one leaf: a copy of its name, its nodes marked. */
+static inline void jtc_leaves_add (jtc_leaves_t *l, const char *name)
+{
+    l->names[l->nnames] = xstrdup (name);
+    jtc_leaves_mark (l, topology_g_get_bitmap (l->names[l->nnames]),
+                     l->names[l->nnames]);
+    l->nnames++;
+}
+
+/* The cluster-default topology's leaves: topology/tree's level-0 switches,
+ * topology/block's base blocks (each a domain, as a leaf switch is under
+ * topology/tree); any other plugin: none. */
+static inline void jtc_leaf_switches (jtc_leaves_t *l)
+{
+    dynamic_plugin_data_t *dyn = NULL;
+    int id = topology_get_plugin_id ();
+
+    l->leaf = xcalloc (node_record_count > 0 ? node_record_count : 1,
+                       sizeof (*l->leaf));
+    l->names = NULL;
+    l->nnames = 0;
+    if ((id != TOPOLOGY_PLUGIN_TREE && id != TOPOLOGY_PLUGIN_BLOCK)
+        || JTC_TOPO_GET_RECORDS (&dyn) != SLURM_SUCCESS || !dyn)
+        return;
+    if (dyn->data && dyn->plugin_id == TOPOLOGY_PLUGIN_TREE) {
+        jtc_topoinfo_tree_t *tree = dyn->data;
+        if (tree->record_count > 0 && tree->record_count < (1u << 20)) {
+            l->names = xcalloc (tree->record_count, sizeof (*l->names));
+            for (uint32_t s = 0; s < tree->record_count; s++)
+                if (tree->topo_array[s].level == 0 && tree->topo_array[s].name)
+                    jtc_leaves_add (l, tree->topo_array[s].name);
+        }
+    } else if (dyn->data && dyn->plugin_id == TOPOLOGY_PLUGIN_BLOCK) {
+        jtc_topoinfo_block_t *blk = dyn->data;
+        if (blk->record_count > 0 && blk->record_count < (1u << 20)) {
+            l->names = xcalloc (blk->record_count, sizeof (*l->names));
+            for (uint32_t s = 0; s < blk->record_count; s++)
+                if (!blk->topo_array[s].aggregated && blk->topo_array[s].name)
+                    jtc_leaves_add (l, blk->topo_array[s].name);
+        }
+    }
+    JTC_TOPO_FREE_RECORDS (dyn);
+}
+
+#endif /* JT_PLUGIN_COMPAT_TOPO_RECORDS_H */
