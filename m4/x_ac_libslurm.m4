@@ -19,6 +19,13 @@ AC_DEFUN([X_AC_LIBSLURM], [
     AC_CHECK_HEADER([slurm/slurm.h], [
       AC_CHECK_LIB([slurm], [slurm_load_node],
         [LIBSLURM_LIBS="-lslurm"; x_ac_have_libslurm=yes])])
+    # The free of slurm_load_ctl_conf's answer: slurm_free_ctl_conf until
+    # 25.05, slurm_free_conf since (slurm/slurm.h@26.05.3:4114).
+    AS_IF([test "x$x_ac_have_libslurm" = xyes], [
+      x_ac_save_LIBS=$LIBS
+      LIBS="-lslurm $LIBS"
+      AC_CHECK_FUNCS([slurm_free_conf])
+      LIBS=$x_ac_save_LIBS])
     AS_IF([test "x$with_libslurm" = xyes && test "x$x_ac_have_libslurm" = xno],
       [AC_MSG_ERROR([--with-libslurm: slurm/slurm.h or libslurm not found
 (Debian: apt-get install libslurm-dev)])])

@@ -27,6 +27,9 @@ top=$(cd "$here/../.." && pwd)
 root=${1:-/var/tmp/jobtree-sid}
 mirror=${JT_SID_MIRROR:-http://deb.debian.org/debian}
 tarball=${JT_SLURM_2605_TARBALL:-$top/../shared/slurm/slurm-26.05.3.tar.xz}
+# A clone elsewhere than beside the workspace: its usual place.
+[ -f "$tarball" ] || [ -n "${JT_SLURM_2605_TARBALL:-}" ] || [ ! -f /work/shared/slurm/slurm-26.05.3.tar.xz ] ||
+    tarball=/work/shared/slurm/slurm-26.05.3.tar.xz
 stamps=$root/.jobtree
 
 say() { echo "make-root: $*" >&2; }

@@ -37,6 +37,11 @@
  * what slurm_hostlist_create returns. errno is Slurm's errno on every
  * release (slurm_get_errno() returned it in 22.05 and is gone since). */
 typedef __typeof__ (slurm_hostlist_create (NULL)) jt_hostlist_p;
+/* The free of slurm_load_ctl_conf's answer was renamed in 25.05 (configure
+ * looks for the new name). */
+#ifndef HAVE_SLURM_FREE_CONF
+#define slurm_free_conf slurm_free_ctl_conf
+#endif
 #endif
 
 static void snapshot_usage (FILE *f)
@@ -79,7 +84,7 @@ static void mark_leaves (const char **leaf, const struct named *v, uint32_t nn,
                          const char *name, const char *nodes)
 {
     jt_hostlist_p hl;
-    struct named *hit;
+    const struct named *hit;
     char *host;
 
     if (!nodes || !(hl = slurm_hostlist_create (nodes)))
@@ -173,7 +178,7 @@ static int conf_leaves (jt_topo_leaves_t *out)
 done:
     free (text);
     free (path);
-    slurm_free_ctl_conf (ctl);
+    slurm_free_conf (ctl);
     return rc;
 }
 
