@@ -129,6 +129,15 @@ chroot_half () {
         fi
         JT_CLUSTER_PORT_LANES=3 JT_CLUSTER_PORT_LANE=$lane JT_CHROOT_SKIP=$skip \
             contrib/chroot/ci.sh "$name" cluster "$top/$dir"
+        rc=$?
+        # trixie's own .debs, built in the chroot, installed there with apt
+        # and tested on the installed files (Debian ships no 26.05 source
+        # to build sid's against: docs/slurm-26.05.md).
+        if [ "$name" = trixie ] && [ "${JT_TEST_PACKAGES:-1}" != 0 ]; then
+            JT_CLUSTER_PORT_LANES=3 JT_CLUSTER_PORT_LANE=$lane \
+                contrib/chroot/ci.sh trixie packages "$top/$dir/debs" || rc=1
+        fi
+        exit $rc
     ) >"$dir/cluster.tap" 2>&1 &
 }
 if [ "$t2411" != 0 ]; then

@@ -37,14 +37,25 @@
  * The leaf (level 0) switch of every node, by node index: the first leaf
  * listing it, NULL for none; node_record_count entries, xmalloc'd, freed
  * with jtc_leaf_switches_free. Filled by the release's jtc_leaf_switches
- * (topology/tree's leaf switches, topology/block's base blocks; other
- * topology plugins: none, the domains come from node features).
+ * (topology/tree's leaf switches, topology/block's base blocks, of the
+ * cluster-default topology: topology.yaml's cluster_default since 25.05;
+ * other topology plugins: none, the domains come from node features).
  */
 typedef struct jtc_leaves {
     const char **leaf;  /* by node index */
     char **names;       /* owned copies (24.11 and later) */
     int nnames;
 } jtc_leaves_t;
+
+/* The topology plugins that have units but give Jobtree no domains yet,
+ * by their stable plugin ids (slurm/slurm.h@26.05.3:1312-1316): 101
+ * topology/torus3d (3d_torus before 25.05), 104 topology/ring (26.05).
+ * Their nodes' domains come from fabric.domain features. NULL otherwise. */
+static inline const char *jtc_topology_unsupported (int plugin_id)
+{
+    return plugin_id == 101 ? "topology/torus3d"
+           : plugin_id == 104 ? "topology/ring" : NULL;
+}
 
 /* Mark every node of bm (a leaf's bitmap) as under leaf `name`, unless an
  * earlier leaf has it (defined below, once Slurm's headers are in). */

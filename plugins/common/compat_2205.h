@@ -47,8 +47,8 @@ typedef hostlist_t jtc_hostlist_t;
 #define JTC_JOB_DESC_ID(d) ((d)->job_id)
 
 /* slurmctld's switch table is global in 22.05 (src/common/node_conf.h):
- * its level-0 records are the leaves. */
-static inline void jtc_leaf_switches (jtc_leaves_t *l)
+ * its level-0 records are the leaves. Returns 0 (compat.h). */
+static inline int jtc_leaf_switches (jtc_leaves_t *l)
 {
     l->leaf = xcalloc (node_record_count > 0 ? node_record_count : 1,
                        sizeof (*l->leaf));
@@ -59,6 +59,7 @@ static inline void jtc_leaf_switches (jtc_leaves_t *l)
         if (sw->level == 0)
             jtc_leaves_mark (l, sw->node_bitmap, sw->name);
     }
+    return 0;
 }
 
 #endif /* JT_PLUGIN_COMPAT_2205_H */

@@ -26,8 +26,9 @@ static inline void jtc_leaves_add (jtc_leaves_t *l, const char *name)
 
 /* The cluster-default topology's leaves: topology/tree's level-0 switches,
  * topology/block's base blocks (each a domain, as a leaf switch is under
- * topology/tree); any other plugin: none. */
-static inline void jtc_leaf_switches (jtc_leaves_t *l)
+ * topology/tree); any other plugin: none. Returns the plugin's id when it
+ * is one that has units but gives no domains yet (ring, torus3d), else 0. */
+static inline int jtc_leaf_switches (jtc_leaves_t *l)
 {
     dynamic_plugin_data_t *dyn = NULL;
     int id = topology_get_plugin_id ();
@@ -36,9 +37,10 @@ static inline void jtc_leaf_switches (jtc_leaves_t *l)
                        sizeof (*l->leaf));
     l->names = NULL;
     l->nnames = 0;
-    if ((id != TOPOLOGY_PLUGIN_TREE && id != TOPOLOGY_PLUGIN_BLOCK)
-        || JTC_TOPO_GET_RECORDS (&dyn) != SLURM_SUCCESS || !dyn)
-        return;
+    if (id != TOPOLOGY_PLUGIN_TREE && id != TOPOLOGY_PLUGIN_BLOCK)
+        return jtc_topology_unsupported (id) ? id : 0;
+    if (JTC_TOPO_GET_RECORDS (&dyn) != SLURM_SUCCESS || !dyn)
+        return 0;
     if (dyn->data && dyn->plugin_id == TOPOLOGY_PLUGIN_TREE) {
         jtc_topoinfo_tree_t *tree = dyn->data;
         if (tree->record_count > 0 && tree->record_count < (1u << 20)) {
@@ -57,6 +59,7 @@ static inline void jtc_leaf_switches (jtc_leaves_t *l)
         }
     }
     JTC_TOPO_FREE_RECORDS (dyn);
+    return 0;
 }
 
 #endif /* JT_PLUGIN_COMPAT_TOPO_RECORDS_H */

@@ -89,11 +89,20 @@ unsigned jtc_node_flags (node_record_t *node_ptr)
 int jtc_nodes_add (jt_snapshot_t *s, const char *domain_key,
                    jtc_nodes_mode_t mode, jt_error_t *err)
 {
+    static bool said;
     jtc_leaves_t leaves;
     node_record_t *node_ptr;
-    int rc = 0;
+    int rc = 0, unsupported;
 
-    jtc_leaf_switches (&leaves);
+    if ((unsupported = jtc_leaf_switches (&leaves)) && !said) {
+        said = true;
+        info ("jobtree: the cluster's default topology is %s, which gives Jobtree no "
+              "domains yet: each node's domain comes from its %s feature (nodes "
+              "without one are in no domain); use topology/tree or topology/block "
+              "for domains from the topology",
+              jtc_topology_unsupported (unsupported),
+              domain_key ? domain_key : "fabric.domain");
+    }
     for (int i = 0; rc >= 0 && (node_ptr = next_node (&i)); i++) {
         jt_nodemap_node_t nm = {
             .name = node_ptr->name,

@@ -12,7 +12,10 @@
 # On Slurm 24.05+ (docs/slurm-24.11.md) three more: stock-block (stock
 # cons_tres under TopologyPlugin=topology/block, 4 blocks of 4 nodes, no
 # hint), stock-block-segment (the same with --segment=<the job's nodes> on
-# every multi-node job: each job inside one block) and jobtree-block
+# every multi-node job: each job inside one block), on 25.11+
+# stock-block-consolidate (--segment=1 --consolidate-segments on every
+# multi-node job: its one-node segments gathered into the smallest
+# aggregated block that holds the job; docs/slurm-26.05.md) and jobtree-block
 # (Jobtree under topology/block; its domains stay the nodes' fabric.domain
 # features, the same four: t2035 shows the blocks alone giving them).
 #
@@ -58,7 +61,8 @@ done
 
 
 # run_variant NAME SELECT MODE [TOPO]: MODE is switches, nohint, segment
-# (--segment=<the job's nodes>) or jobtree; TOPO block for topology/block
+# (--segment=<the job's nodes>), consolidate (--segment=1
+# --consolidate-segments) or jobtree; TOPO block for topology/block
 # (Slurm 24.05+: lib.sh's cluster_use_blocks, the blocks of t2035; default
 # topology/tree, leaf switches domA..domD).
 run_variant () {
@@ -79,6 +83,8 @@ run_variant () {
         case $mode in
             switches) extra+=(--switches=1) ;;
             segment) if [ "$nodes" -gt 1 ]; then extra+=(--segment="$nodes"); fi ;;
+            consolidate) if [ "$nodes" -gt 1 ]; then
+                             extra+=(--segment=1 --consolidate-segments); fi ;;
             jobtree) extra+=(--group-gpus="$gpus") ;;
         esac
         id=$(submit --account="$team" -J "$job" -N "$nodes" --gres=gpu:h100:$GPN \
@@ -143,6 +149,7 @@ for v in $VARIANTS; do
         stock-nohint) run_variant stock-nohint cons_tres nohint ;;
         stock-block) run_variant stock-block cons_tres nohint block ;;
         stock-block-segment) run_variant stock-block-segment cons_tres segment block ;;
+        stock-block-consolidate) run_variant stock-block-consolidate cons_tres consolidate block ;;
         jobtree-block) run_variant jobtree-block jobtree jobtree block ;;
         jobtree) run_variant jobtree jobtree jobtree ;;
         jobtree-packtoempty)    # slurmctld's environment selects the pack policy

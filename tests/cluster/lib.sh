@@ -181,6 +181,18 @@ cluster_has_blocks () {
     case "$(slurmctld -V 2>/dev/null)" in *" 2"[4-9].*) return 0 ;; esac
     return 1
 }
+# cluster_has_topology_yaml: this Slurm reads topology.yaml (25.05 and
+# later). cluster_use_topology_yaml, between cluster_setup and
+# cluster_start: stdin as the cluster's topology.yaml (topology.conf is
+# then ignored: topology.yaml.5).
+cluster_has_topology_yaml () {
+    case "$(slurmctld -V 2>/dev/null)" in *" 2"[5-9].*|*" "[3-9][0-9].*) return 0 ;; esac
+    return 1
+}
+cluster_use_topology_yaml () {
+    cluster_has_topology_yaml || bail_out "topology.yaml needs Slurm 25.05 or later ($(slurmctld -V 2>/dev/null))"
+    cat > "$JT_CLUSTER_DIR/etc/topology.yaml"
+}
 cluster_use_blocks () {
     cluster_has_blocks || bail_out "topology/block needs Slurm 24.05 or later ($(slurmctld -V 2>/dev/null))"
     sed -i 's|^TopologyPlugin=.*|TopologyPlugin=topology/block|' "$JT_CLUSTER_DIR/etc/slurm.conf"

@@ -1,0 +1,113 @@
+#!/bin/bash
+# t2036-select-topology-yaml.sh - Slurm 25.05+ reads topology.yaml, with
+# several topologies and one cluster default (topology.yaml.5): Jobtree's
+# domains are the cluster default's leaves, whatever TopologyPlugin and
+# topology.conf say (slurmctld then ignores both), read through slurmctld's
+# own topology plugin (plugins/common/compat_topo_records.h). A default
+# Jobtree cannot take domains from (topology/ring) is said once in
+# slurmctld's log, and domains then come from the nodes' features.
+# Skipped before 25.05.
+#
+# Copyright (C) 2026 The Jobtree authors.
+# SPDX-License-Identifier: GPL-2.0-or-later WITH Slurm's OpenSSL exception
+. "$(dirname "$0")/lib.sh"
+
+plan 11
+if ! cluster_has_topology_yaml; then
+    for i in $(seq 11); do skip "no topology.yaml in $(slurmctld -V 2>/dev/null)"; done
+    done_testing
+    exit
+fi
+build=${1:?usage: $0 BUILDDIR}
+
+# 1. A tree (leaves leafA..leafD, not topology.conf's domA..domD) as the
+# cluster default, a block topology beside it.
+JT_CLUSTER_SELECT=jobtree
+cluster_setup "$build"
+cluster_use_topology_yaml <<'YAML'
+---
+- topology: blocks
+  cluster_default: false
+  block:
+    block_sizes: [4, 8, 16]
+    blocks:
+      - block: bA
+        nodes: gpu[01-04]
+      - block: bB
+        nodes: gpu[05-08]
+      - block: bC
+        nodes: gpu[09-12]
+      - block: bD
+        nodes: gpu[13-16]
+- topology: fabric
+  cluster_default: true
+  tree:
+    switches:
+      - switch: spine
+        children: leaf[A-D]
+      - switch: leafA
+        nodes: gpu[01-04]
+      - switch: leafB
+        nodes: gpu[05-08]
+      - switch: leafC
+        nodes: gpu[09-12]
+      - switch: leafD
+        nodes: gpu[13-16]
+YAML
+cluster_start
+like "$(scontrol show topology 2>&1 | head -n 20)" "leafA" "slurmctld reads topology.yaml's tree"
+drop_fabric_domains
+topology_domains_run "leaf switch" leafA
+cluster_stop
+
+# 2. A block topology as the default: its base blocks are the domains.
+cluster_setup "$build"
+cluster_use_topology_yaml <<'YAML'
+---
+- topology: blocks
+  cluster_default: true
+  block:
+    block_sizes: [4, 8, 16]
+    blocks:
+      - block: bA
+        nodes: gpu[01-04]
+      - block: bB
+        nodes: gpu[05-08]
+      - block: bC
+        nodes: gpu[09-12]
+      - block: bD
+        nodes: gpu[13-16]
+YAML
+cluster_start
+run=$(submit --account=team-a -N2 --gres=gpu:h100:8 --group-gpus=16 --wrap "sleep 30")
+wait_job_state "$run" RUNNING 10
+like "$(grep -m1 "JobId=$run: BindNow" "$JT_CLUSTER_DIR/log/slurmctld.log")" \
+     "/bA\\[" "a block of topology.yaml's default names the domain"
+cluster_stop
+
+# 3. A ring as the default: no domains from it, said once; the nodes'
+# fabric.domain features still place a run.
+cluster_setup "$build"
+cluster_use_topology_yaml <<'YAML'
+---
+- topology: rings
+  cluster_default: true
+  ring:
+    rings:
+      - ring: ring0
+        nodes: gpu[01-08]
+      - ring: ring1
+        nodes: gpu[09-16]
+YAML
+cluster_start
+run=$(submit --account=team-a -N2 --gres=gpu:h100:8 --group-gpus=16 --wrap "sleep 30")
+wait_job_state "$run" RUNNING 10
+is "$(job_field "$run" JobState)" RUNNING "under a ring, a run placed by the fabric.domain features starts"
+said () { grep -c 'default topology is topology/ring, which gives Jobtree no domains' \
+               "$JT_CLUSTER_DIR/log/slurmctld.log"; }
+n=$(said)
+ok $((n < 1)) "slurmctld's log says the ring gives no domains ($n lines: one per plugin)"
+run2=$(submit --account=team-a -N2 --gres=gpu:h100:8 --group-gpus=16 --wrap "sleep 30")
+wait_job_state "$run2" RUNNING 10
+is "$(said)" "$n" "and does not say it again for the next run"
+done_testing
