@@ -12,15 +12,15 @@
 # SPDX-License-Identifier: GPL-2.0-or-later WITH Slurm's OpenSSL exception
 . "$(dirname "$0")/lib.sh"
 
-plan 11
+plan 13
 if ! cluster_has_topology_yaml; then
-    for i in $(seq 11); do skip "no topology.yaml in $(slurmctld -V 2>/dev/null)"; done
+    for i in $(seq 13); do skip "no topology.yaml in $(slurmctld -V 2>/dev/null)"; done
     done_testing
     exit
 fi
 build=${1:?usage: $0 BUILDDIR}
 
-# 1. A tree (leaves leafA..leafD, not topology.conf's domA..domD) as the
+# 1. A tree (leaves lf1..lf4, not topology.conf's domA..domD) as the
 # cluster default, a block topology beside it.
 JT_CLUSTER_SELECT=jobtree
 cluster_setup "$build"
@@ -44,20 +44,20 @@ cluster_use_topology_yaml <<'YAML'
   tree:
     switches:
       - switch: spine
-        children: leaf[A-D]
-      - switch: leafA
+        children: lf[1-4]
+      - switch: lf1
         nodes: gpu[01-04]
-      - switch: leafB
+      - switch: lf2
         nodes: gpu[05-08]
-      - switch: leafC
+      - switch: lf3
         nodes: gpu[09-12]
-      - switch: leafD
+      - switch: lf4
         nodes: gpu[13-16]
 YAML
 cluster_start
-like "$(scontrol show topology 2>&1 | head -n 20)" "leafA" "slurmctld reads topology.yaml's tree"
+like "$(scontrol show topology 2>&1 | head -n 20)" "lf1" "slurmctld reads topology.yaml's tree"
 drop_fabric_domains
-topology_domains_run "leaf switch" leafA
+topology_domains_run "leaf switch" lf1
 cluster_stop
 
 # 2. A block topology as the default: its base blocks are the domains.
@@ -79,6 +79,7 @@ cluster_use_topology_yaml <<'YAML'
         nodes: gpu[13-16]
 YAML
 cluster_start
+drop_fabric_domains
 run=$(submit --account=team-a -N2 --gres=gpu:h100:8 --group-gpus=16 --wrap "sleep 30")
 wait_job_state "$run" RUNNING 10
 like "$(grep -m1 "JobId=$run: BindNow" "$JT_CLUSTER_DIR/log/slurmctld.log")" \
