@@ -48,6 +48,13 @@ if [ "$t2411" != 0 ]; then
     (contrib/chroot/ci.sh trixie root >build-2411/chroot.out 2>&1; echo $? >build-2411/chroot.rc) &
 fi
 t2605=${JT_TEST_2605:-1}
+# Without the 26.05 source tarball (a user's clone) the 26.05 half is
+# skipped, saying how to give one, and its scripts run on 22.05; under CI
+# (CI=true) it is required.
+if [ "$t2605" != 0 ] && [ "${CI:-}" != true ] && ! contrib/sid/make-root.sh --check; then
+    step "Slurm 26.05: skipped (no source tarball; see the lines above)"
+    t2605=0
+fi
 if [ "$t2605" != 0 ]; then
     step "Slurm 26.05: making the sid root and building Slurm in the background (log: build-2605/root.out)"
     mkdir -p build-2605 && rm -f build-2605/root.rc

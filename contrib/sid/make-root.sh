@@ -6,6 +6,8 @@
 #
 #   contrib/sid/make-root.sh [ROOT]     (as root; ROOT defaults to
 #                                        /var/tmp/jobtree-sid)
+#   contrib/sid/make-root.sh --check    only say whether the tarball is there
+#                                        (exit 0, or 3 with how to give one)
 #
 # Why a source build: sid ships slurm-wlm 26.05.5 binaries, but the mirror
 # these machines reach serves no 26.05 source package, and every plugin
@@ -24,6 +26,8 @@ set -euo pipefail
 
 here=$(cd "$(dirname "$0")" && pwd)
 top=$(cd "$here/../.." && pwd)
+check=no
+[ "${1:-}" = --check ] && { check=yes; shift; }
 root=${1:-/var/tmp/jobtree-sid}
 mirror=${JT_SID_MIRROR:-http://deb.debian.org/debian}
 tarball=${JT_SLURM_2605_TARBALL:-$top/../shared/slurm/slurm-26.05.3.tar.xz}
@@ -42,6 +46,7 @@ if [ ! -f "$tarball" ]; then
     say "tarball or 'git archive' of a slurm-26-05-*-1 tag); the 26.05 suite is skipped"
     exit 3
 fi
+[ "$check" = yes ] && { say "Slurm 26.05 source: $tarball"; exit 0; }
 command -v debootstrap >/dev/null || apt-get install -y debootstrap >/dev/null 2>&1 ||
     die "cannot install debootstrap; install it with apt-get and retry"
 
