@@ -53,7 +53,7 @@ int node_record_count;
 time_t last_node_update;
 time_t last_job_update;
 
-const char plugin_name[] = "Jobtree: budgets and pack-to-empty over cons_tres";
+const char plugin_name[] = "Jobtree: budgets, gang packing by fabric domain and reservations over cons_tres";
 const char plugin_type[] = "select/cons_tres_jobtree";
 const uint32_t plugin_version = JTC_PLUGIN_VERSION;
 

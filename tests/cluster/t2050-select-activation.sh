@@ -112,5 +112,7 @@ scancel "$plain"
 wait_for 30 queue_empty
 out=$(jobtree_cli verify "$JT_LEDGER_DIR" 2>&1)
 ok $? "jobtree verify accepts the ledger and its lottery: $(tail -n1 <<< "$out")"
-ok "$(grep -qi 'lotter' <<< "$out"; echo $?)" "verify says it recomputed the lottery: $(grep -i lotter <<< "$out" | head -n1)"
+nact=$(grep -h '"type":"Activation"' "$JT_LEDGER_DIR"/ledger-*.jtl | wc -l)
+is "$(grep -o 'lotteries [0-9]* recomputed' <<< "$out")$([ "$nact" -ge 1 ] || echo ' (no Activation in the ledger)')" \
+   "lotteries $nact recomputed" "verify recomputed the lottery of each of the $nact Activation(s)"
 done_testing

@@ -22,7 +22,7 @@
 # the sibling goes on, which is why Jobtree clusters set it.
 . "$(dirname "$0")/lib.sh"
 
-plan 20
+plan 21
 JT_CLUSTER_SELECT=jobtree
 JT_CLUSTER_SLURM_EXTRA="PriorityType=priority/multifactor
 PrioritySiteFactorPlugin=site_factor/jobtree
@@ -153,12 +153,17 @@ is "$(start_conf "$strict")" 'Start of job '"$strict"': "conformance":"x"' \
     "the ledger's Start records it too"
 reset_cluster
 
-## 7. Sibling failure: task 0 exits 3, task 1 waits for a file that never
-##    comes; the step is killed, the job fails, both nodes are released.
+## 7. Sibling failure: task 1 writes its PID and waits for a file that never
+##    comes; task 0 then exits 3; the step is killed (task 1's process is
+##    gone), the job fails, both nodes are released.
 cat > "$JT_CLUSTER_DIR/gang.sh" <<'GANG'
 #!/bin/sh
 d=$1
-if [ "$SLURM_PROCID" = 0 ]; then touch "$d/failed.$SLURM_JOB_ID"; exit 3; fi
+if [ "$SLURM_PROCID" = 0 ]; then
+    while [ ! -s "$d/pid.$SLURM_JOB_ID" ]; do sleep 0.2; done
+    touch "$d/failed.$SLURM_JOB_ID"; exit 3
+fi
+echo $$ > "$d/pid.$SLURM_JOB_ID.tmp" && mv "$d/pid.$SLURM_JOB_ID.tmp" "$d/pid.$SLURM_JOB_ID"
 while [ ! -e "$d/go.$SLURM_JOB_ID" ]; do sleep 0.2; done
 touch "$d/survived.$SLURM_JOB_ID"
 GANG
@@ -169,8 +174,10 @@ wait_job_state "$sib" "FAILED|COMPLETED" 60
 is "$(job_field "$sib" JobState)" FAILED \
     "one task exits 3: the run fails without waiting for the sibling (exit $(job_field "$sib" ExitCode))"
 sib_nodes=$(job_field "$sib" NodeList)
-ok "$([ ! -e "$JT_CLUSTER_DIR/survived.$sib" ]; echo $?)" "the sibling task was killed (it never went on)"
 wait_for 30 nodes_idle "$sib_nodes"
+sibpid=$(cat "$JT_CLUSTER_DIR/pid.$sib" 2>/dev/null)
+ok "$([ -n "$sibpid" ] && ! kill -0 "$sibpid" 2>/dev/null; echo $?)" \
+   "the sibling task was killed (it had started: pid ${sibpid:-none}; no such process now)"
 is "$(sinfo -h -N -n "$sib_nodes" -o %t | sort -u | paste -sd, -)" idle \
     "every node of the run is released ($sib_nodes)"
 
@@ -179,6 +186,9 @@ is "$(sinfo -h -N -n "$sib_nodes" -o %t | sort -u | paste -sd, -)" idle \
 k0=$(submit --account=team-a -N2 $G8 --group-gpus=16 \
      --wrap "srun -K0 -N2 --ntasks-per-node=1 $JT_CLUSTER_DIR/gang.sh $JT_CLUSTER_DIR")
 wait_for 30 test -e "$JT_CLUSTER_DIR/failed.$k0"
+k0pid=$(cat "$JT_CLUSTER_DIR/pid.$k0" 2>/dev/null)
+ok "$([ -n "$k0pid" ] && kill -0 "$k0pid" 2>/dev/null; echo $?)" \
+   "with -K0 the sibling's process is still there after task 0 failed (what section 7's check would see)"
 touch "$JT_CLUSTER_DIR/go.$k0"
 wait_for 30 test -e "$JT_CLUSTER_DIR/survived.$k0"
 ok $? "with -K0 the sibling outlives the failed task (so Jobtree sets KillOnBadExit=1)"
