@@ -13,7 +13,7 @@
 #include "jobtree/activate.h"
 #include "jobtree/cover.h"
 #include "jobtree/lottery.h"
-#include "strbuf.h"
+#include "util/strbuf.h"
 
 const char *jt_cut_kind_str (jt_cut_kind_t k)
 {

@@ -15,9 +15,9 @@
 
 #include "jobtree/budget.h"
 #include "jobtree/timeutil.h"
-#include "jsonutil.h"
+#include "util/jsonutil.h"
 #include "budget_int.h"
-#include "sha256.h"
+#include "util/sha256.h"
 
 static const char *const top_keys[] = {
     "owner", "parent", "envelopes", "aggregateCaps", NULL

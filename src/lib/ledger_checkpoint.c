@@ -34,8 +34,8 @@
 #include "jobtree/run.h"
 #include "ledger_event_int.h"
 #include "ledger_fold.h"
-#include "sha256.h"
-#include "strbuf.h"
+#include "util/sha256.h"
+#include "util/strbuf.h"
 
 #define JSON_FLAGS (JSON_C_TO_STRING_PLAIN | JSON_C_TO_STRING_NOSLASHESCAPE)
 #define GPU_MAX JT_RUN_GPUS_MAX

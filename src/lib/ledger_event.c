@@ -26,9 +26,9 @@
 #include "jobtree/labels.h"
 #include "jobtree/ledger.h"
 #include "jobtree/run.h"
-#include "jsonutil.h"
+#include "util/jsonutil.h"
 #include "ledger_event_int.h"
-#include "sha256.h"
+#include "util/sha256.h"
 
 #define ID_MAX 256
 

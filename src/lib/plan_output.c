@@ -16,7 +16,7 @@
 #include "jobtree/conformance.h"
 #include "jobtree/plan.h"
 #include "jobtree/timeutil.h"
-#include "strbuf.h"
+#include "util/strbuf.h"
 
 static const char *node_name (const jt_snapshot_t *s, size_t i)
 {

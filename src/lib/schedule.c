@@ -19,7 +19,7 @@
 #include "jobtree/constraint.h"
 #include "jobtree/labels.h"
 #include "jobtree/timeutil.h"
-#include "strbuf.h"
+#include "util/strbuf.h"
 
 const char *jt_tense_str (jt_tense_t t)
 {

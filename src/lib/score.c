@@ -18,7 +18,7 @@
 
 #include "jobtree/score.h"
 #include "jobtree/timeutil.h"
-#include "strbuf.h"
+#include "util/strbuf.h"
 
 static const char *const factor_names[JT_SCORE_NFACTORS] = {
     "priority", "wait", "fair_share", "topology", "data_ready",

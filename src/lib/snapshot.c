@@ -22,7 +22,7 @@
 
 #include "jobtree/map.h"
 #include "jobtree/snapshot.h"
-#include "strbuf.h"
+#include "util/strbuf.h"
 
 /* The last serial given by jt_snapshot_finalize (snapshots are finalized
  * from several threads in slurmctld: the plugins' and the elastic one). */

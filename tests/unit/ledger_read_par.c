@@ -20,7 +20,7 @@
 
 #include "jobtree/ledger.h"
 #include "ledger_record.h"
-#include "sha256.h"
+#include "util/sha256.h"
 #include "tap.h"
 
 enum { N = 24 };
