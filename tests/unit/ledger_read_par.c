@@ -19,7 +19,7 @@
 #include <unistd.h>
 
 #include "jobtree/ledger.h"
-#include "ledger_record.h"
+#include "ledger/ledger_record.h"
 #include "util/sha256.h"
 #include "tap.h"
 
