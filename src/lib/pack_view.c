@@ -5,8 +5,8 @@
  * node-level selector's matches. A view made for a run keeps only the
  * nodes its constraints and group-by label allow, sliced by class
  * (pack_view.h). This file builds views; using one (taking and giving back
- * nodes, its classes, the selector caches, the domain order) is
- * pack_view_use.c's.
+ * nodes, its classes, the selector caches, the domain order, the orders
+ * and keys building relies on) is pack_view_use.c's, below this file.
  *
  * DESIGN: a domain's free GPUs never exceed what it had when the view was
  * built, so requests order domains with a counting sort over that bound
@@ -59,18 +59,6 @@ void jt_pack_view_destroy (jt_pack_view_t *v)
     errno = saved;
 }
 
-/* Key desc, then index asc: packing order inside a domain slice (GPUs
- * desc, then name, node indexes being in name order) and domain order
- * (free GPUs desc, then name, domain indexes being in name order). */
-int jt_packv_dord_cmp (const void *a, const void *b)
-{
-    const struct dord *x = a, *y = b;
-
-    if (x->key != y->key)
-        return x->key > y->key ? -1 : 1;
-    return x->d < y->d ? -1 : x->d > y->d;
-}
-
 /* A free node on its way into the view: in domain, class value, GPUs
  * desc, then name order (node indexes are in name order), which is the
  * slices' order and, inside a slice, packing order. */
@@ -94,14 +82,6 @@ static int bent_cmp (const void *a, const void *b)
     if (x->gpus != y->gpus)
         return x->gpus > y->gpus ? -1 : 1;
     return x->node < y->node ? -1 : x->node > y->node;
-}
-
-/* Keys whose value every node of a domain shares (a domain is region,
- * cluster and fabric.domain): grouping by one of them is the domain rule. */
-bool jt_packv_domain_key (const char *k)
-{
-    return strcmp (k, JT_LABEL_REGION) == 0 || strcmp (k, JT_LABEL_CLUSTER) == 0
-           || strcmp (k, JT_LABEL_FABRIC) == 0;
 }
 
 /* "nodes where gpu.mem GE 80 and rack.row LT 4, grouped by rack". */

@@ -16,6 +16,26 @@
 #include "jobtree/conformance.h"
 #include "pack_view.h"
 
+/* Key desc, then index asc: packing order inside a domain slice (GPUs
+ * desc, then name, node indexes being in name order) and domain order
+ * (free GPUs desc, then name, domain indexes being in name order). */
+int jt_packv_dord_cmp (const void *a, const void *b)
+{
+    const struct dord *x = a, *y = b;
+
+    if (x->key != y->key)
+        return x->key > y->key ? -1 : 1;
+    return x->d < y->d ? -1 : x->d > y->d;
+}
+
+/* Keys whose value every node of a domain shares (a domain is region,
+ * cluster and fabric.domain): grouping by one of them is the domain rule. */
+bool jt_packv_domain_key (const char *k)
+{
+    return strcmp (k, JT_LABEL_REGION) == 0 || strcmp (k, JT_LABEL_CLUSTER) == 0
+           || strcmp (k, JT_LABEL_FABRIC) == 0;
+}
+
 void jt_packv_node_free (jt_pack_view_t *v, size_t node, bool now_free)
 {
     size_t e = node < v->s->nnodes ? v->pos[node] : NOPOS;

@@ -1,6 +1,6 @@
 /*
- * schedule_int.h - what the scheduler's files share (schedule.c: the
- * answer in three tenses; schedule_funding.c: when funding frees, funding
+ * schedule_int.h - what the scheduler's files share (schedule_base.c: the
+ * steps below them all; schedule.c: the answer in three tenses; schedule_funding.c: when funding frees, funding
  * holds; schedule_decide.c: the decision over time; schedule_restart.c: a
  * requeued run's restart). Private to libjobtree.
  */
@@ -26,7 +26,7 @@ typedef struct room {
     node_live_t *keep;          /* scratch for the view, one per node */
 } room_t;
 
-/* ---- schedule.c ---- */
+/* ---- schedule_base.c ---- */
 
 /* Set the answer's kind and reason (printf-style). */
 void jt_sched_say (jt_answer_t *a, jt_answer_kind_t kind, const char *fmt, ...)

@@ -206,7 +206,7 @@ def wrong_way(edges):
     return bad
 
 
-def unit(path):
+def header_unit(path):
     """A header and its .c are one file of the graph (x.h -> x.c)."""
     if path.endswith('.h') and path.startswith('src/'):
         c = path[:-2] + '.c'
@@ -215,8 +215,13 @@ def unit(path):
     return path
 
 
-def circles(edges, keep=lambda p: True):
-    """Strongly connected components of more than one file (Tarjan)."""
+def circles(edges, keep=lambda p: True, unit=lambda p: p):
+    """Strongly connected components of more than one file (Tarjan); unit
+    maps a file to the node it counts as (e.g. a header to its .c)."""
+    if unit is True:
+        unit = header_unit
+    elif unit is False:
+        unit = lambda p: p
     g = defaultdict(set)
     for a, b, _ in edges:
         a, b = unit(a), unit(b)
@@ -273,10 +278,13 @@ def report():
         print('%s: %d edges, %d back edges' % (name, len(e), len(bad)))
         for where, why in bad:
             print('  %s: %s' % (where, why))
-    allc = circles(inc_e + call_e)
-    print('circles (includes and calls, a header with its .c): %d' % len(allc))
-    for c in allc:
-        print('  ' + ' <-> '.join(c))
+    for name, e, u in (('calls', call_e, False), ('includes', inc_e, False),
+                       ('includes and calls, a private header one with its .c',
+                        inc_e + call_e, True)):
+        allc = circles(e, unit=u)
+        print('circles (%s): %d' % (name, len(allc)))
+        for c in allc:
+            print('  ' + ' <-> '.join(c))
     sizes = []
     for f in files:
         if f.endswith('.c'):
