@@ -217,10 +217,73 @@ int jt_cap_need (const jt_budgets_t *b, const jt_usage_t *u,
  * MaxWait (a funded run never waits longer for room, nor for a cap), 2
  * when it waits for funding its owner lent away (a reclaim: *fund filled,
  * jt_reclaim_need over live usage plus the request's closed hours), 0 when
- * none (e says why), -1 with err. The one rule slurmctld's adapter, the
- * simulator and `jobtree plan --activate` ask. */
+ * none (e says why), -1 with err. What jt_activation_due asks once an
+ * activation may be due. */
 int jt_activation_applies (const jt_sched_request_t *now_req, jt_answer_t *e,
                            jt_reclaim_t *fund, jt_error_t *err);
+
+/* ---- when an activation is due: the one rule ----
+ *
+ * A reservation (created at its run's first estimate) has at most one
+ * activation of each kind: room, due from created + MaxWait on (MaxWait=none:
+ * never), and a reclaim of what its owner lent, due at once. Which applies
+ * is jt_activation_applies's answer; the activation instant (it seeds the
+ * lottery, so it depends only on what the ledger records) is created +
+ * MaxWait for room, created for a reclaim. A reclaim pays the lender back
+ * (fund: the reclaim); room pays nobody back unless an aggregate cap holds
+ * the run's funding (fund: the cap's need, jt_cap_need), never for a
+ * deficit without its cap. slurmctld's adapter (plugins/select/
+ * activation.c), the simulator (sim/sim_activate.c) and `jobtree plan
+ * --activate` (a what-if at the instant asked) call jt_activation_due and
+ * decide nothing of this themselves. */
+
+/* What a reservation has had: its creation, MaxWait, its activations. */
+typedef struct jt_resv_clock {
+    int64_t created;            /* the reservation's creation (ledger time) */
+    int64_t max_wait;           /* jobtree.conf MaxWait, seconds; <= 0: none
+                                 * (room is never due) */
+    bool room_done;             /* its room activation happened */
+    bool reclaim_done;          /* its reclaim happened */
+    bool what_if;               /* `jobtree plan --activate`: whatever applies
+                                 * is due, at the request's instant */
+} jt_resv_clock_t;
+
+typedef enum jt_due_kind {
+    JT_DUE_NONE = 0,            /* nothing to activate now */
+    JT_DUE_ROOM = 1,            /* room (or a funding wait a cap holds) */
+    JT_DUE_RECLAIM = 2,         /* the owner's lent GPUs */
+} jt_due_kind_t;
+
+typedef struct jt_activation_due {
+    jt_due_kind_t kind;
+    int applies;                /* jt_activation_applies's answer (0, 1, 2),
+                                 * -1 when not asked: nothing may be due, no
+                                 * estimate was made */
+    int64_t at;                 /* the activation instant (kind != NONE) */
+    const jt_reclaim_t *fund;   /* who is paid back: &reclaim, or NULL (room
+                                 * only) */
+    jt_reclaim_t reclaim;       /* jt_activation_applies's *fund */
+} jt_activation_due_t;
+
+/* Whether an activation of either kind may be due at now (the cheap gate,
+ * before any estimate): room once created + MaxWait is reached and not
+ * done, a reclaim while not done; both under what_if. */
+bool jt_activation_may_be_due (const jt_resv_clock_t *clk, int64_t now);
+
+/* The rule once jt_activation_applies answered `applies` (0, 1, 2; its
+ * *fund already in out->reclaim), at now: out->kind, ->at and ->fund
+ * (out->applies set to applies). Returns out->kind. */
+jt_due_kind_t jt_activation_when (const jt_resv_clock_t *clk, int64_t now, int applies,
+                                  jt_activation_due_t *out);
+
+/* Whether reserved run now_req->run (a request in tense NOW) is due an
+ * activation at now_req->now, and which: the gate, then (only when it is
+ * open) jt_activation_applies into *e, then jt_activation_when. Returns
+ * out->kind (out filled; out->fund points into out), or -1 with err. *e is
+ * the ESTIMATE answer when out->applies >= 0 and zeroed otherwise: always
+ * jt_answer_free it. */
+int jt_activation_due (const jt_sched_request_t *now_req, const jt_resv_clock_t *clk,
+                       jt_answer_t *e, jt_activation_due_t *out, jt_error_t *err);
 
 /* Build the request for run `self` (its leases are never holders) needing
  * cand_nodes nodes of `flavor` on one of cands (ncands sets); fund (NULL:

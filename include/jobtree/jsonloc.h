@@ -1,7 +1,7 @@
 /*
  * jobtree/jsonloc.h - where a field is in a JSON text, for messages that
  * name file:line:col (`jobtree check`, every input parser), and the "did
- * you mean" suggestion for a misspelt name. Code in src/lib/jsonloc.c.
+ * you mean" suggestion for a misspelt name. Code in src/lib/util/jsonloc.c.
  */
 #ifndef JOBTREE_JSONLOC_H
 #define JOBTREE_JSONLOC_H

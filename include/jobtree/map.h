@@ -1,8 +1,9 @@
 /*
- * ledger_map.h - a small string-keyed hash map for the ledger code (event id
- * index, open leases, node owners, envelopes), the report's groupings and
- * the daemon's id index. Public so the CLI and the daemon need no private
- * header of the library.
+ * map.h - a small string-keyed hash map (src/lib/util/map.c): the ledger's
+ * event id index, open leases, node owners and envelopes, the snapshot's
+ * and the spares' name lookups, the report's groupings and the daemon's id
+ * index. Public so the CLI and the daemon need no private header of the
+ * library.
  *
  * Keys are copied; values are opaque pointers the caller owns. Insertion
  * order is kept in a FIFO so the map can be bounded (the oldest key is

@@ -104,6 +104,10 @@ typedef struct jt_snapshot {
 jt_snapshot_t *jt_snapshot_create (void);
 void jt_snapshot_destroy (jt_snapshot_t *s);
 
+/* Free what lease l owns (its strings and nodes) and zero it; the lease
+ * itself is the caller's (an element of a snapshot's leases). */
+void jt_lease_clear (jt_lease_t *l);
+
 /* Programmatic construction (used by the plugins, the benchmarks and the
  * tests). Strings are copied. Returns 0 or -1 (err set). */
 int jt_snapshot_add_node (jt_snapshot_t *s, const char *name,

@@ -32,8 +32,9 @@ static int yield_any (const char *run, int64_t *min_gpus, void *arg)
 }
 
 /* What activating reservation resv at now would cut, as slurmctld decides
- * it (activation.c): whether an activation applies (jt_activation_applies:
- * room, or a reclaim of what the owner lent), its slice, whole jobs only. */
+ * it (activation.c): whether an activation is due (jt_activation_due, a
+ * what-if at now: room, or a reclaim of what the owner lent, and who is
+ * paid back), its slice, whole jobs only. */
 static int print_activation (const jt_budgets_t *b, jt_snapshot_t *s,
                              const jt_run_t *r, int64_t now,
                              const jt_plan_opts_t *popts, const char *resv)
@@ -42,7 +43,8 @@ static int print_activation (const jt_budgets_t *b, jt_snapshot_t *s,
     jt_sched_request_t req = { .budgets = b, .snap = s, .eligible = el, .run = r,
                                .now = now, .tense = JT_TENSE_NOW,
                                .opts = *popts };
-    jt_reclaim_t reclaim, *fund = NULL;
+    const jt_resv_clock_t clk = { .created = now, .what_if = true };
+    jt_activation_due_t due;
     jt_activation_slice_t sl = { 0 };
     jt_activation_t a = { 0 };
     jt_answer_t e;
@@ -56,12 +58,12 @@ static int print_activation (const jt_budgets_t *b, jt_snapshot_t *s,
     }
     for (size_t k = 0; k < s->nnodes; k++)
         el[k] = true;
-    switch (jt_activation_applies (&req, &e, &reclaim, &err)) {
+    switch (jt_activation_due (&req, &clk, &e, &due, &err)) {
     case -1:
         fprintf (stderr, "jobtree plan: %s\n", err.text);
         free (el);
         return -1;
-    case 0:
+    case JT_DUE_NONE:
         if (e.kind == JT_ANSWER_ESTIMATE)       /* a funding wait */
             printf ("\nactivation: none (a funding wait nothing lent would end)\n");
         else
@@ -69,15 +71,11 @@ static int print_activation (const jt_budgets_t *b, jt_snapshot_t *s,
                     : jt_answer_kind_str (e.kind));
         rc = 0;
         goto out;
-    case 2:
-        fund = &reclaim;
-        break;
-    default:                    /* room, or a funding wait a cap holds */
-        fund = reclaim.deficit > 0 ? &reclaim : NULL;
+    default:                    /* room (a cap may hold its funding), a reclaim */
         break;
     }
-    if (jt_activation_slice (s, e.cands, e.ncands, e.cand_nodes, r->flavor, fund,
-                             "", resv, now, false, yield_any, NULL, &sl, &err) < 0
+    if (jt_activation_slice (s, e.cands, e.ncands, e.cand_nodes, r->flavor, due.fund,
+                             "", resv, due.at, false, yield_any, NULL, &sl, &err) < 0
         || jt_activate (&sl.req, &a, &err) < 0)
         goto fail;
     if (!(d = jt_activation_dump (&a, &sl.req)))

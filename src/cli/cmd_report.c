@@ -32,6 +32,7 @@
 #include <json-c/json.h>
 
 #include "cli.h"
+#include "table.h"
 #include "jobtree/ledger.h"
 #include "jobtree/ledger_checkpoint.h"
 #include "jobtree/timeutil.h"
@@ -161,22 +162,6 @@ static bool lease_in (const struct ctx *c, const jt_fold_lease_t *l, int64_t *s,
 }
 
 /* ---- output ---- */
-
-enum kind { K_STR, K_NUM, K_ID }; /* K_ID: a string never cut by default */
-struct field {
-    const char *name;
-    int width; /* the least width; a K_ID column widens to its values */
-    enum kind kind;
-};
-
-typedef void (*getter_f) (const void *row, int field, char *buf, size_t len);
-
-struct table {
-    const struct field *fields;
-    size_t nfields;
-    const char *deflt;
-    getter_f get;
-};
 
 static void fmt_time (int64_t t, char *buf, size_t len)
 {
@@ -337,158 +322,6 @@ static const struct table tables[] = {
       "Reservation,Run,Owner,Envelope,GPUs,EarliestStart,Created,Activated,Released",
       res_get },
 };
-
-struct col {
-    int field;
-    int width;
-    bool given; /* -o FIELD%WIDTH: cut to it, as sacct does */
-};
-
-static int parse_format (const struct table *t, const char *spec, struct col *cols,
-                         size_t *ncols)
-{
-    char *s = strdup (spec), *save = NULL;
-    *ncols = 0;
-    if (!s) {
-        oom ();
-        return -1;
-    }
-    for (char *tok = strtok_r (s, ",", &save); tok; tok = strtok_r (NULL, ",", &save)) {
-        char *pct = strchr (tok, '%');
-        int width = -1;
-        if (pct) {
-            *pct = '\0';
-            char *end;
-            long w = strtol (pct + 1, &end, 10);
-            if (*end || w < 1 || w > 1000) {
-                fprintf (stderr, "jobtree report: bad width in '%s%%%s'\n", tok,
-                         pct + 1);
-                free (s);
-                return -1;
-            }
-            width = (int) w;
-        }
-        size_t f;
-        for (f = 0; f < t->nfields; f++)
-            if (!strcasecmp (t->fields[f].name, tok))
-                break;
-        if (f == t->nfields) {
-            fprintf (stderr, "jobtree report: unknown field '%s'; fields:", tok);
-            for (f = 0; f < t->nfields; f++)
-                fprintf (stderr, " %s", t->fields[f].name);
-            fprintf (stderr, "\n");
-            free (s);
-            return -1;
-        }
-        cols[*ncols].field = (int) f;
-        cols[*ncols].width = width > 0 ? width : t->fields[f].width;
-        cols[*ncols].given = width > 0;
-        (*ncols)++;
-    }
-    free (s);
-    return *ncols ? 0 : -1;
-}
-
-enum mode { M_TABLE, M_PIPE, M_PIPE_NOEND, M_JSON };
-
-static void print_cell (const char *s, int width, bool right)
-{
-    int len = (int) strlen (s);
-    if (len > width)
-        printf ("%.*s+", width - 1, s); /* sacct marks truncation with '+' */
-    else
-        printf (right ? "%*s" : "%-*s", width, s);
-}
-
-/* A K_ID column without a given width widens to its longest value. */
-static void fit_ids (const struct table *t, struct col *cols, size_t ncols,
-                     const void *const *rows, size_t nrows)
-{
-    char buf[4096];
-    for (size_t c = 0; c < ncols; c++) {
-        if (cols[c].given || t->fields[cols[c].field].kind != K_ID)
-            continue;
-        for (size_t r = 0; r < nrows; r++) {
-            t->get (rows[r], cols[c].field, buf, sizeof (buf));
-            size_t len = strlen (buf);
-            if (len > (size_t) cols[c].width)
-                cols[c].width = (int) len;
-        }
-    }
-}
-
-/* Print the rows; -1 on ENOMEM (JSON only). */
-static int print_rows (const struct table *t, struct col *cols, size_t ncols,
-                       const void *const *rows, size_t nrows, enum mode m, bool header)
-{
-    char buf[4096];
-    if (m == M_TABLE)
-        fit_ids (t, cols, ncols, rows, nrows);
-    if (m == M_JSON) {
-        json_object *a = json_object_new_array ();
-        if (!a)
-            return -1;
-        for (size_t r = 0; r < nrows; r++) {
-            json_object *o = json_object_new_object ();
-            if (!o || json_object_array_add (a, o) < 0) {
-                json_object_put (o);
-                json_object_put (a);
-                return -1;
-            }
-            for (size_t c = 0; c < ncols; c++) {
-                const struct field *f = &t->fields[cols[c].field];
-                t->get (rows[r], cols[c].field, buf, sizeof (buf));
-                json_object *v = f->kind == K_NUM
-                                     ? (strchr (buf, '.')
-                                            ? json_object_new_double_s (atof (buf), buf)
-                                            : json_object_new_int64 (atoll (buf)))
-                                     : json_object_new_string (buf);
-                if (!v || json_object_object_add (o, f->name, v) < 0) {
-                    json_object_put (v);
-                    json_object_put (a);
-                    return -1;
-                }
-            }
-        }
-        printf ("%s\n", json_object_to_json_string_ext (
-                            a, JSON_C_TO_STRING_PRETTY | JSON_C_TO_STRING_SPACED
-                                   | JSON_C_TO_STRING_NOSLASHESCAPE));
-        json_object_put (a);
-        return 0;
-    }
-    if (header) {
-        for (size_t c = 0; c < ncols; c++) {
-            const struct field *f = &t->fields[cols[c].field];
-            if (m == M_TABLE) {
-                print_cell (f->name, cols[c].width, f->kind == K_NUM);
-                printf (c + 1 < ncols ? " " : "\n");
-            } else
-                printf ("%s%s", f->name, c + 1 < ncols || m == M_PIPE ? "|" : "");
-        }
-        if (m != M_TABLE)
-            printf ("\n");
-        else
-            for (size_t c = 0; c < ncols; c++) {
-                for (int i = 0; i < cols[c].width; i++)
-                    putchar ('-');
-                printf (c + 1 < ncols ? " " : "\n");
-            }
-    }
-    for (size_t r = 0; r < nrows; r++) {
-        for (size_t c = 0; c < ncols; c++) {
-            const struct field *f = &t->fields[cols[c].field];
-            t->get (rows[r], cols[c].field, buf, sizeof (buf));
-            if (m == M_TABLE) {
-                print_cell (buf, cols[c].width, f->kind == K_NUM);
-                printf (c + 1 < ncols ? " " : "\n");
-            } else
-                printf ("%s%s", buf, c + 1 < ncols || m == M_PIPE ? "|" : "");
-        }
-        if (m != M_TABLE)
-            printf ("\n");
-    }
-    return 0;
-}
 
 /* ---- aggregation ---- */
 
@@ -793,7 +626,7 @@ int cmd_report (int argc, char **argv)
     }
     struct col cols[64];
     size_t ncols;
-    if (parse_format (t, format ? format : t->deflt, cols, &ncols) < 0)
+    if (table_parse_format (t, format ? format : t->deflt, cols, &ncols) < 0)
         return JT_EXIT_USAGE;
     char *ob = owners ? strdup (owners) : NULL, *jb = jobs ? strdup (jobs) : NULL,
          *eb = envs ? strdup (envs) : NULL;
@@ -875,14 +708,14 @@ int cmd_report (int argc, char **argv)
     }
     if (kind == 0) {
         qsort (ls, n, sizeof (*ls), cmp_lrow);
-        if (print_rows (t, cols, ncols, (const void *const *) ls, n, m, header) < 0) {
+        if (table_print_rows (t, cols, ncols, (const void *const *) ls, n, m, header) < 0) {
             rc = oom ();
             goto done;
         }
     } else if (kind == 1 || kind == 2) {
         ssize_t nu = group (&c, ls, n, kind == 1, &groups, &u);
         if (nu < 0
-            || print_rows (t, cols, ncols, (const void *const *) u, (size_t) nu, m,
+            || table_print_rows (t, cols, ncols, (const void *const *) u, (size_t) nu, m,
                            header)
                    < 0) {
             rc = oom ();
@@ -904,7 +737,7 @@ int cmd_report (int argc, char **argv)
                 continue;
             rs[k++] = r;
         }
-        if (print_rows (t, cols, ncols, rs, k, m, header) < 0) {
+        if (table_print_rows (t, cols, ncols, rs, k, m, header) < 0) {
             rc = oom ();
             goto done;
         }

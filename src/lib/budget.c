@@ -17,7 +17,7 @@
 #include <string.h>
 
 #include "jobtree/budget.h"
-#include "jsonutil.h"
+#include "util/jsonutil.h"
 #include "budget_int.h"
 
 struct src {

@@ -15,9 +15,9 @@
 
 #include "jobtree/budget.h"
 #include "jobtree/timeutil.h"
-#include "jsonutil.h"
+#include "util/jsonutil.h"
 #include "budget_int.h"
-#include "sha256.h"
+#include "util/sha256.h"
 
 static const char *const top_keys[] = {
     "owner", "parent", "envelopes", "aggregateCaps", NULL
@@ -285,17 +285,6 @@ int jt_budgets_add_file (jt_budgets_t *b, const char *path, jt_diags_t *diags)
 
 /* ---- canonical dump (the ledger's BudgetLoaded records it) ---- */
 
-static int dump_add (json_object *o, const char *key, json_object *v)
-{
-    if (!v)
-        return -1;
-    if (json_object_object_add (o, key, v) < 0) {
-        json_object_put (v);
-        return -1;
-    }
-    return 0;
-}
-
 static int dump_push (json_object *a, json_object *v)
 {
     if (!v)
@@ -329,31 +318,31 @@ static int dump_envelope (json_object *a, const jt_envelope_t *e)
     json_object *o = json_object_new_object (), *sel;
     const jt_lending_t *l = &e->lending;
 
-    if (dump_push (a, o) < 0 || dump_add (o, "name", json_object_new_string (e->name)) < 0
-        || dump_add (o, "flavor", json_object_new_string (e->flavor)) < 0
-        || dump_add (o, "selector", sel = json_object_new_object ()) < 0)
+    if (dump_push (a, o) < 0 || jt_json_add (o, "name", json_object_new_string (e->name)) < 0
+        || jt_json_add (o, "flavor", json_object_new_string (e->flavor)) < 0
+        || jt_json_add (o, "selector", sel = json_object_new_object ()) < 0)
         return -1;
     for (size_t i = 0; i < e->selector.n; i++) /* sorted by key */
-        if (dump_add (sel, e->selector.v[i].key,
+        if (jt_json_add (sel, e->selector.v[i].key,
                       json_object_new_string (e->selector.v[i].value)) < 0)
             return -1;
-    if (dump_add (o, "start", dump_time (e->start)) < 0
-        || dump_add (o, "end", dump_time (e->end)) < 0
-        || dump_add (o, "concurrency", json_object_new_int64 (e->concurrency)) < 0
+    if (jt_json_add (o, "start", dump_time (e->start)) < 0
+        || jt_json_add (o, "end", dump_time (e->end)) < 0
+        || jt_json_add (o, "concurrency", json_object_new_int64 (e->concurrency)) < 0
         || (e->max_gpu_hours >= 0
-            && dump_add (o, "maxGPUHours", json_object_new_double (e->max_gpu_hours)) < 0))
+            && jt_json_add (o, "maxGPUHours", json_object_new_double (e->max_gpu_hours)) < 0))
         return -1;
     if (!l->allow && !l->nto && l->max_concurrency == JT_UNSET && l->max_gpu_hours < 0)
         return 0; /* no lending: as if the key were absent */
     json_object *lo = json_object_new_object ();
-    if (dump_add (o, "lending", lo) < 0
-        || dump_add (lo, "allow", json_object_new_boolean (l->allow)) < 0
-        || (l->nto && dump_add (lo, "to", dump_names (l->to, l->nto)) < 0)
+    if (jt_json_add (o, "lending", lo) < 0
+        || jt_json_add (lo, "allow", json_object_new_boolean (l->allow)) < 0
+        || (l->nto && jt_json_add (lo, "to", dump_names (l->to, l->nto)) < 0)
         || (l->max_concurrency != JT_UNSET
-            && dump_add (lo, "maxConcurrency", json_object_new_int64 (l->max_concurrency))
+            && jt_json_add (lo, "maxConcurrency", json_object_new_int64 (l->max_concurrency))
                    < 0)
         || (l->max_gpu_hours >= 0
-            && dump_add (lo, "maxGPUHours", json_object_new_double (l->max_gpu_hours)) < 0))
+            && jt_json_add (lo, "maxGPUHours", json_object_new_double (l->max_gpu_hours)) < 0))
         return -1;
     return 0;
 }
@@ -362,12 +351,12 @@ static int dump_cap (json_object *a, const jt_aggcap_t *c)
 {
     json_object *o = json_object_new_object ();
 
-    if (dump_push (a, o) < 0 || dump_add (o, "name", json_object_new_string (c->name)) < 0
-        || dump_add (o, "flavor", json_object_new_string (c->flavor)) < 0
-        || dump_add (o, "envelopes", dump_names (c->envelopes, c->nenvelopes)) < 0
-        || dump_add (o, "maxConcurrency", json_object_new_int64 (c->max_concurrency)) < 0
+    if (dump_push (a, o) < 0 || jt_json_add (o, "name", json_object_new_string (c->name)) < 0
+        || jt_json_add (o, "flavor", json_object_new_string (c->flavor)) < 0
+        || jt_json_add (o, "envelopes", dump_names (c->envelopes, c->nenvelopes)) < 0
+        || jt_json_add (o, "maxConcurrency", json_object_new_int64 (c->max_concurrency)) < 0
         || (c->max_gpu_hours >= 0
-            && dump_add (o, "maxGPUHours", json_object_new_double (c->max_gpu_hours)) < 0))
+            && jt_json_add (o, "maxGPUHours", json_object_new_double (c->max_gpu_hours)) < 0))
         return -1;
     return 0;
 }
@@ -376,16 +365,16 @@ static int dump_owner (json_object *a, const jt_budget_t *bud)
 {
     json_object *o = json_object_new_object (), *env, *caps;
 
-    if (dump_push (a, o) < 0 || dump_add (o, "owner", json_object_new_string (bud->owner)) < 0
-        || (bud->parent && dump_add (o, "parent", json_object_new_string (bud->parent)) < 0)
-        || dump_add (o, "envelopes", env = json_object_new_array ()) < 0)
+    if (dump_push (a, o) < 0 || jt_json_add (o, "owner", json_object_new_string (bud->owner)) < 0
+        || (bud->parent && jt_json_add (o, "parent", json_object_new_string (bud->parent)) < 0)
+        || jt_json_add (o, "envelopes", env = json_object_new_array ()) < 0)
         return -1;
     for (size_t i = 0; i < bud->nenv; i++) /* file order: Cover's order */
         if (dump_envelope (env, &bud->env[i]) < 0)
             return -1;
     if (bud->ncaps == 0)
         return 0;
-    if (dump_add (o, "aggregateCaps", caps = json_object_new_array ()) < 0)
+    if (jt_json_add (o, "aggregateCaps", caps = json_object_new_array ()) < 0)
         return -1;
     for (size_t i = 0; i < bud->ncaps; i++)
         if (dump_cap (caps, &bud->caps[i]) < 0)

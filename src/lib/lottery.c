@@ -13,7 +13,7 @@
 
 #include "jobtree/lottery.h"
 #include "jobtree/timeutil.h"
-#include "sha256.h"
+#include "util/sha256.h"
 
 int jt_lottery_seed (const char *scope, const char *resv_id, int64_t time,
                      uint64_t *rho, jt_error_t *err)

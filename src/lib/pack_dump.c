@@ -9,7 +9,7 @@
 #include <string.h>
 
 #include "jobtree/pack.h"
-#include "strbuf.h"
+#include "util/strbuf.h"
 
 const char *jt_pack_policy_str (jt_pack_policy_t p)
 {

@@ -114,6 +114,10 @@ void jt_packv_untake (jt_pack_view_t *v, size_t e);
 /* Make the node-level selector cache hold sel. Returns 0 or -1 (ENOMEM). */
 int jt_packv_sel_cache (jt_pack_view_t *v, const jt_labels_t *sel);
 
+/* Whether label key k is one every node of a domain shares (region,
+ * cluster, fabric.domain): grouping by it is the domain rule. */
+bool jt_packv_domain_key (const char *k);
+
 /* True iff sel only names region, cluster and fabric.domain (so it is
  * decided per domain). */
 bool jt_packv_sel_domain_level (const jt_labels_t *sel);

@@ -16,7 +16,8 @@
 #include "jobtree/conformance.h"
 #include "jobtree/plan.h"
 #include "jobtree/timeutil.h"
-#include "strbuf.h"
+#include "util/jsonutil.h"
+#include "util/strbuf.h"
 
 static const char *node_name (const jt_snapshot_t *s, size_t i)
 {
@@ -221,13 +222,6 @@ int jt_plan_print (const jt_plan_t *p, const jt_snapshot_t *s, FILE *f)
 
 /* ---- JSON ---- */
 
-static int add (json_object *o, const char *k, json_object *v)
-{
-    if (!v)
-        return -1;
-    return json_object_object_add (o, k, v) < 0 ? -1 : 0;
-}
-
 /* An RFC 3339 time, or null when t is 0 (not known). */
 static int add_time (json_object *o, const char *k, int64_t t)
 {
@@ -236,7 +230,7 @@ static int add_time (json_object *o, const char *k, int64_t t)
     if (t <= 0)
         return json_object_object_add (o, k, NULL) < 0 ? -1 : 0;
     jt_time_format (t, buf, sizeof (buf));
-    return add (o, k, json_object_new_string (buf));
+    return jt_json_add (o, k, json_object_new_string (buf));
 }
 
 /* A new object appended to array a, or NULL (out of memory). */
@@ -260,9 +254,9 @@ static json_object *nodes_json (const jt_snapshot_t *s, const size_t *nodes,
         json_object *v;
         if (gpus) {
             v = json_object_new_object ();
-            if (!v || add (v, "name", json_object_new_string (
+            if (!v || jt_json_add (v, "name", json_object_new_string (
                                           node_name (s, nodes[i]))) < 0
-                || add (v, "gpus", json_object_new_int (gpus[i])) < 0) {
+                || jt_json_add (v, "gpus", json_object_new_int (gpus[i])) < 0) {
                 json_object_put (v);
                 json_object_put (a);
                 return NULL;
@@ -287,70 +281,76 @@ static json_object *plan_json (const jt_plan_t *p, const jt_snapshot_t *s)
 
     if (!o || !cover || !groups || !res)
         goto error;
-    if (add (o, "decision", json_object_new_string (
+    if (jt_json_add (o, "decision", json_object_new_string (
                                 jt_decision_str (p->decision))) < 0
-        || add (o, "reason", json_object_new_string (jt_reason_str (p->reason))) < 0
-        || add (o, "detail", json_object_new_string (p->detail)) < 0
+        || jt_json_add (o, "reason", json_object_new_string (jt_reason_str (p->reason))) < 0
+        || jt_json_add (o, "detail", json_object_new_string (p->detail)) < 0
         || (p->decision == JT_PLAN_LATER
             && add_time (o, "earliestStart", p->earliest_start) < 0)
-        || add (o, "requestedGPUs", json_object_new_int64 (p->requested_gpus)) < 0
-        || add (o, "totalGPUs", json_object_new_int64 (p->total_gpus)) < 0)
+        || jt_json_add (o, "requestedGPUs", json_object_new_int64 (p->requested_gpus)) < 0
+        || jt_json_add (o, "totalGPUs", json_object_new_int64 (p->total_gpus)) < 0)
         goto error;
     for (size_t i = 0; i < p->nsegs; i++) {
         const jt_cover_seg_t *sg = &p->segs[i];
         json_object *v = push_object (cover);
-        if (!v || add (v, "envelope", json_object_new_string (sg->env->name)) < 0
-            || add (v, "owner", json_object_new_string (
+        if (!v || jt_json_add (v, "envelope", json_object_new_string (sg->env->name)) < 0
+            || jt_json_add (v, "owner", json_object_new_string (
                                     sg->env->owner ? sg->env->owner : "")) < 0
-            || add (v, "source", json_object_new_string (
+            || jt_json_add (v, "source", json_object_new_string (
                                      jt_source_str (sg->source))) < 0
-            || add (v, "firstGroup", json_object_new_int64 (
+            || jt_json_add (v, "firstGroup", json_object_new_int64 (
                                          (int64_t) sg->first_group)) < 0
-            || add (v, "groups", json_object_new_int64 ((int64_t) sg->ngroups)) < 0
-            || add (v, "gpus", json_object_new_int64 (sg->gpus)) < 0)
+            || jt_json_add (v, "groups", json_object_new_int64 ((int64_t) sg->ngroups)) < 0
+            || jt_json_add (v, "gpus", json_object_new_int64 (sg->gpus)) < 0)
             goto error;
     }
     for (size_t i = 0; i < p->ngroups; i++) {
         const jt_plan_group_t *g = &p->groups[i];
         json_object *v = push_object (groups);
-        if (!v || add (v, "index", json_object_new_int64 ((int64_t) g->index)) < 0
-            || add (v, "gpus", json_object_new_int64 (g->gpus)) < 0
-            || add (v, "domain", json_object_new_string (
+        if (!v || jt_json_add (v, "index", json_object_new_int64 ((int64_t) g->index)) < 0
+            || jt_json_add (v, "gpus", json_object_new_int64 (g->gpus)) < 0
+            || jt_json_add (v, "domain", json_object_new_string (
                                      domain_name (s, g->domain))) < 0
-            || add (v, "envelope", json_object_new_string (g->env->name)) < 0
-            || add (v, "owner", json_object_new_string (
+            || jt_json_add (v, "envelope", json_object_new_string (g->env->name)) < 0
+            || jt_json_add (v, "owner", json_object_new_string (
                                     g->env->owner ? g->env->owner : "")) < 0
-            || add (v, "source", json_object_new_string (
+            || jt_json_add (v, "source", json_object_new_string (
                                      jt_source_str (g->source))) < 0
-            || add (v, "role", json_object_new_string (jt_role_str (g->role))) < 0
-            || add (v, "nodes", nodes_json (s, g->nodes, g->node_gpus,
+            || jt_json_add (v, "role", json_object_new_string (jt_role_str (g->role))) < 0
+            || jt_json_add (v, "nodes", nodes_json (s, g->nodes, g->node_gpus,
                                             g->nnodes)) < 0
-            || add (v, "spares", nodes_json (s, g->spares, NULL,
+            || jt_json_add (v, "spares", nodes_json (s, g->spares, NULL,
                                              g->nspares)) < 0)
             goto error;
         {   /* the fingerprint the group's nodes share (absent: none has one) */
             const char *fp;
             jt_conformance_kind_t k = jt_conformance_of (s, g->nodes, g->nnodes, &fp);
             if (k != JT_CONF_NONE
-                && add (v, "conformance", json_object_new_string (
+                && jt_json_add (v, "conformance", json_object_new_string (
                             k == JT_CONF_ONE ? fp : JT_CONFORMANCE_MIXED)) < 0)
                 goto error;
         }
     }
     for (size_t d = 0; d < p->ndomains; d++) {
         json_object *v = push_object (res);
-        if (!v || add (v, "domain", json_object_new_string (domain_name (s, d))) < 0
-            || add (v, "freeGPUs", json_object_new_int64 (p->residual[d])) < 0)
+        if (!v || jt_json_add (v, "domain", json_object_new_string (domain_name (s, d))) < 0
+            || jt_json_add (v, "freeGPUs", json_object_new_int64 (p->residual[d])) < 0)
             goto error;
     }
-    if (add (o, "cover", cover) < 0)
-        goto error;
-    cover = NULL;
-    if (add (o, "groups", groups) < 0)
-        goto error;
-    groups = NULL;
-    if (add (o, "residual", res) < 0)
-        goto error;
+    {   /* jt_json_add takes each array, added or not */
+        int rc = jt_json_add (o, "cover", cover);
+        cover = NULL;
+        if (rc < 0)
+            goto error;
+        rc = jt_json_add (o, "groups", groups);
+        groups = NULL;
+        if (rc < 0)
+            goto error;
+        rc = jt_json_add (o, "residual", res);
+        res = NULL;
+        if (rc < 0)
+            goto error;
+    }
     return o;
 error:
     json_object_put (cover);

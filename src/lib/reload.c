@@ -28,7 +28,7 @@
 
 #include "jobtree/readfile.h"
 #include "jobtree/reload.h"
-#include "sha256.h"
+#include "util/sha256.h"
 
 #define KEEP_FORMAT "jobtree-last-good/1"
 

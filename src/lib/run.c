@@ -18,7 +18,7 @@
 #include <string.h>
 
 #include "jobtree/run.h"
-#include "jsonutil.h"
+#include "util/jsonutil.h"
 #include "run_int.h"
 
 void jt_run_init (jt_run_t *r)

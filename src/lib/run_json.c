@@ -12,7 +12,7 @@
 
 #include "jobtree/budget.h"
 #include "jobtree/run.h"
-#include "jsonutil.h"
+#include "util/jsonutil.h"
 #include "run_int.h"
 
 static const char *const top_keys[] = {

@@ -22,7 +22,7 @@
 
 #include "jobtree/map.h"
 #include "jobtree/snapshot.h"
-#include "strbuf.h"
+#include "util/strbuf.h"
 
 /* The last serial given by jt_snapshot_finalize (snapshots are finalized
  * from several threads in slurmctld: the plugins' and the elastic one). */
@@ -44,7 +44,7 @@ static void domains_free (jt_snapshot_t *s)
     s->ndomains = 0;
 }
 
-static void lease_clear (jt_lease_t *l)
+void jt_lease_clear (jt_lease_t *l)
 {
     free (l->run);
     free (l->owner);
@@ -68,7 +68,7 @@ void jt_snapshot_destroy (jt_snapshot_t *s)
     free (s->nodes);
     domains_free (s);
     for (size_t i = 0; i < s->nleases; i++)
-        lease_clear (&s->leases[i]);
+        jt_lease_clear (&s->leases[i]);
     free (s->leases);
     free (s);
     errno = saved;
@@ -165,7 +165,7 @@ int jt_snapshot_add_lease (jt_snapshot_t *s, const jt_lease_t *lease,
     s->leases[s->nleases++] = l;
     return 0;
 nomem:
-    lease_clear (&l);
+    jt_lease_clear (&l);
     return jt_errprintf (err, "lease of %s: out of memory", lease->run);
 }
 

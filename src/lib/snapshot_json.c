@@ -18,7 +18,7 @@
 
 #include "jobtree/snapshot.h"
 #include "jobtree/timeutil.h"
-#include "jsonutil.h"
+#include "util/jsonutil.h"
 
 #define NODE_GPUS_MAX (1 << 20)
 

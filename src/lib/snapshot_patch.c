@@ -18,7 +18,7 @@
 #include <string.h>
 
 #include "jobtree/snapshot.h"
-#include "strbuf.h"
+#include "util/strbuf.h"
 
 size_t jt_snapshot_remove_run (jt_snapshot_t *s, const char *run)
 {

@@ -9,7 +9,7 @@
 #include "jobtree/error.h"
 #include "jobtree/ledger.h"
 #include "jobtree/ledger_checkpoint.h"
-#include "sha256.h"
+#include "util/sha256.h"
 #include "fuzz.h"
 
 #define PARTS_MAX 16

@@ -10,7 +10,7 @@
 
 #include "jobtree/error.h"
 #include "jobtree/ledger.h"
-#include "ledger_fold.h"
+#include "ledger/ledger_fold.h"
 #include "fuzz.h"
 
 /* Cover's rules of ev's content on leases of each owner on each envelope

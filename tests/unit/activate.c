@@ -7,7 +7,9 @@
  * cut when nothing can cover), and properties over random holders (fixed
  * seeds): victims are whole gangs, freed <= deficit + the last gang,
  * structural cuts before the lottery, the same input in any order gives the
- * same victims.
+ * same victims; and when an activation is due (jt_activation_due: room at
+ * created + MaxWait once, a reclaim at once once, who is paid back), a
+ * table with one row per condition of the rule.
  */
 #include "config.h"
 
@@ -681,6 +683,109 @@ static void test_fund_slices (void)
     jt_budgets_destroy (b);
 }
 
+/* ---- when an activation is due ---- */
+
+static const jt_aggcap_t some_cap;
+
+/* The rule's answer as text: "none", or "room|reclaim at=T fund=F" (F:
+ * none, or the reclaim's deficit and whether a cap holds it). */
+static const char *due_text (const jt_activation_due_t *d)
+{
+    static char buf[96];
+
+    if (d->kind == JT_DUE_NONE)
+        return "none";
+    snprintf (buf, sizeof (buf), "%s at=%lld fund=%s%s",
+              d->kind == JT_DUE_ROOM ? "room" : "reclaim", (long long) d->at,
+              !d->fund ? "none" : d->fund == &d->reclaim ? "reclaim" : "elsewhere",
+              d->fund && d->fund->cap ? "+cap" : "");
+    return buf;
+}
+
+static const struct due_case {
+    const char *name;
+    jt_resv_clock_t clk;        /* created, max_wait, room_done, reclaim_done, what_if */
+    int64_t now;
+    int applies;                /* jt_activation_applies's answer */
+    int64_t deficit;            /* its *fund */
+    bool cap;
+    bool gate;                  /* jt_activation_may_be_due */
+    const char *want;
+} due_cases[] = {
+    { "room is due at created + MaxWait", { 1000, 100, false, false, false }, 1100, 1, 0,
+      false, true, "room at=1100 fund=none" },
+    { "room is not due before created + MaxWait", { 1000, 100, false, true, false }, 1099,
+      1, 0, false, false, "none" },
+    { "room is never due without MaxWait", { 1000, 0, false, true, false }, 9000, 1, 0,
+      false, false, "none" },
+    { "room is due once", { 1000, 100, true, true, false }, 1200, 1, 0, false, false,
+      "none" },
+    { "room seen late activates at created + MaxWait, not at now",
+      { 1000, 100, false, false, false }, 5000, 1, 0, false, true,
+      "room at=1100 fund=none" },
+    { "a room wait an aggregate cap holds pays the cap back",
+      { 1000, 100, false, false, false }, 1100, 1, 8, true, true,
+      "room at=1100 fund=reclaim+cap" },
+    { "a room deficit without its cap pays nobody back",
+      { 1000, 100, false, false, false }, 1100, 1, 8, false, true,
+      "room at=1100 fund=none" },
+    { "a cap named with nothing short pays nobody back",
+      { 1000, 100, false, false, false }, 1100, 1, 0, true, true,
+      "room at=1100 fund=none" },
+    { "a reclaim is due at once, at the creation", { 1000, 100, false, false, false }, 1001,
+      2, 8, false, true, "reclaim at=1000 fund=reclaim" },
+    { "a reclaim needs no MaxWait", { 1000, 0, false, false, false }, 9000, 2, 8, false,
+      true, "reclaim at=1000 fund=reclaim" },
+    { "a reclaim is due once", { 1000, 100, false, true, false }, 1050, 2, 8, false, false,
+      "none" },
+    { "a reclaim done leaves room due", { 1000, 100, false, true, false }, 1100, 1, 0,
+      false, true, "room at=1100 fund=none" },
+    { "room done leaves a reclaim due", { 1000, 100, true, false, false }, 1200, 2, 8,
+      false, true, "reclaim at=1000 fund=reclaim" },
+    { "a reclaim is not room: not due once room is done and a reclaim too",
+      { 1000, 100, true, true, false }, 1200, 2, 8, false, false, "none" },
+    { "room is not a reclaim: a reclaim's answer before MaxWait is not room",
+      { 1000, 100, false, false, false }, 1050, 1, 0, false, true, "none" },
+    { "nothing applies: none", { 1000, 100, false, false, false }, 1100, 0, 0, false, true,
+      "none" },
+    { "what-if (jobtree plan --activate): room at the instant asked",
+      { 0, 0, true, true, true }, 1234, 1, 0, false, true, "room at=1234 fund=none" },
+    { "what-if: a reclaim at the instant asked", { 0, 0, true, true, true }, 1234, 2, 8,
+      false, true, "reclaim at=1234 fund=reclaim" },
+    { "what-if: a cap's wait pays the cap back", { 0, 0, false, false, true }, 1234, 1, 8,
+      true, true, "room at=1234 fund=reclaim+cap" },
+};
+
+static void test_due (void)
+{
+    for (size_t i = 0; i < sizeof (due_cases) / sizeof (due_cases[0]); i++) {
+        const struct due_case *c = &due_cases[i];
+        jt_activation_due_t d;
+
+        memset (&d, 0, sizeof (d));
+        d.reclaim = (jt_reclaim_t){ "rai-h100", "rai", c->deficit, c->cap ? &some_cap : NULL };
+        ok (jt_activation_may_be_due (&c->clk, c->now) == c->gate, "%s: %s", c->name,
+            c->gate ? "may be due" : "nothing may be due (no estimate)");
+        is (due_text (&d) && jt_activation_when (&c->clk, c->now, c->applies, &d) >= 0
+                ? due_text (&d) : "", c->want, "%s", c->name);
+        is_int (d.applies, c->applies, "%s: applies kept", c->name);
+    }
+    {   /* the gate closed: no estimate is asked (the request is not even
+         * valid), the answer is zeroed for jt_answer_free */
+        const jt_resv_clock_t clk = { 1000, 100, true, true, false };
+        const jt_sched_request_t req = { .now = 5000 };
+        jt_activation_due_t d;
+        jt_answer_t e;
+        jt_error_t err;
+        int rc = jt_activation_due (&req, &clk, &e, &d, &err);
+
+        ok (rc == JT_DUE_NONE && d.applies == -1 && !d.fund && e.ncands == 0 && !e.cands,
+            "jt_activation_due: both done, nothing asked (rc %d, applies %d)", rc,
+            d.applies);
+        jt_answer_free (&e);
+    }
+}
+
 int main (void)
 {
     test_worked_example ();
@@ -692,5 +797,6 @@ int main (void)
     test_slice ();
     test_needs ();
     test_fund_slices ();
+    test_due ();
     done_testing ();
 }

@@ -8,8 +8,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "jsonutil.h"
-#include "sha256.h"
+#include "util/jsonutil.h"
+#include "util/sha256.h"
 #include "tap.h"
 
 static const char doc[] =

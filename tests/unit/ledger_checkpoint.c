@@ -18,7 +18,7 @@
 #include "jobtree/ledger.h"
 #include "jobtree/ledger_checkpoint.h"
 #include "prng.h"
-#include "sha256.h"
+#include "util/sha256.h"
 #include "tap.h"
 
 struct led {

@@ -30,7 +30,7 @@
 
 #include "jobtree/ledger.h"
 #include "jobtree/ledger_client.h"
-#include "ledger_conn.h"
+#include "ledger/ledger_conn.h"
 #include "jobtree/map.h"
 #include "tap.h"
 
@@ -44,7 +44,7 @@ static void msleep (int ms)
 }
 
 /* The tests speak to the daemon through the library's own transport
- * (src/lib/ledger_conn.c), as the client does: one client, not two. */
+ * (src/lib/ledger/ledger_conn.c), as the client does: one client, not two. */
 #define CONN_TIMEOUT_MS 20000
 
 static int connect_conn (jt_ledger_conn_t *c, const char *path)

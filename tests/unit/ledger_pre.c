@@ -21,7 +21,7 @@
 #include <unistd.h>
 
 #include "jobtree/ledger.h"
-#include "ledger_record.h"
+#include "ledger/ledger_record.h"
 #include "tap.h"
 
 enum { N = 40 };

@@ -19,8 +19,8 @@
 #include <unistd.h>
 
 #include "jobtree/ledger.h"
-#include "ledger_record.h"
-#include "sha256.h"
+#include "ledger/ledger_record.h"
+#include "util/sha256.h"
 #include "tap.h"
 
 enum { N = 24 };

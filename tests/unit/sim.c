@@ -13,7 +13,7 @@
 
 #include "fixtures.h"
 #include "jobtree/sim.h"
-#include "sim_int.h"
+#include "sim/sim_int.h"
 #include "tap.h"
 
 #define HDR "id,submit_s,duration_s,time_limit_s,gpus,nodes,owner,flavor,options\n"

@@ -23,7 +23,7 @@
 
 #include "jobtree/ledger.h"
 #include "ledger_record.h"
-#include "sha256.h"
+#include "util/sha256.h"
 
 size_t jt_record_format_to (uint64_t seq, const char *prev, const char *payload,
                            size_t len, char *out, char hash[65])

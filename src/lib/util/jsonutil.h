@@ -148,6 +148,28 @@ char *jt_jdoc_dup_string (jt_jdoc_t *d, json_object *obj, const char *path,
  * ENOMEM. Does not consume o. */
 char *jt_json_dump (json_object *o);
 
+/* Building canonical JSON (jsoncanon.c): add v (taken, even on failure)
+ * under key; a NULL v (its constructor out of memory) fails too. 0, or -1
+ * on ENOMEM (v released). */
+int jt_json_add (json_object *o, const char *key, json_object *v);
+int jt_json_add_str (json_object *o, const char *key, const char *s);
+int jt_json_add_int (json_object *o, const char *key, int64_t i);
+
+/* Reading canonical JSON back strictly (jsoncanon.c; the ledger's events):
+ * a string (strdup'd into *out, its old value freed) or an integer (never
+ * INT64_MIN or INT64_MAX, which json-c uses for saturation) under key.
+ * Missing: -1 with "KEY: missing" when req, else 0 with *out untouched. -1
+ * with err "KEY: ..." otherwise. */
+int jt_json_get_str (json_object *o, const char *key, bool req, char **out,
+                     jt_error_t *err);
+int jt_json_get_int (json_object *o, const char *key, bool req, int64_t *out,
+                     jt_error_t *err);
+/* 16 lowercase hex digits under key into *out (a 64-bit seed, which a JSON
+ * integer cannot carry in json-c). 1 when present, 0 when missing and not
+ * req, -1 with err otherwise. */
+int jt_json_get_hex64 (json_object *o, const char *key, bool req, uint64_t *out,
+                       jt_error_t *err);
+
 /* jt_read_file (readfile.h), its failure as a diagnostic naming the file. */
 char *jt_json_read_file (const char *path, size_t *len, jt_diags_t *diags);
 

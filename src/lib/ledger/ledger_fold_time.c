@@ -39,7 +39,7 @@
 #include <string.h>
 
 #include "jobtree/ledger.h"
-#include "ledger_fold.h"
+#include "ledger_fold_times.h"
 
 #define OPEN_END INT64_MAX
 #define EPS_HOURS 1e-9
@@ -128,6 +128,24 @@ static int check_nodes (const jt_fold_times_t *t, jt_violation_t *best)
 }
 
 /* ---- epochs ---- */
+
+size_t jt_fold_last_at (const void *v, size_t sz, size_t off, size_t lo, size_t hi,
+                        int64_t x)
+{
+    const unsigned char *p = v;
+    size_t a = lo, b = hi; /* answer in [lo, hi) */
+
+    while (b - a > 1) {
+        size_t m = a + (b - a) / 2;
+        int64_t t;
+        memcpy (&t, p + m * sz + off, sizeof (t));
+        if (t <= x)
+            a = m;
+        else
+            b = m;
+    }
+    return a;
+}
 
 int jt_fold_epoch_cmp (const void *a, const void *b)
 {
@@ -459,15 +477,7 @@ static int check_envelopes (const jt_fold_times_t *t, const char *const *names,
  * else its first (the first epoch's caps hold before it). */
 static size_t change_at (const struct change *c, size_t lo, size_t hi, int64_t x)
 {
-    size_t a = lo, b = hi; /* answer in [lo, hi) */
-    while (b - a > 1) {
-        size_t m = a + (b - a) / 2;
-        if (c[m].time <= x)
-            a = m;
-        else
-            b = m;
-    }
-    return a;
+    return jt_fold_last_at (c, sizeof (*c), offsetof (struct change, time), lo, hi, x);
 }
 
 /* One part [ps, pe) of lease l inside the span of change k: inside k's
@@ -604,34 +614,20 @@ int jt_fold_times_sweep (const jt_fold_times_t *t, const char *const *names, siz
     return rc;
 }
 
-int jt_fold_times_check (jt_fold_times_t *t, const char *const *names,
-                         size_t nenv, int64_t horizon, uint64_t last_seq,
-                         jt_violation_t *v)
+int jt_fold_time_check (const jt_fold_times_t *t, const char *const *names, size_t nenv,
+                        int64_t horizon, uint64_t last_seq, jt_violation_t *best)
 {
-    jt_violation_t best = { .kind = JT_VIOL_NONE };
     struct change *c = NULL;
     size_t nc = 0, *first = NULL;
     int rc = -1;
 
-    for (size_t i = 0; i < t->nivl; i++) {
-        if (t->ivl[i].start > horizon)
-            horizon = t->ivl[i].start;
-        if (t->ivl[i].end > horizon)
-            horizon = t->ivl[i].end;
-    }
-    if (check_nodes (t, &best) < 0 || changes (t, nenv, &c, &nc, &first) < 0
+    if (check_nodes (t, best) < 0 || changes (t, nenv, &c, &nc, &first) < 0
         || check_envelopes (t, names, nenv, c, nc, first, horizon, last_seq,
-                            &envelope_sweep, &best)
+                            &envelope_sweep, best)
                < 0
-        || check_windows (t, names, c, nc, first, horizon, &best) < 0
-        || jt_fold_rules_check (t, names, nenv, horizon, last_seq, &best) < 0)
+        || check_windows (t, names, c, nc, first, horizon, best) < 0)
         goto out;
     rc = 0;
-    if (best.kind != JT_VIOL_NONE) {
-        if (v && v->kind == JT_VIOL_NONE)
-            *v = best;
-        rc = 1;
-    }
 out:
     free (c);
     free (first);

@@ -1,9 +1,10 @@
 /*
  * sim_activate.c - activation in the simulator (sim_engine.h), decided as
  * slurmctld's adapter (plugins/select/activation.c) decides it: when a
- * reserved run may not start now, jt_activation_applies says whether an
+ * reserved run may not start now, jt_activation_due says whether an
  * activation is due (room at the reservation's creation + MaxWait, once;
- * a reclaim of what its owner lent, at once, once), jt_activation_slice
+ * a reclaim of what its owner lent, at once, once) and who is paid back,
+ * jt_activation_slice
  * builds the choice from the run's estimate sets and the snapshot's
  * leases, and jt_activate picks who gives way by the published lottery,
  * seeded by the reservation's id and the activation instant. Structural
@@ -125,40 +126,31 @@ int jt_simx_activate (sim_t *m, size_t j, const jt_sched_request_t *now_req,
                       int64_t now, jt_error_t *err)
 {
     const jt_run_t *run = m->run[j];
-    bool due_room, due_reclaim;
+    /* now_req->now is the trace's epoch + now: the clock too */
+    const jt_resv_clock_t clk = { .created = m->o->epoch + m->created[j],
+                                  .max_wait = m->p->max_wait,
+                                  .room_done = m->activated[j] & 1,
+                                  .reclaim_done = m->activated[j] & 2 };
+    jt_activation_due_t due;
     jt_activation_slice_t sl;
     jt_activation_t a;
-    jt_reclaim_t reclaim, *fund = NULL;
     jt_answer_t e;
     char resv[512];
-    int64_t at;
     int rc = 0, kind;
 
     if (!m->p->preempt || m->created[j] < 0)
         return 0;
-    due_room = m->p->max_wait > 0 && now >= m->created[j] + m->p->max_wait
-               && !(m->activated[j] & 1);
-    due_reclaim = !(m->activated[j] & 2);
-    if (!due_room && !due_reclaim)
-        return 0;
     memset (&sl, 0, sizeof (sl));
     memset (&a, 0, sizeof (a));
-    m->r->answers++;
-    if ((kind = jt_activation_applies (now_req, &e, &reclaim, err)) < 0)
+    if ((kind = jt_activation_due (now_req, &clk, &e, &due, err)) < 0)
         return -1;
-    if (kind == 0 || (kind == 1 && !due_room) || (kind == 2 && !due_reclaim))
+    if (due.applies >= 0)
+        m->r->answers++;
+    if (kind == JT_DUE_NONE)
         goto out;
-    if (kind == 2) {
-        fund = &reclaim;
-        at = m->created[j];
-    } else {
-        at = m->created[j] + m->p->max_wait;
-        if (reclaim.deficit > 0)        /* a funding wait a cap holds */
-            fund = &reclaim;
-    }
     snprintf (resv, sizeof (resv), "%s:resv:%" PRId64, run->id, m->o->epoch + m->created[j]);
     if (jt_activation_slice (m->s, e.cands, e.ncands, e.cand_nodes, run->flavor,
-                             fund, run->id, resv, m->o->epoch + at, true,
+                             due.fund, run->id, resv, due.at, true,
                              may_yield, m, &sl, err) < 0) {
         rc = -1;
         goto out;
@@ -169,7 +161,7 @@ int jt_simx_activate (sim_t *m, size_t j, const jt_sched_request_t *now_req,
     }
     if (!sl.req.nalts || !a.resolved)
         goto out;
-    m->activated[j] |= kind == 2 ? 2 : 1;
+    m->activated[j] |= kind == JT_DUE_RECLAIM ? 2 : 1;
     rc = apply (m, j, &sl.req, &a, now, err);
 out:
     jt_activation_free (&a);

@@ -1,5 +1,5 @@
 /*
- * ledger_map.c - string-keyed hash map with FIFO eviction (ledger_map.h).
+ * map.c - string-keyed hash map with FIFO eviction (jobtree/map.h).
  *
  * Open hashing with chains (FNV-1a); entries also sit on a doubly linked
  * insertion list so that the oldest can be evicted in O(1) and removal

@@ -13,6 +13,7 @@
 
 #include <pthread.h>
 #include <stdbool.h>
+#include <string.h>
 
 #include <openssl/evp.h>
 
@@ -84,4 +85,9 @@ int jt_sha256_hex (const void *data, size_t len, char hex[65])
         return -1;
     jt_sha256_to_hex (md, hex);
     return 0;
+}
+
+bool jt_sha256_hex_ok (const char *s)
+{
+    return s && strlen (s) == 64 && strspn (s, "0123456789abcdef") == 64;
 }

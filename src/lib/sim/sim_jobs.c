@@ -395,16 +395,6 @@ int jt_simx_start_run (sim_t *m, size_t j, const jt_answer_t *a, int64_t now,
     return 0;
 }
 
-static void lease_drop (jt_lease_t *l)
-{
-    free (l->run);
-    free (l->owner);
-    free (l->envelope);
-    for (size_t i = 0; i < l->nnodes; i++)
-        free (l->nodes[i]);
-    free (l->nodes);
-}
-
 /* Give back the GPUs of allocation a (a node of some job). */
 static void untake (sim_t *m, const alloc_t *a)
 {
@@ -436,7 +426,7 @@ static void release (sim_t *m, size_t j)
     if (m->r->is_run[j])
         for (size_t i = 0; i < m->s->nleases; i++) {
             if (!strcmp (m->s->leases[i].run, id))
-                lease_drop (&m->s->leases[i]);
+                jt_lease_clear (&m->s->leases[i]);
             else
                 m->s->leases[w++] = m->s->leases[i];
         }
@@ -549,7 +539,7 @@ int jt_simx_cut (sim_t *m, size_t v, int group, bool spares_only, int64_t now,
             if (o < r->nowners)
                 r->owners[o].lent_gpu_s -= (double) l->gpus * (double) left;
         }
-        lease_drop (l);
+        jt_lease_clear (l);
     }
     m->s->nleases = w;
     if (!nodes)

@@ -1,9 +1,8 @@
 /*
- * ledger_checkpoint.c - the Checkpoint event (its fields, canonical form and
- * parse, called from ledger_event.c) and the fold's state as its canonical
- * text: written from a fold (jt_ckpt_state_text, jt_ckpt_payloads), read
- * back into a fresh fold (jt_ckpt_restore) with every number range-checked
- * and the state checked against itself.
+ * ledger_checkpoint_restore.c - the fold's state read back from the
+ * canonical text ledger_checkpoint.c writes: into a fresh fold
+ * (jt_ckpt_restore) with every number range-checked and the state checked
+ * against itself, and such a fold made to keep history (jobtree report).
  *
  * DESIGN: the state is what ledger_fold.c keeps for a live fold: counters,
  * envelopes (figures and caps), the last BudgetLoaded's hash and files,
@@ -32,493 +31,16 @@
 #include "jobtree/ledger.h"
 #include "jobtree/ledger_checkpoint.h"
 #include "jobtree/run.h"
-#include "ledger_event_int.h"
+#include "ledger_checkpoint_int.h"
 #include "ledger_fold.h"
-#include "sha256.h"
-#include "strbuf.h"
+#include "util/jsonutil.h"
+#include "util/sha256.h"
+#include "util/strbuf.h"
 
 #define JSON_FLAGS (JSON_C_TO_STRING_PLAIN | JSON_C_TO_STRING_NOSLASHESCAPE)
 #define GPU_MAX JT_RUN_GPUS_MAX
 /* active, borrowed and peak GPUs of an envelope: a sum of open leases */
 #define ACTIVE_MAX (INT64_C (1) << 50)
-
-static bool hex64 (const char *s)
-{
-    return s && strlen (s) == 64 && strspn (s, "0123456789abcdef") == 64;
-}
-
-/* ---- the event ---- */
-
-const char *const jt_ev_checkpoint_keys[] = { "upTo", "part", "parts", "stateSha256",
-                                              "state", NULL };
-
-int jt_ev_checkpoint_validate (const jt_event_t *ev, jt_error_t *err)
-{
-    char id[80];
-
-    if (ev->up_to < 1 || ev->up_to >= (uint64_t) INT64_MAX)
-        return jt_errprintf (err, "upTo: must be a record seq (1 or more)");
-    if (ev->parts < 1 || ev->parts > JT_CKPT_PARTS_MAX)
-        return jt_errprintf (err, "parts: must be 1 to %d", JT_CKPT_PARTS_MAX);
-    if (ev->part < 1 || ev->part > ev->parts)
-        return jt_errprintf (err, "part: must be 1 to parts (%" PRId64 ")", ev->parts);
-    if (!hex64 (ev->state_sha256))
-        return jt_errprintf (err, "stateSha256: expected 64 lowercase hex digits");
-    if (!ev->state || ev->state[0] != '{')
-        return jt_errprintf (err, "state: expected an object");
-    snprintf (id, sizeof (id), "checkpoint:%" PRIu64 ":%" PRId64, ev->up_to, ev->part);
-    if (strcmp (ev->id, id))
-        return jt_errprintf (err, "id: a Checkpoint's id is \"%s\" (checkpoint:UPTO:PART)",
-                             id);
-    return 0;
-}
-
-int jt_ev_checkpoint_build (json_object *o, const jt_event_t *ev)
-{
-    json_object *st = json_tokener_parse (ev->state);
-
-    if (!st)
-        return -1;
-    if (jt_ev_json_add_int (o, "upTo", (int64_t) ev->up_to) < 0
-        || jt_ev_json_add_int (o, "part", ev->part) < 0
-        || jt_ev_json_add_int (o, "parts", ev->parts) < 0
-        || jt_ev_json_add_str (o, "stateSha256", ev->state_sha256) < 0) {
-        json_object_put (st);
-        return -1;
-    }
-    return jt_ev_json_add (o, "state", st);
-}
-
-int jt_ev_checkpoint_parse (json_object *o, jt_event_t *ev, jt_error_t *err)
-{
-    int64_t up_to = 0;
-    char *sha = NULL;
-    json_object *st;
-    const char *text;
-
-    if (jt_ev_json_get_int (o, "upTo", true, &up_to, err) < 0
-        || jt_ev_json_get_int (o, "part", true, &ev->part, err) < 0
-        || jt_ev_json_get_int (o, "parts", true, &ev->parts, err) < 0
-        || jt_ev_json_get_str (o, "stateSha256", true, &sha, err) < 0)
-        return -1;
-    if (up_to < 1) {
-        free (sha);
-        return jt_errprintf (err, "upTo: must be a record seq (1 or more)");
-    }
-    ev->up_to = (uint64_t) up_to;
-    if (!hex64 (sha)) {
-        free (sha);
-        return jt_errprintf (err, "stateSha256: expected 64 lowercase hex digits");
-    }
-    memcpy (ev->state_sha256, sha, 65);
-    free (sha);
-    if (!json_object_object_get_ex (o, "state", &st)
-        || !json_object_is_type (st, json_type_object))
-        return jt_errprintf (err, "state: expected an object");
-    if (!(text = json_object_to_json_string_ext (st, JSON_FLAGS))
-        || jt_event_set (&ev->state, text) < 0)
-        return jt_errprintf (err, "out of memory");
-    return 0;
-}
-
-/* ---- the state's text ---- */
-
-/* A GPU-second figure (integral) as an integer. */
-static int gpu_s (double x, const char *what, const char *name, int64_t *out,
-                  jt_error_t *err)
-{
-    if (!(x == floor (x)) || !(fabs (x) < 9.2e18))
-        return jt_errprintf (err, "envelope %s: %s %g is not an integer below 2^63: no "
-                             "checkpoint of this state",
-                             name, what, x);
-    *out = (int64_t) x;
-    return 0;
-}
-
-static int add_bool (json_object *o, const char *k, bool b)
-{
-    return jt_ev_json_add (o, k, json_object_new_boolean (b));
-}
-
-static json_object *env_json (const struct env *e, unsigned flags, jt_error_t *err)
-{
-    json_object *o = json_object_new_object ();
-    int64_t cs = 0, cbs = 0, oss = 0, obss = 0;
-
-    if (gpu_s (e->closed_s, "closedGpuS", e->name, &cs, err) < 0
-        || gpu_s (e->closed_borrowed_s, "closedBorrowedGpuS", e->name, &cbs, err) < 0
-        || gpu_s (e->open_start_sum, "openStartSum", e->name, &oss, err) < 0
-        || gpu_s (e->open_borrowed_start_sum, "openBorrowedStartSum", e->name, &obss,
-                  err)
-               < 0) {
-        json_object_put (o);
-        return NULL;
-    }
-    bool caps = !(flags & JT_CKPT_NO_CAPS);
-    if (!o || jt_ev_json_add_str (o, "name", e->name) < 0
-        || (caps && e->owner && jt_ev_json_add_str (o, "owner", e->owner) < 0)
-        || (caps && add_bool (o, "capped", e->capped) < 0)
-        || (caps && jt_ev_json_add_int (o, "concurrency", e->concurrency) < 0)
-        || (caps
-            && jt_ev_json_add (o, "maxGpuHours", json_object_new_double (e->max_gpu_hours))
-                   < 0)
-        || (caps && jt_ev_json_add_int (o, "windowStart", e->wstart) < 0)
-        || (caps && jt_ev_json_add_int (o, "windowEnd", e->wend) < 0)
-        || jt_ev_json_add_int (o, "active", e->active) < 0
-        || jt_ev_json_add_int (o, "borrowed", e->borrowed) < 0
-        || jt_ev_json_add_int (o, "peak", e->peak) < 0
-        || jt_ev_json_add_int (o, "closedGpuS", cs) < 0
-        || jt_ev_json_add_int (o, "closedBorrowedGpuS", cbs) < 0
-        || jt_ev_json_add_int (o, "openStartSum", oss) < 0
-        || jt_ev_json_add_int (o, "openBorrowedStartSum", obss) < 0) {
-        json_object_put (o);
-        jt_errprintf (err, "out of memory");
-        return NULL;
-    }
-    return o;
-}
-
-static json_object *lease_json (const struct lease *l)
-{
-    json_object *o = json_object_new_object (), *a = json_object_new_array ();
-    char seed[17];
-
-    if (!o || !a)
-        goto nomem;
-    for (size_t i = 0; i < l->nnodes; i++)
-        if (json_object_array_add (a, json_object_new_string (l->nodes[i])) < 0)
-            goto nomem;
-    snprintf (seed, sizeof (seed), "%016" PRIx64, l->cut_seed);
-    if (jt_ev_json_add_str (o, "lease", l->id) < 0 || jt_ev_json_add_str (o, "run", l->run) < 0
-        || jt_ev_json_add_str (o, "group", l->group) < 0)
-        goto nomem;
-    if (jt_ev_json_add (o, "nodes", a) < 0) {
-        a = NULL;
-        goto nomem;
-    }
-    a = NULL;
-    if (jt_ev_json_add_int (o, "gpus", l->gpus) < 0
-        || jt_ev_json_add_str (o, "role", jt_role_str (l->role)) < 0
-        || jt_ev_json_add_str (o, "envelope", l->envelope) < 0
-        || jt_ev_json_add_str (o, "owner", l->owner) < 0
-        || jt_ev_json_add_int (o, "start", l->start) < 0
-        || jt_ev_json_add_int (o, "seq", (int64_t) l->seq) < 0
-        || (l->cut != JT_REASON_NONE
-            && (jt_ev_json_add_str (o, "cut", jt_end_reason_str (l->cut)) < 0
-                || jt_ev_json_add_str (o, "cutSeed", seed) < 0)))
-        goto nomem;
-    return o;
-nomem:
-    json_object_put (a);
-    json_object_put (o);
-    return NULL;
-}
-
-static json_object *resv_json (const struct resv *r)
-{
-    json_object *o = json_object_new_object ();
-
-    if (!o || jt_ev_json_add_str (o, "reservation", r->id) < 0
-        || jt_ev_json_add_str (o, "run", r->run) < 0
-        || jt_ev_json_add_str (o, "envelope", r->envelope) < 0
-        || jt_ev_json_add_str (o, "owner", r->owner) < 0
-        || jt_ev_json_add_int (o, "gpus", r->gpus) < 0
-        || jt_ev_json_add_int (o, "earliest", r->earliest) < 0
-        || jt_ev_json_add_int (o, "created", r->created) < 0) {
-        json_object_put (o);
-        return NULL;
-    }
-    return o;
-}
-
-/* Append o's text to b and release o; false on ENOMEM (o NULL included). */
-static bool put (jt_strbuf_t *b, json_object *o)
-{
-    const char *s = o ? json_object_to_json_string_ext (o, JSON_FLAGS) : NULL;
-    if (s)
-        jt_strbuf_printf (b, "%s", s);
-    json_object_put (o);
-    return s != NULL;
-}
-
-static bool env_zero (const struct env *e)
-{
-    return !e->active && !e->borrowed && !e->peak && !e->closed_s && !e->closed_borrowed_s
-           && !e->open_start_sum && !e->open_borrowed_start_sum;
-}
-
-/* Part 1's fixed sections, up to and including `"leases":[`. */
-static int head_text (const jt_ledger_fold_t *f, unsigned flags, jt_strbuf_t *b,
-                      jt_error_t *err)
-{
-    size_t n;
-    const char **keys = jt_map_sorted_keys (f->envs, &n);
-    bool first = true;
-
-    if (!keys && n)
-        return jt_errprintf (err, "out of memory");
-    jt_strbuf_printf (b,
-                      "{\"counters\":{\"events\":%" PRIu64 ",\"starts\":%" PRIu64
-                      ",\"ends\":%" PRIu64 ",\"lotteries\":%" PRIu64
-                      ",\"lastTime\":%" PRId64 ",\"closedUntil\":%" PRId64
-                      "},\"envelopes\":[",
-                      f->events, f->starts, f->ends, f->lotteries, f->last_time,
-                      f->closed_until);
-    for (size_t i = 0; i < n; i++) {
-        const struct env *e = jt_map_get (f->envs, keys[i]);
-        if ((flags & JT_CKPT_NO_CAPS) && env_zero (e))
-            continue;
-        json_object *o = env_json (e, flags, err);
-        if (!o) {
-            free (keys);
-            return -1;
-        }
-        jt_strbuf_printf (b, "%s", first ? "" : ",");
-        first = false;
-        if (!put (b, o)) {
-            free (keys);
-            return jt_errprintf (err, "out of memory");
-        }
-    }
-    free (keys);
-    json_object *bo = json_object_new_object (), *fa = json_object_new_array ();
-    bool ok = bo && fa;
-    for (size_t i = 0; ok && i < f->last_nfiles; i++) {
-        json_object *fo = json_object_new_object ();
-        ok = fo && jt_ev_json_add_str (fo, "path", f->last_files[i].path) == 0
-             && jt_ev_json_add_str (fo, "sha256", f->last_files[i].sha256) == 0
-             && json_object_array_add (fa, fo) == 0;
-        if (!ok)
-            json_object_put (fo);
-    }
-    ok = ok && jt_ev_json_add_int (bo, "loads", (int64_t) f->loads) == 0
-         && jt_ev_json_add_int (bo, "loadsNoContent", (int64_t) f->loads_no_content) == 0
-         && jt_ev_json_add_int (bo, "firstNoContent", (int64_t) f->first_no_content) == 0
-         && jt_ev_json_add_int (bo, "lastSeq", (int64_t) f->last_load_seq) == 0
-         && jt_ev_json_add_str (bo, "lastSha256", f->last_sha256) == 0;
-    if (ok) {
-        ok = jt_ev_json_add (bo, "files", fa) == 0;
-        fa = NULL;
-    }
-    json_object_put (fa);
-    jt_strbuf_printf (b, "],\"budgets\":");
-    if (!ok || !put (b, bo)) {
-        if (!ok)
-            json_object_put (bo);
-        return jt_errprintf (err, "out of memory");
-    }
-    jt_strbuf_printf (b, ",\"leases\":[");
-    return 0;
-}
-
-struct parts {
-    char **v;
-    size_t n, cap;
-};
-
-static int parts_add (struct parts *p, char *s)
-{
-    if (!s)
-        return -1;
-    if (jt_fold_grow ((void **) &p->v, &p->cap, p->n + 1, sizeof (*p->v)) < 0) {
-        free (s);
-        return -1;
-    }
-    p->v[p->n++] = s;
-    return 0;
-}
-
-static void parts_free (struct parts *p)
-{
-    for (size_t i = 0; i < p->n; i++)
-        free (p->v[i]);
-    free (p->v);
-    memset (p, 0, sizeof (*p));
-}
-
-/* The state texts of f cut after the entry reaching part_bytes. */
-static int state_parts (const jt_ledger_fold_t *f, unsigned flags, size_t part_bytes,
-                        struct parts *out, jt_error_t *err)
-{
-    size_t nl, nr;
-    const char **lk = jt_map_sorted_keys (f->leases, &nl);
-    const char **rk = NULL;
-    jt_strbuf_t b = JT_STRBUF_INIT;
-    bool in_resv = false, empty = true;
-    int rc = -1;
-
-    memset (out, 0, sizeof (*out));
-    if ((!lk && nl) || (!(rk = (const char **) jt_map_sorted_keys (f->oresv, &nr)) && nr)) {
-        jt_errprintf (err, "out of memory");
-        goto out;
-    }
-    /* open reservations are keyed by run: order them by id */
-    const struct resv **rv = malloc ((nr ? nr : 1) * sizeof (*rv));
-    if (!rv) {
-        jt_errprintf (err, "out of memory");
-        goto out;
-    }
-    for (size_t i = 0; i < nr; i++)
-        rv[i] = jt_map_get (f->oresv, rk[i]);
-    for (size_t i = 1; i < nr; i++) /* insertion sort by id: nr is small */
-        for (size_t j = i; j > 0 && strcmp (rv[j - 1]->id, rv[j]->id) > 0; j--) {
-            const struct resv *t = rv[j];
-            rv[j] = rv[j - 1];
-            rv[j - 1] = t;
-        }
-    if (head_text (f, flags, &b, err) < 0) {
-        free (rv);
-        goto out;
-    }
-    for (size_t i = 0; i < nl + nr; i++) {
-        if (!empty && b.n >= part_bytes) {
-            jt_strbuf_printf (&b, "%s]}", in_resv ? "" : "],\"reservations\":[");
-            if (parts_add (out, jt_strbuf_take (&b)) < 0) {
-                free (rv);
-                jt_errprintf (err, "out of memory");
-                goto out;
-            }
-            jt_strbuf_printf (&b, "{\"leases\":[");
-            in_resv = false;
-            empty = true;
-        }
-        if (i >= nl && !in_resv) {
-            jt_strbuf_printf (&b, "],\"reservations\":[");
-            in_resv = true;
-            empty = true;
-        }
-        json_object *o = i < nl ? lease_json (jt_map_get (f->leases, lk[i]))
-                                : resv_json (rv[i - nl]);
-        jt_strbuf_printf (&b, "%s", empty ? "" : ",");
-        if (!put (&b, o)) {
-            free (rv);
-            jt_errprintf (err, "out of memory");
-            goto out;
-        }
-        empty = false;
-    }
-    free (rv);
-    jt_strbuf_printf (&b, "%s]}", in_resv ? "" : "],\"reservations\":[");
-    if (parts_add (out, jt_strbuf_take (&b)) < 0) {
-        jt_errprintf (err, "out of memory");
-        goto out;
-    }
-    rc = 0;
-out:
-    if (rc < 0) {
-        free (jt_strbuf_take (&b));
-        parts_free (out);
-    }
-    free (lk);
-    free (rk);
-    return rc;
-}
-
-char *jt_ckpt_state_text (const jt_ledger_fold_t *f, unsigned flags, jt_error_t *err)
-{
-    struct parts p;
-
-    if (state_parts (f, flags, SIZE_MAX, &p, err) < 0)
-        return NULL;
-    char *s = p.v[0];
-    p.v[0] = NULL;
-    parts_free (&p);
-    return s;
-}
-
-/* SHA-256 (hex) of texts concatenated. 0, or -1 on ENOMEM. */
-static int parts_sha (const char *const *texts, size_t n, char hex[65])
-{
-    size_t len = 0, off = 0;
-    for (size_t i = 0; i < n; i++)
-        len += strlen (texts[i]);
-    char *all = malloc (len ? len : 1);
-    if (!all)
-        return -1;
-    for (size_t i = 0; i < n; i++) {
-        size_t k = strlen (texts[i]);
-        memcpy (all + off, texts[i], k);
-        off += k;
-    }
-    int rc = jt_sha256_hex (all, len, hex);
-    free (all);
-    return rc;
-}
-
-void jt_ckpt_payloads_free (char **payloads, size_t *lens, size_t n)
-{
-    for (size_t i = 0; payloads && i < n; i++)
-        free (payloads[i]);
-    free (payloads);
-    free (lens);
-}
-
-int jt_ckpt_payloads (const jt_ledger_fold_t *f, uint64_t up_to, int64_t time,
-                      size_t part_bytes, char ***payloads, size_t **lens, size_t *n,
-                      jt_error_t *err)
-{
-    struct parts p;
-    char sha[65], id[80];
-    jt_event_t ev = { .type = JT_EV_CHECKPOINT, .id = id, .time = time, .up_to = up_to };
-
-    *payloads = NULL;
-    *lens = NULL;
-    *n = 0;
-    if (!part_bytes)
-        part_bytes = JT_CKPT_PART_BYTES;
-    if (part_bytes < JT_CKPT_PART_BYTES_MIN || part_bytes > JT_CKPT_PART_BYTES_MAX) {
-        errno = EINVAL;
-        return jt_errprintf (err, "checkpoint part size %zu: must be %d to %d bytes",
-                             part_bytes, JT_CKPT_PART_BYTES_MIN, JT_CKPT_PART_BYTES_MAX);
-    }
-    if (state_parts (f, 0, part_bytes, &p, err) < 0)
-        return -1;
-    if (p.n > JT_CKPT_PARTS_MAX) {
-        parts_free (&p);
-        errno = E2BIG;
-        return jt_errprintf (err, "the state needs %zu checkpoint parts (at most %d)", p.n,
-                             JT_CKPT_PARTS_MAX);
-    }
-    if (parts_sha ((const char *const *) p.v, p.n, sha) < 0
-        || !(*payloads = calloc (p.n, sizeof (**payloads)))
-        || !(*lens = calloc (p.n, sizeof (**lens)))) {
-        parts_free (&p);
-        jt_ckpt_payloads_free (*payloads, *lens, 0);
-        *payloads = NULL;
-        *lens = NULL;
-        errno = ENOMEM;
-        return jt_errprintf (err, "out of memory");
-    }
-    memcpy (ev.state_sha256, sha, 65);
-    ev.parts = (int64_t) p.n;
-    for (size_t i = 0; i < p.n; i++) {
-        ev.part = (int64_t) i + 1;
-        ev.state = p.v[i];
-        snprintf (id, sizeof (id), "checkpoint:%" PRIu64 ":%zu", up_to, i + 1);
-        if (!((*payloads)[i] = jt_event_to_json (&ev, err))) {
-            jt_ckpt_payloads_free (*payloads, *lens, i);
-            *payloads = NULL;
-            *lens = NULL;
-            parts_free (&p);
-            return -1;
-        }
-        (*lens)[i] = strlen ((*payloads)[i]);
-        if ((*lens)[i] > JT_LEDGER_MAX_PAYLOAD) {
-            jt_ckpt_payloads_free (*payloads, *lens, i + 1);
-            *payloads = NULL;
-            *lens = NULL;
-            parts_free (&p);
-            errno = E2BIG;
-            return jt_errprintf (err, "checkpoint part %zu is %zu bytes, over the record "
-                                 "payload limit",
-                                 i + 1, (*lens)[i]);
-        }
-    }
-    *n = p.n;
-    parts_free (&p);
-    return 0;
-}
-
 /* ---- reading it back ---- */
 
 struct rd {
@@ -542,7 +64,7 @@ static int rd_int (struct rd *r, json_object *o, const char *key, int64_t lo, in
                    int64_t *out)
 {
     jt_error_t e = { "" };
-    if (jt_ev_json_get_int (o, key, true, out, &e) < 0)
+    if (jt_json_get_int (o, key, true, out, &e) < 0)
         return bad (r, NULL, "%s", e.text);
     if (*out < lo || *out > hi)
         return bad (r, key, "%" PRId64 " out of range [%" PRId64 ", %" PRId64 "]", *out,
@@ -554,7 +76,7 @@ static int rd_str (struct rd *r, json_object *o, const char *key, bool req, bool
                    char **out)
 {
     jt_error_t e = { "" };
-    if (jt_ev_json_get_str (o, key, req, out, &e) < 0)
+    if (jt_json_get_str (o, key, req, out, &e) < 0)
         return bad (r, NULL, "%s", e.text);
     if (nonempty && *out && !**out)
         return bad (r, key, "empty");
@@ -709,7 +231,7 @@ static int rd_budgets (struct rd *r, jt_ledger_fold_t *f, json_object *st, uint6
         || rd_int (r, b, "lastSeq", 0, max, &last) < 0
         || rd_str (r, b, "lastSha256", true, false, &sha) < 0)
         return -1;
-    if (sha[0] && !hex64 (sha)) {
+    if (sha[0] && !jt_sha256_hex_ok (sha)) {
         free (sha);
         return bad (r, "lastSha256", "expected \"\" or 64 lowercase hex digits");
     }
@@ -734,7 +256,7 @@ static int rd_budgets (struct rd *r, jt_ledger_fold_t *f, json_object *st, uint6
         f->last_nfiles = i + 1;
         if (rd_str (r, o, "sha256", true, false, &s) < 0)
             return -1;
-        bool ok = hex64 (s);
+        bool ok = jt_sha256_hex_ok (s);
         if (ok)
             memcpy (f->last_files[i].sha256, s, 65);
         free (s);
@@ -994,7 +516,7 @@ jt_ledger_fold_t *jt_ckpt_restore (const jt_event_t *const *parts, size_t n, jt_
     }
     for (size_t i = 0; i < n; i++)
         texts[i] = parts[i]->state;
-    int shr = parts_sha (texts, n, sha);
+    int shr = jt_ckpt_parts_sha (texts, n, sha);
     free (texts);
     if (shr < 0) {
         jt_errprintf (err, "out of memory");

@@ -52,7 +52,8 @@
 #include "jobtree/cover.h"
 #include "jobtree/ledger.h"
 #include "jobtree/map.h"
-#include "ledger_fold.h"
+#include "ledger_fold_times.h"
+#include "util/grow.h"
 
 static uint64_t max64 (uint64_t a, uint64_t b)
 {
@@ -63,15 +64,7 @@ static uint64_t max64 (uint64_t a, uint64_t b)
  * else the first. */
 static size_t epoch_at (const jt_fold_epoch_t *ep, size_t nep, int64_t x)
 {
-    size_t a = 0, b = nep;
-    while (b - a > 1) {
-        size_t m = a + (b - a) / 2;
-        if (ep[m].time <= x)
-            a = m;
-        else
-            b = m;
-    }
-    return a;
+    return jt_fold_last_at (ep, sizeof (*ep), offsetof (jt_fold_epoch_t, time), 0, nep, x);
 }
 
 /* ---- who may pay, at each lease's start ---- */
@@ -206,13 +199,13 @@ static long pool_get (struct pools *p, const char *key, const char *name,
 
     if (id)
         return (long) id - 1;
-    if (jt_fold_grow ((void **) &p->names, &cap, p->n + 1, sizeof (*p->names)) < 0)
+    if (jt_grow ((void **) &p->names, &cap, p->n + 1, sizeof (*p->names)) < 0)
         return -1;
     cap = p->cap;
-    if (jt_fold_grow ((void **) &p->members, &cap, p->n + 1, sizeof (*p->members)) < 0)
+    if (jt_grow ((void **) &p->members, &cap, p->n + 1, sizeof (*p->members)) < 0)
         return -1;
     cap = p->cap;
-    if (jt_fold_grow ((void **) &p->nmembers, &cap, p->n + 1, sizeof (*p->nmembers)) < 0)
+    if (jt_grow ((void **) &p->nmembers, &cap, p->n + 1, sizeof (*p->nmembers)) < 0)
         return -1;
     p->cap = cap;
     p->names[p->n] = strdup (name);
@@ -237,7 +230,7 @@ static long pool_get (struct pools *p, const char *key, const char *name,
 static int cap_push (struct pools *p, long pool, int64_t conc, double hours)
 {
     if (pool < 0
-        || jt_fold_grow ((void **) &p->s.caps, &p->s.capcap, p->s.ncaps + 1, sizeof (*p->s.caps))
+        || jt_grow ((void **) &p->s.caps, &p->s.capcap, p->s.ncaps + 1, sizeof (*p->s.caps))
                < 0)
         return -1;
     p->s.caps[p->s.ncaps++] = (jt_fold_cap_t){ (uint32_t) pool, conc, hours, 0,
@@ -346,7 +339,7 @@ static int check_pools (const jt_fold_times_t *t, const char *const *envnames,
         if (lending && l->role != JT_ROLE_BORROWED)
             continue;
         for (size_t j = cnt[l->env]; j < cnt[l->env + 1]; j++) {
-            if (jt_fold_grow ((void **) &p.s.ivl, &p.s.ivlcap, p.s.nivl + 1, sizeof (*p.s.ivl)) < 0)
+            if (jt_grow ((void **) &p.s.ivl, &p.s.ivlcap, p.s.nivl + 1, sizeof (*p.s.ivl)) < 0)
                 goto out;
             jt_fold_ivl_t *c = &p.s.ivl[p.s.nivl++];
             *c = *l;
@@ -366,8 +359,8 @@ out:
     return rc;
 }
 
-int jt_fold_rules_check (jt_fold_times_t *t, const char *const *envnames, size_t nenv,
-                         int64_t horizon, uint64_t last_seq, jt_violation_t *best)
+static int rules_check (jt_fold_times_t *t, const char *const *envnames, size_t nenv,
+                        int64_t horizon, uint64_t last_seq, jt_violation_t *best)
 {
     jt_fold_epoch_t *ep = NULL;
     int rc = -1;
@@ -388,4 +381,26 @@ out:
     if (rc < 0)
         errno = ENOMEM;
     return rc;
+}
+
+int jt_fold_times_check (jt_fold_times_t *t, const char *const *names,
+                         size_t nenv, int64_t horizon, uint64_t last_seq,
+                         jt_violation_t *v)
+{
+    jt_violation_t best = { .kind = JT_VIOL_NONE };
+
+    for (size_t i = 0; i < t->nivl; i++) {
+        if (t->ivl[i].start > horizon)
+            horizon = t->ivl[i].start;
+        if (t->ivl[i].end > horizon)
+            horizon = t->ivl[i].end;
+    }
+    if (jt_fold_time_check (t, names, nenv, horizon, last_seq, &best) < 0
+        || rules_check (t, names, nenv, horizon, last_seq, &best) < 0)
+        return -1;
+    if (best.kind == JT_VIOL_NONE)
+        return 0;
+    if (v && v->kind == JT_VIOL_NONE)
+        *v = best;
+    return 1;
 }

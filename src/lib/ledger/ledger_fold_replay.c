@@ -23,7 +23,9 @@
 #include "jobtree/ledger.h"
 #include "jobtree/ledger_checkpoint.h"
 #include "ledger_record.h"
+#include "ledger_checkpoint_int.h"
 #include "ledger_fold.h"
+#include "util/grow.h"
 
 /* A checkpoint being read: its parts so far (consecutive records). */
 struct acc {
@@ -217,7 +219,7 @@ static int ckpt_record (struct read_ctx *c, const jt_record_t *rec, jt_error_t *
                         rec->seq, ev->up_to);
         goto out;
     }
-    if (jt_fold_grow ((void **) &a->parts, &a->cap, a->n + 1, sizeof (*a->parts)) < 0) {
+    if (jt_grow ((void **) &a->parts, &a->cap, a->n + 1, sizeof (*a->parts)) < 0) {
         rc = jt_errprintf (err, "out of memory");
         goto out;
     }

@@ -1,10 +1,10 @@
 /*
  * ledger_fold.c - live state as a fold over ledger events, and the
  * calculus's invariants checked event by event: applying an event (or a
- * record's payload), and the queries on the state (counts, envelopes, open
- * leases, the history's lease and reservation rows). Reading a ledger on
- * disk through a fold (`jobtree verify`, the replay after a restart) is
- * ledger_fold_replay.c's.
+ * record's payload). The queries on the state (counts, envelopes, open
+ * leases, the history's lease and reservation rows) are
+ * ledger_fold_query.c's; reading a ledger on disk through a fold (`jobtree
+ * verify`, the replay after a restart) is ledger_fold_replay.c's.
  *
  * DESIGN: events are applied in ledger order, which is emission order (the
  * client keeps it through its queue and spool). State: open leases by id,
@@ -24,7 +24,7 @@
  * (jt_ledger_fold_time_checks: `jobtree verify`) records every lease
  * interval and every BudgetLoaded as a cap epoch instead, and checks node
  * overlap, concurrency, GPU-hours and window on them once the ledger is
- * read (ledger_fold_time.c). The structural checks (ids, Start/End
+ * read (ledger_fold_time.c, then Cover's rules: ledger_fold_rules.c). The structural checks (ids, Start/End
  * matching, lotteries) are the same in both.
  * An Activation is recomputed from the event alone
  * (jt_event_activation_replay) and marks the open leases it cut with the
@@ -51,6 +51,7 @@
 #include "jobtree/ledger.h"
 #include "jobtree/map.h"
 #include "ledger_fold.h"
+#include "util/grow.h"
 #include "ledger_event_int.h"
 
 static const char *const viol_names[] = {
@@ -118,6 +119,8 @@ static void env_free (void *p)
     free (e);
 }
 
+static void times_free (jt_fold_times_t *t);
+
 jt_ledger_fold_t *jt_ledger_fold_create (void)
 {
     jt_ledger_fold_t *f = calloc (1, sizeof (*f));
@@ -147,12 +150,12 @@ void jt_ledger_fold_destroy (jt_ledger_fold_t *f)
     for (size_t i = 0; i < f->last_nfiles; i++)
         free (f->last_files[i].path);
     free (f->last_files);
-    jt_fold_times_free (f->times);
+    times_free (f->times);
     free (f->times);
     free (f);
 }
 
-void jt_fold_times_free (jt_fold_times_t *t)
+static void times_free (jt_fold_times_t *t)
 {
     if (!t)
         return;
@@ -194,21 +197,6 @@ int jt_ledger_fold_time_checks (jt_ledger_fold_t *f, jt_error_t *err)
     return 0;
 }
 
-int jt_fold_grow (void **v, size_t *cap, size_t n, size_t sz)
-{
-    if (n <= *cap)
-        return 0;
-    size_t nc = *cap ? *cap : 16;
-    while (nc < n)
-        nc *= 2;
-    void *nv = realloc (*v, nc * sz);
-    if (!nv)
-        return -1;
-    *v = nv;
-    *cap = nc;
-    return 0;
-}
-
 /* The number of name (a node or an owner) in t->names, added when new:
  * 1 + it, or 0 on ENOMEM. */
 static uintptr_t times_name (jt_fold_times_t *t, const char *name)
@@ -217,7 +205,7 @@ static uintptr_t times_name (jt_fold_times_t *t, const char *name)
 
     if (id)
         return id;
-    if (jt_fold_grow ((void **) &t->names, &t->namecap, t->nnames + 1, sizeof (*t->names)) < 0
+    if (jt_grow ((void **) &t->names, &t->namecap, t->nnames + 1, sizeof (*t->names)) < 0
         || !(t->names[t->nnames] = strdup (name)))
         return 0;
     id = ++t->nnames;
@@ -229,8 +217,8 @@ static uintptr_t times_name (jt_fold_times_t *t, const char *name)
 /* Record a Start's interval (lease time); its index goes to l->ivl. */
 static int times_start (jt_fold_times_t *t, struct lease *l, const struct env *e)
 {
-    if (jt_fold_grow ((void **) &t->ivl, &t->ivlcap, t->nivl + 1, sizeof (*t->ivl)) < 0
-        || jt_fold_grow ((void **) &t->nodes, &t->nodecap, t->nnodes + l->nnodes,
+    if (jt_grow ((void **) &t->ivl, &t->ivlcap, t->nivl + 1, sizeof (*t->ivl)) < 0
+        || jt_grow ((void **) &t->nodes, &t->nodecap, t->nnodes + l->nnodes,
                  sizeof (*t->nodes))
                < 0)
         return -1;
@@ -260,15 +248,15 @@ static int times_epoch (jt_ledger_fold_t *f, int64_t time, uint64_t seq,
                         const jt_event_t *ev)
 {
     jt_fold_times_t *t = f->times;
-    if (jt_fold_grow ((void **) &t->ep, &t->epcap, t->nep + 1, sizeof (*t->ep)) < 0
-        || jt_fold_grow ((void **) &t->caps, &t->capcap, t->ncaps + ev->ncaps, sizeof (*t->caps))
+    if (jt_grow ((void **) &t->ep, &t->epcap, t->nep + 1, sizeof (*t->ep)) < 0
+        || jt_grow ((void **) &t->caps, &t->capcap, t->ncaps + ev->ncaps, sizeof (*t->caps))
                < 0)
         return -1;
     int rules = -1;
     if (ev->budgets) { /* one copy per distinct content */
         uintptr_t r = (uintptr_t) jt_map_get (t->rules_ids, ev->budgets_sha256);
         if (!r) {
-            if (jt_fold_grow ((void **) &t->rules, &t->rulescap, t->nrules + 1,
+            if (jt_grow ((void **) &t->rules, &t->rulescap, t->nrules + 1,
                       sizeof (*t->rules))
                     < 0
                 || !(t->rules[t->nrules] = jt_ev_budgets_copy (ev->budgets, NULL)))
@@ -338,7 +326,7 @@ struct env *jt_fold_env_get (jt_ledger_fold_t *f, const char *name)
     if (e)
         return e;
     if (f->nenv >= UINT32_MAX
-        || jt_fold_grow ((void **) &f->env_v, &f->envcap, f->nenv + 1, sizeof (*f->env_v)) < 0)
+        || jt_grow ((void **) &f->env_v, &f->envcap, f->nenv + 1, sizeof (*f->env_v)) < 0)
         return NULL;
     if (!(e = calloc (1, sizeof (*e))) || !(e->name = strdup (name))
         || jt_map_put (f->envs, name, e, NULL) < 0) {
@@ -350,7 +338,7 @@ struct env *jt_fold_env_get (jt_ledger_fold_t *f, const char *name)
     return e;
 }
 
-static double used_s (const struct env *e, int64_t t)
+double jt_fold_env_used_s (const struct env *e, int64_t t)
 {
     return e->closed_s + (double) e->active * (double) t - e->open_start_sum;
 }
@@ -359,7 +347,7 @@ static int check_hours (const struct env *e, uint64_t seq, int64_t t, jt_violati
 {
     if (!e->capped)
         return 0;
-    double used = used_s (e, t) / 3600.0;
+    double used = jt_fold_env_used_s (e, t) / 3600.0;
     if (used > e->max_gpu_hours + 1e-9)
         return viol (v, JT_VIOL_GPU_HOURS, seq,
                      "envelope %s: %.3f GPU-hours used by t=%" PRId64 " > cap %.3f",
@@ -586,104 +574,6 @@ static char *dup0 (const char *s)
 
 /* ---- Activation ---- */
 
-static jt_end_reason_t cut_reason (jt_cut_kind_t k)
-{
-    switch (k) {
-    case JT_CUT_SPARE: return JT_REASON_DROP_SPARE;
-    case JT_CUT_SHRINK: return JT_REASON_SHRINK;
-    case JT_CUT_LOTTERY: return JT_REASON_RANDOM_PREEMPT;
-    }
-    return JT_REASON_NONE;
-}
-
-/* A lease group after its run, as a key "<run>\n<group>" (malloc'd; NULL
- * on ENOMEM). */
-static char *group_key (const char *run, const char *group)
-{
-    size_t n = strlen (run) + strlen (group) + 2;
-    char *k = malloc (n);
-
-    if (k)
-        snprintf (k, n, "%s\n%s", run, group);
-    return k;
-}
-
-static void *const lottery_mark = (void *) &lottery_mark;
-static void *const cut_mark = (void *) &cut_mark;
-
-struct marks {
-    const jt_event_t *ev;
-    jt_map_t *runs;             /* run -> lottery_mark (the lottery took it) or
-                                 * cut_mark (only a group or spares cut) */
-    jt_map_t *groups;           /* "<run>\n<group>" of the lease a Shrink or
-                                 * DropSpare cut names -> 1 + the cut's index */
-    bool oom;
-};
-
-/* An open lease of a run the Activation cut: the group's own cut (Shrink,
- * DropSpare) first, else the lottery's that took the whole run. */
-static void mark_cb (const char *key, void *val, void *arg)
-{
-    struct marks *m = arg;
-    struct lease *l = val;
-    void *run = jt_map_get (m->runs, l->run), *g;
-    char *k;
-
-    (void) key;
-    if (!run)
-        return;
-    if (!(k = group_key (l->run, l->group))) {
-        m->oom = true;
-        return;
-    }
-    g = jt_map_get (m->groups, k);
-    free (k);
-    if (g) {
-        l->cut = cut_reason (m->ev->cuts[(uintptr_t) g - 1].kind);
-        l->cut_seed = 0;
-    } else if (run == lottery_mark) {
-        l->cut = JT_REASON_RANDOM_PREEMPT;
-        l->cut_seed = m->ev->seed;
-    }
-}
-
-/* Mark the open leases the Activation cut (one pass over the open leases).
- * 0, or -1 on ENOMEM. */
-static int mark_cuts (jt_ledger_fold_t *f, const jt_event_t *ev)
-{
-    struct marks m = { .ev = ev, .runs = jt_map_create (0), .groups = jt_map_create (0) };
-    int rc = -1;
-
-    if (!m.runs || !m.groups)
-        goto out;
-    for (size_t i = 0; i < ev->ncuts; i++) {
-        const jt_ev_cut_t *c = &ev->cuts[i];
-        char group[32], *k;
-        bool lot = c->kind == JT_CUT_LOTTERY;
-        int put;
-        if ((lot || !jt_map_get (m.runs, c->run))
-            && jt_map_put (m.runs, c->run, lot ? lottery_mark : cut_mark, NULL) < 0)
-            goto out;
-        if (lot)
-            continue;
-        snprintf (group, sizeof (group), c->kind == JT_CUT_SPARE ? "spare/%d" : "%d",
-                  c->group);
-        if (!(k = group_key (c->run, group)))
-            goto out;
-        put = jt_map_put (m.groups, k, (void *) (uintptr_t) (i + 1), NULL);
-        free (k);
-        if (put < 0)
-            goto out;
-    }
-    if (ev->ncuts)
-        jt_map_each (f->leases, mark_cb, &m);
-    rc = m.oom ? -1 : 0;
-out:
-    jt_map_destroy (m.runs, NULL);
-    jt_map_destroy (m.groups, NULL);
-    return rc;
-}
-
 /* Recompute the Activation (a mismatch is a `lottery` violation), then mark
  * the open leases it cut. */
 static int apply_activation (jt_ledger_fold_t *f, uint64_t seq, const jt_event_t *ev,
@@ -697,7 +587,7 @@ static int apply_activation (jt_ledger_fold_t *f, uint64_t seq, const jt_event_t
     f->lotteries++;
     if (rc != 0)
         rc = viol (v, JT_VIOL_LOTTERY, seq, "Activation %s: %s", ev->id, why);
-    return mark_cuts (f, ev) < 0 ? -1 : rc;
+    return jt_fold_mark_cuts (f, ev) < 0 ? -1 : rc;
 }
 
 /* History: every lease once (its first Start; an End closes it once) and
@@ -889,236 +779,6 @@ int jt_ledger_fold_apply_record (jt_ledger_fold_t *f, const jt_record_t *rec,
         rc = jt_ledger_fold_apply (f, rec->seq, ev, v, err);
     jt_event_destroy (ev);
     return rc;
-}
-
-void jt_ledger_fold_counts (const jt_ledger_fold_t *f, uint64_t *events,
-                            uint64_t *starts, uint64_t *ends, uint64_t *open)
-{
-    if (events)
-        *events = f->events;
-    if (starts)
-        *starts = f->starts;
-    if (ends)
-        *ends = f->ends;
-    if (open)
-        *open = jt_map_count (f->leases);
-}
-
-static void env_fill (const struct env *e, int64_t now, jt_fold_envelope_t *o)
-{
-    o->name = e->name;
-    o->owner = e->owner;
-    o->active_gpus = e->active;
-    o->borrowed_gpus = e->borrowed;
-    o->peak_gpus = e->peak;
-    o->gpu_hours = used_s (e, now) / 3600.0;
-    o->borrowed_gpu_hours = (e->closed_borrowed_s + (double) e->borrowed * (double) now
-                             - e->open_borrowed_start_sum)
-                            / 3600.0;
-    o->closed_gpu_hours = e->closed_s / 3600.0;
-    o->closed_borrowed_gpu_hours = e->closed_borrowed_s / 3600.0;
-    o->capped = e->capped;
-    o->concurrency = e->concurrency;
-    o->max_gpu_hours = e->max_gpu_hours;
-}
-
-size_t jt_ledger_fold_envelopes (const jt_ledger_fold_t *f, int64_t now,
-                                 jt_fold_envelope_t *out, size_t max)
-{
-    size_t n;
-    const char **keys = jt_map_sorted_keys (f->envs, &n);
-    for (size_t i = 0; i < n && i < max; i++)
-        env_fill (jt_map_get (f->envs, keys[i]), now, &out[i]);
-    free (keys);
-    return n;
-}
-
-int jt_ledger_fold_envelope (const jt_ledger_fold_t *f, const char *name, int64_t now,
-                             jt_fold_envelope_t *out)
-{
-    const struct env *e = name ? jt_map_get (f->envs, name) : NULL;
-    if (!e) {
-        errno = ENOENT;
-        return -1;
-    }
-    env_fill (e, now, out);
-    return 0;
-}
-
-uint64_t jt_ledger_fold_lotteries (const jt_ledger_fold_t *f)
-{
-    return f->lotteries;
-}
-
-int64_t jt_ledger_fold_last_time (const jt_ledger_fold_t *f)
-{
-    return f->last_time;
-}
-
-int64_t jt_ledger_fold_closed_until (const jt_ledger_fold_t *f)
-{
-    return f->closed_until;
-}
-
-static void lease_fill (const struct lease *l, jt_fold_lease_t *o)
-{
-    *o = (jt_fold_lease_t){ .lease = l->id,
-                            .run = l->run,
-                            .group = l->group,
-                            .envelope = l->envelope,
-                            .owner = l->owner,
-                            .nodes = (const char *const *) l->nodes,
-                            .nnodes = l->nnodes,
-                            .gpus = l->gpus,
-                            .role = l->role,
-                            .start = l->start,
-                            .seq = l->seq,
-                            .end = l->end,
-                            .reason = l->reason,
-                            .seed = l->seed,
-                            .cut = l->cut,
-                            .cut_seed = l->cut_seed };
-}
-
-struct collect {
-    const char *run; /* NULL: all */
-    const struct lease **v;
-    size_t n;
-};
-
-static void collect_cb (const char *key, void *val, void *arg)
-{
-    struct collect *c = arg;
-    const struct lease *l = val;
-    (void) key;
-    if (!c->run || !strcmp (c->run, l->run))
-        c->v[c->n++] = l;
-}
-
-static int cmp_lease (const void *a, const void *b)
-{
-    return strcmp ((*(const struct lease *const *) a)->id,
-                   (*(const struct lease *const *) b)->id);
-}
-
-/* Leases of m (of run, or all), sorted by id, into a malloc'd array. */
-static int leases_of (const jt_map_t *m, const char *run, jt_fold_lease_t **out,
-                      size_t *n, jt_error_t *err)
-{
-    size_t total = m ? jt_map_count (m) : 0;
-    struct collect c = { .run = run };
-
-    *out = NULL;
-    *n = 0;
-    if (!(c.v = malloc ((total ? total : 1) * sizeof (*c.v)))
-        || !(*out = calloc (total ? total : 1, sizeof (**out)))) {
-        free (c.v);
-        errno = ENOMEM;
-        return jt_errprintf (err, "out of memory");
-    }
-    if (m)
-        jt_map_each (m, collect_cb, &c);
-    qsort (c.v, c.n, sizeof (*c.v), cmp_lease);
-    for (size_t i = 0; i < c.n; i++)
-        lease_fill (c.v[i], &(*out)[i]);
-    *n = c.n;
-    free (c.v);
-    return 0;
-}
-
-size_t jt_ledger_fold_open (const jt_ledger_fold_t *f, jt_fold_lease_t *out, size_t max)
-{
-    size_t n;
-    const char **keys = jt_map_sorted_keys (f->leases, &n);
-    for (size_t i = 0; i < n && i < max; i++)
-        lease_fill (jt_map_get (f->leases, keys[i]), &out[i]);
-    free (keys);
-    return n;
-}
-
-int jt_ledger_fold_open_list (const jt_ledger_fold_t *f, const char *run,
-                              jt_fold_lease_t **out, size_t *n, jt_error_t *err)
-{
-    return leases_of (f->leases, run, out, n, err);
-}
-
-int jt_ledger_fold_leases (const jt_ledger_fold_t *f, jt_fold_lease_t **out,
-                           size_t *n, jt_error_t *err)
-{
-    return leases_of (f->hist, NULL, out, n, err);
-}
-
-static int cmp_resv (const void *a, const void *b)
-{
-    return strcmp (((const jt_fold_reservation_t *) a)->reservation,
-                   ((const jt_fold_reservation_t *) b)->reservation);
-}
-
-struct resv_collect {
-    jt_fold_reservation_t *v;
-    size_t n;
-};
-
-static void resv_cb (const char *key, void *val, void *arg)
-{
-    struct resv_collect *c = arg;
-    const struct resv *r = val;
-    (void) key;
-    c->v[c->n++] = (jt_fold_reservation_t){ .reservation = r->id,
-                                            .run = r->run,
-                                            .owner = r->owner,
-                                            .envelope = r->envelope,
-                                            .gpus = r->gpus,
-                                            .earliest = r->earliest,
-                                            .created = r->created,
-                                            .activated = r->activated,
-                                            .released = r->released };
-}
-
-static int resv_list (const jt_map_t *m, jt_fold_reservation_t **out, size_t *n,
-                      jt_error_t *err)
-{
-    size_t total = m ? jt_map_count (m) : 0;
-    struct resv_collect c = { NULL, 0 };
-
-    *out = NULL;
-    *n = 0;
-    if (!(c.v = calloc (total ? total : 1, sizeof (*c.v)))) {
-        errno = ENOMEM;
-        return jt_errprintf (err, "out of memory");
-    }
-    if (m)
-        jt_map_each (m, resv_cb, &c);
-    qsort (c.v, c.n, sizeof (*c.v), cmp_resv);
-    *out = c.v;
-    *n = c.n;
-    return 0;
-}
-
-int jt_ledger_fold_reservations (const jt_ledger_fold_t *f, jt_fold_reservation_t **out,
-                                 size_t *n, jt_error_t *err)
-{
-    return resv_list (f->resv, out, n, err);
-}
-
-int jt_ledger_fold_open_resvs (const jt_ledger_fold_t *f, jt_fold_reservation_t **out,
-                               size_t *n, jt_error_t *err)
-{
-    return resv_list (f->oresv, out, n, err);
-}
-
-int jt_ledger_fold_open_resv (const jt_ledger_fold_t *f, const char *run,
-                              jt_fold_reservation_t *out)
-{
-    struct resv_collect c = { out, 0 };
-    const struct resv *r = f && run ? jt_map_get (f->oresv, run) : NULL;
-
-    if (!r) {
-        errno = ENOENT;
-        return -1;
-    }
-    resv_cb (r->run, (void *) r, &c);
-    return 0;
 }
 
 int jt_ledger_fold_pin_caps (jt_ledger_fold_t *f, const jt_event_t *budget,

@@ -1,0 +1,111 @@
+/*
+ * ledger_fold.h - the fold's state (ledger_fold.c, its queries
+ * ledger_fold_query.c) and what the fold offers the layers above it: the
+ * checkpoint's text and restore (ledger_checkpoint.c,
+ * ledger_checkpoint_restore.c) and the reading of a ledger through it
+ * (ledger_fold_replay.c); not public API. Lease time, below the fold, is
+ * ledger_fold_times.h.
+ */
+#ifndef JT_LEDGER_FOLD_H
+#define JT_LEDGER_FOLD_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "jobtree/error.h"
+#include "jobtree/ledger.h"
+#include "jobtree/map.h"
+#include "ledger_fold_times.h"
+
+/* The fold's state (ledger_fold.c; read and rebuilt by ledger_checkpoint.c). */
+struct lease {
+    char *id, *run, *group, *envelope, *owner;
+    char **nodes;
+    size_t nnodes;
+    int64_t gpus;
+    jt_lease_role_t role;
+    int64_t start;
+    uint64_t seq;
+    int64_t end;                /* history: -1 while open */
+    jt_end_reason_t reason;
+    uint64_t seed;
+    jt_end_reason_t cut;        /* open: what the latest Activation cutting it
+                                 * gives its End (JT_REASON_NONE: none) */
+    uint64_t cut_seed;
+    size_t ivl;                 /* lease time: its interval */
+};
+
+struct resv {
+    char *id, *run, *owner, *envelope;
+    int64_t gpus, earliest, created, activated, released;
+};
+
+struct env {
+    char *name;
+    uint32_t id;                /* its number: envs in order of appearance */
+    char *owner;
+    bool capped;
+    int64_t concurrency;
+    double max_gpu_hours;
+    int64_t wstart, wend;
+    int64_t active, borrowed, peak;
+    double closed_s, closed_borrowed_s; /* GPU-seconds */
+    double open_start_sum, open_borrowed_start_sum;
+};
+
+struct jt_ledger_fold {
+    jt_map_t *ids;    /* event id -> seq; NULL once ids are forgotten */
+    jt_map_t *leases; /* lease id -> struct lease */
+    jt_map_t *nodes;  /* node -> struct lease */
+    jt_map_t *envs;   /* name -> struct env */
+    jt_map_t *hist;   /* history (NULL: not kept): lease id -> struct lease */
+    jt_map_t *resv;   /* history: reservation id -> struct resv */
+    jt_map_t *oresv;  /* live: run -> its open reservation (struct resv) */
+    uint64_t events, starts, ends, lotteries;
+    int64_t closed_until;       /* the latest end of a lease closed (0: none) */
+    int64_t last_time;
+    bool caps_pinned;
+    struct env **env_v;         /* by number */
+    size_t nenv, envcap;
+    jt_fold_times_t *times;     /* lease time (verify), or NULL */
+    /* the BudgetLoaded events applied (jt_ledger_fold_budgets) */
+    uint64_t loads, loads_no_content, first_no_content, last_load_seq;
+    char last_sha256[65];
+    jt_ev_file_t *last_files;
+    size_t last_nfiles;
+};
+
+void jt_fold_lease_free (void *p);
+void jt_fold_resv_free (void *p);
+/* GPU-seconds envelope e has used by instant t (closed leases, and open
+ * ones from their starts). */
+double jt_fold_env_used_s (const struct env *e, int64_t t);
+/* The envelope of that name, made (numbered next) when new. NULL on ENOMEM. */
+struct env *jt_fold_env_get (jt_ledger_fold_t *f, const char *name);
+/* A BudgetLoaded's caps in force from now on (every other envelope
+ * uncapped). 0, or -1 on ENOMEM. */
+int jt_fold_load_caps (jt_ledger_fold_t *f, const jt_event_t *ev);
+
+/* Mark the open leases Activation ev cut (ledger_fold_activation.c; one
+ * pass over the open leases). 0, or -1 on ENOMEM. */
+int jt_fold_mark_cuts (jt_ledger_fold_t *f, const jt_event_t *ev);
+
+/* Apply one record's payload (jt_ledger_fold_apply with the record's seq).
+ * A payload that is not a valid event, or with canonical not in canonical
+ * form, is a violation (JT_VIOL_BAD_EVENT) and is not applied. *v is reset
+ * first. 0, 1 with *v filled, or -1 on ENOMEM (err). */
+int jt_ledger_fold_apply_record (jt_ledger_fold_t *f, const jt_record_t *rec,
+                                 bool canonical, jt_violation_t *v, jt_error_t *err);
+
+/* Check lease time in f instead of event order: node overlap, concurrency,
+ * GPU-hours and window are no longer checked as events are applied but by
+ * jt_ledger_fold_check_time at the end. Before the first event. 0, or -1
+ * with err (EINVAL, ENOMEM). */
+int jt_ledger_fold_time_checks (jt_ledger_fold_t *f, jt_error_t *err);
+
+/* jt_fold_times_check over everything applied to f (which must check lease
+ * time). 0, 1 with *v, or -1 on ENOMEM. */
+int jt_ledger_fold_check_time (const jt_ledger_fold_t *f, uint64_t last_seq,
+                               jt_violation_t *v);
+
+#endif /* JT_LEDGER_FOLD_H */

@@ -1,0 +1,85 @@
+/*
+ * jsoncanon.c - building canonical JSON and reading it back strictly (see
+ * jsonutil.h): the "add or free" writers every canonical form uses (the
+ * ledger's events and their bodies, the budgets' canonical dump, the
+ * plan's JSON) and the strict getters of the event parsers (a string, an
+ * unsaturated integer, a 64-bit hex number), errors naming the key.
+ */
+#include "config.h"
+
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "jsonutil.h"
+
+int jt_json_add (json_object *o, const char *key, json_object *v)
+{
+    if (!v)
+        return -1;
+    if (json_object_object_add (o, key, v) < 0) {
+        json_object_put (v);
+        return -1;
+    }
+    return 0;
+}
+
+int jt_json_add_str (json_object *o, const char *key, const char *s)
+{
+    return jt_json_add (o, key, json_object_new_string (s));
+}
+
+int jt_json_add_int (json_object *o, const char *key, int64_t i)
+{
+    return jt_json_add (o, key, json_object_new_int64 (i));
+}
+
+int jt_json_get_str (json_object *o, const char *key, bool req, char **out,
+                     jt_error_t *err)
+{
+    json_object *v;
+    char *cp;
+
+    if (!json_object_object_get_ex (o, key, &v))
+        return req ? jt_errprintf (err, "%s: missing", key) : 0;
+    if (!json_object_is_type (v, json_type_string))
+        return jt_errprintf (err, "%s: expected a string", key);
+    if (!(cp = strdup (json_object_get_string (v))))
+        return jt_errprintf (err, "out of memory");
+    free (*out);
+    *out = cp;
+    return 0;
+}
+
+int jt_json_get_int (json_object *o, const char *key, bool req, int64_t *out,
+                     jt_error_t *err)
+{
+    json_object *v;
+
+    if (!json_object_object_get_ex (o, key, &v))
+        return req ? jt_errprintf (err, "%s: missing", key) : 0;
+    if (!json_object_is_type (v, json_type_int))
+        return jt_errprintf (err, "%s: expected an integer", key);
+    errno = 0;
+    *out = json_object_get_int64 (v);
+    if (errno == EINVAL || *out == INT64_MAX || *out == INT64_MIN)
+        return jt_errprintf (err, "%s: integer out of range", key);
+    return 0;
+}
+
+int jt_json_get_hex64 (json_object *o, const char *key, bool req, uint64_t *out,
+                       jt_error_t *err)
+{
+    char *s = NULL;
+    bool bad;
+
+    if (jt_json_get_str (o, key, req, &s, err) < 0)
+        return -1;
+    if (!s)
+        return 0;
+    bad = strlen (s) != 16 || strspn (s, "0123456789abcdef") != 16;
+    if (!bad)
+        *out = strtoull (s, NULL, 16);
+    free (s);
+    return bad ? jt_errprintf (err, "%s: expected 16 hex digits", key) : 1;
+}
