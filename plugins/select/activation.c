@@ -247,9 +247,10 @@ int jtsel_activate (job_record_t *job_ptr, bitstr_t *bitmap,
     jt_answer_t e;
     jt_error_t err;
     int64_t created, at;
-    bool due_room, due_reclaim;
+    jt_resv_clock_t clk;
+    jt_activation_due_t due;
     const char *dom;
-    jt_reclaim_t reclaim, *fund = NULL;
+    const jt_reclaim_t *fund;
     char key[JT_RESV_ID_MAX + 16], kind[JT_RESV_ID_MAX + 64];
     int rc = SLURM_ERROR;
 
@@ -258,43 +259,39 @@ int jtsel_activate (job_record_t *job_ptr, bitstr_t *bitmap,
         return SLURM_ERROR;
     if (jtsel_ledger_open_resv (job_ptr, resv, sizeof (resv), &created) < 0)
         return SLURM_ERROR;
-    /* Cheap gates first: a room activation is due at created + MaxWait; a
-     * reclaim is due at once, but once. */
-    due_room = c->conf->max_wait > 0 && now_req->now >= created + c->conf->max_wait
-               && !activated (resv);
+    /* When an activation is due, and which, is libjobtree's one rule
+     * (jt_activation_due: room at created + MaxWait, a reclaim at once but
+     * once, who is paid back); the plugin only says what the reservation
+     * has had. */
     snprintf (key, sizeof (key), "%s#reclaim", resv);
-    due_reclaim = !activated (key);
-    if (!due_room && !due_reclaim)
-        return SLURM_ERROR;
-    switch (jt_activation_applies (now_req, &e, &reclaim, &err)) {
+    clk = (jt_resv_clock_t){ .created = created, .max_wait = c->conf->max_wait,
+                             .room_done = activated (resv),
+                             .reclaim_done = activated (key) };
+    switch (jt_activation_due (now_req, &clk, &e, &due, &err)) {
     case -1:
         error ("%s: %pJ: activation: %s", WHO, job_ptr, err.text);
         return SLURM_ERROR;
-    case 0:
-        debug ("%s: %pJ: reservation %s: nothing to activate (%s)", WHO,
-               job_ptr, resv, e.reason[0] ? e.reason : jt_answer_kind_str (e.kind));
+    case JT_DUE_NONE:
+        if (due.applies < 0)            /* nothing may be due: no estimate made */
+            return SLURM_ERROR;
+        if (due.applies == 0)
+            debug ("%s: %pJ: reservation %s: nothing to activate (%s)", WHO,
+                   job_ptr, resv, e.reason[0] ? e.reason : jt_answer_kind_str (e.kind));
         goto out;
-    case 2:                             /* a lender reclaiming, at once */
-        if (!due_reclaim)
-            goto out;
-        fund = &reclaim;
-        at = created;
+    case JT_DUE_RECLAIM:
         snprintf (kind, sizeof (kind), "reclaims %" PRId64 " GPUs of %s lent",
-                  reclaim.deficit, reclaim.envelope);
+                  due.reclaim.deficit, due.reclaim.envelope);
         break;
-    default:                            /* room, at MaxWait */
-        if (!due_room)
-            goto out;
-        at = created + c->conf->max_wait;
+    default:                            /* JT_DUE_ROOM, at MaxWait */
         snprintf (key, sizeof (key), "%s", resv);
         snprintf (kind, sizeof (kind), "activates (MaxWait)");
-        if (reclaim.deficit > 0 && reclaim.cap) {   /* a cap holds its funding */
-            fund = &reclaim;
+        if (due.fund)                   /* a cap holds its funding */
             snprintf (kind, sizeof (kind), "activates (MaxWait) for %" PRId64
-                      " GPUs of aggregate cap %s", reclaim.deficit,
-                      reclaim.cap->name);
-        }
+                      " GPUs of aggregate cap %s", due.reclaim.deficit,
+                      due.reclaim.cap->name);
     }
+    at = due.at;
+    fund = due.fund;
     o.ids = xcalloc (list_count (preemptee_candidates) + 1, sizeof (*o.ids));
     list_for_each (preemptee_candidates, collect, &o);
     qsort (o.ids, o.n, sizeof (*o.ids), by_id);
