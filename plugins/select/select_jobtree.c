@@ -4,7 +4,7 @@
  * the wrapped select/cons_tres (jtsel_ops).
  *
  * Only job_test of a Jobtree run (a job whose admin_comment carries the
- * job_submit plugin's record) takes another path (jobtree_job_test.c); every
+ * job_submit plugin's record) takes another path (answer.c); every
  * other call, and job_test of every other job, is exactly cons_tres's. The
  * commit, end and resize calls also feed the per-cycle cache and the lease
  * event hook. The pattern is Slurm's own select/cray_aries wrapper

@@ -3,7 +3,7 @@
  * plugin that wraps select/cons_tres and places Jobtree runs with libjobtree.
  *
  * select_jobtree.c  plugin symbols, the cons_tres context, forwarding
- * jobtree_job_test.c  job_test for a Jobtree run (jobtree/schedule.h)
+ * answer.c  job_test for a Jobtree run (jobtree/schedule.h)
  * topology.c       a jt_snapshot_t from slurmctld's node/switch tables
  * cache.c          per-cycle state: snapshot, budgets, live usage, config
  * record.c         the admin_comment record of a job (libjobtree's record.h)
@@ -160,7 +160,7 @@ void jtsel_cache_node_touched (const node_record_t *node_ptr);
 void jtsel_cache_reconfigure (void);
 void jtsel_cache_fini (void);
 
-/* ---- jobtree_job_test.c ---- */
+/* ---- answer.c ---- */
 
 int jtsel_job_test (job_record_t *job_ptr, bitstr_t *bitmap,
                      uint32_t min_nodes, uint32_t max_nodes,

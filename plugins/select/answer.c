@@ -1,5 +1,5 @@
 /*
- * jobtree_job_test.c - job_test for a Jobtree run: translate slurmctld's
+ * answer.c - job_test for a Jobtree run: translate slurmctld's
  * question into libjobtree's (jobtree/schedule.h: the run from its record,
  * the mode as a tense, the caller's bitmap as the eligible nodes), and the
  * answer back: cons_tres does the per-node accounting (cores, memory, GRES)
