@@ -19,6 +19,11 @@
 #
 # Then, on a host running Debian's Slurm of the same version:
 #   apt install ./OUTDIR/jobtree-*.deb
+#
+# Copyright (C) 2026 The Jobtree authors.
+# SPDX-License-Identifier: GPL-2.0-or-later
+# Licensed under the GNU General Public License, version 2 or later,
+# with the OpenSSL linking exception of LICENSE.OpenSSL.
 set -euo pipefail
 
 top=$(cd "$(dirname "$0")/.." && pwd)

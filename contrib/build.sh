@@ -7,6 +7,11 @@
 # by uninstrumented Slurm daemons) it first makes sure a configured Slurm
 # source tree matching the installed packages exists (contrib/slurm-source.sh)
 # and builds the plugins against it.
+#
+# Copyright (C) 2026 The Jobtree authors.
+# SPDX-License-Identifier: GPL-2.0-or-later
+# Licensed under the GNU General Public License, version 2 or later,
+# with the OpenSSL linking exception of LICENSE.OpenSSL.
 set -euo pipefail
 
 top=$(cd "$(dirname "$0")/.." && pwd)

@@ -10,6 +10,11 @@
 #
 #   contrib/demo.sh          run the demo
 #   contrib/demo.sh --stop   stop the demo cluster and remove its directory
+#
+# Copyright (C) 2026 The Jobtree authors.
+# SPDX-License-Identifier: GPL-2.0-or-later
+# Licensed under the GNU General Public License, version 2 or later,
+# with the OpenSSL linking exception of LICENSE.OpenSSL.
 set -euo pipefail
 
 top=$(cd "$(dirname "$0")/.." && pwd)

@@ -1,4 +1,8 @@
 #!/usr/bin/env python3
+# Copyright (C) 2026 The Jobtree authors.
+# SPDX-License-Identifier: GPL-2.0-or-later
+# Licensed under the GNU General Public License, version 2 or later,
+# with the OpenSSL linking exception of LICENSE.OpenSSL.
 """failure-cost.py - GPU time lost per node failure, by failure strategy.
 
 A model, not a measurement: runs of NODES nodes (8 GPUs each, groups of

@@ -24,6 +24,11 @@
 #   contrib/flake-hunt.sh --cluster 50
 # Exit status 0 when every run of every test passed. Failing outputs are
 # kept in BUILD-ASAN/flake-hunt/ (unit) and BUILD/flake-hunt/ (cluster).
+#
+# Copyright (C) 2026 The Jobtree authors.
+# SPDX-License-Identifier: GPL-2.0-or-later
+# Licensed under the GNU General Public License, version 2 or later,
+# with the OpenSSL linking exception of LICENSE.OpenSSL.
 set -uo pipefail
 top=$(cd "$(dirname "$0")/.." && pwd)
 unit=0 cluster=0 only=() ctests=()

@@ -13,6 +13,11 @@
 # etc/); crashes are written to build-fuzz/crashes/TARGET/. A crash is a
 # defect: fix it in the parser, add a unit test, and keep the input in
 # tests/fuzz/regress/TARGET/ so every smoke run replays it.
+#
+# Copyright (C) 2026 The Jobtree authors.
+# SPDX-License-Identifier: GPL-2.0-or-later
+# Licensed under the GNU General Public License, version 2 or later,
+# with the OpenSSL linking exception of LICENSE.OpenSSL.
 set -uo pipefail
 top=$(cd "$(dirname "$0")/.." && pwd)
 bdir=${JT_FUZZ_BUILD:-$top/build-fuzz}

@@ -2,6 +2,11 @@
 # install-deps.sh - install everything Jobtree needs to build and to run its
 # tests and demo on Debian bookworm (run as root). Idempotent: installs only
 # what is missing, so a second run takes a second.
+#
+# Copyright (C) 2026 The Jobtree authors.
+# SPDX-License-Identifier: GPL-2.0-or-later
+# Licensed under the GNU General Public License, version 2 or later,
+# with the OpenSSL linking exception of LICENSE.OpenSSL.
 set -euo pipefail
 
 pkgs=(

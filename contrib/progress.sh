@@ -11,6 +11,11 @@
 # stderr: the seconds so far and the last line CMD wrote ("  [30 s] Setting
 # up libpmix2 ..."), so a person sees what it is doing, with no invented
 # percentage. At the end it prints "  done in N s: CMD". Returns CMD's status.
+#
+# Copyright (C) 2026 The Jobtree authors.
+# SPDX-License-Identifier: GPL-2.0-or-later
+# Licensed under the GNU General Public License, version 2 or later,
+# with the OpenSSL linking exception of LICENSE.OpenSSL.
 
 jt_progress () {
     _jp_log=$1

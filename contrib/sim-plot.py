@@ -1,4 +1,8 @@
 #!/usr/bin/python3
+# Copyright (C) 2026 The Jobtree authors.
+# SPDX-License-Identifier: GPL-2.0-or-later
+# Licensed under the GNU General Public License, version 2 or later,
+# with the OpenSSL linking exception of LICENSE.OpenSSL.
 """sim-plot.py - plots of `jobtree sim --out DIR`'s CSV files (matplotlib).
 
     contrib/sim-plot.py DIR [--to OUTDIR] [--format png,svg] [--smooth HOURS]

@@ -11,6 +11,11 @@
 # installed version>` and Debian's configure flags once. It is idempotent: a
 # tree already configured for that version is reused. The last line printed
 # is the tree's path. Needs root for apt-get (the only step that does).
+#
+# Copyright (C) 2026 The Jobtree authors.
+# SPDX-License-Identifier: GPL-2.0-or-later
+# Licensed under the GNU General Public License, version 2 or later,
+# with the OpenSSL linking exception of LICENSE.OpenSSL.
 set -eu
 
 DIR=${1:-/var/tmp/jobtree-slurm-src}

@@ -11,6 +11,11 @@
 # where it is required). contrib/chroot/ci.sh runs the other two. Run as
 # root on Debian bookworm; installs what it needs.
 # Ends with one line "N passed, N failed".
+#
+# Copyright (C) 2026 The Jobtree authors.
+# SPDX-License-Identifier: GPL-2.0-or-later
+# Licensed under the GNU General Public License, version 2 or later,
+# with the OpenSSL linking exception of LICENSE.OpenSSL.
 set -uo pipefail
 
 top=$(cd "$(dirname "$0")/.." && pwd)

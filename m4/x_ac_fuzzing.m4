@@ -10,6 +10,11 @@
 #    The library is built with coverage instrumentation (fuzzer-no-link);
 #    the targets link libFuzzer's main. See docs/fuzzing.md.
 ##*****************************************************************************
+##
+## Copyright (C) 2026 The Jobtree authors.
+## SPDX-License-Identifier: GPL-2.0-or-later
+## Licensed under the GNU General Public License, version 2 or later,
+## with the OpenSSL linking exception of LICENSE.OpenSSL.
 AC_DEFUN([X_AC_FUZZING], [
   AC_ARG_ENABLE([fuzzing],
     AS_HELP_STRING([--enable-fuzzing], [build the libFuzzer targets (clang)]),

@@ -8,6 +8,11 @@
 #    command says so. Sets LIBSLURM_LIBS, HAVE_LIBSLURM (config.h) and the
 #    HAVE_LIBSLURM conditional. --without-libslurm turns it off.
 ##*****************************************************************************
+##
+## Copyright (C) 2026 The Jobtree authors.
+## SPDX-License-Identifier: GPL-2.0-or-later
+## Licensed under the GNU General Public License, version 2 or later,
+## with the OpenSSL linking exception of LICENSE.OpenSSL.
 AC_DEFUN([X_AC_LIBSLURM], [
   AC_ARG_WITH([libslurm],
     AS_HELP_STRING([--without-libslurm],

@@ -24,6 +24,11 @@
 #    are loaded by uninstrumented daemons). HAVE_SLURM_SRC is kept for parts
 #    that only need the tree.
 ##*****************************************************************************
+##
+## Copyright (C) 2026 The Jobtree authors.
+## SPDX-License-Identifier: GPL-2.0-or-later
+## Licensed under the GNU General Public License, version 2 or later,
+## with the OpenSSL linking exception of LICENSE.OpenSSL.
 AC_DEFUN([X_AC_SLURM], [
   AC_REQUIRE([X_AC_SANITIZERS])
   AC_ARG_WITH([slurm-source],

@@ -12,6 +12,11 @@
 #    /usr/local/lib/systemd/system, so the default prefix works as is).
 #    Sets systemdsystemunitdir and the conditional HAVE_SYSTEMDUNITDIR.
 ##*****************************************************************************
+##
+## Copyright (C) 2026 The Jobtree authors.
+## SPDX-License-Identifier: GPL-2.0-or-later
+## Licensed under the GNU General Public License, version 2 or later,
+## with the OpenSSL linking exception of LICENSE.OpenSSL.
 AC_DEFUN([X_AC_SYSTEMD], [
   AC_REQUIRE([PKG_PROG_PKG_CONFIG])
   AC_ARG_WITH([systemdsystemunitdir],

@@ -33,6 +33,11 @@
  * disk, not a tmpfs); JT_BENCH_HISTORY=H (default 1000000) for the
  * restart; JT_BENCH_ONLY=appends,replay,restart runs only those phases
  * (replay: the phases 2 and 3). Run from the top build directory.
+ *
+ * Copyright (C) 2026 The Jobtree authors.
+ * SPDX-License-Identifier: GPL-2.0-or-later
+ * Licensed under the GNU General Public License, version 2 or later,
+ * with the OpenSSL linking exception of LICENSE.OpenSSL.
  */
 #include "config.h"
 

@@ -15,6 +15,11 @@
  * plugin did after every job start or end) against the refresh in place
  * that replaced it (jt_nodemap_refresh of every node's state and GPUs
  * allocated: what it does now when a node's state may have changed).
+ *
+ * Copyright (C) 2026 The Jobtree authors.
+ * SPDX-License-Identifier: GPL-2.0-or-later
+ * Licensed under the GNU General Public License, version 2 or later,
+ * with the OpenSSL linking exception of LICENSE.OpenSSL.
  */
 #include "config.h"
 

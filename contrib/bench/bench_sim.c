@@ -10,6 +10,11 @@
  * Defaults: the workspace's ../shared/data/philly_2017_pollux.csv,
  * contrib/sim/philly-budgets and 6x16x8:h100 (docs/sim.md). A trace that
  * is not there is reported and the benchmark passes without timing.
+ *
+ * Copyright (C) 2026 The Jobtree authors.
+ * SPDX-License-Identifier: GPL-2.0-or-later
+ * Licensed under the GNU General Public License, version 2 or later,
+ * with the OpenSSL linking exception of LICENSE.OpenSSL.
  */
 #include "config.h"
 

@@ -12,7 +12,9 @@
 # the root's installed slurmctld and picks the release's adapter.
 #
 # Copyright (C) 2026 The Jobtree authors.
-# SPDX-License-Identifier: GPL-2.0-or-later WITH Slurm's OpenSSL exception
+# SPDX-License-Identifier: GPL-2.0-or-later
+# Licensed under the GNU General Public License, version 2 or later,
+# with the OpenSSL linking exception of LICENSE.OpenSSL.
 set -euo pipefail
 
 top=$(cd "$(dirname "$0")/../.." && pwd)

@@ -26,7 +26,9 @@
 # its docs page). contrib/test.sh says which scripts run on which release.
 #
 # Copyright (C) 2026 The Jobtree authors.
-# SPDX-License-Identifier: GPL-2.0-or-later WITH Slurm's OpenSSL exception
+# SPDX-License-Identifier: GPL-2.0-or-later
+# Licensed under the GNU General Public License, version 2 or later,
+# with the OpenSSL linking exception of LICENSE.OpenSSL.
 set -uo pipefail
 
 top=$(cd "$(dirname "$0")/../.." && pwd)

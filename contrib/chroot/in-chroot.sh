@@ -14,6 +14,11 @@
 #
 # The command runs with a clean environment (PATH, HOME, LANG,
 # DEBIAN_FRONTEND, and the JT_CLUSTER_* knobs of tests/cluster/lib.sh).
+#
+# Copyright (C) 2026 The Jobtree authors.
+# SPDX-License-Identifier: GPL-2.0-or-later
+# Licensed under the GNU General Public License, version 2 or later,
+# with the OpenSSL linking exception of LICENSE.OpenSSL.
 set -euo pipefail
 
 if [ "${JT_IN_CHROOT_NS:-}" != 1 ]; then

@@ -9,7 +9,9 @@
 # configured Slurm source tree inside it last) and jt_release (for messages).
 #
 # Copyright (C) 2026 The Jobtree authors.
-# SPDX-License-Identifier: GPL-2.0-or-later WITH Slurm's OpenSSL exception
+# SPDX-License-Identifier: GPL-2.0-or-later
+# Licensed under the GNU General Public License, version 2 or later,
+# with the OpenSSL linking exception of LICENSE.OpenSSL.
 
 jt_root_select () {
     local top=$1 name=$2

@@ -37,6 +37,11 @@
 # left inside ROOT/run is reported and ended, by its pid. Not part of CI: it
 # downloads about 400 MB from deb.debian.org. The host's packages are not
 # touched (only debootstrap is installed if missing).
+#
+# Copyright (C) 2026 The Jobtree authors.
+# SPDX-License-Identifier: GPL-2.0-or-later
+# Licensed under the GNU General Public License, version 2 or later,
+# with the OpenSSL linking exception of LICENSE.OpenSSL.
 set -euo pipefail
 
 top=$(cd "$(dirname "$0")/../.." && pwd)

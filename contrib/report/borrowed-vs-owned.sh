@@ -6,6 +6,11 @@
 # recorded by the last BudgetLoaded event).
 #
 # Usage: borrowed-vs-owned.sh [jobtree report options, e.g. -S/-E] LEDGER...
+#
+# Copyright (C) 2026 The Jobtree authors.
+# SPDX-License-Identifier: GPL-2.0-or-later
+# Licensed under the GNU General Public License, version 2 or later,
+# with the OpenSSL linking exception of LICENSE.OpenSSL.
 set -eu
 echo "Sponsor|Borrower|Envelope|GPUHours|PeakGPUs"
 jobtree report usage -P -n -o Sponsor,Owner,Envelope,BorrowedGPUHours,PeakGPUs "$@" |

@@ -4,6 +4,11 @@
 #
 # Usage: chargeback.sh YYYY-MM [jobtree report options, e.g. --now] LEDGER...
 # Output: pipe-separated, one line per account, sorted by account.
+#
+# Copyright (C) 2026 The Jobtree authors.
+# SPDX-License-Identifier: GPL-2.0-or-later
+# Licensed under the GNU General Public License, version 2 or later,
+# with the OpenSSL linking exception of LICENSE.OpenSSL.
 set -eu
 [ $# -ge 2 ] || { echo "usage: $0 YYYY-MM LEDGER..." >&2; exit 2; }
 month=$1; shift

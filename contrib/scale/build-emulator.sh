@@ -12,6 +12,11 @@
 # build-scale-plug in the checkout) is a Jobtree build configured with
 # --with-slurm-source=SCALEDIR/slurm-src. Each step is skipped when its stamp
 # is newer than its inputs; the last line printed is SCALEDIR.
+#
+# Copyright (C) 2026 The Jobtree authors.
+# SPDX-License-Identifier: GPL-2.0-or-later
+# Licensed under the GNU General Public License, version 2 or later,
+# with the OpenSSL linking exception of LICENSE.OpenSSL.
 set -euo pipefail
 
 here=$(cd "$(dirname "$0")" && pwd)

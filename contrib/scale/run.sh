@@ -35,6 +35,11 @@
 # each jobtree variant (perf.data kept in contrib/scale/results/).
 # Results: one line per run in $RESULTS (default
 # contrib/scale/results/<UTC time>.txt), and the table on stdout.
+#
+# Copyright (C) 2026 The Jobtree authors.
+# SPDX-License-Identifier: GPL-2.0-or-later
+# Licensed under the GNU General Public License, version 2 or later,
+# with the OpenSSL linking exception of LICENSE.OpenSSL.
 set -uo pipefail
 
 here=$(cd "$(dirname "$0")" && pwd)

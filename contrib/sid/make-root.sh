@@ -22,6 +22,11 @@
 # debootstrap about 40 s, packages about 1 min, Slurm's configure + make
 # -j2 + make install about 7 min. Prints the path of the configured Slurm
 # source tree inside ROOT last.
+#
+# Copyright (C) 2026 The Jobtree authors.
+# SPDX-License-Identifier: GPL-2.0-or-later
+# Licensed under the GNU General Public License, version 2 or later,
+# with the OpenSSL linking exception of LICENSE.OpenSSL.
 set -euo pipefail
 
 here=$(cd "$(dirname "$0")" && pwd)

@@ -1,4 +1,8 @@
 #!/usr/bin/env python3
+# Copyright (C) 2026 The Jobtree authors.
+# SPDX-License-Identifier: GPL-2.0-or-later
+# Licensed under the GNU General Public License, version 2 or later,
+# with the OpenSSL linking exception of LICENSE.OpenSSL.
 """mkbudgets.py - budgets for replaying a trace with `jobtree sim`.
 
     contrib/sim/mkbudgets.py TRACE GPUS FLAVOR OUTDIR

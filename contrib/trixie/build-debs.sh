@@ -11,6 +11,11 @@
 # dependencies there with apt, never on the host); the .deb files, build.log
 # and lintian.txt land in OUTDIR on the host. The packages depend on exactly
 # the chroot's slurm-wlm-basic-plugins version.
+#
+# Copyright (C) 2026 The Jobtree authors.
+# SPDX-License-Identifier: GPL-2.0-or-later
+# Licensed under the GNU General Public License, version 2 or later,
+# with the OpenSSL linking exception of LICENSE.OpenSSL.
 set -euo pipefail
 
 top=$(cd "$(dirname "$0")/../.." && pwd)

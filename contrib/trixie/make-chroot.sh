@@ -9,6 +9,11 @@
 # Idempotent: each step is skipped when its result is already there
 # (a stamp file under ROOT/.jobtree), so a second run costs seconds.
 # Prints the path of the configured Slurm source tree inside ROOT last.
+#
+# Copyright (C) 2026 The Jobtree authors.
+# SPDX-License-Identifier: GPL-2.0-or-later
+# Licensed under the GNU General Public License, version 2 or later,
+# with the OpenSSL linking exception of LICENSE.OpenSSL.
 set -euo pipefail
 
 root=${1:-/var/tmp/jobtree-trixie}

@@ -6,5 +6,7 @@
 #   contrib/trixie/run-cluster.sh BUILDDIR [TEST...]    (as root)
 #
 # Copyright (C) 2026 The Jobtree authors.
-# SPDX-License-Identifier: GPL-2.0-or-later WITH Slurm's OpenSSL exception
+# SPDX-License-Identifier: GPL-2.0-or-later
+# Licensed under the GNU General Public License, version 2 or later,
+# with the OpenSSL linking exception of LICENSE.OpenSSL.
 exec "$(dirname "$0")/../chroot/run-cluster.sh" trixie "$@"

@@ -34,6 +34,11 @@
  *
  * Cost: sorting the holders plus one pass per cut; independent of any
  * number a user chose.
+ *
+ * Copyright (C) 2026 The Jobtree authors.
+ * SPDX-License-Identifier: GPL-2.0-or-later
+ * Licensed under the GNU General Public License, version 2 or later,
+ * with the OpenSSL linking exception of LICENSE.OpenSSL.
  */
 #ifndef JOBTREE_ACTIVATE_H
 #define JOBTREE_ACTIVATE_H

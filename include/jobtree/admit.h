@@ -35,6 +35,11 @@
  * Jobtree option it is refused with the line saying how to ask for whole
  * nodes or to drop the options; without one, under PlainGpuJobs=jobtree,
  * it passes as a plain Slurm job (not charged to a budget).
+ *
+ * Copyright (C) 2026 The Jobtree authors.
+ * SPDX-License-Identifier: GPL-2.0-or-later
+ * Licensed under the GNU General Public License, version 2 or later,
+ * with the OpenSSL linking exception of LICENSE.OpenSSL.
  */
 #ifndef JOBTREE_ADMIT_H
 #define JOBTREE_ADMIT_H

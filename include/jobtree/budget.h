@@ -17,6 +17,11 @@
  * Well-formedness is the calculus's section 3: B <= C*|W|, start < end,
  * C >= 1, acyclic parent DAG, unique names, caps referring to known envelopes
  * of the cap's flavor, maxB <= maxC * sum|W_e|, lending caps within C and B.
+ *
+ * Copyright (C) 2026 The Jobtree authors.
+ * SPDX-License-Identifier: GPL-2.0-or-later
+ * Licensed under the GNU General Public License, version 2 or later,
+ * with the OpenSSL linking exception of LICENSE.OpenSSL.
  */
 #ifndef JOBTREE_BUDGET_H
 #define JOBTREE_BUDGET_H

@@ -41,6 +41,11 @@
  *                                          update and logs the first
  *                                          difference (O(nodes) per update:
  *                                          tests and debugging only)
+ *
+ * Copyright (C) 2026 The Jobtree authors.
+ * SPDX-License-Identifier: GPL-2.0-or-later
+ * Licensed under the GNU General Public License, version 2 or later,
+ * with the OpenSSL linking exception of LICENSE.OpenSSL.
  */
 #ifndef JOBTREE_CONF_H
 #define JOBTREE_CONF_H

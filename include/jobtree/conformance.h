@@ -9,6 +9,11 @@
  * gets nodes of one fingerprint per group (groups by this label, as
  * --group-by does). The plan and the ledger's Start event report the
  * fingerprint a group ran on.
+ *
+ * Copyright (C) 2026 The Jobtree authors.
+ * SPDX-License-Identifier: GPL-2.0-or-later
+ * Licensed under the GNU General Public License, version 2 or later,
+ * with the OpenSSL linking exception of LICENSE.OpenSSL.
  */
 #ifndef JOBTREE_CONFORMANCE_H
 #define JOBTREE_CONFORMANCE_H

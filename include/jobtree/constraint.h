@@ -31,6 +31,11 @@
  *
  * Several expressions may be written in one value separated by ';' (the
  * SPANK environment carries a repeated --node-constraint that way).
+ *
+ * Copyright (C) 2026 The Jobtree authors.
+ * SPDX-License-Identifier: GPL-2.0-or-later
+ * Licensed under the GNU General Public License, version 2 or later,
+ * with the OpenSSL linking exception of LICENSE.OpenSSL.
  */
 #ifndef JOBTREE_CONSTRAINT_H
 #define JOBTREE_CONSTRAINT_H

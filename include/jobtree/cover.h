@@ -22,6 +22,11 @@
  * The output partitions the demand by whole groups: each group is paid by
  * exactly one envelope (first candidate, in order, with room for it); a
  * soft group (no groupGPUs) by whole nodes, owner first (docs/cover.md).
+ *
+ * Copyright (C) 2026 The Jobtree authors.
+ * SPDX-License-Identifier: GPL-2.0-or-later
+ * Licensed under the GNU General Public License, version 2 or later,
+ * with the OpenSSL linking exception of LICENSE.OpenSSL.
  */
 #ifndef JOBTREE_COVER_H
 #define JOBTREE_COVER_H

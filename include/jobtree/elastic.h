@@ -34,6 +34,11 @@
  * the domain its groups are in.
  *
  * The decision is pure: the same inputs give the same answer.
+ *
+ * Copyright (C) 2026 The Jobtree authors.
+ * SPDX-License-Identifier: GPL-2.0-or-later
+ * Licensed under the GNU General Public License, version 2 or later,
+ * with the OpenSSL linking exception of LICENSE.OpenSSL.
  */
 #ifndef JOBTREE_ELASTIC_H
 #define JOBTREE_ELASTIC_H

@@ -8,6 +8,11 @@
  * Input validation (budget files, run files, snapshots) can find many
  * problems at once; those go into a jt_diags_t list, each diagnostic naming
  * the file, the line and column, and the JSON path of the offending field.
+ *
+ * Copyright (C) 2026 The Jobtree authors.
+ * SPDX-License-Identifier: GPL-2.0-or-later
+ * Licensed under the GNU General Public License, version 2 or later,
+ * with the OpenSSL linking exception of LICENSE.OpenSSL.
  */
 #ifndef JOBTREE_ERROR_H
 #define JOBTREE_ERROR_H

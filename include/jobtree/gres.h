@@ -12,6 +12,11 @@
  * converted with its errors checked and bounded by JT_GRES_COUNT_MAX, and
  * every sum and product by JT_RUN_GPUS_MAX, so no input can overflow.
  * One parser for the job_submit and select plugins and `jobtree snapshot`.
+ *
+ * Copyright (C) 2026 The Jobtree authors.
+ * SPDX-License-Identifier: GPL-2.0-or-later
+ * Licensed under the GNU General Public License, version 2 or later,
+ * with the OpenSSL linking exception of LICENSE.OpenSSL.
  */
 #ifndef JOBTREE_GRES_H
 #define JOBTREE_GRES_H

@@ -3,6 +3,11 @@
  *
  * One header per concept; this one includes them all. Every exported symbol
  * carries the jt_ prefix.
+ *
+ * Copyright (C) 2026 The Jobtree authors.
+ * SPDX-License-Identifier: GPL-2.0-or-later
+ * Licensed under the GNU General Public License, version 2 or later,
+ * with the OpenSSL linking exception of LICENSE.OpenSSL.
  */
 #ifndef JOBTREE_JOBTREE_H
 #define JOBTREE_JOBTREE_H

@@ -2,6 +2,11 @@
  * jobtree/jsonloc.h - where a field is in a JSON text, for messages that
  * name file:line:col (`jobtree check`, every input parser), and the "did
  * you mean" suggestion for a misspelt name. Code in src/lib/util/jsonloc.c.
+ *
+ * Copyright (C) 2026 The Jobtree authors.
+ * SPDX-License-Identifier: GPL-2.0-or-later
+ * Licensed under the GNU General Public License, version 2 or later,
+ * with the OpenSSL linking exception of LICENSE.OpenSSL.
  */
 #ifndef JOBTREE_JSONLOC_H
 #define JOBTREE_JSONLOC_H

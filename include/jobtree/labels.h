@@ -4,6 +4,11 @@
  * A label set is kept sorted by key with unique keys so that matching and
  * printing are deterministic. A selector is a label set read as a conjunction:
  * it matches a node iff every selector pair is present on the node.
+ *
+ * Copyright (C) 2026 The Jobtree authors.
+ * SPDX-License-Identifier: GPL-2.0-or-later
+ * Licensed under the GNU General Public License, version 2 or later,
+ * with the OpenSSL linking exception of LICENSE.OpenSSL.
  */
 #ifndef JOBTREE_LABELS_H
 #define JOBTREE_LABELS_H

@@ -7,6 +7,11 @@
  * The on-disk format is specified in docs/ledger-format.md; the client that
  * sends events to the jobtree-ledgerd sidecar is in jobtree/ledger_client.h.
  * Nothing here knows about Slurm.
+ *
+ * Copyright (C) 2026 The Jobtree authors.
+ * SPDX-License-Identifier: GPL-2.0-or-later
+ * Licensed under the GNU General Public License, version 2 or later,
+ * with the OpenSSL linking exception of LICENSE.OpenSSL.
  */
 #ifndef JOBTREE_LEDGER_H
 #define JOBTREE_LEDGER_H

@@ -5,6 +5,11 @@
  * (slurmctld's start-up replay, `jobtree verify --from-checkpoint`) loads
  * the state and folds only the records after it. `jobtree verify` checks
  * every checkpoint against its own fold from genesis.
+ *
+ * Copyright (C) 2026 The Jobtree authors.
+ * SPDX-License-Identifier: GPL-2.0-or-later
+ * Licensed under the GNU General Public License, version 2 or later,
+ * with the OpenSSL linking exception of LICENSE.OpenSSL.
  */
 #ifndef JOBTREE_LEDGER_CHECKPOINT_H
 #define JOBTREE_LEDGER_CHECKPOINT_H

@@ -17,6 +17,11 @@
  * and the background thread writes it to the spool (fsync'd) at its next
  * turn instead of sending it, so the caller needs no backlog or file of
  * its own. Without it, a full queue refuses (EAGAIN).
+ *
+ * Copyright (C) 2026 The Jobtree authors.
+ * SPDX-License-Identifier: GPL-2.0-or-later
+ * Licensed under the GNU General Public License, version 2 or later,
+ * with the OpenSSL linking exception of LICENSE.OpenSSL.
  */
 #ifndef JOBTREE_LEDGER_CLIENT_H
 #define JOBTREE_LEDGER_CLIENT_H

@@ -37,6 +37,11 @@
  * bound time (a shrunk remainder: when it was derived). These ids are a
  * format: ledgers written since the first release must stay valid.
  * Nothing here knows about Slurm.
+ *
+ * Copyright (C) 2026 The Jobtree authors.
+ * SPDX-License-Identifier: GPL-2.0-or-later
+ * Licensed under the GNU General Public License, version 2 or later,
+ * with the OpenSSL linking exception of LICENSE.OpenSSL.
  */
 #ifndef JOBTREE_LEDGER_LEASE_H
 #define JOBTREE_LEDGER_LEASE_H

@@ -27,6 +27,11 @@
  * Messages go to the caller's log callback, without a prefix (the host adds
  * its own). Not thread-safe: the caller serializes every call on one sink
  * (the select plugin holds one mutex around each).
+ *
+ * Copyright (C) 2026 The Jobtree authors.
+ * SPDX-License-Identifier: GPL-2.0-or-later
+ * Licensed under the GNU General Public License, version 2 or later,
+ * with the OpenSSL linking exception of LICENSE.OpenSSL.
  */
 #ifndef JOBTREE_LEDGER_SINK_H
 #define JOBTREE_LEDGER_SINK_H

@@ -18,6 +18,11 @@
  *        r < (2^64 - n) mod n (no modulo bias), answer r mod n; n <= 1
  *        answers 0 without drawing.
  * docs/lottery.md has test vectors; tests/unit/lottery.c checks them.
+ *
+ * Copyright (C) 2026 The Jobtree authors.
+ * SPDX-License-Identifier: GPL-2.0-or-later
+ * Licensed under the GNU General Public License, version 2 or later,
+ * with the OpenSSL linking exception of LICENSE.OpenSSL.
  */
 #ifndef JOBTREE_LOTTERY_H
 #define JOBTREE_LOTTERY_H

@@ -8,6 +8,11 @@
  * Keys are copied; values are opaque pointers the caller owns. Insertion
  * order is kept in a FIFO so the map can be bounded (the oldest key is
  * evicted first) and iterated deterministically.
+ *
+ * Copyright (C) 2026 The Jobtree authors.
+ * SPDX-License-Identifier: GPL-2.0-or-later
+ * Licensed under the GNU General Public License, version 2 or later,
+ * with the OpenSSL linking exception of LICENSE.OpenSSL.
  */
 #ifndef JOBTREE_MAP_H
 #define JOBTREE_MAP_H

@@ -23,6 +23,11 @@
  *   leases   one per bound group of a running/suspended Jobtree job: run is
  *            the job id, owner the run's owner else the job's account, start
  *            the record's bound time else the job's start time
+ *
+ * Copyright (C) 2026 The Jobtree authors.
+ * SPDX-License-Identifier: GPL-2.0-or-later
+ * Licensed under the GNU General Public License, version 2 or later,
+ * with the OpenSSL linking exception of LICENSE.OpenSSL.
  */
 #ifndef JOBTREE_NODEMAP_H
 #define JOBTREE_NODEMAP_H

@@ -25,6 +25,11 @@
  * Messages name the option as typed and give a valid example:
  *   "--malleable=64:32: MIN must be <= MAX, e.g. --malleable=32:64:8"
  * (the plugins prefix them with "jobtree: ").
+ *
+ * Copyright (C) 2026 The Jobtree authors.
+ * SPDX-License-Identifier: GPL-2.0-or-later
+ * Licensed under the GNU General Public License, version 2 or later,
+ * with the OpenSSL linking exception of LICENSE.OpenSSL.
  */
 #ifndef JOBTREE_OPTIONS_H
 #define JOBTREE_OPTIONS_H

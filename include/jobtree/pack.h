@@ -38,6 +38,11 @@
  * A pack view holds the free nodes of one flavor, per domain, in packing
  * order; it is built once per snapshot and consumed by successive requests
  * (so Plan can pack the segments of different envelopes without overlap).
+ *
+ * Copyright (C) 2026 The Jobtree authors.
+ * SPDX-License-Identifier: GPL-2.0-or-later
+ * Licensed under the GNU General Public License, version 2 or later,
+ * with the OpenSSL linking exception of LICENSE.OpenSSL.
  */
 #ifndef JOBTREE_PACK_H
 #define JOBTREE_PACK_H

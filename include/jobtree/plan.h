@@ -19,6 +19,11 @@
  * one domain (domains tried in packing order). For a malleable run the
  * largest total from maxTotalGPUs down to minTotalGPUs in stepGPUs that can
  * be funded and placed now is bound.
+ *
+ * Copyright (C) 2026 The Jobtree authors.
+ * SPDX-License-Identifier: GPL-2.0-or-later
+ * Licensed under the GNU General Public License, version 2 or later,
+ * with the OpenSSL linking exception of LICENSE.OpenSSL.
  */
 #ifndef JOBTREE_PLAN_H
 #define JOBTREE_PLAN_H

@@ -1,6 +1,11 @@
 /*
  * readfile.h - read a whole file into memory: the one reader of budget,
  * run and snapshot files, jobtree.conf and the CLI's inputs.
+ *
+ * Copyright (C) 2026 The Jobtree authors.
+ * SPDX-License-Identifier: GPL-2.0-or-later
+ * Licensed under the GNU General Public License, version 2 or later,
+ * with the OpenSSL linking exception of LICENSE.OpenSSL.
  */
 #ifndef JOBTREE_READFILE_H
 #define JOBTREE_READFILE_H

@@ -1,6 +1,11 @@
 /*
  * jobtree/reason.h - why a run cannot be funded or placed: the one list of
  * reasons Cover, Pack and Plan give, with their stable names.
+ *
+ * Copyright (C) 2026 The Jobtree authors.
+ * SPDX-License-Identifier: GPL-2.0-or-later
+ * Licensed under the GNU General Public License, version 2 or later,
+ * with the OpenSSL linking exception of LICENSE.OpenSSL.
  */
 #ifndef JOBTREE_REASON_H
 #define JOBTREE_REASON_H

@@ -36,6 +36,11 @@
  * admin_comment is settable by administrators only, so users cannot forge
  * the record. Format and parse live here once: job_submit, the select
  * plugin and `jobtree snapshot` all use this module.
+ *
+ * Copyright (C) 2026 The Jobtree authors.
+ * SPDX-License-Identifier: GPL-2.0-or-later
+ * Licensed under the GNU General Public License, version 2 or later,
+ * with the OpenSSL linking exception of LICENSE.OpenSSL.
  */
 #ifndef JOBTREE_RECORD_H
 #define JOBTREE_RECORD_H

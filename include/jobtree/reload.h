@@ -19,6 +19,11 @@
  * Not thread-safe: the caller serialises jt_reload against readers of the
  * set. Pointers returned by jt_reload_conf and jt_reload_budgets stay valid
  * until the next jt_reload that replaces that part (or destroy).
+ *
+ * Copyright (C) 2026 The Jobtree authors.
+ * SPDX-License-Identifier: GPL-2.0-or-later
+ * Licensed under the GNU General Public License, version 2 or later,
+ * with the OpenSSL linking exception of LICENSE.OpenSSL.
  */
 #ifndef JOBTREE_RELOAD_H
 #define JOBTREE_RELOAD_H

@@ -17,6 +17,11 @@
  * job would pin its next placement to those nodes).
  *
  * Not thread-safe: the caller holds its lock around every call.
+ *
+ * Copyright (C) 2026 The Jobtree authors.
+ * SPDX-License-Identifier: GPL-2.0-or-later
+ * Licensed under the GNU General Public License, version 2 or later,
+ * with the OpenSSL linking exception of LICENSE.OpenSSL.
  */
 #ifndef JOBTREE_RESHAPEQ_H
 #define JOBTREE_RESHAPEQ_H

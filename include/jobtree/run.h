@@ -19,6 +19,11 @@
  * groupBy (--group-by=LABEL) and nodeConstraints (--node-constraint) say
  * which nodes a run may use; Pack applies them (jobtree/pack.h), and
  * jt_constraints_vet (jobtree/constraint.h) is their submission check.
+ *
+ * Copyright (C) 2026 The Jobtree authors.
+ * SPDX-License-Identifier: GPL-2.0-or-later
+ * Licensed under the GNU General Public License, version 2 or later,
+ * with the OpenSSL linking exception of LICENSE.OpenSSL.
  */
 #ifndef JOBTREE_RUN_H
 #define JOBTREE_RUN_H

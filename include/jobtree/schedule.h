@@ -31,6 +31,11 @@
  * The adapter translates its node set into `eligible`, asks, and turns the
  * answer into node bitmaps for the per-node check (cons_tres: cores,
  * memory, GRES). Every rule about what each tense means is here, once.
+ *
+ * Copyright (C) 2026 The Jobtree authors.
+ * SPDX-License-Identifier: GPL-2.0-or-later
+ * Licensed under the GNU General Public License, version 2 or later,
+ * with the OpenSSL linking exception of LICENSE.OpenSSL.
  */
 #ifndef JOBTREE_SCHEDULE_H
 #define JOBTREE_SCHEDULE_H

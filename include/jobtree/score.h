@@ -51,6 +51,11 @@
  * hpc-batch, ml-training, service, sensitive, interactive, balanced.
  * A profile is used before it is named by ScoreDefaultProfile or
  * ScorePartitionProfile, so a ScoreProfile line comes first.
+ *
+ * Copyright (C) 2026 The Jobtree authors.
+ * SPDX-License-Identifier: GPL-2.0-or-later
+ * Licensed under the GNU General Public License, version 2 or later,
+ * with the OpenSSL linking exception of LICENSE.OpenSSL.
  */
 #ifndef JOBTREE_SCORE_H
 #define JOBTREE_SCORE_H

@@ -35,6 +35,11 @@
  * each set from the time limits of the jobs holding its nodes and of the
  * reservations made earlier in the pass, jt_answer_pick takes one, and the
  * run reserves those nodes and holds its payer's GPUs from then on.
+ *
+ * Copyright (C) 2026 The Jobtree authors.
+ * SPDX-License-Identifier: GPL-2.0-or-later
+ * Licensed under the GNU General Public License, version 2 or later,
+ * with the OpenSSL linking exception of LICENSE.OpenSSL.
  */
 #ifndef JOBTREE_SIM_H
 #define JOBTREE_SIM_H

@@ -14,6 +14,11 @@
  * A domain is (region, cluster, fabric.domain); its name is those values
  * joined by '/' leaving out absent region/cluster. A node without a
  * fabric.domain label belongs to no domain (domain == -1) and is never packed.
+ *
+ * Copyright (C) 2026 The Jobtree authors.
+ * SPDX-License-Identifier: GPL-2.0-or-later
+ * Licensed under the GNU General Public License, version 2 or later,
+ * with the OpenSSL linking exception of LICENSE.OpenSSL.
  */
 #ifndef JOBTREE_SNAPSHOT_H
 #define JOBTREE_SNAPSHOT_H

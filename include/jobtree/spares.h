@@ -30,6 +30,11 @@
  *
  * Only a group's own spares replace its nodes (they are in its domain by
  * construction); spares are never taken from another group.
+ *
+ * Copyright (C) 2026 The Jobtree authors.
+ * SPDX-License-Identifier: GPL-2.0-or-later
+ * Licensed under the GNU General Public License, version 2 or later,
+ * with the OpenSSL linking exception of LICENSE.OpenSSL.
  */
 #ifndef JOBTREE_SPARES_H
 #define JOBTREE_SPARES_H

@@ -3,6 +3,11 @@
  *
  * Time in libjobtree is int64_t seconds since the Unix epoch, UTC. Windows are
  * half-open [start, end). Durations are int64_t seconds.
+ *
+ * Copyright (C) 2026 The Jobtree authors.
+ * SPDX-License-Identifier: GPL-2.0-or-later
+ * Licensed under the GNU General Public License, version 2 or later,
+ * with the OpenSSL linking exception of LICENSE.OpenSSL.
  */
 #ifndef JOBTREE_TIMEUTIL_H
 #define JOBTREE_TIMEUTIL_H

@@ -10,6 +10,11 @@
  * LinkSpeed=1"), keys case-insensitive, '#' to the end of the line a
  * comment, a trailing '\' continues the line; keys other than the record's
  * name and Nodes are Slurm's to check and are skipped here.
+ *
+ * Copyright (C) 2026 The Jobtree authors.
+ * SPDX-License-Identifier: GPL-2.0-or-later
+ * Licensed under the GNU General Public License, version 2 or later,
+ * with the OpenSSL linking exception of LICENSE.OpenSSL.
  */
 #ifndef JOBTREE_TOPOCONF_H
 #define JOBTREE_TOPOCONF_H

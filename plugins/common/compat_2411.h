@@ -5,7 +5,9 @@
  * the table of every release's differences.
  *
  * Copyright (C) 2026 The Jobtree authors.
- * SPDX-License-Identifier: GPL-2.0-or-later WITH Slurm's OpenSSL exception
+ * SPDX-License-Identifier: GPL-2.0-or-later
+ * Licensed under the GNU General Public License, version 2 or later,
+ * with the OpenSSL linking exception of LICENSE.OpenSSL.
  */
 #ifndef JT_PLUGIN_COMPAT_2411_H
 #define JT_PLUGIN_COMPAT_2411_H

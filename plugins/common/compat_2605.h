@@ -6,7 +6,9 @@
  * Source lines below are from the tag slurm-26-05-3-1.
  *
  * Copyright (C) 2026 The Jobtree authors.
- * SPDX-License-Identifier: GPL-2.0-or-later WITH Slurm's OpenSSL exception
+ * SPDX-License-Identifier: GPL-2.0-or-later
+ * Licensed under the GNU General Public License, version 2 or later,
+ * with the OpenSSL linking exception of LICENSE.OpenSSL.
  */
 #ifndef JT_PLUGIN_COMPAT_2605_H
 #define JT_PLUGIN_COMPAT_2605_H

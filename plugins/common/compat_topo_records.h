@@ -10,7 +10,9 @@
  * (topology_g_get_bitmap), so O(leaves + nodes).
  *
  * Copyright (C) 2026 The Jobtree authors.
- * SPDX-License-Identifier: GPL-2.0-or-later WITH Slurm's OpenSSL exception
+ * SPDX-License-Identifier: GPL-2.0-or-later
+ * Licensed under the GNU General Public License, version 2 or later,
+ * with the OpenSSL linking exception of LICENSE.OpenSSL.
  */
 #ifndef JT_PLUGIN_COMPAT_TOPO_RECORDS_H
 #define JT_PLUGIN_COMPAT_TOPO_RECORDS_H

@@ -6,6 +6,11 @@
  * plugin running inside slurmctld (select/cons_tres_jobtree's snapshot
  * and its in-place refresh, job_submit/jobtree's placement check,
  * site_factor/jobtree's view), called with at least the node read lock.
+ *
+ * Copyright (C) 2026 The Jobtree authors.
+ * SPDX-License-Identifier: GPL-2.0-or-later
+ * Licensed under the GNU General Public License, version 2 or later,
+ * with the OpenSSL linking exception of LICENSE.OpenSSL.
  */
 #ifndef JOBTREE_PLUGINS_NODES_H
 #define JOBTREE_PLUGINS_NODES_H

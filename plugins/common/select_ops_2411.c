@@ -6,7 +6,9 @@
  * and job info), which forward to cons_tres. docs/slurm-versions.md has the table of what differs.
  *
  * Copyright (C) 2026 The Jobtree authors.
- * SPDX-License-Identifier: GPL-2.0-or-later WITH Slurm's OpenSSL exception
+ * SPDX-License-Identifier: GPL-2.0-or-later
+ * Licensed under the GNU General Public License, version 2 or later,
+ * with the OpenSSL linking exception of LICENSE.OpenSSL.
  */
 #include "config.h"
 

@@ -21,7 +21,9 @@
  *   get_info_from_plugin) and job_mem_reduce is new (job_mgr.c:15894).
  *
  * Copyright (C) 2026 The Jobtree authors.
- * SPDX-License-Identifier: GPL-2.0-or-later WITH Slurm's OpenSSL exception
+ * SPDX-License-Identifier: GPL-2.0-or-later
+ * Licensed under the GNU General Public License, version 2 or later,
+ * with the OpenSSL linking exception of LICENSE.OpenSSL.
  */
 #include "config.h"
 

@@ -1,6 +1,11 @@
 /*
  * state.c - jobtree.conf and budgets inside slurmctld (see state.h): when
  * to reload and logging through Slurm; the reload itself is jt_reload.
+ *
+ * Copyright (C) 2026 The Jobtree authors.
+ * SPDX-License-Identifier: GPL-2.0-or-later
+ * Licensed under the GNU General Public License, version 2 or later,
+ * with the OpenSSL linking exception of LICENSE.OpenSSL.
  */
 #include "config.h"             /* Slurm's: plugins have no -I to ours */
 

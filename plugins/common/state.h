@@ -9,6 +9,11 @@
  * library's (a bad file keeps the last good set); this file only decides
  * when to reload and logs the lines ("file:line:col: ...") through Slurm.
  * Nothing here is ever fatal.
+ *
+ * Copyright (C) 2026 The Jobtree authors.
+ * SPDX-License-Identifier: GPL-2.0-or-later
+ * Licensed under the GNU General Public License, version 2 or later,
+ * with the OpenSSL linking exception of LICENSE.OpenSSL.
  */
 #ifndef JOBTREE_PLUGINS_STATE_H
 #define JOBTREE_PLUGINS_STATE_H

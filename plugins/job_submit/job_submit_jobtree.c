@@ -13,6 +13,11 @@
  * err_msg with an ESLURM code. Nothing here may exit, abort or fatal():
  * a bad budget file keeps the last good budgets (jobtree/reload.h, through
  * plugins/common/state.c).
+ *
+ * Copyright (C) 2026 The Jobtree authors.
+ * SPDX-License-Identifier: GPL-2.0-or-later
+ * Licensed under the GNU General Public License, version 2 or later,
+ * with the OpenSSL linking exception of LICENSE.OpenSSL.
  */
 #include "config.h"             /* Slurm's: plugins have no -I to ours */
 

@@ -21,6 +21,11 @@
  *   that are not Jobtree runs. Grace time 0: the slice must clear at the
  *   activation instant the ledger records.
  * Runs inside slurmctld with the job lock held: no I/O, no allocation.
+ *
+ * Copyright (C) 2026 The Jobtree authors.
+ * SPDX-License-Identifier: GPL-2.0-or-later
+ * Licensed under the GNU General Public License, version 2 or later,
+ * with the OpenSSL linking exception of LICENSE.OpenSSL.
  */
 #include "config.h"
 

@@ -4,7 +4,9 @@
  * the entry points that release calls.
  *
  * Copyright (C) 2026 The Jobtree authors.
- * SPDX-License-Identifier: GPL-2.0-or-later WITH Slurm's OpenSSL exception
+ * SPDX-License-Identifier: GPL-2.0-or-later
+ * Licensed under the GNU General Public License, version 2 or later,
+ * with the OpenSSL linking exception of LICENSE.OpenSSL.
  */
 #ifndef JT_PREEMPT_JOBTREE_H
 #define JT_PREEMPT_JOBTREE_H

@@ -21,6 +21,11 @@
  * the ledger's event id is deterministic, so a resend after a restart is
  * the same event). Cost: one plan in ESTIMATE plus one pass over the
  * snapshot's leases; only for a run whose reservation is due.
+ *
+ * Copyright (C) 2026 The Jobtree authors.
+ * SPDX-License-Identifier: GPL-2.0-or-later
+ * Licensed under the GNU General Public License, version 2 or later,
+ * with the OpenSSL linking exception of LICENSE.OpenSSL.
  */
 #include "config.h"
 

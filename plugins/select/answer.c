@@ -14,6 +14,11 @@
  * compat.h) is the one select_nodes() leaves alone ("state_reason was
  * already setup"), so the text survives its generic WAIT_RESOURCES reset;
  * 24.11 has no such code (docs/slurm-24.11.md).
+ *
+ * Copyright (C) 2026 The Jobtree authors.
+ * SPDX-License-Identifier: GPL-2.0-or-later
+ * Licensed under the GNU General Public License, version 2 or later,
+ * with the OpenSSL linking exception of LICENSE.OpenSSL.
  */
 #include "config.h"
 

@@ -23,6 +23,11 @@
  * good configuration and budgets in force and is logged file:line:col.
  * With no good budgets at all, Jobtree runs are refused (with the reason in
  * squeue) and every other job is scheduled as by cons_tres.
+ *
+ * Copyright (C) 2026 The Jobtree authors.
+ * SPDX-License-Identifier: GPL-2.0-or-later
+ * Licensed under the GNU General Public License, version 2 or later,
+ * with the OpenSSL linking exception of LICENSE.OpenSSL.
  */
 #include "config.h"
 

@@ -16,6 +16,11 @@
  * pass over the job list, one record parse per running Jobtree run, one
  * plan per run at a checkpoint (records without a malleable run with a
  * checkpoint are skipped by two substring tests, not parsed).
+ *
+ * Copyright (C) 2026 The Jobtree authors.
+ * SPDX-License-Identifier: GPL-2.0-or-later
+ * Licensed under the GNU General Public License, version 2 or later,
+ * with the OpenSSL linking exception of LICENSE.OpenSSL.
  */
 #include "config.h"
 

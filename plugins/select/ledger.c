@@ -9,6 +9,11 @@
  * around every call on it. No call blocks slurmctld on I/O except
  * configure, reconcile (which reads LedgerDir once, from select_p_job_init)
  * and fini, as before: submitting only queues, and a full queue spools.
+ *
+ * Copyright (C) 2026 The Jobtree authors.
+ * SPDX-License-Identifier: GPL-2.0-or-later
+ * Licensed under the GNU General Public License, version 2 or later,
+ * with the OpenSSL linking exception of LICENSE.OpenSSL.
  */
 #include "config.h"
 

@@ -3,6 +3,11 @@
  * is this job a Jobtree run, write the funding bound at its start, and swap
  * a spare in when a node of a run with spares fails (jobtree/spares.h).
  * Format and parsing are libjobtree's (include/jobtree/record.h).
+ *
+ * Copyright (C) 2026 The Jobtree authors.
+ * SPDX-License-Identifier: GPL-2.0-or-later
+ * Licensed under the GNU General Public License, version 2 or later,
+ * with the OpenSSL linking exception of LICENSE.OpenSSL.
  */
 #include "config.h"
 

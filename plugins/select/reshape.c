@@ -19,6 +19,11 @@
  * a gang, whatever the ring holds); each request is idempotent (the
  * node list is the one to keep; a requeued job is pending). The run the
  * activation was for binds on a later pass, once the nodes are free.
+ *
+ * Copyright (C) 2026 The Jobtree authors.
+ * SPDX-License-Identifier: GPL-2.0-or-later
+ * Licensed under the GNU General Public License, version 2 or later,
+ * with the OpenSSL linking exception of LICENSE.OpenSSL.
  */
 #include "config.h"
 

@@ -25,6 +25,11 @@
  * or no longer pending. Entries are few (runs requeued and not yet
  * restarted); each job_test pays one pass over them, nothing when there
  * are none. Guarded by r_lock; callers hold slurmctld's job lock.
+ *
+ * Copyright (C) 2026 The Jobtree authors.
+ * SPDX-License-Identifier: GPL-2.0-or-later
+ * Licensed under the GNU General Public License, version 2 or later,
+ * with the OpenSSL linking exception of LICENSE.OpenSSL.
  */
 #include "config.h"
 

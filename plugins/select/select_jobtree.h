@@ -11,6 +11,11 @@
  * Everything here runs inside slurmctld with the job write lock and node
  * read/write locks held by the caller: it never blocks, never exits, and a
  * bad configuration only refuses Jobtree runs (other jobs are untouched).
+ *
+ * Copyright (C) 2026 The Jobtree authors.
+ * SPDX-License-Identifier: GPL-2.0-or-later
+ * Licensed under the GNU General Public License, version 2 or later,
+ * with the OpenSSL linking exception of LICENSE.OpenSSL.
  */
 #ifndef JT_SELECT_JOBTREE_H
 #define JT_SELECT_JOBTREE_H

@@ -16,6 +16,11 @@
  * parsing, no allocation), and only the leases of the jobs that started,
  * ended or changed derived again. A node whose features or GPU count
  * changed, or a changed node table, asks the caller for a rebuild.
+ *
+ * Copyright (C) 2026 The Jobtree authors.
+ * SPDX-License-Identifier: GPL-2.0-or-later
+ * Licensed under the GNU General Public License, version 2 or later,
+ * with the OpenSSL linking exception of LICENSE.OpenSSL.
  */
 #include "config.h"
 

@@ -25,6 +25,11 @@
  * summary (jt_score_inputs_cached), O(nodes log nodes) only for a run with
  * --node-constraint (its candidates are its own). No I/O here but the configuration reload
  * after `scontrol reconfigure` (plugins/common/state.c); nothing is fatal.
+ *
+ * Copyright (C) 2026 The Jobtree authors.
+ * SPDX-License-Identifier: GPL-2.0-or-later
+ * Licensed under the GNU General Public License, version 2 or later,
+ * with the OpenSSL linking exception of LICENSE.OpenSSL.
  */
 #include "config.h"
 

@@ -23,6 +23,11 @@
  * from Slurm's SLURM_SPANK_ environment variable still fails the Slurm way
  * (its line names the variable our line cannot), and so does any other
  * command (scrontab lets the user edit the line again).
+ *
+ * Copyright (C) 2026 The Jobtree authors.
+ * SPDX-License-Identifier: GPL-2.0-or-later
+ * Licensed under the GNU General Public License, version 2 or later,
+ * with the OpenSSL linking exception of LICENSE.OpenSSL.
  */
 #include "config.h"
 

@@ -1,5 +1,10 @@
 /*
  * args.h - the Jobtree sbatch/salloc/srun options of the SPANK plugin.
+ *
+ * Copyright (C) 2026 The Jobtree authors.
+ * SPDX-License-Identifier: GPL-2.0-or-later
+ * Licensed under the GNU General Public License, version 2 or later,
+ * with the OpenSSL linking exception of LICENSE.OpenSSL.
  */
 #ifndef JOBTREE_SPANK_ARGS_H
 #define JOBTREE_SPANK_ARGS_H

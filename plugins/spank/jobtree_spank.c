@@ -7,6 +7,11 @@
  * nodes (remote context) it only tells a run its layout (layout.c); the
  * decisions are slurmctld's (job_submit and select plugins). Loaded from
  * plugstack.conf.
+ *
+ * Copyright (C) 2026 The Jobtree authors.
+ * SPDX-License-Identifier: GPL-2.0-or-later
+ * Licensed under the GNU General Public License, version 2 or later,
+ * with the OpenSSL linking exception of LICENSE.OpenSSL.
  */
 #include "config.h"
 

@@ -25,6 +25,11 @@
  * is only not told). After a swap the job gets SIGWINCH; the file is
  * written again at its next step, and `jobtree layout` prints the current
  * layout at any time (docs/user-guide.md, "Spares").
+ *
+ * Copyright (C) 2026 The Jobtree authors.
+ * SPDX-License-Identifier: GPL-2.0-or-later
+ * Licensed under the GNU General Public License, version 2 or later,
+ * with the OpenSSL linking exception of LICENSE.OpenSSL.
  */
 #include "config.h"
 

@@ -1,6 +1,11 @@
 /*
  * layout.h - the SPANK plugin in remote context: a Jobtree run's layout in
  * each task's environment and a JSON file (layout.c).
+ *
+ * Copyright (C) 2026 The Jobtree authors.
+ * SPDX-License-Identifier: GPL-2.0-or-later
+ * Licensed under the GNU General Public License, version 2 or later,
+ * with the OpenSSL linking exception of LICENSE.OpenSSL.
  */
 #ifndef JOBTREE_SPANK_LAYOUT_H
 #define JOBTREE_SPANK_LAYOUT_H

@@ -4,6 +4,11 @@
  * results to stdout and problems to stderr prefixed "jobtree <cmd>: ",
  * return the process exit status (0 ok, 1 the input is bad / the check
  * failed, 2 usage or system error).
+ *
+ * Copyright (C) 2026 The Jobtree authors.
+ * SPDX-License-Identifier: GPL-2.0-or-later
+ * Licensed under the GNU General Public License, version 2 or later,
+ * with the OpenSSL linking exception of LICENSE.OpenSSL.
  */
 #ifndef JT_CLI_H
 #define JT_CLI_H

@@ -5,6 +5,11 @@
  * warnings (things that are legal but probably not meant) are printed the
  * same way with "warning: " before the message and do not fail the check.
  * Exit 0 when clean, 1 on any error, 2 on a usage error.
+ *
+ * Copyright (C) 2026 The Jobtree authors.
+ * SPDX-License-Identifier: GPL-2.0-or-later
+ * Licensed under the GNU General Public License, version 2 or later,
+ * with the OpenSSL linking exception of LICENSE.OpenSSL.
  */
 #include "config.h"
 

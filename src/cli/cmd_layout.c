@@ -5,6 +5,11 @@
  * libslurm (jobtree/spares.h owns the format). Inside a job, JOBID defaults
  * to $SLURM_JOB_ID; -o FILE writes the file atomically instead (so a job
  * can refresh its $JOBTREE_LAYOUT when it gets SIGWINCH).
+ *
+ * Copyright (C) 2026 The Jobtree authors.
+ * SPDX-License-Identifier: GPL-2.0-or-later
+ * Licensed under the GNU General Public License, version 2 or later,
+ * with the OpenSSL linking exception of LICENSE.OpenSSL.
  */
 #include "config.h"
 

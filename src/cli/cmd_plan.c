@@ -2,6 +2,11 @@
  * cmd_plan.c - `jobtree plan`: decide BindNow / PlanLater / Reject for one
  * run against a budget directory and a cluster snapshot, offline, with the
  * same library code slurmctld runs (see jobtree-plan(1)).
+ *
+ * Copyright (C) 2026 The Jobtree authors.
+ * SPDX-License-Identifier: GPL-2.0-or-later
+ * Licensed under the GNU General Public License, version 2 or later,
+ * with the OpenSSL linking exception of LICENSE.OpenSSL.
  */
 #include "config.h"
 

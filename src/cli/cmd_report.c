@@ -17,6 +17,11 @@
  * report. Hours are owned when the lease's owner owns the paying envelope,
  * else borrowed (a sponsor's loan, or family sharing: a sibling's or an
  * ancestor's envelope). Rows are sorted by total orders.
+ *
+ * Copyright (C) 2026 The Jobtree authors.
+ * SPDX-License-Identifier: GPL-2.0-or-later
+ * Licensed under the GNU General Public License, version 2 or later,
+ * with the OpenSSL linking exception of LICENSE.OpenSSL.
  */
 #include "config.h"
 #include <ctype.h>

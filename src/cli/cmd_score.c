@@ -3,6 +3,11 @@
  * more waiting runs on a snapshot, factor by factor, and the queue order it
  * gives, with the same library code the site_factor/jobtree plugin runs in
  * slurmctld (jobtree/score.h, jobtree-score(1)).
+ *
+ * Copyright (C) 2026 The Jobtree authors.
+ * SPDX-License-Identifier: GPL-2.0-or-later
+ * Licensed under the GNU General Public License, version 2 or later,
+ * with the OpenSSL linking exception of LICENSE.OpenSSL.
  */
 #include "config.h"
 

@@ -3,6 +3,11 @@
  * scheduler under one or more policies side by side (jobtree-sim(1)). The
  * decisions and the metrics are the library's (jobtree/sim.h); this file
  * reads options, loads the inputs, and writes the table and the files.
+ *
+ * Copyright (C) 2026 The Jobtree authors.
+ * SPDX-License-Identifier: GPL-2.0-or-later
+ * Licensed under the GNU General Public License, version 2 or later,
+ * with the OpenSSL linking exception of LICENSE.OpenSSL.
  */
 #include "config.h"
 

@@ -9,6 +9,11 @@
  * used GPUs, state) and what a bound group is as a lease is decided by
  * libjobtree's nodemap (jobtree/nodemap.h), the same code the select
  * plugin (plugins/select/topology.c) calls inside slurmctld.
+ *
+ * Copyright (C) 2026 The Jobtree authors.
+ * SPDX-License-Identifier: GPL-2.0-or-later
+ * Licensed under the GNU General Public License, version 2 or later,
+ * with the OpenSSL linking exception of LICENSE.OpenSSL.
  */
 #include "config.h"
 

@@ -5,6 +5,11 @@
  * alone (jt_ledger_verify), every lottery recomputed from its Activation
  * event. Prints OK with counts, or the first problem with its sequence
  * number; the exit status names the class (see jobtree-verify(1)).
+ *
+ * Copyright (C) 2026 The Jobtree authors.
+ * SPDX-License-Identifier: GPL-2.0-or-later
+ * Licensed under the GNU General Public License, version 2 or later,
+ * with the OpenSSL linking exception of LICENSE.OpenSSL.
  */
 #include "config.h"
 

@@ -3,6 +3,11 @@
  *
  * Dispatches to one subcommand per file (see cli.h). The same library runs
  * inside slurmctld, so what `jobtree plan` predicts is what the plugins do.
+ *
+ * Copyright (C) 2026 The Jobtree authors.
+ * SPDX-License-Identifier: GPL-2.0-or-later
+ * Licensed under the GNU General Public License, version 2 or later,
+ * with the OpenSSL linking exception of LICENSE.OpenSSL.
  */
 #include "config.h"
 

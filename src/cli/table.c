@@ -3,6 +3,11 @@
  * table.h): -o FIELD[%WIDTH] parsed against a table's fields, a table
  * whose identifiers widen to their longest value unless a width is given,
  * -p/-P pipes, -n without the header, --json.
+ *
+ * Copyright (C) 2026 The Jobtree authors.
+ * SPDX-License-Identifier: GPL-2.0-or-later
+ * Licensed under the GNU General Public License, version 2 or later,
+ * with the OpenSSL linking exception of LICENSE.OpenSSL.
  */
 #include "config.h"
 

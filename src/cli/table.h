@@ -1,6 +1,11 @@
 /*
  * table.h - sacct-style tables for `jobtree report` (table.c): each report
  * is a list of rows with named fields, printed by one formatter.
+ *
+ * Copyright (C) 2026 The Jobtree authors.
+ * SPDX-License-Identifier: GPL-2.0-or-later
+ * Licensed under the GNU General Public License, version 2 or later,
+ * with the OpenSSL linking exception of LICENSE.OpenSSL.
  */
 #ifndef JT_CLI_TABLE_H
 #define JT_CLI_TABLE_H

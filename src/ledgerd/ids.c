@@ -13,6 +13,11 @@
  * answer. The file is derived data: rebuilt from the ledger at every start
  * (the recovery reads every record anyway), never synced, and grown by
  * doubling into ledgerd.ids.new, renamed over it.
+ *
+ * Copyright (C) 2026 The Jobtree authors.
+ * SPDX-License-Identifier: GPL-2.0-or-later
+ * Licensed under the GNU General Public License, version 2 or later,
+ * with the OpenSSL linking exception of LICENSE.OpenSSL.
  */
 #include "config.h"
 

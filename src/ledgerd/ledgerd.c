@@ -8,6 +8,11 @@
  * fails where it was launched), open the log, install signals (handlers
  * only set flags), then serve; the lock, the recovery and the socket are in
  * server.c, torn down in reverse order there.
+ *
+ * Copyright (C) 2026 The Jobtree authors.
+ * SPDX-License-Identifier: GPL-2.0-or-later
+ * Licensed under the GNU General Public License, version 2 or later,
+ * with the OpenSSL linking exception of LICENSE.OpenSSL.
  */
 #include "config.h"
 

@@ -1,6 +1,11 @@
 /*
  * ledgerd.h - jobtree-ledgerd internals shared by its files: configuration,
  * logging and the server loop.
+ *
+ * Copyright (C) 2026 The Jobtree authors.
+ * SPDX-License-Identifier: GPL-2.0-or-later
+ * Licensed under the GNU General Public License, version 2 or later,
+ * with the OpenSSL linking exception of LICENSE.OpenSSL.
  */
 #ifndef JT_LEDGERD_H
 #define JT_LEDGERD_H

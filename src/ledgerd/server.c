@@ -23,6 +23,11 @@
  *
  * Protocol (one line each way): an event JSON -> "OK <seq>" once durable,
  * or "ERR INVALID|DENIED|FAIL <text>"; "HEAD" -> "HEAD <seq> <hash>".
+ *
+ * Copyright (C) 2026 The Jobtree authors.
+ * SPDX-License-Identifier: GPL-2.0-or-later
+ * Licensed under the GNU General Public License, version 2 or later,
+ * with the OpenSSL linking exception of LICENSE.OpenSSL.
  */
 #include "config.h"
 

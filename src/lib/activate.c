@@ -6,6 +6,11 @@
  * (jt_activation_due: the one rule the select plugin, the simulator and
  * `jobtree plan --activate` ask). The slice in a live snapshot and the
  * funding needs (reclaim, aggregate cap) are activate_slice.c's.
+ *
+ * Copyright (C) 2026 The Jobtree authors.
+ * SPDX-License-Identifier: GPL-2.0-or-later
+ * Licensed under the GNU General Public License, version 2 or later,
+ * with the OpenSSL linking exception of LICENSE.OpenSSL.
  */
 #include "config.h"
 

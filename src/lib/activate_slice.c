@@ -5,6 +5,11 @@
  * slice may reclaim (jt_reclaim_need: what the run's owner lent away;
  * jt_cap_need: what an aggregate cap holds). Who gives way on it is
  * activate.c's (jt_activate).
+ *
+ * Copyright (C) 2026 The Jobtree authors.
+ * SPDX-License-Identifier: GPL-2.0-or-later
+ * Licensed under the GNU General Public License, version 2 or later,
+ * with the OpenSSL linking exception of LICENSE.OpenSSL.
  */
 #include "config.h"
 

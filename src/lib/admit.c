@@ -15,6 +15,11 @@
  * run no placement could ever hold on the configured nodes is refused in
  * the scheduler's own words (jt_sched_answer's EVER tense, the question
  * slurmctld asks next), so the refusal says why at submission.
+ *
+ * Copyright (C) 2026 The Jobtree authors.
+ * SPDX-License-Identifier: GPL-2.0-or-later
+ * Licensed under the GNU General Public License, version 2 or later,
+ * with the OpenSSL linking exception of LICENSE.OpenSSL.
  */
 #include "config.h"
 

@@ -7,6 +7,11 @@
  * DESIGN: jt_budgets_t is the first member of a private struct that also
  * keeps each file's text until finalize, so cross-file errors (duplicate
  * names, unknown parents, cycles) can still point at the field's line:col.
+ *
+ * Copyright (C) 2026 The Jobtree authors.
+ * SPDX-License-Identifier: GPL-2.0-or-later
+ * Licensed under the GNU General Public License, version 2 or later,
+ * with the OpenSSL linking exception of LICENSE.OpenSSL.
  */
 #include "config.h"
 

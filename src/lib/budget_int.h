@@ -1,6 +1,11 @@
 /*
  * budget_int.h - hooks between the budget file reader (budget_json.c) and
  * the budget set (budget.c). Private to libjobtree.
+ *
+ * Copyright (C) 2026 The Jobtree authors.
+ * SPDX-License-Identifier: GPL-2.0-or-later
+ * Licensed under the GNU General Public License, version 2 or later,
+ * with the OpenSSL linking exception of LICENSE.OpenSSL.
  */
 #ifndef JT_BUDGET_INT_H
 #define JT_BUDGET_INT_H

@@ -6,6 +6,11 @@
  * in budget.c does the cross-file checks. Every problem is reported, each
  * with the JSON path and line:col of the field, and the file is added only
  * when it had none.
+ *
+ * Copyright (C) 2026 The Jobtree authors.
+ * SPDX-License-Identifier: GPL-2.0-or-later
+ * Licensed under the GNU General Public License, version 2 or later,
+ * with the OpenSSL linking exception of LICENSE.OpenSSL.
  */
 #include "config.h"
 

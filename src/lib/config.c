@@ -4,6 +4,11 @@
  * Parsing works on a scratch copy and swaps it in only when every line was
  * good, so a bad edit never half-applies: the plugins keep the last good
  * configuration and log the file:line findings.
+ *
+ * Copyright (C) 2026 The Jobtree authors.
+ * SPDX-License-Identifier: GPL-2.0-or-later
+ * Licensed under the GNU General Public License, version 2 or later,
+ * with the OpenSSL linking exception of LICENSE.OpenSSL.
  */
 #include "config.h"
 

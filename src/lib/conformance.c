@@ -1,6 +1,11 @@
 /*
  * conformance.c - conformance fingerprints of node sets and the label a
  * run's groups are classed by (see jobtree/conformance.h).
+ *
+ * Copyright (C) 2026 The Jobtree authors.
+ * SPDX-License-Identifier: GPL-2.0-or-later
+ * Licensed under the GNU General Public License, version 2 or later,
+ * with the OpenSSL linking exception of LICENSE.OpenSSL.
  */
 #include "config.h"
 

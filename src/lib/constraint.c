@@ -7,6 +7,11 @@
  * are exact and the same on every host; a constraint set is bounded
  * (JT_CONS_MAX, JT_CONS_EXPR_MAX), so checking a node costs at most
  * JT_CONS_MAX label look-ups whatever the user wrote.
+ *
+ * Copyright (C) 2026 The Jobtree authors.
+ * SPDX-License-Identifier: GPL-2.0-or-later
+ * Licensed under the GNU General Public License, version 2 or later,
+ * with the OpenSSL linking exception of LICENSE.OpenSSL.
  */
 #include "config.h"
 

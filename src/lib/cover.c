@@ -11,6 +11,11 @@
  * does not allow borrowing are kept in a shadow list: they are never paid,
  * only used to say "BorrowLimit" instead of a vaguer reason. Reasons and
  * the "ever fundable" test are in cover_why.c.
+ *
+ * Copyright (C) 2026 The Jobtree authors.
+ * SPDX-License-Identifier: GPL-2.0-or-later
+ * Licensed under the GNU General Public License, version 2 or later,
+ * with the OpenSSL linking exception of LICENSE.OpenSSL.
  */
 #include "config.h"
 

@@ -1,6 +1,11 @@
 /*
  * cover_int.h - what cover.c shares with cover_why.c (not installed): the
  * coverer session and the bounds of one candidate.
+ *
+ * Copyright (C) 2026 The Jobtree authors.
+ * SPDX-License-Identifier: GPL-2.0-or-later
+ * Licensed under the GNU General Public License, version 2 or later,
+ * with the OpenSSL linking exception of LICENSE.OpenSSL.
  */
 #ifndef JT_COVER_INT_H
 #define JT_COVER_INT_H

@@ -2,6 +2,11 @@
  * cover_why.c - why Cover cannot fund a run: the most specific reason and a
  * one-line detail (jt_coverer_why), and whether it could ever be funded
  * (jt_cover_ever, the job_submit admission test). See docs/cover.md.
+ *
+ * Copyright (C) 2026 The Jobtree authors.
+ * SPDX-License-Identifier: GPL-2.0-or-later
+ * Licensed under the GNU General Public License, version 2 or later,
+ * with the OpenSSL linking exception of LICENSE.OpenSSL.
  */
 #include "config.h"
 

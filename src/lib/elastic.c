@@ -9,6 +9,11 @@
  * then funds the new groups on top of what the run is paid for, and Pack
  * places them on nodes nobody holds. The cost is one plan, bounded like
  * any plan by the cluster and the budgets, never by the range asked for.
+ *
+ * Copyright (C) 2026 The Jobtree authors.
+ * SPDX-License-Identifier: GPL-2.0-or-later
+ * Licensed under the GNU General Public License, version 2 or later,
+ * with the OpenSSL linking exception of LICENSE.OpenSSL.
  */
 #include "config.h"
 

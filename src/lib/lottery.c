@@ -3,6 +3,11 @@
  * SHA-256 for the seed (OpenSSL, through sha256.c), SplitMix64 for the
  * stream, rejection for unbiased draws. Nothing else in libjobtree makes a
  * random choice.
+ *
+ * Copyright (C) 2026 The Jobtree authors.
+ * SPDX-License-Identifier: GPL-2.0-or-later
+ * Licensed under the GNU General Public License, version 2 or later,
+ * with the OpenSSL linking exception of LICENSE.OpenSSL.
  */
 #include "config.h"
 

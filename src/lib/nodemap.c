@@ -9,6 +9,11 @@
  * JT_GRES_COUNT_MAX, so it fits an int); the used count is clamped to the
  * node's GPUs before it is narrowed. Nothing is added to the snapshot
  * unless the whole node (or lease) could be.
+ *
+ * Copyright (C) 2026 The Jobtree authors.
+ * SPDX-License-Identifier: GPL-2.0-or-later
+ * Licensed under the GNU General Public License, version 2 or later,
+ * with the OpenSSL linking exception of LICENSE.OpenSSL.
  */
 #include "config.h"
 

@@ -5,6 +5,11 @@
  *
  * Every parser checks the whole value before touching the run, so a refused
  * value leaves the run unchanged.
+ *
+ * Copyright (C) 2026 The Jobtree authors.
+ * SPDX-License-Identifier: GPL-2.0-or-later
+ * Licensed under the GNU General Public License, version 2 or later,
+ * with the OpenSSL linking exception of LICENSE.OpenSSL.
  */
 #include "config.h"
 

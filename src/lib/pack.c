@@ -25,6 +25,11 @@
  * A request is all-or-nothing: groups are taken one by one from the view
  * and, when one cannot be placed, everything taken so far is given back
  * (jt_pack_unplace), which restores counters, flags and heads exactly.
+ *
+ * Copyright (C) 2026 The Jobtree authors.
+ * SPDX-License-Identifier: GPL-2.0-or-later
+ * Licensed under the GNU General Public License, version 2 or later,
+ * with the OpenSSL linking exception of LICENSE.OpenSSL.
  */
 #include "config.h"
 

@@ -1,6 +1,11 @@
 /*
  * pack_dump.c - the pure parts of Pack: policy names, freeing a placement,
  * and the canonical placement dump used by tests and logs.
+ *
+ * Copyright (C) 2026 The Jobtree authors.
+ * SPDX-License-Identifier: GPL-2.0-or-later
+ * Licensed under the GNU General Public License, version 2 or later,
+ * with the OpenSSL linking exception of LICENSE.OpenSSL.
  */
 #include "config.h"
 

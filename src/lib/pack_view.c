@@ -12,6 +12,11 @@
  * built, so requests order domains with a counting sort over that bound
  * (O(domains + max free)) rather than a comparison sort; this keeps jt_pack
  * O(domains + nodes taken) on clusters of tens of thousands of nodes.
+ *
+ * Copyright (C) 2026 The Jobtree authors.
+ * SPDX-License-Identifier: GPL-2.0-or-later
+ * Licensed under the GNU General Public License, version 2 or later,
+ * with the OpenSSL linking exception of LICENSE.OpenSSL.
  */
 #include "config.h"
 

@@ -17,6 +17,11 @@
  * or lacking its group-by label are not in the view at all. Everything
  * below indexed "per domain" is per class (ndom classes); cdom maps a
  * class to its snapshot domain.
+ *
+ * Copyright (C) 2026 The Jobtree authors.
+ * SPDX-License-Identifier: GPL-2.0-or-later
+ * Licensed under the GNU General Public License, version 2 or later,
+ * with the OpenSSL linking exception of LICENSE.OpenSSL.
  */
 #ifndef JOBTREE_PACK_VIEW_H
 #define JOBTREE_PACK_VIEW_H

@@ -5,6 +5,11 @@
  * caches of the last node-level and domain-level selector's matches, and
  * the domains' order for a request (a counting sort over the free GPUs a
  * domain had when the view was built).
+ *
+ * Copyright (C) 2026 The Jobtree authors.
+ * SPDX-License-Identifier: GPL-2.0-or-later
+ * Licensed under the GNU General Public License, version 2 or later,
+ * with the OpenSSL linking exception of LICENSE.OpenSSL.
  */
 #include "config.h"
 

@@ -26,6 +26,11 @@
  * (constraints and group-by), so two runs get one view exactly when a fresh
  * build would give them the same one. At most JT_PACK_VIEWS_MAX views are
  * kept, the least recently used dropped first.
+ *
+ * Copyright (C) 2026 The Jobtree authors.
+ * SPDX-License-Identifier: GPL-2.0-or-later
+ * Licensed under the GNU General Public License, version 2 or later,
+ * with the OpenSSL linking exception of LICENSE.OpenSSL.
  */
 #include "config.h"
 

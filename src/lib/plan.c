@@ -26,6 +26,11 @@
  * One attempt (its groups funded and placed, undone when it fails) is
  * plan_attempt.c's; this file holds the totals, the domain and class
  * order, and the decision (plan_int.h between them).
+ *
+ * Copyright (C) 2026 The Jobtree authors.
+ * SPDX-License-Identifier: GPL-2.0-or-later
+ * Licensed under the GNU General Public License, version 2 or later,
+ * with the OpenSSL linking exception of LICENSE.OpenSSL.
  */
 #include "config.h"
 

@@ -7,6 +7,11 @@
  * nodes); what it placed undone when it fails; and "funding first", the
  * detail of a group its payers' nodes cannot hold while another
  * candidate's could.
+ *
+ * Copyright (C) 2026 The Jobtree authors.
+ * SPDX-License-Identifier: GPL-2.0-or-later
+ * Licensed under the GNU General Public License, version 2 or later,
+ * with the OpenSSL linking exception of LICENSE.OpenSSL.
  */
 #include "config.h"
 

@@ -2,6 +2,11 @@
  * plan_int.h - what admission's two files share (plan.c: the totals, the
  * domains, the decision; plan_attempt.c: one attempt). Private to
  * libjobtree.
+ *
+ * Copyright (C) 2026 The Jobtree authors.
+ * SPDX-License-Identifier: GPL-2.0-or-later
+ * Licensed under the GNU General Public License, version 2 or later,
+ * with the OpenSSL linking exception of LICENSE.OpenSSL.
  */
 #ifndef JT_PLAN_INT_H
 #define JT_PLAN_INT_H

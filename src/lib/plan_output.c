@@ -2,6 +2,11 @@
  * plan_output.c - the three renderings of a plan (see jobtree/plan.h): the
  * compact canonical dump the tests compare, the human table of
  * `jobtree plan`, and its JSON form (json-c).
+ *
+ * Copyright (C) 2026 The Jobtree authors.
+ * SPDX-License-Identifier: GPL-2.0-or-later
+ * Licensed under the GNU General Public License, version 2 or later,
+ * with the OpenSSL linking exception of LICENSE.OpenSSL.
  */
 #include "config.h"
 

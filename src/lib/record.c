@@ -5,6 +5,11 @@
  * The parser runs inside slurmctld on text an administrator (or this
  * project's job_submit plugin) wrote: every member is type-checked, every
  * count range-checked, and a failure leaves the output empty.
+ *
+ * Copyright (C) 2026 The Jobtree authors.
+ * SPDX-License-Identifier: GPL-2.0-or-later
+ * Licensed under the GNU General Public License, version 2 or later,
+ * with the OpenSSL linking exception of LICENSE.OpenSSL.
  */
 #include "config.h"
 

@@ -12,6 +12,11 @@
  * 24.11's `scontrol reconfigure` execs a new slurmctld), through the same
  * parsers as the files themselves, so it is checked as they are; the
  * budget files also against the SHA-256 recorded beside them.
+ *
+ * Copyright (C) 2026 The Jobtree authors.
+ * SPDX-License-Identifier: GPL-2.0-or-later
+ * Licensed under the GNU General Public License, version 2 or later,
+ * with the OpenSSL linking exception of LICENSE.OpenSSL.
  */
 #include "config.h"
 

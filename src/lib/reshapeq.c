@@ -8,6 +8,11 @@
  * push costs at most one pass over the ring. Requeues are an array in
  * push order, grown by doubling; a push looks for the job first (linear
  * in the requeues waiting, which the worker drains first).
+ *
+ * Copyright (C) 2026 The Jobtree authors.
+ * SPDX-License-Identifier: GPL-2.0-or-later
+ * Licensed under the GNU General Public License, version 2 or later,
+ * with the OpenSSL linking exception of LICENSE.OpenSSL.
  */
 #include "config.h"
 

@@ -9,6 +9,11 @@
  * problem as (JSON path, message); jt_run_validate keeps the first one,
  * jt_run_parse_json locates every one of them in the document, and the
  * admission step (admit.c) asks for the sbatch options' words.
+ *
+ * Copyright (C) 2026 The Jobtree authors.
+ * SPDX-License-Identifier: GPL-2.0-or-later
+ * Licensed under the GNU General Public License, version 2 or later,
+ * with the OpenSSL linking exception of LICENSE.OpenSSL.
  */
 #include "config.h"
 

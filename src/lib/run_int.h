@@ -2,6 +2,11 @@
  * run_int.h - the run checks shared by jt_run_validate (run.c) and the run
  * file reader (run_json.c), which reports each problem at its JSON path.
  * Private to libjobtree.
+ *
+ * Copyright (C) 2026 The Jobtree authors.
+ * SPDX-License-Identifier: GPL-2.0-or-later
+ * Licensed under the GNU General Public License, version 2 or later,
+ * with the OpenSSL linking exception of LICENSE.OpenSSL.
  */
 #ifndef JT_RUN_INT_H
 #define JT_RUN_INT_H

@@ -4,6 +4,11 @@
  * Types and ranges are checked field by field; then the cross-field rules
  * of jt_run_check (with the GPUs per node unknown) run on the result, and
  * every problem is reported at its field's line:col.
+ *
+ * Copyright (C) 2026 The Jobtree authors.
+ * SPDX-License-Identifier: GPL-2.0-or-later
+ * Licensed under the GNU General Public License, version 2 or later,
+ * with the OpenSSL linking exception of LICENSE.OpenSSL.
  */
 #include "config.h"
 

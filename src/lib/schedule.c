@@ -9,6 +9,11 @@
  * the decision over time schedule_decide.c's, a requeued run's restart
  * schedule_restart.c's, the estimate to take schedule_rank.c's (shared
  * helpers: schedule_base.c, schedule_int.h).
+ *
+ * Copyright (C) 2026 The Jobtree authors.
+ * SPDX-License-Identifier: GPL-2.0-or-later
+ * Licensed under the GNU General Public License, version 2 or later,
+ * with the OpenSSL linking exception of LICENSE.OpenSSL.
  */
 #include "config.h"
 

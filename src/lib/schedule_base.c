@@ -5,6 +5,11 @@
  * refusals are placement's or funding's, a malleable run's range clamped
  * to the caller's, the live values a tense's view put back, a bound
  * plan's nodes, and the usage a tense counts.
+ *
+ * Copyright (C) 2026 The Jobtree authors.
+ * SPDX-License-Identifier: GPL-2.0-or-later
+ * Licensed under the GNU General Public License, version 2 or later,
+ * with the OpenSSL linking exception of LICENSE.OpenSSL.
  */
 #include "config.h"
 

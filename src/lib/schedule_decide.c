@@ -3,6 +3,11 @@
  * (jt_sched_decide, jobtree/schedule.h): Reject only when never,
  * PlanLater with its earliest start from the nodes' free times, built on
  * jt_sched_answer (schedule.c).
+ *
+ * Copyright (C) 2026 The Jobtree authors.
+ * SPDX-License-Identifier: GPL-2.0-or-later
+ * Licensed under the GNU General Public License, version 2 or later,
+ * with the OpenSSL linking exception of LICENSE.OpenSSL.
  */
 #include "config.h"
 

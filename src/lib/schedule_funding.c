@@ -3,6 +3,11 @@
  * (schedule.c): when a run's funding frees (the earliest instant its plan
  * is funded, over lease ends), and the funding holds of runs reserved
  * ahead that keep a run from starting now.
+ *
+ * Copyright (C) 2026 The Jobtree authors.
+ * SPDX-License-Identifier: GPL-2.0-or-later
+ * Licensed under the GNU General Public License, version 2 or later,
+ * with the OpenSSL linking exception of LICENSE.OpenSSL.
  */
 #include "config.h"
 

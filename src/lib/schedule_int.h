@@ -3,6 +3,11 @@
  * steps below them all; schedule.c: the answer in three tenses; schedule_funding.c: when funding frees, funding
  * holds; schedule_decide.c: the decision over time; schedule_restart.c: a
  * requeued run's restart). Private to libjobtree.
+ *
+ * Copyright (C) 2026 The Jobtree authors.
+ * SPDX-License-Identifier: GPL-2.0-or-later
+ * Licensed under the GNU General Public License, version 2 or later,
+ * with the OpenSSL linking exception of LICENSE.OpenSSL.
  */
 #ifndef JT_SCHEDULE_INT_H
 #define JT_SCHEDULE_INT_H

@@ -25,6 +25,11 @@
  * run whose groups may spread has one set over every domain; its answer
  * takes whole groups, each in one domain (from_free_groups), as Pack
  * would place them.
+ *
+ * Copyright (C) 2026 The Jobtree authors.
+ * SPDX-License-Identifier: GPL-2.0-or-later
+ * Licensed under the GNU General Public License, version 2 or later,
+ * with the OpenSSL linking exception of LICENSE.OpenSSL.
  */
 #include "config.h"
 

@@ -3,6 +3,11 @@
  * (jt_sched_restart, jobtree/schedule.h): its slice on the snapshot with
  * its own leases hidden, the line it holds, and who keeps off that slice
  * (jt_sched_nominated).
+ *
+ * Copyright (C) 2026 The Jobtree authors.
+ * SPDX-License-Identifier: GPL-2.0-or-later
+ * Licensed under the GNU General Public License, version 2 or later,
+ * with the OpenSSL linking exception of LICENSE.OpenSSL.
  */
 #include "config.h"
 

@@ -5,6 +5,11 @@
  * per-domain capacities kept across runs (jt_score_cluster_t), the
  * running and queued GPU-hours of the backlog factor. The factors and the
  * sum are score.c's.
+ *
+ * Copyright (C) 2026 The Jobtree authors.
+ * SPDX-License-Identifier: GPL-2.0-or-later
+ * Licensed under the GNU General Public License, version 2 or later,
+ * with the OpenSSL linking exception of LICENSE.OpenSSL.
  */
 #include "config.h"
 

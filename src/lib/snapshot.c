@@ -10,6 +10,11 @@
  * finalize rejects them naming both nodes. A domain's name and its three
  * parts live in one allocation (name\0region\0cluster\0fabric\0) so the
  * const parts need no separate ownership.
+ *
+ * Copyright (C) 2026 The Jobtree authors.
+ * SPDX-License-Identifier: GPL-2.0-or-later
+ * Licensed under the GNU General Public License, version 2 or later,
+ * with the OpenSSL linking exception of LICENSE.OpenSSL.
  */
 #include "config.h"
 

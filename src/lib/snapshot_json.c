@@ -7,6 +7,11 @@
  * Node states accept jobtree's words (up, down, drain) and Slurm's
  * (idle, mixed, allocated, completing, down, fail, drained, ..., with
  * Slurm's flag suffixes such as "idle*" or "mixed+drain"), any case.
+ *
+ * Copyright (C) 2026 The Jobtree authors.
+ * SPDX-License-Identifier: GPL-2.0-or-later
+ * Licensed under the GNU General Public License, version 2 or later,
+ * with the OpenSSL linking exception of LICENSE.OpenSSL.
  */
 #include "config.h"
 

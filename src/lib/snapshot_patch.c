@@ -9,6 +9,11 @@
  * lists them in Slurm's job list order. Nothing decides on lease order
  * except sums (usage per envelope), so the comparison treats leases as a
  * multiset: each lease as one canonical line, both sides sorted.
+ *
+ * Copyright (C) 2026 The Jobtree authors.
+ * SPDX-License-Identifier: GPL-2.0-or-later
+ * Licensed under the GNU General Public License, version 2 or later,
+ * with the OpenSSL linking exception of LICENSE.OpenSSL.
  */
 #include "config.h"
 

@@ -6,6 +6,11 @@
  * a map, so it is linear in the bound nodes; the new record is written
  * through jt_jobrec_rebind from leases that borrow the parsed record's
  * strings (nothing is copied twice, nothing is freed twice).
+ *
+ * Copyright (C) 2026 The Jobtree authors.
+ * SPDX-License-Identifier: GPL-2.0-or-later
+ * Licensed under the GNU General Public License, version 2 or later,
+ * with the OpenSSL linking exception of LICENSE.OpenSSL.
  */
 #include "config.h"
 

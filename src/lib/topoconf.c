@@ -2,6 +2,11 @@
  * topoconf.c - the leaves of Slurm's topology.conf (see jobtree/topoconf.h):
  * a tokenizer of Slurm's key=value records and which records are leaves.
  * The CLI expands the host lists with libslurm; nothing here knows Slurm.
+ *
+ * Copyright (C) 2026 The Jobtree authors.
+ * SPDX-License-Identifier: GPL-2.0-or-later
+ * Licensed under the GNU General Public License, version 2 or later,
+ * with the OpenSSL linking exception of LICENSE.OpenSSL.
  */
 #include "config.h"
 

@@ -9,6 +9,11 @@
  * lease's as borrowed: lending caps bound those, the rule jobtree verify
  * checks (ledger_fold_rules.c), so a sibling's family use never eats the
  * envelope's lending allowance.
+ *
+ * Copyright (C) 2026 The Jobtree authors.
+ * SPDX-License-Identifier: GPL-2.0-or-later
+ * Licensed under the GNU General Public License, version 2 or later,
+ * with the OpenSSL linking exception of LICENSE.OpenSSL.
  */
 #include "config.h"
 

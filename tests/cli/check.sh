@@ -2,6 +2,11 @@
 # check.sh - TAP test of `jobtree check`: exit status contract (0 clean,
 # 1 errors, 2 usage), the exact diagnostics on stderr for broken budget
 # directories and snapshots, warnings that do not fail, and the summary.
+#
+# Copyright (C) 2026 The Jobtree authors.
+# SPDX-License-Identifier: GPL-2.0-or-later
+# Licensed under the GNU General Public License, version 2 or later,
+# with the OpenSSL linking exception of LICENSE.OpenSSL.
 
 . "$(dirname "$0")/../tap/jobtree.sh"
 data=$srcdir/tests/data/inputs

@@ -4,6 +4,11 @@
 # input, absent ones named), the hash of exactly those lines, equal trees
 # equal fingerprints, a firmware or kernel-parameter change a new one, and
 # the words naming a node's own disks left out.
+#
+# Copyright (C) 2026 The Jobtree authors.
+# SPDX-License-Identifier: GPL-2.0-or-later
+# Licensed under the GNU General Public License, version 2 or later,
+# with the OpenSSL linking exception of LICENSE.OpenSSL.
 . "$(dirname "$0")/../tap/jobtree.sh"
 
 tool=$srcdir/contrib/conformance/jobtree-conformance

@@ -3,6 +3,11 @@
 # contract (exit 2 and one line saying what is wrong: no JOBID, a bad one,
 # two of them, an unknown option) and --help. The layout itself is read from
 # a live job: tests/cluster/t2080-spares.sh.
+#
+# Copyright (C) 2026 The Jobtree authors.
+# SPDX-License-Identifier: GPL-2.0-or-later
+# Licensed under the GNU General Public License, version 2 or later,
+# with the OpenSSL linking exception of LICENSE.OpenSSL.
 
 . "$(dirname "$0")/../tap/jobtree.sh"
 

@@ -5,6 +5,11 @@
 #
 # Expected outputs live in tests/data/plan/expected/; to refresh one after an
 # intended change, run the command shown by a failing case and review the diff.
+#
+# Copyright (C) 2026 The Jobtree authors.
+# SPDX-License-Identifier: GPL-2.0-or-later
+# Licensed under the GNU General Public License, version 2 or later,
+# with the OpenSSL linking exception of LICENSE.OpenSSL.
 
 . "$(dirname "$0")/../tap/jobtree.sh"
 data=$srcdir/tests/data/plan

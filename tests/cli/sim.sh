@@ -3,6 +3,11 @@
 # policies side by side, the same bytes twice, bad traces named by
 # file:line:col: field, every number option range-checked, and the exit
 # status contract (0 replayed, 1 bad input, 2 usage).
+#
+# Copyright (C) 2026 The Jobtree authors.
+# SPDX-License-Identifier: GPL-2.0-or-later
+# Licensed under the GNU General Public License, version 2 or later,
+# with the OpenSSL linking exception of LICENSE.OpenSSL.
 
 . "$(dirname "$0")/../tap/jobtree.sh"
 

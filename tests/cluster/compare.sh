@@ -34,6 +34,11 @@
 # the cluster: with several teams budgets never bind and only placement
 # differs; compare-window150.txt puts 150 jobs under one account, so its
 # envelope is full whenever the cluster is and runs wait for funding too.
+#
+# Copyright (C) 2026 The Jobtree authors.
+# SPDX-License-Identifier: GPL-2.0-or-later
+# Licensed under the GNU General Public License, version 2 or later,
+# with the OpenSSL linking exception of LICENSE.OpenSSL.
 . "$(dirname "$0")/lib.sh"
 
 BUILD=${1:?usage: $0 BUILDDIR [WORKLOAD]}

@@ -1,6 +1,11 @@
 # tests/cluster/lib.sh - a real Slurm GPU cluster on this host, for the
 # cluster tests (bash; source it). Shaped like munge's test helpers:
 #
+# Copyright (C) 2026 The Jobtree authors.
+# SPDX-License-Identifier: GPL-2.0-or-later
+# Licensed under the GNU General Public License, version 2 or later,
+# with the OpenSSL linking exception of LICENSE.OpenSSL.
+#
 #   cluster_setup BUILDDIR   temp tree (0755), munge key, configs from
 #                            etc/slurm/test-cluster, budgets, free ports
 #   cluster_start            munged, slurmctld, 16 slurmd; waits (polling

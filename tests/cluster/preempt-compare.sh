@@ -34,6 +34,11 @@
 # (fillers still running on fewer nodes than they started with: a gang cut,
 # not ended), the big run's domains. Jobtree's start is bounded by MaxWait
 # by design (the wait it grants running work); stock preempts at once.
+#
+# Copyright (C) 2026 The Jobtree authors.
+# SPDX-License-Identifier: GPL-2.0-or-later
+# Licensed under the GNU General Public License, version 2 or later,
+# with the OpenSSL linking exception of LICENSE.OpenSSL.
 . "$(dirname "$0")/lib.sh"
 
 BUILD=${1:?usage: $0 BUILDDIR [FILL_LIMIT_MIN]}

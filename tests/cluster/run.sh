@@ -16,6 +16,11 @@
 # /usr: the Debian packages; /usr/local after a default make install): a
 # scratch tree of links in a build tree's layout stands in for BUILDDIR, so
 # every test runs unchanged on the installed files.
+#
+# Copyright (C) 2026 The Jobtree authors.
+# SPDX-License-Identifier: GPL-2.0-or-later
+# Licensed under the GNU General Public License, version 2 or later,
+# with the OpenSSL linking exception of LICENSE.OpenSSL.
 set -u
 here=$(cd "$(dirname "$0")" && pwd)
 if [ "${1:-}" = --installed ]; then

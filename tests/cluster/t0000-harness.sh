@@ -7,6 +7,11 @@
 # would otherwise pile up in /tmp). contrib/flake-hunt.sh repeats it.
 # With select/cons_tres_jobtree, so a run is bound and given its layout
 # (and jobtree-ledgerd is part of what must go away).
+#
+# Copyright (C) 2026 The Jobtree authors.
+# SPDX-License-Identifier: GPL-2.0-or-later
+# Licensed under the GNU General Public License, version 2 or later,
+# with the OpenSSL linking exception of LICENSE.OpenSSL.
 . "$(dirname "$0")/lib.sh"
 plan 10
 tmpdir_before=${TMPDIR-unset}

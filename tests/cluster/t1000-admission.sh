@@ -3,6 +3,11 @@
 # cluster (select/cons_tres): bad option values refused by sbatch itself,
 # malformed and never-fundable runs refused by job_submit with their one
 # line, plain CPU and GPU jobs untouched, and the admin_comment record.
+#
+# Copyright (C) 2026 The Jobtree authors.
+# SPDX-License-Identifier: GPL-2.0-or-later
+# Licensed under the GNU General Public License, version 2 or later,
+# with the OpenSSL linking exception of LICENSE.OpenSSL.
 . "$(dirname "$0")/lib.sh"
 
 plan 68

@@ -8,6 +8,11 @@
 # runs it on the installed Debian packages (run.sh --installed), which is
 # the issue's "apt install, then the demo's workload against Debian's own
 # slurmctld with the installed plugins".
+#
+# Copyright (C) 2026 The Jobtree authors.
+# SPDX-License-Identifier: GPL-2.0-or-later
+# Licensed under the GNU General Public License, version 2 or later,
+# with the OpenSSL linking exception of LICENSE.OpenSSL.
 . "$(dirname "$0")/lib.sh"
 
 top=$(cd "$(dirname "$0")/../.." && pwd)

@@ -2,6 +2,11 @@
 # t1010-reconfigure.sh - budgets and jobtree.conf are re-read on `scontrol
 # reconfigure`; a broken file keeps the last good version in force and is
 # logged as file:line, never a crash. Also UnfundedPolicy=passthrough.
+#
+# Copyright (C) 2026 The Jobtree authors.
+# SPDX-License-Identifier: GPL-2.0-or-later
+# Licensed under the GNU General Public License, version 2 or later,
+# with the OpenSSL linking exception of LICENSE.OpenSSL.
 . "$(dirname "$0")/lib.sh"
 
 plan 18

@@ -15,6 +15,11 @@
 #                       NodeName lines are the cluster's own)
 #
 # The queue is emptied after each example, so each meets an idle cluster.
+#
+# Copyright (C) 2026 The Jobtree authors.
+# SPDX-License-Identifier: GPL-2.0-or-later
+# Licensed under the GNU General Public License, version 2 or later,
+# with the OpenSSL linking exception of LICENSE.OpenSSL.
 . "$(dirname "$0")/lib.sh"
 srcdir=$JT_SRCDIR
 . "$JT_SRCDIR/tests/doc/lib.sh"

@@ -10,6 +10,11 @@
 # A=gpu01-04 B=gpu05-08 (west) C=gpu09-12 D=gpu13-16 (east); team-a pays
 # with a-west-h100 (64 GPUs, west), team-b with b-east-h100 (64, east),
 # which lends up to 32 to team-a.
+#
+# Copyright (C) 2026 The Jobtree authors.
+# SPDX-License-Identifier: GPL-2.0-or-later
+# Licensed under the GNU General Public License, version 2 or later,
+# with the OpenSSL linking exception of LICENSE.OpenSSL.
 . "$(dirname "$0")/lib.sh"
 
 plan 35

@@ -4,6 +4,11 @@
 # from the running jobs' bound funding (admin_comment, saved with the job
 # state), and a broken budget file keeps the last good budgets in force
 # while plain jobs are never affected.
+#
+# Copyright (C) 2026 The Jobtree authors.
+# SPDX-License-Identifier: GPL-2.0-or-later
+# Licensed under the GNU General Public License, version 2 or later,
+# with the OpenSSL linking exception of LICENSE.OpenSSL.
 . "$(dirname "$0")/lib.sh"
 
 plan 12

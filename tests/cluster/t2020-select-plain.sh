@@ -4,6 +4,11 @@
 # plain CPU and GPU jobs (whole and partial nodes, --switches, a pending one)
 # is run on a stock cluster and on a Jobtree cluster, and Slurm's answers
 # (state, node list and reason of every job) must be identical.
+#
+# Copyright (C) 2026 The Jobtree authors.
+# SPDX-License-Identifier: GPL-2.0-or-later
+# Licensed under the GNU General Public License, version 2 or later,
+# with the OpenSSL linking exception of LICENSE.OpenSSL.
 . "$(dirname "$0")/lib.sh"
 
 plan 5

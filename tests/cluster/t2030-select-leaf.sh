@@ -2,6 +2,11 @@
 # t2030-select-leaf.sh - nodes without a fabric.domain feature fall back to
 # their topology.conf leaf switch (domA..domD) as the domain, in the select
 # plugin and in `jobtree snapshot` alike; features without '=' are ignored.
+#
+# Copyright (C) 2026 The Jobtree authors.
+# SPDX-License-Identifier: GPL-2.0-or-later
+# Licensed under the GNU General Public License, version 2 or later,
+# with the OpenSSL linking exception of LICENSE.OpenSSL.
 . "$(dirname "$0")/lib.sh"
 
 plan 7

@@ -5,6 +5,11 @@
 # run's groups stay in one block each (plugins/common/compat.h,
 # jtc_leaf_switches; docs/slurm-24.11.md). Skipped on Slurm 22.05, which
 # has no topology/block.
+#
+# Copyright (C) 2026 The Jobtree authors.
+# SPDX-License-Identifier: GPL-2.0-or-later
+# Licensed under the GNU General Public License, version 2 or later,
+# with the OpenSSL linking exception of LICENSE.OpenSSL.
 . "$(dirname "$0")/lib.sh"
 
 plan 6

@@ -9,7 +9,9 @@
 # Skipped before 25.05.
 #
 # Copyright (C) 2026 The Jobtree authors.
-# SPDX-License-Identifier: GPL-2.0-or-later WITH Slurm's OpenSSL exception
+# SPDX-License-Identifier: GPL-2.0-or-later
+# Licensed under the GNU General Public License, version 2 or later,
+# with the OpenSSL linking exception of LICENSE.OpenSSL.
 . "$(dirname "$0")/lib.sh"
 
 plan 13

@@ -14,6 +14,11 @@
 # domains A and B (west); small's small-h100 (8 GPUs) covers west too.
 # The run waits for room (no west domain has 4 free nodes) and for funding
 # (team-a's 40 GPUs in use + 32 > 64) until blocker bA ends.
+#
+# Copyright (C) 2026 The Jobtree authors.
+# SPDX-License-Identifier: GPL-2.0-or-later
+# Licensed under the GNU General Public License, version 2 or later,
+# with the OpenSSL linking exception of LICENSE.OpenSSL.
 . "$(dirname "$0")/lib.sh"
 
 plan 13

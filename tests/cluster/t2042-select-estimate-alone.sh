@@ -14,6 +14,11 @@
 # Cluster: see t2000-select.sh. Plain exclusive jobs hold every node: two
 # of A until 3 and 6 minutes, the rest until 10, so the first domain of
 # west (team-a's a-west-h100) to free whole is A, at the 6-minute job's end.
+#
+# Copyright (C) 2026 The Jobtree authors.
+# SPDX-License-Identifier: GPL-2.0-or-later
+# Licensed under the GNU General Public License, version 2 or later,
+# with the OpenSSL linking exception of LICENSE.OpenSSL.
 . "$(dirname "$0")/lib.sh"
 
 plan 14

@@ -9,6 +9,11 @@
 # Cluster: see t2000-select.sh, with team-a's a-west-h100 cut to 40 GPUs
 # (5 nodes) so the reserved run (4 nodes) is short of funding while bB
 # runs: 8 (bA) + 16 (bB) + 32 > 40.
+#
+# Copyright (C) 2026 The Jobtree authors.
+# SPDX-License-Identifier: GPL-2.0-or-later
+# Licensed under the GNU General Public License, version 2 or later,
+# with the OpenSSL linking exception of LICENSE.OpenSSL.
 . "$(dirname "$0")/lib.sh"
 
 plan 8

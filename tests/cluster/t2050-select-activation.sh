@@ -16,6 +16,11 @@
 # team-b and two of team-d (the lottery draws an owner, then a run). The
 # run: team-c, 2 nodes (16 GPUs) in one domain, funded now; room is what
 # it waits for: deficit 16 on C, cleared by 2 of the 4 gangs.
+#
+# Copyright (C) 2026 The Jobtree authors.
+# SPDX-License-Identifier: GPL-2.0-or-later
+# Licensed under the GNU General Public License, version 2 or later,
+# with the OpenSSL linking exception of LICENSE.OpenSSL.
 . "$(dirname "$0")/lib.sh"
 
 plan 13

@@ -16,6 +16,11 @@
 # 2 nodes (16 GPUs) in one domain, funded now: deficit 16 on C. Then C: a
 # team-b run of one 2-node group with a spare (3 nodes) and a plain job on
 # the fourth; a one-node team-c run: deficit 8, the spare is dropped.
+#
+# Copyright (C) 2026 The Jobtree authors.
+# SPDX-License-Identifier: GPL-2.0-or-later
+# Licensed under the GNU General Public License, version 2 or later,
+# with the OpenSSL linking exception of LICENSE.OpenSSL.
 . "$(dirname "$0")/lib.sh"
 
 plan 13

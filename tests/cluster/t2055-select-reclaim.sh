@@ -15,6 +15,11 @@
 # one-node runs), team-b holds a 2-node run on each of C and D; the new
 # team-b run needs 2 nodes in one domain: funding deficit 16, room
 # deficit 16 there, both cleared by that domain's two borrowers.
+#
+# Copyright (C) 2026 The Jobtree authors.
+# SPDX-License-Identifier: GPL-2.0-or-later
+# Licensed under the GNU General Public License, version 2 or later,
+# with the OpenSSL linking exception of LICENSE.OpenSSL.
 . "$(dirname "$0")/lib.sh"
 
 plan 10

@@ -15,6 +15,11 @@
 # Cluster: see t2000-select.sh (a-west-h100: 64 GPUs west; b-east-h100: 64
 # east, lends 32 to team-a), plus team-c, child of team-b, with c-east-h100
 # (16 GPUs east).
+#
+# Copyright (C) 2026 The Jobtree authors.
+# SPDX-License-Identifier: GPL-2.0-or-later
+# Licensed under the GNU General Public License, version 2 or later,
+# with the OpenSSL linking exception of LICENSE.OpenSSL.
 . "$(dirname "$0")/lib.sh"
 
 plan 15

@@ -13,6 +13,11 @@
 #
 # Cluster: see t2000-select.sh (west is A gpu01-04 and B gpu05-08, east C
 # and D), with this test's own budget.
+#
+# Copyright (C) 2026 The Jobtree authors.
+# SPDX-License-Identifier: GPL-2.0-or-later
+# Licensed under the GNU General Public License, version 2 or later,
+# with the OpenSSL linking exception of LICENSE.OpenSSL.
 . "$(dirname "$0")/lib.sh"
 
 plan 7

@@ -13,6 +13,11 @@
 # Racks (lib.sh): r1 = gpu01-02, r2 = gpu03-04 (A), r3 = gpu05-06,
 # r4 = gpu07-08 (B). Extra labels: gpu.mem 80 on gpu01-02, 40 on gpu03-08;
 # nic.fw 22 on gpu01-03, 22.3a on gpu04 (not a number).
+#
+# Copyright (C) 2026 The Jobtree authors.
+# SPDX-License-Identifier: GPL-2.0-or-later
+# Licensed under the GNU General Public License, version 2 or later,
+# with the OpenSSL linking exception of LICENSE.OpenSSL.
 . "$(dirname "$0")/lib.sh"
 
 plan 19

@@ -20,6 +20,11 @@
 # one task of a two-node run exits 3, its sibling is killed and both
 # nodes are released; with srun -K0 (Slurm's default, KillOnBadExit=0)
 # the sibling goes on, which is why Jobtree clusters set it.
+#
+# Copyright (C) 2026 The Jobtree authors.
+# SPDX-License-Identifier: GPL-2.0-or-later
+# Licensed under the GNU General Public License, version 2 or later,
+# with the OpenSSL linking exception of LICENSE.OpenSSL.
 . "$(dirname "$0")/lib.sh"
 
 plan 21

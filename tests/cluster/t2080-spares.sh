@@ -15,6 +15,11 @@
 # its spares).
 #
 # Cluster: see t2000-select.sh (A gpu01-04, B gpu05-08 west: team-a).
+#
+# Copyright (C) 2026 The Jobtree authors.
+# SPDX-License-Identifier: GPL-2.0-or-later
+# Licensed under the GNU General Public License, version 2 or later,
+# with the OpenSSL linking exception of LICENSE.OpenSSL.
 . "$(dirname "$0")/lib.sh"
 
 plan 22

@@ -11,6 +11,11 @@
 # state it needs (the requeue, the restart), never for a time.
 #
 # Cluster: see t2000-select.sh (A gpu01-04 west: team-a, 64 GPUs).
+#
+# Copyright (C) 2026 The Jobtree authors.
+# SPDX-License-Identifier: GPL-2.0-or-later
+# Licensed under the GNU General Public License, version 2 or later,
+# with the OpenSSL linking exception of LICENSE.OpenSSL.
 . "$(dirname "$0")/lib.sh"
 
 plan 12

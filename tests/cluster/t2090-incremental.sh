@@ -10,6 +10,11 @@
 # the same way: each one handed out is compared with a fresh build.
 #
 # Cluster: see t2000-select.sh.
+#
+# Copyright (C) 2026 The Jobtree authors.
+# SPDX-License-Identifier: GPL-2.0-or-later
+# Licensed under the GNU General Public License, version 2 or later,
+# with the OpenSSL linking exception of LICENSE.OpenSSL.
 . "$(dirname "$0")/lib.sh"
 
 plan 10

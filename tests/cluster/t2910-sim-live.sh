@@ -24,6 +24,11 @@
 # a run starts and on which nodes -- are the simulator's own.
 #
 # JT_SIMLIVE_KEEP=1 keeps the live records, the trace and the sim output.
+#
+# Copyright (C) 2026 The Jobtree authors.
+# SPDX-License-Identifier: GPL-2.0-or-later
+# Licensed under the GNU General Public License, version 2 or later,
+# with the OpenSSL linking exception of LICENSE.OpenSSL.
 . "$(dirname "$0")/lib.sh"
 
 BUILD=${1:?usage: $0 BUILDDIR}

@@ -8,6 +8,11 @@
 #
 # Cluster: see t2000-select.sh (a-west-h100: 64 GPUs west; b-east-h100: 64
 # east, lends 32 to team-a).
+#
+# Copyright (C) 2026 The Jobtree authors.
+# SPDX-License-Identifier: GPL-2.0-or-later
+# Licensed under the GNU General Public License, version 2 or later,
+# with the OpenSSL linking exception of LICENSE.OpenSSL.
 . "$(dirname "$0")/lib.sh"
 
 plan 17

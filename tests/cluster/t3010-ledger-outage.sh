@@ -4,6 +4,11 @@
 # restarted; the plugin never blocks (runs keep starting and ending while it
 # is down, events go to its spool) and once the spool drains every run has
 # exactly one Start and one End per lease, and `jobtree verify` passes.
+#
+# Copyright (C) 2026 The Jobtree authors.
+# SPDX-License-Identifier: GPL-2.0-or-later
+# Licensed under the GNU General Public License, version 2 or later,
+# with the OpenSSL linking exception of LICENSE.OpenSSL.
 . "$(dirname "$0")/lib.sh"
 
 N=${JT_OUTAGE_RUNS:-500}

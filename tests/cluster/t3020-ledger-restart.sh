@@ -4,6 +4,11 @@
 # (LedgerDir) once at start, so no lease is lost or duplicated: every lease
 # has one Start and one End, none stays open, every completed run has its
 # lease, `jobtree verify` passes, and the reconciliation is logged.
+#
+# Copyright (C) 2026 The Jobtree authors.
+# SPDX-License-Identifier: GPL-2.0-or-later
+# Licensed under the GNU General Public License, version 2 or later,
+# with the OpenSSL linking exception of LICENSE.OpenSSL.
 . "$(dirname "$0")/lib.sh"
 
 N=${JT_RESTART_RUNS:-120}

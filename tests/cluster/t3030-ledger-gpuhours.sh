@@ -4,6 +4,11 @@
 # budget is exhausted by one run, and the next run waits with a GPU-hours
 # reason -- also after a slurmctld restart, when the used GPU-hours can only
 # come from the ledger (no run is live any more).
+#
+# Copyright (C) 2026 The Jobtree authors.
+# SPDX-License-Identifier: GPL-2.0-or-later
+# Licensed under the GNU General Public License, version 2 or later,
+# with the OpenSSL linking exception of LICENSE.OpenSSL.
 . "$(dirname "$0")/lib.sh"
 
 plan 8

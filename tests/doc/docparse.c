@@ -7,6 +7,11 @@
  *   docparse record FILE   jt_jobrec_parse of the file's first line
  *
  * Exit 0 when it parses, 1 with the parser's diagnostics on stderr.
+ *
+ * Copyright (C) 2026 The Jobtree authors.
+ * SPDX-License-Identifier: GPL-2.0-or-later
+ * Licensed under the GNU General Public License, version 2 or later,
+ * with the OpenSSL linking exception of LICENSE.OpenSSL.
  */
 #include <stdio.h>
 #include <stdlib.h>

@@ -5,6 +5,11 @@
 # a cluster are counted here and run by tests/cluster/t1090-doc-examples.sh.
 # One TAP line per example; a new example that is neither run nor listed
 # fails, and so does a list entry that no longer matches an example.
+#
+# Copyright (C) 2026 The Jobtree authors.
+# SPDX-License-Identifier: GPL-2.0-or-later
+# Licensed under the GNU General Public License, version 2 or later,
+# with the OpenSSL linking exception of LICENSE.OpenSSL.
 . "$(dirname "$0")/../tap/jobtree.sh"
 . "$srcdir/tests/doc/lib.sh"
 

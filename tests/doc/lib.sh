@@ -27,6 +27,11 @@
 # form. An example that has neither fails: a new example is either run or
 # listed with the reason it is not (tests/doc/README.md). A list entry that
 # matches no example fails too.
+#
+# Copyright (C) 2026 The Jobtree authors.
+# SPDX-License-Identifier: GPL-2.0-or-later
+# Licensed under the GNU General Public License, version 2 or later,
+# with the OpenSSL linking exception of LICENSE.OpenSSL.
 
 doc_srcdir=${srcdir:-${JT_SRCDIR:-$(cd "$(dirname "$0")/../.." && pwd)}}
 

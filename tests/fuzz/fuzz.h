@@ -7,6 +7,11 @@
  * result (validate, compile, serialise), so a crash, a leak (LeakSanitizer),
  * undefined behaviour (UBSan) or a stall (libFuzzer's -timeout) anywhere on
  * that path is found.
+ *
+ * Copyright (C) 2026 The Jobtree authors.
+ * SPDX-License-Identifier: GPL-2.0-or-later
+ * Licensed under the GNU General Public License, version 2 or later,
+ * with the OpenSSL linking exception of LICENSE.OpenSSL.
  */
 #ifndef JT_FUZZ_H
 #define JT_FUZZ_H

@@ -1,3 +1,9 @@
+/*
+ * Copyright (C) 2026 The Jobtree authors.
+ * SPDX-License-Identifier: GPL-2.0-or-later
+ * Licensed under the GNU General Public License, version 2 or later,
+ * with the OpenSSL linking exception of LICENSE.OpenSSL.
+ */
 /* fuzz_admit.c - the admission step as job_submit runs it (jt_admit): one
  * line per value, "@account=", "@job=", "@node=", "@socket=" (the GRES
  * strings), "@nodes=", "@sockets=", "@time=" (any integer text, as the

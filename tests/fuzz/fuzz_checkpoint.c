@@ -1,3 +1,9 @@
+/*
+ * Copyright (C) 2026 The Jobtree authors.
+ * SPDX-License-Identifier: GPL-2.0-or-later
+ * Licensed under the GNU General Public License, version 2 or later,
+ * with the OpenSSL linking exception of LICENSE.OpenSSL.
+ */
 /* fuzz_checkpoint.c - Checkpoint records as a reader gets them (one payload
  * a line): each parsed as an event, the Checkpoint parts restored into a
  * fold (jt_ckpt_restore: what slurmctld's start-up and jobtree verify do

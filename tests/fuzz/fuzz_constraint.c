@@ -1,3 +1,9 @@
+/*
+ * Copyright (C) 2026 The Jobtree authors.
+ * SPDX-License-Identifier: GPL-2.0-or-later
+ * Licensed under the GNU General Public License, version 2 or later,
+ * with the OpenSSL linking exception of LICENSE.OpenSSL.
+ */
 /* fuzz_constraint.c - a --node-constraint value as sbatch and job_submit
  * get it ("EXPR[;EXPR...]"), then what Pack and admission do with the set:
  * canonical text (which must parse back to itself), evaluation on a node,

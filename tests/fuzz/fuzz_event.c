@@ -1,3 +1,9 @@
+/*
+ * Copyright (C) 2026 The Jobtree authors.
+ * SPDX-License-Identifier: GPL-2.0-or-later
+ * Licensed under the GNU General Public License, version 2 or later,
+ * with the OpenSSL linking exception of LICENSE.OpenSSL.
+ */
 /* fuzz_event.c - one ledger event line as jobtree-ledgerd receives it,
  * its canonical form read back, an Activation replayed (what every fold,
  * slurmctld's at a restart included, does with it), and a BudgetLoaded's

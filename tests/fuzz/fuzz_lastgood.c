@@ -1,3 +1,9 @@
+/*
+ * Copyright (C) 2026 The Jobtree authors.
+ * SPDX-License-Identifier: GPL-2.0-or-later
+ * Licensed under the GNU General Public License, version 2 or later,
+ * with the OpenSSL linking exception of LICENSE.OpenSSL.
+ */
 /* fuzz_lastgood.c - the last good set kept on disk (jt_reload_keep_file),
  * as a new slurmctld reads it back when jobtree.conf is broken: the input
  * is the kept file's content. Whatever it holds, the reload ends with a

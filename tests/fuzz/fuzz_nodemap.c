@@ -1,3 +1,9 @@
+/*
+ * Copyright (C) 2026 The Jobtree authors.
+ * SPDX-License-Identifier: GPL-2.0-or-later
+ * Licensed under the GNU General Public License, version 2 or later,
+ * with the OpenSSL linking exception of LICENSE.OpenSSL.
+ */
 /* fuzz_nodemap.c - Slurm nodes as the select plugin and `jobtree snapshot`
  * read them (jobtree/nodemap.h), then finalize, the labelled nodes and the
  * snapshot document `jobtree plan` reads back.

@@ -1,3 +1,9 @@
+/*
+ * Copyright (C) 2026 The Jobtree authors.
+ * SPDX-License-Identifier: GPL-2.0-or-later
+ * Licensed under the GNU General Public License, version 2 or later,
+ * with the OpenSSL linking exception of LICENSE.OpenSSL.
+ */
 /* fuzz_options.c - a job's SPANK environment as job_submit reads it (one
  * "NAME=VALUE" per line), then the run validated and compiled. */
 #include "config.h"

@@ -1,3 +1,9 @@
+/*
+ * Copyright (C) 2026 The Jobtree authors.
+ * SPDX-License-Identifier: GPL-2.0-or-later
+ * Licensed under the GNU General Public License, version 2 or later,
+ * with the OpenSSL linking exception of LICENSE.OpenSSL.
+ */
 /* fuzz_plan.c - the whole decision on small structured inputs: a budget
  * file, a snapshot and a run, separated by lines "----", planned at a
  * fixed time under both pack policies (what job_test does per call). */

@@ -1,3 +1,9 @@
+/*
+ * Copyright (C) 2026 The Jobtree authors.
+ * SPDX-License-Identifier: GPL-2.0-or-later
+ * Licensed under the GNU General Public License, version 2 or later,
+ * with the OpenSSL linking exception of LICENSE.OpenSSL.
+ */
 /* fuzz_record.c - the Jobtree record in a job's admin_comment, as the
  * select plugin and jobtree snapshot read it back (src/lib/record.c), and
  * re-formatted from what was read (what job_submit writes); and what the

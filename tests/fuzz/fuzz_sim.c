@@ -1,3 +1,9 @@
+/*
+ * Copyright (C) 2026 The Jobtree authors.
+ * SPDX-License-Identifier: GPL-2.0-or-later
+ * Licensed under the GNU General Public License, version 2 or later,
+ * with the OpenSSL linking exception of LICENSE.OpenSSL.
+ */
 /* fuzz_sim.c - a trace for `jobtree sim` (jobtree-sim(1)): parsed as the
  * CLI parses it and, when it reads and is small, replayed on a small
  * cluster under two policies with every writer run, as the CLI does. */

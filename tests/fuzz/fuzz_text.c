@@ -1,3 +1,9 @@
+/*
+ * Copyright (C) 2026 The Jobtree authors.
+ * SPDX-License-Identifier: GPL-2.0-or-later
+ * Licensed under the GNU General Public License, version 2 or later,
+ * with the OpenSSL linking exception of LICENSE.OpenSSL.
+ */
 /* fuzz_text.c - the small text parsers: times and durations (budgets, run
  * files, --checkpoint, jobtree report -S/-E), Slurm node features
  * (key=value labels) and GPU GRES strings (sbatch's requests, node GRES). */

@@ -1,3 +1,9 @@
+/*
+ * Copyright (C) 2026 The Jobtree authors.
+ * SPDX-License-Identifier: GPL-2.0-or-later
+ * Licensed under the GNU General Public License, version 2 or later,
+ * with the OpenSSL linking exception of LICENSE.OpenSSL.
+ */
 /* fuzz_topoconf.c - a topology.conf as `jobtree snapshot` reads it on
  * Slurm 24.11 (jobtree/topoconf.h), for both kinds of leaves: each leaf
  * has a name and a host list, and names are unique. */

@@ -10,6 +10,11 @@
 # uninstall` removes every file again. The directories come from the
 # Makefile itself (make install-dirs-list), so the test holds for any
 # --prefix, --with-slurm-plugindir and --with-systemdsystemunitdir.
+#
+# Copyright (C) 2026 The Jobtree authors.
+# SPDX-License-Identifier: GPL-2.0-or-later
+# Licensed under the GNU General Public License, version 2 or later,
+# with the OpenSSL linking exception of LICENSE.OpenSSL.
 
 . "$(dirname "$0")/../tap/jobtree.sh"
 

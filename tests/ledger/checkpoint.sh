@@ -6,6 +6,11 @@
 # in the ledger once, the restart starts from the checkpoint when it was
 # written, and `jobtree verify` (every checkpoint against the full fold)
 # and `jobtree verify --from-checkpoint` pass.
+#
+# Copyright (C) 2026 The Jobtree authors.
+# SPDX-License-Identifier: GPL-2.0-or-later
+# Licensed under the GNU General Public License, version 2 or later,
+# with the OpenSSL linking exception of LICENSE.OpenSSL.
 . "$(dirname "$0")/lib.sh"
 
 ledgerd=$builddir/src/ledgerd/jobtree-ledgerd

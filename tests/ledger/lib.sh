@@ -3,6 +3,11 @@
 # written from docs/ledger-format.md with sha256sum(1) only (no
 # libjobtree), so the tests also check that the document is enough to
 # implement the format.
+#
+# Copyright (C) 2026 The Jobtree authors.
+# SPDX-License-Identifier: GPL-2.0-or-later
+# Licensed under the GNU General Public License, version 2 or later,
+# with the OpenSSL linking exception of LICENSE.OpenSSL.
 
 . "$(dirname "$0")/../tap/jobtree.sh"
 data=$srcdir/tests/data/ledger

@@ -1,6 +1,11 @@
 #!/bin/bash
 # tests/ledger/report.sh - `jobtree report` against golden outputs (checked
 # by hand against tests/data/ledger/events.jsonl), and the contrib wrappers.
+#
+# Copyright (C) 2026 The Jobtree authors.
+# SPDX-License-Identifier: GPL-2.0-or-later
+# Licensed under the GNU General Public License, version 2 or later,
+# with the OpenSSL linking exception of LICENSE.OpenSSL.
 . "$(dirname "$0")/lib.sh"
 
 mk_ledger "$data/events.jsonl" "$tmp/l.jtl"

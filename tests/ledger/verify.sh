@@ -2,6 +2,11 @@
 # tests/ledger/verify.sh - `jobtree verify` on ledgers written by an
 # independent shell implementation of docs/ledger-format.md: OK output, one
 # exit status per class of problem, each at the right sequence number.
+#
+# Copyright (C) 2026 The Jobtree authors.
+# SPDX-License-Identifier: GPL-2.0-or-later
+# Licensed under the GNU General Public License, version 2 or later,
+# with the OpenSSL linking exception of LICENSE.OpenSSL.
 . "$(dirname "$0")/lib.sh"
 
 # The data ledger's lease c1:103:0 ends RandomPreempt: the lottery of an

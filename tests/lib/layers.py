@@ -17,6 +17,11 @@
 #   tests/lib/layers.py                 TAP (make check)
 #   tests/lib/layers.py --report        files per folder, back edges,
 #                                       circles, the largest files
+#
+# Copyright (C) 2026 The Jobtree authors.
+# SPDX-License-Identifier: GPL-2.0-or-later
+# Licensed under the GNU General Public License, version 2 or later,
+# with the OpenSSL linking exception of LICENSE.OpenSSL.
 import os
 import re
 import subprocess

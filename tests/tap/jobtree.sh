@@ -9,6 +9,11 @@
 #   $tmp                 a directory of the test's own, removed on exit
 #
 # and the TAP functions of tests/tap/tap.sh.
+#
+# Copyright (C) 2026 The Jobtree authors.
+# SPDX-License-Identifier: GPL-2.0-or-later
+# Licensed under the GNU General Public License, version 2 or later,
+# with the OpenSSL linking exception of LICENSE.OpenSSL.
 
 srcdir=${JT_SRCDIR:-$(cd "$(dirname "$0")/../.." && pwd)}
 if [ -n "$JT_BUILDDIR" ]; then

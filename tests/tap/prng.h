@@ -6,6 +6,11 @@
  *
  *   uint64_t st = seed;
  *   int k = prng_below (&st, 10);       (0..9)
+ *
+ * Copyright (C) 2026 The Jobtree authors.
+ * SPDX-License-Identifier: GPL-2.0-or-later
+ * Licensed under the GNU General Public License, version 2 or later,
+ * with the OpenSSL linking exception of LICENSE.OpenSSL.
  */
 #ifndef JT_TEST_PRNG_H
 #define JT_TEST_PRNG_H

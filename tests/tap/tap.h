@@ -4,6 +4,11 @@
  * Output follows TAP version 13 and is consumed by automake's tap-driver.sh
  * (make check). Each test program prints "ok N - name" lines and ends with
  * done_testing(), which prints the plan and returns the exit status.
+ *
+ * Copyright (C) 2026 The Jobtree authors.
+ * SPDX-License-Identifier: GPL-2.0-or-later
+ * Licensed under the GNU General Public License, version 2 or later,
+ * with the OpenSSL linking exception of LICENSE.OpenSSL.
  */
 #ifndef JT_TAP_H
 #define JT_TAP_H

@@ -11,6 +11,11 @@
 #   bail_out MSG           "Bail out! MSG", exit 255
 #   done_testing           the plan if none yet, a summary; status 0 iff all
 #                          passed (make it the script's last command)
+#
+# Copyright (C) 2026 The Jobtree authors.
+# SPDX-License-Identifier: GPL-2.0-or-later
+# Licensed under the GNU General Public License, version 2 or later,
+# with the OpenSSL linking exception of LICENSE.OpenSSL.
 
 _tap_n=0
 _tap_fail=0

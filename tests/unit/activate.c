@@ -10,6 +10,11 @@
  * same victims; and when an activation is due (jt_activation_due: room at
  * created + MaxWait once, a reclaim at once once, who is paid back), a
  * table with one row per condition of the rule.
+ *
+ * Copyright (C) 2026 The Jobtree authors.
+ * SPDX-License-Identifier: GPL-2.0-or-later
+ * Licensed under the GNU General Public License, version 2 or later,
+ * with the OpenSSL linking exception of LICENSE.OpenSSL.
  */
 #include "config.h"
 

@@ -7,6 +7,11 @@
  * The budgets are the test cluster's (etc/slurm/test-cluster/budgets),
  * inline; the cluster is the test cluster too: 16 h100 nodes of 8 GPUs
  * (node_gpus), 4 fabric domains of 4 (A, B west; C, D east).
+ *
+ * Copyright (C) 2026 The Jobtree authors.
+ * SPDX-License-Identifier: GPL-2.0-or-later
+ * Licensed under the GNU General Public License, version 2 or later,
+ * with the OpenSSL linking exception of LICENSE.OpenSSL.
  */
 #include "config.h"
 

@@ -2,6 +2,11 @@
  * budget.c - unit tests of budget files: parsing, every well-formedness
  * rule with its exact diagnostic (path and line:col), cross-file checks,
  * malformed input (every prefix of a valid file), lookups.
+ *
+ * Copyright (C) 2026 The Jobtree authors.
+ * SPDX-License-Identifier: GPL-2.0-or-later
+ * Licensed under the GNU General Public License, version 2 or later,
+ * with the OpenSSL linking exception of LICENSE.OpenSSL.
  */
 #include "config.h"
 

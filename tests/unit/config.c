@@ -1,6 +1,11 @@
 /*
  * config.c - unit tests of jobtree.conf parsing (jobtree/conf.h): defaults,
  * every key, file:line diagnostics, and all-or-nothing application.
+ *
+ * Copyright (C) 2026 The Jobtree authors.
+ * SPDX-License-Identifier: GPL-2.0-or-later
+ * Licensed under the GNU General Public License, version 2 or later,
+ * with the OpenSSL linking exception of LICENSE.OpenSSL.
  */
 #include "config.h"
 

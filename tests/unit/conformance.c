@@ -5,6 +5,11 @@
  * group the largest set of free nodes of one fingerprint, strict mode
  * (never mixed: the run waits, naming why), and the plan reporting the
  * fingerprint a group runs on. Plans compared as canonical dumps.
+ *
+ * Copyright (C) 2026 The Jobtree authors.
+ * SPDX-License-Identifier: GPL-2.0-or-later
+ * Licensed under the GNU General Public License, version 2 or later,
+ * with the OpenSSL linking exception of LICENSE.OpenSSL.
  */
 #include "config.h"
 

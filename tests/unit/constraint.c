@@ -4,6 +4,11 @@
  * every operator on labelled and unlabelled nodes (type errors included),
  * the set (dedup, bound, all-or-nothing) and the submission checks. Each
  * table row keeps its name.
+ *
+ * Copyright (C) 2026 The Jobtree authors.
+ * SPDX-License-Identifier: GPL-2.0-or-later
+ * Licensed under the GNU General Public License, version 2 or later,
+ * with the OpenSSL linking exception of LICENSE.OpenSSL.
  */
 #include "config.h"
 

@@ -3,6 +3,11 @@
  * calculus's section 4 as settled by DESIGN decision 3, each asserting the
  * exact outcome so that breaking the rule fails it; plus live usage from a
  * snapshot and the "could it ever be funded" admission test.
+ *
+ * Copyright (C) 2026 The Jobtree authors.
+ * SPDX-License-Identifier: GPL-2.0-or-later
+ * Licensed under the GNU General Public License, version 2 or later,
+ * with the OpenSSL linking exception of LICENSE.OpenSSL.
  */
 #include "config.h"
 

@@ -5,6 +5,11 @@
  * top of what it holds and Pack places on free nodes, up to its maximum
  * and its node range; never from a short group, never out of its domain
  * with cross-group spread off.
+ *
+ * Copyright (C) 2026 The Jobtree authors.
+ * SPDX-License-Identifier: GPL-2.0-or-later
+ * Licensed under the GNU General Public License, version 2 or later,
+ * with the OpenSSL linking exception of LICENSE.OpenSSL.
  */
 #include "config.h"
 

@@ -6,6 +6,11 @@
  * node ranges, times from RFC 3339. The fx_budgets/fx_run/fx_nodes family
  * bails out of the test (TAP "Bail out!") on bad input, so a typo in a
  * fixture is never mistaken for a rule failing.
+ *
+ * Copyright (C) 2026 The Jobtree authors.
+ * SPDX-License-Identifier: GPL-2.0-or-later
+ * Licensed under the GNU General Public License, version 2 or later,
+ * with the OpenSSL linking exception of LICENSE.OpenSSL.
  */
 #ifndef JT_TEST_FIXTURES_H
 #define JT_TEST_FIXTURES_H

@@ -2,6 +2,11 @@
  * gres.c - unit tests of the GPU request parser (jobtree/gres.h): the
  * strings sbatch makes of --gres, --gpus, --gpus-per-node, a node's GRES
  * and GRES in use, hostile counts, and the checked request arithmetic.
+ *
+ * Copyright (C) 2026 The Jobtree authors.
+ * SPDX-License-Identifier: GPL-2.0-or-later
+ * Licensed under the GNU General Public License, version 2 or later,
+ * with the OpenSSL linking exception of LICENSE.OpenSSL.
  */
 #include "config.h"
 

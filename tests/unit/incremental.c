@@ -5,6 +5,11 @@
  * through random job starts, ends, node failures and time-limit changes
  * and compares it with a rebuild after every step (what the select
  * plugin's DebugCrossCheck=yes does inside slurmctld).
+ *
+ * Copyright (C) 2026 The Jobtree authors.
+ * SPDX-License-Identifier: GPL-2.0-or-later
+ * Licensed under the GNU General Public License, version 2 or later,
+ * with the OpenSSL linking exception of LICENSE.OpenSSL.
  */
 #include "config.h"
 

@@ -1,6 +1,11 @@
 /*
  * jsonutil.c - unit tests of the JSON helpers: the path locator, syntax
  * error positions, typed getters and their limits, suggestions, SHA-256.
+ *
+ * Copyright (C) 2026 The Jobtree authors.
+ * SPDX-License-Identifier: GPL-2.0-or-later
+ * Licensed under the GNU General Public License, version 2 or later,
+ * with the OpenSSL linking exception of LICENSE.OpenSSL.
  */
 #include "config.h"
 

@@ -10,6 +10,11 @@
  * spacing, an escaped "/", "\u0041", a \u0000 in a string or a node) gives
  * false; and 20,000 random edits of canonical texts that still parse give
  * the flag the old check gives.
+ *
+ * Copyright (C) 2026 The Jobtree authors.
+ * SPDX-License-Identifier: GPL-2.0-or-later
+ * Licensed under the GNU General Public License, version 2 or later,
+ * with the OpenSSL linking exception of LICENSE.OpenSSL.
  */
 #include "config.h"
 

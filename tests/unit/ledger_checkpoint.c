@@ -6,6 +6,11 @@
  * (a forged state with a valid chain is `checkpoint-mismatch` at its seq);
  * parts missing, a wrong stateSha256 or a state that disagrees with itself
  * make the replay refuse it and fold from genesis, saying why.
+ *
+ * Copyright (C) 2026 The Jobtree authors.
+ * SPDX-License-Identifier: GPL-2.0-or-later
+ * Licensed under the GNU General Public License, version 2 or later,
+ * with the OpenSSL linking exception of LICENSE.OpenSSL.
  */
 #include "config.h"
 

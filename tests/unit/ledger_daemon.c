@@ -5,6 +5,11 @@
  * mid-file corruption at startup, peer-credential permission, and the
  * client library's spool (daemon down -> spooled; back -> drained once, in
  * order).
+ *
+ * Copyright (C) 2026 The Jobtree authors.
+ * SPDX-License-Identifier: GPL-2.0-or-later
+ * Licensed under the GNU General Public License, version 2 or later,
+ * with the OpenSSL linking exception of LICENSE.OpenSSL.
  */
 #include "config.h"
 

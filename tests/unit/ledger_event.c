@@ -4,6 +4,11 @@
  * The Activation: made from a decision of jt_activate, canonical, read back,
  * recomputed from the event alone; forgeries that change the decision are
  * found, with the first mismatch named; every bound and unknown key refused.
+ *
+ * Copyright (C) 2026 The Jobtree authors.
+ * SPDX-License-Identifier: GPL-2.0-or-later
+ * Licensed under the GNU General Public License, version 2 or later,
+ * with the OpenSSL linking exception of LICENSE.OpenSSL.
  */
 #include "config.h"
 

@@ -5,6 +5,11 @@
  * seed, Shrink, DropSpare), the Ends of a requeued victim carry them, verify
  * recomputes every lottery, and forged Activations or RandomPreempt Ends
  * are the class `lottery`.
+ *
+ * Copyright (C) 2026 The Jobtree authors.
+ * SPDX-License-Identifier: GPL-2.0-or-later
+ * Licensed under the GNU General Public License, version 2 or later,
+ * with the OpenSSL linking exception of LICENSE.OpenSSL.
  */
 #include "config.h"
 

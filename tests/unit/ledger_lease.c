@@ -8,6 +8,11 @@
  * A waiting run's reservation: created once, activated when it starts,
  * released when it ends without starting or is gone, settled at
  * reconciliation.
+ *
+ * Copyright (C) 2026 The Jobtree authors.
+ * SPDX-License-Identifier: GPL-2.0-or-later
+ * Licensed under the GNU General Public License, version 2 or later,
+ * with the OpenSSL linking exception of LICENSE.OpenSSL.
  */
 #include "config.h"
 

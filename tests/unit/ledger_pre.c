@@ -9,6 +9,11 @@
  * seq, message), violation count and fold counts every time. A report-like
  * reader that takes each record's event through jt_record_event sees every
  * event once, the same as a parse of its payload.
+ *
+ * Copyright (C) 2026 The Jobtree authors.
+ * SPDX-License-Identifier: GPL-2.0-or-later
+ * Licensed under the GNU General Public License, version 2 or later,
+ * with the OpenSSL linking exception of LICENSE.OpenSSL.
  */
 #include "config.h"
 

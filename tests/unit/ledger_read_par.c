@@ -6,6 +6,11 @@
  * lines after the end, CRLF, deleted, repeated and swapped records, a head
  * anchor, a callback that fails, several segments. Chunk sizes of 1, 2, 3
  * and 64 records put every damage at and around chunk boundaries.
+ *
+ * Copyright (C) 2026 The Jobtree authors.
+ * SPDX-License-Identifier: GPL-2.0-or-later
+ * Licensed under the GNU General Public License, version 2 or later,
+ * with the OpenSSL linking exception of LICENSE.OpenSSL.
  */
 #include "config.h"
 

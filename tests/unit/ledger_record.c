@@ -2,6 +2,11 @@
  * ledger_record.c - unit tests of the record format, the hash chain, the
  * reader's named outcomes and the writer's recovery: known-answer vectors,
  * every-byte tamper loop, deletions, swaps, torn tails, rotation.
+ *
+ * Copyright (C) 2026 The Jobtree authors.
+ * SPDX-License-Identifier: GPL-2.0-or-later
+ * Licensed under the GNU General Public License, version 2 or later,
+ * with the OpenSSL linking exception of LICENSE.OpenSSL.
  */
 #include "config.h"
 

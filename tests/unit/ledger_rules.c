@@ -7,6 +7,11 @@
  * previous format leaves unchecked; verify --budgets against the recorded
  * hash; and, over random budgets and runs, that what Cover decides is what
  * verify accepts.
+ *
+ * Copyright (C) 2026 The Jobtree authors.
+ * SPDX-License-Identifier: GPL-2.0-or-later
+ * Licensed under the GNU General Public License, version 2 or later,
+ * with the OpenSSL linking exception of LICENSE.OpenSSL.
  */
 #include "config.h"
 

@@ -11,6 +11,11 @@
  * victim's Ends carry RandomPreempt and the seed when it is requeued, also
  * when that is found by the reconciliation after a restart.
  * No daemon: the socket does not exist, so the client spools everything.
+ *
+ * Copyright (C) 2026 The Jobtree authors.
+ * SPDX-License-Identifier: GPL-2.0-or-later
+ * Licensed under the GNU General Public License, version 2 or later,
+ * with the OpenSSL linking exception of LICENSE.OpenSSL.
  */
 #include "config.h"
 

@@ -3,6 +3,11 @@
  * seed from (scope, reservation, time), SplitMix64's reference outputs, and
  * unbiased draws; the vectors are the ones docs/lottery.md publishes
  * (computed independently from the algorithm's definition).
+ *
+ * Copyright (C) 2026 The Jobtree authors.
+ * SPDX-License-Identifier: GPL-2.0-or-later
+ * Licensed under the GNU General Public License, version 2 or later,
+ * with the OpenSSL linking exception of LICENSE.OpenSSL.
  */
 #include "config.h"
 

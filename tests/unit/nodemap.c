@@ -4,6 +4,11 @@
  * to labels, the domain key and the leaf-switch fallback, typed, untyped
  * and hostile GRES, GPUs in use, node states, skipped and unlabelled
  * nodes, and bound groups as leases.
+ *
+ * Copyright (C) 2026 The Jobtree authors.
+ * SPDX-License-Identifier: GPL-2.0-or-later
+ * Licensed under the GNU General Public License, version 2 or later,
+ * with the OpenSSL linking exception of LICENSE.OpenSSL.
  */
 #include "config.h"
 

@@ -2,6 +2,11 @@
  * options.c - unit tests of the SPANK option parser (jobtree/options.h):
  * every option's good values, each refusal's exact message, and the
  * SPANK-environment round trip used by job_submit.
+ *
+ * Copyright (C) 2026 The Jobtree authors.
+ * SPDX-License-Identifier: GPL-2.0-or-later
+ * Licensed under the GNU General Public License, version 2 or later,
+ * with the OpenSSL linking exception of LICENSE.OpenSSL.
  */
 #include "config.h"
 

@@ -1,6 +1,11 @@
 /*
  * pack.c - unit tests of Pack: one named test per packing rule, comparing
  * jt_placement_dump strings exactly.
+ *
+ * Copyright (C) 2026 The Jobtree authors.
+ * SPDX-License-Identifier: GPL-2.0-or-later
+ * Licensed under the GNU General Public License, version 2 or later,
+ * with the OpenSSL linking exception of LICENSE.OpenSSL.
  */
 #include "config.h"
 

@@ -5,6 +5,11 @@
  * kept), node constraints (only satisfying nodes, busy ones make a wait
  * that names them, none at all is NoNodes with the submission line), and
  * both composed with an envelope's selector. Dumps compared exactly.
+ *
+ * Copyright (C) 2026 The Jobtree authors.
+ * SPDX-License-Identifier: GPL-2.0-or-later
+ * Licensed under the GNU General Public License, version 2 or later,
+ * with the OpenSSL linking exception of LICENSE.OpenSSL.
  */
 #include "config.h"
 

@@ -7,6 +7,11 @@
  *
  * The PRNG is splitmix64 (tests/tap/prng.h) with fixed seeds, so every run checks the same
  * few hundred clusters.
+ *
+ * Copyright (C) 2026 The Jobtree authors.
+ * SPDX-License-Identifier: GPL-2.0-or-later
+ * Licensed under the GNU General Public License, version 2 or later,
+ * with the OpenSSL linking exception of LICENSE.OpenSSL.
  */
 #include "config.h"
 

@@ -6,6 +6,11 @@
  * (constraints, group-by, spread off, spares, malleable); and the views are
  * in fact reused, dropped when a new snapshot comes, a view that comes
  * back dirty is never reused, and the flavor facts follow the nodes.
+ *
+ * Copyright (C) 2026 The Jobtree authors.
+ * SPDX-License-Identifier: GPL-2.0-or-later
+ * Licensed under the GNU General Public License, version 2 or later,
+ * with the OpenSSL linking exception of LICENSE.OpenSSL.
  */
 #include "config.h"
 

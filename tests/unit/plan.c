@@ -3,6 +3,11 @@
  * placed only on nodes matching its payer's selector, cross-group spread,
  * policies, spares, borrowing, the Reject/Plan-Later split, the outputs;
  * and property tests over random budgets and clusters (fixed seeds).
+ *
+ * Copyright (C) 2026 The Jobtree authors.
+ * SPDX-License-Identifier: GPL-2.0-or-later
+ * Licensed under the GNU General Public License, version 2 or later,
+ * with the OpenSSL linking exception of LICENSE.OpenSSL.
  */
 #include "config.h"
 

@@ -3,6 +3,11 @@
  * the exact text job_submit writes and that it parses back to the same run;
  * the select plugin's reading (job_submit form, bare run, "bound" leases,
  * refusals, bounds on what a record may claim); bind.
+ *
+ * Copyright (C) 2026 The Jobtree authors.
+ * SPDX-License-Identifier: GPL-2.0-or-later
+ * Licensed under the GNU General Public License, version 2 or later,
+ * with the OpenSSL linking exception of LICENSE.OpenSSL.
  */
 #include "config.h"
 

@@ -5,6 +5,11 @@
  * change, the generation, a first load that fails, and determinism; the
  * last good set kept on disk for a new process (jt_reload_keep_file), its
  * atomic write and its checks when read back.
+ *
+ * Copyright (C) 2026 The Jobtree authors.
+ * SPDX-License-Identifier: GPL-2.0-or-later
+ * Licensed under the GNU General Public License, version 2 or later,
+ * with the OpenSSL linking exception of LICENSE.OpenSSL.
  */
 #include "config.h"
 

@@ -4,6 +4,11 @@
  * is never refused for lack of room, whatever the ring holds; requeues go
  * first, one per job, and void the job's queued shrinks and signals;
  * shrinks and signals are refused when the ring is full.
+ *
+ * Copyright (C) 2026 The Jobtree authors.
+ * SPDX-License-Identifier: GPL-2.0-or-later
+ * Licensed under the GNU General Public License, version 2 or later,
+ * with the OpenSSL linking exception of LICENSE.OpenSSL.
  */
 #include "config.h"
 

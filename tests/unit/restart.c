@@ -10,6 +10,11 @@
  * unknown end stand in the way; a grow's restart is held on the run's
  * nodes and its new groups'; another job keeps off a held slice unless it
  * ends by the start; the snapshot is left as it was.
+ *
+ * Copyright (C) 2026 The Jobtree authors.
+ * SPDX-License-Identifier: GPL-2.0-or-later
+ * Licensed under the GNU General Public License, version 2 or later,
+ * with the OpenSSL linking exception of LICENSE.OpenSSL.
  */
 #include "config.h"
 

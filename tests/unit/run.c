@@ -2,6 +2,11 @@
  * run.c - unit tests of runs: parsing (with exact diagnostics), every
  * validation rule, compilation (DESIGN decision 1), GPU-hours and the
  * canonical JSON round trip.
+ *
+ * Copyright (C) 2026 The Jobtree authors.
+ * SPDX-License-Identifier: GPL-2.0-or-later
+ * Licensed under the GNU General Public License, version 2 or later,
+ * with the OpenSSL linking exception of LICENSE.OpenSSL.
  */
 #include "config.h"
 

@@ -5,6 +5,11 @@
  * tense counts, which refusals are final (EVER), where a start is estimated
  * (ESTIMATE: one set per domain able to hold a one-domain run, else one set
  * over the flavor), and that the snapshot is left as it was.
+ *
+ * Copyright (C) 2026 The Jobtree authors.
+ * SPDX-License-Identifier: GPL-2.0-or-later
+ * Licensed under the GNU General Public License, version 2 or later,
+ * with the OpenSSL linking exception of LICENSE.OpenSSL.
  */
 #include "config.h"
 

@@ -5,6 +5,11 @@
  * keys of jobtree.conf with their refusals, the inputs a run takes from a
  * snapshot (domains needed and available, the largest fingerprint class,
  * the owner's share), and whole scores with their canonical dump.
+ *
+ * Copyright (C) 2026 The Jobtree authors.
+ * SPDX-License-Identifier: GPL-2.0-or-later
+ * Licensed under the GNU General Public License, version 2 or later,
+ * with the OpenSSL linking exception of LICENSE.OpenSSL.
  */
 #include "config.h"
 

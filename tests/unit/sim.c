@@ -4,6 +4,11 @@
  * tiny traces whose waits, utilization, splits and borrowing are computed
  * by hand in the comments, and determinism (the same inputs give the same
  * bytes in every writer).
+ *
+ * Copyright (C) 2026 The Jobtree authors.
+ * SPDX-License-Identifier: GPL-2.0-or-later
+ * Licensed under the GNU General Public License, version 2 or later,
+ * with the OpenSSL linking exception of LICENSE.OpenSSL.
  */
 #include "config.h"
 

@@ -1,6 +1,11 @@
 /*
  * snapshot.c - unit tests of the snapshot model: construction, finalize
  * (sorting, duplicates, domains), look-ups, gpus_per_node, names.
+ *
+ * Copyright (C) 2026 The Jobtree authors.
+ * SPDX-License-Identifier: GPL-2.0-or-later
+ * Licensed under the GNU General Public License, version 2 or later,
+ * with the OpenSSL linking exception of LICENSE.OpenSSL.
  */
 #include "config.h"
 

@@ -3,6 +3,11 @@
  * node states (jobtree's and Slurm's words), flavor from the label, every
  * error with its path and line:col, the round trip parse(to_json(s)) == s,
  * and truncated input.
+ *
+ * Copyright (C) 2026 The Jobtree authors.
+ * SPDX-License-Identifier: GPL-2.0-or-later
+ * Licensed under the GNU General Public License, version 2 or later,
+ * with the OpenSSL linking exception of LICENSE.OpenSSL.
  */
 #include "config.h"
 

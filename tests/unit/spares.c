@@ -3,6 +3,11 @@
  * failure (which spare replaces which node, several at once, requeue when
  * a group has no spare left), the record after a swap, the layout the job
  * is told, and the lease events of a swap (jobtree/ledger_lease.h).
+ *
+ * Copyright (C) 2026 The Jobtree authors.
+ * SPDX-License-Identifier: GPL-2.0-or-later
+ * Licensed under the GNU General Public License, version 2 or later,
+ * with the OpenSSL linking exception of LICENSE.OpenSSL.
  */
 #include "config.h"
 

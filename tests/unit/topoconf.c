@@ -3,6 +3,11 @@
  * switches with nodes under topology/tree, blocks with nodes under
  * topology/block, Slurm's syntax (case, comments, continuation lines),
  * records that are not leaves, and the errors with file:line:col.
+ *
+ * Copyright (C) 2026 The Jobtree authors.
+ * SPDX-License-Identifier: GPL-2.0-or-later
+ * Licensed under the GNU General Public License, version 2 or later,
+ * with the OpenSSL linking exception of LICENSE.OpenSSL.
  */
 #include "config.h"
 

@@ -4,6 +4,11 @@
  *
  * Owner RAI, envelope west-h100 with headroom for the run; domain A has 72
  * free GPUs (9 free 8-GPU nodes), domain B 48 (6 nodes).
+ *
+ * Copyright (C) 2026 The Jobtree authors.
+ * SPDX-License-Identifier: GPL-2.0-or-later
+ * Licensed under the GNU General Public License, version 2 or later,
+ * with the OpenSSL linking exception of LICENSE.OpenSSL.
  */
 #include "config.h"
 

@@ -11,6 +11,11 @@
  * recomputation numbers the pools again in order of first appearance
  * (needs, then holders), which jt_activate does not see (it compares pool
  * indexes for equality only).
+ *
+ * Copyright (C) 2026 The Jobtree authors.
+ * SPDX-License-Identifier: GPL-2.0-or-later
+ * Licensed under the GNU General Public License, version 2 or later,
+ * with the OpenSSL linking exception of LICENSE.OpenSSL.
  */
 #include "config.h"
 

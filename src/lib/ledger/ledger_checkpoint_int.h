@@ -3,6 +3,11 @@
  * ledger_checkpoint_restore.c) offers the replay above it
  * (ledger_fold_replay.c) besides jobtree/ledger_checkpoint.h; not public
  * API.
+ *
+ * Copyright (C) 2026 The Jobtree authors.
+ * SPDX-License-Identifier: GPL-2.0-or-later
+ * Licensed under the GNU General Public License, version 2 or later,
+ * with the OpenSSL linking exception of LICENSE.OpenSSL.
  */
 #ifndef JT_LEDGER_CHECKPOINT_INT_H
 #define JT_LEDGER_CHECKPOINT_INT_H

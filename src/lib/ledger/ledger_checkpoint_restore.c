@@ -15,6 +15,11 @@
  * after the lease or reservation entry that reaches the part size; part 1
  * holds counters, envelopes and budgets too. stateSha256 is the SHA-256 of
  * the parts' state texts concatenated: a checkpoint counts only whole.
+ *
+ * Copyright (C) 2026 The Jobtree authors.
+ * SPDX-License-Identifier: GPL-2.0-or-later
+ * Licensed under the GNU General Public License, version 2 or later,
+ * with the OpenSSL linking exception of LICENSE.OpenSSL.
  */
 #include "config.h"
 

@@ -25,6 +25,11 @@
  * as above. Nothing is dropped; memory beyond queue_max lasts only until
  * the thread's next write. Without the option a full queue refuses
  * (EAGAIN), for callers that prefer to shed load.
+ *
+ * Copyright (C) 2026 The Jobtree authors.
+ * SPDX-License-Identifier: GPL-2.0-or-later
+ * Licensed under the GNU General Public License, version 2 or later,
+ * with the OpenSSL linking exception of LICENSE.OpenSSL.
  */
 #include "config.h"
 

@@ -5,6 +5,11 @@
  * switches (validation and freeing in ledger_event.c, canonical JSON and
  * parse in ledger_event_json.c); they use only the JSON helpers of
  * util/jsonutil.h, never the model above them. Private to libjobtree.
+ *
+ * Copyright (C) 2026 The Jobtree authors.
+ * SPDX-License-Identifier: GPL-2.0-or-later
+ * Licensed under the GNU General Public License, version 2 or later,
+ * with the OpenSSL linking exception of LICENSE.OpenSSL.
  */
 #ifndef JT_LEDGER_CODEC_H
 #define JT_LEDGER_CODEC_H

@@ -13,6 +13,11 @@
  * Every call is bounded by the timeout given at open (SO_RCVTIMEO and
  * SO_SNDTIMEO), and send uses MSG_NOSIGNAL: a dead or stuck daemon costs at
  * most that long and never raises SIGPIPE in the host process.
+ *
+ * Copyright (C) 2026 The Jobtree authors.
+ * SPDX-License-Identifier: GPL-2.0-or-later
+ * Licensed under the GNU General Public License, version 2 or later,
+ * with the OpenSSL linking exception of LICENSE.OpenSSL.
  */
 #ifndef JT_LEDGER_CONN_H
 #define JT_LEDGER_CONN_H

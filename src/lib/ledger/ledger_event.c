@@ -13,6 +13,11 @@
  * because JSON integers are signed 64-bit in json-c. The Activation event's
  * body (its arrays, checks, constructor and recomputation) is
  * ledger_event_activation.c's.
+ *
+ * Copyright (C) 2026 The Jobtree authors.
+ * SPDX-License-Identifier: GPL-2.0-or-later
+ * Licensed under the GNU General Public License, version 2 or later,
+ * with the OpenSSL linking exception of LICENSE.OpenSSL.
  */
 #include "config.h"
 

@@ -19,6 +19,11 @@
  * minGPUs (jt_activate takes them from one of them), and every number is
  * bounded before any sum (JT_EV_HOLDERS_MAX holders of at most
  * JT_RUN_GPUS_MAX GPUs), so the recomputation's cost is too.
+ *
+ * Copyright (C) 2026 The Jobtree authors.
+ * SPDX-License-Identifier: GPL-2.0-or-later
+ * Licensed under the GNU General Public License, version 2 or later,
+ * with the OpenSSL linking exception of LICENSE.OpenSSL.
  */
 #include "config.h"
 

@@ -6,6 +6,11 @@
  * ledger_event_json.c) through ledger_codec.h. What the state says (the
  * fold's canonical text) is ledger_checkpoint.c's and
  * ledger_checkpoint_restore.c's, above the fold.
+ *
+ * Copyright (C) 2026 The Jobtree authors.
+ * SPDX-License-Identifier: GPL-2.0-or-later
+ * Licensed under the GNU General Public License, version 2 or later,
+ * with the OpenSSL linking exception of LICENSE.OpenSSL.
  */
 #include "config.h"
 

@@ -3,6 +3,11 @@
  * validation, BudgetLoaded's budget content; ledger_event_json.c: canonical
  * JSON and parse) shares with itself and with the fold above it. Private
  * to libjobtree.
+ *
+ * Copyright (C) 2026 The Jobtree authors.
+ * SPDX-License-Identifier: GPL-2.0-or-later
+ * Licensed under the GNU General Public License, version 2 or later,
+ * with the OpenSSL linking exception of LICENSE.OpenSSL.
  */
 #ifndef JT_LEDGER_EVENT_INT_H
 #define JT_LEDGER_EVENT_INT_H

@@ -10,6 +10,11 @@
  * Times are integer epoch seconds; the RandomPreempt seed is 16 hex digits
  * because JSON integers are signed 64-bit in json-c. The Activation's and
  * the Checkpoint's bodies are their codecs' (ledger_codec.h).
+ *
+ * Copyright (C) 2026 The Jobtree authors.
+ * SPDX-License-Identifier: GPL-2.0-or-later
+ * Licensed under the GNU General Public License, version 2 or later,
+ * with the OpenSSL linking exception of LICENSE.OpenSSL.
  */
 #include "config.h"
 

@@ -39,6 +39,11 @@
  * one for its open leases and the closed GPU-hours per envelope (it applies
  * the events it emits, and stops remembering event ids so that its memory
  * follows open leases only).
+ *
+ * Copyright (C) 2026 The Jobtree authors.
+ * SPDX-License-Identifier: GPL-2.0-or-later
+ * Licensed under the GNU General Public License, version 2 or later,
+ * with the OpenSSL linking exception of LICENSE.OpenSSL.
  */
 #include "config.h"
 #include <errno.h>

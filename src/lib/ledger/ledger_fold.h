@@ -5,6 +5,11 @@
  * ledger_checkpoint_restore.c) and the reading of a ledger through it
  * (ledger_fold_replay.c); not public API. Lease time, below the fold, is
  * ledger_fold_times.h.
+ *
+ * Copyright (C) 2026 The Jobtree authors.
+ * SPDX-License-Identifier: GPL-2.0-or-later
+ * Licensed under the GNU General Public License, version 2 or later,
+ * with the OpenSSL linking exception of LICENSE.OpenSSL.
  */
 #ifndef JT_LEDGER_FOLD_H
 #define JT_LEDGER_FOLD_H

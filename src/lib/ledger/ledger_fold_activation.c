@@ -5,6 +5,11 @@
  * the seed for every lease of a run the lottery took, Shrink or DropSpare
  * for the group's lease a structural cut names. The mark goes with the
  * lease when it closes (ledger_fold.c's End).
+ *
+ * Copyright (C) 2026 The Jobtree authors.
+ * SPDX-License-Identifier: GPL-2.0-or-later
+ * Licensed under the GNU General Public License, version 2 or later,
+ * with the OpenSSL linking exception of LICENSE.OpenSSL.
  */
 #include "config.h"
 

@@ -4,6 +4,11 @@
  * or a run's), the history's lease and reservation rows, open
  * reservations. Rows are copied out in a total order (lease or
  * reservation id), never in the maps' order.
+ *
+ * Copyright (C) 2026 The Jobtree authors.
+ * SPDX-License-Identifier: GPL-2.0-or-later
+ * Licensed under the GNU General Public License, version 2 or later,
+ * with the OpenSSL linking exception of LICENSE.OpenSSL.
  */
 #include "config.h"
 

@@ -6,6 +6,11 @@
  * (jt_ledger_fold_replay, _dir: count violations and go on). The fold and
  * its invariants are ledger_fold.c's; the records come from the one reader
  * (ledger_reader.c).
+ *
+ * Copyright (C) 2026 The Jobtree authors.
+ * SPDX-License-Identifier: GPL-2.0-or-later
+ * Licensed under the GNU General Public License, version 2 or later,
+ * with the OpenSSL linking exception of LICENSE.OpenSSL.
  */
 #include "config.h"
 #include <errno.h>

@@ -39,6 +39,11 @@
  * ledger keeps to a handful; a forged one with many distinct member lists
  * around one envelope costs verify time in proportion (verify only; the
  * plugin's fold never checks rules).
+ *
+ * Copyright (C) 2026 The Jobtree authors.
+ * SPDX-License-Identifier: GPL-2.0-or-later
+ * Licensed under the GNU General Public License, version 2 or later,
+ * with the OpenSSL linking exception of LICENSE.OpenSSL.
  */
 #include "config.h"
 

@@ -28,6 +28,11 @@
  *
  * A lease with end = start holds nothing: only its start is checked against
  * the window. The violation reported is the one with the smallest seq.
+ *
+ * Copyright (C) 2026 The Jobtree authors.
+ * SPDX-License-Identifier: GPL-2.0-or-later
+ * Licensed under the GNU General Public License, version 2 or later,
+ * with the OpenSSL linking exception of LICENSE.OpenSSL.
  */
 #include "config.h"
 

@@ -4,6 +4,11 @@
  * verify` (ledger_fold.c fills a jt_fold_times_t), the checks on them
  * (ledger_fold_time.c) and Cover's rules on them (ledger_fold_rules.c,
  * which uses ledger_fold_time.c's sweep); not public API.
+ *
+ * Copyright (C) 2026 The Jobtree authors.
+ * SPDX-License-Identifier: GPL-2.0-or-later
+ * Licensed under the GNU General Public License, version 2 or later,
+ * with the OpenSSL linking exception of LICENSE.OpenSSL.
  */
 #ifndef JT_LEDGER_FOLD_TIMES_H
 #define JT_LEDGER_FOLD_TIMES_H

@@ -11,6 +11,11 @@
  * built from its Start's fields, so the fold accepts it, and carries the
  * reason an Activation that cut the lease gave it (the fold's mark), so it
  * holds across a restart too.
+ *
+ * Copyright (C) 2026 The Jobtree authors.
+ * SPDX-License-Identifier: GPL-2.0-or-later
+ * Licensed under the GNU General Public License, version 2 or later,
+ * with the OpenSSL linking exception of LICENSE.OpenSSL.
  */
 #include "config.h"
 

@@ -9,6 +9,11 @@
  * the last segment, with no LF after it, and not complete (bad_record).
  * Otherwise it is CORRUPT and only an operator may cut it (and only a
  * damaged tail: tail_damage).
+ *
+ * Copyright (C) 2026 The Jobtree authors.
+ * SPDX-License-Identifier: GPL-2.0-or-later
+ * Licensed under the GNU General Public License, version 2 or later,
+ * with the OpenSSL linking exception of LICENSE.OpenSSL.
  */
 #include "config.h"
 

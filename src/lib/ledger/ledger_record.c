@@ -12,6 +12,11 @@
  * next record's prev must equal it, so a record cannot be changed, moved
  * or dropped without breaking the record itself or its successor. len
  * makes a record self-delimiting even when damaged bytes contain '\n'.
+ *
+ * Copyright (C) 2026 The Jobtree authors.
+ * SPDX-License-Identifier: GPL-2.0-or-later
+ * Licensed under the GNU General Public License, version 2 or later,
+ * with the OpenSSL linking exception of LICENSE.OpenSSL.
  */
 #include "config.h"
 

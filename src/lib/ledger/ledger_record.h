@@ -1,6 +1,11 @@
 /*
  * ledger_record.h - internal helpers shared by the ledger reader, writer and
  * tests (not public API).
+ *
+ * Copyright (C) 2026 The Jobtree authors.
+ * SPDX-License-Identifier: GPL-2.0-or-later
+ * Licensed under the GNU General Public License, version 2 or later,
+ * with the OpenSSL linking exception of LICENSE.OpenSSL.
  */
 #ifndef JT_LEDGER_RECORD_H
 #define JT_LEDGER_RECORD_H

@@ -8,6 +8,11 @@
  * jobtree/ledger_lease.h's; the fold's arithmetic is ledger_fold.c's;
  * queueing and the spool are ledger_client.c's. Every event goes through
  * emit_one (submit, then apply), so the fold is what was sent.
+ *
+ * Copyright (C) 2026 The Jobtree authors.
+ * SPDX-License-Identifier: GPL-2.0-or-later
+ * Licensed under the GNU General Public License, version 2 or later,
+ * with the OpenSSL linking exception of LICENSE.OpenSSL.
  */
 #include "config.h"
 

@@ -27,6 +27,11 @@
  * too. The file trails the ledger (the caller saves it when it likes: the
  * daemon about once a second, never on a commit's path), so it is a lower
  * bound of what was acknowledged and never wrong about it.
+ *
+ * Copyright (C) 2026 The Jobtree authors.
+ * SPDX-License-Identifier: GPL-2.0-or-later
+ * Licensed under the GNU General Public License, version 2 or later,
+ * with the OpenSSL linking exception of LICENSE.OpenSSL.
  */
 #include "config.h"
 

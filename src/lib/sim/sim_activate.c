@@ -14,6 +14,11 @@
  * spares go back, the run keeps the rest until its end: reshape.c's
  * `scontrol update NodeList=`); then the lottery's runs are requeued whole
  * (PreemptMode=REQUEUE).
+ *
+ * Copyright (C) 2026 The Jobtree authors.
+ * SPDX-License-Identifier: GPL-2.0-or-later
+ * Licensed under the GNU General Public License, version 2 or later,
+ * with the OpenSSL linking exception of LICENSE.OpenSSL.
  */
 #include "config.h"
 

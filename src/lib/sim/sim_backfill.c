@@ -5,6 +5,11 @@
  * funding holds of the runs reserved ahead; a run that cannot start asks
  * ESTIMATE, and the set jt_answer_pick takes becomes its reservation. A
  * refused run is asked again only once something it waits for changed.
+ *
+ * Copyright (C) 2026 The Jobtree authors.
+ * SPDX-License-Identifier: GPL-2.0-or-later
+ * Licensed under the GNU General Public License, version 2 or later,
+ * with the OpenSSL linking exception of LICENSE.OpenSSL.
  */
 #include "config.h"
 

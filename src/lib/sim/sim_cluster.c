@@ -2,6 +2,11 @@
  * sim_cluster.c - the simulator's inputs other than the trace: the cluster
  * (a snapshot file or the compact "DxNxG:FLAVOR" form), the policy words
  * of `jobtree sim --policy`, and the options' defaults.
+ *
+ * Copyright (C) 2026 The Jobtree authors.
+ * SPDX-License-Identifier: GPL-2.0-or-later
+ * Licensed under the GNU General Public License, version 2 or later,
+ * with the OpenSSL linking exception of LICENSE.OpenSSL.
  */
 #include "config.h"
 

@@ -12,6 +12,11 @@
  * could start; the next pass rebuilds the reservations anyway). The per-
  * node expected ends backfill needs are computed once per pass, and only
  * when a reservation is made.
+ *
+ * Copyright (C) 2026 The Jobtree authors.
+ * SPDX-License-Identifier: GPL-2.0-or-later
+ * Licensed under the GNU General Public License, version 2 or later,
+ * with the OpenSSL linking exception of LICENSE.OpenSSL.
  */
 #include "config.h"
 

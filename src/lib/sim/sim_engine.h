@@ -3,6 +3,11 @@
  * replay (sim_engine.c: setup and the event loop; sim_jobs.c: jobs
  * arriving, starting and ending, node state; sim_backfill.c: the pass over
  * the queue and its reservations).
+ *
+ * Copyright (C) 2026 The Jobtree authors.
+ * SPDX-License-Identifier: GPL-2.0-or-later
+ * Licensed under the GNU General Public License, version 2 or later,
+ * with the OpenSSL linking exception of LICENSE.OpenSSL.
  */
 #ifndef JT_SIM_ENGINE_H
 #define JT_SIM_ENGINE_H

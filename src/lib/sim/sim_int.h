@@ -1,6 +1,11 @@
 /*
  * sim_int.h - private to the simulator (sim_engine.c fills a result,
  * sim_report.c summarizes and writes it).
+ *
+ * Copyright (C) 2026 The Jobtree authors.
+ * SPDX-License-Identifier: GPL-2.0-or-later
+ * Licensed under the GNU General Public License, version 2 or later,
+ * with the OpenSSL linking exception of LICENSE.OpenSSL.
  */
 #ifndef JT_SIM_INT_H
 #define JT_SIM_INT_H

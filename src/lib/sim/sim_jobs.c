@@ -5,6 +5,11 @@
  * as the plugin records them, GPU-hours borrowed and lent), the cons_tres
  * stand-in for plain GPU jobs, the baseline's first free nodes, and a
  * job's end (nodes and leases given back).
+ *
+ * Copyright (C) 2026 The Jobtree authors.
+ * SPDX-License-Identifier: GPL-2.0-or-later
+ * Licensed under the GNU General Public License, version 2 or later,
+ * with the OpenSSL linking exception of LICENSE.OpenSSL.
  */
 #include "config.h"
 

@@ -7,6 +7,11 @@
  *
  * Percentiles are nearest-rank: p of n sorted values is the
  * ceil(p/100 x n)-th. Bounded slowdown uses a 10 s bound.
+ *
+ * Copyright (C) 2026 The Jobtree authors.
+ * SPDX-License-Identifier: GPL-2.0-or-later
+ * Licensed under the GNU General Public License, version 2 or later,
+ * with the OpenSSL linking exception of LICENSE.OpenSSL.
  */
 #include "config.h"
 

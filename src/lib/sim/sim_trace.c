@@ -3,6 +3,11 @@
  * 2017 CSV read as is and Jobtree's own CSV, every field range-checked
  * before any arithmetic, every problem reported as file:line:col: field.
  * Jobs come out in priority order (submit, then line).
+ *
+ * Copyright (C) 2026 The Jobtree authors.
+ * SPDX-License-Identifier: GPL-2.0-or-later
+ * Licensed under the GNU General Public License, version 2 or later,
+ * with the OpenSSL linking exception of LICENSE.OpenSSL.
  */
 #include "config.h"
 

@@ -2,6 +2,11 @@
  * grow.h - growing an array by doubling (grow.c), for the arrays that are
  * appended to one element at a time (the fold's envelopes and lease time,
  * the checkpoint's parts). Private to libjobtree.
+ *
+ * Copyright (C) 2026 The Jobtree authors.
+ * SPDX-License-Identifier: GPL-2.0-or-later
+ * Licensed under the GNU General Public License, version 2 or later,
+ * with the OpenSSL linking exception of LICENSE.OpenSSL.
  */
 #ifndef JT_GROW_H
 #define JT_GROW_H

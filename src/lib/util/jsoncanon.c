@@ -4,6 +4,11 @@
  * ledger's events and their bodies, the budgets' canonical dump, the
  * plan's JSON) and the strict getters of the event parsers (a string, an
  * unsaturated integer, a 64-bit hex number), errors naming the key.
+ *
+ * Copyright (C) 2026 The Jobtree authors.
+ * SPDX-License-Identifier: GPL-2.0-or-later
+ * Licensed under the GNU General Public License, version 2 or later,
+ * with the OpenSSL linking exception of LICENSE.OpenSSL.
  */
 #include "config.h"
 

@@ -7,6 +7,11 @@
  * scanner only understands strings, brackets, commas and colons: json-c
  * stays the parser, and these run only on text json-c already accepted
  * (so nesting is bounded by json-c's depth limit).
+ *
+ * Copyright (C) 2026 The Jobtree authors.
+ * SPDX-License-Identifier: GPL-2.0-or-later
+ * Licensed under the GNU General Public License, version 2 or later,
+ * with the OpenSSL linking exception of LICENSE.OpenSSL.
  */
 #include "config.h"
 

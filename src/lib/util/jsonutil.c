@@ -6,6 +6,11 @@
  * json-c has no source positions, so the locator re-scans the raw text. It
  * only understands strings, brackets, commas and colons: json-c stays the
  * parser, and the locator runs only on text json-c already accepted.
+ *
+ * Copyright (C) 2026 The Jobtree authors.
+ * SPDX-License-Identifier: GPL-2.0-or-later
+ * Licensed under the GNU General Public License, version 2 or later,
+ * with the OpenSSL linking exception of LICENSE.OpenSSL.
  */
 #include "config.h"
 

@@ -9,6 +9,11 @@
  * integers to INT64_MAX silently) and unknown-key checks with "did you mean"
  * suggestions. Every problem goes into a jt_diags_t and the reader carries
  * on, so one pass reports all of them.
+ *
+ * Copyright (C) 2026 The Jobtree authors.
+ * SPDX-License-Identifier: GPL-2.0-or-later
+ * Licensed under the GNU General Public License, version 2 or later,
+ * with the OpenSSL linking exception of LICENSE.OpenSSL.
  */
 #ifndef JT_JSONUTIL_H
 #define JT_JSONUTIL_H

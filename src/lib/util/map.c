@@ -4,6 +4,11 @@
  * Open hashing with chains (FNV-1a); entries also sit on a doubly linked
  * insertion list so that the oldest can be evicted in O(1) and removal
  * stays O(1).
+ *
+ * Copyright (C) 2026 The Jobtree authors.
+ * SPDX-License-Identifier: GPL-2.0-or-later
+ * Licensed under the GNU General Public License, version 2 or later,
+ * with the OpenSSL linking exception of LICENSE.OpenSSL.
  */
 #include "config.h"
 

@@ -8,6 +8,11 @@
  * and each thread keeps one context, reset per digest (EVP_DigestInit_ex2).
  * Freed by the thread key's destructor when a thread exits; the fetched
  * algorithm lives as long as the process.
+ *
+ * Copyright (C) 2026 The Jobtree authors.
+ * SPDX-License-Identifier: GPL-2.0-or-later
+ * Licensed under the GNU General Public License, version 2 or later,
+ * with the OpenSSL linking exception of LICENSE.OpenSSL.
  */
 #include "config.h"
 

@@ -2,6 +2,11 @@
  * sha256.h - the one SHA-256 of libjobtree (OpenSSL EVP): budget file
  * digests (BudgetLoaded) and the ledger's record checksum and chain link.
  * Private to libjobtree.
+ *
+ * Copyright (C) 2026 The Jobtree authors.
+ * SPDX-License-Identifier: GPL-2.0-or-later
+ * Licensed under the GNU General Public License, version 2 or later,
+ * with the OpenSSL linking exception of LICENSE.OpenSSL.
  */
 #ifndef JT_SHA256_H
 #define JT_SHA256_H

@@ -8,6 +8,11 @@
  *
  * An allocation failure is remembered: later appends do nothing and
  * jt_strbuf_take returns NULL, so callers check once, at the end.
+ *
+ * Copyright (C) 2026 The Jobtree authors.
+ * SPDX-License-Identifier: GPL-2.0-or-later
+ * Licensed under the GNU General Public License, version 2 or later,
+ * with the OpenSSL linking exception of LICENSE.OpenSSL.
  */
 #ifndef JT_STRBUF_H
 #define JT_STRBUF_H

@@ -4,6 +4,11 @@
  * The calendar arithmetic is done here (days from civil date and back)
  * rather than with mktime/timegm so that the result never depends on the
  * process's TZ or locale.
+ *
+ * Copyright (C) 2026 The Jobtree authors.
+ * SPDX-License-Identifier: GPL-2.0-or-later
+ * Licensed under the GNU General Public License, version 2 or later,
+ * with the OpenSSL linking exception of LICENSE.OpenSSL.
  */
 #include "config.h"
 
