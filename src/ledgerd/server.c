@@ -24,6 +24,14 @@
  * Protocol (one line each way): an event JSON -> "OK <seq>" once durable,
  * or "ERR INVALID|DENIED|FAIL <text>"; "HEAD" -> "HEAD <seq> <hash>".
  *
+ * Why one file past HACKING.md's ~800 lines (about 930): every function
+ * here reads or changes the one struct server of the loop, and it reads top
+ * to bottom in the order a request lives (accept, gather, commit, reply,
+ * checkpoint: crash_at's points around it are what tests/ledger/checkpoint.sh
+ * kills the daemon at). The seams when it grows: startup (lock, pidfile,
+ * recover, fold) and checkpointing, each beside a private server.h holding
+ * struct server.
+ *
  * Copyright (C) 2026 The Jobtree authors.
  * SPDX-License-Identifier: GPL-2.0-or-later
  * Licensed under the GNU General Public License, version 2 or later,
