@@ -15,8 +15,6 @@
 
 #include "src/common/slurm_xlator.h"
 
-#include <pthread.h>
-
 #include "src/common/plugin.h"
 
 #include "select_jobtree.h"
@@ -71,60 +69,17 @@ static const char *syms[] = {
     "select_p_reconfigure",
     "select_p_resv_test",
 };
-_Static_assert (sizeof (syms) == sizeof (slurm_select_ops_t),
-                "syms[] must match slurm_select_ops_t");
 
-slurm_select_ops_t jtsel_ops;
-static plugin_context_t *g_context;
-static pthread_mutex_t g_context_lock = PTHREAD_MUTEX_INITIALIZER;
-static bool g_ready;
+/* cons_tres as a plugin context (src/common/plugin.c). */
+#define JTC_CONS_CTX_T plugin_context_t *
+#define JTC_CONS_LOAD()                                                     \
+    plugin_context_create ("select", "select/cons_tres",                   \
+                           (void **) &jtsel_ops, syms, sizeof (syms))
+#define JTC_CONS_UNLOAD(ctx) (rc = plugin_context_destroy (ctx))
+#include "select_ops_load.h"
+#include "select_ops_pre2505.h"
 
-int jtsel_ops_ready (void)
-{
-    int rc = 0;
-
-    if (g_ready)
-        return 0;
-    slurm_mutex_lock (&g_context_lock);
-    if (!g_context) {
-        g_context = plugin_context_create ("select", "select/cons_tres",
-                                           (void **) &jtsel_ops, syms,
-                                           sizeof (syms));
-        if (!g_context) {
-            error ("%s: cannot load select/cons_tres to wrap", plugin_type);
-            rc = -1;
-        } else
-            g_ready = true;
-    }
-    slurm_mutex_unlock (&g_context_lock);
-    return rc;
-}
-
-int jtsel_ops_unload (void)
-{
-    int rc = SLURM_SUCCESS;
-
-    slurm_mutex_lock (&g_context_lock);
-    if (g_context)
-        rc = plugin_context_destroy (g_context);
-    g_context = NULL;
-    g_ready = false;
-    slurm_mutex_unlock (&g_context_lock);
-    return rc;
-}
-
-/* 22.05 restores jobs through job_init (below). */
-void jtsel_ops_node_init_done (void)
-{
-}
-
-extern int select_p_job_init (List jobs)
-{
-    READY_OR (SLURM_ERROR);
-    jtsel_jobs_restored (jobs);
-    return jtsel_ops.job_init (jobs);
-}
-
+/* The entry points only 22.05 has. */
 extern int select_p_update_node_config (int index)
 {
     READY_OR (SLURM_ERROR);
@@ -132,59 +87,13 @@ extern int select_p_update_node_config (int index)
     return jtsel_ops.update_node_config (index);
 }
 
-FORWARD (int, SLURM_ERROR, state_save, state_save, (char *dir_name), (dir_name))
-FORWARD (int, SLURM_ERROR, state_restore, state_restore,
-         (char *dir_name), (dir_name))
 FORWARD (int, SLURM_ERROR, job_signal, job_signal,
          (job_record_t *job_ptr, int signal), (job_ptr, signal))
-FORWARD (bitstr_t *, NULL, step_pick_nodes, step_pick_nodes,
-         (job_record_t *job_ptr, select_jobinfo_t *jobinfo,
-          uint32_t node_count, bitstr_t **avail_nodes),
-         (job_ptr, jobinfo, node_count, avail_nodes))
-FORWARD (int, SLURM_ERROR, step_start, step_start,
-         (step_record_t *step_ptr), (step_ptr))
-FORWARD (int, SLURM_ERROR, step_finish, step_finish,
-         (step_record_t *step_ptr, bool killing_step), (step_ptr, killing_step))
-FORWARD (int, SLURM_ERROR, select_nodeinfo_pack, nodeinfo_pack,
-         (select_nodeinfo_t *nodeinfo, buf_t *buffer, uint16_t protocol_version),
-         (nodeinfo, buffer, protocol_version))
-FORWARD (int, SLURM_ERROR, select_nodeinfo_unpack, nodeinfo_unpack,
-         (select_nodeinfo_t **nodeinfo, buf_t *buffer, uint16_t protocol_version),
-         (nodeinfo, buffer, protocol_version))
-FORWARD (select_nodeinfo_t *, NULL, select_nodeinfo_alloc, nodeinfo_alloc,
-         (void), ())
-FORWARD (int, SLURM_ERROR, select_nodeinfo_free, nodeinfo_free,
-         (select_nodeinfo_t *nodeinfo), (nodeinfo))
-FORWARD (int, SLURM_ERROR, select_nodeinfo_get, nodeinfo_get,
-         (select_nodeinfo_t *nodeinfo, enum select_nodedata_type dinfo,
-          enum node_states state, void *data),
-         (nodeinfo, dinfo, state, data))
-FORWARD (select_jobinfo_t *, NULL, select_jobinfo_alloc, jobinfo_alloc,
-         (void), ())
-FORWARD (int, SLURM_ERROR, select_jobinfo_free, jobinfo_free,
-         (select_jobinfo_t *jobinfo), (jobinfo))
-FORWARD (int, SLURM_ERROR, select_jobinfo_set, jobinfo_set,
-         (select_jobinfo_t *jobinfo, enum select_jobdata_type data_type, void *data),
-         (jobinfo, data_type, data))
-FORWARD (int, SLURM_ERROR, select_jobinfo_get, jobinfo_get,
-         (select_jobinfo_t *jobinfo, enum select_jobdata_type data_type, void *data),
-         (jobinfo, data_type, data))
-FORWARD (select_jobinfo_t *, NULL, select_jobinfo_copy, jobinfo_copy,
-         (select_jobinfo_t *jobinfo), (jobinfo))
-FORWARD (int, SLURM_ERROR, select_jobinfo_pack, jobinfo_pack,
-         (select_jobinfo_t *jobinfo, buf_t *buffer, uint16_t protocol_version),
-         (jobinfo, buffer, protocol_version))
-FORWARD (int, SLURM_ERROR, select_jobinfo_unpack, jobinfo_unpack,
-         (select_jobinfo_t **jobinfo, buf_t *buffer, uint16_t protocol_version),
-         (jobinfo, buffer, protocol_version))
 FORWARD (char *, NULL, select_jobinfo_sprint, jobinfo_sprint,
          (select_jobinfo_t *jobinfo, char *buf, size_t size, int mode),
          (jobinfo, buf, size, mode))
 FORWARD (char *, NULL, select_jobinfo_xstrdup, jobinfo_xstrdup,
          (select_jobinfo_t *jobinfo, int mode), (jobinfo, mode))
-FORWARD (int, SLURM_ERROR, get_info_from_plugin, get_info_from_plugin,
-         (enum select_plugindata_info dinfo, job_record_t *job_ptr, void *data),
-         (dinfo, job_ptr, data))
 FORWARD (bitstr_t *, NULL, resv_test, resv_test,
          (resv_desc_msg_t *resv_desc_ptr, uint32_t node_cnt,
           bitstr_t *avail_bitmap, bitstr_t **core_bitmap),

@@ -29,8 +29,6 @@
 
 #include "src/common/slurm_xlator.h"
 
-#include <pthread.h>
-
 #include "src/common/plugin.h"
 
 #include "select_jobtree.h"
@@ -54,50 +52,16 @@ static const char *syms[] = {
     "select_p_select_nodeinfo_set",
     "select_p_reconfigure",
 };
-_Static_assert (sizeof (syms) == sizeof (slurm_select_ops_t),
-                "syms[] must match slurm_select_ops_t");
-
-slurm_select_ops_t jtsel_ops;
-static plugin_context_t *g_context;
-static pthread_mutex_t g_context_lock = PTHREAD_MUTEX_INITIALIZER;
-static bool g_ready;
 
 /* plugin_context_create is libslurmfull's, exported to plugins by
  * slurmctld (-export-dynamic; src/api/Makefile.am:197 exports every
  * symbol), and has no select-specific guard (src/common/plugin.c:339-405). */
-int jtsel_ops_ready (void)
-{
-    int rc = 0;
-
-    if (g_ready)
-        return 0;
-    slurm_mutex_lock (&g_context_lock);
-    if (!g_context) {
-        g_context = plugin_context_create ("select", "select/cons_tres",
-                                           (void **) &jtsel_ops, syms,
-                                           sizeof (syms));
-        if (!g_context) {
-            error ("%s: cannot load select/cons_tres to wrap", plugin_type);
-            rc = -1;
-        } else
-            g_ready = true;
-    }
-    slurm_mutex_unlock (&g_context_lock);
-    return rc;
-}
-
-int jtsel_ops_unload (void)
-{
-    int rc = SLURM_SUCCESS;
-
-    slurm_mutex_lock (&g_context_lock);
-    if (g_context)
-        rc = plugin_context_destroy (g_context);
-    g_context = NULL;
-    g_ready = false;
-    slurm_mutex_unlock (&g_context_lock);
-    return rc;
-}
+#define JTC_CONS_CTX_T plugin_context_t *
+#define JTC_CONS_LOAD()                                                     \
+    plugin_context_create ("select", "select/cons_tres",                   \
+                           (void **) &jtsel_ops, syms, sizeof (syms))
+#define JTC_CONS_UNLOAD(ctx) (rc = plugin_context_destroy (ctx))
+#include "select_ops_load.h"
 
 /* No job_init in 26.05: slurmctld restored its jobs before node_init. */
 void jtsel_ops_node_init_done (void)
