@@ -22,14 +22,12 @@ if ! cluster_has_topology_yaml; then
 fi
 build=${1:?usage: $0 BUILDDIR}
 
-# 1. A tree (leaves lf1..lf4, not topology.conf's domA..domD) as the
-# cluster default, a block topology beside it.
-JT_CLUSTER_SELECT=jobtree
-cluster_setup "$build"
-cluster_use_topology_yaml <<'YAML'
----
+# blocks DEFAULT: the four blocks of 4 nodes as topology "blocks", the
+# cluster default or not (true/false).
+blocks () {
+    cat <<YAML
 - topology: blocks
-  cluster_default: false
+  cluster_default: $1
   block:
     block_sizes: [4, 8, 16]
     blocks:
@@ -41,6 +39,14 @@ cluster_use_topology_yaml <<'YAML'
         nodes: gpu[09-12]
       - block: bD
         nodes: gpu[13-16]
+YAML
+}
+
+# 1. A tree (leaves lf1..lf4, not topology.conf's domA..domD) as the
+# cluster default, a block topology beside it.
+JT_CLUSTER_SELECT=jobtree
+cluster_setup "$build"
+{ echo ---; blocks false; cat <<'YAML'
 - topology: fabric
   cluster_default: true
   tree:
@@ -56,6 +62,7 @@ cluster_use_topology_yaml <<'YAML'
       - switch: lf4
         nodes: gpu[13-16]
 YAML
+} | cluster_use_topology_yaml
 cluster_start
 like "$(scontrol show topology 2>&1 | head -n 20)" "lf1" "slurmctld reads topology.yaml's tree"
 drop_fabric_domains
@@ -64,22 +71,7 @@ cluster_stop
 
 # 2. A block topology as the default: its base blocks are the domains.
 cluster_setup "$build"
-cluster_use_topology_yaml <<'YAML'
----
-- topology: blocks
-  cluster_default: true
-  block:
-    block_sizes: [4, 8, 16]
-    blocks:
-      - block: bA
-        nodes: gpu[01-04]
-      - block: bB
-        nodes: gpu[05-08]
-      - block: bC
-        nodes: gpu[09-12]
-      - block: bD
-        nodes: gpu[13-16]
-YAML
+{ echo ---; blocks true; } | cluster_use_topology_yaml
 cluster_start
 drop_fabric_domains
 run=$(submit --account=team-a -N2 --gres=gpu:h100:8 --group-gpus=16 --wrap "sleep 30")
