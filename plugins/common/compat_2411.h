@@ -110,26 +110,6 @@ typedef struct {
 /* A job_desc_msg_t's job id (slurm/slurm.h). */
 #define JTC_JOB_DESC_ID(d) ((d)->job_id)
 
-/* The tree plugin's private record list (topology_tree.c:104). */
-typedef struct jtc_topoinfo_tree {
-    uint32_t record_count;
-    topo_info_t *topo_array;
-} jtc_topoinfo_tree_t;
-/* The block plugin's (src/plugins/topology/block/topology_block.c:94-105):
- * the base blocks (BlockName=, not aggregated) first, then the aggregated
- * ones. */
-typedef struct jtc_bblock {
-    bool aggregated;
-    uint16_t block_index;
-    char *name;
-    char *nodes;
-    uint32_t size;
-} jtc_bblock_t;
-typedef struct jtc_topoinfo_block {
-    uint32_t record_count;
-    jtc_bblock_t *topo_array;
-} jtc_topoinfo_block_t;
-
 /* The topology records come from the topology interface and are freed by
  * it: 24.11 keeps the switch table inside topology/tree
  * (src/plugins/topology/tree/switch_record.h:66). */

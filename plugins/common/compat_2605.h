@@ -75,24 +75,6 @@ typedef struct {
 /* job_desc_msg_t lost job_id for step_id in 25.11 (slurm/slurm.h:1806). */
 #define JTC_JOB_DESC_ID(d) ((d)->step_id.job_id)
 
-/* The topology plugins' records (topology_tree.c:82-87,
- * topology_block.c:75-86), unchanged from 24.11. */
-typedef struct jtc_topoinfo_tree {
-    uint32_t record_count;
-    topo_info_t *topo_array;
-} jtc_topoinfo_tree_t;
-typedef struct jtc_bblock {
-    bool aggregated;
-    uint16_t block_index;
-    char *name;
-    char *nodes;
-    uint32_t size;
-} jtc_bblock_t;
-typedef struct jtc_topoinfo_block {
-    uint32_t record_count;
-    jtc_bblock_t *topo_array;
-} jtc_topoinfo_block_t;
-
 /* Topology is per context since 25.05 (topology.yaml: several topologies,
  * a partition names its own): topology_g_get takes the topology's name,
  * NULL for the cluster default (src/interfaces/topology.c:648-686), and

@@ -3,8 +3,9 @@
  * records, for releases that keep the switch and block tables inside the
  * topology plugin (24.11 and 26.05). Included by compat_2411.h and
  * compat_2605.h after they define JTC_TOPO_GET_RECORDS and
- * JTC_TOPO_FREE_RECORDS and the record types jtc_topoinfo_tree_t and
- * jtc_topoinfo_block_t (which the plugins keep in their .c files).
+ * JTC_TOPO_FREE_RECORDS. The record types below are the plugins' own,
+ * kept in their .c files and the same in 24.11 and 26.05
+ * (topology_tree.c@26.05.3:82-87, topology_block.c@26.05.3:75-86).
  *
  * Work: one pass over the records, then one over each leaf's bitmap range
  * (topology_g_get_bitmap), so O(leaves + nodes).
@@ -16,6 +17,26 @@
  */
 #ifndef JT_PLUGIN_COMPAT_TOPO_RECORDS_H
 #define JT_PLUGIN_COMPAT_TOPO_RECORDS_H
+
+/* The tree plugin's private record list (topology_tree.c:104). */
+typedef struct jtc_topoinfo_tree {
+    uint32_t record_count;
+    topo_info_t *topo_array;
+} jtc_topoinfo_tree_t;
+/* The block plugin's (src/plugins/topology/block/topology_block.c:94-105):
+ * the base blocks (BlockName=, not aggregated) first, then the aggregated
+ * ones. */
+typedef struct jtc_bblock {
+    bool aggregated;
+    uint16_t block_index;
+    char *name;
+    char *nodes;
+    uint32_t size;
+} jtc_bblock_t;
+typedef struct jtc_topoinfo_block {
+    uint32_t record_count;
+    jtc_bblock_t *topo_array;
+} jtc_topoinfo_block_t;
 
 /* Record one leaf: a copy of its name, its nodes marked. */
 static inline void jtc_leaves_add (jtc_leaves_t *l, const char *name)
