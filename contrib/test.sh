@@ -191,28 +191,27 @@ if [ "$plugins" = yes ] && [ -x tests/cluster/run.sh ]; then
     [ "$f" -gt 0 ] && failures+=("cluster tests")
 fi
 
+# collect_half NAME PID DIR: wait for a release's half, show its TAP and
+# add it to the totals; a failed build or harness with no failed test
+# counts as one failure.
+collect_half () {
+    local name=$1 pid=$2 dir=$3 rc p f
+    wait "$pid"
+    rc=$?
+    cat "$dir/cluster.tap"
+    p=$(grep -c '^ok ' "$dir/cluster.tap")
+    f=$(grep -c '^not ok ' "$dir/cluster.tap")
+    passed=$((passed + p)); failed=$((failed + f))
+    [ "$rc" -ne 0 ] && [ "$f" -eq 0 ] && { failed=$((failed + 1)); failures+=("$name build or harness"); }
+    [ "$f" -gt 0 ] && failures+=("cluster tests on $name")
+}
 if [ "$t2411" != 0 ]; then
     step "cluster tests on Slurm 24.11 (the trixie chroot; ran beside the 22.05 ones)"
-    wait "$pid2411"
-    rc2411=$?
-    cat build-2411/cluster.tap
-    p=$(grep -c '^ok ' build-2411/cluster.tap)
-    f=$(grep -c '^not ok ' build-2411/cluster.tap)
-    passed=$((passed + p)); failed=$((failed + f))
-    [ "$rc2411" -ne 0 ] && [ "$f" -eq 0 ] && { failed=$((failed + 1)); failures+=("24.11 build or harness"); }
-    [ "$f" -gt 0 ] && failures+=("cluster tests on 24.11")
+    collect_half 24.11 "$pid2411" build-2411
 fi
-
 if [ "$t2605" != 0 ]; then
     step "cluster tests on Slurm 26.05 (the sid root; ran beside the others)"
-    wait "$pid2605"
-    rc2605=$?
-    cat build-2605/cluster.tap
-    p=$(grep -c '^ok ' build-2605/cluster.tap)
-    f=$(grep -c '^not ok ' build-2605/cluster.tap)
-    passed=$((passed + p)); failed=$((failed + f))
-    [ "$rc2605" -ne 0 ] && [ "$f" -eq 0 ] && { failed=$((failed + 1)); failures+=("26.05 build or harness"); }
-    [ "$f" -gt 0 ] && failures+=("cluster tests on 26.05")
+    collect_half 26.05 "$pid2605" build-2605
 fi
 
 # The Debian packages, once (issue 11): build them from this checkout,
