@@ -48,7 +48,7 @@ is "$(job_domains "$bA") $(job_domains "$bB")" "A B" "the blockers hold a node o
 big=$(submit --account=team-a -N4 $G8 --group-gpus=32 -t 2 --wrap "sleep 5")
 wait_for 20 reason_like "$big" '^jobtree: reserved 4 nodes in [^ ]*/A from ' \
     || bail_out "no reservation announced in domain A"
-reason=$(reason_like "$big" . | sed 's/^job [0-9]* reason: //')
+reason=$JT_REASON_SEEN    # the reason that matched: read again, it may be "Resources" (reason_when)
 reserved=$(epoch "$(sed -E 's/.* from ([0-9T:Z-]+) .*/\1/' <<< "$reason")")
 bA_limit=$(epoch "$(job_field "$bA" EndTime)")
 ok "$(test "$reserved" -ge "$bA_limit" && test "$reserved" -le $((bA_limit + 5)); echo $?)" \

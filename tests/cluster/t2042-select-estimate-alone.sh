@@ -49,7 +49,7 @@ alone=$(submit --account=team-a -N4 --exclusive $G8 --group-gpus=32 -t 2 \
                --wrap "sleep 5")
 wait_for 30 reason_like "$alone" '^jobtree: reserved 4 nodes in [^ ]*/A from ' \
     || bail_out "no reservation in A for the exclusive run: $(job_field "$alone" Reason)"
-reason=$(reason_like "$alone" . | sed 's/^job [0-9]* reason: //')
+reason=$JT_REASON_SEEN    # the reason that matched: read again, it may be "Resources" (reason_when)
 reserved=$(epoch "$(sed -E 's/.* from ([0-9T:Z-]+).*/\1/' <<< "$reason")")
 p2_end=$(epoch "$(job_field "$p2" EndTime)")
 is "$reserved" "$p2_end" "the estimate is exactly when the later of A's jobs ends: $reason"
@@ -96,7 +96,7 @@ spread=$(submit --account=team-a -N4 --exclusive $G8 --group-gpus=16 -t 2 \
                 --wrap "sleep 5")
 wait_for 30 reason_like "$spread" '^jobtree: reserved 4 nodes from ' \
     || bail_out "no reservation for the spread run: $(job_field "$spread" Reason)"
-reason=$(reason_like "$spread" . | sed 's/^job [0-9]* reason: //')
+reason=$JT_REASON_SEEN    # the reason that matched: read again, it may be "Resources" (reason_when)
 reserved=$(epoch "$(sed -E 's/.* from ([0-9T:Z-]+).*/\1/' <<< "$reason")")
 g4_end=$(epoch "$(job_field "${blockers[3]}" EndTime)")
 _scross () { grep -E "DebugCrossCheck: JobId=$spread: free times start it at [0-9]+, cons_tres's will_run at [0-9]+" "$LOG" | tail -n1; }
