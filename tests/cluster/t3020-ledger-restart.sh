@@ -14,6 +14,7 @@
 N=${JT_RESTART_RUNS:-120}
 plan 10
 JT_CLUSTER_SELECT=jobtree
+JT_CLUSTER_CRED_EXPIRE=10
 cluster_setup "${1:?usage: $0 BUILDDIR}"
 cluster_start
 G8="--gres=gpu:h100:8"
@@ -48,28 +49,39 @@ ok $? "slurmctld restarted"
 like "$(grep 'reconciled with the ledger' "$LOG" | tail -n1)" \
      "leases closed, [0-9]+ open" "the plugin reconciled its jobs with the ledger"
 # A job launched just before the SIGKILL but not yet in the saved state is
-# launched again after the restart; its slurmd refuses ("already running, do
-# not launch second copy") and Slurm requeues it *held* ("launch failed
-# requeued held"). Release those so the workload can finish: a requeued job
-# waits out the credential lifetime (cred_expire, 120 s) before it starts
-# again, hence the long wait. Each attempt is its own lease in the ledger,
-# checked below like the rest.
+# launched again after the restart. Its slurmd refuses ("already running,
+# do not launch second copy"): Slurm drains that node ("Duplicate jobid",
+# agent.c) and requeues the job held ("launch failed requeued held",
+# priority 0). That is Slurm's answer to a lost state save, not Jobtree's;
+# an admin releases the job and resumes the node, and so does this test, so
+# the workload can finish. A requeued job waits out the credential lifetime
+# (cred_expire, 10 s here) before it starts again. Each attempt is its own
+# lease in the ledger, checked below like the rest.
 _drain () {
-    local held
-    held=$(squeue -h -t pending -o '%i %r' 2>/dev/null | awk 'tolower($0) ~ /held/ { print $1 }')
+    local held drained
+    # Held means priority 0 (a Jobtree reason may say "held" of a funding
+    # hold: that job is waiting, not held).
+    held=$(squeue -h -t pending -o '%i %Q' 2>/dev/null | awk '$2 == 0 { print $1 }')
     if [ -n "$held" ]; then
         echo "$held" >> "$JT_CLUSTER_DIR/released"
         scontrol release $held >/dev/null 2>&1
+    fi
+    drained=$(sinfo -h -N -R -o '%N|%E' 2>/dev/null | awk -F'|' '$2 == "Duplicate jobid" { print $1 }' | sort -u)
+    if [ -n "$drained" ]; then
+        echo "$drained" >> "$JT_CLUSTER_DIR/resumed"
+        for n in $drained; do scontrol update NodeName="$n" State=RESUME >/dev/null 2>&1; done
     fi
     queue_empty
 }
 wait_for 300 _drain
 rc=$?
 ok $rc "the workload finished"
-[ -s "$JT_CLUSTER_DIR/released" ] && diag "released held jobs: $(sort -u "$JT_CLUSTER_DIR/released" | tr '\n' ' ')"
+[ -s "$JT_CLUSTER_DIR/released" ] && diag "released held jobs: $(sort -un "$JT_CLUSTER_DIR/released" | tr '\n' ' ')"
+[ -s "$JT_CLUSTER_DIR/resumed" ] && diag "resumed nodes drained for a duplicate launch: $(sort -u "$JT_CLUSTER_DIR/resumed" | tr '\n' ' ')"
 if [ $rc -ne 0 ]; then
     diag "$(squeue -h -o '%i %T %r %N' | head -n 20)"
-    diag "$(grep -iE 'requeue|not responding|held' "$LOG" | tail -n 10)"
+    diag "$(grep -iE 'requeue|not responding|held|drain|duplicate' "$LOG" | tail -n 10)"
+    diag "$(sinfo -h -N -o '%N %T %E')"
 fi
 
 # Settled: no open lease left once the spool drained.
