@@ -7,7 +7,7 @@
  *
  *   contrib/bench/bench_sim [TRACE [BUDGETDIR [CLUSTER]]]
  *
- * Defaults: the workspace's ../shared/data/philly_2017_pollux.csv,
+ * Defaults: data/philly_2017_pollux.csv,
  * contrib/sim/philly-budgets and 6x16x8:h100 (docs/sim.md). A trace that
  * is not there is reported and the benchmark passes without timing.
  *
@@ -51,7 +51,7 @@ int main (int argc, char **argv)
         "none", "pack-to-empty", "best-fit", "split", "pack-to-empty,borrow",
         "best-fit,borrow", "best-fit,noresv",
     };
-    const char *trace = argc > 1 ? argv[1] : JT_TOP_SRCDIR "/../shared/data/philly_2017_pollux.csv";
+    const char *trace = argc > 1 ? argv[1] : JT_TOP_SRCDIR "/data/philly_2017_pollux.csv";
     const char *bdir = argc > 2 ? argv[2] : JT_TOP_SRCDIR "/contrib/sim/philly-budgets";
     const char *cluster = argc > 3 ? argv[3] : "6x16x8:h100";
     jt_sim_trace_t t;

@@ -12,7 +12,7 @@ Jobtree's CSV), each with one envelope FLAVOR of concurrency proportional to
 the owner's share of the trace's GPU-hours (at least 8, the sum about GPUS),
 open all of 2026, lending to anyone ("*"), so borrowing can be switched on
 and off per policy. contrib/sim/philly-budgets/ was made by
-    contrib/sim/mkbudgets.py ../shared/data/philly_2017_pollux.csv 1024 h100 contrib/sim/philly-budgets
+    contrib/sim/mkbudgets.py data/philly_2017_pollux.csv 1024 h100 contrib/sim/philly-budgets
 """
 import csv
 import json

@@ -25,6 +25,21 @@ docparse=$builddir/tests/doc/docparse
 PATH=$builddir/src/cli:$PATH
 export PATH
 
+# The top of a checkout, for the examples to run in: the source tree's
+# entries linked, except data/ (the Philly trace's first 2,000 jobs, so a
+# documented `jobtree sim` on it takes a second) and build/ (this build's
+# jobtree); what an example writes (sim-out, w150.csv) stays in here.
+top=$tmp/top
+mkdir -p "$top/data" "$top/build/src/cli"
+for f in "$srcdir"/* "$srcdir"/.ci; do
+    case "${f##*/}" in data|build|build-*) continue ;; esac
+    [ -e "$f" ] && ln -s "$f" "$top/${f##*/}"
+done
+ln -s "$srcdir/data/README.md" "$top/data/README.md"
+head -n 2001 "$srcdir/data/philly_2017_pollux.csv" > "$top/data/philly_2017_pollux.csv" ||
+    bail_out "no data/philly_2017_pollux.csv"
+ln -s "$jobtree" "$top/build/src/cli/jobtree"
+
 ex=$tmp/ex
 total=$(doc_extract "$ex")
 n_run=0 n_file=0 n_cluster=0 n_listed=0 n_bad=0
@@ -51,7 +66,7 @@ run_offline () {
     doc_commands "$1" > "$1.cmds"
     rc=0
     while IFS= read -r c; do
-        (cd "$srcdir" && sh -c "$c") > "$1.out" 2>&1 || {
+        (cd "$top" && sh -c "$c") > "$1.out" 2>&1 || {
             rc=1
             diag "$c: exit status $?"
             sed 's/^/  /' "$1.out" | head -n 20 | while IFS= read -r l; do diag "$l"; done
@@ -60,9 +75,18 @@ run_offline () {
     ok $rc "$2"
 }
 
+# run_script EX NAME: EX as one shell script (sh -e), in a fresh copy of
+# the top (its links), exit 0.
+run_script () {
+    rm -rf "$tmp/run" && cp -a "$top" "$tmp/run"
+    if (cd "$tmp/run" && sh -e "$1") > "$1.out" 2>&1; then ok 0 "$2"
+    else ok 1 "$2"; tail -n 20 "$1.out" | sed 's/^/# /'; fi
+}
+
 # check_transcript EX NAME
 check_transcript () {
-    doc_transcript_run "$1" "$srcdir"
+    rm -rf "$tmp/run" && cp -a "$top" "$tmp/run"
+    doc_transcript_run "$1" "$tmp/run"
     if doc_match "$1.want" "$1.got"; then ok 0 "$2"
     else ok 1 "$2"; diff -u "$1.want" "$1.got" | sed 's/^/# /'; fi
 }
@@ -87,7 +111,7 @@ $rest
 EOF
         args=$(printf '%s %s' "$arg1" "$rest" | sed 's/ *$//')
         # a sed script after commands/transcript: applied before running
-        case "$kind" in commands|transcript|cluster-*)
+        case "$kind" in commands|transcript|script|cluster-*)
             [ -n "$args" ] && { sed -e "$args" "$e" > "$e.sub" && mv "$e.sub" "$e"; } ;;
         esac
     else
@@ -98,6 +122,8 @@ EOF
         check_transcript "$e" "$w: transcript$listed"; n_run=$((n_run + 1)) ;;
     commands)
         run_offline "$e" "$w: jobtree commands$listed"; n_run=$((n_run + 1)) ;;
+    script)
+        run_script "$e" "$w: script$listed"; n_run=$((n_run + 1)) ;;
     cluster-*)
         skip "$w: $kind, run by tests/cluster/t1090-doc-examples.sh$listed"
         n_cluster=$((n_cluster + 1)) ;;
@@ -128,7 +154,7 @@ EOF
     output)
         # the example's lines, in order, among what the commands print
         { echo ...; sed 's/$/\n.../' "$e"; } > "$e.want"
-        (cd "$srcdir" && sh -c "$args") > "$e.got" 2>&1
+        (cd "$top" && sh -c "$args") > "$e.got" 2>&1
         if doc_match "$e.want" "$e.got"; then ok 0 "$w: output of $args$listed"
         else ok 1 "$w: output of $args$listed"; sed 's/^/# got: /' "$e.got" | head -n 20; fi
         n_run=$((n_run + 1)) ;;
