@@ -123,7 +123,9 @@ try:
 except ValueError:
     leases = []
 dom = lambda n: chr(65 + (int(n[3:]) - 1) // 4)
-if not leases:
+if not rec:
+    print("%-26s %s" % ("-", "plain Slurm job (no envelope)"))
+elif not leases:
     print("%-26s %s" % ("-", reason))
 else:
     groups = " ".join("g%d:%s:%d" % (l["group"], "".join(sorted({dom(n) for n in l["nodes"]})),
@@ -132,6 +134,19 @@ else:
     print("%-26s %s" % (groups, ", ".join(payers)))
 EOF
 done
+
+# squeue's reason (above) is the short form; the select plugin's whole
+# explanation of the first waiting Jobtree run:
+if [ -x "$jobtree" ]; then
+    for id in $(printf '%s\n' "${!what[@]}" | sort -n); do
+        [ "$(job_field "$id" JobState)" = PENDING ] || continue
+        job_field "$id" AdminComment | grep -q '^jobtree/' || continue
+        echo
+        echo "=== why ${what[$id]} waits: jobtree explain $id"
+        "$jobtree" explain "$id"
+        break
+    done
+fi
 
 if [ -x "$jobtree" ] && [ -n "${JT_LEDGER_DIR:-}" ]; then
     # The plugin sends lease events without waiting; give the sidecar a

@@ -245,6 +245,19 @@ bool jt_answer_from_free (const jt_answer_t *a, size_t cand,
  * says why it is refused. */
 bool jt_answer_keeps_line (const jt_answer_t *a, const char *current);
 
+/* A reason line's short form, for squeue (about 100 characters at most):
+ * the one blocker and, for a reservation line, where and from when, e.g.
+ * "jobtree: envelope rai-east-h100: 32 of 32 GPUs active, run needs 16;
+ * reserved west/A from 2026-03-01T14:00Z". The blocker is the first
+ * clause of the explanation (up to its first "; " outside parentheses, or
+ * an aside in parentheses that ends it): Cover and Pack word the bound
+ * that stops the run first,
+ * with its numbers, and the payers tried after it. The whole line stays
+ * the explanation (the select plugin keeps it in the job's SystemComment:
+ * `jobtree explain`). line may carry the "jobtree: " tag or not; the brief
+ * always does. buf gets "" for an empty line. */
+void jt_reason_brief (const char *line, char *buf, size_t len);
+
 /* The line users see once an estimate is taken: candidate set `cand`
  * starts at `start` (never before a->not_before): "jobtree: reserved 4
  * nodes in west/A from 2026-03-01T14:00:00Z (why it waits)". */

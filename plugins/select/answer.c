@@ -10,7 +10,9 @@
  * run.
  *
  * A refused run keeps a Jobtree reason in state_desc ("jobtree: ..."),
- * shown by squeue and scontrol. On 22.05 the reason code (JTC_REASON,
+ * shown by squeue and scontrol: the short form (jt_reason_brief: the one
+ * blocker, the reservation), the whole explanation in the job's
+ * SystemComment (`jobtree explain`). On 22.05 the reason code (JTC_REASON,
  * compat.h) is the one select_nodes() leaves alone ("state_reason was
  * already setup"), so the text survives its generic WAIT_RESOURCES reset;
  * 24.11 has no such code (docs/slurm-24.11.md).
@@ -40,30 +42,49 @@
 
 #define JT_SEL_REASON JTC_REASON
 
+/* The job's SystemComment is ours when empty or tagged "jobtree: "
+ * (another plugin's, e.g. a burst buffer's, is left alone). */
+static bool comment_ours (const job_record_t *job_ptr)
+{
+    return !job_ptr->system_comment
+           || !strncmp (job_ptr->system_comment, "jobtree: ", 9);
+}
+
 void jtsel_set_reason (job_record_t *job_ptr, const char *fmt, ...)
 {
     va_list ap;
-    char buf[512];
+    char full[JT_ERRMSG_MAX + 256], brief[160];
 
     va_start (ap, fmt);
-    vsnprintf (buf, sizeof (buf), fmt, ap);
+    vsnprintf (full, sizeof (full), fmt, ap);
     va_end (ap);
+    /* the whole explanation for `jobtree explain` (the main scheduler of
+     * 24.11 and later resets state_desc, never the SystemComment) */
+    if (comment_ours (job_ptr)
+        && (!job_ptr->system_comment || strcmp (job_ptr->system_comment, full))) {
+        xfree (job_ptr->system_comment);
+        job_ptr->system_comment = xstrdup (full);
+    }
+    jt_reason_brief (full, brief, sizeof (brief));
     if (job_ptr->state_reason == JT_SEL_REASON && job_ptr->state_desc
-        && !strcmp (job_ptr->state_desc, buf))
+        && !strcmp (job_ptr->state_desc, brief))
         return;
     xfree (job_ptr->state_desc);
-    job_ptr->state_desc = xstrdup (buf);
+    job_ptr->state_desc = xstrdup (brief);
     job_ptr->state_reason = JT_SEL_REASON;
-    debug ("select/cons_tres_jobtree: %pJ: %s", job_ptr, buf);
+    debug ("select/cons_tres_jobtree: %pJ: %s", job_ptr, full);
 }
 
-/* Drop our reason when the refusal is not ours any more (cons_tres decides). */
+/* Drop our reason when the refusal is not ours any more (cons_tres decides),
+ * and the explanation with it. */
 static void clear_reason (job_record_t *job_ptr)
 {
     if (job_ptr->state_reason == JT_SEL_REASON) {
         xfree (job_ptr->state_desc);
         job_ptr->state_reason = WAIT_NO_REASON;
     }
+    if (job_ptr->system_comment && comment_ours (job_ptr))
+        xfree (job_ptr->system_comment);
 }
 
 /* The caller's bitmap as the snapshot's eligible nodes (xmalloc'd). */
@@ -373,7 +394,8 @@ int jtsel_job_test (job_record_t *job_ptr, bitstr_t *bitmap,
         if (tense == JT_TENSE_NOW && a.waits && own_line[0])
             jtsel_set_reason (job_ptr, "%s", own_line);     /* its restart's */
         else if (!jt_answer_keeps_line (&a, job_ptr->state_reason == JT_SEL_REASON
-                                                ? job_ptr->state_desc : NULL))
+                                                && comment_ours (job_ptr)
+                                                ? job_ptr->system_comment : NULL))
             jtsel_set_reason (job_ptr, "%s", a.reason);
         break;
     }

@@ -25,5 +25,6 @@ int cmd_report (int argc, char **argv);
 int cmd_score (int argc, char **argv);
 int cmd_sim (int argc, char **argv);
 int cmd_layout (int argc, char **argv);
+int cmd_explain (int argc, char **argv);
 
 #endif /* JT_CLI_H */

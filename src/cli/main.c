@@ -31,6 +31,7 @@ static const struct command commands[] = {
     { "report", cmd_report, "sacct-style reports from the ledger" },
     { "sim", cmd_sim, "replay a job trace and compare policies" },
     { "layout", cmd_layout, "a running run's groups, nodes, spares and swaps (JSON)" },
+    { "explain", cmd_explain, "why a job waits, or who pays for it (live cluster)" },
     { "score", cmd_score, "the ordering score of waiting runs, factor by factor" },
     { NULL, NULL, NULL },
 };

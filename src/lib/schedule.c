@@ -469,6 +469,99 @@ void jt_answer_reserved (const jt_answer_t *a, const jt_snapshot_t *s,
                   a->cand_nodes, t, why);
 }
 
+/* Whether the parenthesis opening at text[i] closes the clause: what
+ * follows its match is the end, "; " or the enclosing ")" (an aside at
+ * the clause's end, "run needs 16 (X's nodes have room); ..."), not more
+ * of the clause ("group 0 (32 GPUs) fits no domain"). */
+static bool aside_ends (const char *text, size_t i)
+{
+    int depth = 0;
+
+    for (; text[i]; i++) {
+        if (text[i] == '(')
+            depth++;
+        else if (text[i] == ')' && --depth == 0)
+            return text[i + 1] == '\0' || text[i + 1] == ')'
+                   || (text[i + 1] == ';' && text[i + 2] == ' ');
+    }
+    return true;
+}
+
+/* Length of text's first clause: up to the first "; " outside
+ * parentheses, or an aside that ends it. */
+static size_t first_clause (const char *text)
+{
+    int depth = 0;
+
+    for (size_t i = 0; text[i]; i++) {
+        if (depth == 0 && ((text[i] == ';' && text[i + 1] == ' ')
+                           || (text[i] == ' ' && text[i + 1] == '('
+                               && aside_ends (text, i + 1))))
+            return i;
+        if (text[i] == '(')
+            depth++;
+        else if (text[i] == ')' && depth > 0)
+            depth--;
+    }
+    return strlen (text);
+}
+
+/* The brief's blocker is cut here (then "..."): with the reservation's
+ * ~40 characters and the tag, the brief stays near 100. */
+enum { BRIEF_BLOCKER_MAX = 72 };
+
+void jt_reason_brief (const char *line, char *buf, size_t len)
+{
+    static const char tag[] = "jobtree: ", resv[] = "reserved ";
+    const char *why = line, *where = NULL, *from = NULL;
+    size_t n, where_len = 0;
+    char when[24] = "";
+
+    if (!buf || len == 0)
+        return;
+    buf[0] = '\0';
+    if (!line || !*line)
+        return;
+    if (!strncmp (why, tag, sizeof (tag) - 1))
+        why += sizeof (tag) - 1;
+    /* jt_answer_reserved's form: "reserved N nodes [in D] from T (WHY)" */
+    if (!strncmp (why, resv, sizeof (resv) - 1)) {
+        const char *in = strstr (why, " nodes in "), *f = strstr (why, " from ");
+        const char *open = f ? strstr (f, " (") : NULL;
+
+        /* the time (RFC 3339, jt_time_format) right before the why; other
+         * lines that start so (a restart's) are read as any line */
+        if (f && open && open - (f + 6) == 20 && f[6 + 19] == 'Z') {
+            if (in && in < f) {
+                where = in + 10;
+                where_len = (size_t) (f - where);
+            }
+            from = f + 6;
+            snprintf (when, sizeof (when), "%.16sZ", from);  /* to the minute */
+            why = open + 2;
+        }
+    }
+    n = first_clause (why);
+    if (from && n > 0 && why[n - 1] == ')' && why[n] == '\0')
+        n--;            /* the reservation's closing parenthesis */
+    if (n > BRIEF_BLOCKER_MAX) {
+        size_t cut = BRIEF_BLOCKER_MAX - 3;     /* at a word, then "..." */
+        while (cut > 0 && why[cut] != ' ')
+            cut--;
+        snprintf (buf, len, "%s%.*s...", tag,
+                  (int) (cut ? cut : BRIEF_BLOCKER_MAX - 3), why);
+    } else
+        snprintf (buf, len, "%s%.*s", tag, (int) n, why);
+    if (from) {
+        size_t l = strlen (buf);
+        if (where)
+            snprintf (buf + l, len - l, "; reserved %.*s from %s",
+                      (int) where_len, where, when);
+        else
+            snprintf (buf + l, len - l, "; reserved from %s", when);
+    }
+}
+
 static void dump_set (jt_strbuf_t *b, const jt_node_set_t *set,
                       const jt_snapshot_t *s)
 {

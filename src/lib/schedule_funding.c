@@ -294,9 +294,11 @@ int jt_sched_held_back (const jt_sched_request_t *req, const jt_run_t *run,
     }
     if (rc == 1) {
         jt_time_format (at, t, sizeof (t));
-        jt_sched_say (out, JT_ANSWER_REFUSE, "jobtree: %s at %s, counting %" PRId64
-             " GPUs held for runs reserved ahead",
-             p.detail[0] ? p.detail : jt_reason_str (p.reason), t, counted);
+        /* the hold first: it is what stops the run (squeue's brief is
+         * the first clause, jt_reason_brief); the bound it meets after */
+        jt_sched_say (out, JT_ANSWER_REFUSE, "jobtree: %" PRId64 " GPUs held for"
+             " runs reserved ahead at %s (%s)", counted, t,
+             p.detail[0] ? p.detail : jt_reason_str (p.reason));
         out->waits = req->tense == JT_TENSE_NOW;
     }
     jt_plan_free (&p);

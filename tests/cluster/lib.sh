@@ -729,6 +729,28 @@ reason_when () {
     return $rc
 }
 
+# why_of JOB: the select plugin's whole explanation of a waiting run (the
+# job's SystemComment) as `jobtree explain` lays it out, its clause lines
+# joined by " | " on one line; "" before the plugin answered.
+why_of () {
+    jobtree_cli explain "$1" 2>&1 | awk '/^why/ { on = 1; next }
+        on { sub(/^ +/, ""); printf "%s%s", n++ ? " | " : "", $0 } END { print "" }'
+}
+# why_like JOB ERE: a wait_for condition: the explanation matches ERE
+# (JT_WHY_SEEN: what matched). Unlike squeue's reason, Slurm's main
+# scheduler never resets it.
+why_like () {
+    local w
+    w=$(why_of "$1")
+    echo "job $1 why: $w"
+    JT_WHY_SEEN=$w
+    grep -Eq -- "$2" <<< "$w"
+}
+
+# resv_from WHY: the reserved start of an explanation "reserved N nodes
+# [in D] from T | ...".
+resv_from () { sed -E 's/^reserved [0-9]+ nodes (in [^ ]+ )?from ([0-9T:Z-]+).*/\2/' <<< "$1"; }
+
 # drop_fabric_domains [EXTRA]: every node's features without fabric.domain
 # (region and cluster kept, EXTRA added: ",ib"), so only the topology
 # (leaf switches, or blocks) says where the domains are. Two TAP tests.

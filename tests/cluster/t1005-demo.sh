@@ -18,7 +18,7 @@
 top=$(cd "$(dirname "$0")/../.." && pwd)
 workload=$top/contrib/demo-workload.txt
 mapfile -t lines < <(grep -v '^#' "$workload" | grep -v '^[[:space:]]*$')
-plan $(( ${#lines[@]} + 4 ))
+plan $(( ${#lines[@]} + 7 ))
 JT_CLUSTER_SELECT=jobtree JT_CLUSTER_BUDGETS=$top/etc/budgets \
     cluster_setup "${1:?usage: $0 BUILDDIR}"
 cluster_start
@@ -67,6 +67,19 @@ for n in "${names[@]}"; do
         ;;
     esac
 done
+
+# What a user reads: squeue's reason is short (the blocker and, once
+# backfill planned it, the reservation); jobtree explain has the whole
+# explanation; a job without Jobtree options is plain Slurm.
+wait_for 20 why_like "${id[eval-east]}" '.' || true
+ex=$(jobtree_cli explain "${id[eval-east]}")
+like "$(tr '\n' '~' <<< "$ex")" "^job ${id[eval-east]}: PENDING, a Jobtree run \(account rai\)~run: rai, 16 GPUs of h100 in groups of 16~squeue reason: [^~]*~why, as the select plugin last decided:~(  [^~]+~)+\$" \
+     "jobtree explain: eval-east's whole explanation ($(sed -n '/^why/,$p' <<< "$ex" | tr -s ' \n' ' '))"
+r=$(reason_when "${id[eval-east]}" '^jobtree: ')
+ok "$(test "${#r}" -le 110 && test "${#r}" -lt "$(sed -n '/^why/,$p' <<< "$ex" | wc -c)"; echo $?)" \
+   "squeue's reason is the short form, ${#r} characters: $r"
+is "$(jobtree_cli explain "${id[platform]}" | head -n1)" \
+   "job ${id[platform]}: RUNNING, a plain Slurm job (no envelope)" "a plain job is shown as such"
 
 # One Start per running group, plus the BudgetLoaded record.
 ledger_settled $((running + 1)) 20

@@ -21,7 +21,7 @@
 # with the OpenSSL linking exception of LICENSE.OpenSSL.
 . "$(dirname "$0")/lib.sh"
 
-plan 13
+plan 16
 JT_CLUSTER_SELECT=jobtree
 cluster_setup "${1:?usage: $0 BUILDDIR}"
 cluster_start
@@ -46,10 +46,19 @@ wait_job_state "$bB" RUNNING 15 || bail_out "bB does not start"
 is "$(job_domains "$bA") $(job_domains "$bB")" "A B" "the blockers hold a node of A and all of B"
 
 big=$(submit --account=team-a -N4 $G8 --group-gpus=32 -t 2 --wrap "sleep 5")
-wait_for 20 reason_like "$big" '^jobtree: reserved 4 nodes in [^ ]*/A from ' \
+wait_for 20 why_like "$big" '^reserved 4 nodes in [^ ]*/A from [0-9T:Z-]+ \| ' \
     || bail_out "no reservation announced in domain A"
-reason=$JT_REASON_SEEN    # the reason that matched: read again, it may be "Resources" (reason_when)
-reserved=$(epoch "$(sed -E 's/.* from ([0-9T:Z-]+) .*/\1/' <<< "$reason")")
+reason=$JT_WHY_SEEN
+reserved=$(epoch "$(resv_from "$reason")")
+# squeue's reason is the short form: the one blocker, then where and when
+# (to the minute); the whole explanation is `jobtree explain`'s.
+brief=$(reason_when "$big" '; reserved [^ ]*/A from ')
+like "$brief" "^jobtree: [^;]+; reserved [^ ]*/A from $(date -u -d "@$reserved" +%Y-%m-%dT%H:%M)Z\$" \
+   "squeue's reason names the blocker and the reservation: $brief"
+ok "$(test "${#brief}" -le 110; echo $?)" "in ${#brief} characters (the explanation: $reason)"
+like "$(jobtree_cli explain "$big" | tr '\n' '~')" \
+     "^job $big: PENDING, a Jobtree run \(account team-a\)~run: team-a, 32 GPUs of h100 in groups of 32~squeue reason: [^~]+~why, as the select plugin last decided:~  reserved 4 nodes in [^ ]*/A from [0-9T:Z-]+~(    [^ ][^~]*~)+\$" \
+     "jobtree explain lays out the run, squeue's reason and the whole explanation"
 bA_limit=$(epoch "$(job_field "$bA" EndTime)")
 ok "$(test "$reserved" -ge "$bA_limit" && test "$reserved" -le $((bA_limit + 5)); echo $?)" \
    "the estimate is when bA's time limit frees A and funding ($reserved vs $bA_limit): $reason"

@@ -47,10 +47,10 @@ is "$(job_domains "$p1")$(job_domains "$p2")$(job_domains "$pB")" "AAB" \
 
 alone=$(submit --account=team-a -N4 --exclusive $G8 --group-gpus=32 -t 2 \
                --wrap "sleep 5")
-wait_for 30 reason_like "$alone" '^jobtree: reserved 4 nodes in [^ ]*/A from ' \
-    || bail_out "no reservation in A for the exclusive run: $(job_field "$alone" Reason)"
-reason=$JT_REASON_SEEN    # the reason that matched: read again, it may be "Resources" (reason_when)
-reserved=$(epoch "$(sed -E 's/.* from ([0-9T:Z-]+).*/\1/' <<< "$reason")")
+wait_for 30 why_like "$alone" '^reserved 4 nodes in [^ ]*/A from ' \
+    || bail_out "no reservation in A for the exclusive run: $(why_of "$alone")"
+reason=$JT_WHY_SEEN
+reserved=$(epoch "$(resv_from "$reason")")
 p2_end=$(epoch "$(job_field "$p2" EndTime)")
 is "$reserved" "$p2_end" "the estimate is exactly when the later of A's jobs ends: $reason"
 
@@ -67,9 +67,9 @@ is "$errs" "" "no estimate from free times disagreed with cons_tres"
 # A run that shares its nodes: cons_tres's will_run estimates it (a west
 # domain, when backfill's plan has room for it), no free-times line.
 shared=$(submit --account=team-a -N4 $G8 --group-gpus=32 -t 2 --wrap "sleep 5")
-wait_for 30 reason_like "$shared" '^jobtree: reserved 4 nodes in [^ ]*/[AB] from ' \
-    || bail_out "no reservation for the shared run: $(job_field "$shared" Reason)"
-ok 0 "the run without --exclusive is reserved: $(job_field "$shared" Reason)"
+wait_for 30 why_like "$shared" '^reserved 4 nodes in [^ ]*/[AB] from ' \
+    || bail_out "no reservation for the shared run: $(why_of "$shared")"
+ok 0 "the run without --exclusive is reserved: $JT_WHY_SEEN"
 is "$(grep -c "DebugCrossCheck: JobId=$shared: free times" "$LOG")" 0 \
    "and estimated by cons_tres, not from free times"
 
@@ -94,10 +94,10 @@ pC=$(plain 4 C 12)
 pD=$(plain 4 D 12)
 spread=$(submit --account=team-a -N4 --exclusive $G8 --group-gpus=16 -t 2 \
                 --wrap "sleep 5")
-wait_for 30 reason_like "$spread" '^jobtree: reserved 4 nodes from ' \
-    || bail_out "no reservation for the spread run: $(job_field "$spread" Reason)"
-reason=$JT_REASON_SEEN    # the reason that matched: read again, it may be "Resources" (reason_when)
-reserved=$(epoch "$(sed -E 's/.* from ([0-9T:Z-]+).*/\1/' <<< "$reason")")
+wait_for 30 why_like "$spread" '^reserved 4 nodes from ' \
+    || bail_out "no reservation for the spread run: $(why_of "$spread")"
+reason=$JT_WHY_SEEN
+reserved=$(epoch "$(resv_from "$reason")")
 g4_end=$(epoch "$(job_field "${blockers[3]}" EndTime)")
 _scross () { grep -E "DebugCrossCheck: JobId=$spread: free times start it at [0-9]+, cons_tres's will_run at [0-9]+" "$LOG" | tail -n1; }
 wait_for 20 _scross || bail_out "no free-times estimate logged for job $spread"

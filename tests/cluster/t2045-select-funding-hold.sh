@@ -16,7 +16,7 @@
 # with the OpenSSL linking exception of LICENSE.OpenSSL.
 . "$(dirname "$0")/lib.sh"
 
-plan 8
+plan 9
 BUD=$(mktemp -d /tmp/jt-hold-budgets.XXXXXX)
 for f in team-a small; do
     cp "$(dirname "$0")/../../etc/slurm/test-cluster/budgets/$f.json" "$BUD/"
@@ -38,7 +38,7 @@ wait_job_state "$bB" RUNNING 15 || bail_out "bB does not start"
 is "$(job_domains "$bA") $(job_domains "$bB")" "A A" "bA holds a node of A, bB two more of A"
 
 big=$(submit --account=team-a -N4 $G8 --group-gpus=32 -t 2 --wrap "sleep 5")
-wait_for 20 reason_like "$big" '^jobtree: reserved 4 nodes in [^ ]*/B from ' \
+wait_for 20 reason_like "$big" '^jobtree: [^;]+; reserved [^ ]*/B from [0-9T:-]+Z$' \
     || bail_out "no reservation in B"
 ok 0 "the 4-node run is reserved in idle B from bB's limit (when funding frees)"
 
@@ -50,8 +50,10 @@ short=$(submit --account=team-a -N1 $G8 --group-gpus=8 -t 1 --wrap "sleep 2")
 wait_job_state "$short" "RUNNING|COMPLETING|COMPLETED" 15
 ok $? "the short run (ends before the reserved start) starts at once ($(job_field "$short" JobState))"
 is "$(job_domains "$short")" "A" "on A's free node"
-wait_for 10 reason_like "$long" 'envelope a-west-h100: .* GPUs active, run needs 8.*counting 32 GPUs held for runs reserved ahead'
-ok $? "the long run waits for the funding held for the reserved run, and says so"
+wait_for 10 reason_like "$long" '^jobtree: 32 GPUs held for runs reserved ahead at [0-9T:Z-]+$'
+ok $? "the long run waits for the funding held for the reserved run, and squeue says so: $JT_REASON_SEEN"
+wait_for 10 why_like "$long" '^32 GPUs held for runs reserved ahead at [0-9T:Z-]+ \| envelope a-west-h100: [0-9]+ of [0-9]+ GPUs active, run needs 8'
+ok $? "its explanation names the envelope's bound then: $JT_WHY_SEEN"
 
 wait_job_state "$big" "RUNNING|COMPLETING|COMPLETED" 60 \
     || bail_out "the reserved run did not start: $(job_field "$big" Reason)"

@@ -36,7 +36,7 @@ is "$(job_field "$mall" NumNodes) $(job_domains "$mall")" "4 C" \
    "the malleable run starts at its maximum: four groups on C"
 
 big=$(submit --account=team-c -N2 $G8 --group-gpus=16 -t 2 --wrap "sleep 5")
-wait_for 30 reason_like "$big" '^jobtree: reserved 2 nodes in ' \
+wait_for 30 reason_like "$big" '^jobtree: [^;]+; reserved [^ ]+ from ' \
     || bail_out "no reservation: $(job_field "$big" Reason)"
 ok 0 "the run waits under a reservation: $(reason_like "$big" . | sed 's/^job [0-9]* reason: //')"
 

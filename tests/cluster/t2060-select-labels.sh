@@ -97,10 +97,10 @@ b1=$(submit -N1 $G8 -w gpu01 --wrap "sleep 600")
 wait_job_state "$b1" RUNNING 15 || bail_out "blocker on gpu01 does not start"
 big=$(submit --account=team-a -N2 $G8 --group-gpus=16 --node-constraint='gpu.mem GE 80' \
       --wrap "sleep 600")
-wait_for 20 reason_like "$big" 'gpu\.mem GE 80'
+# (jobtree explain sets a closing aside on its own line: "| nodes where")
+wait_for 20 why_like "$big" 'fits no domain: [^|]* \| nodes where gpu\.mem GE 80'
 is "$(job_field "$big" JobState)" PENDING "gpu.mem GE 80 holds on gpu01-02 only, gpu01 busy: waits"
-r=$(reason_when "$big" '^jobtree: .*\(nodes where gpu\.mem GE 80\)')
-like "$r" "^jobtree: .*\(nodes where gpu\.mem GE 80\)" "its reason names the constraint: $r"
+like "$JT_WHY_SEEN" "fits no domain: [^|]* \| nodes where gpu\.mem GE 80" "its explanation names the constraint: $JT_WHY_SEEN"
 is "$(job_field "$big" AdminComment | grep -o '"nodeConstraints":\[[^]]*\]')" \
     '"nodeConstraints":["gpu.mem GE 80"]' "the run record carries the constraint"
 scancel "$b1"

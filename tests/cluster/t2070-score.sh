@@ -134,7 +134,7 @@ wait_job_state "$blk" RUNNING 30 || bail_out "the job holding A does not start"
 strict=$(submit --account=team-a -N2 $G8 --group-gpus=16 --conformance=strict --wrap "sleep 600")
 [ -n "$strict" ] || bail_out "the strict run was refused: $(last_err)"
 like "$(job_field "$strict" AdminComment)" '"conformance":"strict"' "the record carries strict"
-wait_for 30 reason_like "$strict" 'grouped by conformance'
+wait_for 30 why_like "$strict" 'grouped by conformance'
 is "$(job_field "$strict" JobState)" PENDING "strict waits rather than mix: $(squeue -h -j "$strict" -o %r)"
 mix=$(submit --account=team-a -N2 $G8 --group-gpus=16 --wrap "sleep 600")
 wait_job_state "$mix" RUNNING 30

@@ -389,20 +389,20 @@ static void test_holds (void)
         "a run that ends before the hold starts may use its GPUs: %s", got);
     next_holds = holds, next_nholds = 2, next_end = now + 7200;
     is (ask (b, s, RUN ("rai", 16, GROUP (16)), JT_TENSE_NOW, NULL, 1, 8),
-        "refuse: jobtree: envelope west-h100: 24 of 32 GPUs active, run needs 16"
-        " at 2026-03-01T13:00:00Z, counting 16 GPUs held for runs reserved ahead",
+        "refuse: jobtree: 16 GPUs held for runs reserved ahead at 2026-03-01T13:00:00Z"
+        " (envelope west-h100: 24 of 32 GPUs active, run needs 16)",
         "one still running then may not: the lease (8) runs on, 8 + 16 held + 16"
         " > 32; the reason says when and how much is held");
     next_holds = holds, next_nholds = 2, next_end = 0;
     ok (strstr (ask (b, s, RUN ("rai", 16, GROUP (16)), JT_TENSE_NOW, NULL, 1, 8),
-                "counting 16 GPUs held") != NULL,
+                "jobtree: 16 GPUs held for runs reserved ahead") != NULL,
         "nor one without a time limit");
     next_holds = holds, next_nholds = 2, next_end = now + 7200;
     got = ask (b, s, RUN ("rai", 8, GROUP (8)), JT_TENSE_NOW, NULL, 1, 8);
     ok (!strncmp (got, "bind[", 5), "what the hold leaves is free: %s", got);
     next_holds = holds, next_nholds = 2, next_end = now + 7200;
     got = ask (b, s, RUN ("rai", 16, GROUP (16)), JT_TENSE_ESTIMATE, NULL, 1, 8);
-    ok (strstr (got, "refuse: jobtree: envelope west-h100: ") == got,
+    ok (strstr (got, "refuse: jobtree: 16 GPUs held for runs reserved ahead at ") == got,
         "backfill is told the same: no start now (%s)", got);
     got = ask (b, s, RUN ("rai", 16, GROUP (16)), JT_TENSE_NOW, NULL, 1, 8);
     ok (!strncmp (got, "bind[", 5), "without holds it binds: %s", got);
@@ -450,8 +450,8 @@ static void test_holds_each_start (void)
     two[0].gpus = 16;
     next_holds = two, next_nholds = 2, next_end = 0;
     is (ask (b, s, RUN ("rai", 8, GROUP (8)), JT_TENSE_NOW, NULL, 1, 8),
-        "refuse: jobtree: envelope west-h100: 32 of 32 GPUs active, run needs 8"
-        " at 2026-03-01T15:00:00Z, counting 32 GPUs held for runs reserved ahead",
+        "refuse: jobtree: 32 GPUs held for runs reserved ahead at 2026-03-01T15:00:00Z"
+        " (envelope west-h100: 32 of 32 GPUs active, run needs 8)",
         "a later hold that does not fit with the run is still seen, at its start");
     next_holds = two, next_nholds = 1, next_end = now + 2 * h;
     got = ask (b, s, RUN ("rai", 8, GROUP (8)), JT_TENSE_NOW, NULL, 1, 8);
@@ -475,8 +475,8 @@ static void test_holds_each_start (void)
     many[16] = (jt_hold_t){ "west-h100", 9, now + 18 * h };
     next_holds = many, next_nholds = 17, next_end = 0;
     is (ask (b, s, RUN ("rai", 8, GROUP (8)), JT_TENSE_NOW, NULL, 1, 8),
-        "refuse: jobtree: envelope west-h100: 41 of 48 GPUs active, run needs 8"
-        " at 2026-03-02T04:00:00Z, counting 25 GPUs held for runs reserved ahead",
+        "refuse: jobtree: 25 GPUs held for runs reserved ahead at 2026-03-02T04:00:00Z"
+        " (envelope west-h100: 41 of 48 GPUs active, run needs 8)",
         "past 16 instants the later holds are counted at the 16th");
     many[16].gpus = 8;
     next_holds = many, next_nholds = 17, next_end = 0;
@@ -746,8 +746,68 @@ static void test_bad_request (void)
     is (jt_answer_kind_str (JT_ANSWER_DEFER), "defer", "answer names");
 }
 
+/* jt_reason_brief: squeue's short form of each kind of line, exactly. */
+static void test_brief (void)
+{
+    static const struct {
+        const char *line, *brief, *name;
+    } cases[] = {
+        { "jobtree: reserved 4 nodes in west/A from 2026-03-01T14:00:00Z"
+          " (group 0 (32 GPUs) fits no domain: most free is west/C with 8)",
+          "jobtree: group 0 (32 GPUs) fits no domain: most free is west/C with 8;"
+          " reserved west/A from 2026-03-01T14:00Z",
+          "a reservation for room: the blocker (its inner parenthesis kept),"
+          " where and from when" },
+        { "jobtree: reserved 2 nodes in west/c1/A from 2026-11-29T01:39:00Z"
+          " (envelope rai-east-h100: 32 of 32 GPUs active, run needs 16"
+          " (envelope rai-east-h100's nodes have room); vision-west-h100 could"
+          " pay, but group 0 (16 GPUs) fits no domain: most free is west/c1/B"
+          " with 8; funded from 2026-11-29T01:39:00Z)",
+          "jobtree: envelope rai-east-h100: 32 of 32 GPUs active, run needs 16;"
+          " reserved west/c1/A from 2026-11-29T01:39Z",
+          "a reservation waiting for funding: the first payer's bound, not"
+          " the payers tried after it (the demo's 250-character line)" },
+        { "jobtree: reserved 8 nodes from 2026-03-01T14:00:00Z (group 1 (8"
+          " GPUs) fits no domain: no domain has a free node)",
+          "jobtree: group 1 (8 GPUs) fits no domain: no domain has a free node;"
+          " reserved from 2026-03-01T14:00Z",
+          "a reservation over several domains names none" },
+        { "jobtree: envelope west-h100: 48 of 64 GPUs active, run needs 32;"
+          " sponsor envelope b-east (team-b) could pay 32 GPUs if the run"
+          " allowed borrowing",
+          "jobtree: envelope west-h100: 48 of 64 GPUs active, run needs 32",
+          "a funding wait without a reservation: its own bound, the hint"
+          " left to the explanation" },
+        { "envelope west-h100: 48 of 64 GPUs active, run needs 32",
+          "jobtree: envelope west-h100: 48 of 64 GPUs active, run needs 32",
+          "a line without the tag gets it" },
+        { "jobtree: reserved 4 nodes in west/A from 2026-03-01T14:00:00Z for"
+          " its restart (paid by west-h100)",
+          "jobtree: reserved 4 nodes in west/A from 2026-03-01T14:00:00Z for"
+          " its restart",
+          "a restart's line is read as any line" },
+        { "jobtree: never fundable: 40 GPUs exceed what the candidate envelopes"
+          " can fund together by whole nodes (aggregate cap rai-total allows 24)",
+          "jobtree: never fundable: 40 GPUs exceed what the candidate envelopes"
+          " can fund...",
+          "a long blocker is cut at a word, and says so" },
+        { "", "", "an empty line has no brief" },
+    };
+    char buf[160];
+
+    for (size_t i = 0; i < sizeof (cases) / sizeof (cases[0]); i++) {
+        jt_reason_brief (cases[i].line, buf, sizeof (buf));
+        is (buf, cases[i].brief, "brief: %s", cases[i].name);
+        ok (strlen (buf) <= 110, "brief: %s: %zu characters", cases[i].name,
+            strlen (buf));
+    }
+    jt_reason_brief ("jobtree: a b c", buf, 8);
+    is (buf, "jobtree", "brief: cut to the buffer");
+}
+
 int main (void)
 {
+    test_brief ();
     test_now ();
     test_spares ();
     test_malleable_range ();
