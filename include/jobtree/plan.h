@@ -78,8 +78,8 @@ typedef struct jt_plan {
     size_t ndomains;
     /* Set by jt_sched_decide only: the instant it starts (BindNow: now;
      * PlanLater: when room and funding are both there, counting only the
-     * leases' ends; 0 for a PlanLater run whose room is held by something
-     * with no known end). jt_plan_run leaves it 0. */
+     * leases' ends; 0 for a PlanLater run whose room, or funding, is held
+     * by something with no known end). jt_plan_run leaves it 0. */
     int64_t earliest_start;
 } jt_plan_t;
 

@@ -26,7 +26,10 @@
  *                      waits and placement waits are alike (DESIGN decision
  *                      9): both get an estimate, so backfill holds room for
  *                      a run waiting for its budget. A run no lease end or
- *                      window opening would fund gets no estimate.
+ *                      window opening would fund gets no estimate; when it
+ *                      would be funded once the leases of unknown end have
+ *                      ended, its refusal says "start unknown: funded when
+ *                      running leases end; their ends are not known".
  *
  * The adapter translates its node set into `eligible`, asks, and turns the
  * answer into node bitmaps for the per-node check (cons_tres: cores,
@@ -172,7 +175,9 @@ void jt_answer_free (jt_answer_t *a);
  *   BindNow    NOW binds it (out is that plan, earliest_start = now).
  *   Reject     it can never start: EVER refuses it (no envelope could ever
  *              fund it; a group fits no domain even with every node idle),
- *              or no lease end or window opening would ever fund it.
+ *              or no amount of waiting would fund it: no lease end or
+ *              window opening does, not even once every lease of unknown
+ *              end has ended (the GPU-hours are spent, the windows closed).
  *   PlanLater  otherwise, with earliest_start: the first instant t, among
  *              now, the snapshot's lease ends and the window boundaries of
  *              the run's flavor, at which jt_plan_run binds it on the nodes
@@ -183,7 +188,13 @@ void jt_answer_free (jt_answer_t *a);
  *              each window interval). When only nodes of unknown end stand
  *              in the way, earliest_start is 0 (not known). The reason and
  *              detail say why it cannot start now; the cover segments are
- *              the payers at earliest_start.
+ *              the payers at earliest_start. A running lease always ends,
+ *              so a run funded only once leases of unknown end have ended
+ *              is PlanLater too, earliest_start 0, its detail adding
+ *              "start unknown: funded when running leases end; their ends
+ *              are not known"; one funded at a known instant T on nodes of
+ *              unknown free time adds "start unknown: funded from T; nodes
+ *              it needs have no known free time".
  *
  * Returns 0 with out filled (jt_plan_free it), -1 with err set. */
 int jt_sched_decide (const jt_sched_request_t *req, jt_plan_t *out,

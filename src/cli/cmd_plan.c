@@ -36,10 +36,12 @@ static int yield_any (const char *run, int64_t *min_gpus, void *arg)
     return 1;
 }
 
-/* What activating reservation resv at now would cut, as slurmctld decides
- * it (activation.c): whether an activation is due (jt_activation_due, a
- * what-if at now: room, or a reclaim of what the owner lent, and who is
- * paid back), its slice, whole jobs only. */
+/* What activating reservation resv at now would cut, with slurmctld's
+ * library (activation.c): whether an activation is due (jt_activation_due,
+ * a what-if at now: room, or a reclaim of what the owner lent, and who is
+ * paid back), its slice, whole jobs only: no structural cuts (a snapshot
+ * does not say which runs are malleable), every lease may yield
+ * (jobtree-plan(1) says so). */
 static int print_activation (const jt_budgets_t *b, jt_snapshot_t *s,
                              const jt_run_t *r, int64_t now,
                              const jt_plan_opts_t *popts, const char *resv)
@@ -204,8 +206,9 @@ static void plan_usage (FILE *f)
              "  -j, --json           print the plan as JSON\n"
              "  -p, --policy NAME    best-fit (default) or pack-to-empty\n"
              "  -a, --activate RESV  also show who would give way if reservation\n"
-             "                       RESV activated at --at (the lottery slurmctld\n"
-             "                       draws; every lease of the snapshot may yield)\n"
+             "                       RESV activated at --at (slurmctld's lottery\n"
+             "                       over whole runs, no spare drops or shrinks;\n"
+             "                       every lease of the snapshot may yield)\n"
              "  -S, --score[=PROFILE] also show the run's ordering score, factor"
              " by\n"
              "                       factor (PROFILE, else --conf's default;"

@@ -396,10 +396,9 @@ static void room_min (room_t *rm, int64_t gpus, enum bound_kind kind,
     }
 }
 
-/* Every bound of candidate cd given usage and this session's charges.
- * The borrow limit applies only to real sponsors (not the shadow list). */
-room_t jt_cover_room (const jt_coverer_t *c, const jt_cover_cand_t *cd,
-                      bool borrowing)
+/* The envelope's own bounds (window, concurrency, GPU-hours), not yet
+ * clamped at 0. */
+static room_t room_own (const jt_coverer_t *c, const jt_cover_cand_t *cd)
 {
     const jt_envelope_t *e = cd->env;
     size_t id = e->id;
@@ -417,7 +416,30 @@ room_t jt_cover_room (const jt_coverer_t *c, const jt_cover_cand_t *cd,
     double used = u_hours (c, id) + (double) ch * c->hpg;
     double lim = jt_envelope_gpu_hours_cap (e);
     room_min (&rm, hours_to_gpus (c, lim - used), B_HOURS, NULL, used, lim);
+    return rm;
+}
 
+room_t jt_cover_room_own (const jt_coverer_t *c, const jt_cover_cand_t *cd)
+{
+    room_t rm = room_own (c, cd);
+
+    if (rm.gpus < 0)
+        rm.gpus = 0;
+    return rm;
+}
+
+/* Every bound of candidate cd given usage and this session's charges.
+ * The borrow limit applies only to real sponsors (not the shadow list). */
+room_t jt_cover_room (const jt_coverer_t *c, const jt_cover_cand_t *cd,
+                      bool borrowing)
+{
+    const jt_envelope_t *e = cd->env;
+    size_t id = e->id;
+    int64_t ch = c->charged[id];
+    room_t rm = room_own (c, cd);
+
+    if (rm.kind == B_WINDOW)
+        return rm;
     for (size_t k = 0; k < c->b->ncaps; k++) {
         const jt_aggcap_t *a = c->b->caps[k];
         bool member = false;

@@ -50,6 +50,11 @@ typedef struct room {
 room_t jt_cover_room (const jt_coverer_t *c, const jt_cover_cand_t *cd,
                       bool borrowing);
 
+/* Only candidate cd's own bounds (window, concurrency, GPU-hours): what
+ * it could fund were no aggregate cap, lending cap or borrow limit in the
+ * way. */
+room_t jt_cover_room_own (const jt_coverer_t *c, const jt_cover_cand_t *cd);
+
 /* The reason name of a bound. */
 jt_reason_t jt_cover_kind_reason (enum bound_kind k);
 

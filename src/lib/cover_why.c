@@ -114,6 +114,71 @@ static void room_detail (const jt_coverer_t *c, const jt_cover_cand_t *cd,
     }
 }
 
+/* An envelope of the run's flavor a run that borrows might look to but
+ * may not borrow from: one of a sponsor it lists (in its order), else one
+ * that lends to other owners; never the family's. NULL when there is none
+ * or the run does not borrow; *more counts the others. */
+static const jt_envelope_t *non_lender (const jt_coverer_t *c, size_t *more)
+{
+    const jt_budgets_t *b = c->b;
+    const jt_run_t *r = c->r;
+    const jt_envelope_t *first = NULL;
+
+    *more = 0;
+    if (!r->allow_borrow)
+        return NULL;
+    for (size_t pass = 0; pass < 2; pass++) {
+        size_t n = pass == 0 ? r->nsponsors : b->n;
+        for (size_t i = 0; i < n; i++) {
+            const jt_budget_t *sp = pass == 0
+                                    ? jt_budgets_owner (b, r->sponsors[i])
+                                    : &b->v[i];
+            bool listed = false;
+            if (!sp)
+                continue;
+            for (size_t j = 0; j < r->nsponsors && !listed; j++)
+                listed = (pass == 0 ? j < i : true)
+                         && !strcmp (r->sponsors[j], sp->owner);
+            if (listed)
+                continue;       /* met before */
+            for (size_t k = 0; k < sp->nenv; k++) {
+                const jt_envelope_t *e = &sp->env[k];
+                jt_source_t src;
+                if (!jt_cover_flavor_is (e, r->flavor)
+                    || (pass == 1 && !e->lending.allow)
+                    || jt_cover_source_of (b, r->owner, e, &src) != 0)
+                    continue;   /* family, lends to the owner, or ENOMEM */
+                if (!first)
+                    first = e;
+                else
+                    (*more)++;
+            }
+        }
+    }
+    return first;
+}
+
+/* "sponsor E does not lend to O (lends to: P, Q)". */
+static void non_lender_detail (const jt_coverer_t *c, const jt_envelope_t *e,
+                               size_t more, char *buf, size_t len)
+{
+    const jt_lending_t *l = &e->lending;
+    size_t n;
+
+    snprintf (buf, len, "sponsor %s does not lend to %s (%s", e->name,
+              c->r->owner, l->allow ? "lends to: " : "lending off");
+    for (size_t i = 0; l->allow && i < l->nto; i++) {
+        n = strlen (buf);
+        snprintf (buf + n, len - n, "%s%s", i ? ", " : "", l->to[i]);
+    }
+    n = strlen (buf);
+    snprintf (buf + n, len - n, ")");
+    n = strlen (buf);
+    if (more > 0)
+        snprintf (buf + n, len - n, ", nor do %zu other envelopes of %s",
+                  more, c->r->flavor);
+}
+
 jt_reason_t jt_coverer_why_cand (const jt_coverer_t *c, size_t i, int64_t gpus,
                                  char *detail, size_t len)
 {
@@ -161,6 +226,12 @@ jt_reason_t jt_coverer_why_gpus (const jt_coverer_t *c, int64_t need,
         }
         snprintf (detail, len, "no envelope of flavor %s for %s, its family"
                   " or a sponsor lending to it", flavor, owner);
+        size_t more, l = strlen (detail);
+        const jt_envelope_t *nl = non_lender (c, &more);
+        if (nl && l + 2 < len) {
+            snprintf (detail + l, len - l, ": ");
+            non_lender_detail (c, nl, more, detail + l + 2, len - l - 2);
+        }
         return JT_NO_MATCHING_ENVELOPE;
     }
     ssize_t best = -1;
@@ -226,25 +297,47 @@ jt_reason_t jt_coverer_why (const jt_coverer_t *c, char *detail, size_t len)
 
 /* ---- could it ever be funded ---- */
 
-static const char *kind_bound_name (enum bound_kind k)
+/* The bound of room rm of candidate envelope e, for a never-fundable
+ * line: "concurrency", "aggregate cap C", "lending.maxConcurrency 16 of
+ * sponsor E", "maxBorrowGPUs 16", ... */
+static void bound_name (const room_t *rm, const jt_envelope_t *e, char *buf,
+                        size_t len)
 {
-    switch (k) {
+    switch (rm->kind) {
     case B_CONC:
-        return "concurrency";
+        snprintf (buf, len, "concurrency");
+        break;
     case B_HOURS:
-        return "GPU-hours for its time limit";
+        snprintf (buf, len, "GPU-hours for its time limit");
+        break;
     case B_CAP_CONC:
     case B_CAP_HOURS:
-        return "aggregate cap";
+        snprintf (buf, len, "aggregate cap %s", rm->cap->name);
+        break;
     case B_LEND_CONC:
+        snprintf (buf, len, "lending.maxConcurrency %.0f of sponsor %s",
+                  rm->limit, e->name);
+        break;
     case B_LEND_HOURS:
-        return "lending cap";
+        snprintf (buf, len, "lending.maxGPUHours %.1f of sponsor %s",
+                  rm->limit, e->name);
+        break;
     case B_BORROW:
-        return "maxBorrowGPUs";
+        snprintf (buf, len, "maxBorrowGPUs %.0f", rm->limit);
+        break;
     default:
+        snprintf (buf, len, "bounds");
         break;
     }
-    return "bounds";
+}
+
+/* A bound shared by several envelopes or runs' borrowing, not the
+ * envelope's own: an aggregate cap, a sponsor's lending caps, the run's
+ * maxBorrowGPUs. */
+static bool kind_shared (enum bound_kind k)
+{
+    return k == B_CAP_CONC || k == B_CAP_HOURS || k == B_LEND_CONC
+           || k == B_LEND_HOURS || k == B_BORROW;
 }
 
 /* Fund all groups with no usage at time t. 1 funded, 0 not, -1 ENOMEM. */
@@ -264,6 +357,184 @@ static int fundable_at (const jt_budgets_t *b, const jt_run_t *r,
     }
     jt_coverer_destroy (c);
     return 1;
+}
+
+/* ---- never: what keeps the candidates from funding the run together ---- */
+
+/* Forget this session's charges. */
+static void uncharge (jt_coverer_t *c)
+{
+    memset (c->charged, 0, (c->b->nenv + 1) * sizeof (*c->charged));
+    c->funded = c->borrowed = c->need = 0;
+}
+
+/* Fund as much of `total` as the candidates can at c->now, as Cover pays
+ * a run: a soft group that splits owner first, in whole pieces of `unit`
+ * GPUs (jt_coverer_soft_share); else whole groups of `unit` GPUs, each by
+ * the first candidate with room for it, then the short last group (total
+ * % unit). The charges stay in c. Returns the GPUs funded. Work: the
+ * candidates, twice. */
+static int64_t fund_most (jt_coverer_t *c, int64_t total, int64_t unit,
+                          bool split)
+{
+    int64_t left = total;
+
+    uncharge (c);
+    if (unit < 1)
+        unit = 1;
+    if (split) {
+        for (size_t i = 0; i < c->ncand && left > 0; i++) {
+            int64_t share = jt_coverer_soft_share (c, i, left, unit);
+            if (share > 0 && jt_coverer_charge (c, i, share) == 0)
+                left -= share;
+        }
+        return total - left;
+    }
+    int64_t groups = total / unit, last = total % unit;
+    for (size_t i = 0; i < c->ncand && groups > 0; i++) {
+        int64_t k = jt_coverer_headroom (c, i, NULL) / unit;
+        if (k > groups)
+            k = groups;
+        if (k > 0 && jt_coverer_charge (c, i, k * unit) == 0)
+            groups -= k;
+    }
+    for (size_t i = 0; i < c->ncand && last > 0; i++)
+        if (jt_coverer_headroom (c, i, NULL) >= last
+            && jt_coverer_charge (c, i, last) == 0)
+            last = 0;
+    return total - groups * unit - last;
+}
+
+/* fund_most at the instant, among now and the candidates' later window
+ * openings, at which it funds the most (the earliest of those); c is left
+ * at that instant with its charges. */
+static int64_t fund_most_ever (jt_coverer_t *c, int64_t now, int64_t total,
+                               int64_t unit, bool split)
+{
+    int64_t best = -1, best_t = now;
+
+    for (size_t i = 0; i < c->ncand; i++) {
+        const jt_envelope_t *e = c->cand[i].env;
+        if (e->end <= now)
+            continue;
+        c->now = e->start > now ? e->start : now;
+        int64_t f = fund_most (c, total, unit, split);
+        if (f > best || (f == best && c->now < best_t)) {
+            best = f;
+            best_t = c->now;
+        }
+    }
+    c->now = best_t;
+    return fund_most (c, total, unit, split);
+}
+
+/* After fund_most: the first candidate, in Cover's order, that a shared
+ * bound (kind_shared) keeps from paying the next piece of `piece` GPUs
+ * although its own bounds have room for it; *rm is that bound. -1 when
+ * none does: the envelopes themselves are too small. */
+static ssize_t shared_blocker (const jt_coverer_t *c, int64_t piece,
+                               room_t *rm)
+{
+    for (size_t i = 0; i < c->ncand; i++) {
+        room_t r = jt_cover_room (c, &c->cand[i], true);
+        if (!kind_shared (r.kind) || r.gpus >= piece
+            || jt_cover_room_own (c, &c->cand[i]).gpus < piece)
+            continue;
+        *rm = r;
+        return (ssize_t) i;
+    }
+    return -1;
+}
+
+/* "aggregate cap C allows 24 of the 40 GPUs": what the shared bound rm of
+ * candidate i lets the run have of what the other candidates leave to it
+ * (the charges of fund_most), and what those fund. */
+static void blocker_detail (const jt_coverer_t *c, size_t i, const room_t *rm,
+                            int64_t total, int64_t funded, char *buf,
+                            size_t len)
+{
+    const jt_cover_cand_t *cd = &c->cand[i];
+    long long a = (long long) charged_inside (c, cd, rm);
+    long long others = (long long) funded - a;
+    long long n = (long long) total - others;
+    size_t l;
+
+    switch (rm->kind) {
+    case B_CAP_CONC:
+        snprintf (buf, len, "aggregate cap %s allows %lld of the %lld GPUs",
+                  rm->cap->name, a, n);
+        l = strlen (buf);
+        if (a != (long long) rm->limit)
+            snprintf (buf + l, len - l, " (maxConcurrency %.0f)", rm->limit);
+        break;
+    case B_CAP_HOURS:
+        snprintf (buf, len, "aggregate cap %s allows %lld of the %lld GPUs for"
+                  " the run's time limit (maxGPUHours %.1f)", rm->cap->name,
+                  a, n, rm->limit);
+        break;
+    case B_LEND_CONC:
+        snprintf (buf, len, "lending.maxConcurrency %.0f of sponsor %s allows"
+                  " %lld of the %lld GPUs", rm->limit, cd->env->name, a, n);
+        break;
+    case B_LEND_HOURS:
+        snprintf (buf, len, "lending.maxGPUHours %.1f of sponsor %s allows"
+                  " %lld of the %lld GPUs for the run's time limit", rm->limit,
+                  cd->env->name, a, n);
+        break;
+    case B_BORROW:
+        snprintf (buf, len, "maxBorrowGPUs %.0f of the run allows %lld of the"
+                  " %lld GPUs", rm->limit, a, n);
+        break;
+    default:
+        return;
+    }
+    l = strlen (buf);
+    if (others > 0)
+        snprintf (buf + l, len - l, "; the other candidates fund %lld of the"
+                  " run's %lld", others, (long long) total);
+}
+
+/* Never, though no piece of the run is larger than what one candidate can
+ * fund: the candidates together fall short. Name what stops them: a shared
+ * bound, else a sponsor that does not lend to the owner, else the sum
+ * (with borrowing off while a sponsor lends, that too). */
+static void never_together (jt_coverer_t *c, int64_t now, int64_t total,
+                            int64_t unit, bool split, size_t ngroups,
+                            int64_t gpn, char *detail, size_t len)
+{
+    int64_t funded = fund_most_ever (c, now, total, unit, split);
+    int64_t piece = total - funded < unit ? total - funded : unit;
+    const jt_envelope_t *nl;
+    room_t rm;
+    ssize_t i = shared_blocker (c, piece > 0 ? piece : 1, &rm);
+    size_t more, l;
+
+    if (i >= 0) {
+        blocker_detail (c, (size_t) i, &rm, total, funded, detail, len);
+        return;
+    }
+    if ((nl = non_lender (c, &more))) {
+        non_lender_detail (c, nl, more, detail, len);
+        l = strlen (detail);
+        snprintf (detail + l, len - l, "; the candidates fund %lld of the"
+                  " run's %lld", (long long) funded, (long long) total);
+        return;
+    }
+    if (split)
+        snprintf (detail, len, "%lld GPUs exceed what the candidate envelopes"
+                  " can fund together by whole nodes%s", (long long) total,
+                  gpn > 0 ? "" : " (GPUs per node unknown)");
+    else
+        snprintf (detail, len, "%lld GPUs in %zu groups exceed what the"
+                  " candidate envelopes can fund together", (long long) total,
+                  ngroups);
+    if (c->nshadow > 0) {
+        l = strlen (detail);
+        snprintf (detail + l, len - l, "; the run does not allow borrowing:"
+                  " sponsor envelope %s (%s) lends to %s",
+                  c->shadow[0].env->name, c->shadow[0].env->owner,
+                  c->r->owner);
+    }
 }
 
 jt_reason_t jt_cover_ever (const jt_budgets_t *b, const jt_run_t *r,
@@ -317,6 +588,7 @@ jt_reason_t jt_cover_ever_gpn (const jt_budgets_t *b, const jt_run_t *r,
      * time; when the total is over their sum, it never fits (and need not
      * be compiled: a 2^31-GPU run would take gigabytes). */
     room_t best = { -1, B_NONE, NULL, 0., 0. };
+    const jt_envelope_t *best_env = NULL;
     int64_t sum = 0;
     bool any_future = false;
     for (size_t i = 0; i < c->ncand; i++) {
@@ -326,8 +598,14 @@ jt_reason_t jt_cover_ever_gpn (const jt_budgets_t *b, const jt_run_t *r,
         any_future = true;
         c->now = e->start > now ? e->start : now;
         room_t rm = jt_cover_room (c, &c->cand[i], true);
-        if (rm.gpus > best.gpus)
+        /* on a tie a shared bound is the one to name: the envelope's own
+         * concurrency is not what stops it */
+        if (rm.gpus > best.gpus
+            || (rm.gpus == best.gpus && !kind_shared (best.kind)
+                && kind_shared (rm.kind))) {
             best = rm;
+            best_env = e;
+        }
         sum = rm.gpus > INT64_MAX - sum ? INT64_MAX : sum + rm.gpus;
     }
     c->now = now;
@@ -366,28 +644,26 @@ jt_reason_t jt_cover_ever_gpn (const jt_budgets_t *b, const jt_run_t *r,
     }
 never:
     /* Never: say which bound is too small for the largest group (the first:
-     * the short last group is never the largest). */
+     * the short last group is never the largest), or what keeps the
+     * candidates from funding the run together. */
     why = JT_NEVER_FUNDABLE;
     int64_t largest = gg;
+    char bn[128] = "";
+    if (best_env)
+        bound_name (&best, best_env, bn, sizeof (bn));
     if (split && largest > best.gpus)
         snprintf (detail, len, "one node of %lld GPUs > %lld GPUs any"
                   " candidate can fund (%s)", (long long) largest,
-                  (long long) best.gpus, kind_bound_name (best.kind));
-    else if (split)
-        snprintf (detail, len, "%lld GPUs exceed what the candidate envelopes"
-                  " can fund together by whole nodes%s", (long long) total,
-                  gpn > 0 ? "" : " (GPUs per node unknown)");
+                  (long long) best.gpus, bn);
     else if (largest > best.gpus && best.kind == B_CONC)
         snprintf (detail, len, "largest group %lld GPUs > concurrency %lld of"
                   " every candidate", (long long) largest, (long long) best.gpus);
     else if (largest > best.gpus)
         snprintf (detail, len, "largest group %lld GPUs > %lld GPUs any"
                   " candidate can fund (%s)", (long long) largest,
-                  (long long) best.gpus, kind_bound_name (best.kind));
+                  (long long) best.gpus, bn);
     else
-        snprintf (detail, len, "%lld GPUs in %zu groups exceed what the"
-                  " candidate envelopes can fund together", (long long) total,
-                  ngroups);
+        never_together (c, now, total, gg, split, ngroups, gpn, detail, len);
 done:
     jt_groups_free (&g);
     jt_coverer_destroy (c);

@@ -158,7 +158,7 @@ int jt_plan_print (const jt_plan_t *p, const jt_snapshot_t *s, FILE *f)
         if (p->earliest_start > 0)
             jt_time_format (p->earliest_start, when, sizeof (when));
         fprintf (f, "earliest:   %s\n", p->earliest_start > 0 ? when
-                 : "unknown (room held by jobs without a known end)");
+                 : "unknown (it waits on leases or nodes without a known end)");
     }
     fprintf (f, "requested:  %lld GPUs\n", (long long) p->requested_gpus);
     fprintf (f, "bound:      %lld GPUs\n", (long long) p->total_gpus);

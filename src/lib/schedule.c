@@ -394,12 +394,19 @@ int jt_sched_answer (const jt_sched_request_t *req, jt_answer_t *out,
                && jt_sched_is_funding_reason (out->plan.reason)) {
         jt_plan_t later;
         int64_t when;
+        int ends = 0;
 
         memset (&later, 0, sizeof (later));
         view_apply (s, req->eligible, true, keep);
         rc = jt_sched_funding_time (req, &run, NULL, &when, err);
         if (rc == 0 && when)
             rc = jt_sched_funded_at (req, &run, when, NULL, &later, err) < 0 ? -1 : 0;
+        else if (rc == 0) {
+            int64_t then;
+            /* held by leases of unknown end: a wait, no estimate */
+            ends = jt_sched_funded_unknown (req, &run, NULL, &then, NULL, err);
+            rc = ends < 0 ? -1 : 0;
+        }
         jt_sched_view_restore (s, keep);
         if (rc == 0 && when) {
             char t[40];
@@ -413,8 +420,14 @@ int jt_sched_answer (const jt_sched_request_t *req, jt_answer_t *out,
             out->not_before = when;
             out->payer = jt_sched_first_payer (&later);
             rc = estimate_sets (out, req, &run, &later, err);
-        } else if (rc == 0)
+        } else if (rc == 0) {
             say_plan (out, JT_ANSWER_REFUSE);
+            if (ends > 0) {
+                size_t len = strlen (out->reason);
+                snprintf (out->reason + len, sizeof (out->reason) - len,
+                          "; %s", JT_SCHED_UNKNOWN_ENDS);
+            }
+        }
         jt_plan_free (&later);
     } else {
         say_plan (out, JT_ANSWER_REFUSE);

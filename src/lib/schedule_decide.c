@@ -1,8 +1,9 @@
 /*
  * schedule_decide.c - the calculus's decision over time, offline
  * (jt_sched_decide, jobtree/schedule.h): Reject only when never,
- * PlanLater with its earliest start from the nodes' free times, built on
- * jt_sched_answer (schedule.c).
+ * PlanLater with its earliest start from the nodes' free times (unknown
+ * when it waits on something of no known end), built on jt_sched_answer
+ * (schedule.c).
  *
  * Copyright (C) 2026 The Jobtree authors.
  * SPDX-License-Identifier: GPL-2.0-or-later
@@ -69,6 +70,74 @@ static void take_plan (jt_answer_t *a, jt_plan_t *out, jt_decision_t d)
     *out = a->plan;
     memset (&a->plan, 0, sizeof (a->plan));
     out->decision = d;
+}
+
+/* Append "; text" (or text) to a plan's detail, as far as it holds. */
+static void detail_add (jt_plan_t *p, const char *fmt, ...)
+    __attribute__ ((format (printf, 2, 3)));
+static void detail_add (jt_plan_t *p, const char *fmt, ...)
+{
+    size_t len = strlen (p->detail);
+    va_list ap;
+
+    if (len && len + 2 < sizeof (p->detail)) {
+        memcpy (p->detail + len, "; ", 3);
+        len += 2;
+    }
+    va_start (ap, fmt);
+    vsnprintf (p->detail + len, sizeof (p->detail) - len, fmt, ap);
+    va_end (ap);
+}
+
+/* No instant was found at which room and funding are both there. Waiting
+ * may still start it: a running lease always ends, and nodes of unknown
+ * free time may free. Reject is only for a run no amount of waiting funds,
+ * so with placement assumed (EVER placed it on the idle nodes: free_at,
+ * the caller's scratch, becomes now on every eligible node), is it funded
+ * at a known lease end or window opening (then the nodes it needs stand in
+ * the way), or once the leases of unknown end have ended? Then *out is
+ * PlanLater with no earliest start, its detail saying which, its cover who
+ * would pay then. Returns 1 (out filled, a's plan taken), 0 (never: out
+ * untouched), -1. */
+static int wait_unknown (const jt_sched_request_t *q, const jt_run_t *run,
+                         int64_t *free_at, node_live_t *keep, jt_answer_t *a,
+                         jt_plan_t *out, jt_error_t *err)
+{
+    room_t room = { free_at, keep };
+    int64_t when = 0;
+    jt_plan_t then;
+    bool ends = false;
+    int rc;
+
+    memset (&then, 0, sizeof (then));
+    for (size_t k = 0; k < q->snap->nnodes; k++)
+        free_at[k] = q->eligible[k] ? q->now : INT64_MAX;
+    rc = jt_sched_funding_time (q, run, &room, &when, err);
+    if (rc == 0 && when)
+        rc = jt_sched_funded_at (q, run, when, &room, &then, err) < 0 ? -1 : 1;
+    else if (rc == 0) {
+        rc = jt_sched_funded_unknown (q, run, &room, &when, &then, err);
+        ends = true;
+    }
+    if (rc > 0) {
+        take_plan (a, out, JT_PLAN_LATER);
+        out->earliest_start = 0;
+        free (out->segs);
+        out->segs = then.segs;
+        out->nsegs = then.nsegs;
+        then.segs = NULL;
+        then.nsegs = 0;
+        if (ends)
+            detail_add (out, "%s", JT_SCHED_UNKNOWN_ENDS);
+        else {
+            char t[40];
+            jt_time_format (when, t, sizeof (t));
+            detail_add (out, "start unknown: funded from %s; nodes it needs"
+                        " have no known free time", t);
+        }
+    }
+    jt_plan_free (&then);
+    return rc;
 }
 
 int jt_sched_decide (const jt_sched_request_t *req, jt_plan_t *out,
@@ -161,13 +230,17 @@ int jt_sched_decide (const jt_sched_request_t *req, jt_plan_t *out,
             later.segs = NULL;
             later.nsegs = 0;
         }
-    } else {
-        /* Funding, and no lease end or window opening brings it back. */
+    } else if ((rc = wait_unknown (&q, &run, free_at, keep, &a, out, err)) < 0)
+        goto out;
+    else if (rc == 0) {
+        /* Funding, and no lease end or window opening brings it back,
+         * even with every running lease ended. */
         take_plan (&a, out, JT_REJECT);
         size_t len = strlen (out->detail);
         snprintf (out->detail + len, sizeof (out->detail) - len, "%s"
                   "no lease end or window opening funds it", len ? "; " : "");
     }
+    rc = rc < 0 ? -1 : 0;
 out:
     jt_plan_free (&later);
     jt_answer_free (&a);

@@ -188,6 +188,47 @@ int jt_sched_funding_time (const jt_sched_request_t *req, const jt_run_t *run,
     return rc < 0 ? -1 : 0;
 }
 
+/* When jt_sched_funding_time finds no instant because leases of unknown
+ * end hold the funding: would the run be funded once they had ended? A
+ * running lease always ends, so a run that is then is a wait of unknown
+ * length, not a refusal. They are taken to end just after now (the most
+ * waiting can give them back; their GPU-hours counted up to then) and the
+ * same search is run; the snapshot's lease ends are put back after. *when
+ * is the instant found (0: none) and, when keep is not NULL and it is
+ * found, *keep the plan there. 1 funded then, 0 not (no amount of waiting
+ * funds it, or no lease has an unknown end), -1 error. */
+int jt_sched_funded_unknown (const jt_sched_request_t *req,
+                             const jt_run_t *run, const room_t *room,
+                             int64_t *when, jt_plan_t *keep, jt_error_t *err)
+{
+    jt_snapshot_t *s = req->snap;
+    int64_t *ends;
+    size_t n = 0;
+    int rc;
+
+    *when = 0;
+    for (size_t k = 0; k < s->nleases; k++)
+        n += s->leases[k].end <= 0;
+    if (n == 0)
+        return 0;
+    if (!(ends = malloc (s->nleases * sizeof (*ends))))
+        return jt_errprintf (err, "out of memory");
+    for (size_t k = 0; k < s->nleases; k++) {
+        ends[k] = s->leases[k].end;
+        if (ends[k] <= 0)
+            s->leases[k].end = req->now + 1;
+    }
+    rc = jt_sched_funding_time (req, run, room, when, err);
+    if (rc == 0 && *when && keep)
+        rc = jt_sched_funded_at (req, run, *when, room, keep, err) < 0 ? -1 : 0;
+    for (size_t k = 0; k < s->nleases; k++)
+        s->leases[k].end = ends[k];
+    free (ends);
+    if (rc < 0)
+        *when = 0;
+    return rc < 0 ? -1 : *when != 0;
+}
+
 /* ---- funding holds ---- */
 
 /* The envelope of hold h when it binds the run (a known envelope, GPUs in

@@ -58,6 +58,13 @@ const jt_envelope_t *jt_sched_first_payer (const jt_plan_t *p);
 int jt_sched_funded_at (const jt_sched_request_t *req, const jt_run_t *run, int64_t t, const room_t *room, jt_plan_t *keep, jt_error_t *err);
 /* The earliest instant the run is funded (*when). 0, or -1 with err. */
 int jt_sched_funding_time (const jt_sched_request_t *req, const jt_run_t *run, const room_t *room, int64_t *when, jt_error_t *err);
+/* Whether the run is funded once the leases of unknown end have ended
+ * (*when; see schedule_funding.c). 1, 0 (never by waiting), -1. */
+int jt_sched_funded_unknown (const jt_sched_request_t *req, const jt_run_t *run, const room_t *room, int64_t *when, jt_plan_t *keep, jt_error_t *err);
+/* What a wait on leases of unknown end is told (jobtree plan's detail,
+ * slurmctld's reason line): one text. */
+#define JT_SCHED_UNKNOWN_ENDS \
+    "start unknown: funded when running leases end; their ends are not known"
 /* Whether funding holds of runs reserved ahead keep the run back now
  * (*out set). 1 held back, 0 not, -1 with err. */
 int jt_sched_held_back (const jt_sched_request_t *req, const jt_run_t *run, jt_answer_t *out, jt_error_t *err);

@@ -48,7 +48,7 @@ fails_with () {
     fi
 }
 
-plan 19
+plan 21
 same_output worked-96.txt snapshot.json worked-96
 same_output worked-96.json snapshot.json worked-96 --json
 # Two groups of 64 need 8 nodes each in two domains; B has 6: never (Reject).
@@ -56,6 +56,8 @@ same_output worked-128.txt snapshot.json worked-128
 same_output worked-incr.txt snapshot.json worked-incr
 same_output borrow-64-best-fit.txt snapshot.json borrow-64 --policy best-fit
 same_output borrow-96-busy.txt snapshot-busy.json borrow-96
+# 96 of west-h100's 128 GPUs held by a lease with no end: it will end, so
+# PlanLater with its start unknown, not Reject.
 same_output big-128-busy.txt snapshot-busy.json big-128
 same_output worked-96-late.txt snapshot.json worked-96 --at 2027-02-01T00:00:00Z
 # Before the window opens: PlanLater from the opening (Reject means never).
@@ -63,6 +65,36 @@ same_output worked-96-early.txt snapshot.json worked-96 --at 2025-12-01T00:00:00
 # What activation would cut, as slurmctld draws it: domain A first (Pack's
 # order), two whole one-node gangs for a deficit of 16, seed published.
 same_output pair-16-activate.txt snapshot-full.json pair-16 --activate c1:300:resv:1772366400
+
+# Never fundable by its envelopes together: the detail names the bound
+# that stops them (libjobtree's text, also job_submit's and squeue's).
+mkdir "$tmp/capped"
+cat >"$tmp/capped/team-a.json" <<'EOF'
+{ "owner": "team-a",
+  "envelopes": [
+    { "name": "a-west-h100", "flavor": "h100", "selector": { "region": "west" },
+      "start": "2026-01-01T00:00:00Z", "end": "2027-01-01T00:00:00Z",
+      "concurrency": 24 },
+    { "name": "a-east-h100", "flavor": "h100", "selector": { "region": "east" },
+      "start": "2026-01-01T00:00:00Z", "end": "2027-01-01T00:00:00Z",
+      "concurrency": 16 } ],
+  "aggregateCaps": [
+    { "name": "rai-h100-total", "flavor": "h100",
+      "envelopes": ["a-west-h100", "a-east-h100"], "maxConcurrency": 24 } ] }
+EOF
+echo '{ "owner": "team-a", "resources": { "gpuType": "h100", "totalGPUs": 40 } }' \
+    >"$tmp/r40.json"
+"$jobtree" plan --budgets "$tmp/capped" --snapshot "$data/snapshot.json" \
+    --run "$tmp/r40.json" >"$tmp/out" 2>&1
+is "$(sed -n '1,3p' "$tmp/out")" "decision:   Reject
+reason:     NeverFundable
+detail:     never fundable: aggregate cap rai-h100-total allows 24 of the 40 GPUs" \
+    "an aggregate cap below its envelopes: the table names the cap and the numbers"
+"$jobtree" plan --budgets "$tmp/capped" --snapshot "$data/snapshot.json" \
+    --run "$tmp/r40.json" --json >"$tmp/out" 2>&1
+is "$(grep '"detail"' "$tmp/out")" \
+    '  "detail": "never fundable: aggregate cap rai-h100-total allows 24 of the 40 GPUs",' \
+    "the same detail in the JSON"
 
 fails_with 1 "groupGPUs=12 is not a multiple of the 8 GPUs per h100 node" \
     "an invalid run exits 1 with the field and the fix" \

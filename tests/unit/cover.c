@@ -219,7 +219,9 @@ static void test_lending (void)
 
     is (order (b1, r), "", "lending ACL: not listed -> not a candidate");
     is (cov (b1, NULL, r), "NoMatchingEnvelope: no envelope of flavor h100 for"
-        " rai, its family or a sponsor lending to it", "lending ACL: NoMatchingEnvelope");
+        " rai, its family or a sponsor lending to it: sponsor vision-h100 does"
+        " not lend to rai (lends to: nlp)",
+        "lending ACL: NoMatchingEnvelope, naming the lender that lends elsewhere");
     is (order (b2, r), "vision-h100/sponsor", "lending ACL: \"*\" -> candidate");
     is (cov (b2, NULL, r), "vision-h100:g0+1=32", "a sponsor pays a borrowing run");
     jt_run_destroy (r);
@@ -492,6 +494,92 @@ static void test_soft_owner_first (void)
     jt_budgets_destroy (b);
 }
 
+/* A never-fundable run whose pieces each fit some candidate: the detail
+ * names what keeps the candidates from funding it together (issue 34),
+ * for soft runs (whole 8-GPU nodes) and runs of 8-GPU groups alike:
+ * (a) an aggregate cap smaller than the envelopes it caps, (b) a sponsor
+ * whose lending list leaves the owner out, (c) maxBorrowGPUs or the
+ * lender's lending.maxConcurrency capping what may be borrowed. */
+static void test_never_blockers (void)
+{
+#define CAPPED RAI (FX_ENV ("rai-west", "\"region\": \"west\"", 24, "") "," \
+    FX_ENV ("rai-east", "\"region\": \"east\"", 16, "") \
+    "], \"aggregateCaps\": [ { \"name\": \"rai-h100-total\", \"flavor\":" \
+    " \"h100\", \"envelopes\": [\"rai-west\", \"rai-east\"]," \
+    " \"maxConcurrency\": 24 }")
+#define RAI16 RAI (FX_ENV ("rai-h100", "", 16, ""))
+    static const struct {
+        const char *name, *budget, *lender, *run, *want;
+    } t[] = {
+        { "(a) soft: the aggregate cap, not the sum", CAPPED, NULL,
+          RUN ("rai", 40, ""),
+          "aggregate cap rai-h100-total allows 24 of the 40 GPUs" },
+        { "(a) groups of 8: the aggregate cap", CAPPED, NULL,
+          RUN ("rai", 40, GROUPS (8)),
+          "aggregate cap rai-h100-total allows 24 of the 40 GPUs" },
+        { "(b) the listed sponsor lends to another owner only", RAI16,
+          VISION ("\"nlp\"", ""),
+          RUN ("rai", 32, GROUPS (8) ", \"funding\": { \"sponsors\":"
+               " [\"vision\"] }"),
+          "sponsor vision-h100 does not lend to rai (lends to: nlp); the"
+          " candidates fund 16 of the run's 32" },
+        { "(b) soft, borrowing with no sponsor listed: the lender that"
+          " lends elsewhere", RAI16, VISION ("\"nlp\", \"art\"", ""),
+          RUN ("rai", 32, BORROW ("")),
+          "sponsor vision-h100 does not lend to rai (lends to: nlp, art); the"
+          " candidates fund 16 of the run's 32" },
+        { "(c) maxBorrowGPUs caps what may be borrowed", RAI16,
+          VISION ("\"rai\"", ""),
+          RUN ("rai", 48, GROUPS (8) BORROW (", \"maxBorrowGPUs\": 16")),
+          "maxBorrowGPUs 16 of the run allows 16 of the 32 GPUs; the other"
+          " candidates fund 16 of the run's 48" },
+        { "(c) maxBorrowGPUs, the owner with no envelope", RAI (""),
+          VISION ("\"rai\"", ""),
+          RUN ("rai", 32, BORROW (", \"maxBorrowGPUs\": 16")),
+          "maxBorrowGPUs 16 of the run allows 16 of the 32 GPUs" },
+        { "(c) the lender's lending.maxConcurrency", RAI16,
+          VISION ("\"rai\"", ", \"maxConcurrency\": 16"),
+          RUN ("rai", 48, GROUPS (8) BORROW ("")),
+          "lending.maxConcurrency 16 of sponsor vision-h100 allows 16 of the"
+          " 32 GPUs; the other candidates fund 16 of the run's 48" },
+        { "a cap allowing no whole node more: its maxConcurrency too",
+          RAI (FX_ENV ("rai-west", "\"region\": \"west\"", 24, "") ","
+               FX_ENV ("rai-east", "\"region\": \"east\"", 16, "")
+               "], \"aggregateCaps\": [ { \"name\": \"rai-h100-total\","
+               " \"flavor\": \"h100\", \"envelopes\": [\"rai-west\","
+               " \"rai-east\"], \"maxConcurrency\": 28 }"), NULL,
+          RUN ("rai", 40, ""),
+          "aggregate cap rai-h100-total allows 24 of the 40 GPUs"
+          " (maxConcurrency 28)" },
+        { "envelopes too small, borrowing off while a sponsor lends", RAI16,
+          VISION ("\"rai\"", ""), RUN ("rai", 32, GROUPS (8)),
+          "32 GPUs in 4 groups exceed what the candidate envelopes can fund"
+          " together; the run does not allow borrowing: sponsor envelope"
+          " vision-h100 (vision) lends to rai" },
+        { "one group over the lender's lending.maxConcurrency: named", RAI16,
+          VISION ("\"rai\"", ", \"maxConcurrency\": 16"),
+          RUN ("rai", 32, GROUPS (32) BORROW ("")),
+          "largest group 32 GPUs > 16 GPUs any candidate can fund"
+          " (lending.maxConcurrency 16 of sponsor vision-h100)" },
+    };
+    char d[256];
+
+    for (size_t i = 0; i < sizeof (t) / sizeof (t[0]); i++) {
+        jt_budgets_t *b = fx_budgets (t[i].budget, t[i].lender, FX_END);
+        jt_run_t *r = fx_run (t[i].run);
+        jt_reason_t why = jt_cover_ever_gpn (b, r, fx_time (FX_NOW), 8, d,
+                                             sizeof (d));
+        if (why != JT_NEVER_FUNDABLE)
+            diag ("%s: %s", jt_reason_str (why), d);
+        is (why == JT_NEVER_FUNDABLE ? d : jt_reason_str (why), t[i].want,
+            "never: %s", t[i].name);
+        jt_run_destroy (r);
+        jt_budgets_destroy (b);
+    }
+#undef CAPPED
+#undef RAI16
+}
+
 static void test_reasons (void)
 {
     jt_budgets_t *b = fx_budgets (RAI (FX_ENV ("west-h100", "", 128, "")),
@@ -734,6 +822,7 @@ int main (void)
     test_borrow_limits ();
     test_soft_owner_first ();
     test_reasons ();
+    test_never_blockers ();
     test_coverer_api ();
     test_usage ();
     test_properties ();

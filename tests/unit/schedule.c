@@ -498,7 +498,7 @@ static void test_funding_unknown_end (void)
     fx_finalize (s);
     got = ask (b, s, RUN ("rai", 16, GROUP (16)), JT_TENSE_ESTIMATE, NULL, 1, 8);
     ok (!strncmp (got, "refuse: jobtree: envelope west-h100", 35),
-        "a lease without a known end never frees its GPUs: no estimate: %s", got);
+        "a lease without a known end: no estimate (start unknown): %s", got);
     is (ask (b, s, RUN ("rai", 8, ""), JT_TENSE_ESTIMATE, NULL, 1, 8),
         "estimate 1 nodes from 2026-03-01T14:00:00Z {a01 a02 a03 a04}:"
         " jobtree: envelope west-h100: 16 of 16 GPUs active, run needs 8;"
@@ -635,6 +635,70 @@ static void test_decide (void)
     jt_budgets_destroy (mid);
     jt_budgets_destroy (small);
     jt_budgets_destroy (b);
+}
+
+/* A running lease always ends: a run waiting on leases whose ends are not
+ * known is PlanLater with no estimate, never Reject (issue 34); Reject is
+ * for a run no amount of waiting funds. ESTIMATE (slurmctld's backfill)
+ * says the same, with no estimate. */
+static void test_decide_unknown_ends (void)
+{
+    jt_budgets_t *mid = fx_budgets (RAI (WEST (32, "")), FX_END);
+    jt_budgets_t *hours = fx_budgets (RAI (WEST (64, ", \"maxGPUHours\": 40")),
+                                      FX_END);
+    jt_budgets_t *w24 = fx_budgets (RAI (WEST (24, "")), FX_END);
+    jt_snapshot_t *s = jt_snapshot_create ();
+    jt_snapshot_t *odd = jt_snapshot_create ();
+
+    /* A: four nodes, each under a lease of unknown end (32 GPUs of
+     * west-h100 active, 32 GPU-hours spent); B: two idle nodes. */
+    fx_nodes (s, "a", 1, 4, "region=west,fabric.domain=A", 8, 4);
+    fx_nodes (s, "b", 1, 2, "region=west,fabric.domain=B", 8, 0);
+    lease (s, "1", "west-h100", "a01", 0);
+    lease (s, "2", "west-h100", "a02", 0);
+    lease (s, "3", "west-h100", "a03", 0);
+    lease (s, "4", "west-h100", "a04", 0);
+    fx_finalize (s);
+    is (decide (mid, s, RUN ("rai", 16, GROUP (16))),
+        "PlanLater InsufficientCapacity total=0 want=16 | pay west-h100 g0 16"
+        " @unknown | envelope west-h100: 32 of 32 GPUs active, run needs 16;"
+        " start unknown: funded when running leases end; their ends are not"
+        " known",
+        "decide: funded once leases of unknown end end: PlanLater, no"
+        " estimate, not Reject");
+    is (ask (mid, s, RUN ("rai", 16, GROUP (16)), JT_TENSE_ESTIMATE, NULL, 1, 8),
+        "refuse: jobtree: envelope west-h100: 32 of 32 GPUs active, run needs"
+        " 16; start unknown: funded when running leases end; their ends are"
+        " not known",
+        "estimate: the same wait, no estimate, the same words");
+    is (decide (hours, s, RUN ("rai", 16, GROUP (16))),
+        "Reject GPUHoursExhausted total=0 want=16 @unknown | envelope"
+        " west-h100: 32.0 of 40.0 GPU-hours used, 16 GPUs for the time limit"
+        " need 16.0; no lease end or window opening funds it",
+        "decide: GPU-hours spent stay spent when the leases end: Reject");
+    is (ask (hours, s, RUN ("rai", 8, GROUP (8)), JT_TENSE_ESTIMATE, NULL, 1, 8),
+        "refuse: jobtree: envelope west-h100: 132.0 of 40.0 GPU-hours used, 8"
+        " GPUs for the time limit need 8.0",
+        "estimate: no amount of waiting funds it: no start-unknown words");
+
+    /* Funding frees at a known lease end, but the nodes it needs are held
+     * by work of no known end (a03, a04: no lease) */
+    fx_nodes (odd, "a", 1, 4, "region=west,fabric.domain=A", 8, 4);
+    lease (odd, "1", "west-h100", "a01", 1);
+    lease (odd, "2", "west-h100", "a02", 2);
+    fx_finalize (odd);
+    is (decide (w24, odd, RUN ("rai", 24, GROUP (24))),
+        "PlanLater InsufficientCapacity total=0 want=24 | pay west-h100 g0 24"
+        " @unknown | envelope west-h100: 16 of 24 GPUs active, run needs 24;"
+        " start unknown: funded from 2026-03-01T14:00:00Z; nodes it needs have"
+        " no known free time",
+        "decide: funded at a lease end, on nodes of unknown free time:"
+        " PlanLater, start unknown");
+    jt_snapshot_destroy (odd);
+    jt_snapshot_destroy (s);
+    jt_budgets_destroy (w24);
+    jt_budgets_destroy (hours);
+    jt_budgets_destroy (mid);
 }
 
 /* ESTIMATE honours the run's node labels (jobtree/pack.h): only nodes its
@@ -822,6 +886,7 @@ int main (void)
     test_funding_unknown_end ();
     test_funding_windows ();
     test_decide ();
+    test_decide_unknown_ends ();
     test_estimate_labels ();
     test_snapshot_restored ();
     test_bad_request ();
