@@ -53,6 +53,43 @@ seed () {
 # seed_text CORPUSDIR NAME TEXT
 seed_text () { mkdir -p "$1"; printf '%s' "$3" > "$1/seed-$2"; }
 
+# ledger_seeds CORPUSDIR: event sequences for fuzz_ledger (one payload a
+# line; the target chains them into a segment): a run's reservation
+# created, created again under another id (the newer replaces the open
+# one), released under the old id, activated; a resend of a Create; two
+# runs' reservations interleaved with leases and a node failure; Borrowed
+# leases under recorded budget content (Cover's rules in verify).
+ledger_seeds () {
+    local dir=$1 ev=$top/tests/data/ledger/events.jsonl bl content sha
+    mkdir -p "$dir"
+    bl=$(sed -n 1p "$ev")
+    cr () { printf '{"v":1,"type":"ReservationCreate","id":"%s","time":%s,"reservation":"%s","run":"%s","envelope":"west-h100","owner":"rai","nodes":["a01","a02"],"gpus":16,"start":1767240000}\n' "$@"; }
+    rel () { printf '{"v":1,"type":"Reservation%s","id":"%s","time":%s,"reservation":"%s","run":"%s"}\n' "$@"; }
+    { echo "$bl"
+      cr r1 1767232800 c1:103:resv:1767232800 c1:103
+      cr r2 1767236400 c1:103:resv:1767236400 c1:103
+      rel Released r3 1767237000 c1:103:resv:1767232800 c1:103
+      rel Activate r4 1767240000 c1:103:resv:1767236400 c1:103
+      sed -n 12p "$ev"; } > "$dir/seed-resv-replaced"
+    { echo "$bl"
+      cr r1 1767232800 c1:103:resv:1767232800 c1:103
+      cr r2 1767232900 c1:103:resv:1767232800 c1:103
+      cr r3 1767233000 c1:104:resv:1767233000 c1:104
+      sed -n 2,3p "$ev"
+      cr r4 1767234000 c1:104:resv:1767234000 c1:104
+      rel Released r5 1767235000 c1:104:resv:1767234000 c1:104
+      cr r6 1767236000 c1:104:resv:1767236000 c1:104
+      sed -n 6,7p "$ev"
+      echo '{"v":1,"type":"NodeFail","id":"r7","time":1767236400,"nodes":["a01"],"run":"c1:103"}'
+      rel Activate r8 1767240000 c1:103:resv:1767232800 c1:103
+      cr r9 1767240000 c1:104:resv:1767240000 c1:104
+      rel Released r10 1767241000 c1:104:resv:1767240000 c1:104; } > "$dir/seed-resv-runs"
+    content='[{"owner":"rai","envelopes":[{"name":"west-h100","flavor":"h100","selector":{"region":"west"},"start":"2026-01-01T00:00:00Z","end":"2027-01-01T00:00:00Z","concurrency":32,"maxGPUHours":1000.0,"lending":{"allow":true,"to":["vision"],"maxConcurrency":8}}],"aggregateCaps":[{"name":"all-h100","flavor":"h100","envelopes":["west-h100"],"maxConcurrency":32}]},{"owner":"vision","envelopes":[{"name":"vis-a100","flavor":"a100","selector":{},"start":"2026-01-01T00:00:00Z","end":"2027-01-01T00:00:00Z","concurrency":16,"maxGPUHours":100.0}]}]'
+    sha=$(printf '%s' "$content" | sha256sum | cut -c1-64)
+    { echo "${bl%\}},\"budgetsSha256\":\"$sha\",\"budgets\":$content}"
+      sed -n 2,12p "$ev"; } > "$dir/seed-budgets-borrowed"
+}
+
 seeds () {
     local c=$bdir/corpus t d=$top/tests/data
     seed "$c/fuzz_budget" "$top"/etc/budgets/*.json "$d"/plan/budgets/*.json \
@@ -62,7 +99,8 @@ seeds () {
         "$d"/inputs/snap-*.json
     seed "$c/fuzz_config" "$top"/etc/slurm/jobtree.conf \
         "$top"/etc/slurm/test-cluster/jobtree.conf.in
-    seed "$c/fuzz_ledger" "$d"/ledger/*.jtl
+    seed "$c/fuzz_ledger" "$d"/ledger/*.jtl "$d"/ledger/events.jsonl
+    ledger_seeds "$c/fuzz_ledger"
     seed "$c/fuzz_event" "$d"/ledger/events.jsonl
     seed_text "$c/fuzz_config" score 'ScoreProfile=ckpt:checkpoint=0.6,wait=0.4
 ScoreDefaultProfile=hpc-batch

@@ -683,6 +683,19 @@ int jt_ledger_verify (const char *const *paths, size_t npaths, const char *head,
                       const jt_event_t *caps, jt_ledger_result_t *res,
                       jt_violation_t *v, jt_ledger_fold_t **fold, jt_error_t *err);
 
+/* Who may pay a lease, by Cover's rules (jt_cover_source_of), as
+ * jt_ledger_verify checks it (classes payer and role), for one Start at
+ * the moment it is appended: load is the BudgetLoaded in force from its
+ * time on (the latest by time, then seq, the caller has seen). The answer
+ * is knowable only when load records budget content and start's `start`
+ * is at or after load's time (an earlier start is under rules the caller
+ * may not hold). Returns 1 when the Start breaks the rule (*kind
+ * JT_VIOL_PAYER or JT_VIOL_ROLE, why: the reason, the lease not named), 0
+ * when it keeps it or it is not knowable (*kind JT_VIOL_NONE), -1 with
+ * errno ENOMEM. jobtree-ledgerd refuses such a Start. */
+int jt_ledger_check_payer (const jt_event_t *load, const jt_event_t *start,
+                           jt_violation_kind_t *kind, char *why, size_t len);
+
 /* Rebuild live state (e.g. after a slurmctld restart): fold every event of
  * the ledger, counting violations instead of stopping (*nviolations, the
  * first in *first). Returns the fold, or NULL with err (res tells whether

@@ -29,10 +29,14 @@ void jt_map_destroy (jt_map_t *m, void (*free_val) (void *));
 
 /* Value for key, or NULL. */
 void *jt_map_get (const jt_map_t *m, const char *key);
-/* Insert or replace. When the map is full the oldest entry is evicted and
- * its value passed to *evicted (if not NULL; else it is dropped).
- * 0, or -1 on ENOMEM. */
-int jt_map_put (jt_map_t *m, const char *key, void *val, void **evicted);
+/* Insert key with val, or replace the value of a key already there.
+ * *dropped (if not NULL; else it is dropped unseen) receives the value the
+ * map no longer holds, for the caller to free: the key's previous value
+ * when it was there (replaced; NULL when that was val itself), or, for a
+ * new key into a full map, the oldest entry's (evicted); NULL when neither.
+ * Replacing keeps the key's place in the insertion order. 0, or -1 on
+ * ENOMEM with the map unchanged and *dropped NULL. */
+int jt_map_put (jt_map_t *m, const char *key, void *val, void **dropped);
 /* Remove key; returns its value or NULL. */
 void *jt_map_remove (jt_map_t *m, const char *key);
 size_t jt_map_count (const jt_map_t *m);

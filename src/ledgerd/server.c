@@ -24,7 +24,15 @@
  * Protocol (one line each way): an event JSON -> "OK <seq>" once durable,
  * or "ERR INVALID|DENIED|FAIL <text>"; "HEAD" -> "HEAD <seq> <hash>".
  *
- * Why one file past HACKING.md's ~800 lines (about 930): every function
+ * Who pays: the daemon holds the BudgetLoaded in force from its time on
+ * (the latest by time, then seq, found by the start-up scan or appended
+ * since) and refuses a Start that its recorded budget content shows Cover
+ * could not have paid so (jt_ledger_check_payer: verify's classes payer
+ * and role) when the lease starts at or after that load; any other Start
+ * is appended and left to verify. A Start is judged in request order, so
+ * a BudgetLoaded earlier in the same batch is the one it is judged by.
+ *
+ * Why one file past HACKING.md's ~800 lines (about 1000): every function
  * here reads or changes the one struct server of the loop, and it reads top
  * to bottom in the order a request lives (accept, gather, commit, reply,
  * checkpoint: crash_at's points around it are what tests/ledger/checkpoint.sh
@@ -106,16 +114,49 @@ struct server {
     /* checkpoints (conf->checkpoint_every or _interval): the fold of every
      * record, records since the last checkpoint and when they began */
     jt_ledger_fold_t *fold;
+    /* the BudgetLoaded in force from its time on (NULL: none, or one that
+     * could not be read: then no Start is refused) */
+    jt_event_t *load;
     uint64_t since;
     double since_at;
     bool ckpt_failing;
     const char *crash; /* JT_LEDGERD_TEST_CRASH: tests kill the daemon there */
 };
 
+/* A BudgetLoaded in the ledger or appended (canonical payload): kept when
+ * it is the latest by time (seq order is the call order). One that cannot
+ * be read clears what was kept: nothing is refused on rules the daemon may
+ * not hold. */
+static void note_load (struct server *s, const char *payload, size_t len)
+{
+    jt_error_t err = { "" };
+    jt_event_t *ev = jt_event_from_json (payload, len, &err);
+
+    if (!ev || ev->type != JT_EV_BUDGET_LOADED) {
+        log_msg ("a BudgetLoaded could not be read (%s): no Start is refused for its "
+                 "payer until the next one", ev ? "not a BudgetLoaded" : err.text);
+        jt_event_destroy (ev);
+        jt_event_destroy (s->load);
+        s->load = NULL;
+        return;
+    }
+    if (s->load && ev->time < s->load->time) {
+        jt_event_destroy (ev); /* in force only before the one kept */
+        return;
+    }
+    jt_event_destroy (s->load);
+    s->load = ev;
+}
+
+#define LOAD_PREFIX "{\"v\":1,\"type\":\"BudgetLoaded\","
+
 static int index_cb (const jt_record_t *rec, void *arg, jt_error_t *err)
 {
     struct server *s = arg;
     char e[256];
+    if (rec->len > strlen (LOAD_PREFIX)
+        && !memcmp (rec->payload, LOAD_PREFIX, strlen (LOAD_PREFIX)))
+        note_load (s, rec->payload, rec->len);
     char *key = ledgerd_id_key (rec->payload, rec->len);
     if (!key)
         return 0; /* verify reports it; recovery only indexes */
@@ -320,6 +361,29 @@ static void canonicalize (struct line *l)
     }
 }
 
+/* Whether Start ev is refused for who pays it (the file's head): reply
+ * then holds the ERR INVALID line. Out of memory, it is appended (verify
+ * judges it) and logged. */
+static bool refuse_payer (struct server *s, const jt_event_t *ev, char *reply, size_t len)
+{
+    jt_violation_kind_t kind;
+    char why[200], msg[512];
+    int rc = ev->type == JT_EV_START && s->load
+                 ? jt_ledger_check_payer (s->load, ev, &kind, why, sizeof (why))
+                 : 0;
+
+    if (rc < 0)
+        log_msg ("event %s: who pays lease %s not checked: out of memory", ev->id,
+                 ev->lease);
+    if (rc <= 0)
+        return false;
+    snprintf (msg, sizeof (msg), "%s: lease %.64s: %s (BudgetLoaded %.64s)",
+              jt_violation_str (kind), ev->lease, why, s->load->id);
+    log_msg ("refused event %s: %s", ev->id, msg);
+    snprintf (reply, len, "ERR INVALID %.*s\n", (int) (len - 14), msg);
+    return true;
+}
+
 /* Turn one canonicalized line into a request (in order: the id indexes
  * and this batch's ids decide). batch maps ids of this batch. Takes l's
  * canon and key. */
@@ -365,9 +429,13 @@ static void take_line (struct server *s, struct line *l, jt_map_t *batch,
     } else if (bidx) {
         r->kind = REQ_BATCHDUP;
         r->dup_of = (size_t) (uintptr_t) bidx - 1;
+    } else if (refuse_payer (s, ev, r->reply, sizeof (r->reply))) {
+        /* r->reply: ERR INVALID */
     } else if (jt_map_put (batch, key, (void *) (uintptr_t) (*nappend + 1), NULL) < 0) {
         snprintf (r->reply, sizeof (r->reply), "ERR FAIL out of memory\n");
     } else {
+        if (ev->type == JT_EV_BUDGET_LOADED) /* judges the Starts after it */
+            note_load (s, canon, strlen (canon));
         r->kind = REQ_APPEND;
         r->payload = canon;
         r->len = strlen (canon);
@@ -931,6 +999,7 @@ done:
         unlink (conf->pidfile);
     jt_ledger_writer_close (s.w); /* saves the durable head after a clean run */
     jt_ledger_fold_destroy (s.fold);
+    jt_event_destroy (s.load);
     ledgerd_ids_close (&s.ids);
     jt_map_destroy (s.index, NULL);
     close (lockfd);

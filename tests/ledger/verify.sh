@@ -211,6 +211,11 @@ is "$(sed -n 4p "$tmp/out" | cut -c1-115)" \
 with_content nlp 8 32
 check "$tmp/v.jtl" 16 "FAIL payer at seq 4" \
     "a Borrowed lease from an envelope that does not lend to its owner"
+with_content vision 8 32 '4s/"owner":"vision"/"owner":"rai"/;10s/"owner":"vision"/"owner":"rai"/'
+check "$tmp/v.jtl" 17 "FAIL role at seq 4" "a Borrowed lease on its owner's own envelope"
+with_content rai 8 32 '4s/"owner":"vision"/"owner":"rai"/;10s/"owner":"vision"/"owner":"rai"/'
+check "$tmp/v.jtl" 17 "FAIL role at seq 4" \
+    "a Borrowed lease on its owner's own envelope, even one lending to the owner"
 with_content vision 8 32 '4s/"owner":"vision"/"owner":"cv"/;10s/"owner":"vision"/"owner":"cv"/'
 check "$tmp/v.jtl" 16 "FAIL payer at seq 4" "a lease of an owner with no budget"
 with_content vision 8 32 '4s/"Borrowed"/"Active"/;10s/"Borrowed"/"Active"/'

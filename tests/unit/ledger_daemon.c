@@ -4,7 +4,9 @@
  * acknowledged event must survive, the chain must verify), torn tail and
  * mid-file corruption at startup, peer-credential permission, and the
  * client library's spool (daemon down -> spooled; back -> drained once, in
- * order).
+ * order), and Starts refused for who pays them under the latest
+ * BudgetLoaded's content (verify's payer and role, where the daemon can
+ * know).
  *
  * Copyright (C) 2026 The Jobtree authors.
  * SPDX-License-Identifier: GPL-2.0-or-later
@@ -37,6 +39,7 @@
 #include "jobtree/ledger_client.h"
 #include "ledger/ledger_conn.h"
 #include "jobtree/map.h"
+#include "fixtures.h"
 #include "tap.h"
 
 static char daemon_path[1024];
@@ -1132,6 +1135,142 @@ static void test_overflow (void)
     expect_once_in_order (pl.dir, "o", 200);
 }
 
+/* ---- who pays, at append ---- */
+
+#define PT0 1767225600 /* 2026-01-01T00:00:00Z, the budgets' window start */
+#define PWIN "\"start\":\"2026-01-01T00:00:00Z\",\"end\":\"2027-01-01T00:00:00Z\""
+#define PENV(name, flavor, extra)                                                       \
+    "{\"owner\":\"" name "\",\"envelopes\":[{\"name\":\"" name "-" flavor "\","          \
+    "\"flavor\":\"" flavor "\",\"selector\":{}," PWIN ",\"concurrency\":32" extra "}]}"
+
+/* The BudgetLoaded of rai (rai-h100 lending to `to`, a JSON list), vision
+ * and nlp (not family: each its own root), with content, as the select
+ * plugin writes it. */
+static void payer_load (char *buf, size_t len, const char *id, int64_t time,
+                        const char *to)
+{
+    char rai[512];
+    jt_error_t err = { "" };
+
+    snprintf (rai, sizeof (rai),
+              PENV ("rai", "h100", ",\"lending\":{\"allow\":true,\"to\":%s}"), to);
+    jt_budgets_t *b = fx_budgets (rai, PENV ("vision", "a100", ""), PENV ("nlp", "a100", ""),
+                                  FX_END);
+    jt_event_t *ev = jt_event_budget_loaded (b, id, time, &err);
+    char *js = ev ? jt_event_to_json (ev, &err) : NULL;
+    if (!js || strlen (js) >= len)
+        bail_out ("BudgetLoaded: %s", js ? "too long" : err.text);
+    snprintf (buf, len, "%s", js);
+    free (js);
+    jt_event_destroy (ev);
+    jt_budgets_destroy (b);
+}
+
+static char *payer_start (char *buf, size_t len, const char *id, const char *role,
+                          const char *env, const char *owner, int64_t start)
+{
+    snprintf (buf, len,
+              "{\"v\":1,\"type\":\"Start\",\"id\":\"%s\",\"time\":%lld,\"lease\":\"%s\","
+              "\"run\":\"c1:%s\",\"group\":\"0\",\"nodes\":[\"n-%s\"],\"gpus\":8,"
+              "\"role\":\"%s\",\"envelope\":\"%s\",\"owner\":\"%s\",\"start\":%lld}",
+              id, (long long) start, id, id, id, role, env, owner, (long long) start);
+    return buf;
+}
+
+/* Issue 35's two forgeries refused at append (verify's classes payer and
+ * role, by the content of the BudgetLoaded in force at the lease's start),
+ * what the daemon cannot know appended, the load kept across a restart
+ * (start-up scan) and judged in request order within a batch, a load of an
+ * earlier time not taking over; the ledger then verifies but for the one
+ * Start the daemon could not judge. */
+static void test_payer (void)
+{
+    struct place pl;
+    char buf[4096], reply[512], want[512];
+    int st;
+
+    place_init (&pl, "payer");
+    pid_t pid = start_daemon (pl.dir, pl.sock, pl.log, NULL, &st);
+    ok (pid > 0, "payer: daemon starts");
+    if (pid < 0)
+        return;
+    jt_ledger_conn_t cn;
+    connect_conn (&cn, pl.sock);
+    payer_load (buf, sizeof (buf), "b1", PT0 + 30, "[\"vision\"]");
+    rpc (&cn, buf, reply, sizeof (reply));
+    is (reply, "OK 1", "a BudgetLoaded with content: rai-h100 lends to vision");
+    rpc (&cn, payer_start (buf, sizeof (buf), "A", "Borrowed", "rai-h100", "vision", PT0 + 60),
+         reply, sizeof (reply));
+    is (reply, "OK 2", "a Borrowed lease of vision on rai-h100: appended");
+    rpc (&cn, payer_start (buf, sizeof (buf), "B", "Borrowed", "rai-h100", "rai", PT0 + 60),
+         reply, sizeof (reply));
+    is (reply,
+        "ERR INVALID role: lease B: Borrowed, but envelope rai-h100 is in rai's family "
+        "(owner): Cover pays it Active (BudgetLoaded b1)",
+        "a Borrowed lease on its owner's own envelope: refused (role)");
+    rpc (&cn, payer_start (buf, sizeof (buf), "C", "Borrowed", "rai-h100", "nlp", PT0 + 60),
+         reply, sizeof (reply));
+    is (reply,
+        "ERR INVALID payer: lease C: envelope rai-h100 (owner rai) is not in nlp's family "
+        "and does not lend to nlp (BudgetLoaded b1)",
+        "a Borrowed lease from an envelope whose lending.to lacks its owner: refused (payer)");
+    rpc (&cn, payer_start (buf, sizeof (buf), "B", "Borrowed", "rai-h100", "rai", PT0 + 60),
+         reply, sizeof (reply));
+    ok (!strncmp (reply, "ERR INVALID role: lease B:", 26), "a resend of it: refused again");
+    rpc (&cn, payer_start (buf, sizeof (buf), "D", "Borrowed", "rai-h100", "rai", PT0 + 10),
+         reply, sizeof (reply));
+    is (reply, "OK 3",
+        "the same forgery starting before the load: appended (rules the daemon may not "
+        "hold; verify judges it)");
+    jt_ledger_conn_free (&cn);
+    ok (strstr (slurp (pl.log), "refused event C: payer: lease C:") != NULL,
+        "the daemon logs what it refused");
+    stop_daemon (pid);
+
+    pid = start_daemon (pl.dir, pl.sock, pl.log, NULL, &st);
+    connect_conn (&cn, pl.sock);
+    rpc (&cn, payer_start (buf, sizeof (buf), "E", "Borrowed", "rai-h100", "rai", PT0 + 90),
+         reply, sizeof (reply));
+    ok (!strncmp (reply, "ERR INVALID role: lease E:", 26),
+        "after a restart the load is found by the start-up scan: refused (%s)", reply);
+    /* one send: a load lending to nlp too, then nlp's Borrowed lease */
+    size_t off = 0;
+    payer_load (buf, sizeof (buf), "b2", PT0 + 3600, "[\"vision\",\"nlp\"]");
+    off = strlen (buf);
+    buf[off++] = '\n';
+    payer_start (buf + off, sizeof (buf) - off, "F", "Borrowed", "rai-h100", "nlp",
+                 PT0 + 3600);
+    off += strlen (buf + off);
+    buf[off++] = '\n';
+    (void) jt_ledger_conn_send (&cn, buf, off);
+    for (int i = 0; i < 2; i++) {
+        if (jt_ledger_conn_read_line (&cn, reply, sizeof (reply)) < 0)
+            snprintf (reply, sizeof (reply), "(none)");
+        is (reply, i ? "OK 5" : "OK 4", "%s",
+            i ? "  and nlp's Borrowed lease after it, sent with it: judged by that load"
+              : "a load lending to vision and nlp");
+    }
+    payer_load (buf, sizeof (buf), "b0", PT0 + 40, "[\"vision\"]");
+    rpc (&cn, buf, reply, sizeof (reply));
+    is (reply, "OK 6", "a later load of an earlier time");
+    rpc (&cn, payer_start (buf, sizeof (buf), "G", "Borrowed", "rai-h100", "nlp", PT0 + 3700),
+         reply, sizeof (reply));
+    is (reply, "OK 7", "does not take over from the latest by time (b2 lends to nlp)");
+    jt_ledger_conn_free (&cn);
+    stop_daemon (pid);
+
+    const char *paths[] = { pl.dir };
+    jt_ledger_result_t res;
+    jt_violation_t v;
+    jt_error_t err = { "" };
+    if (jt_ledger_verify (paths, 1, NULL, NULL, &res, &v, NULL, &err) < 0)
+        bail_out ("verify: %s", err.text);
+    snprintf (want, sizeof (want), "%s %s@%llu", jt_ledger_status_str (res.status),
+              jt_violation_str (v.kind), (unsigned long long) v.seq);
+    is (want, "OK role@3",
+        "verify: the ledger's only violation is the Start the daemon could not judge");
+}
+
 int main (void)
 {
     const char *b = getenv ("JT_BUILDDIR");
@@ -1153,6 +1292,7 @@ int main (void)
     test_fail_closed ();
     test_slow ();
     test_overflow ();
+    test_payer ();
     test_crash ();
     char cmd[300];
     snprintf (cmd, sizeof (cmd), "rm -rf %s", tmpdir);

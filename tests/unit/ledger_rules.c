@@ -186,6 +186,12 @@ static void test_rules (void)
           { bl, S ("A", "a01", 8, "Active", "west-h100", "vision", 0) } },
         { "a sibling's envelope paying a Borrowed lease", "role@2",
           { bl, S ("A", "a01", 8, "Borrowed", "west-h100", "nlp", 0) } },
+        { "a Borrowed lease on its owner's own envelope", "role@2",
+          { bl, S ("A", "a01", 8, "Borrowed", "west-h100", "rai", 0) } },
+        { "a Borrowed lease on its owner's parent's envelope", "role@2",
+          { bl, S ("A", "a01", 8, "Borrowed", "res-h100", "rai", 0) } },
+        { "a Spare lease from an envelope that does not lend to its owner", "payer@2",
+          { bl, S ("A", "a01", 8, "Spare", "west-h100", "cv", 0) } },
         { "a lending cap of 8 GPUs exceeded twice over", "lending-cap@3",
           { bl, S ("A", "a01", 8, "Borrowed", "west-h100", "vision", 0),
             S ("B", "a02", 8, "Borrowed", "west-h100", "vision", 100) } },
@@ -472,11 +478,84 @@ static void test_cover_agrees (void)
     is_int (caught, flips, "every flipped role (%d) is a role violation", flips);
 }
 
+/* jt_ledger_check_payer, the daemon's question at append: the same rule
+ * and reason as verify for a Start under a BudgetLoaded's content, when the
+ * lease starts at or after it; otherwise not knowable (0). */
+static void test_check_payer (void)
+{
+    jt_budgets_t *b = fx_budgets (RESEARCH, RAI, NLP, VISION, CV, FX_END);
+    jt_error_t err = { "" };
+    jt_event_t *load = jt_event_budget_loaded (b, "b1", T0, &err);
+    jt_event_t *bare = jt_event_budget_loaded (b, "b0", T0, &err);
+    struct {
+        const char *role, *env, *owner;
+        int64_t start;
+        bool content;
+        const char *want;
+    } cases[] = {
+        { "Borrowed", "west-h100", "vision", 0, true, "none" },
+        { "Active", "west-h100", "rai", 0, true, "none" },
+        { "Spare", "west-h100", "vision", 0, true, "none" },
+        { "Borrowed", "west-h100", "rai", 0, true,
+          "role: Borrowed, but envelope west-h100 is in rai's family (owner): Cover pays "
+          "it Active" },
+        { "Borrowed", "west-h100", "cv", 0, true,
+          "payer: envelope west-h100 (owner rai) is not in cv's family and does not lend "
+          "to cv" },
+        { "Active", "west-h100", "vision", 0, true,
+          "role: Active, but envelope west-h100 is a sponsor's (owner rai) lending to "
+          "vision: Cover pays it Borrowed" },
+        { "Active", "west-h100", "ghost", 0, true,
+          "payer: owner ghost has no budget in the budgets in force at its start" },
+        { "Active", "nowhere", "rai", 0, true,
+          "payer: envelope nowhere is not in the budgets in force at its start" },
+        { "Borrowed", "west-h100", "rai", -1, true, "none" },
+        { "Borrowed", "west-h100", "rai", 0, false, "none" },
+    };
+    const char *name[] = { "a sponsor's Borrowed lease",
+                           "the owner's Active lease",
+                           "a borrower's Spare lease",
+                           "Borrowed on its owner's own envelope",
+                           "Borrowed from an envelope not lending to its owner",
+                           "Active on a sponsor's envelope",
+                           "an owner with no budget",
+                           "an envelope not in the budgets",
+                           "a lease starting before the load: not knowable",
+                           "a load without content: not knowable" };
+
+    if (!load || !bare)
+        bail_out ("BudgetLoaded: %s", err.text);
+    jt_budgets_destroy (bare->budgets);
+    bare->budgets = NULL;
+    for (size_t i = 0; i < sizeof (cases) / sizeof (cases[0]); i++) {
+        char *js = lease ("L", "a01", 8, cases[i].role, cases[i].env, cases[i].owner,
+                          T0 + cases[i].start, -1);
+        jt_event_t *st = jt_event_from_json (js, strlen (js), &err);
+        jt_violation_kind_t kind;
+        char why[200], got[300];
+        if (!st)
+            bail_out ("Start: %s", err.text);
+        int rc = jt_ledger_check_payer (cases[i].content ? load : bare, st, &kind, why,
+                                        sizeof (why));
+        if (rc == 1)
+            snprintf (got, sizeof (got), "%s: %s", jt_violation_str (kind), why);
+        else
+            snprintf (got, sizeof (got), "%s", rc == 0 && kind == JT_VIOL_NONE ? "none" : "?");
+        is (got, cases[i].want, "check_payer: %s", name[i]);
+        jt_event_destroy (st);
+        free (js);
+    }
+    jt_event_destroy (load);
+    jt_event_destroy (bare);
+    jt_budgets_destroy (b);
+}
+
 int main (void)
 {
     test_rules ();
     test_event ();
     test_dump_round_trip ();
     test_cover_agrees ();
+    test_check_payer ();
     return done_testing ();
 }

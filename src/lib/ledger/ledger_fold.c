@@ -668,7 +668,7 @@ static int apply_resv (jt_ledger_fold_t *f, const jt_event_t *ev)
         jt_fold_resv_free (r);
         return -1;
     }
-    jt_fold_resv_free (old);
+    jt_fold_resv_free (old);    /* the open one it replaced (map.h) */
     r->gpus = ev->gpus;
     r->earliest = ev->start;
     r->created = ev->time;

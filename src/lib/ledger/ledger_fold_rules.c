@@ -17,7 +17,9 @@
  *    lending ACL), and the role is the one Cover gives it (`role`: Borrowed
  *    exactly when the payer is a sponsor; Spare either way). Blame: the
  *    lease's Start, or the BudgetLoaded if later. Per (content, owner,
- *    envelope) the answer is computed once.
+ *    envelope) the answer is computed once. jobtree-ledgerd asks the same
+ *    rule of a Start as it is appended (jt_ledger_check_payer), when the
+ *    latest BudgetLoaded it holds is the one in force at the lease's start.
  *  - caps that hold at every instant, like an envelope's C and B: each
  *    aggregate cap (its members' GPUs active and GPU-hours used) and each
  *    lending cap (an envelope's Borrowed GPUs and GPU-hours). They are
@@ -76,6 +78,77 @@ static size_t epoch_at (const jt_fold_epoch_t *ep, size_t nep, int64_t x)
 
 enum { ANS_NOENV = 1, ANS_NOOWNER, ANS_NOTLISTED, ANS_SOURCE /* + jt_source_t */ };
 
+/* Cover's answer for owner and envelope under content b: ANS_*, or 0 on
+ * ENOMEM. */
+static uintptr_t cover_answer (const jt_budgets_t *b, const char *owner, const char *env)
+{
+    const jt_envelope_t *e = jt_budgets_envelope (b, env);
+    jt_source_t src;
+    int rc = e ? jt_cover_source_of (b, owner, e, &src) : 0;
+
+    if (rc < 0)
+        return 0;
+    if (!e)
+        return ANS_NOENV;
+    if (!jt_budgets_owner (b, owner))
+        return ANS_NOOWNER;
+    if (rc == 0)
+        return ANS_NOTLISTED;
+    return ANS_SOURCE + (uintptr_t) src;
+}
+
+/* The rule on answer a for a lease of owner in role on env: JT_VIOL_NONE,
+ * or JT_VIOL_PAYER or JT_VIOL_ROLE with why (the lease not named). */
+static jt_violation_kind_t verdict (const jt_budgets_t *b, uintptr_t a, const char *owner,
+                                    const char *env, jt_lease_role_t role, char *why,
+                                    size_t len)
+{
+    if (a == ANS_NOENV) {
+        snprintf (why, len, "envelope %s is not in the budgets in force at its start", env);
+        return JT_VIOL_PAYER;
+    }
+    if (a == ANS_NOOWNER) {
+        snprintf (why, len, "owner %s has no budget in the budgets in force at its start",
+                  owner);
+        return JT_VIOL_PAYER;
+    }
+    if (a == ANS_NOTLISTED) {
+        snprintf (why, len, "envelope %s (owner %s) is not in %s's family and does not "
+                  "lend to %s", env, jt_budgets_envelope (b, env)->owner, owner, owner);
+        return JT_VIOL_PAYER;
+    }
+    jt_source_t src = (jt_source_t) (a - ANS_SOURCE);
+    if (role == JT_ROLE_BORROWED && src != JT_SRC_SPONSOR) {
+        snprintf (why, len, "Borrowed, but envelope %s is in %s's family (%s): Cover pays "
+                  "it Active", env, owner, jt_source_str (src));
+        return JT_VIOL_ROLE;
+    }
+    if (role == JT_ROLE_ACTIVE && src == JT_SRC_SPONSOR) {
+        snprintf (why, len, "Active, but envelope %s is a sponsor's (owner %s) lending to "
+                  "%s: Cover pays it Borrowed", env, jt_budgets_envelope (b, env)->owner,
+                  owner);
+        return JT_VIOL_ROLE;
+    }
+    return JT_VIOL_NONE;
+}
+
+int jt_ledger_check_payer (const jt_event_t *load, const jt_event_t *start,
+                           jt_violation_kind_t *kind, char *why, size_t len)
+{
+    *kind = JT_VIOL_NONE;
+    if (!load || load->type != JT_EV_BUDGET_LOADED || !load->budgets || !start
+        || start->type != JT_EV_START || start->start < load->time)
+        return 0; /* not knowable from this load: verify decides */
+    uintptr_t a = cover_answer (load->budgets, start->owner, start->envelope);
+    if (!a) {
+        errno = ENOMEM;
+        return -1;
+    }
+    *kind = verdict (load->budgets, a, start->owner, start->envelope, start->role, why,
+                     len);
+    return *kind != JT_VIOL_NONE;
+}
+
 /* Cover's answer for (content r, owner, envelope), cached by their
  * numbers (content, owner in names, the fold's envelope). 0 on ENOMEM. */
 static uintptr_t answer (jt_map_t *cache, const jt_budgets_t *b, int r,
@@ -87,19 +160,7 @@ static uintptr_t answer (jt_map_t *cache, const jt_budgets_t *b, int r,
     snprintf (key, sizeof (key), "%d:%" PRIu32 ":%" PRIu32, r, l->owner, l->env);
     if ((a = (uintptr_t) jt_map_get (cache, key)))
         return a;
-    const jt_envelope_t *e = jt_budgets_envelope (b, env);
-    jt_source_t src;
-    int rc = e ? jt_cover_source_of (b, owner, e, &src) : 0;
-    if (rc < 0)
-        a = 0;
-    else if (!e)
-        a = ANS_NOENV;
-    else if (!jt_budgets_owner (b, owner))
-        a = ANS_NOOWNER;
-    else if (rc == 0)
-        a = ANS_NOTLISTED;
-    else
-        a = ANS_SOURCE + (uintptr_t) src;
+    a = cover_answer (b, owner, env);
     if (a && jt_map_put (cache, key, (void *) a, NULL) < 0)
         a = 0;
     return a;
@@ -109,6 +170,7 @@ static int check_payers (jt_fold_times_t *t, const jt_fold_epoch_t *ep, size_t n
                          const char *const *envnames, jt_violation_t *best)
 {
     jt_map_t *cache = jt_map_create (0);
+    char why[200];
 
     if (!cache)
         return -1;
@@ -123,44 +185,16 @@ static int check_payers (jt_fold_times_t *t, const jt_fold_epoch_t *ep, size_t n
         const jt_budgets_t *b = t->rules[k->rules];
         const char *owner = t->names[l->owner], *env = envnames[l->env];
         uintptr_t a = answer (cache, b, k->rules, l, owner, env);
-        uint64_t seq = max64 (l->sseq, k->seq);
         if (!a) {
             jt_map_destroy (cache, NULL);
             return -1;
         }
         t->leases_checked++;
-        if (a == ANS_NOENV)
-            jt_fold_found (best, JT_VIOL_PAYER, seq,
-                           "lease %s: envelope %s is not in the budgets in force at its "
-                           "start (BudgetLoaded seq %" PRIu64 ")",
-                           l->lease, env, k->seq);
-        else if (a == ANS_NOOWNER)
-            jt_fold_found (best, JT_VIOL_PAYER, seq,
-                           "lease %s: owner %s has no budget in the budgets in force at "
-                           "its start (BudgetLoaded seq %" PRIu64 ")",
-                           l->lease, owner, k->seq);
-        else if (a == ANS_NOTLISTED)
-            jt_fold_found (best, JT_VIOL_PAYER, seq,
-                           "lease %s: envelope %s (owner %s) is not in %s's family and "
-                           "does not lend to %s (BudgetLoaded seq %" PRIu64 ")",
-                           l->lease, env, jt_budgets_envelope (b, env)->owner, owner,
-                           owner, k->seq);
-        else {
-            jt_source_t src = (jt_source_t) (a - ANS_SOURCE);
-            if (l->role == JT_ROLE_BORROWED && src != JT_SRC_SPONSOR)
-                jt_fold_found (best, JT_VIOL_ROLE, seq,
-                               "lease %s is Borrowed, but envelope %s is in %s's "
-                               "family (%s): Cover pays it Active (BudgetLoaded seq "
-                               "%" PRIu64 ")",
-                               l->lease, env, owner, jt_source_str (src), k->seq);
-            else if (l->role == JT_ROLE_ACTIVE && src == JT_SRC_SPONSOR)
-                jt_fold_found (best, JT_VIOL_ROLE, seq,
-                               "lease %s is Active, but envelope %s is a sponsor's "
-                               "(owner %s) lending to %s: Cover pays it Borrowed "
-                               "(BudgetLoaded seq %" PRIu64 ")",
-                               l->lease, env, jt_budgets_envelope (b, env)->owner,
-                               owner, k->seq);
-        }
+        jt_violation_kind_t kind = verdict (b, a, owner, env, l->role, why, sizeof (why));
+        if (kind != JT_VIOL_NONE)
+            jt_fold_found (best, kind, max64 (l->sseq, k->seq),
+                           "lease %s: %s (BudgetLoaded seq %" PRIu64 ")", l->lease, why,
+                           k->seq);
     }
     jt_map_destroy (cache, NULL);
     return 0;

@@ -13,6 +13,7 @@
 #include "config.h"
 
 #include <errno.h>
+#include <stdbool.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -136,27 +137,34 @@ void *jt_map_remove (jt_map_t *m, const char *key)
     return val;
 }
 
-int jt_map_put (jt_map_t *m, const char *key, void *val, void **evicted)
+int jt_map_put (jt_map_t *m, const char *key, void *val, void **dropped)
 {
     uint64_t h = hash (key);
     struct entry **pp = find (m, key, h);
-    if (evicted)
-        *evicted = NULL;
+    if (dropped)
+        *dropped = NULL;
     if (*pp) {
+        void *old = (*pp)->val;
         (*pp)->val = val;
+        if (dropped && old != val)
+            *dropped = old;
         return 0;
     }
-    if (m->max && m->n >= m->max) {
-        void *old = jt_map_remove (m, m->oldest->key);
-        if (evicted)
-            *evicted = old;
-    }
-    if (m->n + 1 > m->nbuckets && grow (m) < 0)
-        return -1;
+    /* everything that can fail comes before the eviction: a failure
+     * changes nothing */
+    bool evict = m->max && m->n >= m->max;
     struct entry *e = calloc (1, sizeof (*e));
-    if (!e || !(e->key = strdup (key))) {
+    if (!e || !(e->key = strdup (key))
+        || (m->n + (evict ? 0 : 1) > m->nbuckets && grow (m) < 0)) {
+        if (e)
+            free (e->key);
         free (e);
         return -1;
+    }
+    if (evict) {
+        void *old = jt_map_remove (m, m->oldest->key);
+        if (dropped)
+            *dropped = old;
     }
     e->val = val;
     e->h = h;

@@ -1,0 +1,122 @@
+/*
+ * map.c - unit tests of the string map (jobtree/map.h): what jt_map_put
+ * hands back (a replaced value, an evicted one, nothing), that a failure
+ * or a replacement keeps the insertion order, and that values freed by the
+ * contract alone leave nothing behind (LeakSanitizer in the sanitizer
+ * build).
+ *
+ * Copyright (C) 2026 The Jobtree authors.
+ * SPDX-License-Identifier: GPL-2.0-or-later
+ * Licensed under the GNU General Public License, version 2 or later,
+ * with the OpenSSL linking exception of LICENSE.OpenSSL.
+ */
+#include "config.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "jobtree/map.h"
+#include "tap.h"
+
+static void cat_key (const char *key, void *val, void *arg)
+{
+    char *out = arg;
+    (void) val;
+    snprintf (out + strlen (out), 256 - strlen (out), "%s ", key);
+}
+
+/* Keys oldest first, as "a b c ". */
+static const char *order (const jt_map_t *m)
+{
+    static char out[256];
+    out[0] = '\0';
+    jt_map_each (m, cat_key, out);
+    return out;
+}
+
+static char *val (const char *s)
+{
+    char *v = strdup (s);
+    if (!v)
+        bail_out ("out of memory");
+    return v;
+}
+
+/* An unbounded map: a replaced value comes back, an unchanged one does not. */
+static void test_replace (void)
+{
+    jt_map_t *m = jt_map_create (0);
+    void *old = (void *) 1;
+    char *a1 = val ("a1"), *a2 = val ("a2"), *b = val ("b");
+
+    if (!m)
+        bail_out ("out of memory");
+    ok (jt_map_put (m, "a", a1, &old) == 0 && old == NULL, "a new key hands back nothing");
+    ok (jt_map_put (m, "b", b, &old) == 0 && old == NULL, "another new key: nothing");
+    ok (jt_map_put (m, "a", a2, &old) == 0 && old == a1,
+        "replacing a key's value hands back the value it replaced");
+    free (old);
+    is (jt_map_get (m, "a"), "a2", "the key now holds the new value");
+    is_int (jt_map_count (m), 2, "a replacement adds no entry");
+    is (order (m), "a b ", "and keeps the key's place in the insertion order");
+    ok (jt_map_put (m, "a", a2, &old) == 0 && old == NULL,
+        "putting the value the key holds again hands back nothing (it is still held)");
+    is (jt_map_get (m, "a"), "a2", "  and the key still holds it");
+    jt_map_destroy (m, free);
+}
+
+/* A bounded map: a new key into a full map evicts the oldest. */
+static void test_evict (void)
+{
+    jt_map_t *m = jt_map_create (2);
+    void *old = (void *) 1;
+    char *x = val ("x"), *y = val ("y"), *y2 = val ("y2"), *z = val ("z");
+
+    if (!m)
+        bail_out ("out of memory");
+    ok (jt_map_put (m, "x", x, &old) == 0 && old == NULL, "x into an empty map of 2");
+    ok (jt_map_put (m, "y", y, &old) == 0 && old == NULL, "y fills it");
+    ok (jt_map_put (m, "y", y2, &old) == 0 && old == y,
+        "replacing in a full map hands back the replaced value, evicts nothing");
+    free (old);
+    is (order (m), "x y ", "  both keys still there, in order");
+    ok (jt_map_put (m, "z", z, &old) == 0 && old == x,
+        "a new key into a full map hands back the oldest entry's value");
+    free (old);
+    is (order (m), "y z ", "  the oldest key is gone");
+    ok (jt_map_get (m, "x") == NULL, "  and not found");
+    jt_map_destroy (m, free);
+}
+
+/* Many replacements and evictions with every value freed only as the
+ * contract hands it back: LeakSanitizer finds any value lost on the way. */
+static void test_no_loss (void)
+{
+    jt_map_t *m = jt_map_create (50);
+    int bad = 0;
+
+    if (!m)
+        bail_out ("out of memory");
+    for (int i = 0; i < 1000; i++) {
+        char key[16];
+        void *old = NULL;
+        snprintf (key, sizeof (key), "k%d", i % 70);
+        if (jt_map_put (m, key, val (key), &old) < 0)
+            bail_out ("out of memory");
+        if (old && strncmp (old, "k", 1))
+            bad++;
+        free (old);
+    }
+    is_int (bad, 0, "every value handed back is one the map held");
+    is_int (jt_map_count (m), 50, "the bound holds");
+    jt_map_destroy (m, free);
+}
+
+int main (void)
+{
+    test_replace ();
+    test_evict ();
+    test_no_loss ();
+    return done_testing ();
+}
