@@ -50,7 +50,9 @@
 # jobs leave in $TMPDIR (the SPANK layout's jobtree-layout-<jobid>.json,
 # which the job keeps) goes with the cluster's directory, not into /tmp.
 # Ledger helpers: ledger_start, ledger_stop, jobtree_cli ARGS (the build's
-# jobtree), ledger_settled N (wait until the ledger holds N events).
+# jobtree), ledger_settled N (wait until the ledger holds N events),
+# ledger_payloads, ledger_seq_of TYPE, ledger_forged OUT SED (a re-chained
+# forgery for `jobtree verify`).
 # Job helpers: submit, job_field, wait_job_state, queue_empty; ctld_pid and
 # ctld_gone for tests that kill and restart slurmctld (daemon_pid NAME and
 # daemon_gone NAME for any of the cluster's daemons).
@@ -439,6 +441,29 @@ _ledger_has () {
 }
 # Wait until the ledger holds at least N events (at most SECS, default 30).
 ledger_settled () { wait_for "${2:-30}" _ledger_has "$1"; }
+# The cluster's ledger as payloads, one a line, in seq order (every segment).
+ledger_payloads () {
+    cat "$JT_LEDGER_DIR"/ledger-*.jtl 2>/dev/null \
+        | sed -E 's/^JT1 [0-9]+ [0-9a-f]{64} [0-9]+ //; s/ [0-9a-f]{64}$//'
+}
+# ledger_forged OUT SED: the cluster's ledger with each payload edited by
+# SED (a sed -E script), chained again from genesis into the one segment
+# OUT by an independent writer (sha256sum(1), docs/ledger-format.md, as
+# tests/ledger/lib.sh): a forgery whose chain holds, that only the fold's
+# own rules (the lottery recomputed, ...) can tell from the real thing.
+ledger_forged () {
+    local out=$1 prev n=1 p body
+    prev=$(printf '0%.0s' $(seq 64))
+    : > "$out"
+    while IFS= read -r p; do
+        body="JT1 $n $prev $(printf '%s' "$p" | wc -c) $p"
+        prev=$(printf '%s' "$body" | sha256sum | cut -c1-64)
+        printf '%s %s\n' "$body" "$prev" >> "$out"
+        n=$((n + 1))
+    done < <(ledger_payloads | sed -E "$2")
+}
+# The seq of the ledger's first event of TYPE (its line among the payloads).
+ledger_seq_of () { ledger_payloads | grep -n -m1 "\"type\":\"$1\"" | cut -d: -f1; }
 
 ##
 # Accounting (JT_CLUSTER_SLURMDBD=1): a private mariadbd and slurmdbd

@@ -177,7 +177,8 @@ reset_cluster
 ## 10. Never runnable: a spread-off run larger than any domain is refused at once.
 nv=$(submit --account=team-a -N6 $G8 --group-gpus=16 --cross-group-spread=no --wrap true)
 is "$nv" "" "a run no domain could ever hold is refused at submission"
-like "$(last_err)" "node configuration is not available|jobtree" \
-     "with Slurm's reason: $(last_err | head -n1)"
+like "$(last_err | head -n1)" \
+     '^sbatch: error: jobtree: this cluster can never place the run: no domain holds all 3 groups \(48 GPUs\) on nodes its payers may use' \
+     "refused by job_submit's placement check, with its why: $(last_err | head -n1)"
 
 done_testing

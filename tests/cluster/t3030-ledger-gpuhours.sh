@@ -11,7 +11,7 @@
 # with the OpenSSL linking exception of LICENSE.OpenSSL.
 . "$(dirname "$0")/lib.sh"
 
-plan 8
+plan 9
 JT_CLUSTER_SELECT=jobtree
 JT_CLUSTER_BUDGETS=$(mktemp -d /tmp/jt-budgets.XXXXXX)
 # 0.15 GPU-hours: a 16-GPU run with a 1-minute limit is charged 0.27 in
@@ -64,5 +64,11 @@ sleep 3
 is "$(job_field "$r2" JobState)" PENDING "still waiting after the restart (GPU-hours folded from the ledger)"
 wait_for 15 _hours_reason "$r2"
 ok $? "with the GPU-hours reason: $(squeue -h -j "$r2" -o %r)"
+# r2's state and reason were saved before the restart; a run submitted
+# after it is judged by the restarted plugin alone, whose GPU-hours can
+# only come from LedgerDir.
+r3=$(submit --account=small -N1 $G8 --group-gpus=8 -t 1 --wrap "sleep 1")
+wait_for 15 _hours_reason "$r3"
+ok $? "a run submitted after the restart waits on the GPU-hours read from the ledger: $(squeue -h -j "$r3" -o '%T %r')"
 
 done_testing
