@@ -772,6 +772,22 @@ why_like () {
     grep -Eq -- "$2" <<< "$w"
 }
 
+# bf_cycles: backfill's completed cycles (sdiag's "Total cycles" under
+# "Backfilling stats", counted at each cycle's end; the same lines on
+# 22.05, 24.11 and 26.05). bf_cycles_since N: a wait_for condition: two
+# more than N, so one whole cycle began and ended since N was read. A job
+# only backfill can start (one behind a waiting job of its partition) has
+# its answer by then, however long a loaded machine makes the wait.
+bf_cycles () {
+    sdiag 2>/dev/null | sed -n '/^Backfilling stats/,$ s/^[[:space:]]*Total cycles: *\([0-9]*\).*/\1/p' | head -n1
+}
+bf_cycles_since () {
+    local n
+    n=$(bf_cycles)
+    echo "backfill cycles: ${n:-?}, want $(( $1 + 2 ))"
+    [ -n "$n" ] && [ "$n" -ge $(( $1 + 2 )) ]
+}
+
 # resv_from WHY: the reserved start of an explanation "reserved N nodes
 # [in D] from T | ...".
 resv_from () { sed -E 's/^reserved [0-9]+ nodes (in [^ ]+ )?from ([0-9T:Z-]+).*/\2/' <<< "$1"; }
