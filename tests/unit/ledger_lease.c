@@ -430,6 +430,32 @@ static void test_reconcile (void)
         "another cluster's");
     free (open);
     jt_lease_events_clear (&e);
+
+    /* A requeued run started again (new start time) while its earlier
+     * start's End was never written (slurmctld killed between a launch
+     * and its state save): that lease is the earlier attempt's, not a
+     * shrink; it ends at the new start at the latest. */
+    jt_job_facts_t first = job1 (14, JT_JOB_RUNNING, 2), again2;
+    jt_ledger_fold_destroy (f);
+    f = jt_ledger_fold_create ();
+    jt_lease_sync (&first, NULL, 0, T0, JT_REASON_SHRINK, &e, &err);
+    is_int (apply (f, &e), 0, "job 14's first start folds");
+    jt_lease_events_clear (&e);
+    again2 = first;
+    again2.start_time = START + 500;
+    n = open_of (f, &open);
+    ok (jt_lease_reconcile ("jtc", open, n, &again2, 1, T0 + 4000, &e, &err) == 0,
+        "reconcile job 14 started again");
+    /* (the record's bound time, the new lease's start, is T0 here) */
+    is (dump (&e),
+        "End jtc:14:1772366395:g0:end reason=End end=+0\n"
+        "Start jtc:14:1772366895:g0:start run=jtc:14 group=0 env=west-h100 "
+        "owner=rai role=Active gpus=16 nodes=n14-01,n14-02 start=+0\n",
+        "an earlier start's lease ends with End when the new one starts, not"
+        " Shrink at now");
+    free (open);
+    is_int (apply (f, &e), 0, "the fold accepts them (no node held twice)");
+    jt_lease_events_clear (&e);
     jt_ledger_fold_destroy (f);
     for (size_t i = 0; i < 16; i++)
         jt_jobrec_free (&recs[i]);

@@ -306,7 +306,11 @@ static int64_t handed_over (const jt_fold_lease_t *l, const jt_lease_events_t *d
 }
 
 /* An open lease no longer derived ends with reason gone, except a spare
- * lease a group took a node of (a spare swapped in): Swap. */
+ * lease a group took a node of (a spare swapped in): Swap, and a lease of
+ * an earlier start of the job (it started before the job's current start,
+ * which every lease of this start is at or after: a requeued run started
+ * again while its End was never written, e.g. slurmctld killed between a
+ * launch and its state save): End, at the current start at the latest. */
 int jt_lease_sync (const jt_job_facts_t *job, const jt_fold_lease_t *open,
                    size_t nopen, int64_t now, jt_end_reason_t gone,
                    jt_lease_events_t *out, jt_error_t *err)
@@ -334,13 +338,18 @@ int jt_lease_sync (const jt_job_facts_t *job, const jt_fold_lease_t *open,
             ev->start = ev->time = now;
     }
     for (size_t i = 0; i < nopen; i++) {
-        bool keep = !is_run_of (open[i].run, job);
+        bool keep = !is_run_of (open[i].run, job), before;
+        int64_t t;
         for (size_t k = 0; !keep && k < d.n; k++)
             keep = !strcmp (d.v[k]->lease, open[i].lease);
-        if (!keep
-            && push_end (out, &open[i], handed_over (&open[i], &d, fresh, now),
-                         swapped_in (&open[i], &d) ? JT_REASON_SWAP : gone)
-                   < 0)
+        if (keep)
+            continue;
+        t = handed_over (&open[i], &d, fresh, now);
+        before = job->start_time > 0 && open[i].start < job->start_time;
+        if (before && t > job->start_time)
+            t = job->start_time;
+        if (push_end (out, &open[i], t, swapped_in (&open[i], &d) ? JT_REASON_SWAP
+                                        : before ? JT_REASON_END : gone) < 0)
             goto fail;
     }
     for (size_t k = 0; k < d.n; k++) {
