@@ -464,6 +464,25 @@ ledger_forged () {
 }
 # The seq of the ledger's first event of TYPE (its line among the payloads).
 ledger_seq_of () { ledger_payloads | grep -n -m1 "\"type\":\"$1\"" | cut -d: -f1; }
+# verify_lottery_checks VERIFY_OUT SEED: two TAP tests that `jobtree
+# verify` (whose output is VERIFY_OUT) recomputed the one lottery slurmctld
+# drew, seed SEED ("seed":"<16 hex>"): its count equals the activations
+# slurmctld's log says it drew (each once), and the same ledger with that
+# seed replaced everywhere (the victims' Ends agree with it), chained again,
+# fails at the Activation, whose lottery that seed is not.
+verify_lottery_checks () {
+    local drawn aseq forged
+    drawn=$(grep -Ec "reservation jtc:[0-9]+:resv:[0-9]+ (activates|reclaims) " \
+            "$JT_CLUSTER_DIR/log/slurmctld.log")
+    is "$(grep -o 'lotteries [0-9]* recomputed' <<< "$1") (slurmctld drew $drawn)" \
+       "lotteries 1 recomputed (slurmctld drew 1)" \
+       "verify recomputed as many lotteries as slurmctld drew activations (one)"
+    aseq=$(ledger_seq_of Activation)
+    ledger_forged "$JT_CLUSTER_DIR/forged.jtl" "s/${2#*:}/\"0123456789abcdef\"/g"
+    forged=$(jobtree_cli verify "$JT_CLUSTER_DIR/forged.jtl" 2>&1)
+    is "$(head -n1 <<< "$forged" | cut -d: -f1)" "FAIL lottery at seq $aseq" \
+       "verify recomputes the lottery: a forged seed fails at the Activation (seq $aseq)"
+}
 
 ##
 # Accounting (JT_CLUSTER_SLURMDBD=1): a private mariadbd and slurmdbd

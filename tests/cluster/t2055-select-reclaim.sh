@@ -85,17 +85,5 @@ scancel "${bor[@]}" "${own[@]}"
 wait_for 60 queue_empty
 out=$(jobtree_cli verify "$JT_LEDGER_DIR" 2>&1)
 ok $? "jobtree verify accepts the ledger: $(tail -n1 <<< "$out")"
-# As many lotteries as slurmctld drew (its log says each activation once).
-drawn=$(grep -Ec "reservation jtc:[0-9]+:resv:[0-9]+ (activates|reclaims) " \
-        "$JT_CLUSTER_DIR/log/slurmctld.log")
-is "$(grep -o 'lotteries [0-9]* recomputed' <<< "$out") (slurmctld drew $drawn)" \
-   "lotteries 1 recomputed (slurmctld drew 1)" \
-   "verify recomputed as many lotteries as slurmctld drew activations (one)"
-# Recomputed, not read back: the ledger with the Activation's seed replaced
-# everywhere (its victims' Ends agree), chained again, fails at it.
-aseq=$(ledger_seq_of Activation)
-ledger_forged "$JT_CLUSTER_DIR/forged.jtl" "s/${seed#*:}/\"0123456789abcdef\"/g"
-forged=$(jobtree_cli verify "$JT_CLUSTER_DIR/forged.jtl" 2>&1)
-is "$(head -n1 <<< "$forged" | cut -d: -f1)" "FAIL lottery at seq $aseq" \
-   "verify recomputes the lottery: a forged seed fails at the Activation (seq $aseq)"
+verify_lottery_checks "$out" "$seed"
 done_testing
