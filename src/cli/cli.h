@@ -17,6 +17,12 @@
 #define JT_EXIT_FAIL 1
 #define JT_EXIT_USAGE 2
 
+#include <stdint.h>
+
+/* JOBID text as a Slurm job id (1..4294967294) into *out: 0, or -1 after
+ * "jobtree CMD: JOBID '...': not a job id" on stderr (jobid.c). */
+int cli_job_id (const char *cmd, const char *text, uint32_t *out);
+
 int cmd_check (int argc, char **argv);
 int cmd_plan (int argc, char **argv);
 int cmd_snapshot (int argc, char **argv);

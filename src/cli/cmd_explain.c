@@ -216,8 +216,7 @@ int cmd_explain (int argc, char **argv)
         { "help", no_argument, NULL, 'h' },
         { NULL, 0, NULL, 0 },
     };
-    char *end = NULL;
-    unsigned long long v;
+    uint32_t v;
     int c;
 
     optind = 1;
@@ -237,15 +236,10 @@ int cmd_explain (int argc, char **argv)
         explain_usage (stderr);
         return JT_EXIT_USAGE;
     }
-    errno = 0;
-    v = strtoull (argv[optind], &end, 10);
-    if (errno || *end || end == argv[optind] || v == 0 || v > 0xfffffffeULL) {
-        fprintf (stderr, "jobtree explain: JOBID '%s': not a job id "
-                 "(1..4294967294)\n", argv[optind]);
+    if (cli_job_id ("explain", argv[optind], &v) < 0)
         return JT_EXIT_USAGE;
-    }
 #ifdef HAVE_LIBSLURM
-    return explain ((uint32_t) v);
+    return explain (v);
 #else
     (void) print_clauses;
     fprintf (stderr, "jobtree explain: built without libslurm (install "

@@ -110,8 +110,7 @@ int cmd_layout (int argc, char **argv)
         { NULL, 0, NULL, 0 },
     };
     const char *out = NULL, *id = getenv ("SLURM_JOB_ID");
-    char *end = NULL;
-    unsigned long long v;
+    uint32_t v;
     int c;
 
     optind = 1;
@@ -136,14 +135,10 @@ int cmd_layout (int argc, char **argv)
         layout_usage (stderr);
         return JT_EXIT_USAGE;
     }
-    errno = 0;
-    v = strtoull (id, &end, 10);
-    if (errno || *end || end == id || v == 0 || v > 0xfffffffeULL) {
-        fprintf (stderr, "jobtree layout: JOBID '%s': not a job id (1..4294967294)\n", id);
+    if (cli_job_id ("layout", id, &v) < 0)
         return JT_EXIT_USAGE;
-    }
 #ifdef HAVE_LIBSLURM
-    return show ((uint32_t) v, out);
+    return show (v, out);
 #else
     (void) out;
     fprintf (stderr, "jobtree layout: built without libslurm (install libslurm-dev and "
