@@ -107,6 +107,8 @@ typedef struct jt_nodemap_job {
     int64_t bound_time;         /* the record's bound time, 0 when absent */
     int64_t end_time;           /* the job's expected end (start + time
                                  * limit), 0 when unknown */
+    int64_t min_gpus;           /* the run's malleable minimum, 0: not
+                                 * malleable (jt_lease_t.min_gpus) */
 } jt_nodemap_job_t;
 
 /* Add one bound group of job as a lease of s: run = job id, owner, start

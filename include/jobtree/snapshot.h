@@ -85,6 +85,9 @@ typedef struct jt_lease {
     int64_t start;              /* epoch seconds */
     int64_t end;                /* expected end (its job's end time: start +
                                  * time limit), epoch seconds; 0: unknown */
+    int64_t min_gpus;           /* its run's malleable minimum (GPUs): an
+                                 * activation may cut the run's groups above
+                                 * it (a Shrink); 0: not malleable */
 } jt_lease_t;
 
 typedef struct jt_snapshot {

@@ -28,20 +28,29 @@
 #include "jobtree/snapshot.h"
 #include "jobtree/timeutil.h"
 
-static int yield_any (const char *run, int64_t *min_gpus, void *arg)
+/* jt_yield_fn for a snapshot: every lease's run may give way, as
+ * preempt/jobtree offers every running Jobtree run to a pending one; a
+ * malleable run's minimum is the snapshot's (minGPUs, from the job's
+ * record, as slurmctld's adapter reads it). */
+static int yield_snapshot (const char *run, int64_t *min_gpus, void *arg)
 {
-    (void) run;
-    (void) min_gpus;
-    (void) arg;
+    const jt_snapshot_t *s = arg;
+
+    for (size_t l = 0; l < s->nleases; l++)
+        if (!strcmp (s->leases[l].run, run)) {
+            if (s->leases[l].min_gpus > 0)
+                *min_gpus = s->leases[l].min_gpus;
+            break;
+        }
     return 1;
 }
 
 /* What activating reservation resv at now would cut, with slurmctld's
- * library (activation.c): whether an activation is due (jt_activation_due,
- * a what-if at now: room, or a reclaim of what the owner lent, and who is
- * paid back), its slice, whole jobs only: no structural cuts (a snapshot
- * does not say which runs are malleable), every lease may yield
- * (jobtree-plan(1) says so). */
+ * library and its choices (activation.c): whether an activation is due
+ * (jt_activation_due, a what-if at now: room, or a reclaim of what the
+ * owner lent, and who is paid back), its slice with structural cuts
+ * (spares dropped, malleable runs shrunk to their minGPUs) before the
+ * lottery, every lease of the snapshot may yield (jobtree-plan(1)). */
 static int print_activation (const jt_budgets_t *b, jt_snapshot_t *s,
                              const jt_run_t *r, int64_t now,
                              const jt_plan_opts_t *popts, const char *resv)
@@ -82,7 +91,7 @@ static int print_activation (const jt_budgets_t *b, jt_snapshot_t *s,
         break;
     }
     if (jt_activation_slice (s, e.cands, e.ncands, e.cand_nodes, r->flavor, due.fund,
-                             "", resv, due.at, false, yield_any, NULL, &sl, &err) < 0
+                             "", resv, due.at, true, yield_snapshot, s, &sl, &err) < 0
         || jt_activate (&sl.req, &a, &err) < 0)
         goto fail;
     if (!(d = jt_activation_dump (&a, &sl.req)))

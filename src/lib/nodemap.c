@@ -147,6 +147,7 @@ int jt_nodemap_add_lease (jt_snapshot_t *s, const jt_nodemap_job_t *job,
         .role = role,
         .start = job->bound_time ? job->bound_time : job->start_time,
         .end = job->end_time,
+        .min_gpus = job->min_gpus,
     };
     return jt_snapshot_add_lease (s, &l, err);
 }
@@ -162,6 +163,8 @@ int jt_nodemap_add_record (jt_snapshot_t *s, uint32_t job_id, const char *accoun
         .start_time = start_time,
         .bound_time = rec->bound_time,
         .end_time = end_time,
+        .min_gpus = rec->run && rec->run->malleable && rec->run->min_gpus > 0
+                    ? rec->run->min_gpus : 0,
     };
 
     for (size_t i = 0; i < rec->nbound; i++) {

@@ -167,6 +167,7 @@ int jt_snapshot_add_lease (jt_snapshot_t *s, const jt_lease_t *lease,
     l.role = lease->role;
     l.start = lease->start;
     l.end = lease->end;
+    l.min_gpus = lease->min_gpus;
     s->leases[s->nleases++] = l;
     return 0;
 nomem:

@@ -32,7 +32,8 @@ static const char *const node_keys[] = {
     "name", "flavor", "gpus", "usedGPUs", "state", "labels", NULL
 };
 static const char *const lease_keys[] = {
-    "run", "group", "owner", "envelope", "nodes", "gpus", "role", "start", "end", NULL
+    "run", "group", "owner", "envelope", "nodes", "gpus", "role", "start", "end",
+    "minGPUs", NULL
 };
 
 /* Map one state word; -1 if unknown. */
@@ -183,6 +184,7 @@ static void read_lease (jt_jdoc_t *d, jt_snapshot_t *s, json_object *o,
             jt_jdoc_error (d, jt_json_path_key (p, sizeof (p), path, "role"),
                            "unknown role '%s': use Active, Spare or Borrowed", role);
     }
+    jt_jdoc_get_int (d, o, path, "minGPUs", false, 0, JT_JSON_INT_MAX, &l.min_gpus);
     jt_jdoc_get_time (d, o, path, "start", false, &l.start);
     if (jt_jdoc_get_time (d, o, path, "end", false, &l.end) > 0 && l.end < l.start)
         jt_jdoc_error (d, jt_json_path_key (p, sizeof (p), path, "end"),
@@ -380,6 +382,8 @@ char *jt_snapshot_to_json (const jt_snapshot_t *s)
             json_object_object_add (x, "gpus", json_object_new_int64 (l->gpus));
             json_object_object_add (x, "role",
                                     json_object_new_string (jt_role_str (l->role)));
+            if (l->min_gpus > 0)
+                json_object_object_add (x, "minGPUs", json_object_new_int64 (l->min_gpus));
             jt_time_format (l->start, t, sizeof (t));
             json_object_object_add (x, "start", json_object_new_string (t));
             if (l->end) {

@@ -48,7 +48,7 @@ fails_with () {
     fi
 }
 
-plan 21
+plan 22
 same_output worked-96.txt snapshot.json worked-96
 same_output worked-96.json snapshot.json worked-96 --json
 # Two groups of 64 need 8 nodes each in two domains; B has 6: never (Reject).
@@ -65,6 +65,10 @@ same_output worked-96-early.txt snapshot.json worked-96 --at 2025-12-01T00:00:00
 # What activation would cut, as slurmctld draws it: domain A first (Pack's
 # order), two whole one-node gangs for a deficit of 16, seed published.
 same_output pair-16-activate.txt snapshot-full.json pair-16 --activate c1:300:resv:1772366400
+# Structural cuts first, as slurmctld makes them: c1:201's spare on a01
+# (DropSpare), then c1:203 (malleable, minGPUs 8) gives up its group 1 on
+# a04 (Shrink); 16 GPUs freed, no draw.
+same_output pair-16-activate-structural.txt snapshot-structural.json pair-16 --activate c1:300:resv:1772366400
 
 # Never fundable by its envelopes together: the detail names the bound
 # that stops them (libjobtree's text, also job_submit's and squeue's).

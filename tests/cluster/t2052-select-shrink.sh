@@ -8,7 +8,10 @@
 # JobId=X NodeList=...`, sent after the job lock is released), the waiting
 # run starts on the freed nodes on a later pass, the ledger has one
 # Activation whose cuts are Shrink (no RandomPreempt) and the cut groups'
-# lease Ends say Shrink, and `jobtree verify` replays it.
+# lease Ends say Shrink, and `jobtree verify` replays it. Before each
+# activation, `jobtree plan --activate` on a snapshot of the cluster names
+# the same cuts, in the same order (issue 32: the prediction decides as
+# slurmctld does, structural cuts included).
 #
 # Cluster: see t2000-select.sh. East is C (gpu09-12) and D (gpu13-16).
 # D: a plain 4-node job (never a cut). C: one malleable run of team-b, four
@@ -23,9 +26,40 @@
 # with the OpenSSL linking exception of LICENSE.OpenSSL.
 . "$(dirname "$0")/lib.sh"
 
-plan 13
+plan 15
 activation_cluster "${1:?usage: $0 BUILDDIR}" team-b:64 team-c:16
 G8="--gres=gpu:h100:8"
+
+# predict JOB GPUS: jobtree plan --activate's cuts for JOB's reservation (a
+# run of team-c, GPUS in one group) on a snapshot taken now, at the
+# reservation's creation + MaxWait (20 s), as "KIND JOB/GROUP,...".
+_resv_of () { local r
+              r=$(grep -h '"type":"ReservationCreate"' "$JT_LEDGER_DIR"/ledger-*.jtl \
+                  | grep "\"run\":\"jtc:$1\"" | grep -o '"reservation":"[^"]*"' \
+                  | cut -d'"' -f4 | tail -n1)
+              [ -n "$r" ] && echo "$r"; }
+predict () {
+    local job=$1 gpus=$2 rid
+    wait_for 20 _resv_of "$job" || { echo "no ReservationCreate for $job" > "$JT_CLUSTER_DIR/plan-$job.txt"; return; }
+    rid=$(_resv_of "$job")
+    "$JT_BUILDDIR/src/cli/jobtree" snapshot -o "$JT_CLUSTER_DIR/snap-$job.json" \
+        || { echo "no snapshot"; return; }
+    printf '{ "owner": "team-c", "resources": { "gpuType": "h100", "totalGPUs": %s },\n'\
+'  "locality": { "groupGPUs": %s } }\n' "$gpus" "$gpus" > "$JT_CLUSTER_DIR/run-$job.json"
+    "$JT_BUILDDIR/src/cli/jobtree" plan --budgets "$JT_CLUSTER_DIR/budgets" \
+        --snapshot "$JT_CLUSTER_DIR/snap-$job.json" --run "$JT_CLUSTER_DIR/run-$job.json" \
+        --activate "$rid" --at "$(date -u -d "@$(( ${rid##*:} + 20 ))" +%Y-%m-%dT%H:%M:%SZ)" \
+        > "$JT_CLUSTER_DIR/plan-$job.txt" 2>&1
+    grep -o '\(DropSpare\|Shrink\|RandomPreempt\) [0-9]*/[0-9]*' "$JT_CLUSTER_DIR/plan-$job.txt" \
+        | paste -sd,
+}
+# actual_cuts JOB: the cuts of the Activation of JOB's reservation, alike.
+actual_cuts () {
+    grep -h '"type":"Activation"' "$JT_LEDGER_DIR"/ledger-*.jtl | grep "\"run\":\"jtc:$1\"" \
+        | grep -o '"run":"jtc:[0-9]*","group":[0-9]*,"cut":"[A-Za-z]*"' \
+        | sed -E 's/"run":"jtc:([0-9]*)","group":([0-9]*),"cut":"([A-Za-z]*)"/\3 \1\/\2/' \
+        | paste -sd,
+}
 
 plain=$(submit -N4 --exclusive --constraint=fabric.domain=D -t 10 --wrap "sleep 600")
 wait_job_state "$plain" RUNNING 15 || bail_out "the plain job does not start"
@@ -39,6 +73,7 @@ big=$(submit --account=team-c -N2 $G8 --group-gpus=16 -t 2 --wrap "sleep 5")
 wait_for 30 reason_like "$big" '^jobtree: [^;]+; reserved [^ ]+ from ' \
     || bail_out "no reservation: $(job_field "$big" Reason)"
 ok 0 "the run waits under a reservation: $(reason_like "$big" . | sed 's/^job [0-9]* reason: //')"
+predicted=$(predict "$big" 16)
 
 wait_job_state "$big" "RUNNING|COMPLETING|COMPLETED" 120 \
     || bail_out "the run did not start after MaxWait: $(job_field "$big" Reason)"
@@ -58,6 +93,9 @@ is "$(_act | grep -o '"cut":"[A-Za-z]*"' | sort | uniq -c | awk '{ print $1, $2 
    '2 "cut":"Shrink"' "the Activation cut two whole groups (Shrink), no lottery draw"
 is "$(grep -h '"type":"End"' "$JT_LEDGER_DIR"/ledger-*.jtl | grep -c '"reason":"RandomPreempt"')" 0 \
    "no lease ended RandomPreempt"
+is "$predicted" "$(actual_cuts "$big")" \
+   "jobtree plan --activate predicted slurmctld's cuts, in order (two Shrinks of $mall)"
+[ "$predicted" = "$(actual_cuts "$big")" ] || sed 's/^/# plan: /' "$JT_CLUSTER_DIR/plan-$big.txt"
 
 # Spares go first: the run keeps its group, only the spare node is taken.
 scancel "$mall"
@@ -70,6 +108,7 @@ fill=$(submit -N1 --exclusive --constraint=fabric.domain=C -t 10 --wrap "sleep 6
 wait_job_state "$fill" RUNNING 15 || bail_out "the plain job on C does not start"
 is "$(job_field "$spare" NumNodes)" 3 "the run holds its group and its spare node on C"
 one=$(submit --account=team-c -N1 $G8 --group-gpus=8 -t 2 --wrap "sleep 5")
+predicted=$(predict "$one" 8)
 wait_job_state "$one" "RUNNING|COMPLETING|COMPLETED" 120 \
     || bail_out "the one-node run did not start after MaxWait: $(job_field "$one" Reason)"
 is "$(job_field "$spare" JobState) $(job_field "$spare" NumNodes) $(job_field "$spare" Restarts)" \
@@ -83,6 +122,9 @@ is "$(_act | tail -n1 | grep -o '"cut":"[A-Za-z]*"' | paste -sd' ')" '"cut":"Dro
    "the second Activation's only cut is DropSpare"
 is "$(grep -h '"type":"End"' "$JT_LEDGER_DIR"/ledger-*.jtl | grep -c '"reason":"RandomPreempt"')" 0 \
    "still no lease ended RandomPreempt"
+is "$predicted" "$(actual_cuts "$one")" \
+   "jobtree plan --activate predicted the dropped spare of $spare"
+[ "$predicted" = "$(actual_cuts "$one")" ] || sed 's/^/# plan: /' "$JT_CLUSTER_DIR/plan-$one.txt"
 
 scancel "$spare" "$fill" "$plain"
 wait_for 60 queue_empty

@@ -683,15 +683,15 @@ static void test_usage (void)
     char *n1[] = { "a01" }, *n2[] = { "a02" }, *n3[] = { "a03" }, *n4[] = { "a04" };
     jt_lease_t l[] = {
         { "c1:1", 0, "rai", "west-h100", n1, 1, 8, JT_ROLE_ACTIVE,
-          fx_time ("2026-03-01T10:00:00Z"), fx_time ("2026-03-01T13:00:00Z") },
+          fx_time ("2026-03-01T10:00:00Z"), fx_time ("2026-03-01T13:00:00Z"), 0 },
         { "c1:1", 0, "rai", "west-h100", n2, 1, 8, JT_ROLE_SPARE,
-          fx_time ("2026-03-01T11:00:00Z"), 0 },
+          fx_time ("2026-03-01T11:00:00Z"), 0, 0 },
         { "c1:2", 0, "rai", "vision-h100", n3, 1, 8, JT_ROLE_BORROWED,
-          fx_time ("2026-03-01T11:30:00Z"), 0 },
+          fx_time ("2026-03-01T11:30:00Z"), 0, 0 },
         { "c1:3", 0, "rai", "nowhere", n4, 1, 8, JT_ROLE_ACTIVE,
-          fx_time ("2026-03-01T11:30:00Z"), 0 },
+          fx_time ("2026-03-01T11:30:00Z"), 0, 0 },
         { "c1:4", 0, "vision", "vision-h100", n4, 1, 8, JT_ROLE_ACTIVE,
-          fx_time ("2026-03-01T13:00:00Z"), 0 },
+          fx_time ("2026-03-01T13:00:00Z"), 0, 0 },
     };
     jt_error_t err;
     jt_usage_t u;

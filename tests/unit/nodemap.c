@@ -321,10 +321,37 @@ static void test_record (void)
                   s->leases[1].run,
                   s->leases[1].group, s->leases[1].envelope,
                   jt_role_str (s->leases[1].role));
+        ok (s->leases[0].min_gpus == 0 && s->leases[1].min_gpus == 0,
+            "a run that is not malleable: no minimum on its leases");
         is (buf, "77/0 rai west-h100 2 16 Active 2000-4600 | 77/1 vision-h100 Borrowed",
             "run, owner, bound time, the job's expected end, roles");
     } else
-        skip (1, "leases missing");
+        skip (2, "leases missing");
+    jt_jobrec_free (&rec);
+    jt_snapshot_destroy (s);
+}
+
+/* A malleable run's minimum is on each of its leases (what an activation
+ * may shrink it to: jobtree plan --activate reads it from the snapshot);
+ * a run that is not malleable has none. */
+static void test_record_malleable (void)
+{
+    jt_snapshot_t *s = jt_snapshot_create ();
+    jt_error_t err = { "" };
+    jt_jobrec_t rec;
+    const char *text = "jobtree/1 {\"run\":{\"owner\":\"rai\",\"resources\":"
+        "{\"gpuType\":\"h100\",\"totalGPUs\":16},\"locality\":{\"groupGPUs\":8},"
+        "\"malleable\":{\"minTotalGPUs\":8,\"maxTotalGPUs\":16,\"stepGPUs\":8}},"
+        "\"funding\":[],\"fundedGPUs\":0,\"borrowedGPUs\":0,\"reason\":\"OK\","
+        "\"bound\":{\"time\":\"1970-01-01T00:33:20Z\",\"leases\":["
+        "{\"group\":0,\"envelope\":\"west-h100\",\"gpus\":8,\"nodes\":[\"a01\"]},"
+        "{\"group\":1,\"envelope\":\"west-h100\",\"gpus\":8,\"nodes\":[\"a02\"]}]}}";
+
+    ok (jt_jobrec_parse (text, &rec, &err) == 0, "malleable: record: %s", err.text);
+    ok (jt_nodemap_add_record (s, 9, "rai", 1000, 0, &rec, &err) == 0,
+        "malleable: leases added: %s", err.text);
+    ok (s->nleases == 2 && s->leases[0].min_gpus == 8 && s->leases[1].min_gpus == 8,
+        "malleable: each lease carries the run's minimum (8)");
     jt_jobrec_free (&rec);
     jt_snapshot_destroy (s);
 }
@@ -370,5 +397,6 @@ int main (void)
     test_leases ();
     test_record ();
     test_record_spares ();
+    test_record_malleable ();
     return done_testing ();
 }

@@ -519,7 +519,7 @@ static void test_decisions (void)
     jt_snapshot_t *s = jt_snapshot_create ();
     char *n[] = { "a01", "a02", "a03", "a04", "a05", "a06" };
     jt_lease_t l = { "c1:1", 0, "rai", "west-h100", n, 6, 48, JT_ROLE_ACTIVE,
-                     fx_time ("2026-03-01T11:00:00Z"), 0 };
+                     fx_time ("2026-03-01T11:00:00Z"), 0, 0 };
     jt_error_t err;
     jt_plan_t p;
 

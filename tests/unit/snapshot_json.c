@@ -125,6 +125,9 @@ static const struct parse_case {
       "lease larger than its nodes" },
     { LEASE (""), "s.json:2:11: leases[0].nodes: missing required field 'nodes'\n",
       "lease without nodes field" },
+    { LEASE (",\"nodes\":[\"n1\"],\"minGPUs\":-8"),
+      "s.json:2:73: leases[0].minGPUs: must be at least 0, got -8\n",
+      "a negative malleable minimum" },
 };
 
 int main (void)
@@ -197,6 +200,24 @@ int main (void)
     is_int (s ? s->nnodes : 99, 0, "no nodes");
     jt_snapshot_destroy (s);
 
+    /* a malleable run's minimum (jobtree plan --activate shrinks to it):
+     * read, written back only when set */
+    {
+        jt_snapshot_t *m = NULL, *m2 = NULL;
+        char *mj = NULL, *mj2 = NULL;
+        is (fx_parse_snapshot (LEASE (",\"nodes\":[\"n1\"],\"minGPUs\":8"), &m), "",
+            "a lease with minGPUs parses");
+        is_int (m && m->nleases ? m->leases[0].min_gpus : -1, 8, "minGPUs read");
+        mj = m ? jt_snapshot_to_json (m) : NULL;
+        ok (mj && strstr (mj, "\"minGPUs\":8"), "minGPUs written back");
+        is (mj ? fx_parse_snapshot (mj, &m2) : "no JSON", "", "and parses again");
+        mj2 = m2 ? jt_snapshot_to_json (m2) : NULL;
+        is (mj2, mj, "round trip with minGPUs is byte-identical");
+        free (mj);
+        free (mj2);
+        jt_snapshot_destroy (m);
+        jt_snapshot_destroy (m2);
+    }
     for (size_t i = 0; i < sizeof (parse_errors) / sizeof (parse_errors[0]); i++)
         is (fx_parse_snapshot (parse_errors[i].text, NULL), parse_errors[i].want, "%s",
             parse_errors[i].name);
