@@ -127,6 +127,16 @@ typedef struct jt_activation {
  * it), -1 on error (err set, out empty). */
 int jt_activate (const jt_activation_req_t *req, jt_activation_t *out,
                  jt_error_t *err);
+
+/* jt_activate with the alternatives whose refused[a] is set passed over
+ * (refused: nalts flags, or NULL for none): what the adapter asks again
+ * when the domain chosen is refused by a check the slice does not model
+ * (slurmctld's cons_tres on memory or CPUs), so the next domain is tried,
+ * each at most once (seed 002: greedy over the ranked domains). The seed
+ * and the scope are the request's, whatever is refused; out->alt is in
+ * the request's numbering. */
+int jt_activate_except (const jt_activation_req_t *req, const bool *refused,
+                        jt_activation_t *out, jt_error_t *err);
 void jt_activation_free (jt_activation_t *a);
 
 /* Canonical dump for tests and `jobtree plan` (malloc'd; NULL on ENOMEM):

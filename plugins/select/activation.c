@@ -257,6 +257,7 @@ int jtsel_activate (job_record_t *job_ptr, bitstr_t *bitmap,
     const char *dom;
     const jt_reclaim_t *fund;
     char key[JT_RESV_ID_MAX + 16], kind[JT_RESV_ID_MAX + 64];
+    bool *refused = NULL;               /* domains cons_tres refused */
     int rc = SLURM_ERROR;
 
     if (!preemptee_candidates || !list_count (preemptee_candidates)
@@ -315,67 +316,86 @@ int jtsel_activate (job_record_t *job_ptr, bitstr_t *bitmap,
         sl.holders[h].run = names[h];
     }
     jt_lease_run_id (clu, job_ptr->job_id, self, sizeof (self));
-    if (jt_activate (&sl.req, &a, &err) < 0) {
-        error ("%s: %pJ: activation: %s", WHO, job_ptr, err.text);
-        goto out;
-    }
+    /* The domains in Pack's order, the first the runs that may give way
+     * can clear; when cons_tres then refuses its nodes (what the snapshot
+     * does not show: memory, CPUs), the next domain is tried, at most once
+     * each (seed 002: greedy over the ranked domains). The seed and the
+     * scope stay those of the whole slice. */
+    refused = xcalloc (sl.req.nalts + 1, sizeof (*refused));
     jt_time_format (at, when, sizeof (when));
-    if (!sl.req.nalts || !a.resolved) {
-        debug ("%s: %pJ: reservation %s due since %s: the runs that may give "
-               "way cannot clear any of its %zu domains", WHO, job_ptr, resv,
-               when, sl.req.nalts);
-        goto out;
-    }
-    /* the alternative's domain: the pool of its last need */
-    dom = sl.pools[sl.alts[a.alt].needs[sl.alts[a.alt].nneeds - 1].pool];
-    /* the lottery's runs: the draws (the structural cuts come first) */
-    runs = lottery_runs (&a, &nruns);
-    if (ncuts_structural (&a)) {
-        size_t nshrunk = 0;
-
-        if (apply_structural (&sl, &a, clu, runs, nruns, &nshrunk) < 0) {
-            debug ("%s: %pJ: reservation %s: structural cuts not applied now",
-                   WHO, job_ptr, resv);
+    for (size_t tries = 0; tries <= sl.req.nalts; tries++) {
+        jt_activation_free (&a);
+        free (runs);
+        runs = NULL;
+        FREE_NULL_LIST (victims);
+        FREE_NULL_LIST (tmp);
+        FREE_NULL_BITMAP (bm);
+        if (jt_activate_except (&sl.req, refused, &a, &err) < 0) {
+            error ("%s: %pJ: activation: %s", WHO, job_ptr, err.text);
             goto out;
         }
-        remember (key);
-        jtsel_ledger_activation (resv, self, &sl, &a, at);
-        {
-            char *d = jt_activation_dump (&a, &sl.req);
-            info ("%s: %pJ: reservation %s %s at %s in %s: %" PRId64 " GPUs short, "
-                  "%zu run(s) shrunk, %zu requeued: %s", WHO, job_ptr, resv, kind,
-                  when, dom, a.deficit, nshrunk, nruns, d ? d : "");
-            free (d);
+        if (!sl.req.nalts || !a.resolved) {
+            debug ("%s: %pJ: reservation %s due since %s: the runs that may give "
+                   "way cannot clear any of its %zu domains%s", WHO, job_ptr, resv,
+                   when, sl.req.nalts, tries ? " that cons_tres did not refuse" : "");
+            goto out;
         }
-        jtsel_set_reason (job_ptr, "jobtree: reservation activated at %s on %s: "
-                          "%zu run(s) shrunk (spares dropped, whole groups given up), %zu preempted by the "
-                          "lottery (seed %016" PRIx64 "); starts when the nodes are "
-                          "free", when, dom, nshrunk, nruns, a.rho);
-        goto out;               /* not now: the nodes free after the changes */
-    }
-    victims = list_create (NULL);
-    for (size_t i = 0; i < nruns; i++) {
-        int64_t id = jt_lease_run_job (runs[i], clu);
-        job_record_t *v = id > 0 ? find_job_record ((uint32_t) id) : NULL;
-        if (v)
-            list_append (victims, v);
-    }
-    if ((size_t) list_count (victims) != nruns || !nruns) {
-        debug ("%s: %pJ: reservation %s: %zu victim(s) chosen, %d found",
-               WHO, job_ptr, resv, nruns, list_count (victims));
-        goto out;
-    }
-    /* cons_tres's per-node check on the chosen domain's nodes, the victims
-     * gone; the victims are the lottery's, whatever subset it reports. */
-    bm = jtsel_set_bitmap (c->topo, &e.cands[sl.alt_cand[a.alt]], bit_size (bitmap));
-    if (jtsel_ops.job_test (job_ptr, bm, e.cand_nodes, e.cand_nodes, e.cand_nodes,
-                            mode, victims, &tmp, JTC_JOB_TEST_EXC_ARGS)
-        != SLURM_SUCCESS) {
+        /* the alternative's domain: the pool of its last need */
+        dom = sl.pools[sl.alts[a.alt].needs[sl.alts[a.alt].nneeds - 1].pool];
+        /* the lottery's runs: the draws (the structural cuts come first) */
+        runs = lottery_runs (&a, &nruns);
+        if (ncuts_structural (&a)) {
+            size_t nshrunk = 0;
+
+            if (apply_structural (&sl, &a, clu, runs, nruns, &nshrunk) < 0) {
+                debug ("%s: %pJ: reservation %s: structural cuts not applied now",
+                       WHO, job_ptr, resv);
+                goto out;
+            }
+            remember (key);
+            jtsel_ledger_activation (resv, self, &sl, &a, at);
+            {
+                char *d = jt_activation_dump (&a, &sl.req);
+                info ("%s: %pJ: reservation %s %s at %s in %s: %" PRId64 " GPUs short, "
+                      "%zu run(s) shrunk, %zu requeued: %s", WHO, job_ptr, resv, kind,
+                      when, dom, a.deficit, nshrunk, nruns, d ? d : "");
+                free (d);
+            }
+            jtsel_set_reason (job_ptr, "jobtree: reservation activated at %s on %s: "
+                              "%zu run(s) shrunk (spares dropped, whole groups given up), %zu preempted by the "
+                              "lottery (seed %016" PRIx64 "); starts when the nodes are "
+                              "free", when, dom, nshrunk, nruns, a.rho);
+            goto out;           /* not now: the nodes free after the changes */
+        }
+        victims = list_create (NULL);
+        for (size_t i = 0; i < nruns; i++) {
+            int64_t id = jt_lease_run_job (runs[i], clu);
+            job_record_t *v = id > 0 ? find_job_record ((uint32_t) id) : NULL;
+            if (v)
+                list_append (victims, v);
+        }
+        if ((size_t) list_count (victims) != nruns || !nruns) {
+            debug ("%s: %pJ: reservation %s: %zu victim(s) chosen, %d found",
+                   WHO, job_ptr, resv, nruns, list_count (victims));
+            goto out;
+        }
+        /* cons_tres's per-node check on the chosen domain's nodes, the victims
+         * gone; the victims are the lottery's, whatever subset it reports. */
+        bm = jtsel_set_bitmap (c->topo, &e.cands[sl.alt_cand[a.alt]], bit_size (bitmap));
+        if (jtsel_ops.job_test (job_ptr, bm, e.cand_nodes, e.cand_nodes, e.cand_nodes,
+                                mode, victims, &tmp, JTC_JOB_TEST_EXC_ARGS)
+            == SLURM_SUCCESS)
+            break;
         info ("%s: %pJ: reservation %s: cons_tres refuses %s even without the "
-              "lottery's victims; nothing preempted", WHO, job_ptr, resv,
-              dom);
-        goto out;
+              "lottery's victims; nothing preempted there, the next domain "
+              "tried", WHO, job_ptr, resv, dom);
+        refused[a.alt] = true;
+        FREE_NULL_BITMAP (bm);          /* nothing of a refused domain is kept */
+        FREE_NULL_LIST (victims);
+        FREE_NULL_LIST (tmp);
     }
+    if (!bm || !victims)
+        goto out;
     bit_copybits (bitmap, bm);
     FREE_NULL_LIST (*preemptee_job_list);
     *preemptee_job_list = victims;
@@ -395,6 +415,7 @@ int jtsel_activate (job_record_t *job_ptr, bitstr_t *bitmap,
                       when, dom, nruns, a.rho);
     rc = SLURM_SUCCESS;
 out:
+    xfree (refused);
     FREE_NULL_LIST (tmp);
     FREE_NULL_LIST (victims);
     FREE_NULL_BITMAP (bm);

@@ -325,8 +325,10 @@ static int resolve (work_t *w)
     return 0;
 }
 
-int jt_activate (const jt_activation_req_t *req, jt_activation_t *out,
-                 jt_error_t *err)
+/* jt_activate, the alternatives with refused[a] set passed over (refused
+ * may be NULL). */
+static int activate (const jt_activation_req_t *req, const bool *refused,
+                     jt_activation_t *out, jt_error_t *err)
 {
     work_t w = { .req = req, .out = out };
     size_t n = req->nholders, maxneeds = 1;
@@ -369,7 +371,7 @@ int jt_activate (const jt_activation_req_t *req, jt_activation_t *out,
     }
     out->alt = req->nalts;
     for (size_t a = 0; a < req->nalts; a++)
-        if (coverable (req, &req->alts[a])) {
+        if ((!refused || !refused[a]) && coverable (req, &req->alts[a])) {
             out->alt = a;
             w.alt = &req->alts[a];
             break;
@@ -392,6 +394,18 @@ out:
     if (rc < 0)
         jt_activation_free (out);
     return rc;
+}
+
+int jt_activate (const jt_activation_req_t *req, jt_activation_t *out,
+                 jt_error_t *err)
+{
+    return activate (req, NULL, out, err);
+}
+
+int jt_activate_except (const jt_activation_req_t *req, const bool *refused,
+                        jt_activation_t *out, jt_error_t *err)
+{
+    return activate (req, refused, out, err);
 }
 
 char *jt_activation_dump (const jt_activation_t *a, const jt_activation_req_t *req)

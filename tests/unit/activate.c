@@ -180,6 +180,47 @@ static void test_alternatives (void)
     jt_activation_free (&a);
 }
 
+/* A domain the adapter's own check refused (cons_tres) is passed over: the
+ * next coverable one wins, with the seed of the whole slice; none left:
+ * unresolved, nothing cut. */
+static void test_refused (void)
+{
+    const jt_holder_t h[] = {
+        H ("g1", "rai", 0, ACTIVE, 16, A, 16, 16),
+        H ("g2", "rai", 0, ACTIVE, 16, B, 16, 16),
+        H ("g3", "zed", 0, ACTIVE, 16, C, 16, 16),
+    };
+    const jt_need_t on_a[] = { { A, 16 } }, on_b[] = { { B, 16 } }, on_c[] = { { C, 16 } };
+    const jt_slice_alt_t alts[] = { { on_a, 1 }, { on_b, 1 }, { on_c, 1 } };
+    const jt_activation_req_t req = { "west", "r-3", fx_time (FX_NOW), alts, 3, h, 3 };
+    bool refused[3] = { false, false, false };
+    jt_activation_t a, all;
+    jt_error_t err;
+    uint64_t rho = 0;
+
+    ok (jt_activate_except (&req, refused, &a, &err) == 0 && a.resolved && a.alt == 0
+        && a.ncuts == 1 && !strcmp (h[a.cuts[0].holder].run, "g1"),
+        "nothing refused: the first domain, as jt_activate");
+    rho = a.rho;
+    jt_activation_free (&a);
+    refused[0] = true;
+    ok (jt_activate_except (&req, refused, &a, &err) == 0 && a.resolved && a.alt == 1
+        && a.ncuts == 1 && !strcmp (h[a.cuts[0].holder].run, "g2") && a.rho == rho,
+        "A refused: B, numbered in the request, the same seed");
+    jt_activation_free (&a);
+    refused[1] = true;
+    ok (jt_activate_except (&req, refused, &a, &err) == 0 && a.resolved && a.alt == 2
+        && !strcmp (h[a.cuts[0].holder].run, "g3"), "A and B refused: C");
+    jt_activation_free (&a);
+    refused[2] = true;
+    ok (jt_activate_except (&req, refused, &a, &err) == 0 && !a.resolved && a.alt == 3
+        && a.ncuts == 0, "every domain refused: unresolved, nothing cut");
+    jt_activation_free (&a);
+    ok (jt_activate_except (&req, NULL, &all, &err) == 0 && all.alt == 0,
+        "no refusals (NULL): as jt_activate");
+    jt_activation_free (&all);
+}
+
 static void test_multi_pool (void)
 {
     /* funding: lender envelope pool 7 short by 16; borrowers hold it */
@@ -797,6 +838,7 @@ int main (void)
     test_no_deficit ();
     test_rules ();
     test_alternatives ();
+    test_refused ();
     test_multi_pool ();
     test_properties ();
     test_slice ();
