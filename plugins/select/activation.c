@@ -234,6 +234,21 @@ static const char **lottery_runs (const jt_activation_t *a, size_t *n)
     return v;
 }
 
+/* The lottery's runs are requeued: a --checkpoint run among them gets its
+ * restart planned and held at once (restart.c), never on `taken`, the
+ * nodes the activated run starts on (seed 002: the victim requeued with
+ * its restart planned). A run without --checkpoint plans nothing. */
+static void plan_restarts (const char **runs, size_t nruns, const char *clu,
+                           const jt_node_set_t *taken)
+{
+    for (size_t i = 0; i < nruns; i++) {
+        int64_t id = jt_lease_run_job (runs[i], clu);
+        job_record_t *v = id > 0 ? find_job_record ((uint32_t) id) : NULL;
+        if (v)
+            jtsel_restart_plan_victim (v, taken, NULL);
+    }
+}
+
 int jtsel_activate (job_record_t *job_ptr, bitstr_t *bitmap,
                     const jt_sched_request_t *now_req, const jtsel_cache_t *c,
                     uint16_t mode, List preemptee_candidates,
@@ -354,6 +369,7 @@ int jtsel_activate (job_record_t *job_ptr, bitstr_t *bitmap,
             }
             remember (key);
             jtsel_ledger_activation (resv, self, &sl, &a, at);
+            plan_restarts (runs, nruns, clu, &e.cands[sl.alt_cand[a.alt]]);
             {
                 char *d = jt_activation_dump (&a, &sl.req);
                 info ("%s: %pJ: reservation %s %s at %s in %s: %" PRId64 " GPUs short, "
@@ -402,6 +418,7 @@ int jtsel_activate (job_record_t *job_ptr, bitstr_t *bitmap,
     victims = NULL;
     remember (key);
     jtsel_ledger_activation (resv, self, &sl, &a, at);
+    plan_restarts (runs, nruns, clu, &e.cands[sl.alt_cand[a.alt]]);
     {
         char *d = jt_activation_dump (&a, &sl.req);
         info ("%s: %pJ: reservation %s %s at %s in %s: %" PRId64

@@ -4,7 +4,9 @@
  * libjobtree's: jt_sched_restart, jt_elastic_slice, jt_sched_nominated).
  *
  * When a --checkpoint run is requeued while it runs (a group out of
- * spares, select_p_job_resized; grown at a checkpoint, elastic.c), its
+ * spares, select_p_job_resized; grown at a checkpoint, elastic.c; taken
+ * by an activation's lottery, activation.c, never onto the nodes the
+ * activated run is to start on), its
  * restart is planned at once on the cache's snapshot (the run's own leases
  * left out, its failed node down; a grow only on its nodes and its new
  * groups') and kept here: the slice's nodes, payer, GPUs and earliest
@@ -119,8 +121,9 @@ static int64_t requeue_delay (void)
     return (int64_t) v + 1;
 }
 
-void jtsel_restart_plan (job_record_t *job_ptr, const node_record_t *failed,
-                         const jt_grow_t *grow, jtsel_cache_t *c)
+static void plan (job_record_t *job_ptr, const node_record_t *failed,
+                  const jt_grow_t *grow, const jt_node_set_t *taken,
+                  jtsel_cache_t *c)
 {
     int64_t now = (int64_t) time (NULL);
     jt_jobrec_t rec;
@@ -151,6 +154,23 @@ void jtsel_restart_plan (job_record_t *job_ptr, const node_record_t *failed,
     else
         for (n = 0; n < s->nnodes; n++)
             el[n] = !failed || strcmp (s->nodes[n].name, failed->name);
+    for (size_t k = 0; taken && k < taken->nnodes; k++)
+        if (taken->nodes[k] < s->nnodes && el[taken->nodes[k]]) {
+            el[taken->nodes[k]] = false;
+            n--;
+        }
+    /* never onto another run's held restart (two victims of one
+     * activation are planned one after the other on the same snapshot) */
+    slurm_mutex_lock (&r_lock);
+    for (size_t i = 0; i < g_n; i++)
+        for (size_t k = 0; g_v[i].job_id != e.job_id && k < g_v[i].nnodes; k++) {
+            ssize_t x = jt_snapshot_node_index (s, g_v[i].nodes[k]);
+            if (x >= 0 && el[x]) {
+                el[x] = false;
+                n--;
+            }
+        }
+    slurm_mutex_unlock (&r_lock);
     jt_sched_request_t req = {
         .budgets = c->budgets, .snap = c->topo->snap, .eligible = el, .run = rec.run,
         .now = now, .tense = JT_TENSE_NOW, .opts = c->plan_opts,
@@ -192,6 +212,18 @@ void jtsel_restart_plan (job_record_t *job_ptr, const node_record_t *failed,
     jt_restart_free (&r);
     xfree (el);
     jt_jobrec_free (&rec);
+}
+
+void jtsel_restart_plan (job_record_t *job_ptr, const node_record_t *failed,
+                         const jt_grow_t *grow, jtsel_cache_t *c)
+{
+    plan (job_ptr, failed, grow, NULL, c);
+}
+
+void jtsel_restart_plan_victim (job_record_t *job_ptr, const jt_node_set_t *taken,
+                                jtsel_cache_t *c)
+{
+    plan (job_ptr, NULL, NULL, taken, c);
 }
 
 void jtsel_restart_fini (job_record_t *job_ptr)

@@ -234,6 +234,11 @@ struct jt_grow;
  * slice from now on. Logs either way; never blocks. */
 void jtsel_restart_plan (job_record_t *job_ptr, const node_record_t *failed,
                          const struct jt_grow *grow, jtsel_cache_t *c);
+/* A --checkpoint run the lottery took (an activation requeues it): its
+ * restart planned as above, never on `taken` (the snapshot's nodes the
+ * activated run is to start on). */
+void jtsel_restart_plan_victim (job_record_t *job_ptr, const jt_node_set_t *taken,
+                                jtsel_cache_t *c);
 /* job_fini: a requeue records the held restart in the ledger
  * (ReservationCreate) and the job's reason; anything else drops it. */
 void jtsel_restart_fini (job_record_t *job_ptr);
