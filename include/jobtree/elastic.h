@@ -49,6 +49,7 @@
 #include "budget.h"
 #include "error.h"
 #include "plan.h"
+#include "record.h"
 #include "run.h"
 #include "snapshot.h"
 
@@ -124,6 +125,31 @@ bool jt_elastic_due (const jt_run_t *r, int64_t start, int64_t now, int64_t slac
  * 0 when g does not grow (NO). */
 size_t jt_elastic_slice (const jt_grow_t *g, const jt_snapshot_t *s,
                          const char *self, bool *eligible);
+
+/* ---- Shrink on request ----
+ *
+ * A running run asked to hold want_nodes nodes (`scontrol update
+ * NumNodes=N`; rec is its record, its bound groups and their spares)
+ * shrinks by whole groups, the highest first, never below its malleable
+ * minimum (seed 000, "Elasticity": Shrink); a run that is not malleable
+ * keeps its size. The group on batch_host (the node that runs the batch
+ * script; NULL: none) is kept whatever its index: Slurm cannot take it
+ * from a running job. 1 with *keep (malloc'd: the kept groups' nodes and
+ * spares, comma-separated, in group order: the NodeList Slurm is to keep)
+ * and *kept_gpus; 0 when want_nodes is no shrink (at least the nodes the
+ * run holds: Slurm decides that alone); -1 with why set ("jobtree: ...",
+ * the counts that would do). Work: one pass over the record's groups. */
+int jt_elastic_shrink (const jt_jobrec_t *rec, uint32_t want_nodes,
+                       const char *batch_host, char **keep, int64_t *kept_gpus,
+                       char *why, size_t len);
+
+/* Whether a NodeList a running run is to keep (`scontrol update
+ * NodeList=`; kept: the record's nodes that list names) splits one of its
+ * groups (keeps some of its nodes, not all; spares may go alone): -1 with
+ * why naming the group and the lists that would do, 0 when every group is
+ * kept whole or given up whole. Work: the run's nodes times kept. */
+int jt_elastic_split (const jt_jobrec_t *rec, const char *const *kept, size_t nkept,
+                      char *why, size_t len);
 
 #ifdef __cplusplus
 }

@@ -117,7 +117,10 @@ int jt_lease_sync (const jt_job_facts_t *job, const jt_fold_lease_t *open,
 
 /* The job lost a node (failed: its name; NULL for a plain shrink): a
  * NodeFail event for a failed node, then jt_lease_sync with reason Fail
- * (failed) or Shrink. 0, or -1 with err. */
+ * (failed) or Shrink. A shrink gives groups up whole (Slurm excises a
+ * shrink's nodes one by one: a group with some of its nodes gone ends
+ * Shrink and no remainder starts); only a failure leaves a remainder
+ * (":n<count>") running. 0, or -1 with err. */
 int jt_lease_resized (const jt_job_facts_t *job, const char *failed,
                       const jt_fold_lease_t *open, size_t nopen, int64_t now,
                       jt_lease_events_t *out, jt_error_t *err);

@@ -44,6 +44,9 @@ typedef hostlist_t jtc_hostlist_t;
 /* job_submit's job_modify has no err_msg in 22.05
  * (src/common/job_submit.c). */
 #define JTC_JOB_MODIFY_ERR_MSG
+/* Tell the updater why (job_modify's err_msg): 22.05 has none, so only
+ * slurmctld's log says it. */
+#define JTC_JOB_MODIFY_SET_ERR(text) ((void) (text))
 
 /* A job_desc_msg_t's job id (slurm/slurm.h). */
 #define JTC_JOB_DESC_ID(d) ((d)->job_id)

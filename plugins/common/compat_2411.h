@@ -106,6 +106,9 @@ typedef struct {
 
 /* 24.11 added err_msg to job_modify (src/interfaces/job_submit.c:63). */
 #define JTC_JOB_MODIFY_ERR_MSG , char **err_msg
+/* Tell the updater why (job_modify's err_msg). */
+#define JTC_JOB_MODIFY_SET_ERR(text) \
+    do { if (err_msg) *err_msg = xstrdup (text); } while (0)
 
 /* A job_desc_msg_t's job id (slurm/slurm.h). */
 #define JTC_JOB_DESC_ID(d) ((d)->job_id)

@@ -71,6 +71,9 @@ typedef struct {
 
 /* job_modify has err_msg (src/interfaces/job_submit.c:63-64). */
 #define JTC_JOB_MODIFY_ERR_MSG , char **err_msg
+/* Tell the updater why (job_modify's err_msg). */
+#define JTC_JOB_MODIFY_SET_ERR(text) \
+    do { if (err_msg) *err_msg = xstrdup (text); } while (0)
 
 /* job_desc_msg_t lost job_id for step_id in 25.11 (slurm/slurm.h:1806). */
 #define JTC_JOB_DESC_ID(d) ((d)->step_id.job_id)

@@ -23,6 +23,7 @@
 
 #include <inttypes.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <time.h>
 
@@ -34,6 +35,7 @@
 #include "compat.h"               /* what differs between Slurm releases */
 
 #include "jobtree/admit.h"
+#include "jobtree/elastic.h"
 #include "jobtree/nodemap.h"
 
 #include "nodes.h"
@@ -218,11 +220,67 @@ extern int job_submit (job_desc_msg_t *jd, uint32_t submit_uid, char **err_msg)
     return rc;
 }
 
-/* err_msg since 24.11 (compat_*.h: JTC_JOB_MODIFY_ERR_MSG). */
+/* err_msg since 24.11 (compat_*.h: JTC_JOB_MODIFY_ERR_MSG).
+ *
+ * `scontrol update JobId=X NumNodes=N` on a running Jobtree run: it
+ * shrinks by whole groups, the highest first, never below its malleable
+ * minimum (jt_elastic_shrink decides); the count becomes the NodeList of
+ * the groups kept, so Slurm ends exactly the others (and the select
+ * plugin's lease events end their leases: Shrink). Any other count is
+ * refused with the counts that would do. A NodeList update (an admin's,
+ * or the select plugin's own for an activation) and anything else are
+ * Slurm's. */
 extern int job_modify (job_desc_msg_t *jd, job_record_t *job_ptr,
                        uint32_t submit_uid JTC_JOB_MODIFY_ERR_MSG)
 {
-    /* Size changes of a Jobtree run are the select plugin's business
-     * (malleable runs move by whole groups); nothing to check here yet. */
+    char why[512] = "", *keep = NULL;
+    int64_t kept = 0;
+    jt_jobrec_t rec;
+    jt_error_t err;
+    int rc;
+
+    (void) submit_uid;
+    if (!jd || !job_ptr || !IS_JOB_RUNNING (job_ptr)
+        || (!jd->req_nodes && (jd->min_nodes == NO_VAL || jd->min_nodes == 0))
+        || !job_ptr->admin_comment || !jt_jobrec_is (job_ptr->admin_comment))
+        return SLURM_SUCCESS;
+    if (jt_jobrec_parse (job_ptr->admin_comment, &rec, &err) < 0) {
+        error ("job_submit/jobtree: %pJ: size update: unreadable run record: %s",
+               job_ptr, err.text);
+        return SLURM_SUCCESS;           /* not ours to judge without it */
+    }
+    if (jd->req_nodes) {                /* a NodeList: whole groups only */
+        jtc_hostlist_t hl = hostlist_create (jd->req_nodes);
+        const char **in;
+        size_t n = 0, nin = 0;
+
+        for (size_t i = 0; i < rec.nbound; i++)
+            n += rec.bound[i].nnodes;
+        in = xcalloc (n + 1, sizeof (*in));
+        for (size_t i = 0; hl && i < rec.nbound; i++)
+            for (size_t k = 0; k < rec.bound[i].nnodes; k++)
+                if (hostlist_find (hl, rec.bound[i].nodes[k]) >= 0)
+                    in[nin++] = rec.bound[i].nodes[k];
+        rc = hl ? jt_elastic_split (&rec, in, nin, why, sizeof (why)) : 0;
+        if (hl)
+            hostlist_destroy (hl);
+        xfree (in);
+    } else
+        rc = jt_elastic_shrink (&rec, jd->min_nodes, job_ptr->batch_host, &keep,
+                                &kept, why, sizeof (why));
+    jt_jobrec_free (&rec);
+    if (rc < 0) {
+        info ("job_submit/jobtree: %pJ: update refused: %s", job_ptr, why);
+        JTC_JOB_MODIFY_SET_ERR (why);
+        return ESLURM_INVALID_NODE_COUNT;
+    }
+    if (rc == 1) {
+        info ("job_submit/jobtree: %pJ: NumNodes=%u: whole groups kept on %s "
+              "(%" PRId64 " GPUs)", job_ptr, jd->min_nodes, keep, kept);
+        jd->req_nodes = xstrdup (keep);
+        jd->min_nodes = NO_VAL;         /* the NodeList says it all */
+        jd->max_nodes = NO_VAL;
+    }
+    free (keep);
     return SLURM_SUCCESS;
 }

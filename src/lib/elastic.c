@@ -20,10 +20,12 @@
 #include <inttypes.h>
 #include <stdarg.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <sys/types.h>
 
 #include "jobtree/elastic.h"
+#include "util/strbuf.h"
 
 /* Instants and durations beyond this are refused (year 36812): the
  * arithmetic below then never overflows. */
@@ -207,4 +209,155 @@ size_t jt_elastic_slice (const jt_grow_t *g, const jt_snapshot_t *s,
         }
     }
     return n;
+}
+
+/* ---- shrink on request ---- */
+
+static bool holds (const jt_jobrec_lease_t *b, const char *node)
+{
+    for (size_t k = 0; node && k < b->nnodes; k++)
+        if (!strcmp (b->nodes[k], node))
+            return true;
+    return false;
+}
+
+/* The batch host's group first (kept whatever its index), then by group. */
+static int by_group (const void *a, const void *b, void *arg)
+{
+    const jt_jobrec_lease_t *x = *(const jt_jobrec_lease_t *const *) a;
+    const jt_jobrec_lease_t *y = *(const jt_jobrec_lease_t *const *) b;
+    bool hx = holds (x, arg), hy = holds (y, arg);
+
+    if (hx != hy)
+        return hx ? -1 : 1;
+    return (x->group > y->group) - (x->group < y->group);
+}
+
+/* The node counts that keep whole groups 0..k-1 at or above min, as
+ * "2 (16 GPUs) or 4 (32 GPUs)" into b; how many. */
+static size_t valid_counts (const jt_jobrec_lease_t *const *g, size_t n,
+                            int64_t min, uint32_t below, jt_strbuf_t *b)
+{
+    uint64_t nodes = 0;
+    int64_t gpus = 0;
+    size_t m = 0;
+
+    for (size_t k = 0; k < n; k++) {
+        nodes += g[k]->nnodes + g[k]->nspares;
+        gpus += g[k]->gpus;
+        if (gpus >= min && nodes < below) {
+            jt_strbuf_printf (b, "%s%" PRIu64 " (%" PRId64 " GPUs)", m ? ", " : "",
+                              nodes, gpus);
+            m++;
+        }
+    }
+    return m;
+}
+
+int jt_elastic_shrink (const jt_jobrec_t *rec, uint32_t want_nodes,
+                       const char *batch_host, char **keep, int64_t *kept_gpus,
+                       char *why, size_t len)
+{
+    const jt_jobrec_lease_t **g = NULL;
+    jt_strbuf_t b = JT_STRBUF_INIT, ok = JT_STRBUF_INIT;
+    uint64_t held = 0, nodes = 0;
+    int64_t total = 0, gpus = 0, min;
+    size_t n = 0, k;
+    int rc = -1;
+
+    *keep = NULL;
+    *kept_gpus = 0;
+    if (!rec || !rec->run) {
+        snprintf (why, len, "jobtree: the job's run record is missing");
+        return -1;
+    }
+    if (!(g = calloc (rec->nbound + 1, sizeof (*g)))) {
+        snprintf (why, len, "jobtree: out of memory");
+        return -1;
+    }
+    for (size_t i = 0; i < rec->nbound; i++)
+        if (rec->bound[i].nnodes > 0) {         /* a group shrunk away holds none */
+            g[n++] = &rec->bound[i];
+            held += rec->bound[i].nnodes + rec->bound[i].nspares;
+            total += rec->bound[i].gpus;
+        }
+    if (want_nodes >= held) {
+        rc = 0;                                 /* no shrink: Slurm's */
+        goto out;
+    }
+    qsort_r (g, n, sizeof (*g), by_group, (void *) batch_host);
+    min = rec->run->malleable ? rec->run->min_gpus : total;
+    if (!rec->run->malleable) {
+        snprintf (why, len, "jobtree: NumNodes=%" PRIu32 " would shrink a run that is "
+                  "not malleable (its %" PRId64 " GPUs are its size); submit it with "
+                  "--malleable=MIN:MAX to let it shrink by whole groups",
+                  want_nodes, total);
+        goto out;
+    }
+    for (k = 0; k < n && nodes < want_nodes; k++) {
+        nodes += g[k]->nnodes + g[k]->nspares;
+        gpus += g[k]->gpus;
+    }
+    if (nodes != want_nodes || gpus < min) {
+        size_t m = valid_counts (g, n, min, (uint32_t) (held > UINT32_MAX ? UINT32_MAX : held), &ok);
+        const char *counts = ok.p;
+        if (nodes != want_nodes)
+            snprintf (why, len, "jobtree: NumNodes=%" PRIu32 " would split a group: a "
+                      "run shrinks by whole groups, the highest first, never below its "
+                      "minimum of %" PRId64 " GPUs; %s%s", want_nodes, min,
+                      m ? "NumNodes may be " : "it holds its minimum already",
+                      m ? (counts ? counts : "") : "");
+        else
+            snprintf (why, len, "jobtree: NumNodes=%" PRIu32 " would leave %" PRId64
+                      " GPUs, below the run's malleable minimum of %" PRId64 " GPUs; %s%s",
+                      want_nodes, gpus, min, m ? "NumNodes may be " : "it holds its "
+                      "minimum already", m ? (counts ? counts : "") : "");
+        goto out;
+    }
+    for (size_t i = 0; i < k; i++) {
+        for (size_t j = 0; j < g[i]->nnodes; j++)
+            jt_strbuf_printf (&b, "%s%s", b.n ? "," : "", g[i]->nodes[j]);
+        for (size_t j = 0; j < g[i]->nspares; j++)
+            jt_strbuf_printf (&b, "%s%s", b.n ? "," : "", g[i]->spares[j]);
+    }
+    if (!(*keep = jt_strbuf_take (&b))) {
+        snprintf (why, len, "jobtree: out of memory");
+        goto out;
+    }
+    *kept_gpus = gpus;
+    rc = 1;
+out:
+    free (b.p);
+    free (ok.p);
+    free (g);
+    return rc;
+}
+
+static bool listed (const char *node, const char *const *kept, size_t nkept)
+{
+    for (size_t i = 0; i < nkept; i++)
+        if (kept[i] && !strcmp (kept[i], node))
+            return true;
+    return false;
+}
+
+int jt_elastic_split (const jt_jobrec_t *rec, const char *const *kept, size_t nkept,
+                      char *why, size_t len)
+{
+    if (!rec)
+        return 0;
+    for (size_t i = 0; i < rec->nbound; i++) {
+        const jt_jobrec_lease_t *b = &rec->bound[i];
+        size_t in = 0;
+        for (size_t k = 0; k < b->nnodes; k++)
+            in += listed (b->nodes[k], kept, nkept);
+        if (in > 0 && in < b->nnodes) {
+            snprintf (why, len, "jobtree: the NodeList keeps %zu of group %d's %zu "
+                      "nodes: a run shrinks by whole groups; keep all of %s%s or "
+                      "none (NumNodes=N picks whole groups, the highest first)",
+                      in, b->group, b->nnodes, b->nodes[0], b->nnodes > 1 ? "..." : "");
+            return -1;
+        }
+    }
+    return 0;
 }

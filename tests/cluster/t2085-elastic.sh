@@ -106,13 +106,14 @@ scancel "$comp"
 wait_job_state "$comp" CANCELLED 20
 
 ## 3. Shrink on request: NumNodes=2 ends the highest group (Shrink); all agree.
-## (Slurm takes the two nodes out one at a time: a job_resized each.)
+## (job_submit turns it into group 0's NodeList; Slurm takes the two nodes
+## out one at a time, a job_resized each, and the group's lease ends whole.)
 scontrol update jobid="$run" NumNodes=2
 ok $? "scontrol update NumNodes=2"
 _led16b () { [ "$(open_gpus "$run")" = 16 ]; }
 wait_for 10 _led16b
 is "$(job_field "$run" NumNodes) $(open_gpus "$run") $(ev "$run" | grep -c '"reason":"Shrink"')" \
-   "2 16 2" "shrunk: squeue 2 nodes, the ledger 16 GPUs; group 1 ended Shrink node by node (its lease, then its 8-GPU remainder)"
+   "2 16 1" "shrunk: squeue 2 nodes, the ledger 16 GPUs; group 1 ended Shrink whole (no 8-GPU remainder between its two nodes)"
 # The shrink stands: at its next checkpoint, with two nodes free, the grow
 # thread decides not to grow it (logged at debug: the state waited for).
 _kept () { log_has "$JT_CLUSTER_DIR/log/slurmctld.log" "JobId=$run: grow: shrunk since it started (16 of the 32 GPUs"; }

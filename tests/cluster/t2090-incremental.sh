@@ -78,7 +78,10 @@ n=$(equal)
 scancel "$r2" "$r3"
 _gone () { [ -z "$(squeue -h -j "$r2,$r3" -t running,completing 2>/dev/null)" ]; }
 wait_for 30 _gone || bail_out "r2, r3 did not end"
-r8=$(start_run team-b 4)
+# r8 is malleable (two groups of 2 nodes): a run shrinks by whole groups.
+r8=$(submit --account=team-b -N2-4 $G8 --group-gpus=16 --malleable=16:32:16 -t 10 \
+            --wrap "sleep 600")
+wait_job_state "$r8" RUNNING 20 || bail_out "run $r8 does not start: $(job_field "$r8" Reason)"
 wait_for 20 more_checks "$n"
 ok $? "runs ending and another starting: equal"
 

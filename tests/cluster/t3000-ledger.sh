@@ -2,8 +2,10 @@
 # t3000-ledger.sh - select/cons_tres_jobtree writes the ledger through
 # jobtree-ledgerd: one Start and one End per lease of every run, with the
 # envelope, role, owner and nodes it was bound to; a sponsor-paid run's
-# lease is Borrowed; `scontrol update NumNodes` ends the shrunk group's lease
-# with reason Shrink and starts its remainder; the budgets are recorded
+# lease is Borrowed; `scontrol update NumNodes` shrinks a malleable run by
+# whole groups only (job_submit's job_modify: a count that would split a
+# group or pass the minimum is refused), and the ended group's lease says
+# Shrink, with no remainder; the budgets are recorded
 # (BudgetLoaded) and `jobtree verify` accepts the whole ledger.
 #
 # Cluster: see t2000-select.sh (a-west-h100: 64 GPUs west; b-east-h100: 64
@@ -15,7 +17,7 @@
 # with the OpenSSL linking exception of LICENSE.OpenSSL.
 . "$(dirname "$0")/lib.sh"
 
-plan 17
+plan 20
 JT_CLUSTER_SELECT=jobtree
 cluster_setup "${1:?usage: $0 BUILDDIR}"
 cluster_start
@@ -67,22 +69,44 @@ scancel "$big"
 wait_for 20 _closed "$big"
 is "$(leases "$big" Reason | tr '\n' ' ')" "End End " "scancel closes them with End"
 
-## 3. Shrink: 2 groups of 2 nodes; NumNodes=3 drops one node of group 1.
+## 3. Shrink by whole groups: a malleable run of 2 groups of 2 nodes
+## (--malleable=16:32:16). NumNodes=3 would split a group: refused, the run
+## keeps its four nodes; so is a NodeList keeping part of a group;
+## NumNodes=2 ends one group whole: the highest, unless the batch script
+## runs there (Slurm cannot take the batch host from a running job).
 wait_for 20 queue_empty
-shr=$(submit --account=team-a -N4 $G8 --group-gpus=16 --wrap "sleep 300")
+shr=$(submit --account=team-a -N2-4 $G8 --group-gpus=16 --malleable=16:32:16 \
+             --wrap "sleep 300")
 wait_job_state "$shr" RUNNING 15
 _nleases () { [ "$(leases "$1" Lease | wc -l)" -ge "$2" ]; }
 wait_for 10 _nleases "$shr" 2
-scontrol update jobid="$shr" NumNodes=3
-ok $? "scontrol update NumNodes=3"
-is "$(scontrol show hostnames "$(job_field "$shr" NodeList)" | wc -l)" 3 \
-   "Slurm shows three nodes"
-wait_for 10 _nleases "$shr" 3
-is "$(leases "$shr" Group,GPUs,Reason | tr '\n' ' ')" "0|16| 1|16|Shrink 1|8| " \
-   "group 1's lease ends with Shrink, its 8-GPU remainder starts"
+out=$(scontrol update jobid="$shr" NumNodes=3 2>&1)
+rc=$?
+is "$rc $(scontrol show hostnames "$(job_field "$shr" NodeList)" | wc -l)" "1 4" \
+   "NumNodes=3 is refused (it would split a group): the run keeps its 4 nodes ($out)"
+grep -q "NumNodes=3 would split a group: a run shrinks by whole groups.*NumNodes may be 2 (16 GPUs)" \
+    "$JT_CLUSTER_DIR/log/slurmctld.log"
+ok $? "slurmctld's log says why and which counts would do"
+g0=$(leases "$shr" Group,Nodes | grep '^0|' | cut -d'|' -f2)
+g1one=$(leases "$shr" Group,Nodes | grep '^1|' | cut -d'|' -f2 | cut -d, -f1)
+out=$(scontrol update jobid="$shr" NodeList="$g0,$g1one" 2>&1)
+is "$? $(scontrol show hostnames "$(job_field "$shr" NodeList)" | wc -l)" "1 4" \
+   "a NodeList keeping one node of group 1 is refused too ($out)"
+bh=$(job_field "$shr" BatchHost)
+kg=$(leases "$shr" Group,Nodes | grep -E "[|,]$bh(,|\$)" | cut -d'|' -f1)
+scontrol update jobid="$shr" NumNodes=2
+ok $? "scontrol update NumNodes=2"
+is "$(scontrol show hostnames "$(job_field "$shr" NodeList)" | paste -sd, -)" \
+   "$(leases "$shr" Group,Nodes | grep "^$kg|" | cut -d'|' -f2)" \
+   "Slurm keeps exactly the nodes of group $kg, the batch host's ($bh); the other group ends"
+_shrunk () { [ -n "$(leases "$shr" Group,Reason | grep '|Shrink')" ]; }
+wait_for 10 _shrunk
+if [ "$kg" = 0 ]; then want="0|16| 1|16|Shrink "; else want="0|16|Shrink 1|16| "; fi
+is "$(leases "$shr" Group,GPUs,Reason | tr '\n' ' ')" "$want" \
+   "the other group's lease ends with Shrink, whole: no remainder starts"
 scancel "$shr"
 wait_for 20 _closed "$shr"
-is "$(leases "$shr" Group,GPUs,Reason | tr '\n' ' ')" "0|16|End 1|16|Shrink 1|8|End " \
+is "$(leases "$shr" Group,GPUs,Reason | tr '\n' ' ')" "${want//| /|End }" \
    "cancel closes the rest with End"
 
 ## 4. A node fails under a --no-kill run: Fail for its group's lease.

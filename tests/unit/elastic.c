@@ -291,9 +291,108 @@ static void test_next_checkpoint (void)
                 (long long) v[i].start, (long long) v[i].c, (long long) v[i].now);
 }
 
+/* A bound record of three 2-node groups (16 GPUs each; group 1 with a
+ * spare node), malleable as given (or not, with an empty string). */
+#define SHRINK_REC(mall) \
+    "jobtree/1 {\"run\":{\"owner\":\"rai\",\"resources\":{\"gpuType\":\"h100\"," \
+    "\"totalGPUs\":48},\"locality\":{\"groupGPUs\":16}" mall "}," \
+    "\"funding\":[],\"fundedGPUs\":0,\"borrowedGPUs\":0,\"reason\":\"OK\"," \
+    "\"bound\":{\"time\":\"1970-01-01T00:33:20Z\",\"leases\":[" \
+    "{\"group\":2,\"envelope\":\"w\",\"gpus\":16,\"nodes\":[\"a05\",\"a06\"]}," \
+    "{\"group\":0,\"envelope\":\"w\",\"gpus\":16,\"nodes\":[\"a01\",\"a02\"]}," \
+    "{\"group\":1,\"envelope\":\"w\",\"gpus\":16,\"nodes\":[\"a03\",\"a04\"]," \
+    "\"spares\":[\"a07\"]}]}}"
+#define MALL(min) ",\"malleable\":{\"minTotalGPUs\":" #min ",\"maxTotalGPUs\":48," \
+    "\"stepGPUs\":16}"
+
+static const char *batch;       /* the batch host shrink() passes */
+
+static const char *shrink (const char *text, uint32_t want, int *rc, int64_t *kept)
+{
+    static char out[600];
+    char why[512] = "", *keep = NULL;
+    jt_jobrec_t rec;
+    jt_error_t err;
+
+    if (jt_jobrec_parse (text, &rec, &err) < 0) {
+        snprintf (out, sizeof (out), "parse: %s", err.text);
+        *rc = -2;
+        return out;
+    }
+    *rc = jt_elastic_shrink (&rec, want, batch, &keep, kept, why, sizeof (why));
+    snprintf (out, sizeof (out), "%s", *rc == 1 ? keep : why);
+    free (keep);
+    jt_jobrec_free (&rec);
+    return out;
+}
+
+/* Shrink on request: whole groups, the highest first, never below the
+ * malleable minimum; a run that is not malleable keeps its size. */
+static void test_shrink (void)
+{
+    int rc;
+    int64_t kept = 0;
+    const char *r;
+
+    r = shrink (SHRINK_REC (MALL (16)), 5, &rc, &kept);
+    ok (rc == 1 && !strcmp (r, "a01,a02,a03,a04,a07") && kept == 32,
+        "NumNodes=5 ends group 2, the highest, and keeps group 1's spare: %s", r);
+    r = shrink (SHRINK_REC (MALL (16)), 2, &rc, &kept);
+    ok (rc == 1 && !strcmp (r, "a01,a02") && kept == 16,
+        "NumNodes=2 keeps group 0 alone (16 GPUs, the minimum): %s", r);
+    r = shrink (SHRINK_REC (MALL (16)), 3, &rc, &kept);
+    is (rc == -1 ? r : "accepted", "jobtree: NumNodes=3 would split a group: a run "
+        "shrinks by whole groups, the highest first, never below its minimum of 16 "
+        "GPUs; NumNodes may be 2 (16 GPUs), 5 (32 GPUs)",
+        "NumNodes=3 would split group 1: refused with the counts that would do");
+    r = shrink (SHRINK_REC (MALL (32)), 2, &rc, &kept);
+    is (rc == -1 ? r : "accepted", "jobtree: NumNodes=2 would leave 16 GPUs, below "
+        "the run's malleable minimum of 32 GPUs; NumNodes may be 5 (32 GPUs)",
+        "below the malleable minimum: refused");
+    r = shrink (SHRINK_REC (MALL (48)), 5, &rc, &kept);
+    ok (rc == -1 && strstr (r, "it holds its minimum already"),
+        "at its minimum already: every shrink refused: %s", r);
+    r = shrink (SHRINK_REC (""), 5, &rc, &kept);
+    ok (rc == -1 && strstr (r, "not malleable") && strstr (r, "--malleable=MIN:MAX"),
+        "a run that is not malleable keeps its size, the fix named: %s", r);
+    r = shrink (SHRINK_REC (MALL (16)), 7, &rc, &kept);
+    ok (rc == 0, "NumNodes at the nodes held is no shrink: Slurm's");
+    r = shrink (SHRINK_REC (MALL (16)), 9, &rc, &kept);
+    ok (rc == 0, "a larger NumNodes is no shrink either (Slurm refuses growth)");
+    batch = "a06";              /* the batch script runs in group 2 */
+    r = shrink (SHRINK_REC (MALL (16)), 2, &rc, &kept);
+    ok (rc == 1 && !strcmp (r, "a05,a06") && kept == 16,
+        "the batch host's group (2) is kept whatever its index: %s", r);
+    r = shrink (SHRINK_REC (MALL (16)), 4, &rc, &kept);
+    ok (rc == 1 && !strcmp (r, "a05,a06,a01,a02") && kept == 32,
+        "then the lowest groups: group 1 ends: %s", r);
+    batch = NULL;
+
+    /* a NodeList: whole groups, spares may go alone */
+    {
+        jt_jobrec_t rec;
+        jt_error_t err;
+        char why[512] = "";
+        const char *whole[] = { "a01", "a02", "a03", "a04" };
+        const char *nospare[] = { "a01", "a02", "a03", "a04", "a05", "a06" };
+        const char *split[] = { "a01", "a02", "a03" };
+
+        ok (jt_jobrec_parse (SHRINK_REC (MALL (16)), &rec, &err) == 0, "record");
+        ok (jt_elastic_split (&rec, whole, 4, why, sizeof (why)) == 0,
+            "NodeList of groups 0 and 1: whole groups kept");
+        ok (jt_elastic_split (&rec, nospare, 6, why, sizeof (why)) == 0,
+            "group 1's spare dropped alone: no group split");
+        ok (jt_elastic_split (&rec, split, 3, why, sizeof (why)) == -1
+            && strstr (why, "keeps 1 of group 1's 2 nodes"),
+            "a NodeList keeping one of group 1's nodes is refused: %s", why);
+        jt_jobrec_free (&rec);
+    }
+}
+
 int main (void)
 {
     now0 = fx_time (FX_NOW);
+    test_shrink ();
     test_rows ();
     test_errors ();
     test_due ();

@@ -191,23 +191,28 @@ static void test_lifecycle (void)
         "a second sync with the same nodes emits nothing (idempotent)");
     free (open);
 
-    /* shrink: scontrol update NumNodes drops a02 */
+    /* shrink by whole groups: Slurm excises group 0's nodes one by one;
+     * after the first (a02) the group ends Shrink and no remainder starts */
     const char *const shrunk[] = { "a01", "s01", "b01", "b02" };
     j = job (42, JT_JOB_RUNNING, shrunk, 4);
     n = open_of (f, &open);
     ok (jt_lease_resized (&j, NULL, open, n, T0 + 3600, &e, &err) == 0, "resized");
     is (dump (&e),
-        "End jtc:42:1772366395:g0:end reason=Shrink end=+3600\n"
-        "Start jtc:42:1772366395:g0:n1:start run=jtc:42 group=0 env=west-h100 "
-        "owner=rai role=Active gpus=8 nodes=a01 start=+3600\n",
-        "shrink: End Shrink, then the remainder (\":n1\", 8 GPUs) starts now");
+        "End jtc:42:1772366395:g0:end reason=Shrink end=+3600\n",
+        "shrink: the group ends Shrink whole, no remainder (\":n1\") starts");
     free (open);
     is_int (apply (f, &e), 0, "the fold accepts them");
     jt_lease_events_clear (&e);
+    const char *const shrunk2[] = { "s01", "b01", "b02" };
+    j = job (42, JT_JOB_RUNNING, shrunk2, 3);
+    n = open_of (f, &open);
+    ok (jt_lease_resized (&j, NULL, open, n, T0 + 3600, &e, &err) == 0 && e.n == 0,
+        "the group's last node excised: nothing more");
+    free (open);
 
     /* node failure under --no-kill: b02 goes down */
-    const char *const nofail[] = { "a01", "s01", "b01" };
-    j = job (42, JT_JOB_RUNNING, nofail, 3);
+    const char *const nofail[] = { "s01", "b01" };
+    j = job (42, JT_JOB_RUNNING, nofail, 2);
     n = open_of (f, &open);
     ok (jt_lease_resized (&j, "b02", open, n, T0 + 7200, &e, &err) == 0,
         "resized with a failed node");
@@ -227,7 +232,6 @@ static void test_lifecycle (void)
     n = open_of (f, &open);
     ok (jt_lease_fini (&j, open, n, T0 + 99999, &e, &err) == 0, "fini");
     is (dump (&e),
-        "End jtc:42:1772366395:g0:n1:end reason=End end=+10800\n"
         "End jtc:42:1772366395:g1:n1:end reason=End end=+10800\n"
         "End jtc:42:1772366395:s0:end reason=End end=+10800\n",
         "end: every open lease of the run ends at the job's end time");
@@ -247,8 +251,8 @@ static void test_lifecycle (void)
     snprintf (buf, sizeof (buf), "west %.1f/%.1f vision %.1f/%.1f", w.closed_gpu_hours,
               w.closed_borrowed_gpu_hours, v.closed_gpu_hours,
               v.closed_borrowed_gpu_hours);
-    /* west: g0 16x1h + g0:n1 8x2h + s0 8x3h = 56; vision: g1 16x2h + 8x1h = 40 */
-    is (buf, "west 56.0/0.0 vision 40.0/40.0",
+    /* west: g0 16x1h + s0 8x3h = 40; vision: g1 16x2h + 8x1h = 40 */
+    is (buf, "west 40.0/0.0 vision 40.0/40.0",
         "closed GPU-hours: owned and Borrowed per envelope");
     ok (jt_ledger_fold_envelope (f, "nope", 0, &w) < 0, "unknown envelope: -1");
     jt_ledger_fold_destroy (f);

@@ -311,9 +311,9 @@ static int64_t handed_over (const jt_fold_lease_t *l, const jt_lease_events_t *d
  * which every lease of this start is at or after: a requeued run started
  * again while its End was never written, e.g. slurmctld killed between a
  * launch and its state save): End, at the current start at the latest. */
-int jt_lease_sync (const jt_job_facts_t *job, const jt_fold_lease_t *open,
-                   size_t nopen, int64_t now, jt_end_reason_t gone,
-                   jt_lease_events_t *out, jt_error_t *err)
+static int sync_leases (const jt_job_facts_t *job, const jt_fold_lease_t *open,
+                        size_t nopen, int64_t now, jt_end_reason_t gone,
+                        bool whole, jt_lease_events_t *out, jt_error_t *err)
 {
     jt_lease_events_t d = { 0 };
     size_t n0 = out->n;
@@ -336,6 +336,10 @@ int jt_lease_sync (const jt_job_facts_t *job, const jt_fold_lease_t *open,
             fresh[k] = strcmp (open[i].lease, ev->lease) != 0;
         if (fresh[k] && last && last[1] == 'n' && now > ev->start)
             ev->start = ev->time = now;
+        /* a shrink gives a group up whole: Slurm excises its nodes one
+         * by one, and the remainder between two of them is no lease */
+        if (fresh[k] && last && last[1] == 'n' && whole)
+            fresh[k] = false;
     }
     for (size_t i = 0; i < nopen; i++) {
         bool keep = !is_run_of (open[i].run, job), before;
@@ -369,6 +373,13 @@ fail:
     return nomem (out, n0, err);
 }
 
+int jt_lease_sync (const jt_job_facts_t *job, const jt_fold_lease_t *open,
+                   size_t nopen, int64_t now, jt_end_reason_t gone,
+                   jt_lease_events_t *out, jt_error_t *err)
+{
+    return sync_leases (job, open, nopen, now, gone, false, out, err);
+}
+
 static int node_fail_event (const jt_job_facts_t *job, const char *node, int64_t now,
                             jt_lease_events_t *out)
 {
@@ -400,9 +411,8 @@ int jt_lease_resized (const jt_job_facts_t *job, const char *failed,
 
     if (failed && node_fail_event (job, failed, now, out) < 0)
         return nomem (out, n0, err);
-    if (jt_lease_sync (job, open, nopen, now, failed ? JT_REASON_FAIL : JT_REASON_SHRINK,
-                       out, err)
-        < 0)
+    if (sync_leases (job, open, nopen, now, failed ? JT_REASON_FAIL : JT_REASON_SHRINK,
+                     !failed, out, err) < 0)
         return cut_back (out, n0);
     return 0;
 }
