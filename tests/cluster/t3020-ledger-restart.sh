@@ -127,10 +127,13 @@ diag "leases: $(jobtree_cli report leases -P -n -o Reason "$JT_LEDGER_DIR" | sor
 ## Starts reach the ledger; jobtree-ledgerd stops; the runs end (their Ends
 ## go to the spool); slurmctld's saved state has them COMPLETED; SIGKILL,
 ## the spool removed, both daemons started again.
+# The runs end when the test says so (the file go), not after a time, so
+# none ends before the daemon is down.
 K=4
 rec=()
 for i in $(seq 1 $K); do
-    id=$(submit --account=team-a -N1 $G8 --group-gpus=8 -t 1 --wrap "sleep 3")
+    id=$(submit --account=team-a -N1 $G8 --group-gpus=8 -t 2 \
+                --wrap "while [ ! -e '$JT_CLUSTER_DIR/go' ]; do sleep 0.2; done")
     [ -n "$id" ] && rec+=("$id")
 done
 _open_k () { jobtree_cli verify "$JT_LEDGER_DIR" 2>/dev/null | grep -q ", $K open;"; }
@@ -142,6 +145,7 @@ _rec_done () {
 ledger_stop
 ok "$([ ${#rec[@]} = $K ] && _open_k; echo $?)" \
    "$K runs started, their $K leases open in the ledger; jobtree-ledgerd stopped"
+touch "$JT_CLUSTER_DIR/go"
 wait_for 60 _rec_done || bail_out "the $K runs did not complete"
 t_done=$(date +%s)
 _spooled () { [ "$(cat "$JT_CLUSTER_DIR"/ledger-spool/* 2>/dev/null | grep -c '"type":"End"')" -ge $K ]; }
