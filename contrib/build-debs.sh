@@ -19,8 +19,9 @@
 #
 # --dry-run checks the arguments, the source's version (debian/changelog)
 # and REF, says which build dependencies would be installed, prints the
-# .deb files the build would make (OUTDIR/NAME_VERSION_ARCH.deb, one a
-# line) and exits, changing nothing (the doc-test runs it).
+# .deb files the build would make (OUTDIR/NAME_VERSION_ARCH.deb and each
+# NAME-dbgsym's, one a line) and exits, changing nothing (the doc-test
+# runs it).
 #
 # Then, on a host running Debian's Slurm of the same version:
 #   apt install ./OUTDIR/jobtree-*.deb
@@ -69,8 +70,13 @@ if [ "$dry" = yes ]; then
     done
     say "dry run: jobtree $version from ${ref:-the files of the checkout} into $out" \
         "(make check: $([ "$nocheck" = yes ] && echo no || echo yes), lintian: $lintian); would make:"
+    # each with its -dbgsym package (debhelper's, unless noautodbgsym)
     sed -n 's/^Package: *//p' "$top/debian/control" | while read -r p; do
         echo "$out/${p}_${version}_$arch.deb"
+        case " ${DEB_BUILD_OPTIONS:-} " in
+        *" noautodbgsym "*) ;;
+        *) echo "$out/${p}-dbgsym_${version}_$arch.deb" ;;
+        esac
     done
     exit 0
 fi
