@@ -5,7 +5,7 @@
 # jobtree-tools (the jobtree command, man pages), then check them with
 # lintian. Debian bookworm, as root (it installs what it needs).
 #
-#   contrib/build-debs.sh [--ref REF] [--nocheck] [--no-lintian] OUTDIR
+#   contrib/build-debs.sh [--ref REF] [--nocheck] [--no-lintian] [--dry-run] OUTDIR
 #
 # The source is this checkout's files as they are (tracked and new files,
 # not ignored ones), or the commit REF with --ref; it is copied to a
@@ -16,6 +16,12 @@
 # build. OUTDIR gets the .deb, .changes and .buildinfo files, build.log and
 # lintian.txt. Exit status: 0, or 1 if the build fails or lintian reports
 # an error (E:); warnings are listed, not fatal.
+#
+# --dry-run checks the arguments, the source's version (debian/changelog)
+# and REF, says which build dependencies would be installed, prints the
+# .deb files the build would make (OUTDIR/NAME_VERSION_ARCH.deb and each
+# NAME-dbgsym's, one a line) and exits, changing nothing (the doc-test
+# runs it).
 #
 # Then, on a host running Debian's Slurm of the same version:
 #   apt install ./OUTDIR/jobtree-*.deb
@@ -30,24 +36,54 @@ top=$(cd "$(dirname "$0")/.." && pwd)
 ref=""
 nocheck=no
 lintian=yes
+dry=no
 while [ $# -gt 1 ]; do
     case "$1" in
     --ref) ref=$2; shift ;;
     --nocheck) nocheck=yes ;;
     --no-lintian) lintian=no ;;
+    --dry-run) dry=yes ;;
     *) echo "build-debs.sh: unknown option $1" >&2; exit 2 ;;
     esac
     shift
 done
-out=${1:?usage: build-debs.sh [--ref REF] [--nocheck] [--no-lintian] OUTDIR}
+out=${1:?usage: build-debs.sh [--ref REF] [--nocheck] [--no-lintian] [--dry-run] OUTDIR}
+case $out in -*) echo "build-debs.sh: OUTDIR $out looks like an option" >&2; exit 2 ;; esac
+say () { echo "build-debs: $*"; }
+# Build dependencies (debian/control's Build-Depends, and the tools).
+build_deps () {
+    echo build-essential dpkg-dev debhelper dh-autoreconf fakeroot pkgconf \
+         libjson-c-dev libssl-dev libslurm-dev slurm-wlm-basic-plugins-dev
+    [ "$lintian" = no ] || echo lintian
+}
+if [ "$dry" = yes ]; then
+    # What the build would use and make; nothing is installed or written.
+    version=$(dpkg-parsechangelog -l "$top/debian/changelog" -S Version) || exit 1
+    if [ -n "$ref" ]; then
+        git -C "$top" rev-parse --verify -q "$ref^{commit}" >/dev/null \
+            || { echo "build-debs.sh: --ref $ref is not a commit" >&2; exit 2; }
+    fi
+    arch=$(dpkg-architecture -qDEB_HOST_ARCH) || exit 1
+    for p in $(build_deps); do
+        dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q 'install ok installed' \
+            || say "dry run: would install $p"
+    done
+    say "dry run: jobtree $version from ${ref:-the files of the checkout} into $out" \
+        "(make check: $([ "$nocheck" = yes ] && echo no || echo yes), lintian: $lintian); would make:"
+    # each with its -dbgsym package (debhelper's, unless noautodbgsym)
+    sed -n 's/^Package: *//p' "$top/debian/control" | while read -r p; do
+        echo "$out/${p}_${version}_$arch.deb"
+        case " ${DEB_BUILD_OPTIONS:-} " in
+        *" noautodbgsym "*) ;;
+        *) echo "$out/${p}-dbgsym_${version}_$arch.deb" ;;
+        esac
+    done
+    exit 0
+fi
 mkdir -p "$out"
 out=$(cd "$out" && pwd)
-say () { echo "build-debs: $*"; }
 
-# Build dependencies (debian/control's Build-Depends, and the tools).
-pkgs=(build-essential dpkg-dev debhelper dh-autoreconf fakeroot pkgconf
-      libjson-c-dev libssl-dev libslurm-dev slurm-wlm-basic-plugins-dev)
-[ "$lintian" = yes ] && pkgs+=(lintian)
+read -r -a pkgs <<< "$(build_deps | tr '\n' ' ')"
 missing=()
 for p in "${pkgs[@]}"; do
     dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q 'install ok installed' \

@@ -10,6 +10,9 @@
 #
 #   contrib/demo.sh          run the demo
 #   contrib/demo.sh --stop   stop the demo cluster and remove its directory
+#   contrib/demo.sh --dry-run   check what the demo needs (its files, and
+#                            that no demo runs) and say what it would
+#                            do, changing nothing (the doc-test runs it)
 #
 # Copyright (C) 2026 The Jobtree authors.
 # SPDX-License-Identifier: GPL-2.0-or-later
@@ -31,9 +34,29 @@ if [ "${1:-}" = --stop ]; then
     echo "demo.sh: demo cluster stopped"
     exit 0
 fi
+[ $# -le 1 ] || { echo "demo.sh: one argument at most" >&2; exit 2; }
+case "${1:-}" in
+''|--dry-run) ;;
+*) echo "demo.sh: unknown argument $1 (--stop, --dry-run or none)" >&2; exit 2 ;;
+esac
 if [ -f "$state" ]; then
     echo "demo.sh: a demo cluster is already running; stop it with: $0 --stop" >&2
     exit 1
+fi
+if [ "${1:-}" = --dry-run ]; then
+    cd "$top"
+    for f in contrib/install-deps.sh contrib/build.sh; do
+        [ -x "$f" ] || { echo "demo.sh: $f is missing or not executable" >&2; exit 1; }
+    done
+    for f in tests/cluster/lib.sh contrib/demo-workload.txt etc/budgets; do
+        [ -e "$f" ] || { echo "demo.sh: $f is missing" >&2; exit 1; }
+    done
+    [ "$(id -u)" = 0 ] || echo "demo.sh: dry run: the demo needs root (it installs packages and runs Slurm's daemons)"
+    echo "demo.sh: dry run: would run contrib/install-deps.sh and contrib/build.sh build," \
+         "install jobtree under the build's prefix (make install-exec install-man)," \
+         "check etc/budgets, start the cluster of tests/cluster/lib.sh and submit the" \
+         "$(grep -c '^[^#]' contrib/demo-workload.txt) runs of contrib/demo-workload.txt"
+    exit 0
 fi
 
 cd "$top"

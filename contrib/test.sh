@@ -12,6 +12,13 @@
 # root on Debian bookworm; installs what it needs.
 # Ends with one line "N passed, N failed".
 #
+#   contrib/test.sh             the suite
+#   contrib/test.sh --dry-run   say which parts would run here (the 24.11
+#                               and 26.05 halves by JT_TEST_2411,
+#                               JT_TEST_2605, CI and the 26.05 tarball) and
+#                               check the scripts they call, changing
+#                               nothing (the doc-test runs it)
+#
 # Copyright (C) 2026 The Jobtree authors.
 # SPDX-License-Identifier: GPL-2.0-or-later
 # Licensed under the GNU General Public License, version 2 or later,
@@ -20,6 +27,33 @@ set -uo pipefail
 
 top=$(cd "$(dirname "$0")/.." && pwd)
 cd "$top"
+[ $# -le 1 ] || { echo "test.sh: one argument at most" >&2; exit 2; }
+case "${1:-}" in
+'') ;;
+--dry-run)
+    for f in contrib/install-deps.sh contrib/build.sh contrib/fuzz.sh contrib/build-debs.sh \
+             contrib/chroot/ci.sh contrib/sid/make-root.sh tests/cluster/run.sh; do
+        [ -x "$f" ] || { echo "test.sh: $f is missing or not executable" >&2; exit 1; }
+    done
+    half () {   # half NAME ENV-VALUE: would it run
+        if [ "$2" = 0 ]; then echo "test.sh: dry run: $1: skipped (set to 0)"
+        else echo "test.sh: dry run: $1: would run"; fi
+    }
+    echo "test.sh: dry run: would run the unit tests (ASan + UBSan), the fuzz smoke," \
+         "the plugin build, make distcheck, the cluster tests on the host's Slurm and the" \
+         "Debian packages (contrib/build-debs.sh, installed and tested)"
+    half "Slurm 24.11 (trixie chroot)" "${JT_TEST_2411:-1}"
+    t2605=${JT_TEST_2605:-1}
+    if [ "$t2605" != 0 ] && [ "${CI:-}" != true ] && [ "$(id -u)" = 0 ] \
+        && ! contrib/sid/make-root.sh --check 2>/dev/null; then
+        t2605=0
+        echo "test.sh: dry run: Slurm 26.05 (sid root): skipped, no source tarball (contrib/sid/make-root.sh --check)"
+    else
+        half "Slurm 26.05 (sid root)" "$t2605"
+    fi
+    exit 0 ;;
+*) echo "test.sh: unknown argument $1 (--dry-run or none)" >&2; exit 2 ;;
+esac
 passed=0
 failed=0
 failures=()

@@ -24,7 +24,11 @@
 # JT_COMPARE_LIMIT=F gives every job a time limit of F x its duration,
 # rounded up to whole minutes (as users set them; default: none, Slurm takes
 # the partition's INFINITE). JT_COMPARE_VARIANTS="jobtree" runs a subset; JT_COMPARE_KEEP=1 keeps the
-# per-job results (id state eligible start end nodes).
+# per-job results (id state eligible start end nodes). JT_COMPARE_DRY_RUN=1
+# checks the arguments (every variant known, the limit a number, each
+# workload line "job offset duration gpus team" with whole numbers) and
+# says what would run, starting no cluster (the doc-test runs
+# docs/slurm-26.05.md's command so). Every run checks them first too.
 #
 # WORKLOAD (default tests/cluster/compare-workload.txt): "job offset_s
 # duration_s gpus team" lines derived from the Philly 2017 trace by
@@ -45,6 +49,26 @@ BUILD=${1:?usage: $0 BUILDDIR [WORKLOAD]}
 WORKLOAD=${2:-$(dirname "$0")/compare-workload.txt}
 [ -f "$WORKLOAD" ] || { echo "Bail out! no workload $WORKLOAD"; exit 255; }
 GPN=8
+VARIANTS=${JT_COMPARE_VARIANTS:-stock-switches stock-nohint jobtree}
+for v in $VARIANTS; do
+    case $v in
+    stock-switches|stock-nohint|stock-block|stock-block-segment|stock-block-consolidate) ;;
+    jobtree|jobtree-block|jobtree-packtoempty) ;;
+    *) echo "Bail out! unknown variant $v (JT_COMPARE_VARIANTS)"; exit 255 ;;
+    esac
+done
+case ${JT_COMPARE_LIMIT:-1} in
+''|*[!0-9.]*|*.*.*|.*|*.) echo "Bail out! JT_COMPARE_LIMIT=$JT_COMPARE_LIMIT is not a number"; exit 255 ;;
+esac
+bad=$(awk '!/^#/ && NF && (NF != 5 || $2 !~ /^[0-9]+$/ || $3 !~ /^[0-9]+$/ || $4 !~ /^[0-9]+$/) \
+           { print FILENAME ":" NR ": " $0; exit }' "$WORKLOAD")
+[ -z "$bad" ] || { echo "Bail out! not a workload line (job offset duration gpus team): $bad"; exit 255; }
+if [ "${JT_COMPARE_DRY_RUN:-0}" = 1 ]; then
+    echo "compare: dry run: $(grep -c '^[^#]' "$WORKLOAD") jobs of $WORKLOAD," \
+         "variants: $VARIANTS; limit: ${JT_COMPARE_LIMIT:-none}${JT_COMPARE_LIMIT:+ x duration};" \
+         "build: $BUILD$([ -d "$BUILD" ] || echo ' (not built yet)')"
+    exit 0
+fi
 RESULTS=$(mktemp -d /tmp/jt-compare.XXXXXX)
 
 plan 6
@@ -147,7 +171,6 @@ print(split, multi, int(span), "%.1f" % (sum(waits) / len(waits)), failed,
 EOP
 }
 
-VARIANTS=${JT_COMPARE_VARIANTS:-stock-switches stock-nohint jobtree}
 for v in $VARIANTS; do
     case $v in
         stock-switches) run_variant stock-switches cons_tres switches ;;

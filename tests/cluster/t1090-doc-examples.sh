@@ -13,6 +13,14 @@
 #   cluster-slurmconf   the documented keys have their values in
 #                       `scontrol show config`, up to case (paths and
 #                       NodeName lines are the cluster's own)
+#   cluster-schema      the example's lines, its placeholders standing for
+#                       values, are among what a command prints here (a
+#                       job's record, the ledger's files, slurmctld's log)
+#   cluster-grammar     every line a command prints (the ledger's records)
+#                       is an instance of the example's ABNF (abnf.py)
+#
+# Every node is labelled gpu.mem=80 (an H100's 80 GB), so the documented
+# --node-constraint='gpu.mem GE 80' runs as written.
 #
 # The queue is emptied after each example, so each meets an idle cluster.
 #
@@ -26,6 +34,7 @@ srcdir=$JT_SRCDIR
 
 export JT_CLUSTER_SELECT=jobtree JT_CLUSTER_BUDGETS=$JT_SRCDIR/etc/budgets
 JT_CLUSTER_SLURM_EXTRA=$'PreemptType=preempt/jobtree\nPreemptMode=REQUEUE'
+for i in $(seq 1 16); do eval "JT_CLUSTER_FEATURES_$(printf gpu%02d "$i")=gpu.mem=80"; done
 cluster_setup "${1:?usage: $0 BUILDDIR}"
 cluster_start
 
@@ -42,7 +51,7 @@ export SBATCH_ACCOUNT=rai
 # they carry the marker, never this shell's other children.
 doc_run="env JT_CLUSTER_ID=$JT_CLUSTER_DIR"
 
-jt_opt_re='--(group-gpus|cross-group-spread|malleable|spares|checkpoint|borrow|sponsors)'
+jt_opt_re='--(group-gpus|cross-group-spread|malleable|spares|checkpoint|borrow|sponsors|group-by|node-constraint|conformance)'
 
 # empty_queue: cancel everything, wait until nothing is left.
 empty_queue () {
@@ -88,6 +97,18 @@ check_slurmconf () {
     ok $bad "$w: $n slurm.conf keys as documented"
 }
 
+# For the schema and grammar examples' commands (examples.list):
+# doc_ledger_run: a one-node run submitted and run, and its lease's End in
+# the ledger, so the ledger holds whole records of a run.
+doc_ledger_run () {
+    local id
+    id=$(cd "$work" && $doc_run sbatch --parsable -N1 --gres=gpu:h100:8 --group-gpus=8 job.sh) || return 1
+    _doc_ended () { grep -h '"type":"End"' "$JT_LEDGER_DIR"/ledger-*.jtl 2>/dev/null | grep -q "\"run\":\"jtc:$id\""; }
+    wait_for 30 _doc_ended >/dev/null
+}
+# doc_ctld_log: slurmctld's log without its time stamps.
+doc_ctld_log () { sed 's/^\[[^]]*\] //' "$JT_CLUSTER_DIR/log/slurmctld.log"; }
+
 ex=$JT_CLUSTER_DIR/examples
 total=$(doc_extract "$ex")
 n=0
@@ -96,7 +117,7 @@ for e in "$ex"/[0-9][0-9][0-9][0-9]; do
     read -r kind arg1 rest <<< "$(doc_kind "$e")"
     if [ "$kind" = list ]; then
         read -r kind args <<< "$rest"
-        case "$kind" in cluster-*)
+        case "$kind" in cluster-commands|cluster-transcript|cluster-script)
             [ -n "$args" ] && sed -i -e "$args" "$e" ;;
         esac
     fi
@@ -124,6 +145,17 @@ for e in "$ex"/[0-9][0-9][0-9][0-9]; do
         ;;
     cluster-slurmconf)
         check_slurmconf "$w" "$e" ;;
+    cluster-schema)
+        read -r specs cmd <<< "$args"
+        (cd "$work" && export JT_CLUSTER_ID=$JT_CLUSTER_DIR && eval "$cmd") > "$e.got" 2>&1
+        if why=$(doc_schema "$specs" "$e" "$e.got"); then ok 0 "$w: schema, of what $cmd prints"
+        else ok 1 "$w: schema, of what $cmd prints"; diag "$why"; tail -n 20 "$e.got" | sed 's/^/# got: /'; fi
+        ;;
+    cluster-grammar)
+        (cd "$work" && export JT_CLUSTER_ID=$JT_CLUSTER_DIR && eval "$args") > "$e.got" 2>&1
+        if why=$(python3 "$JT_SRCDIR/tests/doc/abnf.py" "$e" < "$e.got"); then ok 0 "$w: grammar: $why, of what $args prints"
+        else ok 1 "$w: grammar, of what $args prints"; diag "$why"; fi
+        ;;
     *) continue ;;
     esac
     n=$((n + 1))

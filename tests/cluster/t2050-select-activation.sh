@@ -8,11 +8,17 @@
 # (PreemptMode=REQUEUE), the run starts there, the ledger records the
 # Activation (seed, conflict set, cuts) and each victim's lease End says
 # RandomPreempt with that seed, the victims run again later, and `jobtree
-# verify` replays the lottery from the ledger alone. A plain job is never
-# preempted.
+# verify` replays the lottery from the ledger alone. Plain jobs take no
+# part: a plain job waiting for C's nodes never preempts the runs there
+# (preempt/jobtree offers a plain preemptor nothing; stock cons_tres would
+# preempt for it), and the plain job on D is never preempted (the lottery
+# draws only among Jobtree leases, and preempt/jobtree gives a plain job
+# PreemptMode OFF besides leaving it out of the offer: no one of these three
+# guards can be seen alone from here).
 #
 # Cluster: see t2000-select.sh. East is C (gpu09-12) and D (gpu13-16).
-# D: a plain 4-node job (never a victim). C: four one-node runs, two of
+# D: a plain 4-node job (never a victim); a plain one-node job waits for C
+# a while, then is cancelled. C: four one-node runs, two of
 # team-b and two of team-d (the lottery draws an owner, then a run). The
 # run: team-c, 2 nodes (16 GPUs) in one domain, funded now; room is what
 # it waits for: deficit 16 on C, cleared by 2 of the 4 gangs.
@@ -23,7 +29,7 @@
 # with the OpenSSL linking exception of LICENSE.OpenSSL.
 . "$(dirname "$0")/lib.sh"
 
-plan 14
+plan 15
 activation_cluster "${1:?usage: $0 BUILDDIR}" team-b:64 team-c:16 team-d:16
 G8="--gres=gpu:h100:8"
 # A victim sleeps long the first time and briefly once requeued.
@@ -41,6 +47,22 @@ for j in "${v[@]}"; do
 done
 is "$(job_domains "$plain") $(for j in "${v[@]}"; do job_domains "$j"; done | sort -u)" \
    "D C" "east is full: the plain job on D, four one-node runs on C"
+
+# A plain job that needs a node of C: slurmctld asks preempt/jobtree which
+# running jobs it may preempt, and the answer is none (only a pending
+# Jobtree run may preempt). Stock cons_tres would preempt a run of C for it
+# if it were offered one (PreemptMode=REQUEUE), so it must still wait, and
+# every run of C still run unrequeued, after the main scheduler (at
+# submission) and two whole backfill cycles have tried it.
+n0=$(bf_cycles)
+pre=$(submit -N1 --exclusive --constraint=fabric.domain=C -t 10 --wrap "sleep 600")
+wait_for 30 bf_cycles_since "${n0:-0}" || bail_out "backfill does not cycle"
+is "$(job_field "$pre" JobState) $(for j in "${v[@]}"; do
+        echo "$(job_field "$j" JobState)/$(job_field "$j" Restarts)"; done | paste -sd' ')" \
+   "PENDING RUNNING/0 RUNNING/0 RUNNING/0 RUNNING/0" \
+   "a plain job waiting for C preempts none of its runs (preempt/jobtree offers it none)"
+scancel "$pre"
+wait_job_state "$pre" CANCELLED 15 || bail_out "the plain job on C is not cancelled"
 
 big=$(submit --account=team-c -N2 $G8 --group-gpus=16 -t 2 --wrap "sleep 5")
 wait_for 30 reason_like "$big" '^jobtree: [^;]+; reserved [^ ]+ from ' \

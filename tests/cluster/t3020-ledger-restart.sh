@@ -5,6 +5,14 @@
 # has one Start and one End, none stays open, every completed run has its
 # lease, `jobtree verify` passes, and the reconciliation is logged.
 #
+# That SIGKILL loses no End: the plugin spools each event at once and sends
+# its spool when it starts again, so the reconciliation has nothing to close
+# there. A second restart injects the fault it is for: runs end while
+# jobtree-ledgerd is down (their Ends wait in the spool), slurmctld is killed
+# and the spool is lost. Slurm restores the runs COMPLETED, the ledger still
+# has their leases open, and the plugin must close each at start with End
+# at the job's end time.
+#
 # Copyright (C) 2026 The Jobtree authors.
 # SPDX-License-Identifier: GPL-2.0-or-later
 # Licensed under the GNU General Public License, version 2 or later,
@@ -12,7 +20,7 @@
 . "$(dirname "$0")/lib.sh"
 
 N=${JT_RESTART_RUNS:-120}
-plan 10
+plan 16
 JT_CLUSTER_SELECT=jobtree
 JT_CLUSTER_CRED_EXPIRE=10
 cluster_setup "${1:?usage: $0 BUILDDIR}"
@@ -113,5 +121,61 @@ while IFS='|' read -r run reason; do
 done < <(jobtree_cli report leases -P -n -o Run,Reason "$JT_LEDGER_DIR")
 is "$bad" 0 "every lease ended with End, or JobGone for a job Slurm lost"
 diag "leases: $(jobtree_cli report leases -P -n -o Reason "$JT_LEDGER_DIR" | sort | uniq -c | tr '\n' ' ')"
+
+
+## The fault: Ends lost with the spool. K one-node runs start and their
+## Starts reach the ledger; jobtree-ledgerd stops; the runs end (their Ends
+## go to the spool); slurmctld's saved state has them COMPLETED; SIGKILL,
+## the spool removed, both daemons started again.
+# The runs end when the test says so (the file go), not after a time, so
+# none ends before the daemon is down.
+K=4
+rec=()
+for i in $(seq 1 $K); do
+    id=$(submit --account=team-a -N1 $G8 --group-gpus=8 -t 2 \
+                --wrap "while [ ! -e '$JT_CLUSTER_DIR/go' ]; do sleep 0.2; done")
+    [ -n "$id" ] && rec+=("$id")
+done
+_open_k () { jobtree_cli verify "$JT_LEDGER_DIR" 2>/dev/null | grep -q ", $K open;"; }
+wait_for 30 _open_k || diag "$(jobtree_cli verify "$JT_LEDGER_DIR" 2>&1 | head -n 2)"
+_rec_done () {
+    local j
+    for j in "${rec[@]}"; do [ "$(job_field "$j" JobState)" = COMPLETED ] || return 1; done
+}
+ledger_stop
+ok "$([ ${#rec[@]} = $K ] && _open_k; echo $?)" \
+   "$K runs started, their $K leases open in the ledger; jobtree-ledgerd stopped"
+touch "$JT_CLUSTER_DIR/go"
+wait_for 60 _rec_done || bail_out "the $K runs did not complete"
+t_done=$(date +%s)
+_spooled () { [ "$(cat "$JT_CLUSTER_DIR"/ledger-spool/* 2>/dev/null | grep -c '"type":"End"')" -ge $K ]; }
+wait_for 10 _spooled
+ok $? "they completed while the ledger was down: their $K Ends wait in the spool"
+_state_saved () { [ "$(stat -c %Y "$JT_CLUSTER_DIR/state/job_state" 2>/dev/null || echo 0)" -gt "$t_done" ]; }
+wait_for 30 _state_saved || bail_out "slurmctld did not save its job state"
+kill -KILL "$(ctld_pid)"
+wait_for 20 ctld_gone || bail_out "slurmctld is not gone"
+rm -f "$JT_CLUSTER_DIR"/ledger-spool/*
+ledger_start
+nlog=$(grep -c 'reconciled with the ledger' "$LOG")
+_spawn "$JT_CLUSTER_DIR/log/slurmctld.out" slurmctld -D -f "$SLURM_CONF"
+wait_for 30 scontrol ping || bail_out "slurmctld did not restart"
+_reconciled () { [ "$(grep -c 'reconciled with the ledger' "$LOG")" -gt "$nlog" ]; }
+wait_for 30 _reconciled
+like "$(grep 'reconciled with the ledger' "$LOG" | tail -n1)" \
+     "reconciled with the ledger: $K leases closed, 0 open, 0 started" \
+     "the restarted plugin closed the $K leases whose Ends were lost"
+# Each closed with End at its job's end time (Slurm's EndTime, local time).
+bad=0
+for id in "${rec[@]}"; do
+    got=$(jobtree_cli report leases -P -n -j "$id" -o Reason,End "$JT_LEDGER_DIR")
+    want="End|$(epoch "$(job_field "$id" EndTime)")"
+    [ "${got%%|*}|$(epoch "${got#*|}" 2>/dev/null)" = "$want" ] \
+        || { bad=$((bad + 1)); diag "run $id: lease '$got', want $want (EndTime $(job_field "$id" EndTime))"; }
+done
+is "$bad" 0 "each lease ended End at its job's end time"
+out=$(jobtree_cli verify "$JT_LEDGER_DIR" 2>&1)
+ok $? "jobtree verify after the reconciliation: $(head -n1 <<< "$out")"
+like "$out" ", 0 open;" "no lease is left open"
 
 done_testing

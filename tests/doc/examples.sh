@@ -111,7 +111,7 @@ $rest
 EOF
         args=$(printf '%s %s' "$arg1" "$rest" | sed 's/ *$//')
         # a sed script after commands/transcript: applied before running
-        case "$kind" in commands|transcript|script|cluster-*)
+        case "$kind" in commands|transcript|script|cluster-commands|cluster-transcript|cluster-script)
             [ -n "$args" ] && { sed -e "$args" "$e" > "$e.sub" && mv "$e.sub" "$e"; } ;;
         esac
     else
@@ -121,7 +121,7 @@ EOF
     transcript)
         check_transcript "$e" "$w: transcript$listed"; n_run=$((n_run + 1)) ;;
     commands)
-        run_offline "$e" "$w: jobtree commands$listed"; n_run=$((n_run + 1)) ;;
+        run_offline "$e" "$w: commands$listed"; n_run=$((n_run + 1)) ;;
     script)
         run_script "$e" "$w: script$listed"; n_run=$((n_run + 1)) ;;
     cluster-*)
@@ -157,6 +157,19 @@ EOF
         (cd "$top" && sh -c "$args") > "$e.got" 2>&1
         if doc_match "$e.want" "$e.got"; then ok 0 "$w: output of $args$listed"
         else ok 1 "$w: output of $args$listed"; sed 's/^/# got: /' "$e.got" | head -n 20; fi
+        n_run=$((n_run + 1)) ;;
+    schema)
+        # the example's lines, placeholders arg1 standing for values, are
+        # among what the command prints (doc_schema)
+        (cd "$top" && sh -c "$rest") > "$e.got" 2>&1
+        if why=$(doc_schema "$arg1" "$e" "$e.got"); then ok 0 "$w: schema, of what $rest prints$listed"
+        else ok 1 "$w: schema, of what $rest prints$listed"; diag "$why"
+             sed 's/^/# got: /' "$e.got" | head -n 20; fi
+        n_run=$((n_run + 1)) ;;
+    grammar)
+        (cd "$top" && sh -c "$args") > "$e.got" 2>&1
+        if why=$(python3 "$srcdir/tests/doc/abnf.py" "$e" < "$e.got"); then ok 0 "$w: grammar: $why, of what $args prints$listed"
+        else ok 1 "$w: grammar, of what $args prints$listed"; diag "$why"; fi
         n_run=$((n_run + 1)) ;;
     found-in)
         if [ ! -f "$srcdir/$arg1" ]; then

@@ -220,3 +220,52 @@ doc_match () {
             exit !m(1, 1)
         }' "$1" "$2"
 }
+
+# doc_schema SPECS EX OUT: the example EX is a schema: its lines are lines
+# of OUT, in order (a line of OUT may lie between), where each placeholder
+# of SPECS ("NAME" or "NAME=ERE", comma-separated; a word of EX equal to
+# NAME, not inside a longer word) stands for a value (NAME's ERE, else any
+# text), "..." for any text and ",..." for further items (also none); the
+# rest of a line is literal. Prints the first line not found; 0 or 1.
+doc_schema () {
+    awk -v specs="$1" '
+    BEGIN {
+        np = split(specs, s, ",")
+        for (i = 1; i <= np; i++) {
+            k = s[i]; v = ".+"; e = index(k, "=")
+            if (e) { v = substr(k, e + 1); k = substr(k, 1, e - 1) }
+            name[i] = k; re[i] = v
+        }
+    }
+    function word(c) { return c ~ /[A-Za-z0-9_]/ }
+    {
+        l = $0; out = ""; p = 1; n = length(l)
+        while (p <= n) {
+            if (substr(l, p, 4) == ",...") { out = out "(,.*)?"; p += 4; continue }
+            if (substr(l, p, 3) == "...") { out = out ".*"; p += 3; continue }
+            best = 0
+            for (i = 1; i <= np; i++) {
+                m = length(name[i])
+                if (substr(l, p, m) == name[i] && !(p > 1 && word(substr(l, p - 1, 1))) \
+                    && !word(substr(l, p + m, 1)) && m > length(name[best]))
+                    best = i
+            }
+            if (best) { out = out "(" re[best] ")"; p += length(name[best]); continue }
+            c = substr(l, p, 1)
+            if (index(".[]\\^$*+?(){}|", c)) out = out "\\" c
+            else out = out c
+            p++
+        }
+        if (l != "") print "^" out "$"
+    }' "$2" > "$2.re"
+    _from=1
+    while IFS= read -r _re; do
+        _at=$(tail -n "+$_from" "$3" | grep -n -E -m 1 -- "$_re" | cut -d: -f1)
+        if [ -z "$_at" ]; then
+            echo "no line of the output (from line $_from) matches: $_re"
+            return 1
+        fi
+        _from=$((_from + _at))
+    done < "$2.re"
+    return 0
+}

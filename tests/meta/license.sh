@@ -4,7 +4,8 @@
 # OpenSSL exception line (LICENSE.OpenSSL), within its head comment (the first 150 lines); and
 # COPYING and LICENSE.OpenSSL are there. Source files: C, headers, shell,
 # Python, automake and m4 fragments, version scripts, configure.ac,
-# debian/rules. It runs on the distributed tree too (make distcheck).
+# debian/rules and maintainer scripts. It runs on the distributed tree too
+# (make distcheck).
 #
 # Copyright (C) 2026 The Jobtree authors.
 # SPDX-License-Identifier: GPL-2.0-or-later
@@ -21,11 +22,11 @@ ok "$( [ -s "$srcdir/LICENSE.OpenSSL" ] && grep -q 'OpenSSL' "$srcdir/LICENSE.Op
    "LICENSE.OpenSSL holds the exception"
 
 missing=$(cd "$srcdir" && find . \( -path ./build\* -o -path ./.git -o -path ./autom4te.cache \
-        -o -path ./build-aux -o -path ./debian/tmp -o -path './debian/jobtree-*' \
+        -o -path ./build-aux -o -path ./debian/tmp -o \( -type d -path './debian/jobtree-*' \) \
         -o -path ./sim-out -o -name 'jobtree-*.tar.gz' -o -path './_build' -o -path './jobtree-[0-9]*' \) -prune -o \
         -type f \( -name '*.c' -o -name '*.h' -o -name '*.sh' -o -name '*.py' \
                    -o -name '*.am' -o -name '*.m4' -o -name '*.map' \
-                   -o -name configure.ac -o -path ./debian/rules \) -print |
+                   -o -name configure.ac -o -path ./debian/rules -o -path './debian/*.postinst' \) -print |
     grep -v -e '^\./m4/libtool\.m4$' -e '^\./m4/lt.*\.m4$' -e '^\./aclocal\.m4$' \
             -e '^\./config\.h$' |
     while read -r f; do
