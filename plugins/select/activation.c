@@ -370,6 +370,7 @@ int jtsel_activate (job_record_t *job_ptr, bitstr_t *bitmap,
             remember (key);
             jtsel_ledger_activation (resv, self, &sl, &a, at);
             plan_restarts (runs, nruns, clu, &e.cands[sl.alt_cand[a.alt]]);
+            jtsel_restart_nominate (job_ptr, &e.cands[sl.alt_cand[a.alt]], c->topo->snap);
             {
                 char *d = jt_activation_dump (&a, &sl.req);
                 info ("%s: %pJ: reservation %s %s at %s in %s: %" PRId64 " GPUs short, "
@@ -419,6 +420,7 @@ int jtsel_activate (job_record_t *job_ptr, bitstr_t *bitmap,
     remember (key);
     jtsel_ledger_activation (resv, self, &sl, &a, at);
     plan_restarts (runs, nruns, clu, &e.cands[sl.alt_cand[a.alt]]);
+    jtsel_restart_nominate (job_ptr, &e.cands[sl.alt_cand[a.alt]], c->topo->snap);
     {
         char *d = jt_activation_dump (&a, &sl.req);
         info ("%s: %pJ: reservation %s %s at %s in %s: %" PRId64

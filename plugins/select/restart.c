@@ -22,6 +22,12 @@
  *     (jtsel_ledger_restart), which activates when the run starts or is
  *     released when it ends without starting, as any reservation.
  *
+ * The same hold keeps a domain an activation cleared for the run it
+ * activated (jtsel_restart_nominate, seed 002's nomination): from the
+ * activation until the run starts there, every other job's job_test loses
+ * its nodes, so a third job cannot take what the victims freed; it lapses
+ * after Slurm's hold on the victims' requeue plus NOMINATE_SLACK.
+ *
  * An entry ends when the run starts (select_p_select_nodeinfo_set), when
  * its job_fini is no requeue (cancelled instead), or when its job is gone
  * or no longer pending. Entries are few (runs requeued and not yet
@@ -54,6 +60,10 @@
 #define WHO "select/cons_tres_jobtree"
 #define CRED_EXPIRE_DEFAULT 1200        /* Slurm's DEFAULT_EXPIRATION_WINDOW */
 #define CRED_EXPIRE_MAX (1 << 29)
+/* A nomination outlives Slurm's hold on the victims' requeue by this
+ * much (their epilogs, the nodes' cleanup), then lapses: a run that did
+ * not start on its cleared domain by then holds nothing. */
+#define NOMINATE_SLACK 300
 
 typedef struct entry {
     uint32_t job_id;
@@ -65,6 +75,8 @@ typedef struct entry {
     int64_t gpus;
     char *line;                 /* the reason line while it waits */
     bool requeued;              /* its requeue's job_fini was seen */
+    int64_t expires;            /* a nomination: held until then at most
+                                 * (0: a restart, held until it starts) */
 } entry_t;
 
 static pthread_mutex_t r_lock = PTHREAD_MUTEX_INITIALIZER;
@@ -226,6 +238,25 @@ void jtsel_restart_plan_victim (job_record_t *job_ptr, const jt_node_set_t *take
     plan (job_ptr, NULL, NULL, taken, c);
 }
 
+void jtsel_restart_nominate (const job_record_t *job_ptr, const jt_node_set_t *set,
+                             const jt_snapshot_t *s)
+{
+    int64_t now = (int64_t) time (NULL);
+    entry_t e = { .job_id = job_ptr->job_id, .start = now,
+                  .expires = now + requeue_delay () + NOMINATE_SLACK };
+
+    snprintf (e.self, sizeof (e.self), "%u", job_ptr->job_id);
+    e.nodes = xcalloc (set->nnodes + 1, sizeof (*e.nodes));
+    for (size_t k = 0; k < set->nnodes; k++)
+        if (set->nodes[k] < s->nnodes)
+            e.nodes[e.nnodes++] = xstrdup (s->nodes[set->nodes[k]].name);
+    slurm_mutex_lock (&r_lock);
+    drop (e.job_id);
+    xrecalloc (g_v, g_n + 1, sizeof (*g_v));
+    g_v[g_n++] = e;
+    slurm_mutex_unlock (&r_lock);
+}
+
 void jtsel_restart_fini (job_record_t *job_ptr)
 {
     entry_t *e;
@@ -265,7 +296,7 @@ static bool over (const entry_t *e)
 {
     job_record_t *j = find_job_record (e->job_id);
 
-    if (!j)
+    if (!j || (e->expires && (int64_t) time (NULL) > e->expires))
         return true;
     return e->requeued ? !IS_JOB_PENDING (j) : !IS_JOB_RUNNING (j) && !IS_JOB_PENDING (j);
 }

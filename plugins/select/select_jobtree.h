@@ -239,6 +239,10 @@ void jtsel_restart_plan (job_record_t *job_ptr, const node_record_t *failed,
  * activated run is to start on). */
 void jtsel_restart_plan_victim (job_record_t *job_ptr, const jt_node_set_t *taken,
                                 jtsel_cache_t *c);
+/* An activation cleared `set` (nodes of s) for job_ptr: held for it, as a
+ * restart's slice is, until it starts there or the nomination lapses. */
+void jtsel_restart_nominate (const job_record_t *job_ptr, const jt_node_set_t *set,
+                             const jt_snapshot_t *s);
 /* job_fini: a requeue records the held restart in the ledger
  * (ReservationCreate) and the job's reason; anything else drops it. */
 void jtsel_restart_fini (job_record_t *job_ptr);
