@@ -7,6 +7,12 @@
 #
 # JT_PCOMPARE_FILL_NODES=N (default 1, or 2) makes the fillers 16/N gangs of
 # N nodes each (one job, one run), so that a victim is a multi-node gang.
+# JT_PCOMPARE_FILL_NODES=mixed fills each domain differently, gangs of
+# mixed sizes at different priorities (nice): A one 4-node gang (nice 0),
+# B two 2-node gangs (nice 10, 20), C one 2-node and two 1-node gangs
+# (nice 30, 40, 50), D four 1-node gangs (nice 60 to 90); and right after
+# the big run, a third job (plain, 1 node, no preemption) is submitted: did
+# it start before the big run, on nodes the eviction freed?
 # JT_PCOMPARE_VARIANTS="stock-qos stock jobtree" picks the variants and their
 # order (default "stock jobtree": stock-qos needs the packages slurmdbd and
 # mariadb-server, which CI does not install).
@@ -44,7 +50,22 @@
 BUILD=${1:?usage: $0 BUILDDIR [FILL_LIMIT_MIN]}
 LIMIT=${2:-60}
 FILL_NODES=${JT_PCOMPARE_FILL_NODES:-1}
-case $FILL_NODES in 1|2) ;; *) echo "JT_PCOMPARE_FILL_NODES: 1 or 2" >&2; exit 2 ;; esac
+case $FILL_NODES in 1|2|mixed) ;; *) echo "JT_PCOMPARE_FILL_NODES: 1, 2 or mixed" >&2; exit 2 ;; esac
+# The fillers: "DOMAIN NODES NICE" per gang.
+if [ "$FILL_NODES" = mixed ]; then
+    FILLERS="A 4 0
+B 2 10
+B 2 20
+C 2 30
+C 1 40
+C 1 50
+D 1 60
+D 1 70
+D 1 80
+D 1 90"
+else
+    FILLERS=$(for i in $(seq 1 $((16 / FILL_NODES))); do echo "- $FILL_NODES 0"; done)
+fi
 VARIANTS=${JT_PCOMPARE_VARIANTS:-stock jobtree}
 ntests=0
 for v in $VARIANTS; do
@@ -58,7 +79,7 @@ done
 RESULTS=$(mktemp -d /tmp/jt-pcompare.XXXXXX)
 plan $ntests
 mkdir -p "$RESULTS/budgets"
-for o in fill-a:64 fill-b:64 big:32; do
+for o in fill-a:80 fill-b:80 big:32; do
     cat > "$RESULTS/budgets/${o%%:*}.json" <<JSON
 { "owner": "${o%%:*}",
   "envelopes": [ { "name": "${o%%:*}-h100", "flavor": "h100", "selector": { "cluster": "c1" },
@@ -83,6 +104,8 @@ _qos_loaded () {
 
 run_variant () {   # run_variant NAME
     local name=$1 i acct id ids=() extra=() big t_sub t_start evicted=0 gangs=0 partial=0 doms nn
+    local dom nice third="" third_first=- vdoms=""
+    local -A fnodes=() fdom=()
     case $name in
     stock-qos)
         JT_CLUSTER_SELECT=cons_tres JT_CLUSTER_CRED_EXPIRE=10 JT_CLUSTER_SLURMDBD=1 \
@@ -110,19 +133,25 @@ PreemptMode=REQUEUE" JT_CLUSTER_JOBTREE_EXTRA="MaxWait=30s" \
     if [ "$name" = stock-qos ]; then
         wait_for 10 _qos_loaded || bail_out "stock-qos: slurmctld does not know QOS low and high"
     fi
-    for i in $(seq 1 $((16 / FILL_NODES))); do
+    i=0
+    while read -r dom nn nice; do
+        i=$((i + 1))
         acct=fill-a; [ $((i % 2)) = 0 ] && acct=fill-b
         case $name in
-        jobtree) extra=(--group-gpus=8) ;;
+        jobtree) extra=(--group-gpus=$((8 * nn))) ;;
         stock-qos) extra=(--qos=low) ;;
+        *) extra=() ;;
         esac
-        id=$(submit --account=$acct -N"$FILL_NODES" --gres=gpu:h100:8 -t "$LIMIT" \
+        [ "$dom" = - ] || extra+=(--constraint=fabric.domain=$dom)
+        id=$(submit --account=$acct -N"$nn" --gres=gpu:h100:8 -t "$LIMIT" --nice="$nice" \
              "${extra[@]}" --wrap "$VICTIM")
         [ -n "$id" ] || bail_out "$name: filler not submitted: $(last_err)"
         ids+=("$id")
-    done
+        fnodes[$id]=$nn
+    done <<< "$FILLERS"
     for id in "${ids[@]}"; do
         wait_job_state "$id" RUNNING 30 || bail_out "$name: filler $id does not start"
+        fdom[$id]=$(job_domains "$id" | sort -u | paste -sd+)
     done
     case $name in
     stock-qos) extra=(--qos=high --switches=1) ;;
@@ -132,30 +161,40 @@ PreemptMode=REQUEUE" JT_CLUSTER_JOBTREE_EXTRA="MaxWait=30s" \
     t_sub=$(date +%s)
     big=$(submit --account=big -N4 --gres=gpu:h100:8 -t 5 "${extra[@]}" --wrap "sleep 5")
     [ -n "$big" ] || bail_out "$name: big run not submitted: $(last_err)"
+    [ "$FILL_NODES" = mixed ] && third=$(submit -N1 --gres=gpu:h100:8 -t 5 --wrap "sleep 60")
     wait_job_state "$big" "RUNNING|COMPLETING|COMPLETED" 300 \
         || bail_out "$name: the big run did not start: $(job_field "$big" Reason)"
     t_start=$(epoch "$(job_field "$big" StartTime)")
     for id in "${ids[@]}"; do
         if [ "$(job_field "$id" Restarts)" -ge 1 ] 2>/dev/null; then
-            evicted=$((evicted + 8 * FILL_NODES))
+            evicted=$((evicted + 8 * fnodes[$id]))
             gangs=$((gangs + 1))
+            vdoms+="${fdom[$id]}"$'\n'
         else
             nn=$(job_field "$id" NumNodes)
-            [ "${nn%%-*}" -lt "$FILL_NODES" ] 2>/dev/null && partial=$((partial + 1))
+            [ "${nn%%-*}" -lt "${fnodes[$id]}" ] 2>/dev/null && partial=$((partial + 1))
         fi
     done
+    if [ -n "$third" ]; then
+        local ts
+        ts=$(epoch "$(job_field "$third" StartTime)" 2>/dev/null)
+        third_first=no
+        [ "$(job_field "$third" JobState)" != PENDING ] && [ -n "$ts" ] \
+            && [ "$ts" -lt "$t_start" ] && third_first=yes
+    fi
     doms=$(job_domains "$big" | sort -u | paste -sd,)
-    echo "$name $((t_start - t_sub)) $evicted $gangs $partial $doms" >> "$RESULTS/summary"
-    scancel "${ids[@]}" "$big" 2>/dev/null
+    echo "$name $((t_start - t_sub)) $evicted $gangs $partial $doms $(grep -c . <<< "$(printf '%s' "$vdoms" | tr '+' '\n' | sort -u)") $third_first" \
+        >> "$RESULTS/summary"
+    scancel "${ids[@]}" "$big" $third 2>/dev/null
     wait_for 60 queue_empty
     cluster_stop
 }
 
 for v in $VARIANTS; do run_variant "$v"; done
-printf '%-9s %14s %12s %13s %18s %s\n' variant "start after s" "GPUs evicted" \
-    "gangs evicted" "partial-gang kills" domains
-while read -r n s e g p d; do
-    printf '%-9s %14s %12s %13s %18s %s\n' "$n" "$s" "$e" "$g" "$p" "$d"
+printf '%-9s %14s %12s %13s %18s %-8s %16s %s\n' variant "start after s" "GPUs evicted" \
+    "gangs evicted" "partial-gang kills" domains "domains touched" "third job first"
+while read -r n s e g p d t f; do
+    printf '%-9s %14s %12s %13s %18s %-8s %16s %s\n' "$n" "$s" "$e" "$g" "$p" "$d" "$t" "$f"
 done < "$RESULTS/summary"
 case " $VARIANTS " in *" stock-qos "*)
 ok "$(awk '$1 == "stock-qos" && $3 >= 32 && $2 < 60 * '"$LIMIT"' { f = 1 } END { exit !f }' "$RESULTS/summary"; echo $?)" \
