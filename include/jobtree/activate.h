@@ -280,6 +280,18 @@ typedef struct jt_activation_due {
     jt_reclaim_t reclaim;       /* jt_activation_applies's *fund */
 } jt_activation_due_t;
 
+/* What a reserved run is told (its reason, the ReservationCreate's
+ * EarliestStart): the earlier of its estimate and its room activation,
+ * created + MaxWait, when that activation would clear room for it: MaxWait
+ * set, the room activation not had yet and still ahead of now, the run
+ * funded now (only room is missing) and a candidate domain the runs that
+ * may give way could clear (`clearable`: the caller's check that every
+ * node of one of its sets is free or held by Jobtree runs alone). Sets
+ * *by_activation when the activation is the earlier. Pure; O(1). */
+int64_t jt_told_start (int64_t estimate, const jt_resv_clock_t *clk,
+                       bool funded_now, bool clearable, int64_t now,
+                       bool *by_activation);
+
 /* Whether an activation of either kind may be due at now (the cheap gate,
  * before any estimate): room once created + MaxWait is reached and not
  * done, a reclaim while not done; both under what_if. */

@@ -271,9 +271,13 @@ void jt_reason_brief (const char *line, char *buf, size_t len);
 
 /* The line users see once an estimate is taken: candidate set `cand`
  * starts at `start` (never before a->not_before): "jobtree: reserved 4
- * nodes in west/A from 2026-03-01T14:00:00Z (why it waits)". */
+ * nodes in west/A from 2026-03-01T14:00:00Z (why it waits)". When the
+ * start is its room activation's (jt_told_start; `estimate` > 0: when it
+ * would start without it), the why ends "; by its activation at MaxWait,
+ * the runs there giving way (else from T)". */
 void jt_answer_reserved (const jt_answer_t *a, const jt_snapshot_t *s,
-                         size_t cand, int64_t start, char *buf, size_t len);
+                         size_t cand, int64_t start, int64_t estimate,
+                         char *buf, size_t len);
 
 /* ---- a requeued run's restart, reserved at the requeue ----
  *

@@ -62,6 +62,11 @@ static bool activated (const char *resv)
     return false;
 }
 
+bool jtsel_activation_had (const char *resv)
+{
+    return activated (resv);
+}
+
 static void remember (const char *resv)
 {
     snprintf (recent[nrecent % RECENT], sizeof (recent[0]), "%s", resv);

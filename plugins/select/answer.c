@@ -191,6 +191,38 @@ static bool estimate_alone (job_record_t *job_ptr, bitstr_t *bitmap,
     return true;
 }
 
+/* What the run is told (jt_told_start): the earlier of the estimate and
+ * its room activation at its reservation's creation (now for the first
+ * estimate, which creates it) + MaxWait, when it is funded now and one of
+ * its candidate sets, in Pack's order as the activation tries them, could
+ * be cleared (jtsel_topo_clearable); *cand is then that set. Work: the
+ * sets' nodes. */
+static int64_t told_start (job_record_t *job_ptr, jtsel_topo_t *t,
+                           const jt_answer_t *a, int64_t start, int64_t now,
+                           size_t *cand)
+{
+    const jt_config_t *conf = jtsel_cache_conf ();
+    jt_resv_clock_t clk = { .created = now };
+    char resv[256];
+    size_t i;
+    bool by = false;
+    int64_t told;
+
+    if (!conf || conf->max_wait <= 0 || a->not_before != 0)
+        return start;
+    for (i = 0; i < a->ncands && !jtsel_topo_clearable (t, &a->cands[i]); i++)
+        ;
+    if (i == a->ncands)
+        return start;
+    clk.max_wait = conf->max_wait;
+    if (jtsel_ledger_open_resv (job_ptr, resv, sizeof (resv), &clk.created) == 0)
+        clk.room_done = jtsel_activation_had (resv);
+    told = jt_told_start (start, &clk, true, true, now, &by);
+    if (by)
+        *cand = i;
+    return told;
+}
+
 /* The start estimate on the candidate sets ranked by their nodes' free
  * times (jt_answer_rank, once): from the free times for a run that holds
  * its nodes alone (estimate_alone, the first set), else cons_tres's, the
@@ -230,11 +262,19 @@ static int estimate (job_record_t *job_ptr, bitstr_t *bitmap,
     }
     best = jt_answer_pick (a, starts, &start);
     if (best < a->ncands) {
+        size_t at = best;
+        int64_t told = told_start (job_ptr, t, a, start, now, &at);
+
+        if (at != best) {               /* the domain its activation clears */
+            FREE_NULL_BITMAP (set);
+            set = jtsel_set_bitmap (t, &a->cands[at], bit_size (bitmap));
+        }
         bit_copybits (bitmap, set);
-        job_ptr->start_time = (time_t) start;
-        jt_answer_reserved (a, t->snap, best, start, line, sizeof (line));
+        job_ptr->start_time = (time_t) told;
+        jt_answer_reserved (a, t->snap, at, told, told < start ? start : 0, line,
+                            sizeof (line));
         jtsel_set_reason (job_ptr, "%s", line);
-        jtsel_ledger_reserved (job_ptr, a, t, &a->cands[best], bitmap, start);
+        jtsel_ledger_reserved (job_ptr, a, t, &a->cands[at], bitmap, told);
     }
     FREE_NULL_BITMAP (set);
     xfree (order);

@@ -101,7 +101,10 @@ typedef struct jtsel_topo {
     unsigned *flags;            /* per slurm node: state flags read */
     time_t checked;             /* every node's features and GPUs last read */
     int64_t *free_at;           /* per snapshot node: jtsel_topo_free_at */
-    bool free_ok;               /* free_at is up to date */
+    uint8_t *holders;           /* per snapshot node, with free_at: running
+                                 * jobs on it (2: two or more), a job that
+                                 * is no Jobtree run counting 2 */
+    bool free_ok;               /* free_at and holders are up to date */
 } jtsel_topo_t;
 
 /* Build the topology and live usage of slurmctld's nodes; running Jobtree
@@ -131,6 +134,11 @@ int jtsel_topo_refresh (jtsel_topo_t *t, bitstr_t *touched, bool all,
  * without an end. Computed once per update of t (O(running jobs + their
  * nodes)), then reused. */
 const int64_t *jtsel_topo_free_at (jtsel_topo_t *t);
+/* Whether an activation could clear set: every node up and free, or held
+ * by one Jobtree run alone (preempt/jobtree offers every running Jobtree
+ * run; a node shared, or held by a plain job, frees nothing). Work: the
+ * set's nodes (after jtsel_topo_free_at's pass, once per change). */
+bool jtsel_topo_clearable (jtsel_topo_t *t, const jt_node_set_t *set);
 
 /* ---- cache.c ---- */
 
@@ -308,6 +316,9 @@ void jtsel_ledger_holds_free (jt_hold_t *h, size_t n);
  * and its creation time, -1 when it has none or the ledger is off. */
 int jtsel_ledger_open_resv (const job_record_t *job_ptr, char *id, size_t len,
                             int64_t *created);
+/* Whether reservation resv had its room activation (activation.c's recent
+ * ones). Callers hold slurmctld's job lock. */
+bool jtsel_activation_had (const char *resv);
 
 /* Record an activation (jt_ledger_sink_activation) of reservation resv of
  * run at its instant `at`. */

@@ -175,6 +175,7 @@ void jtsel_topo_destroy (jtsel_topo_t *t)
     xfree (t->gavail);
     xfree (t->flags);
     xfree (t->free_at);
+    xfree (t->holders);
     xfree (t->slurm2snap);
     xfree (t->snap2slurm);
     xfree (t);
@@ -290,9 +291,13 @@ const int64_t *jtsel_topo_free_at (jtsel_topo_t *t)
         return t->free_at;
     if (!t->free_at)
         t->free_at = xcalloc (n ? n : 1, sizeof (int64_t));
+    if (!t->holders)
+        t->holders = xcalloc (n ? n : 1, sizeof (uint8_t));
     /* up: free now (0), unless a job holds it (below); else never */
-    for (size_t k = 0; k < n; k++)
+    for (size_t k = 0; k < n; k++) {
         t->free_at[k] = t->snap->nodes[k].state == JT_NODE_UP ? 0 : INT64_MAX;
+        t->holders[k] = 0;
+    }
     if (job_list) {
         it = list_iterator_create (job_list);
         while ((job_ptr = list_next (it))) {
@@ -305,16 +310,30 @@ const int64_t *jtsel_topo_free_at (jtsel_topo_t *t)
                 continue;
             last = bit_fls (job_ptr->node_bitmap);
             end = job_end (job_ptr);
+            bool run = jtsel_is_jobtree (job_ptr);
             for (int i = first; i <= last && i < t->nslurm; i++) {
                 ssize_t k;
                 if (!bit_test (job_ptr->node_bitmap, i) || (k = t->slurm2snap[i]) < 0)
                     continue;
                 if (end > t->free_at[k])
                     t->free_at[k] = end;
+                t->holders[k] = run && t->holders[k] == 0 ? 1 : 2;
             }
         }
         list_iterator_destroy (it);
     }
     t->free_ok = true;
     return t->free_at;
+}
+
+bool jtsel_topo_clearable (jtsel_topo_t *t, const jt_node_set_t *set)
+{
+    (void) jtsel_topo_free_at (t);
+    for (size_t j = 0; j < set->nnodes; j++) {
+        size_t k = set->nodes[j];
+        if (k >= t->snap->nnodes || t->snap->nodes[k].state != JT_NODE_UP
+            || t->holders[k] > 1)
+            return false;
+    }
+    return set->nnodes > 0;
 }

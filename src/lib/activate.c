@@ -501,6 +501,23 @@ static bool reclaim_may_be_due (const jt_resv_clock_t *clk)
     return clk->what_if || !clk->reclaim_done;
 }
 
+int64_t jt_told_start (int64_t estimate, const jt_resv_clock_t *clk,
+                       bool funded_now, bool clearable, int64_t now,
+                       bool *by_activation)
+{
+    int64_t bound;
+
+    *by_activation = false;
+    if (!clk || clk->max_wait <= 0 || clk->room_done || !funded_now || !clearable
+        || clk->created < 0 || clk->max_wait > INT64_MAX - clk->created)
+        return estimate;
+    bound = clk->created + clk->max_wait;
+    if (bound <= now || bound >= estimate)
+        return estimate;
+    *by_activation = true;
+    return bound;
+}
+
 bool jt_activation_may_be_due (const jt_resv_clock_t *clk, int64_t now)
 {
     return room_may_be_due (clk, now) || reclaim_may_be_due (clk);

@@ -464,22 +464,29 @@ bool jt_answer_keeps_line (const jt_answer_t *a, const char *current)
 }
 
 void jt_answer_reserved (const jt_answer_t *a, const jt_snapshot_t *s,
-                         size_t cand, int64_t start, char *buf, size_t len)
+                         size_t cand, int64_t start, int64_t estimate,
+                         char *buf, size_t len)
 {
     const jt_node_set_t *set = cand < a->ncands ? &a->cands[cand] : NULL;
     const char *why = strncmp (a->reason, "jobtree: ", 9) ? a->reason
                                                            : a->reason + 9;
-    char t[40];
+    char t[40], by[128] = "";
 
     if (start < a->not_before)
         start = a->not_before;
     jt_time_format (start, t, sizeof (t));
+    if (estimate > start) {
+        char e[40];
+        jt_time_format (estimate, e, sizeof (e));
+        snprintf (by, sizeof (by), "; by its activation at MaxWait, the runs "
+                  "there giving way (else from %s)", e);
+    }
     if (set && set->domain >= 0 && (size_t) set->domain < s->ndomains)
         snprintf (buf, len, "jobtree: reserved %" PRIu32 " nodes in %s from %s"
-                  " (%s)", a->cand_nodes, s->domains[set->domain].name, t, why);
+                  " (%s%s)", a->cand_nodes, s->domains[set->domain].name, t, why, by);
     else
-        snprintf (buf, len, "jobtree: reserved %" PRIu32 " nodes from %s (%s)",
-                  a->cand_nodes, t, why);
+        snprintf (buf, len, "jobtree: reserved %" PRIu32 " nodes from %s (%s%s)",
+                  a->cand_nodes, t, why, by);
 }
 
 /* Whether the parenthesis opening at text[i] closes the clause: what

@@ -26,7 +26,7 @@
 # with the OpenSSL linking exception of LICENSE.OpenSSL.
 . "$(dirname "$0")/lib.sh"
 
-plan 15
+plan 17
 activation_cluster "${1:?usage: $0 BUILDDIR}" team-b:64 team-c:16
 G8="--gres=gpu:h100:8"
 
@@ -74,6 +74,15 @@ wait_for 30 reason_like "$big" '^jobtree: [^;]+; reserved [^ ]+ from ' \
     || bail_out "no reservation: $(job_field "$big" Reason)"
 ok 0 "the run waits under a reservation: $(reason_like "$big" . | sed 's/^job [0-9]* reason: //')"
 predicted=$(predict "$big" 16)
+# What it is told is when it will start: its activation at the
+# reservation's creation + MaxWait (20 s), on C where the malleable run may
+# give way, not the estimate (the jobs' time limits, minutes away).
+rid=$(_resv_of "$big")
+bound=$(date -u -d "@$(( ${rid##*:} + 20 ))" +%Y-%m-%dT%H:%M:%SZ)
+is "$(jobtree_cli report reservations -P -n -j "$big" -o EarliestStart "$JT_LEDGER_DIR")" "$bound" \
+   "its ReservationCreate's EarliestStart is the activation's instant, created + MaxWait"
+like "$(why_of "$big")" "reserved 2 nodes in east/c1/C from $bound .*by its activation at MaxWait, the runs there giving way.*else from " \
+     "the explanation says the start is its activation's, on C, and when it would be without it"
 
 wait_job_state "$big" "RUNNING|COMPLETING|COMPLETED" 120 \
     || bail_out "the run did not start after MaxWait: $(job_field "$big" Reason)"

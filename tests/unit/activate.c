@@ -180,6 +180,35 @@ static void test_alternatives (void)
     jt_activation_free (&a);
 }
 
+/* What a reserved run is told: the earlier of its estimate and its room
+ * activation at created + MaxWait, only when that activation would clear
+ * room for it. */
+static void test_told (void)
+{
+    const jt_resv_clock_t clk = { .created = 1000, .max_wait = 600 };
+    jt_resv_clock_t done = clk, none = clk;
+    bool by = false;
+
+    done.room_done = true;
+    none.max_wait = 0;
+    ok (jt_told_start (5000, &clk, true, true, 1100, &by) == 1600 && by,
+        "estimate 5000, activation at 1000 + 600: told 1600, by the activation");
+    ok (jt_told_start (1500, &clk, true, true, 1100, &by) == 1500 && !by,
+        "an estimate before the activation is told as is");
+    ok (jt_told_start (5000, &clk, true, false, 1100, &by) == 5000 && !by,
+        "no domain the runs that may give way could clear: the estimate");
+    ok (jt_told_start (5000, &clk, false, true, 1100, &by) == 5000 && !by,
+        "a funding wait is no room activation: the estimate");
+    ok (jt_told_start (5000, &done, true, true, 1100, &by) == 5000 && !by,
+        "the room activation had already: the estimate");
+    ok (jt_told_start (5000, &none, true, true, 1100, &by) == 5000 && !by,
+        "no MaxWait: the estimate");
+    ok (jt_told_start (5000, &clk, true, true, 1700, &by) == 5000 && !by,
+        "the activation instant passed (it was tried): the estimate");
+    ok (jt_told_start (5000, NULL, true, true, 1100, &by) == 5000 && !by,
+        "no clock: the estimate");
+}
+
 /* A domain the adapter's own check refused (cons_tres) is passed over: the
  * next coverable one wins, with the seed of the whole slice; none left:
  * unresolved, nothing cut. */
@@ -839,6 +868,7 @@ int main (void)
     test_rules ();
     test_alternatives ();
     test_refused ();
+    test_told ();
     test_multi_pool ();
     test_properties ();
     test_slice ();

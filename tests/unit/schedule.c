@@ -262,7 +262,7 @@ static void test_estimate (void)
 
         (void) ask_keep (b, s, RUN ("rai", 32, GROUP (32)), JT_TENSE_ESTIMATE,
                          NULL, 1, 8, &a);
-        jt_answer_reserved (&a, s, 0, fx_time ("2026-03-01T14:00:00Z"), line,
+        jt_answer_reserved (&a, s, 0, fx_time ("2026-03-01T14:00:00Z"), 0, line,
                             sizeof (line));
         is_int (a.waits, 0, "an estimate is not a refusal");
         is (a.payer ? a.payer->name : "(none)", "west-h100",
@@ -271,6 +271,20 @@ static void test_estimate (void)
         is (line, "jobtree: reserved 4 nodes in west/A from 2026-03-01T14:00:00Z"
             " (group 0 (32 GPUs) fits no domain: most free is west/C with 8)",
             "the reason once backfill holds a domain's nodes for the run");
+        {
+            char brief[160];
+            jt_answer_reserved (&a, s, 0, fx_time ("2026-03-01T12:20:00Z"),
+                                fx_time ("2026-03-01T14:00:00Z"), line, sizeof (line));
+            is (line, "jobtree: reserved 4 nodes in west/A from 2026-03-01T12:20:00Z"
+                " (group 0 (32 GPUs) fits no domain: most free is west/C with 8; by its"
+                " activation at MaxWait, the runs there giving way (else from"
+                " 2026-03-01T14:00:00Z))",
+                "a start by the activation says so, and when it would start without it");
+            jt_reason_brief (line, brief, sizeof (brief));
+            is (brief, "jobtree: group 0 (32 GPUs) fits no domain: most free is west/C"
+                " with 8; reserved west/A from 2026-03-01T12:20Z",
+                "its brief: the blocker, and the start it is told");
+        }
         jt_answer_free (&a);
         (void) ask_keep (b, s, RUN ("rai", 32, GROUP (32)), JT_TENSE_NOW, NULL,
                          1, 8, &a);
