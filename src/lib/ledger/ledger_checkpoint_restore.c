@@ -114,8 +114,8 @@ static json_object *rd_array (struct rd *r, json_object *o, const char *key)
     return a;
 }
 
-static const char *const k_state1[] = { "counters", "envelopes", "budgets", "leases",
-                                        "reservations", NULL };
+static const char *const k_state1[] = { "counters", "envelopes", "budgets", "usage",
+                                        "leases", "reservations", NULL };
 static const char *const k_staten[] = { "leases", "reservations", NULL };
 static const char *const k_counters[] = { "events", "starts", "ends", "lotteries",
                                           "lastTime", "closedUntil", NULL };
@@ -129,6 +129,9 @@ static const char *const k_file[] = { "path", "sha256", NULL };
 static const char *const k_lease[] = { "lease", "run", "group", "nodes", "gpus", "role",
                                        "envelope", "owner", "start", "seq", "cut",
                                        "cutSeed", NULL };
+static const char *const k_usage[] = { "resvClosedUntil", "firstStart", "groups", NULL };
+static const char *const k_group[] = { "owner", "envelope", "leases", "gpuS", "borrowedGpuS",
+                                       "last", "open", "peak", "ordered", NULL };
 static const char *const k_resv[] = { "reservation", "run", "envelope", "owner", "gpus",
                                       "earliest", "created", NULL };
 
@@ -268,6 +271,89 @@ static int rd_budgets (struct rd *r, jt_ledger_fold_t *f, json_object *st, uint6
         if (!ok)
             return bad (r, "sha256", "expected 64 lowercase hex digits");
     }
+    r->where[base] = 0;
+    return 0;
+}
+
+/* The usage section (optional: a checkpoint written by a fold that did
+ * not know it has none, and the fold restored does not know it either). */
+static int rd_usage (struct rd *r, jt_ledger_fold_t *f, json_object *st)
+{
+    json_object *u, *a, *h;
+    size_t base = strlen (r->where);
+    char *prev = NULL;
+    int64_t rcu, fs;
+
+    if (!json_object_object_get_ex (st, "usage", &u)) {
+        f->usage_known = false;
+        return 0;
+    }
+    snprintf (r->where + base, sizeof (r->where) - base, "usage");
+    if (rd_keys (r, u, k_usage) < 0
+        || rd_int (r, u, "resvClosedUntil", 0, JT_EV_TIME_MAX, &rcu) < 0
+        || rd_int (r, u, "firstStart", -1, JT_EV_TIME_MAX, &fs) < 0 || !(a = rd_array (r, u, "groups")))
+        return -1;
+    f->resv_closed_until = rcu;
+    f->first_start = fs;
+    for (size_t i = 0; i < json_object_array_length (a); i++) {
+        json_object *o = json_object_array_get_idx (a, i);
+        char *owner = NULL, *env = NULL;
+        int64_t v[6];
+        snprintf (r->where + base, sizeof (r->where) - base, "usage.groups[%zu]", i);
+        if (rd_keys (r, o, k_group) < 0 || rd_str (r, o, "owner", true, true, &owner) < 0)
+            return -1;
+        if (rd_str (r, o, "envelope", true, true, &env) < 0) {
+            free (owner);
+            return -1;
+        }
+        /* in the order of the fold's keys: owner, 0x1f, envelope (strcmp) */
+        char *key = NULL;
+        if (asprintf (&key, "%s\x1f%s", owner, env) < 0) {
+            free (owner);
+            free (env);
+            return bad (r, NULL, "out of memory");
+        }
+        bool sorted = !prev || strcmp (prev, key) < 0;
+        free (prev);
+        prev = key;
+        struct usage *g = NULL;
+        int rc = 0;
+        if (!sorted)
+            rc = bad (r, "envelope", "not after the previous owner and envelope (sorted, "
+                      "distinct)");
+        else if (!jt_map_get (f->envs, env))
+            rc = bad (r, "envelope", "%s is not among the envelopes", env);
+        else if (!(g = jt_fold_usage_get (f, owner, env)))
+            rc = bad (r, NULL, "out of memory");
+        free (owner);
+        free (env);
+        if (rc < 0) {
+            free (prev);
+            return -1;
+        }
+        if (rd_int (r, o, "leases", 0, (int64_t) f->ends, &v[0]) < 0
+            || rd_int (r, o, "gpuS", 0, INT64_MAX - 1, &v[1]) < 0
+            || rd_int (r, o, "borrowedGpuS", 0, v[1], &v[2]) < 0
+            || rd_int (r, o, "last", -1, JT_EV_TIME_MAX, &v[3]) < 0
+            || rd_int (r, o, "open", 0, ACTIVE_MAX, &v[4]) < 0
+            || rd_int (r, o, "peak", 0, ACTIVE_MAX, &v[5]) < 0) {
+            free (prev);
+            return -1;
+        }
+        if (!json_object_object_get_ex (o, "ordered", &h)
+            || !json_object_is_type (h, json_type_boolean)) {
+            free (prev);
+            return bad (r, "ordered", "expected true or false");
+        }
+        g->leases = v[0];
+        g->gpu_s = (double) v[1];
+        g->borrowed_gpu_s = (double) v[2];
+        g->last = v[3];
+        g->cur = v[4];
+        g->peak = v[5];
+        g->ordered = json_object_get_boolean (h);
+    }
+    free (prev);
     r->where[base] = 0;
     return 0;
 }
@@ -432,6 +518,84 @@ static int cmp_seq (const void *a, const void *b)
     return strcmp (x->id, y->id);
 }
 
+/* The usage section agrees with the rest: each group's open GPUs are its
+ * open leases' (which start no earlier than firstStart, nor after the
+ * group's last instant while it is ordered), its closed leases add up to
+ * the ends counted, and per envelope its groups' GPU-seconds to the
+ * envelope's closed ones. */
+static int usage_check (struct rd *r, jt_ledger_fold_t *f, struct sums *s)
+{
+    const __int128 exact = (__int128) 1 << 53;
+    __int128 *gs = calloc (f->nenv ? f->nenv : 1, sizeof (*gs));
+    __int128 *bgs = calloc (f->nenv ? f->nenv : 1, sizeof (*bgs));
+    const char **keys = NULL;
+    size_t n = 0, i;
+    int64_t leases = 0;
+    int rc = -1;
+
+    if (!gs || !bgs) {
+        bad (r, NULL, "out of memory");
+        goto out;
+    }
+    for (i = 0; i < s->n; i++) { /* take each open lease from its group */
+        const struct lease *l = s->bynum[i];
+        struct usage *g = jt_fold_usage_find (f, l->owner, l->envelope);
+        if (!g) {
+            bad (r, NULL, "usage: open lease %s has no group of its owner and envelope", l->id);
+            break;
+        }
+        if (l->start < f->first_start || (g->ordered && l->start > g->last)) {
+            bad (r, NULL, "usage: open lease %s starts before firstStart or after its "
+                 "group's last instant", l->id);
+            break;
+        }
+        g->cur -= l->gpus;
+    }
+    size_t taken = i;
+    if (taken == s->n) {
+        keys = jt_map_sorted_keys (f->usage, &n);
+        bool listed = keys || !n;
+        if (!listed)
+            bad (r, NULL, "out of memory");
+        for (i = 0; listed && i < n; i++) {
+            const struct usage *g = jt_map_get (f->usage, keys[i]);
+            const struct env *e = jt_map_get (f->envs, g->envelope);
+            if (g->cur) {
+                bad (r, NULL, "usage: %s on %s: open is not what its open leases add up to",
+                     g->owner, g->envelope);
+                break;
+            }
+            leases += g->leases;
+            gs[e->id] += (__int128) g->gpu_s;
+            bgs[e->id] += (__int128) g->borrowed_gpu_s;
+        }
+        if (listed && i == n && (uint64_t) leases != f->ends)
+            bad (r, NULL, "usage: %" PRId64 " closed leases in its groups, but %" PRIu64
+                 " ends", leases, f->ends);
+        else if (listed && i == n) {
+            for (i = 0; i < f->nenv; i++) {
+                const struct env *e = f->env_v[i];
+                if ((gs[i] < exact && (double) gs[i] != e->closed_s)
+                    || (bgs[i] < exact && (double) bgs[i] != e->closed_borrowed_s)) {
+                    bad (r, NULL, "usage: envelope %s: its groups' GPU-seconds are not its "
+                         "closed ones", e->name);
+                    break;
+                }
+            }
+            rc = i == f->nenv ? 0 : -1;
+        }
+    }
+    for (i = 0; i < taken; i++) { /* and give them back */
+        const struct lease *l = s->bynum[i];
+        jt_fold_usage_find (f, l->owner, l->envelope)->cur += l->gpus;
+    }
+out:
+    free (keys);
+    free (gs);
+    free (bgs);
+    return rc;
+}
+
 /* The state agrees with itself; the node holders rebuilt (later Start
  * wins, as in the fold). */
 static int rd_check (struct rd *r, jt_ledger_fold_t *f)
@@ -475,6 +639,8 @@ static int rd_check (struct rd *r, jt_ledger_fold_t *f)
             goto out;
         }
     }
+    if (f->usage_known && usage_check (r, f, &s) < 0)
+        goto out;
     qsort (s.bynum, s.n, sizeof (*s.bynum), cmp_seq);
     for (size_t i = 0; i < s.n; i++)
         for (size_t k = 0; k < s.bynum[i]->nnodes; k++)
@@ -549,7 +715,7 @@ jt_ledger_fold_t *jt_ckpt_restore (const jt_event_t *const *parts, size_t n, jt_
         if (rd_keys (&r, st, i ? k_staten : k_state1) < 0)
             goto error;
         if (!i && (rd_counters (&r, f, st, up_to) < 0 || rd_envs (&r, f, st) < 0
-                   || rd_budgets (&r, f, st, up_to) < 0))
+                   || rd_budgets (&r, f, st, up_to) < 0 || rd_usage (&r, f, st) < 0))
             goto error;
         json_object *a = rd_array (&r, st, "leases"), *b = a ? rd_array (&r, st, "reservations") : NULL;
         if (!b)
@@ -576,7 +742,8 @@ error:
     return NULL;
 }
 
-/* ---- a restored fold that keeps history (jobtree report) ---- */
+/* ---- a restored fold that keeps history (jobtree report): its open
+ * leases and reservations are the history's first rows ---- */
 
 static void hist_cb (const char *key, void *val, void *arg)
 {
@@ -610,6 +777,29 @@ static void hist_cb (const char *key, void *val, void *arg)
     }
 }
 
+/* An open reservation as a row of the history (still open: closed -1). */
+static void resv_hist_cb (const char *key, void *val, void *arg)
+{
+    jt_ledger_fold_t *f = arg;
+    const struct resv *o = val;
+    struct resv *v;
+    (void) key;
+    if (!f->resv)
+        return;
+    if (!(v = calloc (1, sizeof (*v))) || !(v->id = strdup (o->id))
+        || !(v->run = strdup (o->run)) || !(v->owner = strdup (o->owner))
+        || !(v->envelope = strdup (o->envelope)) || jt_map_put (f->resv, v->id, v, NULL) < 0) {
+        jt_fold_resv_free (v);
+        jt_map_destroy (f->resv, jt_fold_resv_free);
+        f->resv = NULL;
+        return;
+    }
+    v->gpus = o->gpus;
+    v->earliest = o->earliest;
+    v->created = o->created;
+    v->activated = v->released = v->closed = -1;
+}
+
 int jt_ckpt_keep_history (jt_ledger_fold_t *f, jt_error_t *err)
 {
     if (f->hist)
@@ -621,9 +811,13 @@ int jt_ckpt_keep_history (jt_ledger_fold_t *f, jt_error_t *err)
         return jt_errprintf (err, "out of memory");
     }
     jt_map_each (f->leases, hist_cb, f);
-    if (!f->hist) {
+    if (f->hist)
+        jt_map_each (f->oresv, resv_hist_cb, f);
+    if (!f->hist || !f->resv) {
         jt_map_destroy (f->resv, jt_fold_resv_free);
         f->resv = NULL;
+        jt_map_destroy (f->hist, jt_fold_lease_free);
+        f->hist = NULL;
         errno = ENOMEM;
         return jt_errprintf (err, "out of memory");
     }
