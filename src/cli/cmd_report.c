@@ -912,7 +912,9 @@ int cmd_report (int argc, char **argv)
         }
         for (size_t i = 0; i < nr; i++) {
             const jt_fold_reservation_t *r = &rv[i];
-            int64_t end = r->released >= 0 ? r->released : c.now;
+            /* in the window from its creation until it closed (activated,
+             * released, or replaced by a newer one of its run), or now */
+            int64_t end = r->closed >= 0 ? r->closed : c.now;
             if (end < c.S || r->created > c.E
                 || !in_list (c.owners, c.nowners, r->owner) || !job_match (&c, r->run)
                 || !in_list (c.envs, c.nenvs, r->envelope))
