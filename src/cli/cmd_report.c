@@ -827,7 +827,10 @@ int cmd_report (int argc, char **argv)
         jt_ledger_fold_destroy (f);
         err.text[0] = '\0';
     }
-    if (verbose && src != SRC_GENESIS)
+    if (verbose && src == SRC_TOTALS && !info.ckpt_seq)
+        fprintf (stderr, "jobtree report: the whole ledger's totals (%s)\n",
+                 info.why[0] ? info.why : "no checkpoint");
+    else if (verbose && src != SRC_GENESIS)
         fprintf (stderr,
                  "jobtree report: from the checkpoint at seq %" PRIu64 " (upTo %" PRIu64
                  ")%s: %" PRIu64 " records read, %" PRIu64 " folded\n",
