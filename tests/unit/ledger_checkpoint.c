@@ -14,6 +14,7 @@
  */
 #include "config.h"
 
+#include <errno.h>
 #include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -613,8 +614,101 @@ static void test_forged (void)
     jt_ledger_fold_destroy (live);
 }
 
+/* A checkpoint of f after record up_to without the usage section (as
+ * written before issue 35): its one payload. */
+static char *old_ckpt (const jt_ledger_fold_t *f, uint64_t up_to)
+{
+    char **p, sha[65];
+    size_t *lens, n;
+    jt_error_t err = { "" };
+    if (jt_ckpt_payloads (f, up_to, 1000, JT_CKPT_PART_BYTES_MAX, &p, &lens, &n, &err) < 0
+        || n != 1)
+        bail_out ("checkpoint: %s", err.text);
+    jt_event_t *ev = jt_event_from_json (p[0], lens[0], &err);
+    char *u = ev ? strstr (ev->state, ",\"usage\":") : NULL, *l = u ? strstr (u, ",\"leases\":[") : NULL;
+    if (!l)
+        bail_out ("no usage section in %s", p[0]);
+    memmove (u, l, strlen (l) + 1);
+    jt_sha256_hex (ev->state, strlen (ev->state), sha);
+    memcpy (ev->state_sha256, sha, 65);
+    char *out = jt_event_to_json (ev, &err);
+    if (!out)
+        bail_out ("%s", err.text);
+    jt_event_destroy (ev);
+    jt_ckpt_payloads_free (p, lens, n);
+    return out;
+}
+
+/* Checkpoints written before the usage section: one restores (its fold
+ * knows no usage, so the checkpoints it writes have none), verify passes
+ * over both, a report reads leases from it but not reservations nor the
+ * usage totals (those need the section). */
+static void test_old_format (void)
+{
+    struct led l, m = { 0 };
+    jt_ledger_fold_t *live, *f = jt_ledger_fold_create ();
+    jt_error_t err = { "" };
+    jt_ledger_result_t res;
+    jt_replay_info_t info;
+    jt_violation_t v;
+    uint64_t nv;
+
+    random_ledger (21, 300, 0, 0, &l, &live);
+    for (size_t i = 0; i < 200; i++) { /* 200 events, the old checkpoint */
+        led_add (&m, strdup (l.p[i]));
+        apply (f, i + 1, l.p[i]);
+    }
+    char *old = old_ckpt (f, 200);
+    jt_event_t *ev = jt_event_from_json (old, strlen (old), &err);
+    jt_ledger_fold_t *r = ev ? jt_ckpt_restore ((const jt_event_t *const *) &ev, 1, &err) : NULL;
+    jt_fold_usage_t *us = NULL;
+    size_t nu;
+    ok (r != NULL, "a checkpoint without usage restores (%s)", err.text);
+    if (!r)
+        bail_out ("restore");
+    ok (jt_ledger_fold_usage (r, &us, &nu, NULL) < 0 && errno == EINVAL,
+        "its fold knows no usage");
+    free (us);
+    led_add (&m, old);
+    for (size_t i = 200; i < l.n; i++) { /* the rest, then r's checkpoint */
+        led_add (&m, strdup (l.p[i]));
+        apply (r, m.n, l.p[i]);
+    }
+    char *t = text_of (r);
+    ok (!strstr (t, "\"usage\""), "and writes none");
+    free (t);
+    add_ckpt (&m, r, 0);
+    char *dir = write_ledger (&m, 0);
+    is (verify_dir (dir, false), "none@0", "verify passes over checkpoints without usage");
+    is (verify_dir (dir, true), "none@0", "and verify --from-checkpoint");
+    jt_ledger_fold_t *h = NULL;
+    int64_t since = jt_ledger_fold_last_time (r) + 1;
+    ok (jt_ledger_fold_history_dir_ckpt (dir, since, 0, &h, &res, &nv, &v, &info, &err) == 1,
+        "report's leases read from it");
+    jt_ledger_fold_destroy (h);
+    h = NULL;
+    ok (jt_ledger_fold_history_dir_ckpt (dir, since, JT_CKPT_HIST_RESV, &h, &res, &nv, &v,
+                                         &info, &err)
+            == 0,
+        "its reservations not (%s)", info.why);
+    jt_ledger_fold_destroy (h);
+    jt_ledger_fold_t *g = jt_ledger_fold_replay_dir_ckpt (dir, &res, &nv, &v, &info, &err);
+    ok (g && info.ckpt_seq && jt_ledger_fold_usage (g, &us, &nu, NULL) < 0,
+        "nor the usage totals (the start-up from it knows none)");
+    free (us);
+    jt_ledger_fold_destroy (g);
+    rm_dir (dir);
+    jt_event_destroy (ev);
+    jt_ledger_fold_destroy (r);
+    jt_ledger_fold_destroy (f);
+    jt_ledger_fold_destroy (live);
+    led_free (&l);
+    led_free (&m);
+}
+
 int main (void)
 {
+    test_old_format ();
     test_round_trip ();
     test_random ();
     test_forged ();
