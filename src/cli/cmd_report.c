@@ -93,13 +93,19 @@ static int read_cb (const jt_record_t *rec, void *arg, jt_error_t *err)
 /* Open leases run until --now, by default now: the current time, or the
  * last instant of the ledger (its latest event time, lease start or lease
  * end) when the clock is behind it. */
-static int64_t default_now (const struct ctx *c, const struct lrow *ls, size_t n)
+static int64_t now_base (const struct ctx *c)
 {
     int64_t t = jt_ledger_fold_last_time (c->fold), wall = (int64_t) time (NULL);
     if (wall > t)
         t = wall;
     if (jt_ledger_fold_closed_until (c->fold) > t) /* a checkpoint's closed leases */
         t = jt_ledger_fold_closed_until (c->fold);
+    return t;
+}
+
+static int64_t default_now (const struct ctx *c, const struct lrow *ls, size_t n)
+{
+    int64_t t = now_base (c);
     for (size_t i = 0; i < n; i++) {
         if (ls[i].l.start > t)
             t = ls[i].l.start;
@@ -522,11 +528,7 @@ static ssize_t group (struct ctx *c, struct lrow *const *ls, size_t n, bool by_r
  * default_now over its open leases (those closed end by closedUntil). */
 static int64_t totals_now (const struct ctx *c, const jt_fold_lease_t *open, size_t n)
 {
-    int64_t t = jt_ledger_fold_last_time (c->fold), wall = (int64_t) time (NULL);
-    if (wall > t)
-        t = wall;
-    if (jt_ledger_fold_closed_until (c->fold) > t)
-        t = jt_ledger_fold_closed_until (c->fold);
+    int64_t t = now_base (c);
     for (size_t i = 0; i < n; i++)
         if (open[i].start > t)
             t = open[i].start;
