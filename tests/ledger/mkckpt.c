@@ -104,10 +104,11 @@ static void flush (void)
         char **cp;
         size_t *cl, cn;
         since_ckpt = 0;
-        if (jt_ckpt_payloads (fold, jt_ledger_writer_last_seq (w), t_max, 0, &cp, &cl, &cn,
-                              &err)
+        if (jt_ckpt_payloads (fold, jt_ledger_writer_last_seq (w), t_max, 0, &cp, &cl,
+                              &cn, &err)
                 < 0
-            || jt_ledger_writer_append (w, (const char *const *) cp, cl, cn, &first, &err) < 0)
+            || jt_ledger_writer_append (w, (const char *const *) cp, cl, cn, &first, &err)
+                   < 0)
             die ("checkpoint", err.text);
         jt_ckpt_payloads_free (cp, cl, cn);
         nckpt++;
@@ -139,8 +140,8 @@ int main (int argc, char **argv)
     uint64_t n = strtoull (argv[3], NULL, 10);
     every = strtoull (argv[4], NULL, 10);
     mkdir (argv[1], 0700);
-    if (!(w = jt_ledger_writer_open (argv[1], strtoull (argv[5], NULL, 10), NULL, NULL, &res,
-                                     &err)))
+    if (!(w = jt_ledger_writer_open (argv[1], strtoull (argv[5], NULL, 10), NULL, NULL,
+                                     &res, &err)))
         die (argv[1], err.text);
     if (!(fold = jt_ledger_fold_create ()))
         die ("fold", "out of memory");
@@ -158,15 +159,17 @@ int main (int argc, char **argv)
         holder[i] = -1;
     /* budgets: e0..e2 owned by o0..o2 (caps never reached); e2's owner
      * changes to o3 halfway (the report asks the last BudgetLoaded) */
-    const char *caps = "{\"v\":1,\"type\":\"BudgetLoaded\",\"id\":\"b%" PRIu64 "\",\"time\":%"
-                       PRId64 ",\"files\":[{\"path\":\"/etc/jobtree/budgets/b.json\","
-                       "\"sha256\":\"e3b0c44298fc1c149afbf4c8996fb92427ae41e4649b934ca495991b7852b855\"}],"
-                       "\"caps\":[{\"envelope\":\"e0\",\"owner\":\"o0\",\"concurrency\":100000,"
-                       "\"maxGPUHours\":1000000000.0,\"start\":0,\"end\":4102444800},"
-                       "{\"envelope\":\"e1\",\"owner\":\"o1\",\"concurrency\":100000,"
-                       "\"maxGPUHours\":1000000000.0,\"start\":0,\"end\":4102444800},"
-                       "{\"envelope\":\"e2\",\"owner\":\"%s\",\"concurrency\":100000,"
-                       "\"maxGPUHours\":1000000000.0,\"start\":0,\"end\":4102444800}]}";
+    const char *caps =
+        "{\"v\":1,\"type\":\"BudgetLoaded\",\"id\":\"b%" PRIu64 "\",\"time\":%" PRId64
+        ",\"files\":[{\"path\":\"/etc/jobtree/budgets/b.json\","
+        "\"sha256\":\"e3b0c44298fc1c149afbf4c8996fb92427ae41e4649b934ca495991b7852b855\"}"
+        "],"
+        "\"caps\":[{\"envelope\":\"e0\",\"owner\":\"o0\",\"concurrency\":100000,"
+        "\"maxGPUHours\":1000000000.0,\"start\":0,\"end\":4102444800},"
+        "{\"envelope\":\"e1\",\"owner\":\"o1\",\"concurrency\":100000,"
+        "\"maxGPUHours\":1000000000.0,\"start\":0,\"end\":4102444800},"
+        "{\"envelope\":\"e2\",\"owner\":\"%s\",\"concurrency\":100000,"
+        "\"maxGPUHours\":1000000000.0,\"start\":0,\"end\":4102444800}]}";
     snprintf (slot (), 1024, caps, id++, t, "o2");
     note_time (t);
     bool reloaded = false;
@@ -194,20 +197,25 @@ int main (int argc, char **argv)
                 l->start = t - (int64_t) rnd (3000);
             if (l->start < 1767225600)
                 l->start = 1767225600;
-            snprintf (l->text, sizeof (l->text),
-                      "\"lease\":\"c1:%" PRIu64 ":0\",\"run\":\"c1:%" PRIu64 "\",\"group\":"
-                      "\"0\",\"nodes\":[\"n%02d\"],\"gpus\":%d,\"role\":\"%s\",\"envelope\":"
-                      "\"%s\",\"owner\":\"%s\",\"start\":%" PRId64,
-                      nl, nl, node, l->gpus, borrowed ? "Borrowed" : "Active", env[e],
-                      owner[o], l->start);
-            snprintf (slot (), 1024, "{\"v\":1,\"type\":\"Start\",\"id\":\"s%" PRIu64
-                      "\",\"time\":%" PRId64 ",%s}", id++, t, l->text);
+            snprintf (
+                l->text, sizeof (l->text),
+                "\"lease\":\"c1:%" PRIu64 ":0\",\"run\":\"c1:%" PRIu64 "\",\"group\":"
+                "\"0\",\"nodes\":[\"n%02d\"],\"gpus\":%d,\"role\":\"%s\",\"envelope\":"
+                "\"%s\",\"owner\":\"%s\",\"start\":%" PRId64,
+                nl, nl, node, l->gpus, borrowed ? "Borrowed" : "Active", env[e], owner[o],
+                l->start);
+            snprintf (slot (), 1024,
+                      "{\"v\":1,\"type\":\"Start\",\"id\":\"s%" PRIu64
+                      "\",\"time\":%" PRId64 ",%s}",
+                      id++, t, l->text);
             note_time (l->start);
             note_time (t);
             holder[node] = (int) nl++;
             if (rnd (20) == 0) { /* a lease of no length */
-                snprintf (slot (), 1024, "{\"v\":1,\"type\":\"End\",\"id\":\"e%" PRIu64
-                          "\",\"time\":%" PRId64 ",%s,\"end\":%" PRId64 ",\"reason\":\"End\"}",
+                snprintf (slot (), 1024,
+                          "{\"v\":1,\"type\":\"End\",\"id\":\"e%" PRIu64
+                          "\",\"time\":%" PRId64 ",%s,\"end\":%" PRId64
+                          ",\"reason\":\"End\"}",
                           id++, t, l->text, l->start);
                 l->open = false;
                 holder[node] = -1;
@@ -218,7 +226,8 @@ int main (int argc, char **argv)
                 continue;
             struct lease *l = &ls[holder[node]];
             static const char *const why[] = { "End", "Fail", "JobGone" };
-            snprintf (slot (), 1024, "{\"v\":1,\"type\":\"End\",\"id\":\"e%" PRIu64
+            snprintf (slot (), 1024,
+                      "{\"v\":1,\"type\":\"End\",\"id\":\"e%" PRIu64
                       "\",\"time\":%" PRId64 ",%s,\"end\":%" PRId64 ",\"reason\":\"%s\"}",
                       id++, t, l->text, t, why[rnd (3)]);
             note_time (t);
@@ -226,13 +235,16 @@ int main (int argc, char **argv)
             holder[node] = -1;
         } else { /* reservations: create (maybe replacing), activate, release */
             uint64_t run = rnd (8), k = rnd (3);
-            const char *type = k == 0 ? "ReservationCreate"
-                               : k == 1 ? "ReservationActivate" : "ReservationReleased";
+            const char *type = k == 0   ? "ReservationCreate"
+                               : k == 1 ? "ReservationActivate"
+                                        : "ReservationReleased";
             if (k == 0) {
                 nres++;
-                snprintf (slot (), 1024, "{\"v\":1,\"type\":\"%s\",\"id\":\"r%" PRIu64
-                          "\",\"time\":%" PRId64 ",\"reservation\":\"res-%" PRIu64 "-%" PRIu64
-                          "\",\"run\":\"c2:%" PRIu64 "\",\"envelope\":\"%s\",\"owner\":"
+                snprintf (slot (), 1024,
+                          "{\"v\":1,\"type\":\"%s\",\"id\":\"r%" PRIu64
+                          "\",\"time\":%" PRId64 ",\"reservation\":\"res-%" PRIu64
+                          "-%" PRIu64 "\",\"run\":\"c2:%" PRIu64
+                          "\",\"envelope\":\"%s\",\"owner\":"
                           "\"%s\",\"nodes\":[\"n00\"],\"gpus\":%d,\"start\":%" PRId64 "}",
                           type, id++, t, run, nres, run, env[rnd (4)], owner[rnd (4)],
                           1 + (int) rnd (16), t + (int64_t) rnd (7200));
@@ -247,7 +259,8 @@ int main (int argc, char **argv)
                 flush (); /* the fold knows every event before this one */
                 if (jt_ledger_fold_open_resv (fold, run_id, &open) == 0 && rnd (4))
                     snprintf (rid, sizeof (rid), "%s", open.reservation);
-                snprintf (slot (), 1024, "{\"v\":1,\"type\":\"%s\",\"id\":\"r%" PRIu64
+                snprintf (slot (), 1024,
+                          "{\"v\":1,\"type\":\"%s\",\"id\":\"r%" PRIu64
                           "\",\"time\":%" PRId64 ",\"reservation\":\"%s\",\"run\":"
                           "\"c2:%" PRIu64 "\"}",
                           type, id++, t, rid, run);

@@ -73,7 +73,7 @@ LEDGER_LAYERS = [
     ('fold', ['ledger_fold.h', 'ledger_fold.c', 'ledger_fold_activation.c',
               'ledger_fold_query.c', 'ledger_fold_report.c']),
     ('checkpoint', ['ledger_checkpoint_int.h', 'ledger_checkpoint.c',
-                    'ledger_checkpoint_restore.c']),
+                    'ledger_checkpoint_restore.c', 'ledger_checkpoint_read.c']),
     ('replay', ['ledger_fold_replay.c']),
     ('sink', ['ledger_sink.c']),
 ]

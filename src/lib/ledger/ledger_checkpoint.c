@@ -55,7 +55,8 @@ static int gpu_s (double x, const char *what, const char *name, int64_t *out,
                   jt_error_t *err)
 {
     if (!(x == floor (x)) || !(fabs (x) < 9.2e18))
-        return jt_errprintf (err, "%s: %s %g is not an integer below 2^63: no "
+        return jt_errprintf (err,
+                             "%s: %s %g is not an integer below 2^63: no "
                              "checkpoint of this state",
                              name, what, x);
     *out = (int64_t) x;

@@ -48,74 +48,8 @@
 #define ACTIVE_MAX (INT64_C (1) << 50)
 /* ---- reading it back ---- */
 
-struct rd {
-    jt_error_t *err;
-    char where[96];             /* "checkpoint part K: SECTION[I]" */
-};
-
-static int bad (struct rd *r, const char *key, const char *fmt, ...)
-    __attribute__ ((format (printf, 3, 4)));
-static int bad (struct rd *r, const char *key, const char *fmt, ...)
-{
-    char m[200];
-    va_list ap;
-    va_start (ap, fmt);
-    vsnprintf (m, sizeof (m), fmt, ap);
-    va_end (ap);
-    return jt_errprintf (r->err, "%s%s%s: %s", r->where, key ? "." : "", key ? key : "", m);
-}
-
-static int rd_int (struct rd *r, json_object *o, const char *key, int64_t lo, int64_t hi,
-                   int64_t *out)
-{
-    jt_error_t e = { "" };
-    if (jt_json_get_int (o, key, true, out, &e) < 0)
-        return bad (r, NULL, "%s", e.text);
-    if (*out < lo || *out > hi)
-        return bad (r, key, "%" PRId64 " out of range [%" PRId64 ", %" PRId64 "]", *out,
-                    lo, hi);
-    return 0;
-}
-
-static int rd_str (struct rd *r, json_object *o, const char *key, bool req, bool nonempty,
-                   char **out)
-{
-    jt_error_t e = { "" };
-    if (jt_json_get_str (o, key, req, out, &e) < 0)
-        return bad (r, NULL, "%s", e.text);
-    if (nonempty && *out && !**out)
-        return bad (r, key, "empty");
-    return 0;
-}
-
-static int rd_keys (struct rd *r, json_object *o, const char *const *keys)
-{
-    if (!json_object_is_type (o, json_type_object))
-        return bad (r, NULL, "expected an object");
-    json_object_object_foreach (o, k, v)
-    {
-        (void) v;
-        const char *const *p = keys;
-        while (*p && strcmp (*p, k))
-            p++;
-        if (!*p)
-            return bad (r, k, "unknown key");
-    }
-    return 0;
-}
-
-static json_object *rd_array (struct rd *r, json_object *o, const char *key)
-{
-    json_object *a;
-    if (!json_object_object_get_ex (o, key, &a) || !json_object_is_type (a, json_type_array)) {
-        bad (r, key, "expected an array");
-        return NULL;
-    }
-    return a;
-}
-
-static const char *const k_state1[] = { "counters", "envelopes", "budgets", "usage",
-                                        "leases", "reservations", NULL };
+static const char *const k_state1[] = { "counters", "envelopes",    "budgets", "usage",
+                                        "leases",   "reservations", NULL };
 static const char *const k_staten[] = { "leases", "reservations", NULL };
 static const char *const k_counters[] = { "events", "starts", "ends", "lotteries",
                                           "lastTime", "closedUntil", NULL };
@@ -129,13 +63,11 @@ static const char *const k_file[] = { "path", "sha256", NULL };
 static const char *const k_lease[] = { "lease", "run", "group", "nodes", "gpus", "role",
                                        "envelope", "owner", "start", "seq", "cut",
                                        "cutSeed", NULL };
-static const char *const k_usage[] = { "resvClosedUntil", "firstStart", "groups", NULL };
-static const char *const k_group[] = { "owner", "envelope", "leases", "gpuS", "borrowedGpuS",
-                                       "last", "open", "peak", "ordered", NULL };
 static const char *const k_resv[] = { "reservation", "run", "envelope", "owner", "gpus",
                                       "earliest", "created", NULL };
 
-static int rd_counters (struct rd *r, jt_ledger_fold_t *f, json_object *st, uint64_t up_to)
+static int rd_counters (struct jt_ckpt_rd *r, jt_ledger_fold_t *f, json_object *st,
+                        uint64_t up_to)
 {
     json_object *c;
     int64_t ev, s, e, l, t, cu;
@@ -144,12 +76,14 @@ static int rd_counters (struct rd *r, jt_ledger_fold_t *f, json_object *st, uint
     size_t base = strlen (r->where);
     snprintf (r->where + base, sizeof (r->where) - base, "counters");
     if (!json_object_object_get_ex (st, "counters", &c))
-        return bad (r, NULL, "missing");
-    if (rd_keys (r, c, k_counters) < 0
-        || rd_int (r, c, "events", 0, max, &ev) < 0 || rd_int (r, c, "starts", 0, ev, &s) < 0
-        || rd_int (r, c, "ends", 0, s, &e) < 0 || rd_int (r, c, "lotteries", 0, ev, &l) < 0
-        || rd_int (r, c, "lastTime", 0, JT_EV_TIME_MAX, &t) < 0
-        || rd_int (r, c, "closedUntil", 0, JT_EV_TIME_MAX, &cu) < 0)
+        return jt_ckpt_bad (r, NULL, "missing");
+    if (jt_ckpt_rd_keys (r, c, k_counters) < 0
+        || jt_ckpt_rd_int (r, c, "events", 0, max, &ev) < 0
+        || jt_ckpt_rd_int (r, c, "starts", 0, ev, &s) < 0
+        || jt_ckpt_rd_int (r, c, "ends", 0, s, &e) < 0
+        || jt_ckpt_rd_int (r, c, "lotteries", 0, ev, &l) < 0
+        || jt_ckpt_rd_int (r, c, "lastTime", 0, JT_EV_TIME_MAX, &t) < 0
+        || jt_ckpt_rd_int (r, c, "closedUntil", 0, JT_EV_TIME_MAX, &cu) < 0)
         return -1;
     r->where[base] = 0;
     f->events = (uint64_t) ev;
@@ -161,9 +95,9 @@ static int rd_counters (struct rd *r, jt_ledger_fold_t *f, json_object *st, uint
     return 0;
 }
 
-static int rd_envs (struct rd *r, jt_ledger_fold_t *f, json_object *st)
+static int rd_envs (struct jt_ckpt_rd *r, jt_ledger_fold_t *f, json_object *st)
 {
-    json_object *a = rd_array (r, st, "envelopes");
+    json_object *a = jt_ckpt_rd_array (r, st, "envelopes");
     size_t base = strlen (r->where);
     const char *prev = NULL;
 
@@ -174,40 +108,47 @@ static int rd_envs (struct rd *r, jt_ledger_fold_t *f, json_object *st)
         char *name = NULL, *owner = NULL;
         int64_t v[9];
         snprintf (r->where + base, sizeof (r->where) - base, "envelopes[%zu]", i);
-        if (rd_keys (r, o, k_env) < 0 || rd_str (r, o, "name", true, true, &name) < 0)
+        if (jt_ckpt_rd_keys (r, o, k_env) < 0
+            || jt_ckpt_rd_str (r, o, "name", true, true, &name) < 0)
             return -1;
         if (prev && strcmp (prev, name) >= 0) {
             free (name);
-            return bad (r, "name", "not after the previous name (sorted, distinct)");
+            return jt_ckpt_bad (r, "name",
+                                "not after the previous name (sorted, distinct)");
         }
         struct env *e = jt_map_get (f->envs, name) ? NULL : jt_fold_env_get (f, name);
         free (name);
         if (!e)
-            return bad (r, NULL, "out of memory");
+            return jt_ckpt_bad (r, NULL, "out of memory");
         prev = e->name;
-        if (rd_str (r, o, "owner", false, true, &owner) < 0)
+        if (jt_ckpt_rd_str (r, o, "owner", false, true, &owner) < 0)
             return -1;
         e->owner = owner;
         if (!json_object_object_get_ex (o, "capped", &h)
             || !json_object_is_type (h, json_type_boolean))
-            return bad (r, "capped", "expected true or false");
+            return jt_ckpt_bad (r, "capped", "expected true or false");
         e->capped = json_object_get_boolean (h);
         if (!json_object_object_get_ex (o, "maxGpuHours", &h)
             || !(json_object_is_type (h, json_type_double)
                  || json_object_is_type (h, json_type_int))
             || !isfinite (json_object_get_double (h)) || json_object_get_double (h) < 0)
-            return bad (r, "maxGpuHours", "expected a finite number >= 0");
+            return jt_ckpt_bad (r, "maxGpuHours", "expected a finite number >= 0");
         e->max_gpu_hours = json_object_get_double (h);
-        if (rd_int (r, o, "concurrency", 0, INT64_MAX - 1, &e->concurrency) < 0
-            || rd_int (r, o, "windowStart", 0, JT_EV_TIME_MAX, &e->wstart) < 0
-            || rd_int (r, o, "windowEnd", 0, JT_EV_TIME_MAX, &e->wend) < 0
-            || rd_int (r, o, "active", 0, ACTIVE_MAX, &v[0]) < 0
-            || rd_int (r, o, "borrowed", 0, v[0], &v[1]) < 0
-            || rd_int (r, o, "peak", v[0], ACTIVE_MAX, &v[2]) < 0
-            || rd_int (r, o, "closedGpuS", -INT64_MAX + 1, INT64_MAX - 1, &v[3]) < 0
-            || rd_int (r, o, "closedBorrowedGpuS", -INT64_MAX + 1, INT64_MAX - 1, &v[4]) < 0
-            || rd_int (r, o, "openStartSum", -INT64_MAX + 1, INT64_MAX - 1, &v[5]) < 0
-            || rd_int (r, o, "openBorrowedStartSum", -INT64_MAX + 1, INT64_MAX - 1, &v[6])
+        if (jt_ckpt_rd_int (r, o, "concurrency", 0, INT64_MAX - 1, &e->concurrency) < 0
+            || jt_ckpt_rd_int (r, o, "windowStart", 0, JT_EV_TIME_MAX, &e->wstart) < 0
+            || jt_ckpt_rd_int (r, o, "windowEnd", 0, JT_EV_TIME_MAX, &e->wend) < 0
+            || jt_ckpt_rd_int (r, o, "active", 0, ACTIVE_MAX, &v[0]) < 0
+            || jt_ckpt_rd_int (r, o, "borrowed", 0, v[0], &v[1]) < 0
+            || jt_ckpt_rd_int (r, o, "peak", v[0], ACTIVE_MAX, &v[2]) < 0
+            || jt_ckpt_rd_int (r, o, "closedGpuS", -INT64_MAX + 1, INT64_MAX - 1, &v[3])
+                   < 0
+            || jt_ckpt_rd_int (r, o, "closedBorrowedGpuS", -INT64_MAX + 1, INT64_MAX - 1,
+                               &v[4])
+                   < 0
+            || jt_ckpt_rd_int (r, o, "openStartSum", -INT64_MAX + 1, INT64_MAX - 1, &v[5])
+                   < 0
+            || jt_ckpt_rd_int (r, o, "openBorrowedStartSum", -INT64_MAX + 1,
+                               INT64_MAX - 1, &v[6])
                    < 0)
             return -1;
         e->active = v[0];
@@ -222,7 +163,8 @@ static int rd_envs (struct rd *r, jt_ledger_fold_t *f, json_object *st)
     return 0;
 }
 
-static int rd_budgets (struct rd *r, jt_ledger_fold_t *f, json_object *st, uint64_t up_to)
+static int rd_budgets (struct jt_ckpt_rd *r, jt_ledger_fold_t *f, json_object *st,
+                       uint64_t up_to)
 {
     json_object *b, *a;
     size_t base = strlen (r->where);
@@ -232,16 +174,17 @@ static int rd_budgets (struct rd *r, jt_ledger_fold_t *f, json_object *st, uint6
 
     snprintf (r->where + base, sizeof (r->where) - base, "budgets");
     if (!json_object_object_get_ex (st, "budgets", &b))
-        return bad (r, NULL, "missing");
-    if (rd_keys (r, b, k_budgets) < 0 || rd_int (r, b, "loads", 0, max, &loads) < 0
-        || rd_int (r, b, "loadsNoContent", 0, loads, &nc) < 0
-        || rd_int (r, b, "firstNoContent", 0, max, &fnc) < 0
-        || rd_int (r, b, "lastSeq", 0, max, &last) < 0
-        || rd_str (r, b, "lastSha256", true, false, &sha) < 0)
+        return jt_ckpt_bad (r, NULL, "missing");
+    if (jt_ckpt_rd_keys (r, b, k_budgets) < 0
+        || jt_ckpt_rd_int (r, b, "loads", 0, max, &loads) < 0
+        || jt_ckpt_rd_int (r, b, "loadsNoContent", 0, loads, &nc) < 0
+        || jt_ckpt_rd_int (r, b, "firstNoContent", 0, max, &fnc) < 0
+        || jt_ckpt_rd_int (r, b, "lastSeq", 0, max, &last) < 0
+        || jt_ckpt_rd_str (r, b, "lastSha256", true, false, &sha) < 0)
         return -1;
     if (sha[0] && !jt_sha256_hex_ok (sha)) {
         free (sha);
-        return bad (r, "lastSha256", "expected \"\" or 64 lowercase hex digits");
+        return jt_ckpt_bad (r, "lastSha256", "expected \"\" or 64 lowercase hex digits");
     }
     memcpy (f->last_sha256, sha, strlen (sha) + 1);
     free (sha);
@@ -249,117 +192,34 @@ static int rd_budgets (struct rd *r, jt_ledger_fold_t *f, json_object *st, uint6
     f->loads_no_content = (uint64_t) nc;
     f->first_no_content = (uint64_t) fnc;
     f->last_load_seq = (uint64_t) last;
-    if (!(a = rd_array (r, b, "files")))
+    if (!(a = jt_ckpt_rd_array (r, b, "files")))
         return -1;
     size_t n = json_object_array_length (a);
     if (!(f->last_files = calloc (n ? n : 1, sizeof (*f->last_files))))
-        return bad (r, NULL, "out of memory");
+        return jt_ckpt_bad (r, NULL, "out of memory");
     for (size_t i = 0; i < n; i++) {
         json_object *o = json_object_array_get_idx (a, i);
         char *s = NULL;
         snprintf (r->where + base, sizeof (r->where) - base, "budgets.files[%zu]", i);
-        if (rd_keys (r, o, k_file) < 0
-            || rd_str (r, o, "path", true, true, &f->last_files[i].path) < 0)
+        if (jt_ckpt_rd_keys (r, o, k_file) < 0
+            || jt_ckpt_rd_str (r, o, "path", true, true, &f->last_files[i].path) < 0)
             return -1;
         f->last_nfiles = i + 1;
-        if (rd_str (r, o, "sha256", true, false, &s) < 0)
+        if (jt_ckpt_rd_str (r, o, "sha256", true, false, &s) < 0)
             return -1;
         bool ok = jt_sha256_hex_ok (s);
         if (ok)
             memcpy (f->last_files[i].sha256, s, 65);
         free (s);
         if (!ok)
-            return bad (r, "sha256", "expected 64 lowercase hex digits");
+            return jt_ckpt_bad (r, "sha256", "expected 64 lowercase hex digits");
     }
     r->where[base] = 0;
     return 0;
 }
 
-/* The usage section (optional: a checkpoint written by a fold that did
- * not know it has none, and the fold restored does not know it either). */
-static int rd_usage (struct rd *r, jt_ledger_fold_t *f, json_object *st)
-{
-    json_object *u, *a, *h;
-    size_t base = strlen (r->where);
-    char *prev = NULL;
-    int64_t rcu, fs;
-
-    if (!json_object_object_get_ex (st, "usage", &u)) {
-        f->usage_known = false;
-        return 0;
-    }
-    snprintf (r->where + base, sizeof (r->where) - base, "usage");
-    if (rd_keys (r, u, k_usage) < 0
-        || rd_int (r, u, "resvClosedUntil", 0, JT_EV_TIME_MAX, &rcu) < 0
-        || rd_int (r, u, "firstStart", -1, JT_EV_TIME_MAX, &fs) < 0 || !(a = rd_array (r, u, "groups")))
-        return -1;
-    f->resv_closed_until = rcu;
-    f->first_start = fs;
-    for (size_t i = 0; i < json_object_array_length (a); i++) {
-        json_object *o = json_object_array_get_idx (a, i);
-        char *owner = NULL, *env = NULL;
-        int64_t v[6];
-        snprintf (r->where + base, sizeof (r->where) - base, "usage.groups[%zu]", i);
-        if (rd_keys (r, o, k_group) < 0 || rd_str (r, o, "owner", true, true, &owner) < 0)
-            return -1;
-        if (rd_str (r, o, "envelope", true, true, &env) < 0) {
-            free (owner);
-            return -1;
-        }
-        /* in the order of the fold's keys: owner, 0x1f, envelope (strcmp) */
-        char *key = NULL;
-        if (asprintf (&key, "%s\x1f%s", owner, env) < 0) {
-            free (owner);
-            free (env);
-            return bad (r, NULL, "out of memory");
-        }
-        bool sorted = !prev || strcmp (prev, key) < 0;
-        free (prev);
-        prev = key;
-        struct usage *g = NULL;
-        int rc = 0;
-        if (!sorted)
-            rc = bad (r, "envelope", "not after the previous owner and envelope (sorted, "
-                      "distinct)");
-        else if (!jt_map_get (f->envs, env))
-            rc = bad (r, "envelope", "%s is not among the envelopes", env);
-        else if (!(g = jt_fold_usage_get (f, owner, env)))
-            rc = bad (r, NULL, "out of memory");
-        free (owner);
-        free (env);
-        if (rc < 0) {
-            free (prev);
-            return -1;
-        }
-        if (rd_int (r, o, "leases", 0, (int64_t) f->ends, &v[0]) < 0
-            || rd_int (r, o, "gpuS", 0, INT64_MAX - 1, &v[1]) < 0
-            || rd_int (r, o, "borrowedGpuS", 0, v[1], &v[2]) < 0
-            || rd_int (r, o, "last", -1, JT_EV_TIME_MAX, &v[3]) < 0
-            || rd_int (r, o, "open", 0, ACTIVE_MAX, &v[4]) < 0
-            || rd_int (r, o, "peak", 0, ACTIVE_MAX, &v[5]) < 0) {
-            free (prev);
-            return -1;
-        }
-        if (!json_object_object_get_ex (o, "ordered", &h)
-            || !json_object_is_type (h, json_type_boolean)) {
-            free (prev);
-            return bad (r, "ordered", "expected true or false");
-        }
-        g->leases = v[0];
-        g->gpu_s = (double) v[1];
-        g->borrowed_gpu_s = (double) v[2];
-        g->last = v[3];
-        g->cur = v[4];
-        g->peak = v[5];
-        g->ordered = json_object_get_boolean (h);
-    }
-    free (prev);
-    r->where[base] = 0;
-    return 0;
-}
-
-static int rd_lease (struct rd *r, jt_ledger_fold_t *f, json_object *o, uint64_t up_to,
-                     char **prev)
+static int rd_lease (struct jt_ckpt_rd *r, jt_ledger_fold_t *f, json_object *o,
+                     uint64_t up_to, char **prev)
 {
     struct lease *l = calloc (1, sizeof (*l));
     json_object *a;
@@ -368,73 +228,75 @@ static int rd_lease (struct rd *r, jt_ledger_fold_t *f, json_object *o, uint64_t
     int rc = -1;
 
     if (!l)
-        return bad (r, NULL, "out of memory");
+        return jt_ckpt_bad (r, NULL, "out of memory");
     l->end = -1;
-    if (rd_keys (r, o, k_lease) < 0 || rd_str (r, o, "lease", true, true, &l->id) < 0)
+    if (jt_ckpt_rd_keys (r, o, k_lease) < 0
+        || jt_ckpt_rd_str (r, o, "lease", true, true, &l->id) < 0)
         goto out;
     if (*prev && strcmp (*prev, l->id) >= 0) {
-        bad (r, "lease", "not after the previous lease id (sorted, distinct)");
+        jt_ckpt_bad (r, "lease", "not after the previous lease id (sorted, distinct)");
         goto out;
     }
-    if (rd_str (r, o, "run", true, true, &l->run) < 0
-        || rd_str (r, o, "group", true, true, &l->group) < 0
-        || rd_str (r, o, "envelope", true, true, &l->envelope) < 0
-        || rd_str (r, o, "owner", true, true, &l->owner) < 0
-        || rd_str (r, o, "role", true, true, &role) < 0
-        || rd_int (r, o, "gpus", 1, GPU_MAX, &l->gpus) < 0
-        || rd_int (r, o, "start", 0, JT_EV_TIME_MAX, &l->start) < 0
-        || rd_int (r, o, "seq", 1, (int64_t) up_to, &seq) < 0
-        || rd_str (r, o, "cut", false, true, &cut) < 0
-        || rd_str (r, o, "cutSeed", false, true, &seed) < 0 || !(a = rd_array (r, o, "nodes")))
+    if (jt_ckpt_rd_str (r, o, "run", true, true, &l->run) < 0
+        || jt_ckpt_rd_str (r, o, "group", true, true, &l->group) < 0
+        || jt_ckpt_rd_str (r, o, "envelope", true, true, &l->envelope) < 0
+        || jt_ckpt_rd_str (r, o, "owner", true, true, &l->owner) < 0
+        || jt_ckpt_rd_str (r, o, "role", true, true, &role) < 0
+        || jt_ckpt_rd_int (r, o, "gpus", 1, GPU_MAX, &l->gpus) < 0
+        || jt_ckpt_rd_int (r, o, "start", 0, JT_EV_TIME_MAX, &l->start) < 0
+        || jt_ckpt_rd_int (r, o, "seq", 1, (int64_t) up_to, &seq) < 0
+        || jt_ckpt_rd_str (r, o, "cut", false, true, &cut) < 0
+        || jt_ckpt_rd_str (r, o, "cutSeed", false, true, &seed) < 0
+        || !(a = jt_ckpt_rd_array (r, o, "nodes")))
         goto out;
     l->seq = (uint64_t) seq;
     if (jt_role_parse (role, &l->role) < 0) {
-        bad (r, "role", "unknown role '%s'", role);
+        jt_ckpt_bad (r, "role", "unknown role '%s'", role);
         goto out;
     }
     if (!jt_map_get (f->envs, l->envelope)) {
-        bad (r, "envelope", "%s is not among the envelopes", l->envelope);
+        jt_ckpt_bad (r, "envelope", "%s is not among the envelopes", l->envelope);
         goto out;
     }
     if (!cut != !seed) {
-        bad (r, "cut", "cut and cutSeed go together");
+        jt_ckpt_bad (r, "cut", "cut and cutSeed go together");
         goto out;
     }
     if (cut) {
         l->cut = jt_end_reason_parse (cut);
         if (l->cut != JT_REASON_RANDOM_PREEMPT && l->cut != JT_REASON_SHRINK
             && l->cut != JT_REASON_DROP_SPARE) {
-            bad (r, "cut", "'%s' is not RandomPreempt, Shrink or DropSpare", cut);
+            jt_ckpt_bad (r, "cut", "'%s' is not RandomPreempt, Shrink or DropSpare", cut);
             goto out;
         }
         if (strlen (seed) != 16 || strspn (seed, "0123456789abcdef") != 16) {
-            bad (r, "cutSeed", "expected 16 lowercase hex digits");
+            jt_ckpt_bad (r, "cutSeed", "expected 16 lowercase hex digits");
             goto out;
         }
         l->cut_seed = strtoull (seed, NULL, 16);
     }
     size_t nn = json_object_array_length (a);
     if (!nn) {
-        bad (r, "nodes", "a lease holds a node");
+        jt_ckpt_bad (r, "nodes", "a lease holds a node");
         goto out;
     }
     if (!(l->nodes = calloc (nn, sizeof (*l->nodes)))) {
-        bad (r, NULL, "out of memory");
+        jt_ckpt_bad (r, NULL, "out of memory");
         goto out;
     }
     for (; l->nnodes < nn; l->nnodes++) {
         json_object *s = json_object_array_get_idx (a, l->nnodes);
         if (!json_object_is_type (s, json_type_string) || !json_object_get_string_len (s)) {
-            bad (r, "nodes", "[%zu]: expected a node name", l->nnodes);
+            jt_ckpt_bad (r, "nodes", "[%zu]: expected a node name", l->nnodes);
             goto out;
         }
         if (!(l->nodes[l->nnodes] = strdup (json_object_get_string (s)))) {
-            bad (r, NULL, "out of memory");
+            jt_ckpt_bad (r, NULL, "out of memory");
             goto out;
         }
     }
     if (jt_map_put (f->leases, l->id, l, NULL) < 0) {
-        bad (r, NULL, "out of memory");
+        jt_ckpt_bad (r, NULL, "out of memory");
         goto out;
     }
     *prev = l->id;
@@ -448,33 +310,36 @@ out:
     return rc;
 }
 
-static int rd_resv (struct rd *r, jt_ledger_fold_t *f, json_object *o, char **prev)
+static int rd_resv (struct jt_ckpt_rd *r, jt_ledger_fold_t *f, json_object *o,
+                    char **prev)
 {
     struct resv *v = calloc (1, sizeof (*v));
     int rc = -1;
 
     if (!v)
-        return bad (r, NULL, "out of memory");
+        return jt_ckpt_bad (r, NULL, "out of memory");
     v->activated = v->released = -1;
-    if (rd_keys (r, o, k_resv) < 0 || rd_str (r, o, "reservation", true, true, &v->id) < 0)
+    if (jt_ckpt_rd_keys (r, o, k_resv) < 0
+        || jt_ckpt_rd_str (r, o, "reservation", true, true, &v->id) < 0)
         goto out;
     if (*prev && strcmp (*prev, v->id) >= 0) {
-        bad (r, "reservation", "not after the previous reservation id (sorted, distinct)");
+        jt_ckpt_bad (r, "reservation",
+                     "not after the previous reservation id (sorted, distinct)");
         goto out;
     }
-    if (rd_str (r, o, "run", true, true, &v->run) < 0
-        || rd_str (r, o, "envelope", true, true, &v->envelope) < 0
-        || rd_str (r, o, "owner", true, true, &v->owner) < 0
-        || rd_int (r, o, "gpus", 1, GPU_MAX, &v->gpus) < 0
-        || rd_int (r, o, "earliest", 0, JT_EV_TIME_MAX, &v->earliest) < 0
-        || rd_int (r, o, "created", 0, JT_EV_TIME_MAX, &v->created) < 0)
+    if (jt_ckpt_rd_str (r, o, "run", true, true, &v->run) < 0
+        || jt_ckpt_rd_str (r, o, "envelope", true, true, &v->envelope) < 0
+        || jt_ckpt_rd_str (r, o, "owner", true, true, &v->owner) < 0
+        || jt_ckpt_rd_int (r, o, "gpus", 1, GPU_MAX, &v->gpus) < 0
+        || jt_ckpt_rd_int (r, o, "earliest", 0, JT_EV_TIME_MAX, &v->earliest) < 0
+        || jt_ckpt_rd_int (r, o, "created", 0, JT_EV_TIME_MAX, &v->created) < 0)
         goto out;
     if (jt_map_get (f->oresv, v->run)) {
-        bad (r, "run", "%s holds two open reservations", v->run);
+        jt_ckpt_bad (r, "run", "%s holds two open reservations", v->run);
         goto out;
     }
     if (jt_map_put (f->oresv, v->run, v, NULL) < 0) {
-        bad (r, NULL, "out of memory");
+        jt_ckpt_bad (r, NULL, "out of memory");
         goto out;
     }
     *prev = v->id;
@@ -518,87 +383,9 @@ static int cmp_seq (const void *a, const void *b)
     return strcmp (x->id, y->id);
 }
 
-/* The usage section agrees with the rest: each group's open GPUs are its
- * open leases' (which start no earlier than firstStart, nor after the
- * group's last instant while it is ordered), its closed leases add up to
- * the ends counted, and per envelope its groups' GPU-seconds to the
- * envelope's closed ones. */
-static int usage_check (struct rd *r, jt_ledger_fold_t *f, struct sums *s)
-{
-    const __int128 exact = (__int128) 1 << 53;
-    __int128 *gs = calloc (f->nenv ? f->nenv : 1, sizeof (*gs));
-    __int128 *bgs = calloc (f->nenv ? f->nenv : 1, sizeof (*bgs));
-    const char **keys = NULL;
-    size_t n = 0, i;
-    int64_t leases = 0;
-    int rc = -1;
-
-    if (!gs || !bgs) {
-        bad (r, NULL, "out of memory");
-        goto out;
-    }
-    for (i = 0; i < s->n; i++) { /* take each open lease from its group */
-        const struct lease *l = s->bynum[i];
-        struct usage *g = jt_fold_usage_find (f, l->owner, l->envelope);
-        if (!g) {
-            bad (r, NULL, "usage: open lease %s has no group of its owner and envelope", l->id);
-            break;
-        }
-        if (l->start < f->first_start || (g->ordered && l->start > g->last)) {
-            bad (r, NULL, "usage: open lease %s starts before firstStart or after its "
-                 "group's last instant", l->id);
-            break;
-        }
-        g->cur -= l->gpus;
-    }
-    size_t taken = i;
-    if (taken == s->n) {
-        keys = jt_map_sorted_keys (f->usage, &n);
-        bool listed = keys || !n;
-        if (!listed)
-            bad (r, NULL, "out of memory");
-        for (i = 0; listed && i < n; i++) {
-            const struct usage *g = jt_map_get (f->usage, keys[i]);
-            const struct env *e = jt_map_get (f->envs, g->envelope);
-            if (g->cur) {
-                bad (r, NULL, "usage: %s on %s: open is not what its open leases add up to",
-                     g->owner, g->envelope);
-                break;
-            }
-            leases += g->leases;
-            gs[e->id] += (__int128) g->gpu_s;
-            bgs[e->id] += (__int128) g->borrowed_gpu_s;
-        }
-        if (listed && i == n && (uint64_t) leases != f->ends)
-            bad (r, NULL, "usage: %" PRId64 " closed leases in its groups, but %" PRIu64
-                 " ends", leases, f->ends);
-        else if (listed && i == n) {
-            for (i = 0; i < f->nenv; i++) {
-                const struct env *e = f->env_v[i];
-                if ((gs[i] < exact && (double) gs[i] != e->closed_s)
-                    || (bgs[i] < exact && (double) bgs[i] != e->closed_borrowed_s)) {
-                    bad (r, NULL, "usage: envelope %s: its groups' GPU-seconds are not its "
-                         "closed ones", e->name);
-                    break;
-                }
-            }
-            rc = i == f->nenv ? 0 : -1;
-        }
-    }
-    for (i = 0; i < taken; i++) { /* and give them back */
-        const struct lease *l = s->bynum[i];
-        jt_fold_usage_find (f, l->owner, l->envelope)->cur += l->gpus;
-    }
-out:
-    free (keys);
-    free (gs);
-    free (bgs);
-    return rc;
-}
-
 /* The state agrees with itself; the node holders rebuilt (later Start
  * wins, as in the fold). */
-static int rd_check (struct rd *r, jt_ledger_fold_t *f)
+static int rd_check (struct jt_ckpt_rd *r, jt_ledger_fold_t *f)
 {
     size_t ne = f->nenv ? f->nenv : 1, nl = jt_map_count (f->leases);
     struct sums s = { .f = f,
@@ -612,12 +399,12 @@ static int rd_check (struct rd *r, jt_ledger_fold_t *f)
 
     snprintf (r->where, sizeof (r->where), "checkpoint");
     if (!s.active || !s.borrowed || !s.ss || !s.bss || !s.bynum) {
-        bad (r, NULL, "out of memory");
+        jt_ckpt_bad (r, NULL, "out of memory");
         goto out;
     }
     if (f->starts - f->ends != nl) {
-        bad (r, NULL, "%zu open leases, but starts - ends = %" PRIu64, nl,
-             f->starts - f->ends);
+        jt_ckpt_bad (r, NULL, "%zu open leases, but starts - ends = %" PRIu64, nl,
+                     f->starts - f->ends);
         goto out;
     }
     jt_map_each (f->leases, sums_cb, &s);
@@ -634,18 +421,18 @@ static int rd_check (struct rd *r, jt_ledger_fold_t *f)
                  && (double) s.bss[i] != e->open_borrowed_start_sum)
             what = "openBorrowedStartSum";
         if (what) {
-            bad (r, NULL, "envelope %s: %s is not what its open leases add up to", e->name,
-                 what);
+            jt_ckpt_bad (r, NULL, "envelope %s: %s is not what its open leases add up to",
+                         e->name, what);
             goto out;
         }
     }
-    if (f->usage_known && usage_check (r, f, &s) < 0)
+    if (f->usage_known && jt_ckpt_usage_check (r, f, s.bynum, s.n) < 0)
         goto out;
     qsort (s.bynum, s.n, sizeof (*s.bynum), cmp_seq);
     for (size_t i = 0; i < s.n; i++)
         for (size_t k = 0; k < s.bynum[i]->nnodes; k++)
             if (jt_map_put (f->nodes, s.bynum[i]->nodes[k], (void *) s.bynum[i], NULL) < 0) {
-                bad (r, NULL, "out of memory");
+                jt_ckpt_bad (r, NULL, "out of memory");
                 goto out;
             }
     rc = 0;
@@ -660,7 +447,7 @@ out:
 
 jt_ledger_fold_t *jt_ckpt_restore (const jt_event_t *const *parts, size_t n, jt_error_t *err)
 {
-    struct rd r = { .err = err };
+    struct jt_ckpt_rd r = { .err = err };
     jt_ledger_fold_t *f = NULL;
     const char **texts = NULL;
     char sha[65], *prevl = NULL, *prevr = NULL;
@@ -709,15 +496,17 @@ jt_ledger_fold_t *jt_ckpt_restore (const jt_event_t *const *parts, size_t n, jt_
         snprintf (r.where, sizeof (r.where), "checkpoint part %zu: ", i + 1);
         size_t base = strlen (r.where);
         if (!(st = json_tokener_parse (parts[i]->state))) {
-            bad (&r, NULL, "state: not JSON");
+            jt_ckpt_bad (&r, NULL, "state: not JSON");
             goto error;
         }
-        if (rd_keys (&r, st, i ? k_staten : k_state1) < 0)
+        if (jt_ckpt_rd_keys (&r, st, i ? k_staten : k_state1) < 0)
             goto error;
-        if (!i && (rd_counters (&r, f, st, up_to) < 0 || rd_envs (&r, f, st) < 0
-                   || rd_budgets (&r, f, st, up_to) < 0 || rd_usage (&r, f, st) < 0))
+        if (!i
+            && (rd_counters (&r, f, st, up_to) < 0 || rd_envs (&r, f, st) < 0
+                || rd_budgets (&r, f, st, up_to) < 0 || jt_ckpt_rd_usage (&r, f, st) < 0))
             goto error;
-        json_object *a = rd_array (&r, st, "leases"), *b = a ? rd_array (&r, st, "reservations") : NULL;
+        json_object *a = jt_ckpt_rd_array (&r, st, "leases"),
+                    *b = a ? jt_ckpt_rd_array (&r, st, "reservations") : NULL;
         if (!b)
             goto error;
         for (size_t k = 0; k < json_object_array_length (a); k++) {
@@ -788,7 +577,8 @@ static void resv_hist_cb (const char *key, void *val, void *arg)
         return;
     if (!(v = calloc (1, sizeof (*v))) || !(v->id = strdup (o->id))
         || !(v->run = strdup (o->run)) || !(v->owner = strdup (o->owner))
-        || !(v->envelope = strdup (o->envelope)) || jt_map_put (f->resv, v->id, v, NULL) < 0) {
+        || !(v->envelope = strdup (o->envelope))
+        || jt_map_put (f->resv, v->id, v, NULL) < 0) {
         jt_fold_resv_free (v);
         jt_map_destroy (f->resv, jt_fold_resv_free);
         f->resv = NULL;

@@ -149,7 +149,8 @@ static int ckpt_complete (struct read_ctx *c, jt_error_t *err)
     }
     if (!c->fold && c->history && c->resv && !r->usage_known) {
         snprintf (c->why, sizeof (c->why),
-                  "checkpoint at seq %" PRIu64 ": it does not say when reservations closed "
+                  "checkpoint at seq %" PRIu64
+                  ": it does not say when reservations closed "
                   "(no usage section)",
                   seq);
         goto done;
@@ -186,7 +187,8 @@ static int ckpt_complete (struct read_ctx *c, jt_error_t *err)
     }
     /* a checkpoint without the usage section (written before it, or by a
      * fold restored from such a checkpoint) is compared without it */
-    unsigned flags = (c->caps ? JT_CKPT_NO_CAPS : 0) | (r->usage_known ? 0 : JT_CKPT_NO_USAGE);
+    unsigned flags =
+        (c->caps ? JT_CKPT_NO_CAPS : 0) | (r->usage_known ? 0 : JT_CKPT_NO_USAGE);
     char *x = jt_ckpt_state_text (r, flags, &e), *y = x ? jt_ckpt_state_text (c->fold, flags, &e) : NULL;
     if (!x || !y)
         rc = ckpt_viol (c, seq, err, "checkpoint after seq %" PRIu64 ": %s", up_to, e.text);
@@ -568,8 +570,8 @@ static int tail_read (char **files, size_t n, struct read_ctx *c, jt_ledger_resu
     size_t i = n;
 
     while (i > 0
-           && !(c->target = last_checkpoint (files[i - 1], c->history ? c->since : INT64_MIN,
-                                             c->resv)))
+           && !(c->target = last_checkpoint (files[i - 1],
+                                             c->history ? c->since : INT64_MIN, c->resv)))
         i--;
     if (i == 0) {
         if (c->history)
@@ -712,7 +714,9 @@ int jt_ledger_fold_history_dir_ckpt (const char *dir, int64_t since, unsigned fl
                                      uint64_t *nviolations, jt_violation_t *first,
                                      jt_replay_info_t *info, jt_error_t *err)
 {
-    struct read_ctx c = { .first = first, .history = true, .since = since,
+    struct read_ctx c = { .first = first,
+                          .history = true,
+                          .since = since,
                           .resv = (flags & JT_CKPT_HIST_RESV) != 0 };
     char **paths = NULL;
     size_t n = 0;

@@ -141,7 +141,8 @@ struct usage *jt_fold_usage_get (jt_ledger_fold_t *f, const char *owner,
     if ((u = jt_map_get (f->usage, key)))
         goto out;
     if (!(u = calloc (1, sizeof (*u))) || !(u->owner = strdup (owner))
-        || !(u->envelope = strdup (envelope)) || jt_map_put (f->usage, key, u, NULL) < 0) {
+        || !(u->envelope = strdup (envelope))
+        || jt_map_put (f->usage, key, u, NULL) < 0) {
         jt_fold_usage_free (u);
         u = NULL;
         goto out;
@@ -206,7 +207,8 @@ int jt_fold_history_apply (jt_ledger_fold_t *f, uint64_t seq, const jt_event_t *
     case JT_EV_START:
         if (jt_map_get (f->hist, ev->lease))
             return 0;
-        if (!(l = jt_fold_lease_new (ev, seq)) || jt_map_put (f->hist, l->id, l, NULL) < 0) {
+        if (!(l = jt_fold_lease_new (ev, seq))
+            || jt_map_put (f->hist, l->id, l, NULL) < 0) {
             jt_fold_lease_free (l);
             return -1;
         }
@@ -242,8 +244,7 @@ int jt_fold_history_apply (jt_ledger_fold_t *f, uint64_t seq, const jt_event_t *
                 r->released = ev->time;
         }
         return 0;
-    default:
-        return 0;
+    default: return 0;
     }
 }
 
@@ -291,4 +292,3 @@ int jt_fold_resv_apply (jt_ledger_fold_t *f, const jt_event_t *ev)
     r->activated = r->released = r->closed = -1;
     return 0;
 }
-
