@@ -823,7 +823,7 @@ int cmd_report (int argc, char **argv)
                 src = SRC_TOTALS;
             }
         }
-        if (info.refused && !warned)
+        if (info.refused && !warned) /* the fold is not from a checkpoint */
             fprintf (stderr, "jobtree report: warning: %s; reading the whole ledger\n",
                      info.why);
         jt_ledger_fold_destroy (f);

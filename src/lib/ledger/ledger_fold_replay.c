@@ -183,6 +183,7 @@ static int ckpt_complete (struct read_ctx *c, jt_error_t *err)
         c->up_to = up_to;
         c->folded = 0;
         c->why[0] = 0;
+        c->refused = false; /* an earlier one was; this one serves */
         goto done;
     }
     /* a checkpoint without the usage section (written before it, or by a
