@@ -21,7 +21,11 @@
  *     writes it (a checkpoint every 50000 records, 64 MiB segments), read
  *     as slurmctld's start-up does (jt_ledger_fold_replay_dir_ckpt: the
  *     last checkpoint's state and the tail), against the full replay of the
- *     same ledger in the same run.
+ *     same ledger in the same run;
+ *  5. reports from checkpoints: `jobtree report usage` over the last day
+ *     and over all of a ledger of H events with checkpoints, as it reads
+ *     by default (from the checkpoint at or before the window, or the last
+ *     checkpoint's totals) and with --full-replay, the outputs compared.
  *
  * Sizes: N = 1000000 events (5-6 minutes in all on the 2-vCPU build VM at
  * load 7-9),
@@ -31,7 +35,9 @@
  * JT_BENCH_CKPT_EVERY (the daemon's --checkpoint-every, 50000; 0: off);
  * JT_BENCH_DIR (default ./bench-ledger.tmp, i.e. the build directory's
  * disk, not a tmpfs); JT_BENCH_HISTORY=H (default 1000000) for the
- * restart; JT_BENCH_ONLY=appends,replay,restart runs only those phases
+ * restart and the reports (JT_BENCH_NO_FULL: the reports without the full
+ * replay, for a long history); JT_BENCH_ONLY=appends,replay,restart,reports
+ * runs only those phases
  * (replay: the phases 2 and 3). Run from the top build directory.
  *
  * Copyright (C) 2026 The Jobtree authors.
@@ -674,6 +680,99 @@ static void restart_bench (uint64_t h)
     fflush (stdout);
 }
 
+/* ---- 5. reports from checkpoints (issue 35) ---- */
+
+/* Run cmd, its stdout into a malloc'd *out; wall seconds (cpu_last). */
+static double run_capture (const char *cmd, char **out)
+{
+    double c0 = cpu_s (), t0 = now_s ();
+    FILE *p = popen (cmd, "r");
+    size_t n = 0, cap = 0;
+    char buf[4096];
+    *out = NULL;
+    while (p && fgets (buf, sizeof (buf), p)) {
+        size_t k = strlen (buf);
+        if (n + k + 1 > cap) {
+            cap = 2 * (n + k + 1);
+            if (!(*out = realloc (*out, cap)))
+                die ("out of memory");
+        }
+        memcpy (*out + n, buf, k + 1);
+        n += k;
+    }
+    if (!p || pclose (p) != 0) {
+        fprintf (stderr, "bench_ledger: %s failed\n", cmd);
+        exit (1);
+    }
+    if (!*out && !(*out = strdup ("")))
+        die ("out of memory");
+    cpu_last = cpu_s () - c0;
+    return now_s () - t0;
+}
+
+/* `jobtree report usage` over the last day and over all of a ledger of h
+ * events written with checkpoints, from them and with --full-replay (the
+ * outputs compared byte for byte). */
+static void reports_bench (uint64_t h)
+{
+    char ldir[600], cmd[1400];
+    double t0 = now_s ();
+
+    snprintf (ldir, sizeof (ldir), "%s/reports", dir);
+    h = (h / CKPT_EVERY) * CKPT_EVERY + CKPT_EVERY - 1; /* the worst tail */
+    build_history (h, ldir);
+    printf ("built %" PRIu64 " events with checkpoints (every %d) in %.1f s\n", h, CKPT_EVERY,
+            now_s () - t0);
+    /* the last instant: gen_event's last End (or Start) */
+    uint64_t slot = (h - 1) / 2000;
+    int64_t last = T0 + (int64_t) slot * 3600 + 3000, day = last - 86400;
+    static const struct {
+        const char *name, *win;
+    } w[] = { { "last day", "-S %lld" }, { "all time", "" } };
+    printf ("usage report over %" PRIu64 " records (--now %lld; from checkpoint vs "
+            "--full-replay, outputs compared):\n",
+            h, (long long) last + 1);
+    for (size_t k = 0; k < 2; k++) {
+        char win[64], *a, *b;
+        snprintf (win, sizeof (win), w[k].win, (long long) day);
+        snprintf (cmd, sizeof (cmd),
+                  "src/cli/jobtree report usage -P -n --now %lld %s -v %s 2>%s/report.err",
+                  (long long) last + 1, win, ldir, dir);
+        double ck = run_capture (cmd, &a), ck_c = cpu_last;
+        char how[400] = "", path[700];
+        snprintf (path, sizeof (path), "%s/report.err", dir);
+        FILE *hf = fopen (path, "r");
+        if (!hf || !fgets (how, sizeof (how), hf))
+            how[0] = '\0';
+        if (hf)
+            fclose (hf);
+        how[strcspn (how, "\n")] = '\0';
+        if (getenv ("JT_BENCH_NO_FULL")) { /* a long history: the checkpoint's side */
+            printf ("  %-9s from checkpoint %7.3f s  cpu %6.3f s | full replay not run "
+                    "(JT_BENCH_NO_FULL)\n            (%s)\n",
+                    w[k].name, ck, ck_c, how);
+            free (a);
+            continue;
+        }
+        snprintf (cmd, sizeof (cmd),
+                  "src/cli/jobtree report usage -P -n --now %lld %s --full-replay %s",
+                  (long long) last + 1, win, ldir);
+        double fu = run_capture (cmd, &b), fu_c = cpu_last;
+        if (strcmp (a, b)) {
+            fprintf (stderr, "bench_ledger: report usage %s: from checkpoint and full "
+                     "replay differ\n", w[k].name);
+            exit (1);
+        }
+        printf ("  %-9s from checkpoint %7.3f s  cpu %6.3f s | full replay %7.2f s  cpu "
+                "%6.2f s | ratio %6.1fx (cpu %.1fx)\n",
+                w[k].name, ck, ck_c, fu, fu_c, fu / ck, fu_c / ck_c);
+        printf ("            (%s)\n", how);
+        free (a);
+        free (b);
+    }
+    fflush (stdout);
+}
+
 static bool want (const char *phase)
 {
     const char *only = getenv ("JT_BENCH_ONLY");
@@ -745,6 +844,8 @@ int main (void)
     }
     if (want ("restart"))
         restart_bench ((e = getenv ("JT_BENCH_HISTORY")) ? strtoull (e, NULL, 10) : 1000000);
+    if (want ("reports"))
+        reports_bench ((e = getenv ("JT_BENCH_HISTORY")) ? strtoull (e, NULL, 10) : 1000000);
     if (!want ("replay"))
         goto done;
 

@@ -596,6 +596,32 @@ int64_t jt_ledger_fold_last_time (const jt_ledger_fold_t *f);
 /* The latest end of a lease the fold closed (0 before any). */
 int64_t jt_ledger_fold_closed_until (const jt_ledger_fold_t *f);
 
+/* What the reports sum per owner and envelope, kept by every fold since
+ * genesis (and carried by checkpoints): closed leases, their GPU-seconds
+ * (integral) and those of role Borrowed; the peak of GPUs in lease time
+ * over all its leases (closed, and open ones running on), kept while its
+ * Starts and Ends come in time order (ordered; last: the latest instant of
+ * one). */
+typedef struct jt_fold_usage {
+    const char *owner, *envelope;
+    int64_t leases;
+    double gpu_s, borrowed_gpu_s;
+    int64_t peak, last;
+    bool ordered;
+} jt_fold_usage_t;
+
+/* Every owner and envelope's usage, sorted by owner then envelope, in a
+ * malloc'd *out (free it; strings valid until the next apply). 0, or -1
+ * with err: ENOMEM, or EINVAL when the fold does not know them (restored
+ * from a checkpoint that did not carry them). */
+int jt_ledger_fold_usage (const jt_ledger_fold_t *f, jt_fold_usage_t **out, size_t *n,
+                          jt_error_t *err);
+
+/* The earliest start of a lease applied (-1: none), and the latest close
+ * of a reservation (0: none); meaningful when jt_ledger_fold_usage is. */
+int64_t jt_ledger_fold_first_start (const jt_ledger_fold_t *f);
+int64_t jt_ledger_fold_resv_closed_until (const jt_ledger_fold_t *f);
+
 /* A lease as the fold holds it (strings owned by the fold: an open lease's
  * are valid until the next apply, a history row's until destroy). */
 typedef struct jt_fold_lease {
@@ -635,12 +661,16 @@ int jt_ledger_fold_leases (const jt_ledger_fold_t *f, jt_fold_lease_t **out,
                            size_t *n, jt_error_t *err);
 
 /* A reservation of the history: created by its first ReservationCreate;
- * activated/released are the times of the latest such events (-1: none). */
+ * activated/released are the times of the latest such events (-1: none);
+ * closed is when the live fold closed it (the time of its
+ * ReservationActivate or ReservationReleased while open, or of a newer
+ * ReservationCreate of its run: -1 while open; history rows only). */
 typedef struct jt_fold_reservation {
     const char *reservation, *run, *owner, *envelope;
     int64_t gpus;
     int64_t earliest;           /* earliest start */
     int64_t created, activated, released;
+    int64_t closed;
 } jt_fold_reservation_t;
 
 /* Reservations of the history sorted by id, in a malloc'd *out (free it).

@@ -35,9 +35,13 @@ extern "C" {
 /* jt_ckpt_state_text flags: leave out what --budgets replaces (the caps
  * and owner of every envelope, and envelopes whose figures are all zero). */
 #define JT_CKPT_NO_CAPS 1u
+/* ... and the usage section (what the reports sum: a checkpoint written
+ * by a fold that did not know it has none; verify compares it so). */
+#define JT_CKPT_NO_USAGE 2u
 
 /* The canonical text of f's whole state (one object: counters, envelopes,
- * budgets, open leases, open reservations; arrays in name order), as one
+ * budgets, usage when f knows it, open leases, open reservations; arrays
+ * in name order), as one
  * part would hold it. Two folds with the same text hold the same state
  * (the node holder map aside: it is rebuilt from the open leases). NULL
  * with err (a GPU-second figure that is not an integer below 2^63 in
@@ -72,6 +76,8 @@ typedef struct jt_replay_info {
     uint64_t records_folded;    /* records folded (the tail) */
     char why[320];              /* a full fold: why no checkpoint was used
                                  * ("" when the ledger has none) */
+    int refused;                /* ... because one did not restore (hash,
+                                 * range or consistency: damaged or forged) */
     /* The ledger ends inside a checkpoint: its part 1's seq, its upTo and
      * the parts present of how many (a write cut short; 0: none). */
     uint64_t dangling_seq, dangling_up_to;
@@ -94,17 +100,23 @@ jt_ledger_fold_t *jt_ledger_fold_replay_dir_ckpt (const char *dir,
                                                   jt_replay_info_t *info,
                                                   jt_error_t *err);
 
-/* `jobtree report` over a window starting at since: when the ledger's last
- * usable checkpoint closed no lease ending at or after since (its
- * closedUntil < since), a fold from it that keeps history from there on
- * (its open leases are history rows; closed leases before it fall outside
- * the window). 1 with *out, 0 when the checkpoint cannot serve (none,
- * unusable, or closedUntil too late: info->why; read from genesis then),
- * -1 with err. Violations are counted as by a replay. */
-int jt_ledger_fold_history_dir_ckpt (const char *dir, int64_t since, jt_ledger_fold_t **out,
-                                     jt_ledger_result_t *res, uint64_t *nviolations,
-                                     jt_violation_t *first, jt_replay_info_t *info,
-                                     jt_error_t *err);
+/* jt_ledger_fold_history_dir_ckpt flags: reservations too (the window's
+ * reservations: none it closed may close at or after since). */
+#define JT_CKPT_HIST_RESV 1u
+
+/* `jobtree report` over a window starting at since: from the latest
+ * checkpoint that closed no lease ending at or after since (its
+ * closedUntil < since; with JT_CKPT_HIST_RESV also no reservation closed
+ * at or after since: its usage's resvClosedUntil < since), a fold that
+ * keeps history from there on (its open leases and reservations are
+ * history rows; those closed before it fall outside the window). 1 with
+ * *out, 0 when no checkpoint can serve (none, unusable: info->why, and
+ * info->refused when one did not restore; read from genesis then), -1
+ * with err. Violations are counted as by a replay. */
+int jt_ledger_fold_history_dir_ckpt (const char *dir, int64_t since, unsigned flags,
+                                     jt_ledger_fold_t **out, jt_ledger_result_t *res,
+                                     uint64_t *nviolations, jt_violation_t *first,
+                                     jt_replay_info_t *info, jt_error_t *err);
 
 /* `jobtree verify --from-checkpoint`: jt_ledger_verify from the last
  * complete checkpoint (trusted: its state is loaded, not checked against

@@ -25,6 +25,7 @@
  */
 #include "config.h"
 #include <ctype.h>
+#include <errno.h>
 #include <getopt.h>
 #include <inttypes.h>
 #include <stdio.h>
@@ -43,16 +44,17 @@
 #include "jobtree/timeutil.h"
 #include "jobtree/map.h"
 
-/* A lease row: the fold's history row and its hours clipped to the range. */
+/* A lease row: the fold's history row and its hours clipped to the range
+ * (and its GPU-seconds: integral, so sums of them are exact in any order). */
 struct lrow {
     jt_fold_lease_t l;
-    double hours;
+    double hours, gpu_s;
 };
 
 struct urow { /* usage, runs */
     char *key1, *key2;
     const char *sponsor; /* usage: the envelope's owner (from caps) */
-    double owned, borrowed;
+    double owned, borrowed; /* GPU-seconds */
     int64_t peak, gpus, start, end, leases;
     char reasons[128];
 };
@@ -91,13 +93,19 @@ static int read_cb (const jt_record_t *rec, void *arg, jt_error_t *err)
 /* Open leases run until --now, by default now: the current time, or the
  * last instant of the ledger (its latest event time, lease start or lease
  * end) when the clock is behind it. */
-static int64_t default_now (const struct ctx *c, const struct lrow *ls, size_t n)
+static int64_t now_base (const struct ctx *c)
 {
     int64_t t = jt_ledger_fold_last_time (c->fold), wall = (int64_t) time (NULL);
     if (wall > t)
         t = wall;
     if (jt_ledger_fold_closed_until (c->fold) > t) /* a checkpoint's closed leases */
         t = jt_ledger_fold_closed_until (c->fold);
+    return t;
+}
+
+static int64_t default_now (const struct ctx *c, const struct lrow *ls, size_t n)
+{
+    int64_t t = now_base (c);
     for (size_t i = 0; i < n; i++) {
         if (ls[i].l.start > t)
             t = ls[i].l.start;
@@ -256,9 +264,9 @@ static void run_get (const void *row, int f, char *b, size_t n)
             fmt_time (u->end, b, n);
         break;
     case 6: snprintf (b, n, "%s", u->reasons); break;
-    case 7: snprintf (b, n, "%.2f", u->owned); break;
-    case 8: snprintf (b, n, "%.2f", u->borrowed); break;
-    default: snprintf (b, n, "%.2f", u->owned + u->borrowed); break;
+    case 7: snprintf (b, n, "%.2f", u->owned / 3600.0); break;
+    case 8: snprintf (b, n, "%.2f", u->borrowed / 3600.0); break;
+    default: snprintf (b, n, "%.2f", (u->owned + u->borrowed) / 3600.0); break;
     }
 }
 
@@ -282,9 +290,9 @@ static void usage_get (const void *row, int f, char *b, size_t n)
     case 2: snprintf (b, n, "%s", u->sponsor ? u->sponsor : ""); break;
     case 3: snprintf (b, n, "%" PRId64, u->leases); break;
     case 4: snprintf (b, n, "%" PRId64, u->peak); break;
-    case 5: snprintf (b, n, "%.2f", u->owned); break;
-    case 6: snprintf (b, n, "%.2f", u->borrowed); break;
-    default: snprintf (b, n, "%.2f", u->owned + u->borrowed); break;
+    case 5: snprintf (b, n, "%.2f", u->owned / 3600.0); break;
+    case 6: snprintf (b, n, "%.2f", u->borrowed / 3600.0); break;
+    default: snprintf (b, n, "%.2f", (u->owned + u->borrowed) / 3600.0); break;
     }
 }
 
@@ -449,9 +457,9 @@ static void ugroup_add (const struct ctx *c, struct ugroup *g, struct lrow *row)
     u->leases++;
     u->gpus += l->gpus;
     if (borrowed (c, l))
-        u->borrowed += row->hours;
+        u->borrowed += row->gpu_s;
     else
-        u->owned += row->hours;
+        u->owned += row->gpu_s;
     if (l->start < u->start)
         u->start = l->start;
     if (u->end >= 0 && (l->end < 0 || l->end > u->end))
@@ -514,6 +522,112 @@ static ssize_t group (struct ctx *c, struct lrow *const *ls, size_t n, bool by_r
     return (ssize_t) nk;
 }
 
+/* ---- an all-time usage report from the fold's totals ---- */
+
+/* Open leases run until --now, by default now, for a fold without history:
+ * default_now over its open leases (those closed end by closedUntil). */
+static int64_t totals_now (const struct ctx *c, const jt_fold_lease_t *open, size_t n)
+{
+    int64_t t = now_base (c);
+    for (size_t i = 0; i < n; i++)
+        if (open[i].start > t)
+            t = open[i].start;
+    return t;
+}
+
+/* The usage rows of a window holding every lease of f (from before the
+ * first start to after --now, which is after every lease's instants), from
+ * f's totals per owner and envelope (closed leases, peak) and its open
+ * leases: 1 with *out (ntot rows, keys owned by f), 0 when f cannot answer
+ * (no totals, a group whose Starts and Ends were not in time order, a
+ * window that cuts a lease), -1 on ENOMEM. Sets c->now when it answers. */
+static int totals (struct ctx *c, jt_ledger_fold_t *f, struct urow **out, size_t *ntot)
+{
+    jt_ledger_fold_t *keep = c->fold;
+    jt_fold_usage_t *us = NULL;
+    jt_fold_lease_t *open = NULL;
+    jt_map_t *idx = NULL;
+    size_t nu = 0, no = 0;
+    int rc = 0;
+
+    *out = NULL;
+    *ntot = 0;
+    c->fold = f; /* borrowed () and the envelopes ask it */
+    if (jt_ledger_fold_usage (f, &us, &nu, NULL) < 0) {
+        rc = errno == ENOMEM ? -1 : 0;
+        goto out;
+    }
+    if (jt_ledger_fold_open_list (f, NULL, &open, &no, NULL) < 0) {
+        rc = -1;
+        goto out;
+    }
+    int64_t now = c->now >= 0 ? c->now : totals_now (c, open, no);
+    int64_t first = jt_ledger_fold_first_start (f);
+    if ((first >= 0 && c->S > first) || c->E <= now)
+        goto out;
+    for (size_t i = 0; i < nu; i++)
+        if (!us[i].ordered || us[i].last > now)
+            goto out;
+    if (!(idx = jt_map_create (0)) || !(*out = calloc (nu ? nu : 1, sizeof (**out)))) {
+        rc = -1;
+        goto out;
+    }
+    for (size_t i = 0; i < nu; i++) {
+        struct urow *r = &(*out)[*ntot];
+        jt_fold_envelope_t env;
+        char key[1024];
+        if (!in_list (c->owners, c->nowners, us[i].owner)
+            || !in_list (c->envs, c->nenvs, us[i].envelope))
+            continue;
+        *r = (struct urow){ .key1 = (char *) us[i].owner, .key2 = (char *) us[i].envelope,
+                            .leases = us[i].leases, .peak = us[i].peak };
+        bool has_owner = jt_ledger_fold_envelope (f, us[i].envelope, 0, &env) == 0;
+        if (has_owner)
+            r->sponsor = env.owner;
+        if (has_owner && env.owner) { /* as borrowed (): the envelope's owner decides */
+            if (strcmp (env.owner, us[i].owner))
+                r->borrowed = us[i].gpu_s;
+            else
+                r->owned = us[i].gpu_s;
+        } else {
+            r->borrowed = us[i].borrowed_gpu_s;
+            r->owned = us[i].gpu_s - us[i].borrowed_gpu_s;
+        }
+        snprintf (key, sizeof (key), "%s\x1f%s", us[i].owner, us[i].envelope);
+        if (jt_map_put (idx, key, r, NULL) < 0) {
+            rc = -1;
+            goto out;
+        }
+        (*ntot)++;
+    }
+    for (size_t i = 0; i < no; i++) {
+        char key[1024];
+        snprintf (key, sizeof (key), "%s\x1f%s", open[i].owner, open[i].envelope);
+        struct urow *r = jt_map_get (idx, key);
+        if (!r)
+            continue; /* filtered out */
+        double s = (double) open[i].gpus * (double) (now - open[i].start);
+        r->leases++;
+        if (borrowed (c, &open[i]))
+            r->borrowed += s;
+        else
+            r->owned += s;
+    }
+    c->now = now;
+    rc = 1;
+out:
+    if (rc <= 0) {
+        free (*out);
+        *out = NULL;
+        *ntot = 0;
+    }
+    c->fold = keep;
+    jt_map_destroy (idx, NULL);
+    free (us);
+    free (open);
+    return rc;
+}
+
 static void usage (FILE *f)
 {
     fprintf (
@@ -530,7 +644,9 @@ static void usage (FILE *f)
            "  -P, --parsable2        '|' between fields\n"
            "  -n, --noheader         no header\n"
            "      --json             JSON array of objects\n"
-           "      --helpformat       list the fields of the report\n");
+           "      --helpformat       list the fields of the report\n"
+           "      --full-replay      read the whole ledger, not from a checkpoint\n"
+           "  -v, --verbose          say on stderr where the report read from\n");
 }
 
 static int parse_time (const char *s, int64_t *out)
@@ -552,7 +668,7 @@ static int parse_time (const char *s, int64_t *out)
 int cmd_report (int argc, char **argv)
 {
     static const char *const kinds[] = { "leases", "runs", "usage", "reservations" };
-    enum { OPT_ENV = 256, OPT_JSON, OPT_HELPFMT, OPT_NOW };
+    enum { OPT_ENV = 256, OPT_JSON, OPT_HELPFMT, OPT_NOW, OPT_FULL };
     static const struct option opts[] = {
         { "starttime", required_argument, NULL, 'S' },
         { "endtime", required_argument, NULL, 'E' },
@@ -566,13 +682,15 @@ int cmd_report (int argc, char **argv)
         { "json", no_argument, NULL, OPT_JSON },
         { "helpformat", no_argument, NULL, OPT_HELPFMT },
         { "now", required_argument, NULL, OPT_NOW },
+        { "full-replay", no_argument, NULL, OPT_FULL },
+        { "verbose", no_argument, NULL, 'v' },
         { "help", no_argument, NULL, 'h' },
         { NULL, 0, NULL, 0 },
     };
     struct ctx c = { .S = INT64_MIN, .E = INT64_MAX, .now = -1 };
     const char *format = NULL;
     enum mode m = M_TABLE;
-    bool header = true, helpfmt = false;
+    bool header = true, helpfmt = false, full = false, verbose = false;
     char *owners = NULL, *jobs = NULL, *envs = NULL;
     int ch, rc = JT_EXIT_USAGE;
     size_t kind;
@@ -592,7 +710,7 @@ int cmd_report (int argc, char **argv)
     argc--;
     argv++;
     optind = 1;
-    while ((ch = getopt_long (argc, argv, "S:E:A:j:o:pPnh", opts, NULL)) != -1) {
+    while ((ch = getopt_long (argc, argv, "S:E:A:j:o:pPnvh", opts, NULL)) != -1) {
         switch (ch) {
         case 'S':
             if (parse_time (optarg, &c.S) < 0)
@@ -615,6 +733,8 @@ int cmd_report (int argc, char **argv)
             if (parse_time (optarg, &c.now) < 0)
                 return JT_EXIT_USAGE;
             break;
+        case OPT_FULL: full = true; break;
+        case 'v': verbose = true; break;
         case 'h': usage (stdout); return JT_EXIT_OK;
         default: usage (stderr); return JT_EXIT_USAGE;
         }
@@ -641,7 +761,8 @@ int cmd_report (int argc, char **argv)
     jt_map_t *groups = NULL;
     struct urow **u = NULL;
     const void **rs = NULL;
-    size_t nl = 0, n = 0, nr = 0, k = 0;
+    size_t nl = 0, n = 0, nr = 0, k = 0, ntot = 0;
+    struct urow *tot = NULL;
     jt_ledger_result_t res;
     jt_error_t err = { "" };
 
@@ -654,30 +775,76 @@ int cmd_report (int argc, char **argv)
     c.nowners = ob ? split (ob, &c.owners) : 0;
     c.njobs = jb ? split (jb, &c.jobs) : 0;
     c.nenvs = eb ? split (eb, &c.envs) : 0;
-    bool from_ckpt = false;
-    if (kind != 3 && c.S != INT64_MIN && argc - optind == 1) {
-        /* from the last checkpoint when no lease it closed reaches -S */
+    /* Where to read from: the checkpoint at or before the window (-S after
+     * every lease, and for reservations every reservation, it closed), or
+     * for an all-time usage report the last checkpoint's totals, else the
+     * whole ledger. */
+    enum { SRC_GENESIS, SRC_WINDOW, SRC_TOTALS } src = SRC_GENESIS;
+    struct stat sb;
+    bool one_dir = !full && argc - optind == 1 && stat (argv[optind], &sb) == 0
+                   && S_ISDIR (sb.st_mode);
+    jt_replay_info_t info;
+    jt_violation_t v;
+    uint64_t nv = 0;
+    bool warned = false;
+    memset (&info, 0, sizeof (info));
+    if (one_dir && c.S != INT64_MIN) {
         jt_ledger_fold_t *f = NULL;
-        jt_replay_info_t info;
-        jt_violation_t v;
-        uint64_t nv = 0;
-        struct stat sb;
-        if (stat (argv[optind], &sb) == 0 && S_ISDIR (sb.st_mode)
-            && jt_ledger_fold_history_dir_ckpt (argv[optind], c.S, &f, &res, &nv, &v,
-                                                &info, &err)
-                   > 0
-            && res.status == JT_LEDGER_OK && !nv) {
+        int r = jt_ledger_fold_history_dir_ckpt (argv[optind], c.S,
+                                                 kind == 3 ? JT_CKPT_HIST_RESV : 0, &f, &res,
+                                                 &nv, &v, &info, &err);
+        if (r > 0 && res.status == JT_LEDGER_OK && !nv) {
             jt_ledger_fold_destroy (c.fold);
             c.fold = f;
             f = NULL;
-            from_ckpt = true;
+            src = SRC_WINDOW;
+        } else if (r == 0 && info.refused) {
+            fprintf (stderr, "jobtree report: warning: %s; reading the whole ledger\n",
+                     info.why);
+            warned = true;
         }
         jt_ledger_fold_destroy (f);
         err.text[0] = '\0';
     }
+    if (src == SRC_GENESIS && one_dir && kind == 2 && c.njobs == 0) {
+        jt_ledger_fold_t *f = jt_ledger_fold_replay_dir_ckpt (argv[optind], &res, &nv, &v,
+                                                              &info, &err);
+        if (f && res.status == JT_LEDGER_OK && !nv) {
+            int r = totals (&c, f, &tot, &ntot);
+            if (r < 0) {
+                jt_ledger_fold_destroy (f);
+                rc = oom ();
+                goto done;
+            }
+            if (r > 0) {
+                jt_ledger_fold_destroy (c.fold);
+                c.fold = f;
+                f = NULL;
+                src = SRC_TOTALS;
+            }
+        }
+        if (info.refused && !warned) /* the fold is not from a checkpoint */
+            fprintf (stderr, "jobtree report: warning: %s; reading the whole ledger\n",
+                     info.why);
+        jt_ledger_fold_destroy (f);
+        err.text[0] = '\0';
+    }
+    if (verbose && src == SRC_TOTALS && !info.ckpt_seq)
+        fprintf (stderr, "jobtree report: the whole ledger's totals (%s)\n",
+                 info.why[0] ? info.why : "no checkpoint");
+    else if (verbose && src != SRC_GENESIS)
+        fprintf (stderr,
+                 "jobtree report: from the checkpoint at seq %" PRIu64 " (upTo %" PRIu64
+                 ")%s: %" PRIu64 " records read, %" PRIu64 " folded\n",
+                 info.ckpt_seq, info.up_to,
+                 src == SRC_TOTALS ? " and its totals" : "", info.records_read,
+                 info.records_folded);
+    else if (verbose)
+        fprintf (stderr, "jobtree report: the whole ledger (%s)\n",
+                 full ? "--full-replay" : info.why[0] ? info.why : "no checkpoint serves");
     jt_ledger_pre_t pre; /* payloads parsed on the hash thread too */
     jt_ledger_pre_events (&pre, false);
-    if (!from_ckpt
+    if (src == SRC_GENESIS
         && jt_ledger_read_pre ((const char *const *) argv + optind,
                                (size_t) (argc - optind), NULL, &pre, read_cb, &c, &res,
                                &err)
@@ -694,6 +861,20 @@ int cmd_report (int argc, char **argv)
         rc = JT_EXIT_FAIL;
         goto done;
     }
+    if (src == SRC_TOTALS) {
+        struct urow **tv = calloc (ntot ? ntot : 1, sizeof (*tv));
+        if (!tv) {
+            rc = oom ();
+            goto done;
+        }
+        for (size_t i = 0; i < ntot; i++)
+            tv[i] = &tot[i];
+        qsort (tv, ntot, sizeof (*tv), cmp_urow);
+        int pr = table_print_rows (t, cols, ncols, (const void *const *) tv, ntot, m, header);
+        free (tv);
+        rc = pr < 0 ? oom () : JT_EXIT_OK;
+        goto done;
+    }
     if (jt_ledger_fold_leases (c.fold, &hist, &nl, &err) < 0
         || !(rows = calloc (nl ? nl : 1, sizeof (*rows)))
         || !(ls = calloc (nl ? nl : 1, sizeof (*ls)))) {
@@ -708,7 +889,8 @@ int cmd_report (int argc, char **argv)
         int64_t s, e;
         if (!lease_in (&c, &rows[i].l, &s, &e))
             continue;
-        rows[i].hours = (double) rows[i].l.gpus * (double) (e - s) / 3600.0;
+        rows[i].gpu_s = (double) rows[i].l.gpus * (double) (e - s);
+        rows[i].hours = rows[i].gpu_s / 3600.0;
         ls[n++] = &rows[i];
     }
     if (kind == 0) {
@@ -735,7 +917,9 @@ int cmd_report (int argc, char **argv)
         }
         for (size_t i = 0; i < nr; i++) {
             const jt_fold_reservation_t *r = &rv[i];
-            int64_t end = r->released >= 0 ? r->released : c.now;
+            /* in the window from its creation until it closed (activated,
+             * released, or replaced by a newer one of its run), or now */
+            int64_t end = r->closed >= 0 ? r->closed : c.now;
             if (end < c.S || r->created > c.E
                 || !in_list (c.owners, c.nowners, r->owner) || !job_match (&c, r->run)
                 || !in_list (c.envs, c.nenvs, r->envelope))
@@ -749,6 +933,7 @@ int cmd_report (int argc, char **argv)
     }
     rc = JT_EXIT_OK;
 done:
+    free (tot);
     free (u);
     jt_map_destroy (groups, ugroup_free);
     free (rs);

@@ -71,9 +71,9 @@ LEDGER_LAYERS = [
     ('time', ['ledger_fold_times.h', 'ledger_fold_time.c']),
     ('rules', ['ledger_fold_rules.c']),
     ('fold', ['ledger_fold.h', 'ledger_fold.c', 'ledger_fold_activation.c',
-              'ledger_fold_query.c']),
+              'ledger_fold_query.c', 'ledger_fold_report.c']),
     ('checkpoint', ['ledger_checkpoint_int.h', 'ledger_checkpoint.c',
-                    'ledger_checkpoint_restore.c']),
+                    'ledger_checkpoint_restore.c', 'ledger_checkpoint_read.c']),
     ('replay', ['ledger_fold_replay.c']),
     ('sink', ['ledger_sink.c']),
 ]

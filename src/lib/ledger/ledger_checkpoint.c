@@ -55,7 +55,8 @@ static int gpu_s (double x, const char *what, const char *name, int64_t *out,
                   jt_error_t *err)
 {
     if (!(x == floor (x)) || !(fabs (x) < 9.2e18))
-        return jt_errprintf (err, "envelope %s: %s %g is not an integer below 2^63: no "
+        return jt_errprintf (err,
+                             "%s: %s %g is not an integer below 2^63: no "
                              "checkpoint of this state",
                              name, what, x);
     *out = (int64_t) x;
@@ -72,11 +73,12 @@ static json_object *env_json (const struct env *e, unsigned flags, jt_error_t *e
     json_object *o = json_object_new_object ();
     int64_t cs = 0, cbs = 0, oss = 0, obss = 0;
 
-    if (gpu_s (e->closed_s, "closedGpuS", e->name, &cs, err) < 0
-        || gpu_s (e->closed_borrowed_s, "closedBorrowedGpuS", e->name, &cbs, err) < 0
-        || gpu_s (e->open_start_sum, "openStartSum", e->name, &oss, err) < 0
-        || gpu_s (e->open_borrowed_start_sum, "openBorrowedStartSum", e->name, &obss,
-                  err)
+    char what[300];
+    snprintf (what, sizeof (what), "envelope %s", e->name);
+    if (gpu_s (e->closed_s, "closedGpuS", what, &cs, err) < 0
+        || gpu_s (e->closed_borrowed_s, "closedBorrowedGpuS", what, &cbs, err) < 0
+        || gpu_s (e->open_start_sum, "openStartSum", what, &oss, err) < 0
+        || gpu_s (e->open_borrowed_start_sum, "openBorrowedStartSum", what, &obss, err)
                < 0) {
         json_object_put (o);
         return NULL;
@@ -158,6 +160,35 @@ static json_object *resv_json (const struct resv *r)
     return o;
 }
 
+/* A group of the usage section (ledger_fold_report.c). */
+static json_object *usage_json (const struct usage *u, jt_error_t *err)
+{
+    json_object *o = json_object_new_object ();
+    int64_t gs = 0, bgs = 0;
+    char what[300];
+
+    snprintf (what, sizeof (what), "usage of %s on %s", u->owner, u->envelope);
+    if (gpu_s (u->gpu_s, "gpuS", what, &gs, err) < 0
+        || gpu_s (u->borrowed_gpu_s, "borrowedGpuS", what, &bgs, err) < 0) {
+        json_object_put (o);
+        return NULL;
+    }
+    if (!o || jt_json_add_str (o, "owner", u->owner) < 0
+        || jt_json_add_str (o, "envelope", u->envelope) < 0
+        || jt_json_add_int (o, "leases", u->leases) < 0
+        || jt_json_add_int (o, "gpuS", gs) < 0
+        || jt_json_add_int (o, "borrowedGpuS", bgs) < 0
+        || jt_json_add_int (o, "last", u->last) < 0
+        || jt_json_add_int (o, "open", u->cur) < 0
+        || jt_json_add_int (o, "peak", u->peak) < 0
+        || add_bool (o, "ordered", u->ordered) < 0) {
+        json_object_put (o);
+        jt_errprintf (err, "out of memory");
+        return NULL;
+    }
+    return o;
+}
+
 /* Append o's text to b and release o; false on ENOMEM (o NULL included). */
 static bool put (jt_strbuf_t *b, json_object *o)
 {
@@ -233,6 +264,29 @@ static int head_text (const jt_ledger_fold_t *f, unsigned flags, jt_strbuf_t *b,
         if (!ok)
             json_object_put (bo);
         return jt_errprintf (err, "out of memory");
+    }
+    if (f->usage_known && !(flags & JT_CKPT_NO_USAGE)) {
+        const char **uk = jt_map_sorted_keys (f->usage, &n);
+        if (!uk && n)
+            return jt_errprintf (err, "out of memory");
+        jt_strbuf_printf (b,
+                          ",\"usage\":{\"resvClosedUntil\":%" PRId64
+                          ",\"firstStart\":%" PRId64 ",\"groups\":[",
+                          f->resv_closed_until, f->first_start);
+        for (size_t i = 0; i < n; i++) {
+            json_object *o = usage_json (jt_map_get (f->usage, uk[i]), err);
+            if (!o) {
+                free (uk);
+                return -1;
+            }
+            jt_strbuf_printf (b, "%s", i ? "," : "");
+            if (!put (b, o)) {
+                free (uk);
+                return jt_errprintf (err, "out of memory");
+            }
+        }
+        free (uk);
+        jt_strbuf_printf (b, "]}");
     }
     jt_strbuf_printf (b, ",\"leases\":[");
     return 0;

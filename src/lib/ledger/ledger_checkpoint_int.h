@@ -12,10 +12,40 @@
 #ifndef JT_LEDGER_CHECKPOINT_INT_H
 #define JT_LEDGER_CHECKPOINT_INT_H
 
+#include <stdbool.h>
 #include <stddef.h>
+#include <stdint.h>
+
+#include <json-c/json.h>
 
 #include "jobtree/error.h"
 #include "jobtree/ledger.h"
+
+struct lease;
+
+/* Reading a state's text (ledger_checkpoint_read.c): where a problem is
+ * ("checkpoint part K: SECTION[I]"), and the readers that name it. Each
+ * returns 0, or -1 (NULL) with err "WHERE.KEY: what". */
+struct jt_ckpt_rd {
+    jt_error_t *err;
+    char where[96];
+};
+int jt_ckpt_bad (struct jt_ckpt_rd *r, const char *key, const char *fmt, ...)
+    __attribute__ ((format (printf, 3, 4)));
+/* An integer in [lo, hi]. */
+int jt_ckpt_rd_int (struct jt_ckpt_rd *r, json_object *o, const char *key, int64_t lo,
+                    int64_t hi, int64_t *out);
+/* A string (malloc'd; required or not, non-empty or not). */
+int jt_ckpt_rd_str (struct jt_ckpt_rd *r, json_object *o, const char *key, bool req,
+                    bool nonempty, char **out);
+/* An object with no key outside keys (NULL-terminated). */
+int jt_ckpt_rd_keys (struct jt_ckpt_rd *r, json_object *o, const char *const *keys);
+json_object *jt_ckpt_rd_array (struct jt_ckpt_rd *r, json_object *o, const char *key);
+/* Part 1's usage section into f (none: f does not know usage). */
+int jt_ckpt_rd_usage (struct jt_ckpt_rd *r, jt_ledger_fold_t *f, json_object *st);
+/* f's usage against the rest of its state, its n open leases given. */
+int jt_ckpt_usage_check (struct jt_ckpt_rd *r, jt_ledger_fold_t *f,
+                         const struct lease *const *open, size_t n);
 
 /* Keep history from now on in a fold restored from a checkpoint
  * (ledger_checkpoint_restore.c): its open leases become history rows. 0,

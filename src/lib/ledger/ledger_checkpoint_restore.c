@@ -48,74 +48,8 @@
 #define ACTIVE_MAX (INT64_C (1) << 50)
 /* ---- reading it back ---- */
 
-struct rd {
-    jt_error_t *err;
-    char where[96];             /* "checkpoint part K: SECTION[I]" */
-};
-
-static int bad (struct rd *r, const char *key, const char *fmt, ...)
-    __attribute__ ((format (printf, 3, 4)));
-static int bad (struct rd *r, const char *key, const char *fmt, ...)
-{
-    char m[200];
-    va_list ap;
-    va_start (ap, fmt);
-    vsnprintf (m, sizeof (m), fmt, ap);
-    va_end (ap);
-    return jt_errprintf (r->err, "%s%s%s: %s", r->where, key ? "." : "", key ? key : "", m);
-}
-
-static int rd_int (struct rd *r, json_object *o, const char *key, int64_t lo, int64_t hi,
-                   int64_t *out)
-{
-    jt_error_t e = { "" };
-    if (jt_json_get_int (o, key, true, out, &e) < 0)
-        return bad (r, NULL, "%s", e.text);
-    if (*out < lo || *out > hi)
-        return bad (r, key, "%" PRId64 " out of range [%" PRId64 ", %" PRId64 "]", *out,
-                    lo, hi);
-    return 0;
-}
-
-static int rd_str (struct rd *r, json_object *o, const char *key, bool req, bool nonempty,
-                   char **out)
-{
-    jt_error_t e = { "" };
-    if (jt_json_get_str (o, key, req, out, &e) < 0)
-        return bad (r, NULL, "%s", e.text);
-    if (nonempty && *out && !**out)
-        return bad (r, key, "empty");
-    return 0;
-}
-
-static int rd_keys (struct rd *r, json_object *o, const char *const *keys)
-{
-    if (!json_object_is_type (o, json_type_object))
-        return bad (r, NULL, "expected an object");
-    json_object_object_foreach (o, k, v)
-    {
-        (void) v;
-        const char *const *p = keys;
-        while (*p && strcmp (*p, k))
-            p++;
-        if (!*p)
-            return bad (r, k, "unknown key");
-    }
-    return 0;
-}
-
-static json_object *rd_array (struct rd *r, json_object *o, const char *key)
-{
-    json_object *a;
-    if (!json_object_object_get_ex (o, key, &a) || !json_object_is_type (a, json_type_array)) {
-        bad (r, key, "expected an array");
-        return NULL;
-    }
-    return a;
-}
-
-static const char *const k_state1[] = { "counters", "envelopes", "budgets", "leases",
-                                        "reservations", NULL };
+static const char *const k_state1[] = { "counters", "envelopes",    "budgets", "usage",
+                                        "leases",   "reservations", NULL };
 static const char *const k_staten[] = { "leases", "reservations", NULL };
 static const char *const k_counters[] = { "events", "starts", "ends", "lotteries",
                                           "lastTime", "closedUntil", NULL };
@@ -132,7 +66,8 @@ static const char *const k_lease[] = { "lease", "run", "group", "nodes", "gpus",
 static const char *const k_resv[] = { "reservation", "run", "envelope", "owner", "gpus",
                                       "earliest", "created", NULL };
 
-static int rd_counters (struct rd *r, jt_ledger_fold_t *f, json_object *st, uint64_t up_to)
+static int rd_counters (struct jt_ckpt_rd *r, jt_ledger_fold_t *f, json_object *st,
+                        uint64_t up_to)
 {
     json_object *c;
     int64_t ev, s, e, l, t, cu;
@@ -141,12 +76,14 @@ static int rd_counters (struct rd *r, jt_ledger_fold_t *f, json_object *st, uint
     size_t base = strlen (r->where);
     snprintf (r->where + base, sizeof (r->where) - base, "counters");
     if (!json_object_object_get_ex (st, "counters", &c))
-        return bad (r, NULL, "missing");
-    if (rd_keys (r, c, k_counters) < 0
-        || rd_int (r, c, "events", 0, max, &ev) < 0 || rd_int (r, c, "starts", 0, ev, &s) < 0
-        || rd_int (r, c, "ends", 0, s, &e) < 0 || rd_int (r, c, "lotteries", 0, ev, &l) < 0
-        || rd_int (r, c, "lastTime", 0, JT_EV_TIME_MAX, &t) < 0
-        || rd_int (r, c, "closedUntil", 0, JT_EV_TIME_MAX, &cu) < 0)
+        return jt_ckpt_bad (r, NULL, "missing");
+    if (jt_ckpt_rd_keys (r, c, k_counters) < 0
+        || jt_ckpt_rd_int (r, c, "events", 0, max, &ev) < 0
+        || jt_ckpt_rd_int (r, c, "starts", 0, ev, &s) < 0
+        || jt_ckpt_rd_int (r, c, "ends", 0, s, &e) < 0
+        || jt_ckpt_rd_int (r, c, "lotteries", 0, ev, &l) < 0
+        || jt_ckpt_rd_int (r, c, "lastTime", 0, JT_EV_TIME_MAX, &t) < 0
+        || jt_ckpt_rd_int (r, c, "closedUntil", 0, JT_EV_TIME_MAX, &cu) < 0)
         return -1;
     r->where[base] = 0;
     f->events = (uint64_t) ev;
@@ -158,9 +95,9 @@ static int rd_counters (struct rd *r, jt_ledger_fold_t *f, json_object *st, uint
     return 0;
 }
 
-static int rd_envs (struct rd *r, jt_ledger_fold_t *f, json_object *st)
+static int rd_envs (struct jt_ckpt_rd *r, jt_ledger_fold_t *f, json_object *st)
 {
-    json_object *a = rd_array (r, st, "envelopes");
+    json_object *a = jt_ckpt_rd_array (r, st, "envelopes");
     size_t base = strlen (r->where);
     const char *prev = NULL;
 
@@ -171,40 +108,47 @@ static int rd_envs (struct rd *r, jt_ledger_fold_t *f, json_object *st)
         char *name = NULL, *owner = NULL;
         int64_t v[9];
         snprintf (r->where + base, sizeof (r->where) - base, "envelopes[%zu]", i);
-        if (rd_keys (r, o, k_env) < 0 || rd_str (r, o, "name", true, true, &name) < 0)
+        if (jt_ckpt_rd_keys (r, o, k_env) < 0
+            || jt_ckpt_rd_str (r, o, "name", true, true, &name) < 0)
             return -1;
         if (prev && strcmp (prev, name) >= 0) {
             free (name);
-            return bad (r, "name", "not after the previous name (sorted, distinct)");
+            return jt_ckpt_bad (r, "name",
+                                "not after the previous name (sorted, distinct)");
         }
         struct env *e = jt_map_get (f->envs, name) ? NULL : jt_fold_env_get (f, name);
         free (name);
         if (!e)
-            return bad (r, NULL, "out of memory");
+            return jt_ckpt_bad (r, NULL, "out of memory");
         prev = e->name;
-        if (rd_str (r, o, "owner", false, true, &owner) < 0)
+        if (jt_ckpt_rd_str (r, o, "owner", false, true, &owner) < 0)
             return -1;
         e->owner = owner;
         if (!json_object_object_get_ex (o, "capped", &h)
             || !json_object_is_type (h, json_type_boolean))
-            return bad (r, "capped", "expected true or false");
+            return jt_ckpt_bad (r, "capped", "expected true or false");
         e->capped = json_object_get_boolean (h);
         if (!json_object_object_get_ex (o, "maxGpuHours", &h)
             || !(json_object_is_type (h, json_type_double)
                  || json_object_is_type (h, json_type_int))
             || !isfinite (json_object_get_double (h)) || json_object_get_double (h) < 0)
-            return bad (r, "maxGpuHours", "expected a finite number >= 0");
+            return jt_ckpt_bad (r, "maxGpuHours", "expected a finite number >= 0");
         e->max_gpu_hours = json_object_get_double (h);
-        if (rd_int (r, o, "concurrency", 0, INT64_MAX - 1, &e->concurrency) < 0
-            || rd_int (r, o, "windowStart", 0, JT_EV_TIME_MAX, &e->wstart) < 0
-            || rd_int (r, o, "windowEnd", 0, JT_EV_TIME_MAX, &e->wend) < 0
-            || rd_int (r, o, "active", 0, ACTIVE_MAX, &v[0]) < 0
-            || rd_int (r, o, "borrowed", 0, v[0], &v[1]) < 0
-            || rd_int (r, o, "peak", v[0], ACTIVE_MAX, &v[2]) < 0
-            || rd_int (r, o, "closedGpuS", -INT64_MAX + 1, INT64_MAX - 1, &v[3]) < 0
-            || rd_int (r, o, "closedBorrowedGpuS", -INT64_MAX + 1, INT64_MAX - 1, &v[4]) < 0
-            || rd_int (r, o, "openStartSum", -INT64_MAX + 1, INT64_MAX - 1, &v[5]) < 0
-            || rd_int (r, o, "openBorrowedStartSum", -INT64_MAX + 1, INT64_MAX - 1, &v[6])
+        if (jt_ckpt_rd_int (r, o, "concurrency", 0, INT64_MAX - 1, &e->concurrency) < 0
+            || jt_ckpt_rd_int (r, o, "windowStart", 0, JT_EV_TIME_MAX, &e->wstart) < 0
+            || jt_ckpt_rd_int (r, o, "windowEnd", 0, JT_EV_TIME_MAX, &e->wend) < 0
+            || jt_ckpt_rd_int (r, o, "active", 0, ACTIVE_MAX, &v[0]) < 0
+            || jt_ckpt_rd_int (r, o, "borrowed", 0, v[0], &v[1]) < 0
+            || jt_ckpt_rd_int (r, o, "peak", v[0], ACTIVE_MAX, &v[2]) < 0
+            || jt_ckpt_rd_int (r, o, "closedGpuS", -INT64_MAX + 1, INT64_MAX - 1, &v[3])
+                   < 0
+            || jt_ckpt_rd_int (r, o, "closedBorrowedGpuS", -INT64_MAX + 1, INT64_MAX - 1,
+                               &v[4])
+                   < 0
+            || jt_ckpt_rd_int (r, o, "openStartSum", -INT64_MAX + 1, INT64_MAX - 1, &v[5])
+                   < 0
+            || jt_ckpt_rd_int (r, o, "openBorrowedStartSum", -INT64_MAX + 1,
+                               INT64_MAX - 1, &v[6])
                    < 0)
             return -1;
         e->active = v[0];
@@ -219,7 +163,8 @@ static int rd_envs (struct rd *r, jt_ledger_fold_t *f, json_object *st)
     return 0;
 }
 
-static int rd_budgets (struct rd *r, jt_ledger_fold_t *f, json_object *st, uint64_t up_to)
+static int rd_budgets (struct jt_ckpt_rd *r, jt_ledger_fold_t *f, json_object *st,
+                       uint64_t up_to)
 {
     json_object *b, *a;
     size_t base = strlen (r->where);
@@ -229,16 +174,17 @@ static int rd_budgets (struct rd *r, jt_ledger_fold_t *f, json_object *st, uint6
 
     snprintf (r->where + base, sizeof (r->where) - base, "budgets");
     if (!json_object_object_get_ex (st, "budgets", &b))
-        return bad (r, NULL, "missing");
-    if (rd_keys (r, b, k_budgets) < 0 || rd_int (r, b, "loads", 0, max, &loads) < 0
-        || rd_int (r, b, "loadsNoContent", 0, loads, &nc) < 0
-        || rd_int (r, b, "firstNoContent", 0, max, &fnc) < 0
-        || rd_int (r, b, "lastSeq", 0, max, &last) < 0
-        || rd_str (r, b, "lastSha256", true, false, &sha) < 0)
+        return jt_ckpt_bad (r, NULL, "missing");
+    if (jt_ckpt_rd_keys (r, b, k_budgets) < 0
+        || jt_ckpt_rd_int (r, b, "loads", 0, max, &loads) < 0
+        || jt_ckpt_rd_int (r, b, "loadsNoContent", 0, loads, &nc) < 0
+        || jt_ckpt_rd_int (r, b, "firstNoContent", 0, max, &fnc) < 0
+        || jt_ckpt_rd_int (r, b, "lastSeq", 0, max, &last) < 0
+        || jt_ckpt_rd_str (r, b, "lastSha256", true, false, &sha) < 0)
         return -1;
     if (sha[0] && !jt_sha256_hex_ok (sha)) {
         free (sha);
-        return bad (r, "lastSha256", "expected \"\" or 64 lowercase hex digits");
+        return jt_ckpt_bad (r, "lastSha256", "expected \"\" or 64 lowercase hex digits");
     }
     memcpy (f->last_sha256, sha, strlen (sha) + 1);
     free (sha);
@@ -246,34 +192,34 @@ static int rd_budgets (struct rd *r, jt_ledger_fold_t *f, json_object *st, uint6
     f->loads_no_content = (uint64_t) nc;
     f->first_no_content = (uint64_t) fnc;
     f->last_load_seq = (uint64_t) last;
-    if (!(a = rd_array (r, b, "files")))
+    if (!(a = jt_ckpt_rd_array (r, b, "files")))
         return -1;
     size_t n = json_object_array_length (a);
     if (!(f->last_files = calloc (n ? n : 1, sizeof (*f->last_files))))
-        return bad (r, NULL, "out of memory");
+        return jt_ckpt_bad (r, NULL, "out of memory");
     for (size_t i = 0; i < n; i++) {
         json_object *o = json_object_array_get_idx (a, i);
         char *s = NULL;
         snprintf (r->where + base, sizeof (r->where) - base, "budgets.files[%zu]", i);
-        if (rd_keys (r, o, k_file) < 0
-            || rd_str (r, o, "path", true, true, &f->last_files[i].path) < 0)
+        if (jt_ckpt_rd_keys (r, o, k_file) < 0
+            || jt_ckpt_rd_str (r, o, "path", true, true, &f->last_files[i].path) < 0)
             return -1;
         f->last_nfiles = i + 1;
-        if (rd_str (r, o, "sha256", true, false, &s) < 0)
+        if (jt_ckpt_rd_str (r, o, "sha256", true, false, &s) < 0)
             return -1;
         bool ok = jt_sha256_hex_ok (s);
         if (ok)
             memcpy (f->last_files[i].sha256, s, 65);
         free (s);
         if (!ok)
-            return bad (r, "sha256", "expected 64 lowercase hex digits");
+            return jt_ckpt_bad (r, "sha256", "expected 64 lowercase hex digits");
     }
     r->where[base] = 0;
     return 0;
 }
 
-static int rd_lease (struct rd *r, jt_ledger_fold_t *f, json_object *o, uint64_t up_to,
-                     char **prev)
+static int rd_lease (struct jt_ckpt_rd *r, jt_ledger_fold_t *f, json_object *o,
+                     uint64_t up_to, char **prev)
 {
     struct lease *l = calloc (1, sizeof (*l));
     json_object *a;
@@ -282,73 +228,75 @@ static int rd_lease (struct rd *r, jt_ledger_fold_t *f, json_object *o, uint64_t
     int rc = -1;
 
     if (!l)
-        return bad (r, NULL, "out of memory");
+        return jt_ckpt_bad (r, NULL, "out of memory");
     l->end = -1;
-    if (rd_keys (r, o, k_lease) < 0 || rd_str (r, o, "lease", true, true, &l->id) < 0)
+    if (jt_ckpt_rd_keys (r, o, k_lease) < 0
+        || jt_ckpt_rd_str (r, o, "lease", true, true, &l->id) < 0)
         goto out;
     if (*prev && strcmp (*prev, l->id) >= 0) {
-        bad (r, "lease", "not after the previous lease id (sorted, distinct)");
+        jt_ckpt_bad (r, "lease", "not after the previous lease id (sorted, distinct)");
         goto out;
     }
-    if (rd_str (r, o, "run", true, true, &l->run) < 0
-        || rd_str (r, o, "group", true, true, &l->group) < 0
-        || rd_str (r, o, "envelope", true, true, &l->envelope) < 0
-        || rd_str (r, o, "owner", true, true, &l->owner) < 0
-        || rd_str (r, o, "role", true, true, &role) < 0
-        || rd_int (r, o, "gpus", 1, GPU_MAX, &l->gpus) < 0
-        || rd_int (r, o, "start", 0, JT_EV_TIME_MAX, &l->start) < 0
-        || rd_int (r, o, "seq", 1, (int64_t) up_to, &seq) < 0
-        || rd_str (r, o, "cut", false, true, &cut) < 0
-        || rd_str (r, o, "cutSeed", false, true, &seed) < 0 || !(a = rd_array (r, o, "nodes")))
+    if (jt_ckpt_rd_str (r, o, "run", true, true, &l->run) < 0
+        || jt_ckpt_rd_str (r, o, "group", true, true, &l->group) < 0
+        || jt_ckpt_rd_str (r, o, "envelope", true, true, &l->envelope) < 0
+        || jt_ckpt_rd_str (r, o, "owner", true, true, &l->owner) < 0
+        || jt_ckpt_rd_str (r, o, "role", true, true, &role) < 0
+        || jt_ckpt_rd_int (r, o, "gpus", 1, GPU_MAX, &l->gpus) < 0
+        || jt_ckpt_rd_int (r, o, "start", 0, JT_EV_TIME_MAX, &l->start) < 0
+        || jt_ckpt_rd_int (r, o, "seq", 1, (int64_t) up_to, &seq) < 0
+        || jt_ckpt_rd_str (r, o, "cut", false, true, &cut) < 0
+        || jt_ckpt_rd_str (r, o, "cutSeed", false, true, &seed) < 0
+        || !(a = jt_ckpt_rd_array (r, o, "nodes")))
         goto out;
     l->seq = (uint64_t) seq;
     if (jt_role_parse (role, &l->role) < 0) {
-        bad (r, "role", "unknown role '%s'", role);
+        jt_ckpt_bad (r, "role", "unknown role '%s'", role);
         goto out;
     }
     if (!jt_map_get (f->envs, l->envelope)) {
-        bad (r, "envelope", "%s is not among the envelopes", l->envelope);
+        jt_ckpt_bad (r, "envelope", "%s is not among the envelopes", l->envelope);
         goto out;
     }
     if (!cut != !seed) {
-        bad (r, "cut", "cut and cutSeed go together");
+        jt_ckpt_bad (r, "cut", "cut and cutSeed go together");
         goto out;
     }
     if (cut) {
         l->cut = jt_end_reason_parse (cut);
         if (l->cut != JT_REASON_RANDOM_PREEMPT && l->cut != JT_REASON_SHRINK
             && l->cut != JT_REASON_DROP_SPARE) {
-            bad (r, "cut", "'%s' is not RandomPreempt, Shrink or DropSpare", cut);
+            jt_ckpt_bad (r, "cut", "'%s' is not RandomPreempt, Shrink or DropSpare", cut);
             goto out;
         }
         if (strlen (seed) != 16 || strspn (seed, "0123456789abcdef") != 16) {
-            bad (r, "cutSeed", "expected 16 lowercase hex digits");
+            jt_ckpt_bad (r, "cutSeed", "expected 16 lowercase hex digits");
             goto out;
         }
         l->cut_seed = strtoull (seed, NULL, 16);
     }
     size_t nn = json_object_array_length (a);
     if (!nn) {
-        bad (r, "nodes", "a lease holds a node");
+        jt_ckpt_bad (r, "nodes", "a lease holds a node");
         goto out;
     }
     if (!(l->nodes = calloc (nn, sizeof (*l->nodes)))) {
-        bad (r, NULL, "out of memory");
+        jt_ckpt_bad (r, NULL, "out of memory");
         goto out;
     }
     for (; l->nnodes < nn; l->nnodes++) {
         json_object *s = json_object_array_get_idx (a, l->nnodes);
         if (!json_object_is_type (s, json_type_string) || !json_object_get_string_len (s)) {
-            bad (r, "nodes", "[%zu]: expected a node name", l->nnodes);
+            jt_ckpt_bad (r, "nodes", "[%zu]: expected a node name", l->nnodes);
             goto out;
         }
         if (!(l->nodes[l->nnodes] = strdup (json_object_get_string (s)))) {
-            bad (r, NULL, "out of memory");
+            jt_ckpt_bad (r, NULL, "out of memory");
             goto out;
         }
     }
     if (jt_map_put (f->leases, l->id, l, NULL) < 0) {
-        bad (r, NULL, "out of memory");
+        jt_ckpt_bad (r, NULL, "out of memory");
         goto out;
     }
     *prev = l->id;
@@ -362,33 +310,36 @@ out:
     return rc;
 }
 
-static int rd_resv (struct rd *r, jt_ledger_fold_t *f, json_object *o, char **prev)
+static int rd_resv (struct jt_ckpt_rd *r, jt_ledger_fold_t *f, json_object *o,
+                    char **prev)
 {
     struct resv *v = calloc (1, sizeof (*v));
     int rc = -1;
 
     if (!v)
-        return bad (r, NULL, "out of memory");
+        return jt_ckpt_bad (r, NULL, "out of memory");
     v->activated = v->released = -1;
-    if (rd_keys (r, o, k_resv) < 0 || rd_str (r, o, "reservation", true, true, &v->id) < 0)
+    if (jt_ckpt_rd_keys (r, o, k_resv) < 0
+        || jt_ckpt_rd_str (r, o, "reservation", true, true, &v->id) < 0)
         goto out;
     if (*prev && strcmp (*prev, v->id) >= 0) {
-        bad (r, "reservation", "not after the previous reservation id (sorted, distinct)");
+        jt_ckpt_bad (r, "reservation",
+                     "not after the previous reservation id (sorted, distinct)");
         goto out;
     }
-    if (rd_str (r, o, "run", true, true, &v->run) < 0
-        || rd_str (r, o, "envelope", true, true, &v->envelope) < 0
-        || rd_str (r, o, "owner", true, true, &v->owner) < 0
-        || rd_int (r, o, "gpus", 1, GPU_MAX, &v->gpus) < 0
-        || rd_int (r, o, "earliest", 0, JT_EV_TIME_MAX, &v->earliest) < 0
-        || rd_int (r, o, "created", 0, JT_EV_TIME_MAX, &v->created) < 0)
+    if (jt_ckpt_rd_str (r, o, "run", true, true, &v->run) < 0
+        || jt_ckpt_rd_str (r, o, "envelope", true, true, &v->envelope) < 0
+        || jt_ckpt_rd_str (r, o, "owner", true, true, &v->owner) < 0
+        || jt_ckpt_rd_int (r, o, "gpus", 1, GPU_MAX, &v->gpus) < 0
+        || jt_ckpt_rd_int (r, o, "earliest", 0, JT_EV_TIME_MAX, &v->earliest) < 0
+        || jt_ckpt_rd_int (r, o, "created", 0, JT_EV_TIME_MAX, &v->created) < 0)
         goto out;
     if (jt_map_get (f->oresv, v->run)) {
-        bad (r, "run", "%s holds two open reservations", v->run);
+        jt_ckpt_bad (r, "run", "%s holds two open reservations", v->run);
         goto out;
     }
     if (jt_map_put (f->oresv, v->run, v, NULL) < 0) {
-        bad (r, NULL, "out of memory");
+        jt_ckpt_bad (r, NULL, "out of memory");
         goto out;
     }
     *prev = v->id;
@@ -434,7 +385,7 @@ static int cmp_seq (const void *a, const void *b)
 
 /* The state agrees with itself; the node holders rebuilt (later Start
  * wins, as in the fold). */
-static int rd_check (struct rd *r, jt_ledger_fold_t *f)
+static int rd_check (struct jt_ckpt_rd *r, jt_ledger_fold_t *f)
 {
     size_t ne = f->nenv ? f->nenv : 1, nl = jt_map_count (f->leases);
     struct sums s = { .f = f,
@@ -448,12 +399,12 @@ static int rd_check (struct rd *r, jt_ledger_fold_t *f)
 
     snprintf (r->where, sizeof (r->where), "checkpoint");
     if (!s.active || !s.borrowed || !s.ss || !s.bss || !s.bynum) {
-        bad (r, NULL, "out of memory");
+        jt_ckpt_bad (r, NULL, "out of memory");
         goto out;
     }
     if (f->starts - f->ends != nl) {
-        bad (r, NULL, "%zu open leases, but starts - ends = %" PRIu64, nl,
-             f->starts - f->ends);
+        jt_ckpt_bad (r, NULL, "%zu open leases, but starts - ends = %" PRIu64, nl,
+                     f->starts - f->ends);
         goto out;
     }
     jt_map_each (f->leases, sums_cb, &s);
@@ -470,16 +421,18 @@ static int rd_check (struct rd *r, jt_ledger_fold_t *f)
                  && (double) s.bss[i] != e->open_borrowed_start_sum)
             what = "openBorrowedStartSum";
         if (what) {
-            bad (r, NULL, "envelope %s: %s is not what its open leases add up to", e->name,
-                 what);
+            jt_ckpt_bad (r, NULL, "envelope %s: %s is not what its open leases add up to",
+                         e->name, what);
             goto out;
         }
     }
+    if (f->usage_known && jt_ckpt_usage_check (r, f, s.bynum, s.n) < 0)
+        goto out;
     qsort (s.bynum, s.n, sizeof (*s.bynum), cmp_seq);
     for (size_t i = 0; i < s.n; i++)
         for (size_t k = 0; k < s.bynum[i]->nnodes; k++)
             if (jt_map_put (f->nodes, s.bynum[i]->nodes[k], (void *) s.bynum[i], NULL) < 0) {
-                bad (r, NULL, "out of memory");
+                jt_ckpt_bad (r, NULL, "out of memory");
                 goto out;
             }
     rc = 0;
@@ -494,7 +447,7 @@ out:
 
 jt_ledger_fold_t *jt_ckpt_restore (const jt_event_t *const *parts, size_t n, jt_error_t *err)
 {
-    struct rd r = { .err = err };
+    struct jt_ckpt_rd r = { .err = err };
     jt_ledger_fold_t *f = NULL;
     const char **texts = NULL;
     char sha[65], *prevl = NULL, *prevr = NULL;
@@ -543,15 +496,17 @@ jt_ledger_fold_t *jt_ckpt_restore (const jt_event_t *const *parts, size_t n, jt_
         snprintf (r.where, sizeof (r.where), "checkpoint part %zu: ", i + 1);
         size_t base = strlen (r.where);
         if (!(st = json_tokener_parse (parts[i]->state))) {
-            bad (&r, NULL, "state: not JSON");
+            jt_ckpt_bad (&r, NULL, "state: not JSON");
             goto error;
         }
-        if (rd_keys (&r, st, i ? k_staten : k_state1) < 0)
+        if (jt_ckpt_rd_keys (&r, st, i ? k_staten : k_state1) < 0)
             goto error;
-        if (!i && (rd_counters (&r, f, st, up_to) < 0 || rd_envs (&r, f, st) < 0
-                   || rd_budgets (&r, f, st, up_to) < 0))
+        if (!i
+            && (rd_counters (&r, f, st, up_to) < 0 || rd_envs (&r, f, st) < 0
+                || rd_budgets (&r, f, st, up_to) < 0 || jt_ckpt_rd_usage (&r, f, st) < 0))
             goto error;
-        json_object *a = rd_array (&r, st, "leases"), *b = a ? rd_array (&r, st, "reservations") : NULL;
+        json_object *a = jt_ckpt_rd_array (&r, st, "leases"),
+                    *b = a ? jt_ckpt_rd_array (&r, st, "reservations") : NULL;
         if (!b)
             goto error;
         for (size_t k = 0; k < json_object_array_length (a); k++) {
@@ -576,7 +531,8 @@ error:
     return NULL;
 }
 
-/* ---- a restored fold that keeps history (jobtree report) ---- */
+/* ---- a restored fold that keeps history (jobtree report): its open
+ * leases and reservations are the history's first rows ---- */
 
 static void hist_cb (const char *key, void *val, void *arg)
 {
@@ -610,6 +566,30 @@ static void hist_cb (const char *key, void *val, void *arg)
     }
 }
 
+/* An open reservation as a row of the history (still open: closed -1). */
+static void resv_hist_cb (const char *key, void *val, void *arg)
+{
+    jt_ledger_fold_t *f = arg;
+    const struct resv *o = val;
+    struct resv *v;
+    (void) key;
+    if (!f->resv)
+        return;
+    if (!(v = calloc (1, sizeof (*v))) || !(v->id = strdup (o->id))
+        || !(v->run = strdup (o->run)) || !(v->owner = strdup (o->owner))
+        || !(v->envelope = strdup (o->envelope))
+        || jt_map_put (f->resv, v->id, v, NULL) < 0) {
+        jt_fold_resv_free (v);
+        jt_map_destroy (f->resv, jt_fold_resv_free);
+        f->resv = NULL;
+        return;
+    }
+    v->gpus = o->gpus;
+    v->earliest = o->earliest;
+    v->created = o->created;
+    v->activated = v->released = v->closed = -1;
+}
+
 int jt_ckpt_keep_history (jt_ledger_fold_t *f, jt_error_t *err)
 {
     if (f->hist)
@@ -621,9 +601,13 @@ int jt_ckpt_keep_history (jt_ledger_fold_t *f, jt_error_t *err)
         return jt_errprintf (err, "out of memory");
     }
     jt_map_each (f->leases, hist_cb, f);
-    if (!f->hist) {
+    if (f->hist)
+        jt_map_each (f->oresv, resv_hist_cb, f);
+    if (!f->hist || !f->resv) {
         jt_map_destroy (f->resv, jt_fold_resv_free);
         f->resv = NULL;
+        jt_map_destroy (f->hist, jt_fold_lease_free);
+        f->hist = NULL;
         errno = ENOMEM;
         return jt_errprintf (err, "out of memory");
     }

@@ -86,34 +86,6 @@ const char *jt_violation_str (jt_violation_kind_t k)
                : "?";
 }
 
-void jt_fold_lease_free (void *p)
-{
-    struct lease *l = p;
-    if (!l)
-        return;
-    free (l->id);
-    free (l->run);
-    free (l->group);
-    free (l->envelope);
-    free (l->owner);
-    for (size_t i = 0; i < l->nnodes; i++)
-        free (l->nodes[i]);
-    free (l->nodes);
-    free (l);
-}
-
-void jt_fold_resv_free (void *p)
-{
-    struct resv *r = p;
-    if (!r)
-        return;
-    free (r->id);
-    free (r->run);
-    free (r->owner);
-    free (r->envelope);
-    free (r);
-}
-
 static void env_free (void *p)
 {
     struct env *e = p;
@@ -133,10 +105,12 @@ jt_ledger_fold_t *jt_ledger_fold_create (void)
         return NULL;
     if (!(f->ids = jt_map_create (0)) || !(f->leases = jt_map_create (0))
         || !(f->nodes = jt_map_create (0)) || !(f->envs = jt_map_create (0))
-        || !(f->oresv = jt_map_create (0))) {
+        || !(f->oresv = jt_map_create (0)) || !(f->usage = jt_map_create (0))) {
         jt_ledger_fold_destroy (f);
         return NULL;
     }
+    f->usage_known = true;
+    f->first_start = -1;
     return f;
 }
 
@@ -151,6 +125,7 @@ void jt_ledger_fold_destroy (jt_ledger_fold_t *f)
     jt_map_destroy (f->hist, jt_fold_lease_free);
     jt_map_destroy (f->resv, jt_fold_resv_free);
     jt_map_destroy (f->oresv, jt_fold_resv_free);
+    jt_map_destroy (f->usage, jt_fold_usage_free);
     free (f->env_v);
     for (size_t i = 0; i < f->last_nfiles; i++)
         free (f->last_files[i].path);
@@ -408,30 +383,6 @@ int jt_fold_load_caps (jt_ledger_fold_t *f, const jt_event_t *ev)
     return 0;
 }
 
-static struct lease *lease_new (const jt_event_t *ev, uint64_t seq)
-{
-    struct lease *l = calloc (1, sizeof (*l));
-    if (!l)
-        return NULL;
-    l->gpus = ev->gpus;
-    l->role = ev->role;
-    l->start = ev->start;
-    l->seq = seq;
-    l->end = -1;
-    if (!(l->id = strdup (ev->lease)) || !(l->run = strdup (ev->run))
-        || !(l->group = strdup (ev->group)) || !(l->envelope = strdup (ev->envelope))
-        || !(l->owner = strdup (ev->owner))
-        || !(l->nodes = calloc (ev->nnodes, sizeof (char *))))
-        goto nomem;
-    for (; l->nnodes < ev->nnodes; l->nnodes++)
-        if (!(l->nodes[l->nnodes] = strdup (ev->nodes[l->nnodes])))
-            goto nomem;
-    return l;
-nomem:
-    jt_fold_lease_free (l);
-    return NULL;
-}
-
 static int apply_start (jt_ledger_fold_t *f, uint64_t seq, const jt_event_t *ev,
                         jt_violation_t *v)
 {
@@ -454,12 +405,12 @@ static int apply_start (jt_ledger_fold_t *f, uint64_t seq, const jt_event_t *ev,
                      "envelope %s: %" PRId64 " + %" PRId64 " active GPUs overflow; "
                      "lease %s not applied",
                      e->name, e->active, ev->gpus, ev->lease);
-    struct lease *l = lease_new (ev, seq);
+    struct lease *l = jt_fold_lease_new (ev, seq);
     if (!l || jt_map_put (f->leases, l->id, l, NULL) < 0) {
         jt_fold_lease_free (l);
         return -1;
     }
-    if (f->times && times_start (f->times, l, e) < 0)
+    if ((f->times && times_start (f->times, l, e) < 0) || jt_fold_usage_start (f, l) < 0)
         return -1;
     bool live = !f->times; /* else lease time is checked at the end */
     for (size_t i = 0; i < l->nnodes; i++) {
@@ -542,6 +493,8 @@ static int apply_end (jt_ledger_fold_t *f, uint64_t seq, const jt_event_t *ev,
     if (!e)
         return -1;
     double s = (double) l->gpus * (double) (ev->end - l->start);
+    if (jt_fold_usage_end (f, l, ev->end) < 0)
+        return -1;
     e->active -= l->gpus;
     e->open_start_sum -= (double) l->gpus * (double) l->start;
     e->closed_s += s;
@@ -572,11 +525,6 @@ static int apply_end (jt_ledger_fold_t *f, uint64_t seq, const jt_event_t *ev,
     return rc;
 }
 
-static char *dup0 (const char *s)
-{
-    return strdup (s ? s : "");
-}
-
 /* ---- Activation ---- */
 
 /* Recompute the Activation (a mismatch is a `lottery` violation), then mark
@@ -593,87 +541,6 @@ static int apply_activation (jt_ledger_fold_t *f, uint64_t seq, const jt_event_t
     if (rc != 0)
         rc = viol (v, JT_VIOL_LOTTERY, seq, "Activation %s: %s", ev->id, why);
     return jt_fold_mark_cuts (f, ev) < 0 ? -1 : rc;
-}
-
-/* History: every lease once (its first Start; an End closes it once) and
- * every reservation (created once; activation and release times). */
-static int apply_history (jt_ledger_fold_t *f, uint64_t seq, const jt_event_t *ev)
-{
-    struct lease *l;
-    struct resv *r;
-
-    switch (ev->type) {
-    case JT_EV_START:
-        if (jt_map_get (f->hist, ev->lease))
-            return 0;
-        if (!(l = lease_new (ev, seq)) || jt_map_put (f->hist, l->id, l, NULL) < 0) {
-            jt_fold_lease_free (l);
-            return -1;
-        }
-        return 0;
-    case JT_EV_END:
-        if ((l = jt_map_get (f->hist, ev->lease)) && l->end < 0) {
-            l->end = ev->end;
-            l->reason = ev->reason;
-            l->seed = ev->seed;
-        }
-        return 0;
-    case JT_EV_RES_CREATE:
-        if (jt_map_get (f->resv, ev->reservation))
-            return 0;
-        if (!(r = calloc (1, sizeof (*r))) || !(r->id = dup0 (ev->reservation))
-            || !(r->run = dup0 (ev->run)) || !(r->owner = dup0 (ev->owner))
-            || !(r->envelope = dup0 (ev->envelope))
-            || jt_map_put (f->resv, r->id, r, NULL) < 0) {
-            jt_fold_resv_free (r);
-            return -1;
-        }
-        r->gpus = ev->gpus;
-        r->earliest = ev->start;
-        r->created = ev->time;
-        r->activated = r->released = -1;
-        return 0;
-    case JT_EV_RES_ACTIVATE:
-    case JT_EV_RES_RELEASED:
-        if ((r = jt_map_get (f->resv, ev->reservation))) {
-            if (ev->type == JT_EV_RES_ACTIVATE)
-                r->activated = ev->time;
-            else
-                r->released = ev->time;
-        }
-        return 0;
-    default:
-        return 0;
-    }
-}
-
-/* Live reservations: a run holds at most one open reservation, from its
- * ReservationCreate to the ReservationActivate or ReservationReleased of
- * the same id (a newer Create replaces an open one). 0, or -1 on ENOMEM. */
-static int apply_resv (jt_ledger_fold_t *f, const jt_event_t *ev)
-{
-    struct resv *r = jt_map_get (f->oresv, ev->run), *old = NULL;
-
-    if (ev->type != JT_EV_RES_CREATE) {
-        if (r && !strcmp (r->id, ev->reservation))
-            jt_fold_resv_free (jt_map_remove (f->oresv, ev->run));
-        return 0;
-    }
-    if (r && !strcmp (r->id, ev->reservation))
-        return 0;               /* a resend */
-    if (!(r = calloc (1, sizeof (*r))) || !(r->id = dup0 (ev->reservation))
-        || !(r->run = dup0 (ev->run)) || !(r->owner = dup0 (ev->owner))
-        || !(r->envelope = dup0 (ev->envelope))
-        || jt_map_put (f->oresv, r->run, r, (void **) &old) < 0) {
-        jt_fold_resv_free (r);
-        return -1;
-    }
-    jt_fold_resv_free (old);    /* the open one it replaced (map.h) */
-    r->gpus = ev->gpus;
-    r->earliest = ev->start;
-    r->created = ev->time;
-    r->activated = r->released = -1;
-    return 0;
 }
 
 /* Remember the last BudgetLoaded (its hash and files: verify --budgets
@@ -741,7 +608,7 @@ int jt_ledger_fold_apply (jt_ledger_fold_t *f, uint64_t seq, const jt_event_t *e
         rc = viol (v, JT_VIOL_DUP_ID, seq, "event id %s appears twice", ev->id);
     else if (f->ids && jt_map_put (f->ids, ev->id, (void *) (uintptr_t) seq, NULL) < 0)
         goto nomem;
-    if (f->hist && apply_history (f, seq, ev) < 0)
+    if (f->hist && jt_fold_history_apply (f, seq, ev) < 0)
         goto nomem;
     int r = 0;
     switch (ev->type) {
@@ -755,7 +622,7 @@ int jt_ledger_fold_apply (jt_ledger_fold_t *f, uint64_t seq, const jt_event_t *e
         break;
     case JT_EV_RES_CREATE:
     case JT_EV_RES_ACTIVATE:
-    case JT_EV_RES_RELEASED: r = apply_resv (f, ev); break;
+    case JT_EV_RES_RELEASED: r = jt_fold_resv_apply (f, ev); break;
     case JT_EV_ACTIVATION: r = apply_activation (f, seq, ev, v); break;
     default: break;
     }

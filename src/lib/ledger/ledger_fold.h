@@ -43,6 +43,23 @@ struct lease {
 struct resv {
     char *id, *run, *owner, *envelope;
     int64_t gpus, earliest, created, activated, released;
+    int64_t closed;             /* history: when the live fold closed it (its
+                                 * Activate or Released while open, or a newer
+                                 * Create of its run); -1 while open */
+};
+
+/* What the reports sum, per owner and envelope (ledger_fold_report.c):
+ * closed leases (count, GPU-seconds, those of role Borrowed) and the peak
+ * of GPUs in lease time over all its leases, kept while the group's Starts
+ * and Ends come in time order (ordered). */
+struct usage {
+    char *owner, *envelope;
+    int64_t leases;             /* closed leases */
+    double gpu_s, borrowed_gpu_s; /* their GPU-seconds; of role Borrowed */
+    int64_t last;               /* the latest instant of a Start or End (-1: none) */
+    int64_t cur;                /* GPUs of its open leases */
+    int64_t peak;               /* most GPUs over an interval before last */
+    bool ordered;               /* no Start or End before last so far */
 };
 
 struct env {
@@ -68,6 +85,12 @@ struct jt_ledger_fold {
     jt_map_t *oresv;  /* live: run -> its open reservation (struct resv) */
     uint64_t events, starts, ends, lotteries;
     int64_t closed_until;       /* the latest end of a lease closed (0: none) */
+    /* for the reports (ledger_fold_report.c): known from genesis, or not
+     * (a fold restored from a checkpoint that did not carry them) */
+    bool usage_known;
+    jt_map_t *usage;            /* "owner\x1fenvelope" -> struct usage */
+    int64_t resv_closed_until;  /* the latest close of a reservation (0: none) */
+    int64_t first_start;        /* the earliest start of a lease (-1: none) */
     int64_t last_time;
     bool caps_pinned;
     struct env **env_v;         /* by number */
@@ -80,6 +103,8 @@ struct jt_ledger_fold {
     size_t last_nfiles;
 };
 
+/* A lease as Start ev at seq makes it (open: end -1). NULL on ENOMEM. */
+struct lease *jt_fold_lease_new (const jt_event_t *ev, uint64_t seq);
 void jt_fold_lease_free (void *p);
 void jt_fold_resv_free (void *p);
 /* GPU-seconds envelope e has used by instant t (closed leases, and open
@@ -90,6 +115,21 @@ struct env *jt_fold_env_get (jt_ledger_fold_t *f, const char *name);
 /* A BudgetLoaded's caps in force from now on (every other envelope
  * uncapped). 0, or -1 on ENOMEM. */
 int jt_fold_load_caps (jt_ledger_fold_t *f, const jt_event_t *ev);
+
+/* The reports' side of the fold (ledger_fold_report.c): history rows
+ * (kept on request), live reservations, usage per owner and envelope. */
+int jt_fold_history_apply (jt_ledger_fold_t *f, uint64_t seq, const jt_event_t *ev);
+int jt_fold_resv_apply (jt_ledger_fold_t *f, const jt_event_t *ev);
+/* A lease opened (l) or closed at end: its group's usage. 0, or -1 on ENOMEM. */
+int jt_fold_usage_start (jt_ledger_fold_t *f, const struct lease *l);
+int jt_fold_usage_end (jt_ledger_fold_t *f, const struct lease *l, int64_t end);
+/* The group of owner and envelope, made when new. NULL on ENOMEM. */
+struct usage *jt_fold_usage_get (jt_ledger_fold_t *f, const char *owner,
+                                 const char *envelope);
+/* ... or NULL when it has none (or on ENOMEM). */
+struct usage *jt_fold_usage_find (const jt_ledger_fold_t *f, const char *owner,
+                                  const char *envelope);
+void jt_fold_usage_free (void *p);
 
 /* Mark the open leases Activation ev cut (ledger_fold_activation.c; one
  * pass over the open leases). 0, or -1 on ENOMEM. */

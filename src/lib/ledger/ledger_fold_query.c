@@ -90,6 +90,50 @@ int64_t jt_ledger_fold_closed_until (const jt_ledger_fold_t *f)
     return f->closed_until;
 }
 
+int64_t jt_ledger_fold_first_start (const jt_ledger_fold_t *f)
+{
+    return f->first_start;
+}
+
+int64_t jt_ledger_fold_resv_closed_until (const jt_ledger_fold_t *f)
+{
+    return f->resv_closed_until;
+}
+
+int jt_ledger_fold_usage (const jt_ledger_fold_t *f, jt_fold_usage_t **out, size_t *n,
+                          jt_error_t *err)
+{
+    size_t k;
+    const char **keys;
+
+    *out = NULL;
+    *n = 0;
+    if (!f->usage_known) {
+        errno = EINVAL;
+        return jt_errprintf (err, "the fold started from a checkpoint without usage");
+    }
+    keys = jt_map_sorted_keys (f->usage, &k);
+    if ((!keys && k) || !(*out = calloc (k ? k : 1, sizeof (**out)))) {
+        free (keys);
+        errno = ENOMEM;
+        return jt_errprintf (err, "out of memory");
+    }
+    for (size_t i = 0; i < k; i++) {
+        const struct usage *u = jt_map_get (f->usage, keys[i]);
+        (*out)[i] = (jt_fold_usage_t){ .owner = u->owner,
+                                       .envelope = u->envelope,
+                                       .leases = u->leases,
+                                       .gpu_s = u->gpu_s,
+                                       .borrowed_gpu_s = u->borrowed_gpu_s,
+                                       .peak = u->cur > u->peak ? u->cur : u->peak,
+                                       .last = u->last,
+                                       .ordered = u->ordered };
+    }
+    free (keys);
+    *n = k;
+    return 0;
+}
+
 static void lease_fill (const struct lease *l, jt_fold_lease_t *o)
 {
     *o = (jt_fold_lease_t){ .lease = l->id,
@@ -202,7 +246,8 @@ static void resv_cb (const char *key, void *val, void *arg)
                                             .earliest = r->earliest,
                                             .created = r->created,
                                             .activated = r->activated,
-                                            .released = r->released };
+                                            .released = r->released,
+                                            .closed = r->closed };
 }
 
 static int resv_list (const jt_map_t *m, jt_fold_reservation_t **out, size_t *n,

@@ -61,9 +61,12 @@ struct read_ctx {
     jt_violation_t *first;
     struct acc acc;
     uint64_t ckpt_seq, up_to, folded, read;
-    uint64_t target;            /* tail: start from the checkpoint of this upTo */
+    uint64_t target;            /* tail: start from the checkpoint of this upTo
+                                 * (history: that one only) */
     bool history;               /* keep history from the checkpoint on, when */
     int64_t since;              /* every lease it closed ended before since */
+    bool resv;                  /* ... and every reservation it closed */
+    bool refused;               /* a checkpoint did not restore (why) */
     char why[320];              /* tail: why the last checkpoint was refused */
     uint64_t dangling_seq, dangling_up_to; /* read_end: parts the ledger ends in */
     int64_t dangling_part, dangling_parts;
@@ -118,7 +121,7 @@ static int ckpt_complete (struct read_ctx *c, jt_error_t *err)
 
     if (c->fold && !c->verify)
         goto done; /* replay: its fold holds that state already */
-    if (!c->fold && up_to < c->target)
+    if (!c->fold && (up_to < c->target || (c->history && up_to != c->target)))
         goto done; /* a tail read: not the checkpoint to start from */
     r = jt_ckpt_restore ((const jt_event_t *const *) c->acc.parts, c->acc.n, &e);
     if (!r) {
@@ -129,6 +132,7 @@ static int ckpt_complete (struct read_ctx *c, jt_error_t *err)
         if (!c->verify) { /* replay: refused; a later one may do */
             snprintf (c->why, sizeof (c->why), "checkpoint at seq %" PRIu64 " refused: %s",
                       seq, e.text);
+            c->refused = true;
             jt_ledger_fold_destroy (c->fold);
             c->fold = NULL;
             goto done;
@@ -141,6 +145,21 @@ static int ckpt_complete (struct read_ctx *c, jt_error_t *err)
                   "checkpoint at seq %" PRIu64 ": leases closed before it end as late as "
                   "%" PRId64 ", not before %" PRId64,
                   seq, r->closed_until, c->since);
+        goto done;
+    }
+    if (!c->fold && c->history && c->resv && !r->usage_known) {
+        snprintf (c->why, sizeof (c->why),
+                  "checkpoint at seq %" PRIu64
+                  ": it does not say when reservations closed "
+                  "(no usage section)",
+                  seq);
+        goto done;
+    }
+    if (!c->fold && c->history && c->resv && r->resv_closed_until >= c->since) {
+        snprintf (c->why, sizeof (c->why),
+                  "checkpoint at seq %" PRIu64 ": reservations closed before it close as "
+                  "late as %" PRId64 ", not before %" PRId64,
+                  seq, r->resv_closed_until, c->since);
         goto done;
     }
     if (!c->fold && c->history && jt_ckpt_keep_history (r, err) < 0) {
@@ -164,9 +183,13 @@ static int ckpt_complete (struct read_ctx *c, jt_error_t *err)
         c->up_to = up_to;
         c->folded = 0;
         c->why[0] = 0;
+        c->refused = false; /* an earlier one was; this one serves */
         goto done;
     }
-    unsigned flags = c->caps ? JT_CKPT_NO_CAPS : 0;
+    /* a checkpoint without the usage section (written before it, or by a
+     * fold restored from such a checkpoint) is compared without it */
+    unsigned flags =
+        (c->caps ? JT_CKPT_NO_CAPS : 0) | (r->usage_known ? 0 : JT_CKPT_NO_USAGE);
     char *x = jt_ckpt_state_text (r, flags, &e), *y = x ? jt_ckpt_state_text (c->fold, flags, &e) : NULL;
     if (!x || !y)
         rc = ckpt_viol (c, seq, err, "checkpoint after seq %" PRIu64 ": %s", up_to, e.text);
@@ -478,10 +501,27 @@ jt_ledger_fold_t *jt_ledger_fold_replay_dir (const char *dir, jt_ledger_result_t
 
 /* ---- from the last checkpoint ---- */
 
+/* The integer after key in [p, end) (a hint: -1 when absent). */
+static int64_t hint_int (const char *p, const char *end, const char *key)
+{
+    size_t k = strlen (key);
+    const char *q = memmem (p, (size_t) (end - p), key, k);
+    int64_t v = 0;
+    int digits = 0;
+
+    if (!q)
+        return -1;
+    for (q += k; q < end && *q >= '0' && *q <= '9' && digits < 18; q++, digits++)
+        v = v * 10 + (*q - '0');
+    return digits ? v : -1;
+}
+
 /* The largest upTo of a Checkpoint's first part in segment path (a scan of
  * its bytes for `"id":"checkpoint:N:1"`, no parse: only a hint of where
- * to start; the read that follows checks everything), 0 when none. */
-static uint64_t last_checkpoint (const char *path)
+ * to start; the read that follows checks everything), 0 when none. With
+ * since (not INT64_MIN), only a checkpoint whose closedUntil (and with
+ * resv its usage's resvClosedUntil) is before since counts. */
+static uint64_t last_checkpoint (const char *path, int64_t since, bool resv)
 {
     static const char pat[] = "\"type\":\"Checkpoint\",\"id\":\"checkpoint:";
     struct stat sb;
@@ -502,8 +542,17 @@ static uint64_t last_checkpoint (const char *path)
                     v = v * 10 + (uint64_t) (*p++ - '0');
                     digits++;
                 }
-                if (end - p >= 3 && !memcmp (p, ":1\"", 3) && v > best)
-                    best = v;
+                if (!(end - p >= 3 && !memcmp (p, ":1\"", 3)) || v <= best)
+                    continue;
+                if (since != INT64_MIN) {
+                    const char *eol = memchr (p, '\n', (size_t) (end - p));
+                    eol = eol ? eol : end;
+                    int64_t cu = hint_int (p, eol, "\"closedUntil\":");
+                    int64_t rcu = resv ? hint_int (p, eol, "\"resvClosedUntil\":") : 0;
+                    if (cu < 0 || cu >= since || rcu < 0 || rcu >= since)
+                        continue;
+                }
+                best = v;
             }
             munmap ((void *) m, (size_t) sb.st_size);
         }
@@ -521,10 +570,17 @@ static int tail_read (char **files, size_t n, struct read_ctx *c, jt_ledger_resu
 {
     size_t i = n;
 
-    while (i > 0 && !(c->target = last_checkpoint (files[i - 1])))
+    while (i > 0
+           && !(c->target = last_checkpoint (files[i - 1],
+                                             c->history ? c->since : INT64_MIN, c->resv)))
         i--;
-    if (i == 0)
+    if (i == 0) {
+        if (c->history)
+            snprintf (c->why, sizeof (c->why),
+                      "no checkpoint closed its leases%s before %" PRId64,
+                      c->resv ? " and reservations" : "", c->since);
         return 0;
+    }
     i--;
     c->tail = true;
     int rc = jt_ledger_read_from ((const char *const *) files + i, n - i, true, read_cb, c,
@@ -555,6 +611,7 @@ static void info_set (jt_replay_info_t *info, const struct read_ctx *c)
     info->up_to = c->up_to;
     info->records_folded = c->folded;
     snprintf (info->why, sizeof (info->why), "%s", c->why);
+    info->refused = c->refused;
     info->dangling_seq = c->dangling_seq;
     info->dangling_up_to = c->dangling_up_to;
     info->dangling_part = c->dangling_part;
@@ -601,6 +658,7 @@ jt_ledger_fold_t *jt_ledger_fold_replay_dir_ckpt (const char *dir, jt_ledger_res
             info->records_read += res->nrecords;
             info->records_folded = res->nrecords;
             snprintf (info->why, sizeof (info->why), "%s", why);
+            info->refused = c.refused;
         }
     }
     jt_ledger_segments_free (paths, n);
@@ -652,12 +710,15 @@ int jt_ledger_verify_from_checkpoint (const char *const *paths, size_t npaths,
     return 0;
 }
 
-int jt_ledger_fold_history_dir_ckpt (const char *dir, int64_t since, jt_ledger_fold_t **out,
-                                     jt_ledger_result_t *res, uint64_t *nviolations,
-                                     jt_violation_t *first, jt_replay_info_t *info,
-                                     jt_error_t *err)
+int jt_ledger_fold_history_dir_ckpt (const char *dir, int64_t since, unsigned flags,
+                                     jt_ledger_fold_t **out, jt_ledger_result_t *res,
+                                     uint64_t *nviolations, jt_violation_t *first,
+                                     jt_replay_info_t *info, jt_error_t *err)
 {
-    struct read_ctx c = { .first = first, .history = true, .since = since };
+    struct read_ctx c = { .first = first,
+                          .history = true,
+                          .since = since,
+                          .resv = (flags & JT_CKPT_HIST_RESV) != 0 };
     char **paths = NULL;
     size_t n = 0;
 
@@ -672,8 +733,10 @@ int jt_ledger_fold_history_dir_ckpt (const char *dir, int64_t since, jt_ledger_f
     jt_ledger_segments_free (paths, n);
     if (rc <= 0) {
         jt_ledger_fold_destroy (c.fold);
-        if (info && rc == 0)
+        if (info && rc == 0) {
             snprintf (info->why, sizeof (info->why), "%s", c.why);
+            info->refused = c.refused;
+        }
         return rc;
     }
     info_set (info, &c);
