@@ -9,10 +9,14 @@
  * deficit. Holders are the leases in scope: one group of a running run, on
  * whole nodes, counted in one pool.
  *
- * The slice's alternatives (candidate domains, top-K) are tried in
- * preference order; the first whose deficits the holders can cover wins
- * (nothing is cut for the others). Within it, in this order, each step
- * only while some need of the slice is still short:
+ * The slice's alternatives (candidate domains) are taken in preference
+ * order; of the first JT_ACTIVATE_TOP_K whose deficits the holders can
+ * cover, each is decided alone by the rules below (the same seed), and
+ * the one that frees its deficit at the least global cost wins (seed
+ * 002's return on investment: its deficit over the GPUs its cuts take
+ * anywhere, a gang the lottery takes counted whole), ties to the earlier;
+ * nothing is cut for the others. Within an alternative, in this order,
+ * each step only while some need of the slice is still short:
  *   1. spares: Spare leases in a short pool, by run then group;
  *   2. shrink: a malleable run gives up whole groups in a short pool,
  *      highest group first, never below its minimum (runs by id);
@@ -56,6 +60,10 @@
 #ifdef __cplusplus
 extern "C" {
 #endif
+
+/* How many coverable alternatives an activation compares (seed 002: the
+ * top-K domains; the cost of a decision stays bounded by K resolutions). */
+#define JT_ACTIVATE_TOP_K 16
 
 typedef struct jt_holder {
     const char *run;            /* the gang: evicted as a whole */

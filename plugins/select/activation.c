@@ -7,8 +7,9 @@
  * whether the run may start now and offers preemptees (preempt/jobtree
  * offers running Jobtree runs only), libjobtree decides who gives way
  * (jt_activation_slice + jt_activate: the run's single-domain estimate sets
- * in Pack's order, the first one the holders can cover, whole gangs by the
- * published lottery). This file only translates: Slurm's jobs to the
+ * in Pack's order, of the first K the holders can cover the one that frees
+ * the deficit at the least global cost, whole gangs by the published
+ * lottery). This file only translates: Slurm's jobs to the
  * snapshot's runs and back, cons_tres's per-node check that the run fits
  * once the victims are gone, the victims to *preemptee_job_list (slurmctld
  * requeues them, PreemptMode=REQUEUE, and starts the run when their nodes

@@ -2,7 +2,8 @@
  * activate.c - who gives way when a reservation activates on a slice that
  * is not free (jobtree/activate.h): structural cuts (spares, then malleable
  * groups), then the published lottery over whole gangs, in the slice's
- * first alternative the holders can cover; and when an activation is due
+ * alternative (of the first K the holders can cover) that frees its
+ * deficit at the least global cost; and when an activation is due
  * (jt_activation_due: the one rule the select plugin, the simulator and
  * `jobtree plan --activate` ask). The slice in a live snapshot and the
  * funding needs (reclaim, aggregate cap) are activate_slice.c's.
@@ -325,13 +326,67 @@ static int resolve (work_t *w)
     return 0;
 }
 
+/* The gangs of w's holders (sorted by run), whole again: nothing cut. */
+static void fresh_gangs (work_t *w)
+{
+    const jt_activation_req_t *req = w->req;
+
+    w->ngangs = 0;
+    for (size_t k = 0; k < req->nholders; k++) {
+        const jt_holder_t *x = &req->holders[w->order[k]];
+        gang_t *g = w->ngangs ? &w->gangs[w->ngangs - 1] : NULL;
+        w->cut[w->order[k]] = false;
+        if (!g || strcmp (g->id, x->run)) {
+            g = &w->gangs[w->ngangs++];
+            *g = (gang_t){ .id = x->run, .owner = x->owner, .first = k,
+                           .left = x->run_gpus, .min = x->run_min_gpus };
+        }
+        g->n++;
+    }
+}
+
+/* The global cost of a's cuts: the GPUs they take anywhere, a gang the
+ * lottery took counted whole (its GPUs in every pool, spares excluded),
+ * once; a Spare lease or a shrunk group its own GPUs. */
+static int64_t cost_of (const jt_activation_req_t *req, const jt_activation_t *a)
+{
+    int64_t cost = 0;
+
+    for (size_t i = 0; i < a->ncuts; i++) {
+        const jt_holder_t *x = &req->holders[a->cuts[i].holder];
+        bool seen = false;
+        if (a->cuts[i].kind != JT_CUT_LOTTERY) {
+            cost += x->gpus;
+            continue;
+        }
+        for (size_t j = 0; j < i && !seen; j++)
+            seen = a->cuts[j].kind == JT_CUT_LOTTERY
+                   && !strcmp (req->holders[a->cuts[j].holder].run, x->run);
+        if (!seen)
+            cost += x->run_gpus;
+    }
+    return cost;
+}
+
+/* Is outcome x (deficit dx, cost cx) a better return than y: more of the
+ * deficit per GPU taken (dx / cx > dy / cy)? A tie is not. */
+static bool better (int64_t dx, int64_t cx, int64_t dy, int64_t cy)
+{
+    if (cx <= 0 || cy <= 0)
+        return cx <= 0 && cy > 0;               /* nothing taken beats all */
+    return (__int128) dx * cy > (__int128) dy * cx;
+}
+
 /* jt_activate, the alternatives with refused[a] set passed over (refused
  * may be NULL). */
 static int activate (const jt_activation_req_t *req, const bool *refused,
                      jt_activation_t *out, jt_error_t *err)
 {
-    work_t w = { .req = req, .out = out };
-    size_t n = req->nholders, maxneeds = 1;
+    work_t w = { .req = req };
+    size_t n = req->nholders, maxneeds = 1, tried = 0;
+    jt_activation_t trial;
+    int64_t best_cost = 0;
+    bool have = false;
     int rc = -1;
 
     memset (out, 0, sizeof (*out));
@@ -359,30 +414,45 @@ static int activate (const jt_activation_req_t *req, const bool *refused,
     if (n)
         qsort_r (w.order, n, sizeof (*w.order), by_run_group,
                  (void *) req->holders);
-    for (size_t k = 0; k < n; k++) {
-        const jt_holder_t *x = &req->holders[w.order[k]];
-        gang_t *g = w.ngangs ? &w.gangs[w.ngangs - 1] : NULL;
-        if (!g || strcmp (g->id, x->run)) {
-            g = &w.gangs[w.ngangs++];
-            *g = (gang_t){ .id = x->run, .owner = x->owner, .first = k,
-                           .left = x->run_gpus, .min = x->run_min_gpus };
-        }
-        g->n++;
-    }
     out->alt = req->nalts;
-    for (size_t a = 0; a < req->nalts; a++)
-        if ((!refused || !refused[a]) && coverable (req, &req->alts[a])) {
-            out->alt = a;
-            w.alt = &req->alts[a];
-            break;
+    /* The first JT_ACTIVATE_TOP_K alternatives the holders could cover, in
+     * preference order, each decided alone (the same rules and seed); the
+     * one that frees its deficit at the least global cost wins (seed 002's
+     * return on investment: deficit over the GPUs the cuts take), ties to
+     * the earlier. */
+    for (size_t a = 0; a < req->nalts && tried < JT_ACTIVATE_TOP_K; a++) {
+        int64_t cost;
+        if ((refused && refused[a]) || !coverable (req, &req->alts[a]))
+            continue;
+        tried++;
+        fresh_gangs (&w);
+        memset (&trial, 0, sizeof (trial));
+        trial.rho = out->rho;
+        trial.alt = a;
+        w.out = &trial;
+        w.alt = &req->alts[a];
+        if (resolve (&w) < 0) {
+            jt_activation_free (&trial);
+            jt_errprintf (err, "activation: out of memory");
+            goto out;
         }
-    if (!w.alt) {
-        rc = 0;
-        goto out;
+        cost = cost_of (req, &trial);
+        if (trial.resolved
+            && (!have || better (trial.deficit, cost, out->deficit, best_cost))) {
+            jt_activation_free (out);
+            *out = trial;
+            best_cost = cost;
+            have = true;
+        } else
+            jt_activation_free (&trial);
+        if (!have)
+            out->alt = req->nalts;
     }
-    if (resolve (&w) < 0) {
-        jt_errprintf (err, "activation: out of memory");
-        goto out;
+    if (!have) {
+        uint64_t rho = out->rho;
+        jt_activation_free (out);
+        out->rho = rho;
+        out->alt = req->nalts;
     }
     rc = 0;
 out:

@@ -180,6 +180,36 @@ static void test_alternatives (void)
     jt_activation_free (&a);
 }
 
+/* Of the domains the holders could clear, the one that frees its deficit
+ * at the least global cost: A is cleared only by taking the wide gang
+ * whole (64 GPUs for 16 there), B by a local gang of 16; B wins though A
+ * comes first. With equal returns, the earlier wins. */
+static void test_roi (void)
+{
+    const jt_holder_t h[] = {
+        H ("wide", "aaa", 0, ACTIVE, 16, A, 64, 64), H ("wide", "aaa", 1, ACTIVE, 48, C, 64, 64),
+        H ("near", "zzz", 0, ACTIVE, 16, B, 16, 16),
+        H ("pair", "zzz", 0, ACTIVE, 16, C, 16, 16),
+    };
+    const jt_need_t on_a[] = { { A, 16 } }, on_b[] = { { B, 16 } }, on_c[] = { { C, 16 } };
+    const jt_slice_alt_t alts[] = { { on_a, 1 }, { on_b, 1 } };
+    const jt_slice_alt_t ties[] = { { on_b, 1 }, { on_c, 1 } };
+    jt_activation_req_t req = { "west", "r-4", fx_time (FX_NOW), alts, 2, h, 4 };
+    jt_activation_t a;
+    jt_error_t err;
+
+    ok (jt_activate (&req, &a, &err) == 0 && a.resolved && a.alt == 1 && a.ncuts == 1
+        && !strcmp (h[a.cuts[0].holder].run, "near"),
+        "A first in order needs the wide gang (64 GPUs taken for 16): B, where a "
+        "local gang of 16 frees it, wins");
+    jt_activation_free (&a);
+    req.alts = ties;
+    ok (jt_activate (&req, &a, &err) == 0 && a.resolved && a.alt == 0
+        && !strcmp (h[a.cuts[0].holder].run, "near"),
+        "B and C cost the same (16 for 16): the earlier, B");
+    jt_activation_free (&a);
+}
+
 /* What a reserved run is told: the earlier of its estimate and its room
  * activation at created + MaxWait, only when that activation would clear
  * room for it. */
@@ -869,6 +899,7 @@ int main (void)
     test_alternatives ();
     test_refused ();
     test_told ();
+    test_roi ();
     test_multi_pool ();
     test_properties ();
     test_slice ();
