@@ -38,34 +38,11 @@
 #include <json-c/json.h>
 
 #include "cli.h"
-#include "table.h"
+#include "report.h"
 #include "jobtree/ledger.h"
 #include "jobtree/ledger_checkpoint.h"
 #include "jobtree/timeutil.h"
 #include "jobtree/map.h"
-
-/* A lease row: the fold's history row and its hours clipped to the range
- * (and its GPU-seconds: integral, so sums of them are exact in any order). */
-struct lrow {
-    jt_fold_lease_t l;
-    double hours, gpu_s;
-};
-
-struct urow { /* usage, runs */
-    char *key1, *key2;
-    const char *sponsor; /* usage: the envelope's owner (from caps) */
-    double owned, borrowed; /* GPU-seconds */
-    int64_t peak, gpus, start, end, leases;
-    char reasons[128];
-};
-
-struct ctx {
-    jt_ledger_fold_t *fold; /* the ledger's fold, with its history */
-    int64_t S, E;
-    int64_t now; /* open leases run until min(now, E) */
-    char **owners, **jobs, **envs;
-    size_t nowners, njobs, nenvs;
-};
 
 static int oom (void)
 {
@@ -173,168 +150,6 @@ static bool lease_in (const struct ctx *c, const jt_fold_lease_t *l, int64_t *s,
     return in_list (c->owners, c->nowners, l->owner) && job_match (c, l->run)
            && in_list (c->envs, c->nenvs, l->envelope);
 }
-
-/* ---- output ---- */
-
-static void fmt_time (int64_t t, char *buf, size_t len)
-{
-    if (t < 0)
-        snprintf (buf, len, "%s", "Unknown");
-    else if (jt_time_format (t, buf, len) < 0)
-        snprintf (buf, len, "%" PRId64, t);
-}
-
-static const struct field lease_fields[] = {
-    { "Lease", 16, K_ID },     { "Run", 14, K_ID },       { "Group", 6, K_ID },
-    { "Owner", 10, K_ID },     { "Envelope", 14, K_ID },  { "Role", 8, K_STR },
-    { "GPUs", 6, K_NUM },      { "Nodes", 20, K_STR },    { "Start", 20, K_STR },
-    { "End", 20, K_STR },      { "Reason", 16, K_ID },    { "Seed", 16, K_STR },
-    { "GPUHours", 10, K_NUM },
-};
-
-/* The nodes joined with commas, cut to the buffer like a "%s" would be. */
-static void join_nodes (const jt_fold_lease_t *l, char *b, size_t n)
-{
-    size_t k = 0;
-    b[0] = '\0';
-    for (size_t i = 0; i < l->nnodes && k + 1 < n; i++) {
-        int w = snprintf (b + k, n - k, "%s%s", i ? "," : "", l->nodes[i]);
-        if (w < 0)
-            break;
-        k += (size_t) w;
-    }
-}
-
-static void lease_get (const void *row, int f, char *b, size_t n)
-{
-    const jt_fold_lease_t *l = &((const struct lrow *) row)->l;
-    switch (f) {
-    case 0: snprintf (b, n, "%s", l->lease); break;
-    case 1: snprintf (b, n, "%s", l->run); break;
-    case 2: snprintf (b, n, "%s", l->group); break;
-    case 3: snprintf (b, n, "%s", l->owner); break;
-    case 4: snprintf (b, n, "%s", l->envelope); break;
-    case 5: snprintf (b, n, "%s", jt_role_str (l->role)); break;
-    case 6: snprintf (b, n, "%" PRId64, l->gpus); break;
-    case 7: join_nodes (l, b, n); break;
-    case 8: fmt_time (l->start, b, n); break;
-    case 9:
-        if (l->end < 0)
-            snprintf (b, n, "Running");
-        else
-            fmt_time (l->end, b, n);
-        break;
-    case 10: snprintf (b, n, "%s", l->end < 0 ? "" : jt_end_reason_str (l->reason)); break;
-    case 11:
-        if (l->seed)
-            snprintf (b, n, "%016" PRIx64, l->seed);
-        else
-            b[0] = '\0';
-        break;
-    default: snprintf (b, n, "%.2f", ((const struct lrow *) row)->hours); break;
-    }
-}
-
-static const struct field run_fields[] = {
-    { "Run", 14, K_ID },
-    { "Owner", 10, K_ID },
-    { "Leases", 6, K_NUM },
-    { "GPUs", 6, K_NUM },
-    { "Start", 20, K_STR },
-    { "End", 20, K_STR },
-    { "Reasons", 16, K_ID },
-    { "OwnedGPUHours", 13, K_NUM },
-    { "BorrowedGPUHours", 16, K_NUM },
-    { "GPUHours", 10, K_NUM },
-};
-
-static void run_get (const void *row, int f, char *b, size_t n)
-{
-    const struct urow *u = row;
-    switch (f) {
-    case 0: snprintf (b, n, "%s", u->key1); break;
-    case 1: snprintf (b, n, "%s", u->key2); break;
-    case 2: snprintf (b, n, "%" PRId64, u->leases); break;
-    case 3: snprintf (b, n, "%" PRId64, u->gpus); break;
-    case 4: fmt_time (u->start, b, n); break;
-    case 5:
-        if (u->end < 0)
-            snprintf (b, n, "Running");
-        else
-            fmt_time (u->end, b, n);
-        break;
-    case 6: snprintf (b, n, "%s", u->reasons); break;
-    case 7: snprintf (b, n, "%.2f", u->owned / 3600.0); break;
-    case 8: snprintf (b, n, "%.2f", u->borrowed / 3600.0); break;
-    default: snprintf (b, n, "%.2f", (u->owned + u->borrowed) / 3600.0); break;
-    }
-}
-
-static const struct field usage_fields[] = {
-    { "Owner", 10, K_ID },
-    { "Envelope", 14, K_ID },
-    { "Sponsor", 10, K_ID },
-    { "Leases", 6, K_NUM },
-    { "PeakGPUs", 8, K_NUM },
-    { "OwnedGPUHours", 13, K_NUM },
-    { "BorrowedGPUHours", 16, K_NUM },
-    { "GPUHours", 10, K_NUM },
-};
-
-static void usage_get (const void *row, int f, char *b, size_t n)
-{
-    const struct urow *u = row;
-    switch (f) {
-    case 0: snprintf (b, n, "%s", u->key1); break;
-    case 1: snprintf (b, n, "%s", u->key2); break;
-    case 2: snprintf (b, n, "%s", u->sponsor ? u->sponsor : ""); break;
-    case 3: snprintf (b, n, "%" PRId64, u->leases); break;
-    case 4: snprintf (b, n, "%" PRId64, u->peak); break;
-    case 5: snprintf (b, n, "%.2f", u->owned / 3600.0); break;
-    case 6: snprintf (b, n, "%.2f", u->borrowed / 3600.0); break;
-    default: snprintf (b, n, "%.2f", (u->owned + u->borrowed) / 3600.0); break;
-    }
-}
-
-static const struct field res_fields[] = {
-    { "Reservation", 14, K_ID }, { "Run", 14, K_ID },
-    { "Owner", 10, K_ID },       { "Envelope", 14, K_ID },
-    { "GPUs", 6, K_NUM },         { "EarliestStart", 20, K_STR },
-    { "Created", 20, K_STR },     { "Activated", 20, K_STR },
-    { "Released", 20, K_STR },
-};
-
-static void res_get (const void *row, int f, char *b, size_t n)
-{
-    const jt_fold_reservation_t *r = row;
-    switch (f) {
-    case 0: snprintf (b, n, "%s", r->reservation); break;
-    case 1: snprintf (b, n, "%s", r->run); break;
-    case 2: snprintf (b, n, "%s", r->owner); break;
-    case 3: snprintf (b, n, "%s", r->envelope); break;
-    case 4: snprintf (b, n, "%" PRId64, r->gpus); break;
-    case 5: fmt_time (r->earliest, b, n); break;
-    case 6: fmt_time (r->created, b, n); break;
-    case 7: fmt_time (r->activated, b, n); break;
-    default: fmt_time (r->released, b, n); break;
-    }
-}
-
-#define NF(a) (sizeof (a) / sizeof ((a)[0]))
-
-static const struct table tables[] = {
-    { lease_fields, NF (lease_fields),
-      "Lease,Run,Group,Owner,Envelope,Role,GPUs,Start,End,Reason,GPUHours", lease_get },
-    { run_fields, NF (run_fields),
-      "Run,Owner,Leases,GPUs,Start,End,Reasons,OwnedGPUHours,BorrowedGPUHours",
-      run_get },
-    { usage_fields, NF (usage_fields),
-      "Owner,Envelope,Sponsor,Leases,PeakGPUs,OwnedGPUHours,BorrowedGPUHours,GPUHours",
-      usage_get },
-    { res_fields, NF (res_fields),
-      "Reservation,Run,Owner,Envelope,GPUs,EarliestStart,Created,Activated,Released",
-      res_get },
-};
 
 /* ---- aggregation ---- */
 
@@ -699,10 +514,10 @@ int cmd_report (int argc, char **argv)
         usage (argc < 2 ? stderr : stdout);
         return argc < 2 ? JT_EXIT_USAGE : JT_EXIT_OK;
     }
-    for (kind = 0; kind < 4; kind++)
+    for (kind = 0; kind < REPORT_KINDS; kind++)
         if (!strcmp (argv[1], kinds[kind]))
             break;
-    if (kind == 4) {
+    if (kind == REPORT_KINDS) {
         fprintf (stderr, "jobtree report: unknown report '%s'\n", argv[1]);
         usage (stderr);
         return JT_EXIT_USAGE;
@@ -739,7 +554,7 @@ int cmd_report (int argc, char **argv)
         default: usage (stderr); return JT_EXIT_USAGE;
         }
     }
-    const struct table *t = &tables[kind];
+    const struct table *t = &report_tables[kind];
     if (helpfmt) {
         for (size_t f = 0; f < t->nfields; f++)
             printf ("%s%s", t->fields[f].name, f + 1 < t->nfields ? " " : "\n");
@@ -791,7 +606,7 @@ int cmd_report (int argc, char **argv)
     if (one_dir && c.S != INT64_MIN) {
         jt_ledger_fold_t *f = NULL;
         int r = jt_ledger_fold_history_dir_ckpt (argv[optind], c.S,
-                                                 kind == 3 ? JT_CKPT_HIST_RESV : 0, &f, &res,
+                                                 kind == REPORT_RESERVATIONS ? JT_CKPT_HIST_RESV : 0, &f, &res,
                                                  &nv, &v, &info, &err);
         if (r > 0 && res.status == JT_LEDGER_OK && !nv) {
             jt_ledger_fold_destroy (c.fold);
@@ -806,7 +621,7 @@ int cmd_report (int argc, char **argv)
         jt_ledger_fold_destroy (f);
         err.text[0] = '\0';
     }
-    if (src == SRC_GENESIS && one_dir && kind == 2 && c.njobs == 0) {
+    if (src == SRC_GENESIS && one_dir && kind == REPORT_USAGE && c.njobs == 0) {
         jt_ledger_fold_t *f = jt_ledger_fold_replay_dir_ckpt (argv[optind], &res, &nv, &v,
                                                               &info, &err);
         if (f && res.status == JT_LEDGER_OK && !nv) {
@@ -893,14 +708,14 @@ int cmd_report (int argc, char **argv)
         rows[i].hours = rows[i].gpu_s / 3600.0;
         ls[n++] = &rows[i];
     }
-    if (kind == 0) {
+    if (kind == REPORT_LEASES) {
         qsort (ls, n, sizeof (*ls), cmp_lrow);
         if (table_print_rows (t, cols, ncols, (const void *const *) ls, n, m, header) < 0) {
             rc = oom ();
             goto done;
         }
-    } else if (kind == 1 || kind == 2) {
-        ssize_t nu = group (&c, ls, n, kind == 1, &groups, &u);
+    } else if (kind == REPORT_RUNS || kind == REPORT_USAGE) {
+        ssize_t nu = group (&c, ls, n, kind == REPORT_RUNS, &groups, &u);
         if (nu < 0
             || table_print_rows (t, cols, ncols, (const void *const *) u, (size_t) nu, m,
                            header)
