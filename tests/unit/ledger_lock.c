@@ -317,6 +317,28 @@ static void test_fence_grown (void)
     jt_ledger_writer_close (a);
 }
 
+/* A writer without fencing (the tests', the benches') neither reads nor
+ * writes the epoch file. */
+static void test_no_fence (void)
+{
+    char dir[512], path[600];
+    jt_error_t err = { "" };
+    jt_ledger_result_t res;
+
+    subdir (dir, sizeof (dir), "nofence");
+    snprintf (path, sizeof (path), "%s/%s", dir, JT_LEDGER_EPOCH_FILE);
+    jt_ledger_writer_t *w = jt_ledger_writer_open (dir, 0, NULL, NULL, &res, &err);
+    if (!w || append1 (w, "n:1", &err) < 0)
+        bail_out ("nofence: %s", err.text);
+    is_int (jt_ledger_writer_epoch (w), 0, "a writer without fencing has no epoch");
+    jt_ledger_writer_close (w);
+    ok (access (path, F_OK) < 0, "and leaves no epoch file");
+    w = open_fenced (dir, NULL, NULL, &err);
+    ok (w && jt_ledger_writer_epoch (w) == 1 && !jt_ledger_writer_took_over (w),
+        "the first fencing writer after it takes epoch 1%s", err.text);
+    jt_ledger_writer_close (w);
+}
+
 static void test_epoch_file (void)
 {
     static const struct {
@@ -365,6 +387,7 @@ int main (void)
     test_fence ();
     test_fence_empty_segment ();
     test_fence_grown ();
+    test_no_fence ();
     test_epoch_file ();
     char cmd[300];
     snprintf (cmd, sizeof (cmd), "rm -rf %s", tmpdir);

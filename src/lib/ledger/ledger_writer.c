@@ -362,7 +362,7 @@ void jt_ledger_writer_close (jt_ledger_writer_t *w)
     int saved = errno;
     if (!w->failed) {
         (void) jt_ledger_writer_save_head (w, NULL);
-        if (!w->failed && fence_check (w, "closing", NULL) == 0)
+        if (w->epoch && !w->failed && fence_check (w, "closing", NULL) == 0)
             (void) epoch_write (w, false, NULL);
     }
     if (w->fd >= 0)
