@@ -10,7 +10,11 @@
 # SlurmctldPrimaryOffProg does, and the backup's takes the ledger over. Then:
 # `jobtree verify` passes with no lease open, each run's leases hold its
 # GPU-seconds as Slurm ran them, no run started twice, and the runs that
-# waited with a reservation through the takeover kept it.
+# waited with a reservation through the takeover kept it. Phase 2: the
+# backup, in control, is killed (SIGKILL) with its sidecar, a run's End
+# waiting in the shared spool; the old primary comes back (its sidecar
+# takes the ledger over from a writer that did not stop: epoch 3, a segment
+# of its own); the same checks across both segments.
 #
 # Copyright (C) 2026 The Jobtree authors.
 # SPDX-License-Identifier: GPL-2.0-or-later
@@ -18,7 +22,7 @@
 # with the OpenSSL linking exception of LICENSE.OpenSSL.
 . "$(dirname "$0")/lib.sh"
 
-plan 11
+plan 21
 JT_CLUSTER_SELECT=jobtree
 cluster_setup "${1:?usage: $0 BUILDDIR}"
 D=$JT_CLUSTER_DIR
@@ -130,5 +134,66 @@ is "$twice/$restarts" "/0 " "no run started twice (one lease each, Restarts=0)"
 acts=$(grep -h -c '"type":"ReservationActivate"' "$JT_LEDGER_DIR"/ledger-*.jtl | awk '{s += $1} END {print s + 0}')
 creates=$(grep -h -c '"type":"ReservationCreate"' "$JT_LEDGER_DIR"/ledger-*.jtl | awk '{s += $1} END {print s + 0}')
 is "$creates/$acts" "2/2" "the 2 waiting runs kept their reservations through the takeover and started on them"
+
+## Phase 2: the backup, now in control, dies with its sidecar (SIGKILL
+## both) while a run's End waits in the spool; the old primary comes back.
+ids2=()
+for i in $(seq 1 10); do
+    if [ $((i % 2)) -eq 0 ]; then a=team-a; else a=team-b; fi
+    w="sleep 25"; [ "$i" = 1 ] && w="sleep 5"    # ends while the sidecar is down
+    id=$(submit --account=$a -N2 $G8 --group-gpus=16 -t 2 --wrap "$w")
+    [ -n "$id" ] && ids2+=("$id")
+done
+wait_for 30 _running && wait_for 30 _starts 18 && wait_for 30 _resv 4
+ok $? "10 more runs under the backup: 8 running with their leases, 2 waiting with a reservation"
+backup_ledgerd=$(_pid_with "$D/log/ledgerd-backup.log")
+backup_ctld=$(_pid_with "$D/etc/slurm-backup.conf" | while read -r p; do grep -qx slurmctld "/proc/$p/comm" && echo "$p"; done)
+kill -KILL "$backup_ledgerd"
+wait_job_state "${ids2[0]}" COMPLETED 30
+_spooled () { [ -s "$D/ledger-spool/select.spool" ]; }
+wait_for 20 _spooled
+ok $? "the backup's sidecar killed: run ${ids2[0]} ended, its End waits in the shared spool"
+t_end=$(date +%s)
+_state_saved () { [ "$(stat -c %Y "$D/state/job_state" 2>/dev/null || echo 0)" -gt "$t_end" ]; }
+wait_for 30 _state_saved
+kill -KILL "$backup_ctld"
+wait_for 20 ctld_gone
+ok $? "the backup slurmctld killed (SIGKILL) in control, mid-workload"
+
+## The old primary comes back: its sidecar (waiting for the lock, which
+## died with the backup's) takes the ledger over from a writer that did
+## not stop, onto a segment of its own; its slurmctld takes control.
+_spawn "$D/log/ledgerd-2.out" "$JT_BUILDDIR/src/ledgerd/jobtree-ledgerd" -F -d "$JT_LEDGER_DIR" \
+    -S "$JT_LEDGER_SOCKET" -u root -L "$D/log/ledgerd-2.log" --wait-lock --lock-poll 100
+_took () { grep -q "writer epoch 3, taken over from a writer that did not stop" "$D/log/ledgerd-2.log" 2>/dev/null; }
+wait_for 20 _took
+ok $? "the primary's new sidecar took the ledger over (epoch 3, a segment of its own)"
+n0=$(grep -c "reconciled with the ledger" "$D/log/slurmctld.log")
+_spawn "$D/log/slurmctld.out" slurmctld -D -f "$SLURM_CONF"
+_primary_back () { [ "$(grep -c "reconciled with the ledger" "$D/log/slurmctld.log")" -gt "$n0" ]; }
+wait_for 60 _primary_back
+ok $? "the old primary is back in control and reconciled with the ledger: $(grep -o 'reconciled with the ledger.*' "$D/log/slurmctld.log" | tail -n1)"
+wait_for 120 queue_empty
+ok $? "every run finished"
+wait_for 60 _no_open
+out=$(jobtree_cli verify "$JT_LEDGER_DIR" 2>&1)
+ok $? "jobtree verify across the segments: $(head -n1 <<< "$out")"
+like "$out" ", 0 open;" "every lease that started has ended"
+bad=0
+for id in "${ids2[@]}"; do
+    st=$(job_field "$id" StartTime); en=$(job_field "$id" EndTime)
+    want=$(( 16 * ($(epoch "$en") - $(epoch "$st")) ))
+    got=0
+    while IFS='|' read -r g s e; do
+        got=$(( got + g * ($(epoch "$e") - $(epoch "$s")) ))
+    done < <(jobtree_cli report leases -P -n -j "$id" -o GPUs,Start,End "$JT_LEDGER_DIR")
+    [ "$got" = "$want" ] || { bad=$((bad + 1)); diag "run $id: leases $got GPU-s, Slurm $want ($st..$en)"; }
+done
+twice=$(jobtree_cli report leases -P -n -o Run "$JT_LEDGER_DIR" | sort | uniq -d | tr '\n' ' ')
+restarts=$(for id in "${ids2[@]}"; do job_field "$id" Restarts; done | sort -u | tr '\n' ' ')
+is "$bad/$twice/$restarts" "0//0 " "each run's leases hold its GPU-seconds, none started twice"
+acts=$(grep -h -c '"type":"ReservationActivate"' "$JT_LEDGER_DIR"/ledger-*.jtl | awk '{s += $1} END {print s + 0}')
+creates=$(grep -h -c '"type":"ReservationCreate"' "$JT_LEDGER_DIR"/ledger-*.jtl | awk '{s += $1} END {print s + 0}')
+is "$creates/$acts" "4/4" "the waiting runs kept their reservations through both failovers"
 
 done_testing
