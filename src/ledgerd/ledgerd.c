@@ -195,7 +195,8 @@ static void ready (void *arg)
 }
 
 /* Fork; the parent waits for the child's status on a pipe: a 0 byte when it
- * serves, else the error text. Returns in the child only. */
+ * serves, else its exit status as one byte and the error text (the
+ * parent exits with that status). Returns in the child only. */
 static void daemonize (void)
 {
     int p[2];
@@ -215,8 +216,9 @@ static void daemonize (void)
         if (n == 1 && buf[0] == 0)
             exit (0);
         buf[n > 0 ? n : 0] = '\0';
-        fprintf (stderr, "jobtree-ledgerd: %s\n", n > 0 ? buf : "failed to start");
-        exit (1);
+        int status = n > 0 && buf[0] > 0 && buf[0] < 16 ? buf[0] : 1;
+        fprintf (stderr, "jobtree-ledgerd: %s\n", n > 1 ? buf + 1 : "failed to start");
+        exit (status);
     }
     close (p[0]);
     ready_fd = p[1];
@@ -356,7 +358,10 @@ int main (int argc, char **argv)
                  : rc == LEDGERD_EXIT_FENCED ? "fenced, stopping"
                                              : "fatal",
                  err);
-        if (ready_fd >= 0 && write (ready_fd, err, strlen (err)) < 0)
+        char msg[sizeof (err) + 1]; /* one write: the status byte, the text */
+        msg[0] = (char) (rc < 0 ? 1 : rc);
+        memcpy (msg + 1, err, strlen (err));
+        if (ready_fd >= 0 && write (ready_fd, msg, 1 + strlen (err)) < 0)
             log_msg ("cannot report to the launcher");
         return rc < 0 ? 1 : rc;
     }
