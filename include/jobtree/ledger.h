@@ -418,7 +418,20 @@ typedef struct jt_ledger_writer_opts {
      * damaged-<seq>.bin) and accept a ledger that ends before its durable
      * head, losing records that may have been acknowledged. */
     bool truncate_damaged_tail;
+    /* Fencing (one writer per ledger directory, jobtree-ledgerd(8)): take
+     * the next epoch of JT_LEDGER_EPOCH_FILE at open, before the recovery
+     * reads the ledger, and refuse any append (and any save of the durable
+     * head) once the file holds another epoch: a writer that stalled while
+     * another took the ledger over stops instead of writing after it. The
+     * caller holds the directory's lock; the epoch is what still stops a
+     * writer whose lock was lost (an NFS lease that expired). */
+    bool fence;
 } jt_ledger_writer_opts_t;
+
+/* The writers' epoch in the ledger directory (fence): one line
+ * "<20-digit epoch> writing|stopped\n", rewritten in place. Not part of the
+ * ledger (docs/ledger-format.md, section 1: other files). */
+#define JT_LEDGER_EPOCH_FILE "ledgerd.epoch"
 
 /* Open (creating) the ledger in dir for appending. Recovery reads it all
  * (o->cb sees every good record, e.g. to index event ids). A torn tail
@@ -470,8 +483,23 @@ uint64_t jt_ledger_writer_last_seq (const jt_ledger_writer_t *w);
 const char *jt_ledger_writer_last_hash (const jt_ledger_writer_t *w);
 /* The path of the segment being appended to. */
 const char *jt_ledger_writer_segment (const jt_ledger_writer_t *w);
-/* Close; saves the durable head unless the writer failed. */
+/* Close; saves the durable head unless the writer failed. A fencing
+ * writer that still holds the epoch marks it "stopped". */
 void jt_ledger_writer_close (jt_ledger_writer_t *w);
+
+/* Fencing (opts.fence): this writer's epoch (0: not fencing); whether it
+ * took the ledger over from a writer that did not stop (its epoch was left
+ * "writing": crashed, killed, or alive and stalled) and so appends to a
+ * segment file of its own; and whether it stopped because another writer
+ * took the ledger (every later append fails). */
+uint64_t jt_ledger_writer_epoch (const jt_ledger_writer_t *w);
+bool jt_ledger_writer_took_over (const jt_ledger_writer_t *w);
+bool jt_ledger_writer_fenced (const jt_ledger_writer_t *w);
+
+/* Read dir's JT_LEDGER_EPOCH_FILE strictly: 0 with *epoch (0 when there is
+ * no file) and *writing, or -1 with err naming the file and the field. */
+int jt_ledger_epoch_read (const char *dir, uint64_t *epoch, bool *writing,
+                          jt_error_t *err);
 
 /* ---- Fold and invariants ------------------------------------------------ */
 

@@ -106,6 +106,12 @@ int ledgerd_ids_open (struct ledgerd_ids *x, const char *dir, char *err, size_t 
     snprintf (x->path, sizeof (x->path), "%s/ledgerd.ids", dir);
     snprintf (x->tmp, sizeof (x->tmp), "%s/ledgerd.ids.new", dir);
     x->nslots = IDS_MIN_SLOTS;
+    /* a new file, never the old one emptied: a previous daemon that may
+     * still run (stalled, then fenced at its next commit) keeps its own */
+    if (unlink (x->path) < 0 && errno != ENOENT) {
+        snprintf (err, len, "%s: %s", x->path, strerror (errno));
+        return -1;
+    }
     return map_new (x->path, x->nslots, &x->fd, &x->slot, err, len);
 }
 

@@ -6,8 +6,11 @@
  * validate the configuration, daemonize unless -F (the parent waits on a
  * pipe and exits with the child's startup error, so a bad configuration
  * fails where it was launched), open the log, install signals (handlers
- * only set flags), then serve; the lock, the recovery and the socket are in
- * server.c, torn down in reverse order there.
+ * only set flags), then serve; the lock (lock.c), the recovery and the
+ * socket are in server.c, torn down in reverse order there. The exit status
+ * says why it stopped: 0, 1 (fatal), 2 (usage), LEDGERD_EXIT_LOCKED (3:
+ * another daemon holds the ledger) or LEDGERD_EXIT_FENCED (4: another took
+ * it over while this one wrote).
  *
  * Copyright (C) 2026 The Jobtree authors.
  * SPDX-License-Identifier: GPL-2.0-or-later
@@ -114,6 +117,10 @@ static void usage (FILE *f)
         "                           (default 50000, 0: never; at most 100000000)\n"
         "      --checkpoint-interval SECONDS  and once records wait that long\n"
         "                           (default 3600, 0: never; at most 31536000)\n"
+        "      --wait-lock          while another jobtree-ledgerd holds DIR, wait\n"
+        "                           for it (default: refuse, exit status 3)\n"
+        "      --lock-poll MS       how often a waiting daemon tries the lock\n"
+        "                           (default 1000, 10 to 60000)\n"
         "      --socket-mode OCTAL  socket mode (default 0660)\n"
         "      --force              accept a group/world-writable ledger dir\n"
         "      --truncate-damaged-tail  cut a damaged last segment's tail (and accept\n"
@@ -188,7 +195,8 @@ static void ready (void *arg)
 }
 
 /* Fork; the parent waits for the child's status on a pipe: a 0 byte when it
- * serves, else the error text. Returns in the child only. */
+ * serves, else its exit status as one byte and the error text (the
+ * parent exits with that status). Returns in the child only. */
 static void daemonize (void)
 {
     int p[2];
@@ -208,8 +216,9 @@ static void daemonize (void)
         if (n == 1 && buf[0] == 0)
             exit (0);
         buf[n > 0 ? n : 0] = '\0';
-        fprintf (stderr, "jobtree-ledgerd: %s\n", n > 0 ? buf : "failed to start");
-        exit (1);
+        int status = n > 0 && buf[0] > 0 && buf[0] < 16 ? buf[0] : 1;
+        fprintf (stderr, "jobtree-ledgerd: %s\n", n > 1 ? buf + 1 : "failed to start");
+        exit (status);
     }
     close (p[0]);
     ready_fd = p[1];
@@ -235,9 +244,10 @@ int main (int argc, char **argv)
         .socket_mode = 0660,
         .checkpoint_every = LEDGERD_CKPT_EVERY,
         .checkpoint_interval = LEDGERD_CKPT_INTERVAL,
+        .lock_poll_ms = LEDGERD_LOCK_POLL_MS,
     };
     enum { OPT_SEG = 256, OPT_INDEX, OPT_BATCH, OPT_SMODE, OPT_FORCE, OPT_TRUNC,
-           OPT_CKPT_EVERY, OPT_CKPT_INTERVAL };
+           OPT_CKPT_EVERY, OPT_CKPT_INTERVAL, OPT_WAIT_LOCK, OPT_LOCK_POLL };
     static const struct option opts[] = {
         { "dir", required_argument, NULL, 'd' },
         { "socket", required_argument, NULL, 'S' },
@@ -253,6 +263,8 @@ int main (int argc, char **argv)
         { "truncate-damaged-tail", no_argument, NULL, OPT_TRUNC },
         { "checkpoint-every", required_argument, NULL, OPT_CKPT_EVERY },
         { "checkpoint-interval", required_argument, NULL, OPT_CKPT_INTERVAL },
+        { "wait-lock", no_argument, NULL, OPT_WAIT_LOCK },
+        { "lock-poll", required_argument, NULL, OPT_LOCK_POLL },
         { "help", no_argument, NULL, 'h' },
         { "version", no_argument, NULL, 'V' },
         { NULL, 0, NULL, 0 },
@@ -272,6 +284,17 @@ int main (int argc, char **argv)
         case 'P': c.pidfile = optarg; break;
         case OPT_FORCE: c.force = true; break;
         case OPT_TRUNC: c.truncate_damaged_tail = true; break;
+        case OPT_WAIT_LOCK: c.wait_lock = true; break;
+        case OPT_LOCK_POLL:
+            if (parse_u64 (optarg, &v) < 0 || v < LEDGERD_LOCK_POLL_MIN
+                || v > LEDGERD_LOCK_POLL_MAX) {
+                fprintf (stderr, "jobtree-ledgerd: bad value '%s' for --lock-poll (%d to "
+                         "%d milliseconds)\n", optarg, LEDGERD_LOCK_POLL_MIN,
+                         LEDGERD_LOCK_POLL_MAX);
+                return 2;
+            }
+            c.lock_poll_ms = (unsigned) v;
+            break;
         case OPT_CKPT_EVERY:
         case OPT_CKPT_INTERVAL: {
             uint64_t max = ch == OPT_CKPT_EVERY ? LEDGERD_CKPT_EVERY_MAX
@@ -329,11 +352,18 @@ int main (int argc, char **argv)
         return 1;
     }
     int rc = ledgerd_serve (&c, ready, NULL, err, sizeof (err));
-    if (rc < 0) {
-        log_msg ("fatal: %s", err);
-        if (ready_fd >= 0 && write (ready_fd, err, strlen (err)) < 0)
+    if (rc != 0) {
+        log_msg ("%s: %s",
+                 rc == LEDGERD_EXIT_LOCKED   ? "refused"
+                 : rc == LEDGERD_EXIT_FENCED ? "fenced, stopping"
+                                             : "fatal",
+                 err);
+        char msg[sizeof (err) + 1]; /* one write: the status byte, the text */
+        msg[0] = (char) (rc < 0 ? 1 : rc);
+        memcpy (msg + 1, err, strlen (err));
+        if (ready_fd >= 0 && write (ready_fd, msg, 1 + strlen (err)) < 0)
             log_msg ("cannot report to the launcher");
-        return 1;
+        return rc < 0 ? 1 : rc;
     }
     log_msg ("stopped");
     return 0;

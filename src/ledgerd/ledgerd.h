@@ -27,6 +27,8 @@ struct ledgerd_conf {
     bool foreground;
     bool force; /* accept insecure directory modes */
     bool truncate_damaged_tail; /* an operator's: cut a damaged tail */
+    bool wait_lock;       /* another daemon holds the ledger: wait, not refuse */
+    unsigned lock_poll_ms; /* how often a waiting daemon tries the lock */
     uint64_t segment_max;
     size_t index_max; /* event ids remembered for idempotency */
     size_t batch_max; /* events per group commit */
@@ -41,6 +43,17 @@ struct ledgerd_conf {
 #define LEDGERD_CKPT_EVERY_MAX 100000000
 #define LEDGERD_CKPT_INTERVAL 3600
 #define LEDGERD_CKPT_INTERVAL_MAX 31536000
+
+#define LEDGERD_LOCK_POLL_MS 1000
+#define LEDGERD_LOCK_POLL_MIN 10
+#define LEDGERD_LOCK_POLL_MAX 60000
+
+/* Exit statuses besides 0 (stopped), 1 (fatal) and 2 (usage): another
+ * daemon holds the ledger directory (refused without --wait-lock), and
+ * another daemon took the ledger over while this one was writing (fenced:
+ * nothing after the takeover was acknowledged). */
+#define LEDGERD_EXIT_LOCKED 3
+#define LEDGERD_EXIT_FENCED 4
 
 extern volatile sig_atomic_t ledgerd_exit_flag;
 extern volatile sig_atomic_t ledgerd_hup_flag;
@@ -78,9 +91,17 @@ int ledgerd_ids_add (struct ledgerd_ids *x, const char *key, uint64_t offset, ch
 int ledgerd_ids_find (const struct ledgerd_ids *x, const char *key, uint64_t *seq,
                       char *err, size_t len);
 
-/* Recover the ledger, listen and serve until a signal sets the exit flag.
- * ready(arg) is called once the socket accepts (to release the launching
- * parent). Returns 0 on a clean stop, -1 (logged) on a fatal error. */
+/* Take the writer lock of conf->dir (lock.c): 0 with *lockfd (held until
+ * it is closed), LEDGERD_EXIT_LOCKED when another holds it and
+ * conf->wait_lock is off (errbuf names the holder) or the exit flag was set
+ * while waiting, -1 with errbuf on an error. */
+int ledgerd_lock (const struct ledgerd_conf *conf, int *lockfd, char *errbuf, size_t errlen);
+
+/* Take the lock, recover the ledger, listen and serve until a signal sets
+ * the exit flag. ready(arg) is called once the socket accepts (to release
+ * the launching parent). Returns 0 on a clean stop (a signal while waiting
+ * for the lock included), LEDGERD_EXIT_LOCKED or LEDGERD_EXIT_FENCED, or
+ * -1 on any other fatal error; errbuf says why. */
 int ledgerd_serve (const struct ledgerd_conf *conf, void (*ready) (void *), void *arg,
                    char *errbuf, size_t errlen);
 

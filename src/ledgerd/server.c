@@ -2,6 +2,11 @@
  * server.c - jobtree-ledgerd's work: the writer lock, startup recovery, the
  * Unix socket with peer-credential checks, and the group-commit loop.
  *
+ * One writer per ledger directory: the lock (lock.c) and the writer's
+ * epoch (opts.fence, ledger_writer.c): a daemon whose epoch another took
+ * stops at its next commit or head save, acknowledging nothing after it,
+ * and exits LEDGERD_EXIT_FENCED.
+ *
  * DESIGN: one thread, one poll() loop. Every iteration reads what all
  * clients have sent, turns every complete line into a request, appends all
  * new events of the iteration as one batch (one write, one fdatasync), and
@@ -56,7 +61,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/file.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
 #include <sys/un.h>
@@ -682,22 +686,6 @@ static int listen_socket (struct server *s, char *errbuf, size_t errlen)
     return 0;
 }
 
-static int lock_dir (const struct ledgerd_conf *conf, char *errbuf, size_t errlen)
-{
-    char path[JT_LEDGER_PATH_MAX];
-    snprintf (path, sizeof (path), "%s/ledgerd.lock", conf->dir);
-    int fd = open (path, O_RDWR | O_CREAT | O_CLOEXEC, 0600);
-    if (fd < 0 || flock (fd, LOCK_EX | LOCK_NB) < 0) {
-        snprintf (errbuf, errlen, "%s: %s", path,
-                  errno == EWOULDBLOCK ? "another jobtree-ledgerd owns this ledger"
-                                       : strerror (errno));
-        if (fd >= 0)
-            close (fd);
-        return -1;
-    }
-    return fd; /* held until exit */
-}
-
 static int write_pidfile (const char *path, char *errbuf, size_t errlen)
 {
     FILE *f = fopen (path, "w");
@@ -716,7 +704,8 @@ static int recover (struct server *s, char *errbuf, size_t errlen)
                                   .cb = index_cb,
                                   .arg = s,
                                   .truncate_damaged_tail =
-                                      s->conf->truncate_damaged_tail };
+                                      s->conf->truncate_damaged_tail,
+                                  .fence = true };
 
     if (ledgerd_ids_open (&s->ids, s->conf->dir, errbuf, errlen) < 0)
         return -1;
@@ -743,10 +732,14 @@ static int recover (struct server *s, char *errbuf, size_t errlen)
                  " will be reused",
                  res.cut_seq, res.durable_seq, res.cut_seq);
     log_msg ("ledger %s: %" PRIu64 " records in %" PRIu64 " segments, head %" PRIu64
-             ":%s, %zu ids indexed (%zu in memory)",
+             ":%s, %zu ids indexed (%zu in memory), writer epoch %" PRIu64 "%s%s",
              s->conf->dir, res.nrecords, res.nsegments,
              jt_ledger_writer_last_seq (s->w), jt_ledger_writer_last_hash (s->w),
-             s->ids.count, jt_map_count (s->index));
+             s->ids.count, jt_map_count (s->index), jt_ledger_writer_epoch (s->w),
+             jt_ledger_writer_took_over (s->w)
+                 ? ", taken over from a writer that did not stop: appending to "
+                 : "",
+             jt_ledger_writer_took_over (s->w) ? jt_ledger_writer_segment (s->w) : "");
     return 0;
 }
 
@@ -970,8 +963,9 @@ int ledgerd_serve (const struct ledgerd_conf *conf, void (*ready) (void *), void
     struct server s = { .conf = conf, .lfd = -1, .ids = { .fd = -1 } };
     int lockfd = -1, rc = -1;
 
-    if ((lockfd = lock_dir (conf, errbuf, errlen)) < 0)
-        return -1;
+    if ((rc = ledgerd_lock (conf, &lockfd, errbuf, errlen)) != 0)
+        return rc == LEDGERD_EXIT_LOCKED && ledgerd_exit_flag ? 0 : rc;
+    rc = -1;
     if (!(s.index = jt_map_create (conf->index_max))) {
         snprintf (errbuf, errlen, "out of memory");
         goto done;
@@ -987,6 +981,8 @@ int ledgerd_serve (const struct ledgerd_conf *conf, void (*ready) (void *), void
     if (ready)
         ready (arg);
     rc = loop (&s, errbuf, errlen);
+    if (rc < 0 && jt_ledger_writer_fenced (s.w))
+        rc = LEDGERD_EXIT_FENCED; /* errbuf: the writer's why */
 done:
     for (size_t i = 0; i < s.nclients; i++)
         client_free (s.clients[i]);

@@ -65,9 +65,11 @@ static int connect_conn (jt_ledger_conn_t *c, const char *path)
  * extra: one more option or NULL. Returns the pid (or -1 if it exited,
  * *status then holds its wait status). */
 static rlim_t fsize_limit = RLIM_INFINITY;
+static const char *extra2; /* a second option after extra (extra not NULL) */
 
-static pid_t start_daemon (const char *dir, const char *sock, const char *log,
-                           const char *extra, int *status)
+/* Fork and exec the daemon (start_daemon without the wait). */
+static pid_t spawn_daemon (const char *dir, const char *sock, const char *log,
+                           const char *extra)
 {
     pid_t pid = fork ();
     if (pid == 0) {
@@ -91,9 +93,16 @@ static pid_t start_daemon (const char *dir, const char *sock, const char *log,
             close (nul);
         }
         execl (daemon_path, "jobtree-ledgerd", "-F", "-d", dir, "-S", sock, "-u", "0",
-               "--index-size", "100000", extra, (char *) NULL);
+               "--index-size", "100000", extra, extra2, (char *) NULL);
         _exit (127);
     }
+    return pid;
+}
+
+static pid_t start_daemon (const char *dir, const char *sock, const char *log,
+                           const char *extra, int *status)
+{
+    pid_t pid = spawn_daemon (dir, sock, log, extra);
     for (int i = 0; i < 2000; i++) {
         jt_ledger_conn_t probe;
         if (connect_conn (&probe, sock) == 0) {
@@ -372,11 +381,9 @@ static void test_basic (void)
     }
     for (int i = 0; i < 2000 && waitpid (dup, &st2, WNOHANG) != dup; i++)
         msleep (5);
-    ok (WIFEXITED (st2) && WEXITSTATUS (st2) == 1,
-        "a second daemon on the same ledger refuses to start");
-    ok (strstr (slurp (pl.log), "another daemon is listening")
-            || strstr (slurp (pl.log), "another jobtree-ledgerd owns this ledger"),
-        "and says why");
+    ok (WIFEXITED (st2) && WEXITSTATUS (st2) == 3,
+        "a second daemon on the same ledger refuses to start (exit status 3)");
+    ok (strstr (slurp (pl.log), "held by pid ") != NULL, "and says why");
     stop_daemon (pid);
     pid = start_daemon (pl.dir, pl.sock, pl.log, NULL, &st);
     connect_conn (&cn, pl.sock);
@@ -1060,6 +1067,93 @@ static void test_fail_closed (void)
     jt_map_destroy (ids, NULL);
 }
 
+/* One writer per ledger directory (jobtree-ledgerd(8), "One writer"): a
+ * second daemon on the same directory is refused (exit 3) or, with
+ * --wait-lock, waits, saying who holds it, and takes over once the holder
+ * is killed; resends of what the first acknowledged get their original
+ * seq from the second (idempotency across daemons, as across hosts: its id
+ * index is rebuilt from the ledger); a daemon whose epoch another took is
+ * refused at its next commit and exits 4 without acknowledging. */
+static void test_failover (void)
+{
+    struct place a, b;
+    char buf[256], reply[256], want[256], path[600];
+    int st;
+    jt_ledger_conn_t cn;
+
+    place_init (&a, "fo-a");
+    place_init (&b, "fo-b");
+    pid_t pa = start_daemon (a.dir, a.sock, a.log, NULL, &st);
+    if (pa < 0)
+        bail_out ("failover: the first daemon did not start");
+    connect_conn (&cn, a.sock);
+    for (int i = 0; i < 3; i++) {
+        char id[16];
+        snprintf (id, sizeof (id), "fo%d", i);
+        rpc (&cn, event (buf, sizeof (buf), id), reply, sizeof (reply));
+        snprintf (want, sizeof (want), "OK %d", i + 1);
+        is (reply, want, "the first daemon acknowledges fo%d", i);
+    }
+    jt_ledger_conn_free (&cn);
+
+    pid_t pb = start_daemon (a.dir, b.sock, b.log, NULL, &st);
+    ok (pb < 0 && WIFEXITED (st) && WEXITSTATUS (st) == 3,
+        "a second daemon on the same ledger is refused, exit status 3");
+    snprintf (want, sizeof (want), "held by pid %d on host ", (int) pa);
+    ok (strstr (slurp (b.log), want) != NULL, "naming the holder: %s", want);
+
+    /* the second waits, then takes over from a killed first */
+    extra2 = "--lock-poll=20";
+    pb = spawn_daemon (a.dir, b.sock, b.log, "--wait-lock");
+    extra2 = NULL;
+    bool waiting = false;
+    for (int i = 0; i < 400 && !waiting; i++) {
+        msleep (5);
+        waiting = strstr (slurp (b.log), "; waiting") != NULL;
+    }
+    ok (waiting, "--wait-lock: it logs that it waits");
+    ok (connect_conn (&cn, b.sock) < 0, "and does not listen meanwhile");
+    jt_ledger_conn_free (&cn);
+    kill (pa, SIGKILL);
+    waitpid (pa, &st, 0);
+    int up = -1;
+    for (int i = 0; i < 2000 && up < 0; i++) {
+        if ((up = connect_conn (&cn, b.sock)) < 0) {
+            jt_ledger_conn_free (&cn);
+            msleep (5);
+        }
+    }
+    ok (up == 0, "once the first is killed, the second serves the ledger");
+    for (int i = 0; i < 3; i++) {
+        char id[16];
+        snprintf (id, sizeof (id), "fo%d", i);
+        rpc (&cn, event (buf, sizeof (buf), id), reply, sizeof (reply));
+        snprintf (want, sizeof (want), "OK %d", i + 1);
+        is (reply, want, "a resend of fo%d gets its seq from the first daemon", i);
+    }
+    rpc (&cn, event (buf, sizeof (buf), "fo3"), reply, sizeof (reply));
+    is (reply, "OK 4", "a new event continues the chain");
+    ok (strstr (slurp (b.log), "writer epoch 2, taken over from a writer that did not "
+                               "stop") != NULL,
+        "its log says it took epoch 2 from a writer that did not stop");
+
+    /* fenced: its epoch taken behind its back, the next commit is refused */
+    snprintf (path, sizeof (path), "%s/%s", a.dir, JT_LEDGER_EPOCH_FILE);
+    FILE *f = fopen (path, "r+");
+    if (!f || fputs ("00000000000000000003 writing\n", f) < 0 || fclose (f) != 0)
+        bail_out ("%s: %s", path, strerror (errno));
+    rpc (&cn, event (buf, sizeof (buf), "fo4"), reply, sizeof (reply));
+    ok (!strncmp (reply, "ERR FAIL ", 9) && strstr (reply, "fenced"),
+        "a daemon whose epoch was taken refuses its next commit: %.90s", reply);
+    jt_ledger_conn_free (&cn);
+    waitpid (pb, &st, 0);
+    ok (WIFEXITED (st) && WEXITSTATUS (st) == 4, "and exits with status 4");
+    ok (strstr (slurp (b.log), "fenced, stopping: ") != NULL, "saying why");
+    jt_map_t *ids = verified_ids (a.dir, "the ledger verifies");
+    is_int (jt_map_count (ids), 4, "with the 4 acknowledged events, not the fenced one");
+    jt_map_destroy (ids, NULL);
+}
+
 /* A stuck daemon (SIGSTOP): submit never waits; a full queue says EAGAIN;
  * after the reply timeout the client spools; once the daemon runs again
  * every accepted event is recorded once, in order. */
@@ -1293,6 +1387,7 @@ int main (void)
     test_slow ();
     test_overflow ();
     test_payer ();
+    test_failover ();
     test_crash ();
     char cmd[300];
     snprintf (cmd, sizeof (cmd), "rm -rf %s", tmpdir);

@@ -28,6 +28,25 @@
  * daemon about once a second, never on a commit's path), so it is a lower
  * bound of what was acknowledged and never wrong about it.
  *
+ * Fencing (opts.fence, the daemon's): one writer per directory is the
+ * caller's lock; the epoch makes it hold for a writer that lost its lock
+ * without knowing (an NFS client whose lease expired while it was stalled).
+ * At open, before the recovery reads anything, the writer takes the next
+ * epoch of JT_LEDGER_EPOCH_FILE and marks it "writing"; every append reads
+ * the file again (a fresh open: NFS's close-to-open check) before its write
+ * and after its fdatasync, and every save of the durable head before it
+ * renames. Another epoch there: the writer is fenced. Before the write
+ * nothing reaches the disk; after it the batch is cut back as a failed one
+ * is; either way it is never acknowledged and the writer refuses all later
+ * appends. A clean close marks the epoch "stopped". A writer that finds it
+ * "writing" took over from one that may still be alive: it never appends to
+ * a file that writer has open, but to a new segment (or, when the last one
+ * is empty, a new file of the same name), and it refuses to start if the
+ * old last segment grew while it read the ledger. What is left: a stale
+ * writer stalled between its fence check and its write, on a lock it lost,
+ * puts records after the end the new writer read; its check after the
+ * fdatasync cuts them again, and jobtree verify names any it could not.
+ *
  * Copyright (C) 2026 The Jobtree authors.
  * SPDX-License-Identifier: GPL-2.0-or-later
  * Licensed under the GNU General Public License, version 2 or later,
@@ -60,6 +79,9 @@ struct jt_ledger_writer {
     char last_hash[65];
     uint64_t saved_seq; /* in JT_LEDGER_HEAD_FILE */
     bool failed;
+    uint64_t epoch;  /* fencing: ours in JT_LEDGER_EPOCH_FILE (0: off) */
+    bool took_over;  /* the epoch was left "writing" */
+    bool fenced;     /* another epoch took the ledger */
     char *buf;
     size_t bufcap;
 };
@@ -69,6 +91,114 @@ static int fsync_dir (jt_ledger_writer_t *w, jt_error_t *err)
     if (fsync (w->dirfd) < 0)
         return jt_errprintf (err, "%s: fsync: %s", w->dir, strerror (errno));
     return 0;
+}
+
+/* ---- the epoch file (fencing) ---- */
+
+#define EPOCH_DIGITS 20
+#define EPOCH_LINE_LEN (EPOCH_DIGITS + 1 + 7 + 1) /* "<digits> writing\n" */
+
+static int epoch_path (const char *dir, char *path, size_t len)
+{
+    int n = snprintf (path, len, "%s/%s", dir, JT_LEDGER_EPOCH_FILE);
+    return n < 0 || (size_t) n >= len ? -1 : 0;
+}
+
+int jt_ledger_epoch_read (const char *dir, uint64_t *epoch, bool *writing,
+                          jt_error_t *err)
+{
+    char path[JT_LEDGER_PATH_MAX], buf[EPOCH_LINE_LEN + 2];
+    ssize_t n;
+    int fd;
+
+    *epoch = 0;
+    *writing = false;
+    if (epoch_path (dir, path, sizeof (path)) < 0)
+        return jt_errprintf (err, "%s: path too long", dir);
+    /* a fresh open each time: on NFS, open is when the client checks the
+     * file against the server (close-to-open) */
+    if ((fd = open (path, O_RDONLY | O_CLOEXEC)) < 0) {
+        if (errno == ENOENT)
+            return 0;
+        return jt_errprintf (err, "%s: %s", path, strerror (errno));
+    }
+    n = pread (fd, buf, sizeof (buf) - 1, 0);
+    int e = errno;
+    close (fd);
+    if (n < 0)
+        return jt_errprintf (err, "%s: %s", path, strerror (e));
+    buf[n] = '\0';
+    uint64_t v = 0;
+    for (int i = 0; i < EPOCH_DIGITS; i++) {
+        if (i >= n || buf[i] < '0' || buf[i] > '9')
+            return jt_errprintf (err, "%s: field epoch: not %d decimal digits", path,
+                                 EPOCH_DIGITS);
+        unsigned d = (unsigned) (buf[i] - '0');
+        if (v > (UINT64_MAX - d) / 10)
+            return jt_errprintf (err, "%s: field epoch: larger than %" PRIu64, path,
+                                 UINT64_MAX);
+        v = v * 10 + d;
+    }
+    if (v == 0 || v == UINT64_MAX)
+        return jt_errprintf (err, "%s: field epoch: %" PRIu64 " is out of range (1 to %"
+                             PRIu64 ")", path, v, UINT64_MAX - 1);
+    const char *state = buf + EPOCH_DIGITS;
+    if (!strcmp (state, " writing\n"))
+        *writing = true;
+    else if (strcmp (state, " stopped\n"))
+        return jt_errprintf (err, "%s: field state: not 'writing' or 'stopped' after the "
+                             "epoch, then a line end", path);
+    *epoch = v;
+    return 0;
+}
+
+/* Write our epoch and state in place (one short write, then fsync; the
+ * file keeps its inode, so no reader's lookup cache can hold an old one). */
+static int epoch_write (jt_ledger_writer_t *w, bool writing, jt_error_t *err)
+{
+    char path[JT_LEDGER_PATH_MAX], line[EPOCH_LINE_LEN + 1];
+    struct stat sb;
+    int n = snprintf (line, sizeof (line), "%020" PRIu64 " %s\n", w->epoch,
+                      writing ? "writing" : "stopped");
+
+    if (epoch_path (w->dir, path, sizeof (path)) < 0)
+        return jt_errprintf (err, "%s: path too long", w->dir);
+    bool created = stat (path, &sb) < 0;
+    int fd = open (path, O_WRONLY | O_CREAT | O_CLOEXEC, 0640);
+    if (fd < 0)
+        return jt_errprintf (err, "%s: %s", path, strerror (errno));
+    if (pwrite (fd, line, (size_t) n, 0) != n || ftruncate (fd, n) < 0 || fsync (fd) < 0) {
+        int e = errno;
+        close (fd);
+        return jt_errprintf (err, "%s: %s", path, strerror (e ? e : EIO));
+    }
+    close (fd);
+    if (created && fsync_dir (w, err) < 0)
+        return -1;
+    return 0;
+}
+
+/* Whether the epoch file still holds ours (fencing on). 0, or -1 with
+ * err, w->fenced set when another epoch holds it (a file that cannot be
+ * read fails too: the writer cannot show it still owns the ledger). */
+static int fence_check (jt_ledger_writer_t *w, const char *when, jt_error_t *err)
+{
+    uint64_t e;
+    bool writing;
+    jt_error_t rerr = { "" };
+
+    if (!w->epoch)
+        return 0;
+    if (jt_ledger_epoch_read (w->dir, &e, &writing, &rerr) < 0)
+        return jt_errprintf (err, "ledger %s: %s: cannot check this writer's epoch %"
+                             PRIu64 ": %s", w->dir, when, w->epoch, rerr.text);
+    if (e == w->epoch && writing)
+        return 0;
+    w->fenced = true;
+    return jt_errprintf (err, "ledger %s: fenced %s: %s holds epoch %" PRIu64 " (%s), this "
+                         "writer's is %" PRIu64 ": another writer has taken the ledger",
+                         w->dir, when, JT_LEDGER_EPOCH_FILE, e,
+                         e ? (writing ? "writing" : "stopped") : "no file", w->epoch);
 }
 
 static int open_segment (jt_ledger_writer_t *w, const char *path, bool create,
@@ -198,6 +328,10 @@ int jt_ledger_writer_save_head (jt_ledger_writer_t *w, jt_error_t *err)
         return jt_errprintf (err, "ledger %s: writer failed earlier", w->dir);
     if (w->last_seq == w->saved_seq)
         return 0;
+    if (fence_check (w, "saving the durable head", err) < 0) {
+        w->failed = true;
+        return -1;
+    }
     snprintf (path, sizeof (path), "%s/%s", w->dir, JT_LEDGER_HEAD_FILE);
     snprintf (tmp, sizeof (tmp), "%s.tmp", path);
     n = snprintf (line, sizeof (line), "%" PRIu64 ":%s\n", w->last_seq, w->last_hash);
@@ -226,8 +360,11 @@ void jt_ledger_writer_close (jt_ledger_writer_t *w)
     if (!w)
         return;
     int saved = errno;
-    if (!w->failed)
+    if (!w->failed) {
         (void) jt_ledger_writer_save_head (w, NULL);
+        if (w->epoch && !w->failed && fence_check (w, "closing", NULL) == 0)
+            (void) epoch_write (w, false, NULL);
+    }
     if (w->fd >= 0)
         close (w->fd);
     if (w->dirfd >= 0)
@@ -256,6 +393,34 @@ static int recover_cb (const jt_record_t *rec, void *arg, jt_error_t *err)
         memcpy (r->head_hash, rec->hash, 65);
     }
     return r->cb ? r->cb (rec, r->arg, err) : 0;
+}
+
+/* The last writer did not stop (its epoch was left "writing") and may
+ * still hold res->last_file open at its size: append to a file of our own.
+ * A non-empty last segment is left as read, and we start the next one; an
+ * empty one (named for the next seq, which we would write into at offset
+ * 0 as it might) is replaced by a new file of the same name. Then the old
+ * segment must still be as the recovery read it. */
+static int take_over (jt_ledger_writer_t *w, const jt_ledger_result_t *res,
+                      jt_error_t *err)
+{
+    struct stat sb;
+
+    if (w->size == 0 && unlink (res->last_file) < 0)
+        return jt_errprintf (err, "%s: %s", res->last_file, strerror (errno));
+    if (new_segment (w, w->last_seq + 1, err) < 0)
+        return -1;
+    if (res->last_good_size == 0)
+        return 0;
+    if (stat (res->last_file, &sb) < 0)
+        return jt_errprintf (err, "%s: %s", res->last_file, strerror (errno));
+    if ((uint64_t) sb.st_size != res->last_good_size)
+        return jt_errprintf (err,
+                             "%s grew from %" PRIu64 " to %jd bytes while the ledger was "
+                             "read for a takeover: the previous writer still appends; "
+                             "refusing to start (start again once it has stopped)",
+                             res->last_file, res->last_good_size, (intmax_t) sb.st_size);
+    return 0;
 }
 
 jt_ledger_writer_t *jt_ledger_writer_open (const char *dir, uint64_t segment_max,
@@ -289,6 +454,23 @@ jt_ledger_writer_t *jt_ledger_writer_open_opts (const char *dir,
     if ((w->dirfd = open (dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC)) < 0) {
         jt_errprintf (err, "%s: %s", dir, strerror (errno));
         goto error;
+    }
+    if (o->fence) {
+        /* the next epoch, taken before anything is read: a stale writer's
+         * next check sees it whatever this recovery then finds */
+        uint64_t prev;
+        bool writing;
+        if (jt_ledger_epoch_read (dir, &prev, &writing, err) < 0)
+            goto error;
+        if (prev >= UINT64_MAX - 1) {
+            jt_errprintf (err, "%s/%s: field epoch: no epoch after %" PRIu64, dir,
+                          JT_LEDGER_EPOCH_FILE, prev);
+            goto error;
+        }
+        w->epoch = prev + 1;
+        w->took_over = writing;
+        if (epoch_write (w, true, err) < 0)
+            goto error;
     }
     if (read_head (w, &durable, durable_hash, err) < 0)
         goto error;
@@ -374,6 +556,8 @@ jt_ledger_writer_t *jt_ledger_writer_open_opts (const char *dir,
             jt_errprintf (err, "%s: %s", res->last_file, strerror (errno));
             goto error;
         }
+        if (w->took_over && take_over (w, res, err) < 0)
+            goto error;
     }
     /* the durable head is this ledger's from now on */
     if (w->last_seq && jt_ledger_writer_save_head (w, err) < 0)
@@ -446,6 +630,10 @@ int jt_ledger_writer_append_at (jt_ledger_writer_t *w, const char *const *payloa
             return jt_errprintf (err, "record: SHA-256 failed");
         used += k;
     }
+    if (fence_check (w, "before a write", err) < 0) {
+        w->failed = true; /* nothing written */
+        return -1;
+    }
     if (w->size >= w->segment_max && new_segment (w, w->last_seq + 1, err) < 0) {
         w->failed = true;
         return -1;
@@ -463,6 +651,17 @@ int jt_ledger_writer_append_at (jt_ledger_writer_t *w, const char *const *payloa
     }
     if (fdatasync (w->fd) < 0)
         return fail_batch (w, err, "fdatasync", errno);
+    jt_error_t ferr = { "" };
+    if (fence_check (w, "after a write", &ferr) < 0) {
+        /* durable, never to be acknowledged: cut back like a failed batch */
+        w->failed = true;
+        if (ftruncate (w->fd, (off_t) w->size) < 0 || fdatasync (w->fd) < 0)
+            return jt_errprintf (err, "%s; %s: cutting back seq %" PRIu64 "..%" PRIu64
+                                 " failed: %s", ferr.text, w->path, w->last_seq + 1, seq,
+                                 strerror (errno));
+        return jt_errprintf (err, "%s; seq %" PRIu64 "..%" PRIu64 " cut back from %s, "
+                             "not acknowledged", ferr.text, w->last_seq + 1, seq, w->path);
+    }
     w->size += used;
     *first_seq = w->last_seq + 1;
     w->last_seq = seq;
@@ -488,4 +687,19 @@ const char *jt_ledger_writer_segment (const jt_ledger_writer_t *w)
 uint64_t jt_ledger_writer_saved_seq (const jt_ledger_writer_t *w)
 {
     return w->saved_seq;
+}
+
+uint64_t jt_ledger_writer_epoch (const jt_ledger_writer_t *w)
+{
+    return w->epoch;
+}
+
+bool jt_ledger_writer_took_over (const jt_ledger_writer_t *w)
+{
+    return w->took_over;
+}
+
+bool jt_ledger_writer_fenced (const jt_ledger_writer_t *w)
+{
+    return w->fenced;
 }
