@@ -18,7 +18,7 @@ pkgs=(
     slurmctld slurmd slurm-client munge libslurm-dev slurm-wlm-plugins-dev libmunge-dev
     libpmix-dev libpam0g-dev libhwloc-dev liblz4-dev dpkg-dev
     # tests: sanitizer runtimes, valgrind, process tools
-    valgrind procps util-linux python3
+    valgrind procps util-linux iproute2 python3
     # fuzzing (contrib/fuzz.sh): clang and its libFuzzer runtime
     clang clang-14 libclang-rt-14-dev
     # plots of jobtree sim's results (contrib/sim-plot.py)
