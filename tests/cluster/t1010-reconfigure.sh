@@ -64,8 +64,9 @@ printf 'UnfundedPolicy=passthrough\nBudgetDirectory=/nowhere\n' >> "$C"
 reconfigure
 id=$(submit --account=nobody $J)
 like "$(last_err)" "account nobody has no budget" "bad jobtree.conf: still refusing"
-like "$(grep -m1 "$C:4: unknown key BudgetDirectory" "$LOG")" \
-    "job_submit/jobtree: $C:4: unknown key BudgetDirectory" "the log names jobtree.conf:4"
+n=$(wc -l < "$C")     # the line just appended, whatever the file's header
+like "$(grep -m1 "$C:$n: unknown key BudgetDirectory" "$LOG")" \
+    "job_submit/jobtree: $C:$n: unknown key BudgetDirectory" "the log names jobtree.conf:$n"
 
 ## UnfundedPolicy=passthrough: unfunded runs become plain Slurm jobs.
 cp "$C.good" "$C"
