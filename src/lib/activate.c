@@ -347,22 +347,20 @@ static void fresh_gangs (work_t *w)
 
 /* The global cost of a's cuts: the GPUs they take anywhere, a gang the
  * lottery took counted whole (its GPUs in every pool, spares excluded),
- * once; a Spare lease or a shrunk group its own GPUs. */
+ * once: a draw takes one gang and cuts its holders one after the other,
+ * so a draw's first cut counts it; a Spare lease or a shrunk group its own
+ * GPUs. One pass over the cuts. */
 static int64_t cost_of (const jt_activation_req_t *req, const jt_activation_t *a)
 {
     int64_t cost = 0;
 
     for (size_t i = 0; i < a->ncuts; i++) {
-        const jt_holder_t *x = &req->holders[a->cuts[i].holder];
-        bool seen = false;
-        if (a->cuts[i].kind != JT_CUT_LOTTERY) {
+        const jt_cut_t *c = &a->cuts[i];
+        const jt_holder_t *x = &req->holders[c->holder];
+        if (c->kind != JT_CUT_LOTTERY)
             cost += x->gpus;
-            continue;
-        }
-        for (size_t j = 0; j < i && !seen; j++)
-            seen = a->cuts[j].kind == JT_CUT_LOTTERY
-                   && !strcmp (req->holders[a->cuts[j].holder].run, x->run);
-        if (!seen)
+        else if (i == 0 || a->cuts[i - 1].kind != JT_CUT_LOTTERY
+                 || a->cuts[i - 1].draw != c->draw)
             cost += x->run_gpus;
     }
     return cost;
@@ -445,16 +443,8 @@ static int activate (const jt_activation_req_t *req, const bool *refused,
             have = true;
         } else
             jt_activation_free (&trial);
-        if (!have)
-            out->alt = req->nalts;
     }
-    if (!have) {
-        uint64_t rho = out->rho;
-        jt_activation_free (out);
-        out->rho = rho;
-        out->alt = req->nalts;
-    }
-    rc = 0;
+    rc = 0;         /* none resolved: out is still alt = nalts, no cut */
 out:
     free (w.order);
     free (w.need_of);
