@@ -170,6 +170,49 @@ void jt_pack_view_fix_class (jt_pack_view_t *v, ssize_t c);
  * Also makes those requests cheaper (no sort). Returns 0, -1 on ENOMEM. */
 int jt_pack_view_hold_order (jt_pack_view_t *v, bool hold);
 
+/* Levels (docs/packing.md, "Levels"): the fabric above the domain
+ * (jobtree/snapshot.h). A run whose groups may spread goes first into the
+ * fewest units of each level that can hold it now, top level first; a run
+ * with --cross-group-spread=no:LEVEL goes whole into one unit of LEVEL.
+ *
+ * jt_pack_view_scope: requests on v use only the snapshot domains d with
+ * domains[d] nonzero (the array stays the caller's and must outlive its
+ * use); NULL: every domain. Set it before jt_pack_view_hold_order.
+ *
+ * jt_pack_levels_scope: in scope (one byte per snapshot domain, set by the
+ * caller to the domains allowed so far), clear every domain outside the
+ * fewest units, level by level from level from_level - 1 down to 0, that
+ * hold the request's groups now (counted in its largest group with its
+ * spare nodes; a soft demand in whole nodes); spans[l], when given, gets
+ * how many units of level l were kept. A level whose units cannot hold the
+ * run narrows nothing, nor do the levels below it. Returns how many levels
+ * narrowed, -1 on ENOMEM.
+ *
+ * A level's units, for a run that must stay inside one: indexes 0 ..
+ * jt_pack_level_nunits(s, l) - 1, the named units first (by name), then
+ * one per domain for the domains that are a unit of their own there
+ * (a domain of a named unit is not one: jt_pack_level_in is false for all
+ * its domains). */
+void jt_pack_view_scope (jt_pack_view_t *v, const unsigned char *domains);
+
+typedef struct jt_pack_levels_req {
+    const int64_t *groups;      /* the run's groups (GPUs) */
+    size_t ngroups;
+    bool soft;                  /* groups[0] is a soft demand */
+    int64_t spares;             /* spare nodes per group */
+    jt_pack_policy_t policy;
+    size_t from_level;          /* narrow levels below this one (nlevels:
+                                   all) */
+    size_t *spans;              /* per level: units kept, or NULL */
+} jt_pack_levels_req_t;
+
+int jt_pack_levels_scope (const jt_pack_view_t *v,
+                          const jt_pack_levels_req_t *req, unsigned char *scope);
+size_t jt_pack_level_nunits (const jt_snapshot_t *s, size_t l);
+bool jt_pack_level_in (const jt_snapshot_t *s, size_t l, size_t u, size_t d);
+const char *jt_pack_level_unit_name (const jt_snapshot_t *s, size_t l,
+                                     size_t u);
+
 typedef struct jt_pack_request {
     const int64_t *groups;      /* group sizes in GPUs */
     size_t ngroups;

@@ -46,6 +46,9 @@ typedef struct jt_run {
     int64_t total_gpus;         /* resources.totalGPUs (G) */
     int64_t group_gpus;         /* locality.groupGPUs (g); 0 when absent */
     bool cross_group_spread;    /* locality.allowCrossGroupSpread, default true */
+    char *spread_level;         /* locality.spreadLevel: with spread off, the
+                                 * fabric level one unit of which holds the
+                                 * whole run ("block"); NULL: the domain */
     bool malleable;             /* malleable block present */
     int64_t min_gpus;           /* malleable.minTotalGPUs */
     int64_t max_gpus;           /* malleable.maxTotalGPUs */

@@ -15,6 +15,12 @@
  * joined by '/' leaving out absent region/cluster. A node without a
  * fabric.domain label belongs to no domain (domain == -1) and is never packed.
  *
+ * Levels (docs/packing.md, "Levels"): the fabric above the domain, lowest
+ * first, each named by a node label key ("levels": ["fabric.block",
+ * "fabric.spine"]). A domain's unit at a level is the value of that label
+ * its nodes share (units are sorted by name); a domain whose nodes lack the
+ * label or disagree on it is a unit of its own at that level (up[l] == -1).
+ *
  * Copyright (C) 2026 The Jobtree authors.
  * SPDX-License-Identifier: GPL-2.0-or-later
  * Licensed under the GNU General Public License, version 2 or later,
@@ -58,6 +64,10 @@ typedef struct jt_node {
 
 #define JT_LCLASS_NONE UINT32_MAX
 
+/* Levels above the domain a snapshot may name (a spine above a block above
+ * a leaf is three; the fourth is room, not a guess). */
+#define JT_LEVELS_MAX 4
+
 typedef struct jt_domain {
     char *name;                 /* "region/cluster/fabric" */
     const char *region;         /* may be NULL */
@@ -65,7 +75,16 @@ typedef struct jt_domain {
     const char *fabric;
     size_t *nodes;              /* node indexes, sorted by node name */
     size_t nnodes;
+    ssize_t up[JT_LEVELS_MAX];  /* its unit at each level,
+                                 * -1: a unit of its own there */
 } jt_domain_t;
+
+/* One unit of a level: a block, a spine. */
+typedef struct jt_unit {
+    char *name;                 /* the label's value */
+    size_t *domains;            /* domain indexes in it, ascending */
+    size_t ndomains;
+} jt_unit_t;
 
 typedef enum jt_role {
     JT_ROLE_ACTIVE = 0,
@@ -107,6 +126,10 @@ typedef struct jt_snapshot {
     uint64_t serial;
     size_t nlclasses;           /* label classes: every node's lclass is
                                  * below it after jt_snapshot_finalize */
+    size_t nlevels;             /* levels above the domain, lowest first */
+    char *levels[JT_LEVELS_MAX];/* each level's label key ("fabric.block") */
+    jt_unit_t *units[JT_LEVELS_MAX];    /* each level's units, by name */
+    size_t nunits[JT_LEVELS_MAX];
 } jt_snapshot_t;
 
 jt_snapshot_t *jt_snapshot_create (void);
@@ -124,6 +147,19 @@ int jt_snapshot_add_node (jt_snapshot_t *s, const char *name,
                           jt_error_t *err);
 int jt_snapshot_add_lease (jt_snapshot_t *s, const jt_lease_t *lease,
                            jt_error_t *err);
+
+/* Name the levels above the domain: n label keys (each "fabric.<name>",
+ * lowest level first, distinct, not fabric.domain), at most JT_LEVELS_MAX.
+ * Before jt_snapshot_finalize, which builds the units. Returns 0 or -1
+ * (err says which key is wrong; nothing changed). */
+int jt_snapshot_set_levels (jt_snapshot_t *s, const char *const *keys,
+                            size_t n, jt_error_t *err);
+
+/* The short name of level l ("block" for "fabric.block"). */
+const char *jt_level_name (const jt_snapshot_t *s, size_t l);
+
+/* The index of the level whose short name or key is name, or -1. */
+ssize_t jt_level_index (const jt_snapshot_t *s, const char *name);
 
 /* Sort nodes by name, reject duplicate node names, build domains.
  * Must be called once after construction. Returns 0 or -1. */

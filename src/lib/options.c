@@ -32,8 +32,9 @@ static const jt_opt_info_t opt_table[] = {
     { "group-gpus", "JOBTREE_GROUP_GPUS", "N",
       "GPUs per group: each group is whole nodes in one fabric domain",
       "--group-gpus=32", JT_OPT_ARG_REQUIRED, false },
-    { "cross-group-spread", "JOBTREE_CROSS_GROUP_SPREAD", "yes|no",
-      "may different groups land in different domains (default yes)",
+    { "cross-group-spread", "JOBTREE_CROSS_GROUP_SPREAD", "yes|no[:LEVEL]",
+      "may different groups land in different domains (default yes); "
+      "no:LEVEL keeps the whole run inside one unit of a fabric level",
       "--cross-group-spread=no", JT_OPT_ARG_REQUIRED, false },
     { "malleable", "JOBTREE_MALLEABLE", "MIN:MAX[:STEP]",
       "run may shrink/grow between MIN and MAX GPUs by STEP",
@@ -246,12 +247,21 @@ int jt_opt_apply (jt_run_t *r, const char *name, const char *value,
             return -1;
         r->group_gpus = v;
     } else if (strcmp (o->name, "cross-group-spread") == 0) {
+        free (r->spread_level);
+        r->spread_level = NULL;
         if (strcmp (value, "yes") == 0)
             r->cross_group_spread = true;
         else if (strcmp (value, "no") == 0)
             r->cross_group_spread = false;
-        else
-            return opt_fail (err, o, value, "expected yes or no");
+        else if (strncmp (value, "no:", 3) == 0 && value[3]) {
+            if (!jt_label_key_ok (value + 3))
+                return opt_fail (err, o, value, "expected no:LEVEL with a "
+                                 "fabric level name (no:block)");
+            if (!(r->spread_level = strdup (value + 3)))
+                return opt_fail (err, o, value, "out of memory");
+            r->cross_group_spread = false;
+        } else
+            return opt_fail (err, o, value, "expected yes, no or no:LEVEL");
     } else if (strcmp (o->name, "malleable") == 0) {
         return apply_malleable (r, o, value, err);
     } else if (strcmp (o->name, "spares") == 0) {

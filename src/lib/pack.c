@@ -62,6 +62,8 @@ static bool dom_ok (const struct req *q, size_t d)
         return false;
     if (q->v->fixed >= 0 && (size_t) q->v->fixed != d)
         return false;
+    if (q->v->scope && !q->v->scope[q->v->cdom[d]])
+        return false;
     return q->mode != SEL_DOMAIN || q->v->dsel_ok[d];
 }
 

@@ -49,6 +49,8 @@ struct jt_pack_view {
     ssize_t pin;                /* one_class: that class, -1 when none */
     ssize_t fixed;              /* jt_pack_view_fix_class: the only class
                                    requests may use, -1 when none */
+    const unsigned char *scope; /* jt_pack_view_scope: per snapshot domain,
+                                   whether requests may use it; NULL: all */
     size_t ntaken;              /* entries taken now */
     size_t nsatisfy;            /* nlabelled nodes that pass the filter */
     char *filter;               /* "nodes where gpu.mem GE 80, grouped by

@@ -434,6 +434,7 @@ void jt_pack_views_put (jt_pack_views_t *c, jt_pack_view_t *v)
 {
     if (!c || !v)
         return;
+    v->scope = NULL;
     for (size_t i = 0; i < JT_PACK_VIEWS_MAX; i++) {
         if (c->slot[i].v != v)
             continue;

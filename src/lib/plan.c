@@ -225,6 +225,130 @@ static int attempt_single_domain (ctx_t *x, const jt_groups_t *g,
     return rc;
 }
 
+/* The request jt_pack_levels_scope counts groups g of the run in. */
+static jt_pack_levels_req_t levels_req (const ctx_t *x, const jt_groups_t *g,
+                                        size_t from_level)
+{
+    return (jt_pack_levels_req_t) {
+        .groups = g->gpus, .ngroups = g->n, .soft = g->soft,
+        .spares = x->r->spares_per_group, .policy = x->policy,
+        .from_level = from_level,
+    };
+}
+
+/* Spread allowed under named levels: first inside the fewest units of
+ * each level that hold the run now (pack_levels.c), then, when its payers
+ * or selectors leave it short there, anywhere, so the level rule never
+ * loses a placement the domain rule finds. One group is in one domain, so
+ * in one unit of every level: nothing to narrow. */
+static int attempt_spread (ctx_t *x, const jt_groups_t *g, attempt_t *a,
+                           jt_error_t *err)
+{
+    const jt_snapshot_t *s = x->s;
+    unsigned char *scope;
+    int rc, n;
+
+    if (s->nlevels == 0 || (g->n < 2 && !g->soft))
+        return jt_plan_attempt_run (x, g, -1, a, err);
+    if (!(scope = malloc (s->ndomains + 1)))
+        return jt_errprintf (err, "plan: out of memory");
+    memset (scope, 1, s->ndomains + 1);
+    jt_pack_levels_req_t lr = levels_req (x, g, s->nlevels);
+    if ((n = jt_pack_levels_scope (x->view, &lr, scope)) < 0) {
+        free (scope);
+        return jt_errprintf (err, "plan: out of memory");
+    }
+    if (n > 0) {
+        jt_pack_view_scope (x->view, scope);
+        rc = jt_plan_attempt_run (x, g, -1, a, err);
+        jt_pack_view_scope (x->view, NULL);
+        if (rc <= 0) {
+            free (scope);
+            return rc;
+        }
+    }
+    free (scope);
+    return jt_plan_attempt_run (x, g, -1, a, err);
+}
+
+/* --cross-group-spread=no:LEVEL: the whole run inside one unit of level
+ * lv, units by free GPUs in the policy's order (ties by index: names),
+ * inside it the fewest units of the levels below. 0 placed, 1 not (the
+ * reason names the level and its largest unit), -1 on error. */
+static int attempt_in_unit (ctx_t *x, const jt_groups_t *g, size_t lv,
+                            attempt_t *a, jt_error_t *err)
+{
+    const jt_snapshot_t *s = x->s;
+    size_t nu = jt_pack_level_nunits (s, lv);
+    dom_order_t *ord = calloc (nu + 1, sizeof (*ord));
+    unsigned char *scope = malloc (s->ndomains + 1);
+    int64_t want = 0;
+    attempt_t first;
+    bool tried = false;
+    int rc = 1;
+
+    memset (&first, 0, sizeof (first));
+    if (!ord || !scope) {
+        free (ord);
+        free (scope);
+        return jt_errprintf (err, "plan: out of memory");
+    }
+    for (size_t k = 0; k < g->n; k++)
+        want += g->gpus[k];
+    for (size_t u = 0; u < nu; u++)
+        ord[u].d = u;
+    for (size_t d = 0; d < s->ndomains; d++) {
+        ssize_t u = s->domains[d].up[lv];
+        ord[u >= 0 ? (size_t) u : s->nunits[lv] + d].free
+            += jt_pack_view_free (x->view, d);
+    }
+    qsort (ord, nu, sizeof (*ord),
+           x->policy == JT_PACK_BEST_FIT ? cmp_best_fit : cmp_pack_to_empty);
+    for (size_t i = 0; i < nu && rc == 1; i++) {
+        if (ord[i].free < want)
+            continue;
+        for (size_t d = 0; d < s->ndomains; d++)
+            scope[d] = jt_pack_level_in (s, lv, ord[i].d, d);
+        jt_pack_levels_req_t lr = levels_req (x, g, lv);
+        if (jt_pack_levels_scope (x->view, &lr, scope) < 0) {
+            rc = jt_errprintf (err, "plan: out of memory");
+            break;
+        }
+        jt_pack_view_scope (x->view, scope);
+        rc = jt_plan_attempt_run (x, g, -1, a, err);
+        jt_pack_view_scope (x->view, NULL);
+        if (rc == 1 && !tried) {
+            first = *a;
+            tried = true;
+        }
+    }
+    if (rc == 1) {
+        /* the most free unit (the first on a tie) */
+        const dom_order_t *big = NULL;
+        for (size_t i = 0; i < nu; i++)
+            if (!big || ord[i].free > big->free
+                || (ord[i].free == big->free && ord[i].d < big->d))
+                big = &ord[i];
+        memset (a, 0, sizeof (*a));
+        if (tried && first.reason != JT_NO_DOMAIN_FITS
+            && first.reason != JT_SPREAD_NO_DOMAIN) {
+            /* a unit had room; its payers could not fund the run there */
+            *a = first;
+        } else {
+            a->reason = JT_SPREAD_NO_DOMAIN;
+            a->unplaced = true;
+            snprintf (a->detail, sizeof (a->detail), "fits no %s: all %zu "
+                      "groups (%lld GPUs) in one; the largest, %s, has %lld "
+                      "free GPUs", jt_level_name (s, lv), g->n, (long long) want,
+                      big ? jt_pack_level_unit_name (s, lv, big->d) : "none",
+                      (long long) (big ? big->free : 0));
+        }
+    }
+    free (ord);
+    free (scope);
+    return rc;
+}
+
 static bool flavor_has_nodes (const jt_snapshot_t *s, const char *flavor)
 {
     for (size_t i = 0; i < s->nnodes; i++)
@@ -414,6 +538,26 @@ int jt_plan_run (const jt_budgets_t *b, const jt_snapshot_t *s,
         goto done;
     }
 
+    /* --cross-group-spread=no:LEVEL: a level this cluster names */
+    ssize_t level = -1;
+    if (r->spread_level && !r->cross_group_spread
+        && strcmp (r->spread_level, "domain") != 0) {
+        if ((level = jt_level_index (s, r->spread_level)) < 0) {
+            size_t l = (size_t) snprintf (why, sizeof (why), "no fabric level "
+                                          "'%s' in this cluster; its levels: ",
+                                          r->spread_level);
+            for (size_t i = 0; i < s->nlevels && l < sizeof (why); i++)
+                l += (size_t) snprintf (why + l, sizeof (why) - l, "%s%s",
+                                        i ? ", " : "", jt_level_name (s, i));
+            if (s->nlevels == 0 && l < sizeof (why))
+                snprintf (why + l, sizeof (why) - l, "none (FabricLevels in "
+                          "jobtree.conf)");
+            plan_reject (out, JT_INVALID_RUN, why);
+            rc = 0;
+            goto done;
+        }
+    }
+
     int64_t hi = r->malleable ? r->max_gpus : r->total_gpus;
     int64_t lo = r->malleable ? r->min_gpus : r->total_gpus;
     int64_t step = jt_run_step_gpus (r, gpn);
@@ -447,8 +591,9 @@ int jt_plan_run (const jt_budgets_t *b, const jt_snapshot_t *s,
          * a soft group with spread off or a class label */
         bool one = g.soft ? !r->cross_group_spread || jt_run_class_label (r)
                           : !r->cross_group_spread && g.n > 1;
-        int arc = one ? attempt_single_domain (&x, &g, &a, err)
-                      : jt_plan_attempt_run (&x, &g, -1, &a, err);
+        int arc = level >= 0 ? attempt_in_unit (&x, &g, (size_t) level, &a, err)
+                  : one ? attempt_single_domain (&x, &g, &a, err)
+                        : attempt_spread (&x, &g, &a, err);
         jt_groups_free (&g);
         if (arc < 0)
             goto done;

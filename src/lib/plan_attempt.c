@@ -138,7 +138,11 @@ static jt_pack_request_t group_request (const ctx_t *x, const jt_groups_t *g,
         .groups = &g->gpus[k], .ngroups = 1, .soft = g->soft,
         /* a soft group is one group: spread off keeps its chunks in one
          * domain */
-        .single_domain = g->soft && !x->r->cross_group_spread,
+        /* no:LEVEL: a soft demand's chunks may be in several domains of
+         * the unit Plan scoped the view to */
+        .single_domain = g->soft && !x->r->cross_group_spread
+                         && !(x->r->spread_level
+                              && strcmp (x->r->spread_level, "domain") != 0),
         .partial_ok = false,
         .spares_per_group = x->r->spares_per_group,
         .selector = &cd->env->selector, .only_domain = only_domain,

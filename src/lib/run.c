@@ -47,6 +47,7 @@ void jt_run_clear (jt_run_t *r)
         free (r->sponsors[i]);
     free (r->sponsors);
     free (r->group_by);
+    free (r->spread_level);
     jt_constraints_free (&r->constraints);
     jt_run_init (r);
     errno = saved;
@@ -241,6 +242,15 @@ int jt_run_check (const jt_run_t *r, int64_t gpn, jt_run_words_t words,
         REPORT ("'%s' is not a label name (1 to %d letters, digits or . _ - : /,"
                 " starting with a letter or digit), e.g. rack", r->group_by,
                 JT_LABEL_KEY_MAX);
+    path = words == JT_RUN_WORDS_OPTIONS ? "--cross-group-spread"
+                                         : "locality.spreadLevel";
+    if (r->spread_level && !jt_label_key_ok (r->spread_level))
+        REPORT ("'%s' is not a fabric level name (letters, digits or . _ - : /),"
+                " e.g. block", r->spread_level);
+    else if (r->spread_level && r->cross_group_spread)
+        REPORT ("a spread level (%s) keeps the whole run inside one %s; it goes"
+                " with spread off: --cross-group-spread=no:%s", r->spread_level,
+                r->spread_level, r->spread_level);
     path = words == JT_RUN_WORDS_OPTIONS ? "--conformance" : "locality.conformance";
     if (r->conformance_strict && r->group_by)
         REPORT ("strict conformance groups each group by its conformance "
@@ -342,6 +352,9 @@ char *jt_run_to_json (const jt_run_t *r)
             json_object_object_add (x, "groupGPUs", json_object_new_int64 (r->group_gpus));
         json_object_object_add (x, "allowCrossGroupSpread",
                                 json_object_new_boolean (r->cross_group_spread));
+        if (r->spread_level)
+            json_object_object_add (x, "spreadLevel",
+                                    json_object_new_string (r->spread_level));
         if (r->group_by)
             json_object_object_add (x, "groupBy", json_object_new_string (r->group_by));
         if (r->conformance_strict)

@@ -26,7 +26,8 @@ static const char *const top_keys[] = {
 };
 static const char *const resources_keys[] = { "gpuType", "totalGPUs", NULL };
 static const char *const locality_keys[] = {
-    "groupGPUs", "allowCrossGroupSpread", "groupBy", "conformance", NULL
+    "groupGPUs", "allowCrossGroupSpread", "spreadLevel", "groupBy",
+    "conformance", NULL
 };
 static const char *const malleable_keys[] = {
     "minTotalGPUs", "maxTotalGPUs", "stepGPUs", NULL
@@ -134,6 +135,8 @@ jt_run_t *jt_run_parse_json (const char *file, const char *text, size_t len,
                          &r->group_gpus);
         jt_jdoc_get_bool (&d, o, "locality", "allowCrossGroupSpread", false,
                           &r->cross_group_spread);
+        r->spread_level = jt_jdoc_dup_string (&d, o, "locality", "spreadLevel",
+                                              false, true);
         r->group_by = jt_jdoc_dup_string (&d, o, "locality", "groupBy", false, true);
         {
             char *cf = jt_jdoc_dup_string (&d, o, "locality", "conformance", false,

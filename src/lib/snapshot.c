@@ -27,6 +27,7 @@
 
 #include "jobtree/map.h"
 #include "jobtree/snapshot.h"
+#include "snapshot_int.h"
 #include "util/strbuf.h"
 
 /* The last serial given by jt_snapshot_finalize (snapshots are finalized
@@ -40,6 +41,7 @@ jt_snapshot_t *jt_snapshot_create (void)
 
 static void domains_free (jt_snapshot_t *s)
 {
+    jt_snapshot_levels_free (s);
     for (size_t i = 0; i < s->ndomains; i++) {
         free (s->domains[i].name);
         free (s->domains[i].nodes);
@@ -72,6 +74,8 @@ void jt_snapshot_destroy (jt_snapshot_t *s)
     }
     free (s->nodes);
     domains_free (s);
+    for (size_t l = 0; l < s->nlevels; l++)
+        free (s->levels[l]);
     for (size_t i = 0; i < s->nleases; i++)
         jt_lease_clear (&s->leases[i]);
     free (s->leases);
@@ -353,7 +357,8 @@ int jt_snapshot_finalize (jt_snapshot_t *s, jt_error_t *err)
         if (strcmp (s->nodes[i].name, s->nodes[i - 1].name) == 0)
             return jt_errprintf (err, "duplicate node name %s",
                                  s->nodes[i].name);
-    if (build_domains (s, err) < 0 || label_classes (s, err) < 0)
+    if (build_domains (s, err) < 0 || jt_snapshot_levels_build (s, err) < 0
+        || label_classes (s, err) < 0)
         return -1;
     s->finalized = true;
     s->serial = __atomic_add_fetch (&snapshot_serial, 1, __ATOMIC_RELAXED);

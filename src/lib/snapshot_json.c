@@ -27,7 +27,8 @@
 
 #define NODE_GPUS_MAX (1 << 20)
 
-static const char *const top_keys[] = { "time", "nodes", "leases", NULL };
+static const char *const top_keys[] = { "time", "levels", "nodes", "leases",
+                                        NULL };
 static const char *const node_keys[] = {
     "name", "flavor", "gpus", "usedGPUs", "state", "labels", NULL
 };
@@ -262,6 +263,37 @@ static void check_duplicates (jt_jdoc_t *d, json_object *nodes)
     free (v);
 }
 
+/* "levels": the label keys of the fabric above the domain, lowest first. */
+static void read_levels (jt_jdoc_t *d, jt_snapshot_t *s, json_object *root)
+{
+    json_object *arr = NULL;
+    const char *keys[JT_LEVELS_MAX];
+    size_t n;
+    jt_error_t err;
+
+    if (jt_jdoc_get_container (d, root, "", "levels", false, json_type_array,
+                               &arr) <= 0)
+        return;
+    n = json_object_array_length (arr);
+    if (n > JT_LEVELS_MAX) {
+        jt_jdoc_error (d, "levels", "%zu levels: at most %d", n, JT_LEVELS_MAX);
+        return;
+    }
+    for (size_t i = 0; i < n; i++) {
+        json_object *k = json_object_array_get_idx (arr, i);
+        if (!json_object_is_type (k, json_type_string)) {
+            char p[JT_JSON_PATH_MAX];
+            jt_jdoc_error (d, jt_json_path_idx (p, sizeof (p), "levels", i),
+                           "a level is a label key string, got %s",
+                           jt_json_type_phrase (k));
+            return;
+        }
+        keys[i] = json_object_get_string (k);
+    }
+    if (jt_snapshot_set_levels (s, keys, n, &err) < 0)
+        jt_jdoc_error (d, "levels", "%s", err.text);
+}
+
 /* Finalized snapshot, or NULL with every problem in diags. */
 jt_snapshot_t *jt_snapshot_parse_json (const char *file, const char *text,
                                        size_t len, jt_diags_t *diags)
@@ -287,6 +319,7 @@ jt_snapshot_t *jt_snapshot_parse_json (const char *file, const char *text,
     }
     jt_jdoc_check_keys (&d, root, "", top_keys);
     jt_jdoc_get_time (&d, root, "", "time", false, &s->time);
+    read_levels (&d, s, root);
     if (jt_jdoc_get_container (&d, root, "", "nodes", true, json_type_array,
                                &nodes) > 0) {
         for (size_t i = 0; i < json_object_array_length (nodes); i++)
@@ -346,6 +379,12 @@ char *jt_snapshot_to_json (const jt_snapshot_t *s)
     if (s->time) {
         jt_time_format (s->time, t, sizeof (t));
         json_object_object_add (o, "time", json_object_new_string (t));
+    }
+    if (s->nlevels) {
+        arr = json_object_new_array ();
+        for (size_t l = 0; l < s->nlevels; l++)
+            json_object_array_add (arr, json_object_new_string (s->levels[l]));
+        json_object_object_add (o, "levels", arr);
     }
     arr = json_object_new_array ();
     for (size_t i = 0; i < s->nnodes; i++) {

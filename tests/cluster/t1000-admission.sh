@@ -42,7 +42,7 @@ refused_by_sbatch "--malleable=64:32" \
     "--malleable=64:32: MIN must be <= MAX, e.g. --malleable=32:64:8"
 refused_by_sbatch "--group-gpus=0" "--group-gpus=0: must be at least 1, e.g. --group-gpus=32"
 refused_by_sbatch "--cross-group-spread=maybe" \
-    "--cross-group-spread=maybe: expected yes or no, e.g. --cross-group-spread=no"
+    "--cross-group-spread=maybe: expected yes, no or no:LEVEL, e.g. --cross-group-spread=no"
 refused_by_sbatch "--checkpoint=soon" "--checkpoint=soon: not a duration, e.g. --checkpoint=30m"
 refused_by_sbatch "--sponsors=a,,b" "--sponsors=a,,b: empty owner name, e.g. --sponsors=vision,speech"
 refused_by_sbatch "--borrow=0" "--borrow=0: must be at least 1, e.g. --borrow=32"

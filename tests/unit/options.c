@@ -123,7 +123,7 @@ static void test_bad (void)
     refused ("group-gpus", NULL, "--group-gpus: needs a value, e.g. --group-gpus=32");
     refused ("group-gpus", "", "--group-gpus=: empty value, e.g. --group-gpus=32");
     refused ("cross-group-spread", "maybe",
-             "--cross-group-spread=maybe: expected yes or no, "
+             "--cross-group-spread=maybe: expected yes, no or no:LEVEL, "
              "e.g. --cross-group-spread=no");
     refused ("malleable", "64:32", "--malleable=64:32: MIN must be <= MAX, "
              "e.g. --malleable=32:64:8");

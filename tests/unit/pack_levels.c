@@ -1,0 +1,299 @@
+/*
+ * pack_levels.c - unit and property tests of Pack over fabric levels
+ * (src/lib/pack_levels.c, snapshot_levels.c, Plan's use of them): units
+ * from labels, the fewest blocks for a spreading run, the whole run in one
+ * block with --cross-group-spread=no:block and its reason, and, over random
+ * clusters, that no group crosses a domain and a run never spans more
+ * blocks than the fewest that could hold it at that instant.
+ *
+ * Copyright (C) 2026 The Jobtree authors.
+ * SPDX-License-Identifier: GPL-2.0-or-later
+ * Licensed under the GNU General Public License, version 2 or later,
+ * with the OpenSSL linking exception of LICENSE.OpenSSL.
+ */
+#include "config.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "jobtree/options.h"
+#include "jobtree/plan.h"
+#include "fixtures.h"
+#include "tap.h"
+
+#define RAI "{ \"owner\": \"rai\", \"envelopes\": [" \
+    FX_ENV ("rai-h100", "", 4096, "") "] }"
+
+static const char *const LEVELS[] = { "fabric.block", "fabric.spine" };
+
+/* 4 leaves of 4 nodes (A-D, 8 GPUs each) under 2 blocks (B1: A B; B2: C D)
+ * under one spine; busy[i] nodes of leaf i fully used. levels: how many of
+ * block, spine to name (0: the one-level model of before). */
+static jt_snapshot_t *leaves4 (const int busy[4], size_t levels)
+{
+    jt_snapshot_t *s = jt_snapshot_create ();
+    static const char *const leaf[] = { "A", "B", "C", "D" };
+    jt_error_t err;
+
+    for (int i = 0; i < 4; i++) {
+        char prefix[4], labels[128];
+        snprintf (prefix, sizeof (prefix), "%c", 'a' + i);
+        snprintf (labels, sizeof (labels), "fabric.domain=%s,fabric.block=B%d,"
+                  "fabric.spine=S0", leaf[i], i / 2 + 1);
+        fx_nodes (s, prefix, 1, 4, labels, 8, busy[i]);
+    }
+    if (jt_snapshot_set_levels (s, LEVELS, levels, &err) < 0)
+        bail_out ("set_levels: %s", err.text);
+    return fx_finalize (s);
+}
+
+/* The blocks (bit per block index) and leaves of plan p's groups as
+ * "A,C" text. */
+static const char *leaves_of (const jt_plan_t *p, const jt_snapshot_t *s)
+{
+    static char buf[256];
+    size_t l = 0;
+
+    buf[0] = '\0';
+    for (size_t i = 0; i < p->ngroups && l < sizeof (buf); i++)
+        l += (size_t) snprintf (buf + l, sizeof (buf) - l, "%s%s", i ? "," : "",
+                                s->domains[p->groups[i].domain].name);
+    return buf;
+}
+
+static jt_run_t *run_of (int64_t total, int64_t group, const char *spread)
+{
+    char json[512];
+
+    snprintf (json, sizeof (json), "{ \"owner\": \"rai\", \"resources\": { "
+              "\"gpuType\": \"h100\", \"totalGPUs\": %lld }, \"locality\": { "
+              "\"groupGPUs\": %lld%s } }", (long long) total, (long long) group,
+              spread ? spread : "");
+    return fx_run (json);
+}
+
+static void test_units (void)
+{
+    const int busy[4] = { 0, 0, 0, 0 };
+    jt_snapshot_t *s = leaves4 (busy, 2);
+
+    ok (s->nlevels == 2 && s->nunits[0] == 2 && s->nunits[1] == 1,
+        "two levels: 2 blocks, 1 spine");
+    is (jt_level_name (s, 0), "block", "level 0 is block");
+    ok (jt_level_index (s, "spine") == 1 && jt_level_index (s, "fabric.block") == 0
+        && jt_level_index (s, "rack") == -1, "levels by short name and by key");
+    ok (s->domains[0].up[0] == 0 && s->domains[1].up[0] == 0
+        && s->domains[2].up[0] == 1 && s->domains[3].up[0] == 1,
+        "A B in B1, C D in B2");
+    char *json = jt_snapshot_to_json (s);
+    ok (json && strstr (json, "\"levels\":[\"fabric.block\",\"fabric.spine\"]"),
+        "the snapshot's JSON shows its levels");
+    jt_snapshot_t *back = NULL;
+    is (fx_parse_snapshot (json, &back), "", "and parses back");
+    ok (back && back->nlevels == 2 && back->nunits[0] == 2, "with its units");
+    jt_snapshot_destroy (back);
+    free (json);
+
+    jt_error_t err;
+    const char *bad[] = { "rack" };
+    ok (jt_snapshot_set_levels (s, bad, 1, &err) < 0
+        && strstr (err.text, "fabric.<name>"), "a level must be fabric.<name>: %s",
+        err.text);
+    const char *twice[] = { "fabric.block", "fabric.block" };
+    ok (jt_snapshot_set_levels (s, twice, 2, &err) < 0, "a level named twice is refused");
+    jt_snapshot_destroy (s);
+
+    /* a domain whose nodes disagree on a level is a unit of its own */
+    s = jt_snapshot_create ();
+    fx_nodes (s, "x", 1, 2, "fabric.domain=X,fabric.block=B1", 8, 0);
+    fx_nodes (s, "x", 3, 1, "fabric.domain=X,fabric.block=B2", 8, 0);
+    jt_snapshot_set_levels (s, LEVELS, 1, &err);
+    fx_finalize (s);
+    ok (s->nunits[0] == 0 && s->domains[0].up[0] == -1,
+        "a domain split across blocks is a unit of its own");
+    jt_snapshot_destroy (s);
+}
+
+/* Best-fit puts the two groups in A and C (the smallest domains that hold
+ * each, by name) across both blocks; with the block level named they go to
+ * C and D, inside B2, the one block that holds both. */
+static void test_fewest_blocks (void)
+{
+    const int busy[4] = { 2, 4, 2, 2 };
+    jt_budgets_t *b = fx_budgets (RAI, FX_END);
+    jt_run_t *r = run_of (32, 16, NULL);
+    jt_plan_t p;
+
+    for (int pol = 0; pol < 2; pol++) {
+        jt_pack_policy_t policy = pol ? JT_PACK_TO_EMPTY : JT_PACK_BEST_FIT;
+        jt_snapshot_t *flat = leaves4 (busy, 0), *lev = leaves4 (busy, 1);
+        fx_plan (b, flat, NULL, r, policy, &p);
+        is (leaves_of (&p, flat), "A,C", "%s, one level: A and C, two blocks",
+            jt_pack_policy_str (policy));
+        jt_plan_free (&p);
+        fx_plan (b, lev, NULL, r, policy, &p);
+        is (leaves_of (&p, lev), "C,D", "%s, block level: C and D, inside B2",
+            jt_pack_policy_str (policy));
+        jt_plan_free (&p);
+        jt_snapshot_destroy (flat);
+        jt_snapshot_destroy (lev);
+    }
+    /* three groups: no block holds them; they still bind, spread */
+    jt_run_t *r3 = run_of (48, 16, NULL);
+    jt_snapshot_t *lev = leaves4 (busy, 1);
+    fx_plan (b, lev, NULL, r3, JT_PACK_BEST_FIT, &p);
+    ok (p.decision == JT_BIND_NOW && p.ngroups == 3,
+        "a run no block holds binds across blocks (%s)", leaves_of (&p, lev));
+    jt_plan_free (&p);
+    jt_snapshot_destroy (lev);
+    jt_run_destroy (r3);
+    jt_run_destroy (r);
+    jt_budgets_destroy (b);
+}
+
+static void test_spread_level (void)
+{
+    const int busy[4] = { 2, 4, 2, 2 };
+    jt_budgets_t *b = fx_budgets (RAI, FX_END);
+    jt_snapshot_t *s = leaves4 (busy, 2);
+    jt_plan_t p;
+
+    jt_run_t *r = run_of (32, 16, ", \"allowCrossGroupSpread\": false, "
+                          "\"spreadLevel\": \"block\"");
+    fx_plan (b, s, NULL, r, JT_PACK_BEST_FIT, &p);
+    ok (p.decision == JT_BIND_NOW, "no:block, 2 groups: binds");
+    is (leaves_of (&p, s), "C,D", "inside B2, in two leaves");
+    jt_plan_free (&p);
+    jt_run_destroy (r);
+
+    r = run_of (48, 16, ", \"allowCrossGroupSpread\": false, "
+                "\"spreadLevel\": \"block\"");
+    fx_plan (b, s, NULL, r, JT_PACK_BEST_FIT, &p);
+    ok (p.decision != JT_BIND_NOW && p.reason == JT_SPREAD_NO_DOMAIN,
+        "no:block, 3 groups: no block holds them now");
+    is (p.detail, "fits no block: all 3 groups (48 GPUs) in one; the largest, "
+        "B2, has 32 free GPUs", "the reason names the level and its largest");
+    jt_plan_free (&p);
+    jt_run_destroy (r);
+
+    /* the whole spine holds them */
+    r = run_of (48, 16, ", \"allowCrossGroupSpread\": false, "
+                "\"spreadLevel\": \"spine\"");
+    fx_plan (b, s, NULL, r, JT_PACK_BEST_FIT, &p);
+    ok (p.decision == JT_BIND_NOW, "no:spine, 3 groups: binds (%s)", leaves_of (&p, s));
+    jt_plan_free (&p);
+    jt_run_destroy (r);
+
+    r = run_of (32, 16, ", \"allowCrossGroupSpread\": false, "
+                "\"spreadLevel\": \"rack\"");
+    fx_plan (b, s, NULL, r, JT_PACK_BEST_FIT, &p);
+    ok (p.decision == JT_REJECT && strstr (p.detail, "no fabric level 'rack'")
+        && strstr (p.detail, "block, spine"), "an unknown level is refused, "
+        "naming the levels: %s", p.detail);
+    jt_plan_free (&p);
+    jt_run_destroy (r);
+
+    /* the option: no:block, and its mistakes */
+    jt_run_t *o = jt_run_create ();
+    jt_error_t err;
+    ok (jt_opt_apply (o, "cross-group-spread", "no:block", &err) == 0
+        && !o->cross_group_spread && o->spread_level
+        && strcmp (o->spread_level, "block") == 0, "--cross-group-spread=no:block");
+    ok (jt_opt_apply (o, "cross-group-spread", "yes", &err) == 0
+        && o->cross_group_spread && !o->spread_level, "yes clears the level");
+    ok (jt_opt_apply (o, "cross-group-spread", "no:", &err) < 0
+        && strstr (err.text, "no:LEVEL"), "no: without a level: %s", err.text);
+    jt_run_destroy (o);
+    jt_snapshot_destroy (s);
+    jt_budgets_destroy (b);
+}
+
+/* The fewest blocks that could hold n groups of k nodes, each group in one
+ * leaf, counted from the leaves' free nodes (an exhaustive check over the
+ * 2^blocks subsets, independent of pack_levels.c's greedy). */
+static int fewest_blocks (const int *free, int nleaf, int per_block, int k, int n)
+{
+    int nb = nleaf / per_block, best = -1;
+
+    for (int m = 1; m < (1 << nb); m++) {
+        int room = 0, cnt = 0;
+        for (int bl = 0; bl < nb; bl++)
+            if (m & (1 << bl)) {
+                cnt++;
+                for (int i = 0; i < per_block; i++)
+                    room += free[bl * per_block + i] / k;
+            }
+        if (room >= n && (best < 0 || cnt < best))
+            best = cnt;
+    }
+    return best;
+}
+
+/* Random clusters of 8 leaves of 4 nodes under 4 blocks, random busy
+ * nodes, random runs of groups of 1-4 nodes: every group inside one leaf,
+ * and the blocks used never more than the fewest that hold the run. */
+static void test_property (void)
+{
+    jt_budgets_t *b = fx_budgets (RAI, FX_END);
+    int bad_leaf = 0, bad_span = 0, cases = 0, bound = 0;
+
+    fx_seed (20261129);
+    for (int t = 0; t < 400; t++) {
+        int free[8], k = 1 + fx_pick (4), n = 2 + fx_pick (6);
+        jt_snapshot_t *s = jt_snapshot_create ();
+        jt_error_t err;
+        for (int i = 0; i < 8; i++) {
+            char prefix[4], labels[96];
+            int busy = fx_pick (5);
+            free[i] = 4 - busy;
+            snprintf (prefix, sizeof (prefix), "%c", 'a' + i);
+            snprintf (labels, sizeof (labels), "fabric.domain=L%d,fabric.block=K%d",
+                      i, i / 2);
+            fx_nodes (s, prefix, 1, 4, labels, 8, busy);
+        }
+        jt_snapshot_set_levels (s, LEVELS, 1, &err);
+        fx_finalize (s);
+        jt_run_t *r = run_of ((int64_t) n * k * 8, (int64_t) k * 8, NULL);
+        jt_plan_t p;
+        fx_plan (b, s, NULL, r, fx_pick (2) ? JT_PACK_BEST_FIT : JT_PACK_TO_EMPTY, &p);
+        cases++;
+        if (p.decision == JT_BIND_NOW) {
+            unsigned blocks = 0;
+            bound++;
+            for (size_t g = 0; g < p.ngroups; g++) {
+                for (size_t i = 0; i < p.groups[g].nnodes; i++)
+                    if ((size_t) s->nodes[p.groups[g].nodes[i]].domain
+                        != p.groups[g].domain)
+                        bad_leaf++;
+                blocks |= 1u << s->domains[p.groups[g].domain].up[0];
+            }
+            int used = __builtin_popcount (blocks);
+            int want = fewest_blocks (free, 8, 2, k, n);
+            if (used != want) {
+                if (bad_span++ < 3)
+                    diag ("case %d: %d groups of %d nodes, free %d %d %d %d %d %d"
+                          " %d %d: %d blocks, fewest %d", t, n, k, free[0],
+                          free[1], free[2], free[3], free[4], free[5], free[6],
+                          free[7], used, want);
+            }
+        }
+        jt_plan_free (&p);
+        jt_run_destroy (r);
+        jt_snapshot_destroy (s);
+    }
+    ok (bound > 50, "property: %d of %d random runs bound", bound, cases);
+    ok (bad_leaf == 0, "property: no group crosses its leaf");
+    ok (bad_span == 0, "property: no run spans more blocks than the fewest "
+        "that hold it (%d did)", bad_span);
+    jt_budgets_destroy (b);
+}
+
+int main (void)
+{
+    test_units ();
+    test_fewest_blocks ();
+    test_spread_level ();
+    test_property ();
+    return done_testing ();
+}
