@@ -17,6 +17,13 @@
  *   GpusPerNode=h100:8,a100:4              GPUs per node of each flavor, when
  *                                          the node table should not decide
  *   DomainFeature=fabric.domain            node feature key naming the domain
+ *   FabricLevels=block,spine               the fabric above the domain, lowest
+ *                                          first: node labels fabric.<level>
+ *                                          (features, else the switch tree's
+ *                                          level 1, 2, ...); default none
+ *   GroupLevel=domain                      the level a group stays inside:
+ *                                          domain, or one of FabricLevels
+ *                                          (its label becomes the domain)
  *   Debug=no                               yes|no: verbose plugin logging
  *   PackPolicy=best-fit                    best-fit|pack-to-empty: Pack's
  *                                          node choice (select plugin)
@@ -84,6 +91,10 @@ typedef struct jt_config {
     jt_flavor_gpn_t *gpn;               /* GpusPerNode, in file order */
     size_t ngpn;
     char *domain_feature;               /* default "fabric.domain" */
+    char *fabric_levels;                /* FabricLevels as label keys,
+                                         * "fabric.block,fabric.spine";
+                                         * NULL: none */
+    char *group_level;                  /* GroupLevel; NULL: domain */
     bool debug;
     jt_pack_policy_t pack_policy;       /* PackPolicy, default JT_PACK_DEFAULT */
     bool pack_policy_set;               /* PackPolicy given in the file */
@@ -110,6 +121,19 @@ int jt_config_parse (jt_config_t *c, const char *file, const char *text,
  * stays NULL). NULL on error (diags say why). */
 jt_config_t *jt_config_load (const char *path, bool missing_ok,
                              jt_diags_t *diags);
+
+/* The snapshot's levels from FabricLevels and GroupLevel
+ * (config_levels.c): the levels above the group's. Call before adding
+ * nodes. 0, or -1 with err set. The feature naming the domain is
+ * jt_config_domain_key's. */
+struct jt_snapshot;
+int jt_config_set_levels (const jt_config_t *c, struct jt_snapshot *s,
+                          jt_error_t *err);
+const char *jt_config_domain_key (const jt_config_t *c);
+
+/* Parse one FabricLevels / GroupLevel value into c; 0, or -1 with why. */
+int jt_config_levels_key (jt_config_t *c, const char *key, const char *val,
+                          char *why, size_t len);
 
 /* GPUs per node configured for flavor, or 0 when not configured. */
 int64_t jt_config_gpus_per_node (const jt_config_t *c, const char *flavor);

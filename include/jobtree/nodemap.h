@@ -71,6 +71,11 @@ typedef struct jt_nodemap_node {
     uint64_t used_gpus;         /* GPUs allocated when gres_used is NULL */
     unsigned flags;             /* jt_nodemap_flag_t bits */
     const char *leaf_switch;    /* topology.conf level-0 switch, or NULL */
+    const char *up_switch[JT_LEVELS_MAX];   /* the switch above it at level
+                                 * 1, 2, ..., or NULL: with the domain as
+                                 * the group's level, level k names the
+                                 * snapshot's level k-1 unless a feature
+                                 * does (jt_snapshot_set_levels first) */
 } jt_nodemap_node_t;
 
 /* The snapshot state of a node with these flags. */

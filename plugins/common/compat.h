@@ -31,6 +31,8 @@
 #include "src/common/xmalloc.h"
 #include "src/common/xstring.h"
 
+#include "jobtree/snapshot.h"     /* JT_LEVELS_MAX */
+
 #ifndef JTC_SERIES_H
 #error "JTC_SERIES_H is not defined: build the plugins through configure (--with-slurm-source)"
 #endif
@@ -45,6 +47,9 @@
  */
 typedef struct jtc_leaves {
     const char **leaf;  /* by node index */
+    const char **up[JT_LEVELS_MAX];     /* by node index: the switch above
+                                         * it at level 1, 2, ... (tree
+                                         * only); NULL arrays until one */
     char **names;       /* owned copies (24.11 and later) */
     int nnames;
 } jtc_leaves_t;
@@ -63,6 +68,10 @@ static inline const char *jtc_topology_unsupported (int plugin_id)
  * earlier leaf has it (defined below, once Slurm's headers are in). */
 static inline void jtc_leaves_mark (jtc_leaves_t *l, bitstr_t *bm,
                                     const char *name);
+/* The same for a switch of level `level` (0: the leaf; above
+ * JT_LEVELS_MAX: ignored). */
+static inline void jtc_leaves_mark_level (jtc_leaves_t *l, int level,
+                                          bitstr_t *bm, const char *name);
 
 #include JTC_SERIES_H
 
@@ -78,17 +87,33 @@ static inline void jtc_leaves_mark (jtc_leaves_t *l, bitstr_t *bm,
      || ((j)->part_ptr && (j)->part_ptr->max_share == 0))
 
 /* One pass over the bitmap's range. */
+static inline void jtc_leaves_mark_level (jtc_leaves_t *l, int level,
+                                          bitstr_t *bm, const char *name)
+{
+    const char **v;
+    int first, last;
+
+    if (level < 0 || level > JT_LEVELS_MAX || !bm || (first = bit_ffs (bm)) < 0)
+        return;
+    if (level == 0)
+        v = l->leaf;
+    else {
+        if (!l->up[level - 1])
+            l->up[level - 1] = xcalloc (node_record_count > 0
+                                        ? node_record_count : 1,
+                                        sizeof (*l->leaf));
+        v = l->up[level - 1];
+    }
+    last = bit_fls (bm);
+    for (int i = first; i <= last && i < node_record_count; i++)
+        if (!v[i] && bit_test (bm, i))
+            v[i] = name;
+}
+
 static inline void jtc_leaves_mark (jtc_leaves_t *l, bitstr_t *bm,
                                     const char *name)
 {
-    int first, last;
-
-    if (!bm || (first = bit_ffs (bm)) < 0)
-        return;
-    last = bit_fls (bm);
-    for (int i = first; i <= last && i < node_record_count; i++)
-        if (!l->leaf[i] && bit_test (bm, i))
-            l->leaf[i] = name;
+    jtc_leaves_mark_level (l, 0, bm, name);
 }
 
 static inline void jtc_leaf_switches_free (jtc_leaves_t *l)
@@ -97,6 +122,8 @@ static inline void jtc_leaf_switches_free (jtc_leaves_t *l)
         xfree (l->names[i]);
     xfree (l->names);
     xfree (l->leaf);
+    for (int k = 0; k < JT_LEVELS_MAX; k++)
+        xfree (l->up[k]);
     l->nnames = 0;
 }
 

@@ -59,10 +59,10 @@ static inline int jtc_leaf_switches (jtc_leaves_t *l)
                        sizeof (*l->leaf));
     l->names = NULL;
     l->nnames = 0;
+    memset (l->up, 0, sizeof (l->up));
     for (int s = 0; s < switch_record_cnt; s++) {
         switch_record_t *sw = &switch_record_table[s];
-        if (sw->level == 0)
-            jtc_leaves_mark (l, sw->node_bitmap, sw->name);
+        jtc_leaves_mark_level (l, sw->level, sw->node_bitmap, sw->name);
     }
     return 0;
 }

@@ -38,12 +38,14 @@ typedef struct jtc_topoinfo_block {
     jtc_bblock_t *topo_array;
 } jtc_topoinfo_block_t;
 
-/* Record one leaf: a copy of its name, its nodes marked. */
-static inline void jtc_leaves_add (jtc_leaves_t *l, const char *name)
+/* Record one switch of a level (0: a leaf): a copy of its name, its
+ * nodes marked. */
+static inline void jtc_leaves_add (jtc_leaves_t *l, int level, const char *name)
 {
     l->names[l->nnames] = xstrdup (name);
-    jtc_leaves_mark (l, topology_g_get_bitmap (l->names[l->nnames]),
-                     l->names[l->nnames]);
+    jtc_leaves_mark_level (l, level,
+                           topology_g_get_bitmap (l->names[l->nnames]),
+                           l->names[l->nnames]);
     l->nnames++;
 }
 
@@ -60,6 +62,7 @@ static inline int jtc_leaf_switches (jtc_leaves_t *l)
                        sizeof (*l->leaf));
     l->names = NULL;
     l->nnames = 0;
+    memset (l->up, 0, sizeof (l->up));
     if (id != TOPOLOGY_PLUGIN_TREE && id != TOPOLOGY_PLUGIN_BLOCK)
         return jtc_topology_unsupported (id) ? id : 0;
     if (JTC_TOPO_GET_RECORDS (&dyn) != SLURM_SUCCESS || !dyn)
@@ -69,8 +72,10 @@ static inline int jtc_leaf_switches (jtc_leaves_t *l)
         if (tree->record_count > 0 && tree->record_count < (1u << 20)) {
             l->names = xcalloc (tree->record_count, sizeof (*l->names));
             for (uint32_t s = 0; s < tree->record_count; s++)
-                if (tree->topo_array[s].level == 0 && tree->topo_array[s].name)
-                    jtc_leaves_add (l, tree->topo_array[s].name);
+                if (tree->topo_array[s].level <= JT_LEVELS_MAX
+                    && tree->topo_array[s].name)
+                    jtc_leaves_add (l, tree->topo_array[s].level,
+                                    tree->topo_array[s].name);
         }
     } else if (dyn->data && dyn->plugin_id == TOPOLOGY_PLUGIN_BLOCK) {
         jtc_topoinfo_block_t *blk = dyn->data;
@@ -78,7 +83,7 @@ static inline int jtc_leaf_switches (jtc_leaves_t *l)
             l->names = xcalloc (blk->record_count, sizeof (*l->names));
             for (uint32_t s = 0; s < blk->record_count; s++)
                 if (!blk->topo_array[s].aggregated && blk->topo_array[s].name)
-                    jtc_leaves_add (l, blk->topo_array[s].name);
+                    jtc_leaves_add (l, 0, blk->topo_array[s].name);
         }
     }
     JTC_TOPO_FREE_RECORDS (dyn);

@@ -115,6 +115,9 @@ int jtc_nodes_add (jt_snapshot_t *s, const char *domain_key,
             .leaf_switch = (int) node_ptr->index < node_record_count
                            ? leaves.leaf[node_ptr->index] : NULL,
         };
+        for (int k = 0; k < JT_LEVELS_MAX; k++)
+            if (leaves.up[k] && (int) node_ptr->index < node_record_count)
+                nm.up_switch[k] = leaves.up[k][node_ptr->index];
         char *gres = NULL;
 
         if (mode == JTC_NODES_CONFIGURED) {

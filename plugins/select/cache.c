@@ -204,7 +204,7 @@ void jtsel_cache_node_changed (void)
 static void cross_check (const jt_config_t *conf, size_t njobs)
 {
     jt_error_t err;
-    jtsel_topo_t *full = jtsel_topo_build (conf->domain_feature, &err);
+    jtsel_topo_t *full = jtsel_topo_build (conf, &err);
     char diff[512];
     int rc;
 
@@ -261,7 +261,7 @@ static bool update_locked (const jt_config_t *conf, jt_error_t *err)
     g_key.node_update = last_node_update;
     if (rc != 0) {
         jtsel_topo_destroy (g_cache.topo);
-        g_cache.topo = jtsel_topo_build (conf->domain_feature, err);
+        g_cache.topo = jtsel_topo_build (conf, err);
     } else if (conf->debug_cross_check)
         cross_check (conf, njobs);
     return true;

@@ -109,7 +109,7 @@ typedef struct jtsel_topo {
 
 /* Build the topology and live usage of slurmctld's nodes; running Jobtree
  * jobs' bound funding become leases. Returns NULL with err set. */
-jtsel_topo_t *jtsel_topo_build (const char *domain_key, jt_error_t *err);
+jtsel_topo_t *jtsel_topo_build (const jt_config_t *conf, jt_error_t *err);
 void jtsel_topo_destroy (jtsel_topo_t *t);
 
 /* Bring t up to date instead of rebuilding it: every node's state flags

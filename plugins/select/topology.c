@@ -113,7 +113,7 @@ static int add_leases (jt_snapshot_t *s, jt_error_t *err)
     return rc;
 }
 
-jtsel_topo_t *jtsel_topo_build (const char *domain_key, jt_error_t *err)
+jtsel_topo_t *jtsel_topo_build (const jt_config_t *conf, jt_error_t *err)
 {
     jtsel_topo_t *t = xmalloc (sizeof (*t));
 
@@ -123,7 +123,10 @@ jtsel_topo_t *jtsel_topo_build (const char *domain_key, jt_error_t *err)
         goto fail;
     }
     t->snap->time = (int64_t) time (NULL);
-    if (jtc_nodes_add (t->snap, domain_key, JTC_NODES_LIVE, err) < 0
+    /* the fabric levels first: nodemap names switch levels after them */
+    if (jt_config_set_levels (conf, t->snap, err) < 0
+        || jtc_nodes_add (t->snap, jt_config_domain_key (conf), JTC_NODES_LIVE,
+                          err) < 0
         || add_leases (t->snap, err) < 0
         || jt_snapshot_finalize (t->snap, err) < 0)
         goto fail;

@@ -98,7 +98,10 @@ static int view_build (const jt_config_t *conf, const jt_budgets_t *b)
         return -1;
     }
     view.snap->time = (int64_t) time (NULL);
-    rc = jtc_nodes_add (view.snap, conf->domain_feature, JTC_NODES_LIVE, &err);
+    rc = jt_config_set_levels (conf, view.snap, &err);
+    if (rc == 0)
+        rc = jtc_nodes_add (view.snap, jt_config_domain_key (conf),
+                            JTC_NODES_LIVE, &err);
     if (rc < 0)
         goto fail;
     it = list_iterator_create (job_list);

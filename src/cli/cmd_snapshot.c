@@ -26,6 +26,7 @@
 #include <unistd.h>
 
 #include "cli.h"
+#include "jobtree/conf.h"
 #include "jobtree/nodemap.h"
 #include "jobtree/snapshot.h"
 
@@ -52,7 +53,8 @@ typedef __typeof__ (slurm_hostlist_create (NULL)) jt_hostlist_p;
 static void snapshot_usage (FILE *f)
 {
     fprintf (f,
-             "Usage: jobtree snapshot [-o FILE] [--domain-feature KEY]\n"
+             "Usage: jobtree snapshot [-o FILE] [--domain-feature KEY]"
+             " [--levels L1,L2]\n"
              "\n"
              "Read the cluster of $SLURM_CONF (nodes, features, GRES,"
              " allocations,\nrunning Jobtree runs and who pays for them) into"
@@ -65,6 +67,11 @@ static void snapshot_usage (FILE *f)
              "                           (default fabric.domain, as"
              " DomainFeature in\n"
              "                           jobtree.conf)\n"
+             "  -l, --levels L1,L2       the fabric levels above the domain,"
+             " lowest\n"
+             "                           first (labels fabric.L1, ...; as"
+             " FabricLevels\n"
+             "                           in jobtree.conf; default none)\n"
              "  -h, --help               show this help\n"
              "\nExit status: 0 written, 1 Slurm could not be read, 2 usage or"
              " system error.\n");
@@ -259,7 +266,8 @@ static int add_leases (jt_snapshot_t *s, job_info_msg_t *jobs, jt_error_t *err)
     return 0;
 }
 
-static int take_snapshot (const char *out, const char *domain_key)
+static int take_snapshot (const char *out, const char *domain_key,
+                          const jt_config_t *lv)
 {
     node_info_msg_t *nodes = NULL;
     job_info_msg_t *jobs = NULL;
@@ -297,7 +305,8 @@ static int take_snapshot (const char *out, const char *domain_key)
         goto out;
     }
     s->time = (int64_t) time (NULL);
-    if (add_nodes (s, nodes, &leaves, domain_key, &err) < 0
+    if (jt_config_set_levels (lv, s, &err) < 0
+        || add_nodes (s, nodes, &leaves, domain_key, &err) < 0
         || add_leases (s, jobs, &err) < 0 || jt_snapshot_finalize (s, &err) < 0) {
         fprintf (stderr, "jobtree snapshot: %s\n", err.text);
         goto out;
@@ -340,6 +349,7 @@ int cmd_snapshot (int argc, char **argv)
     static const struct option opts[] = {
         { "output", required_argument, NULL, 'o' },
         { "domain-feature", required_argument, NULL, 'd' },
+        { "levels", required_argument, NULL, 'l' },
         { "help", no_argument, NULL, 'h' },
         { NULL, 0, NULL, 0 },
     };
@@ -347,7 +357,15 @@ int cmd_snapshot (int argc, char **argv)
     int c;
 
     optind = 1;
-    while ((c = getopt_long (argc, argv, "o:d:h", opts, NULL)) != -1) {
+    jt_config_t *lv = jt_config_create ();
+    char why[JT_ERRMSG_MAX];
+    int rc;
+
+    if (!lv) {
+        fprintf (stderr, "jobtree snapshot: out of memory\n");
+        return JT_EXIT_USAGE;
+    }
+    while ((c = getopt_long (argc, argv, "o:d:l:h", opts, NULL)) != -1) {
         switch (c) {
         case 'o':
             out = optarg;
@@ -355,26 +373,40 @@ int cmd_snapshot (int argc, char **argv)
         case 'd':
             domain_key = optarg;
             break;
+        case 'l':
+            if (jt_config_levels_key (lv, "FabricLevels", optarg, why,
+                                      sizeof (why)) < 0) {
+                fprintf (stderr, "jobtree snapshot: --levels=%s: %s\n", optarg,
+                         why);
+                jt_config_destroy (lv);
+                return JT_EXIT_USAGE;
+            }
+            break;
         case 'h':
             snapshot_usage (stdout);
+            jt_config_destroy (lv);
             return JT_EXIT_OK;
         default:
             snapshot_usage (stderr);
+            jt_config_destroy (lv);
             return JT_EXIT_USAGE;
         }
     }
     if (optind < argc) {
         fprintf (stderr, "jobtree snapshot: unexpected argument '%s'\n", argv[optind]);
         snapshot_usage (stderr);
+        jt_config_destroy (lv);
         return JT_EXIT_USAGE;
     }
 #ifdef HAVE_LIBSLURM
-    return take_snapshot (out, domain_key);
+    rc = take_snapshot (out, domain_key, lv);
 #else
     (void) out;
     (void) domain_key;
     fprintf (stderr, "jobtree snapshot: built without libslurm (install"
                      " libslurm-dev and re-run configure)\n");
-    return JT_EXIT_USAGE;
+    rc = JT_EXIT_USAGE;
 #endif
+    jt_config_destroy (lv);
+    return rc;
 }

@@ -293,7 +293,8 @@ static jt_admit_verdict_t placeable (const jt_run_t *r, const jt_admit_req_t *re
     if (!cl || !cl->nodes || !b || !(s = jt_snapshot_create ()))
         return out->verdict;
     s->time = req->now;
-    if (cl->nodes (cl->arg, s, conf ? conf->domain_feature : NULL, &e) < 0
+    if ((conf && jt_config_set_levels (conf, s, &e) < 0)
+        || cl->nodes (cl->arg, s, conf ? jt_config_domain_key (conf) : NULL, &e) < 0
         || jt_snapshot_finalize (s, &e) < 0
         || !(el = malloc (s->nnodes ? s->nnodes : 1)))
         goto done;

@@ -20,6 +20,7 @@
 #include <strings.h>
 
 #include "jobtree/conf.h"
+#include "jobtree/snapshot.h"
 #include "jobtree/timeutil.h"
 #include "jobtree/readfile.h"
 
@@ -55,6 +56,8 @@ void jt_config_destroy (jt_config_t *c)
     free (c->file);
     free (c->budget_dir);
     free (c->domain_feature);
+    free (c->fabric_levels);
+    free (c->group_level);
     free (c->ledger_socket);
     free (c->ledger_spool_dir);
     free (c->ledger_dir);
@@ -233,6 +236,8 @@ static int apply_kv (jt_config_t *c, const char *key, const char *val,
         }
         return 0;
     }
+    if (!strcasecmp (key, "FabricLevels") || !strcasecmp (key, "GroupLevel"))
+        return jt_config_levels_key (c, key, val, why, len);
     if (!strcasecmp (key, "DebugCrossCheck")) {
         if (parse_bool (val, &c->debug_cross_check) < 0) {
             snprintf (why, len, "DebugCrossCheck must be yes or no");
@@ -279,7 +284,8 @@ static int apply_kv (jt_config_t *c, const char *key, const char *val,
     if (jt_score_conf_key (key))
         return jt_score_conf_apply (&c->score, key, val, why, len);
     snprintf (why, len, "unknown key %s (known: BudgetDir, UnfundedPolicy, "
-              "PlainGpuJobs, GpusPerNode, DomainFeature, Debug, PackPolicy, "
+              "PlainGpuJobs, GpusPerNode, DomainFeature, FabricLevels, "
+              "GroupLevel, Debug, PackPolicy, "
               "MaxWait, LedgerSocket, LedgerSpoolDir, LedgerDir, Score*, "
               "DebugCrossCheck)", key);
     return -1;
@@ -293,7 +299,9 @@ static jt_config_t *config_copy (const jt_config_t *c)
     if (!d)
         return NULL;
     if (set_str (&d->budget_dir, c->budget_dir) < 0
-        || set_str (&d->domain_feature, c->domain_feature) < 0)
+        || set_str (&d->domain_feature, c->domain_feature) < 0
+        || (c->fabric_levels && set_str (&d->fabric_levels, c->fabric_levels) < 0)
+        || (c->group_level && set_str (&d->group_level, c->group_level) < 0))
         goto fail;
     d->unfunded_policy = c->unfunded_policy;
     d->plain_gpu_jobs = c->plain_gpu_jobs;
@@ -390,6 +398,17 @@ int jt_config_parse (jt_config_t *c, const char *file, const char *text,
             }
         }
         free (buf);
+    }
+    if (!bad && tmp->group_level) {
+        /* GroupLevel names a level of FabricLevels, whatever their order */
+        jt_snapshot_t *probe = jt_snapshot_create ();
+        jt_error_t e;
+        if (!probe || jt_config_set_levels (tmp, probe, &e) < 0) {
+            jt_diags_add (diags, file, 0, 0, NULL, "%s",
+                          probe ? e.text : "out of memory");
+            bad++;
+        }
+        jt_snapshot_destroy (probe);
     }
     if (!bad)
         config_swap (c, tmp);

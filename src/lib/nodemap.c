@@ -35,15 +35,12 @@ jt_node_state_t jt_nodemap_state (unsigned flags)
     return JT_NODE_UP;
 }
 
-/* Labels of the node: its key=value features, the domain key copied to
- * fabric.domain, else the leaf switch. 0 or -1 (out of memory). */
-static int node_labels (jt_labels_t *l, const jt_nodemap_node_t *node,
-                        const char *domain_key)
+/* The domain key copied to fabric.domain, else the leaf switch. */
+static int domain_labels (jt_labels_t *l, const jt_nodemap_node_t *node,
+                          const char *domain_key)
 {
     const char *d;
 
-    if (jt_labels_parse_features (l, node->features) < 0)
-        return -1;
     if (strcmp (domain_key, JT_LABEL_FABRIC) != 0
         && (d = jt_labels_get (l, domain_key))
         && jt_labels_set (l, JT_LABEL_FABRIC, d) < 0)
@@ -53,6 +50,25 @@ static int node_labels (jt_labels_t *l, const jt_nodemap_node_t *node,
         && jt_labels_set (l, JT_LABEL_FABRIC, node->leaf_switch) < 0)
         return -1;
     return 0;
+}
+
+/* Labels of the node: its key=value features, the domain key copied to
+ * fabric.domain, else the leaf switch; the snapshot's levels, where no
+ * feature names them, from the switches above the leaf (only when the
+ * domain is the group's level: a switch tree's levels count from the
+ * leaf). 0 or -1 (out of memory). */
+static int node_labels (const jt_snapshot_t *s, jt_labels_t *l,
+                        const jt_nodemap_node_t *node, const char *domain_key)
+{
+    if (jt_labels_parse_features (l, node->features) < 0)
+        return -1;
+    if (strcmp (domain_key, JT_LABEL_FABRIC) == 0)
+        for (size_t k = 0; k < s->nlevels; k++)
+            if (node->up_switch[k] && node->up_switch[k][0]
+                && !jt_labels_get (l, s->levels[k])
+                && jt_labels_set (l, s->levels[k], node->up_switch[k]) < 0)
+                return -1;
+    return domain_labels (l, node, domain_key);
 }
 
 /* The GPUs counted as used on a node of n GPUs with `alloc` allocated:
@@ -106,7 +122,7 @@ int jt_nodemap_add (jt_snapshot_t *s, const jt_nodemap_node_t *node,
     if (node->flags & ~JT_NODEMAP_FLAGS_ALL)
         return jt_errprintf (err, "node %s: unknown state flags 0x%x",
                              node->name, node->flags & ~JT_NODEMAP_FLAGS_ALL);
-    if (node_labels (&labels, node, domain_key ? domain_key : JT_LABEL_FABRIC) < 0) {
+    if (node_labels (s, &labels, node, domain_key ? domain_key : JT_LABEL_FABRIC) < 0) {
         jt_labels_free (&labels);
         return jt_errprintf (err, "node %s: out of memory", node->name);
     }

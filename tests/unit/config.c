@@ -15,6 +15,7 @@
 #include <unistd.h>
 
 #include "jobtree/conf.h"
+#include "jobtree/snapshot.h"
 #include "tap.h"
 
 static int parse (jt_config_t *c, const char *text, jt_diags_t *d)
@@ -66,8 +67,8 @@ int main (void)
     is_int (d.n, 5, "five findings");
     is (first_diag (&d, buf, sizeof (buf)),
         "jobtree.conf:2: unknown key FooBar (known: BudgetDir, UnfundedPolicy, "
-        "PlainGpuJobs, GpusPerNode, DomainFeature, Debug, PackPolicy, MaxWait, "
-        "LedgerSocket, LedgerSpoolDir, LedgerDir, Score*, DebugCrossCheck)",
+        "PlainGpuJobs, GpusPerNode, DomainFeature, FabricLevels, GroupLevel, "
+        "Debug, PackPolicy, MaxWait, LedgerSocket, LedgerSpoolDir, LedgerDir, Score*, DebugCrossCheck)",
         "unknown key with file:line");
     jt_diag_format (&d.v[1], buf, sizeof (buf));
     is (buf, "jobtree.conf:3: UnfundedPolicy must be refuse or passthrough",
@@ -167,6 +168,41 @@ int main (void)
         jt_config_destroy (c);
         ok (jt_config_load (path, false, &d) == NULL && d.n == 1, "missing file error");
         jt_diags_free (&d);
+    }
+    {
+        /* FabricLevels and GroupLevel (config_levels.c) */
+        jt_config_t *f = jt_config_create ();
+        jt_snapshot_t *s = jt_snapshot_create ();
+        jt_error_t e;
+        jt_diags_free (&d);
+        is_int (parse (f, "FabricLevels=block,fabric.spine\n", &d), 0,
+                "FabricLevels with and without the prefix");
+        is (f->fabric_levels, "fabric.block,fabric.spine", "kept as label keys");
+        ok (jt_config_set_levels (f, s, &e) == 0 && s->nlevels == 2
+            && strcmp (s->levels[1], "fabric.spine") == 0, "the snapshot's levels");
+        is (jt_config_domain_key (f), "fabric.domain", "GroupLevel=domain: "
+            "DomainFeature names the domain");
+        jt_diags_free (&d);
+        is_int (parse (f, "GroupLevel=block\n", &d), 0, "GroupLevel=block");
+        ok (jt_config_set_levels (f, s, &e) == 0 && s->nlevels == 1
+            && strcmp (s->levels[0], "fabric.spine") == 0,
+            "GroupLevel=block: only the spine is above it");
+        is (jt_config_domain_key (f), "fabric.block", "and the block is the domain");
+        jt_diags_free (&d);
+        is_int (parse (f, "GroupLevel=rack\n", &d), -1, "GroupLevel not a level");
+        is (first_diag (&d, buf, sizeof (buf)), "jobtree.conf: GroupLevel=rack names"
+            " no level of FabricLevels (fabric.block,fabric.spine)",
+            "its diagnostic names the levels");
+        jt_diags_free (&d);
+        is_int (parse (f, "FabricLevels=block,block\n", &d), -1, "a level twice");
+        is (first_diag (&d, buf, sizeof (buf)),
+            "jobtree.conf:1: FabricLevels names fabric.block twice", "says which");
+        jt_diags_free (&d);
+        is_int (parse (f, "FabricLevels=domain\n", &d), -1, "domain is no level above");
+        jt_diags_free (&d);
+        is_int (parse (f, "FabricLevels=a,b,c,d,e\n", &d), -1, "at most 4 levels");
+        jt_snapshot_destroy (s);
+        jt_config_destroy (f);
     }
     return done_testing ();
 }

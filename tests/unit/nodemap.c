@@ -387,9 +387,39 @@ static void test_record_spares (void)
     jt_snapshot_destroy (s);
 }
 
+/* The switches above the leaf name the snapshot's levels, unless a
+ * feature does, and only when the domain is the group's level. */
+static void test_levels (void)
+{
+    static const char *const keys[] = { "fabric.block", "fabric.spine" };
+    jt_nodemap_node_t n = node ("a01", "region=west", "gpu:h100:8");
+    jt_snapshot_t *s = jt_snapshot_create ();
+    jt_error_t err;
+
+    n.leaf_switch = "leaf1";
+    n.up_switch[0] = "block1";
+    n.up_switch[1] = "spine0";
+    jt_snapshot_set_levels (s, keys, 2, &err);
+    ok (jt_nodemap_add (s, &n, NULL, &err) == 1, "a node under three switches");
+    is (dump (s, "a01"), "h100 8/0 up fabric.block=block1,fabric.domain=leaf1,"
+        "fabric.spine=spine0,region=west", "levels 1 and 2 name the block and spine");
+    n.name = "a02";
+    n.features = "fabric.block=B9";
+    jt_nodemap_add (s, &n, NULL, &err);
+    is (dump (s, "a02"), "h100 8/0 up fabric.block=B9,fabric.domain=leaf1,"
+        "fabric.spine=spine0", "a feature wins over the switch");
+    n.name = "a03";
+    n.features = "rack=r1";
+    jt_nodemap_add (s, &n, "rack", &err);
+    is (dump (s, "a03"), "h100 8/0 up fabric.domain=r1,rack=r1",
+        "another group level: the switch levels are not counted from it");
+    jt_snapshot_destroy (s);
+}
+
 int main (void)
 {
     test_labels ();
+    test_levels ();
     test_gres ();
     test_used ();
     test_states ();
