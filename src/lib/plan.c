@@ -552,7 +552,8 @@ int jt_plan_run (const jt_budgets_t *b, const jt_snapshot_t *s,
             if (s->nlevels == 0 && l < sizeof (why))
                 snprintf (why + l, sizeof (why) - l, "none (FabricLevels in "
                           "jobtree.conf)");
-            plan_reject (out, JT_INVALID_RUN, why);
+            /* a placement reason: admission refuses it (never placeable) */
+            plan_reject (out, JT_SPREAD_NO_DOMAIN, why);
             rc = 0;
             goto done;
         }

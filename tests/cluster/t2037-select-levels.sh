@@ -1,0 +1,78 @@
+#!/bin/bash
+# t2037-select-levels.sh - Pack over two fabric levels on a live
+# slurmctld (issue 33): 16 nodes, 4 leaves of 4 (domains A-D) under 2
+# blocks (B1: A B, B2: C D; node features fabric.block=...), jobtree.conf
+# FabricLevels=block. Domains are named east/c1/C, east/c1/D, west/c1/A,
+# west/c1/B, so that is best-fit's order on a tie. With A, B and C half
+# busy and D full, a 2-group run goes to A and B inside B1 (the domain rule
+# alone takes C, then A: across both blocks); a --cross-group-spread=no:block
+# run of 3 groups waits, told it fits no block, and starts inside B2 once
+# B2 has room; a level the cluster does not have is refused at submission
+# with its levels; `jobtree snapshot --levels` shows them.
+#
+# Copyright (C) 2026 The Jobtree authors.
+# SPDX-License-Identifier: GPL-2.0-or-later
+# Licensed under the GNU General Public License, version 2 or later,
+# with the OpenSSL linking exception of LICENSE.OpenSSL.
+. "$(dirname "$0")/lib.sh"
+
+plan 10
+for i in $(seq 1 16); do
+    eval "JT_CLUSTER_FEATURES_$(printf gpu%02d "$i")=fabric.block=B$(( (i - 1) / 8 + 1 ))"
+done
+bud=$(mktemp -d /tmp/jt-levels-budgets.XXXXXX) || bail_out "mktemp"
+cat > "$bud/lv.json" <<'JSON'
+{ "owner": "lv",
+  "envelopes": [ { "name": "lv-h100", "flavor": "h100", "selector": { },
+                   "start": "2026-01-01T00:00:00Z", "end": "2031-01-01T00:00:00Z",
+                   "concurrency": 128 } ] }
+JSON
+JT_CLUSTER_SELECT=jobtree JT_CLUSTER_BUDGETS=$bud \
+JT_CLUSTER_JOBTREE_EXTRA="FabricLevels=block
+PackPolicy=best-fit" cluster_setup "${1:?usage: $0 BUILDDIR}"
+rm -rf "$bud"
+cluster_start
+
+snap=$JT_CLUSTER_DIR/snap.json
+jobtree_cli snapshot --levels=block -o "$snap"
+is "$(python3 -c 'import json, sys
+s = json.load(open(sys.argv[1]))
+n = {x["name"]: x["labels"] for x in s["nodes"]}
+print(s.get("levels"), n["gpu01"]["fabric.block"], n["gpu16"]["fabric.block"])' "$snap")" \
+   "['fabric.block'] B1 B2" "jobtree snapshot --levels shows the levels and each node's block"
+
+# Plain fillers: A, B and C half busy, D full.
+fill=()
+for w in "gpu[01-02]" "gpu[05-06]" "gpu[09-10]" "gpu[13-16]"; do
+    fill+=("$(submit -w "$w" -N"$(scontrol show hostnames "$w" | wc -l)" --exclusive --wrap "sleep 600")")
+done
+for j in "${fill[@]}"; do wait_job_state "$j" RUNNING 20; done
+is "$(squeue -h -t running -o %i | wc -l)" 4 "four plain fillers run"
+
+r1=$(submit --account=lv -N4 --gres=gpu:h100:8 --group-gpus=16 --wrap "sleep 600")
+wait_job_state "$r1" RUNNING 20
+is "$(job_field "$r1" JobState)" RUNNING "a 2-group run starts"
+is "$(job_domains "$r1")" "A,B" "its groups go to A and B, inside block B1, not to C and A across blocks"
+
+r2=$(submit --account=lv -N6 --gres=gpu:h100:8 --group-gpus=16 \
+            --cross-group-spread=no:block --wrap "sleep 60")
+wait_job_state "$r2" PENDING 10 >/dev/null
+ok $? "a 3-group no:block run is accepted"
+wait_for 30 why_like "$r2" "fits no block" >/dev/null
+why=$(why_of "$r2")
+like "$why" "fits no block: all 3 groups \(48 GPUs\) in one \| the largest, B[12], has [0-9]+ free GPUs" \
+     "it waits, told no block holds it: $why"
+
+# B2 gets room: C and D free. The run starts there, whole inside B2.
+scancel "${fill[2]}" "${fill[3]}"
+wait_job_state "$r2" RUNNING 60
+is "$(job_field "$r2" JobState)" RUNNING "it starts once block B2 has room"
+like "$(job_domains "$r2")" "^(C|D|C,D)$" "inside B2: $(job_domains "$r2")"
+
+bad=$(submit --account=lv -N4 --gres=gpu:h100:8 --group-gpus=16 \
+             --cross-group-spread=no:rack --wrap "sleep 1")
+is "$bad" "" "a level the cluster does not have is refused at submission"
+like "$(last_err)" "no fabric level 'rack' in this cluster; its levels: block" \
+     "naming the cluster's levels: $(last_err | head -1)"
+scancel "${fill[@]}" "$r1" "$r2" 2>/dev/null
+done_testing
