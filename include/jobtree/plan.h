@@ -89,6 +89,10 @@ typedef struct jt_plan_opts {
      * given, or NULL: a view is built for the call. jt_sched_answer syncs
      * them and passes them to its own call only. */
     jt_pack_views_t *views;
+    /* Ignore the snapshot's fabric levels when a run's groups may spread
+     * (the simulator's one-level baseline, `jobtree sim --policy
+     * ...,flat`); a run's own --cross-group-spread=no:LEVEL still holds. */
+    bool flat;
 } jt_plan_opts_t;
 
 /* Decide for run r at time now. u may be NULL (then derived from s's leases).

@@ -122,13 +122,16 @@ typedef struct jt_sim_policy {
     int64_t checkpoint;         /* > 0: every run checkpoints every so many
                                  * s (--checkpoint): one that gives way
                                  * resumes from its last checkpoint */
+    bool flat;                  /* Pack ignores the cluster's fabric levels
+                                 * (the one-level baseline) */
 } jt_sim_policy_t;
 
 /* "POLICY[,OPTION...]": POLICY is pack-to-empty, best-fit, split[=NODES]
  * (default 2) or none (placement off, the benchmark's baseline); OPTIONS
  * borrow, noborrow, noresv, preempt (reclaims), maxwait=SECONDS (and
  * activation at MaxWait; implies preempt), checkpoint=SECONDS (every run's
- * --checkpoint). Returns 0 or -1 (err names the word). */
+ * --checkpoint), flat (Pack ignores the cluster's fabric levels). Returns
+ * 0 or -1 (err names the word). */
 int jt_sim_policy_parse (const char *text, jt_sim_policy_t *out, jt_error_t *err);
 
 typedef void (*jt_sim_progress_fn) (void *arg, const char *policy,
@@ -143,6 +146,10 @@ typedef struct jt_sim_opts {
     int64_t sample;             /* timeline interval, s (0: 3600); doubled
                                  * as often as needed to keep at most
                                  * JT_SIM_SAMPLES_MAX samples */
+    int64_t philly_group_gpus;  /* > 0: a Philly job of more GPUs is a run
+                                 * of groups of this many (rounded up to
+                                 * whole groups), whose groups may spread;
+                                 * 0: one group (it must sit in one domain) */
     jt_sim_progress_fn progress;
     void *progress_arg;
 } jt_sim_opts_t;
@@ -169,6 +176,11 @@ typedef struct jt_sim_summary {
     double bounded_slowdown;    /* mean of max(1, (wait+run)/max(run, 10 s)) */
     double jain;                /* over owners with an entitlement */
     size_t groups_split;        /* groups whose nodes span domains */
+    size_t multi_domain;        /* started runs over 2+ domains ... */
+    size_t over_units;          /* ... those over 2+ units of the cluster's
+                                 * lowest level above the domain */
+    size_t over_top;            /* ... and of its highest level */
+    double wait_multi;          /* mean wait of the runs over 2+ domains, s */
     double borrowed_gpu_hours, lent_gpu_hours;
     size_t preemptions;         /* runs that gave way (requeued) */
     int64_t gpus_evicted;       /* their GPUs */

@@ -115,6 +115,7 @@ static int add_leases (jt_snapshot_t *s, jt_error_t *err)
 
 jtsel_topo_t *jtsel_topo_build (const jt_config_t *conf, jt_error_t *err)
 {
+    static bool levels_said;
     jtsel_topo_t *t = xmalloc (sizeof (*t));
 
     t->snap = jt_snapshot_create ();
@@ -130,6 +131,18 @@ jtsel_topo_t *jtsel_topo_build (const jt_config_t *conf, jt_error_t *err)
         || add_leases (t->snap, err) < 0
         || jt_snapshot_finalize (t->snap, err) < 0)
         goto fail;
+    if (t->snap->nlevels && !levels_said) {
+        /* once per slurmctld: what the site's FabricLevels found */
+        char buf[256] = "";
+        size_t l = 0;
+        for (size_t k = 0; k < t->snap->nlevels && l < sizeof (buf); k++)
+            l += (size_t) snprintf (buf + l, sizeof (buf) - l, "%s%s (%zu units)",
+                                    k ? ", " : "", jt_level_name (t->snap, k),
+                                    t->snap->nunits[k]);
+        info ("select/cons_tres_jobtree: fabric levels above the %zu domains: %s",
+              t->snap->ndomains, buf);
+        levels_said = true;
+    }
     t->nslurm = node_record_count;
     t->slurm2snap = xcalloc (node_record_count > 0 ? node_record_count : 1,
                              sizeof (ssize_t));

@@ -33,12 +33,15 @@ static void usage (FILE *f)
              "Usage: jobtree sim --trace FILE --budgets DIR --cluster SPEC\n"
              "                   [--policy P]... [--out DIR] [--seed N] [--epoch TIME]\n"
              "                   [--limit-factor PCT] [--depth N] [--sample SECONDS]\n"
-             "                   [--progress]\n"
+             "                   [--philly-groups GPUS] [--progress]\n"
              "Replay a job trace through libjobtree's scheduler and compare policies.\n"
-             "  --cluster SPEC     DxNxG:FLAVOR (e.g. 16x32x8:h100) or a snapshot file\n"
+             "  --cluster SPEC     DxNxG:FLAVOR (e.g. 16x32x8:h100), with levels\n"
+             "                     above the domain SxDxNxG or SxBxDxNxG (spines,\n"
+             "                     blocks: e.g. 2x3x4x4x8:h100), or a snapshot file\n"
              "  --policy P         pack-to-empty | best-fit | split[=NODES] | none,\n"
              "                     then ,borrow ,noborrow ,noresv ,preempt\n"
-             "                     ,maxwait=SECONDS ,checkpoint=SECONDS (repeatable;\n"
+             "                     ,maxwait=SECONDS ,checkpoint=SECONDS ,flat\n"
+             "                     (Pack ignores the fabric levels) (repeatable;\n"
              "                     default:\n"
              "                     pack-to-empty and best-fit)\n"
              "  --out DIR          write summary.csv, owners.csv, jobs.csv, timeline.csv\n"
@@ -51,6 +54,9 @@ static void usage (FILE *f)
              "  --depth N          jobs tested per pass, like bf_max_job_test\n"
              "                     (1..1000000, default 100)\n"
              "  --sample SECONDS   timeline interval (60..604800, default 3600)\n"
+             "  --philly-groups GPUS  a Philly job of more GPUs is a run of groups of\n"
+             "                     GPUS (a multiple of the GPUs per node), which may\n"
+             "                     spread over domains\n"
              "  --progress         progress line on stderr (default: when a tty)\n");
 }
 
@@ -118,6 +124,7 @@ int cmd_sim (int argc, char **argv)
         { "depth", required_argument, NULL, 'd' },
         { "sample", required_argument, NULL, 'S' },
         { "progress", no_argument, NULL, 'P' },
+        { "philly-groups", required_argument, NULL, 'G' },
         { "help", no_argument, NULL, 'h' },
         { NULL, 0, NULL, 0 },
     };
@@ -196,6 +203,11 @@ int cmd_sim (int argc, char **argv)
             break;
         case 'P':
             prog = true;
+            break;
+        case 'G':
+            if (!num_arg ("--philly-groups", optarg, 1, 1048576, &v))
+                return JT_EXIT_USAGE;
+            so.philly_group_gpus = v;
             break;
         case 'h':
             usage (stdout);

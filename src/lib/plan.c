@@ -248,7 +248,7 @@ static int attempt_spread (ctx_t *x, const jt_groups_t *g, attempt_t *a,
     unsigned char *scope;
     int rc, n;
 
-    if (s->nlevels == 0 || (g->n < 2 && !g->soft))
+    if (s->nlevels == 0 || x->flat || (g->n < 2 && !g->soft))
         return jt_plan_attempt_run (x, g, -1, a, err);
     if (!(scope = malloc (s->ndomains + 1)))
         return jt_errprintf (err, "plan: out of memory");
@@ -468,7 +468,7 @@ int jt_plan_run (const jt_budgets_t *b, const jt_snapshot_t *s,
 {
     jt_usage_t own;
     ctx_t x = { b, s, u, r, now, opts ? opts->policy : JT_PACK_DEFAULT, NULL,
-                0 };
+                0, opts && opts->flat };
     jt_error_t verr;
     attempt_t a;
     char why[JT_ERRMSG_MAX];

@@ -44,6 +44,7 @@ typedef struct ctx {
     jt_pack_policy_t policy;
     jt_pack_view_t *view;
     int64_t gpn;                /* the flavor's GPUs per node (0 unknown) */
+    bool flat;                  /* jt_plan_opts_t.flat */
 } ctx_t;
 
 /* plan_attempt.c: a plan group's arrays freed; an attempt emptied; one

@@ -113,7 +113,7 @@ static char *plan_text (const jt_budgets_t *b, const jt_snapshot_t *s,
                         const jt_run_t *r, jt_pack_views_t *views,
                         jt_pack_policy_t pol)
 {
-    jt_plan_opts_t o = { pol, views };
+    jt_plan_opts_t o = { .policy = pol, .views = views };
     jt_plan_t p;
     jt_error_t err;
     char *d, *out;

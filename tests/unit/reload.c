@@ -144,7 +144,8 @@ static void test_broken_conf (jt_reload_t *rl)
     ok (before->unfunded_policy == JT_UNFUNDED_REFUSE, "UnfundedPolicy of line 2 not applied");
     ok (r.nlines >= 2, "lines");
     snprintf (want, sizeof (want), "%s:3: unknown key BudgetDirectory (known: BudgetDir, "
-              "UnfundedPolicy, PlainGpuJobs, GpusPerNode, DomainFeature, Debug, "
+              "UnfundedPolicy, PlainGpuJobs, GpusPerNode, DomainFeature, FabricLevels, "
+              "GroupLevel, Debug, "
               "PackPolicy, MaxWait, LedgerSocket, LedgerSpoolDir, LedgerDir, Score*, DebugCrossCheck)", conf_path);
     is (r.nlines ? r.lines[0].text : "", want, "file:line of the bad key");
     snprintf (want, sizeof (want), "%s has errors: keeping the previous configuration",

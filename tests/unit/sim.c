@@ -126,7 +126,7 @@ static void test_inputs (void)
     static const char *const bad[] = {
         "", "16x32x8", "0x2x8:h100", "2x0x8:h100", "2x2x65:h100", "2x2x8:",
         "2x2x8:h 100", "2x2x8:h100+", "99999999999999999999x1x8:h100",
-        "10000x11x8:h100",
+        "10000x11x8:h100", "1x2x3x4x5x8:h100", "2000x1x1x8:h100",
     };
     jt_sim_policy_t p;
     jt_snapshot_t *s;
@@ -139,6 +139,20 @@ static void test_inputs (void)
         && !strcmp (s->nodes[1].name, "h100-d000-n00000") && s->nodes[1].gpus == 8,
         "compact cluster: domains x nodes x GPUs per flavor");
     jt_snapshot_destroy (s);
+    /* levels above the domain: spines x blocks x domains x nodes x GPUs */
+    s = jt_sim_cluster ("2x3x4x4x8:h100", &e);
+    ok (s && s->nnodes == 96 && s->ndomains == 24 && s->nlevels == 2
+        && !strcmp (s->levels[0], "fabric.block") && s->nunits[0] == 6
+        && !strcmp (s->levels[1], "fabric.spine") && s->nunits[1] == 2
+        && s->domains[0].up[0] == 0 && s->domains[4].up[0] == 1
+        && s->domains[11].up[1] == 0 && s->domains[12].up[1] == 1,
+        "2x3x4x4x8: 24 leaves of 4 nodes, 6 blocks of 4 leaves, 2 spines of 3");
+    jt_snapshot_destroy (s);
+    s = jt_sim_cluster ("4x6x4x8:h100", &e);
+    ok (s && s->ndomains == 24 && s->nlevels == 1 && s->nunits[0] == 4
+        && !strcmp (s->levels[0], "fabric.spine"), "4x6x4x8: 4 spines of 6 leaves");
+    jt_snapshot_destroy (s);
+    ok (jt_sim_policy_parse ("best-fit,flat", &p, &e) == 0 && p.flat, "policy ,flat");
     for (size_t i = 0; i < sizeof (bad) / sizeof (bad[0]); i++) {
         e.text[0] = '\0';
         s = jt_sim_cluster (bad[i], &e);

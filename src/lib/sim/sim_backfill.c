@@ -211,6 +211,7 @@ static int test_run (sim_t *m, size_t j, int64_t now, jt_error_t *err)
         .end = m->o->epoch + end,
     };
     req.opts.policy = m->p->pack;
+    req.opts.flat = m->p->flat;
     req.opts.views = m->views;
     if (m->p->split_nodes > 0 && gpn > 0)
         req.opts.policy = m->run[j]->total_gpus <= m->p->split_nodes * gpn

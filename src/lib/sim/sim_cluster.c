@@ -46,41 +46,78 @@ static bool part (const char **p, long lo, long hi, long *out)
     return true;
 }
 
-/* One "DxNxG:FLAVOR" term (len bytes at t) into s; *total counts nodes. */
-static int add_term (jt_snapshot_t *s, const char *t, size_t len, long *total,
-                     jt_error_t *err)
+/* A term's numbers: 3 to 5 whole numbers joined by 'x', then ':'. *k
+ * gets how many. false when malformed. */
+static bool numbers (const char **p, long v[5], int *k)
 {
-    char term[128], flavor[64], name[192], dom[128];
+    for (*k = 0; *k < 5; (*k)++) {
+        if (!part (p, 1, JT_SIM_NODES_MAX, &v[*k]))
+            return false;
+        if (**p == ':') {
+            (*k)++;
+            break;
+        }
+        if (*(*p)++ != 'x')
+            return false;
+    }
+    return *k >= 3 && *(*p)++ == ':';
+}
+
+/* One "[SPINESx[BLOCKSx]]DxNxG:FLAVOR" term (len bytes at t) into s; *total
+ * counts nodes, *depth the deepest term's levels above the domain (0, 1:
+ * spine, 2: block and spine). Domains, blocks and spines are numbered
+ * within the term, as domains always were. */
+static int add_term (jt_snapshot_t *s, const char *t, size_t len, long *total,
+                     int *depth, jt_error_t *err)
+{
+    char term[128], flavor[64], name[192], dom[128], blk[96], spn[96];
     const char *p = term;
-    long d, n, g;
+    long v[5], d, n, g, sp = 1, bl = 1;
+    int k;
 
     if (len >= sizeof (term))
         return jt_errprintf (err, "cluster spec term '%.40s...' is too long", t);
     memcpy (term, t, len);
     term[len] = '\0';
-    if (!part (&p, 1, 10000, &d) || *p++ != 'x' || !part (&p, 1, JT_SIM_NODES_MAX, &n)
-        || *p++ != 'x' || !part (&p, 1, JT_SIM_GPUS_PER_NODE_MAX, &g) || *p++ != ':'
-        || !*p || strlen (p) >= sizeof (flavor))
+    if (!numbers (&p, v, &k) || !*p || strlen (p) >= sizeof (flavor)
+        || v[k - 3] > 10000 || v[k - 1] > JT_SIM_GPUS_PER_NODE_MAX
+        || (k >= 4 && v[0] > 1000) || (k == 5 && v[1] > 1000))
         return jt_errprintf (err, "cluster spec '%s': write DOMAINSxNODESxGPUS:FLAVOR "
                              "with 1-10000 domains, 1-%d nodes each, 1-%d GPUs per "
-                             "node, e.g. 16x32x8:h100", term, JT_SIM_NODES_MAX,
-                             JT_SIM_GPUS_PER_NODE_MAX);
+                             "node, e.g. 16x32x8:h100, or with levels above the "
+                             "domain SPINESx[BLOCKSx]DOMAINSxNODESxGPUS:FLAVOR "
+                             "(1-1000 each), e.g. 4x4x8x8:h100", term,
+                             JT_SIM_NODES_MAX, JT_SIM_GPUS_PER_NODE_MAX);
+    if (k == 5)
+        sp = v[0], bl = v[1];
+    else if (k == 4)
+        sp = v[0];
+    d = v[k - 3] * bl * sp;
+    n = v[k - 2];
+    g = v[k - 1];
+    if (k - 3 > *depth)
+        *depth = k - 3;
     for (const char *c = p; *c; c++)
         if (!isalnum ((unsigned char) *c) && *c != '_' && *c != '.' && *c != '-')
             return jt_errprintf (err, "cluster spec '%s': flavor '%s' may hold "
                                  "letters, digits, '_', '.', '-' only", term, p);
     snprintf (flavor, sizeof (flavor), "%s", p);
-    if (d * n > JT_SIM_NODES_MAX - *total)
+    if (d > 10000 || d * n > JT_SIM_NODES_MAX - *total)
         return jt_errprintf (err, "cluster spec '%s': more than %d nodes in all",
                              term, JT_SIM_NODES_MAX);
     *total += d * n;
     for (long i = 0; i < d; i++) {
+        long per_spine = d / sp, per_block = per_spine / bl;
         snprintf (dom, sizeof (dom), "%s-d%03ld", flavor, i);
-        for (long k = 0; k < n; k++) {
+        snprintf (spn, sizeof (spn), "%s-s%02ld", flavor, i / per_spine);
+        snprintf (blk, sizeof (blk), "%s-b%03ld", flavor, i / per_block);
+        for (long j = 0; j < n; j++) {
             jt_labels_t l = JT_LABELS_INIT;
-            snprintf (name, sizeof (name), "%s-n%05ld", dom, k);
+            snprintf (name, sizeof (name), "%s-n%05ld", dom, j);
             if (jt_labels_set (&l, JT_LABEL_CLUSTER, "sim") < 0
-                || jt_labels_set (&l, JT_LABEL_FABRIC, dom) < 0) {
+                || jt_labels_set (&l, JT_LABEL_FABRIC, dom) < 0
+                || (k >= 4 && jt_labels_set (&l, "fabric.spine", spn) < 0)
+                || (k == 5 && jt_labels_set (&l, "fabric.block", blk) < 0)) {
                 jt_labels_free (&l);
                 return jt_errprintf (err, "out of memory");
             }
@@ -99,6 +136,7 @@ jt_snapshot_t *jt_sim_cluster (const char *spec, jt_error_t *err)
     struct stat st;
     jt_snapshot_t *s;
     long total = 0;
+    int depth = 0;
 
     if (!spec || !*spec) {
         jt_errprintf (err, "no cluster given; e.g. --cluster 16x32x8:h100 or a "
@@ -128,7 +166,7 @@ jt_snapshot_t *jt_sim_cluster (const char *spec, jt_error_t *err)
     for (const char *t = spec;;) {
         const char *plus = strchr (t, '+');
         size_t len = plus ? (size_t) (plus - t) : strlen (t);
-        if (add_term (s, t, len, &total, err) < 0) {
+        if (add_term (s, t, len, &total, &depth, err) < 0) {
             jt_snapshot_destroy (s);
             return NULL;
         }
@@ -136,7 +174,10 @@ jt_snapshot_t *jt_sim_cluster (const char *spec, jt_error_t *err)
             break;
         t = plus + 1;
     }
-    if (jt_snapshot_finalize (s, err) < 0) {
+    static const char *const lv[] = { "fabric.block", "fabric.spine" };
+    if (jt_snapshot_set_levels (s, depth == 2 ? lv : lv + 1,
+                                (size_t) depth, err) < 0
+        || jt_snapshot_finalize (s, err) < 0) {
         jt_snapshot_destroy (s);
         return NULL;
     }
@@ -189,6 +230,8 @@ int jt_sim_policy_parse (const char *text, jt_sim_policy_t *out, jt_error_t *err
             out->reservations = false;
         else if (!strcmp (w, "preempt"))
             out->preempt = true;
+        else if (!strcmp (w, "flat"))
+            out->flat = true;
         else if (!strncmp (w, "checkpoint=", 11)) {
             const char *p = w + 11;
             long v;
@@ -208,7 +251,7 @@ int jt_sim_policy_parse (const char *text, jt_sim_policy_t *out, jt_error_t *err
         }
         else
             return jt_errprintf (err, "--policy '%s': unknown option '%s'; use "
-                                 "borrow, noborrow, noresv, preempt, "
+                                 "borrow, noborrow, noresv, preempt, flat, "
                                  "maxwait=SECONDS or checkpoint=SECONDS", text, w);
     }
     if (first)

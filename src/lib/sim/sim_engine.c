@@ -170,7 +170,7 @@ static void sim_free (sim_t *m)
     jt_snapshot_destroy (m->s);
 }
 
-/* A copy of the cluster's nodes (no leases), finalized. */
+/* A copy of the cluster's nodes and levels (no leases), finalized. */
 static jt_snapshot_t *copy_cluster (const jt_snapshot_t *c, jt_error_t *err)
 {
     jt_snapshot_t *s = jt_snapshot_create ();
@@ -187,7 +187,9 @@ static jt_snapshot_t *copy_cluster (const jt_snapshot_t *c, jt_error_t *err)
             return NULL;
         }
     }
-    if (jt_snapshot_finalize (s, err) < 0) {
+    if (jt_snapshot_set_levels (s, (const char *const *) c->levels, c->nlevels,
+                                err) < 0
+        || jt_snapshot_finalize (s, err) < 0) {
         jt_snapshot_destroy (s);
         return NULL;
     }
@@ -411,6 +413,8 @@ jt_sim_result_t *jt_sim_run (const jt_sim_trace_t *t, const jt_budgets_t *b,
     m.kind = calloc (t->n + 1, sizeof (*m.kind));
     m.dom_busy = calloc (m.s->ndomains + 1, sizeof (*m.dom_busy));
     m.free_domains = (int64_t) m.s->ndomains;
+    if (m.r)
+        m.r->nlevels = m.s->nlevels;
     if (!m.flavor_id || !m.flavors || !m.gpn || !m.job_flavor || !m.rnodes
         || !m.rn || !m.rstart || !m.renv || !m.rgpus || !m.seen_room
         || !m.seen_fund || !m.kind || !m.dom_busy) {

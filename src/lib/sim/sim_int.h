@@ -48,6 +48,10 @@ struct jt_sim_result {
     uint8_t *is_run;
     uint16_t *split;        /* groups of the run whose nodes span domains */
     uint16_t *domains;      /* domains the job's nodes are in */
+    uint16_t *units;        /* units of the cluster's lowest level above
+                             * the domain its nodes are in (0: none) */
+    uint16_t *units_top;    /* and of its highest level */
+    size_t nlevels;         /* the cluster's levels above the domain */
     int32_t *dom;           /* the domain of its first node (index into
                              * dom_names), -1 when it never started */
     char **dom_names;       /* the cluster's domain names (copied) */

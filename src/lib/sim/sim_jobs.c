@@ -120,9 +120,14 @@ jt_run_t *jt_simx_make_run (sim_t *m, const jt_sim_job_t *j, int gpn,
     run->total_gpus = j->gpus;
     run->time_limit_s = m->limit[j - m->t->jobs];
     if (m->t->format == JT_SIM_PHILLY) {
-        /* one group, on whole nodes: it must sit in one domain */
+        /* one group, on whole nodes: it must sit in one domain; with
+         * --philly-groups, a larger job is whole groups of that size */
+        int64_t g = m->o->philly_group_gpus;
         run->total_gpus = (j->gpus + gpn - 1) / gpn * gpn;
-        run->group_gpus = run->total_gpus;
+        if (g > 0 && g % gpn == 0 && run->total_gpus > g)
+            run->total_gpus = (run->total_gpus + g - 1) / g * g;
+        run->group_gpus = g > 0 && g % gpn == 0 && run->total_gpus > g
+                          ? g : run->total_gpus;
     }
     if (j->options) {
         char *copy = strdup (j->options), *save = NULL, *tok;
@@ -200,6 +205,32 @@ static int64_t runtime (const sim_t *m, size_t j)
     return l > 0 && l < d ? l : d;
 }
 
+/* How many units of level l the job's allocated nodes are in (a domain
+ * that is a unit of its own counts once). O(nodes x units found). */
+static uint16_t units_of (const sim_t *m, size_t j, size_t l)
+{
+    ssize_t seen[64];
+    size_t n = 0;
+
+    if (l >= m->s->nlevels)
+        return 0;
+    for (size_t k = 0; k < m->nalloc[j]; k++) {
+        int d = m->s->nodes[m->alloc[j][k].node].domain;
+        ssize_t u;
+        bool dup = false;
+        if (d < 0)
+            continue;
+        u = m->s->domains[d].up[l];
+        if (u < 0)
+            u = -1 - d;         /* a unit of its own */
+        for (size_t i = 0; i < n && !dup; i++)
+            dup = seen[i] == u;
+        if (!dup && n < sizeof (seen) / sizeof (seen[0]))
+            seen[n++] = u;
+    }
+    return (uint16_t) n;
+}
+
 static void started (sim_t *m, size_t j, int64_t now)
 {
     jt_sim_result_t *r = m->r;
@@ -217,6 +248,8 @@ static void started (sim_t *m, size_t j, int64_t now)
         last = d;
     }
     r->gpus[j] = gpus;
+    r->units[j] = units_of (m, j, 0);
+    r->units_top[j] = m->s->nlevels ? units_of (m, j, m->s->nlevels - 1) : 0;
     r->dom[j] = m->nalloc[j] ? m->s->nodes[m->alloc[j][0].node].domain : -1;
     r->owners[r->owner[j]].gpu_s += (double) gpus * (double) (end - now);
     free (r->why[j]);

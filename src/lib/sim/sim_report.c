@@ -42,13 +42,15 @@ jt_sim_result_t *jt_simx_result_create (const jt_sim_trace_t *t, const char *pol
     r->is_run = calloc (n, sizeof (*r->is_run));
     r->split = calloc (n, sizeof (*r->split));
     r->domains = calloc (n, sizeof (*r->domains));
+    r->units = calloc (n, sizeof (*r->units));
+    r->units_top = calloc (n, sizeof (*r->units_top));
     r->owner = calloc (n, sizeof (*r->owner));
     r->why = calloc (n, sizeof (*r->why));
     r->preempted = calloc (n, sizeof (*r->preempted));
     r->shrunk = calloc (n, sizeof (*r->shrunk));
     r->dom = calloc (n, sizeof (*r->dom));
     if (!r->start || !r->end || !r->gpus || !r->state || !r->is_run || !r->split
-        || !r->domains || !r->owner || !r->why || !r->preempted || !r->shrunk
+        || !r->domains || !r->units || !r->units_top || !r->owner || !r->why || !r->preempted || !r->shrunk
         || !r->dom) {
         jt_sim_result_destroy (r);
         return NULL;
@@ -79,6 +81,8 @@ void jt_sim_result_destroy (jt_sim_result_t *r)
     free (r->is_run);
     free (r->split);
     free (r->domains);
+    free (r->units);
+    free (r->units_top);
     free (r->owner);
     free (r->owners);
     free (r->samples);
@@ -184,6 +188,12 @@ void jt_sim_summarize (const jt_sim_result_t *r, jt_sim_summary_t *out)
         }
         int64_t rt = r->end[j] - r->start[j], wt = r->start[j] - job->submit;
         out->started++;
+        if (r->domains[j] > 1) {
+            out->multi_domain++;
+            out->over_units += r->units[j] > 1;
+            out->over_top += r->units_top[j] > 1;
+            out->wait_multi += (double) wt;
+        }
         if (r->end[j] > last)
             last = r->end[j];
         work += (double) r->gpus[j] * (double) rt;
@@ -191,6 +201,8 @@ void jt_sim_summarize (const jt_sim_result_t *r, jt_sim_summary_t *out)
                    / ((double) rt > BSLD_BOUND ? (double) rt : BSLD_BOUND);
         bsld += s > 1 ? s : 1;
     }
+    if (out->multi_domain)
+        out->wait_multi /= (double) out->multi_domain;
     if (out->started && last > first) {
         out->span = last - first;
         out->utilization = work / ((double) r->cluster_gpus * (double) out->span);
@@ -253,6 +265,18 @@ int jt_sim_print_table (FILE *f, jt_sim_result_t *const *r, size_t n)
                  s.bounded_slowdown, s.jain, s.groups_split, s.borrowed_gpu_hours,
                  s.lent_gpu_hours, s.never_started, s.preemptions, s.runs_shrunk,
                  s.spares_dropped);
+    }
+    if (n && r[0]->nlevels) {
+        /* runs over several domains: how many also cross the levels above */
+        fprintf (f, "\n%-24s %12s %10s %10s %10s\n", "policy", "multi-domain",
+                 "over-low", "over-top", "wait");
+        for (size_t i = 0; i < n; i++) {
+            jt_sim_summary_t s;
+            jt_sim_summarize (r[i], &s);
+            hms (s.wait_multi, a, sizeof (a));
+            fprintf (f, "%-24s %12zu %10zu %10zu %10s\n", r[i]->policy,
+                     s.multi_domain, s.over_units, s.over_top, a);
+        }
     }
     if (!n || !(buf = calloc (r[0]->njobs + 1, sizeof (*buf))))
         return ferror (f) ? -1 : 0;
@@ -494,6 +518,16 @@ int jt_sim_write_json (FILE *f, jt_sim_result_t *const *r, size_t n)
                                 json_object_new_int64 ((int64_t) s.spares_dropped));
         json_object_object_add (p, "gpusCut", json_object_new_int64 (s.gpus_cut));
         json_object_object_add (p, "spanSeconds", json_object_new_int64 (s.span));
+        if (r[i]->nlevels) {
+        json_object_object_add (p, "runsMultiDomain",
+                                json_object_new_int64 ((int64_t) s.multi_domain));
+        json_object_object_add (p, "runsOverLowLevel",
+                                json_object_new_int64 ((int64_t) s.over_units));
+        json_object_object_add (p, "runsOverTopLevel",
+                                json_object_new_int64 ((int64_t) s.over_top));
+        json_object_object_add (p, "waitMultiDomainMean",
+                                json_object_new_double (s.wait_multi));
+        }
         json_object_object_add (p, "clusterGPUs",
                                 json_object_new_int64 (r[i]->cluster_gpus));
         for (size_t o = 0; o < r[i]->nowners; o++) {
