@@ -206,12 +206,27 @@ typedef struct jt_pack_levels_req {
     size_t *spans;              /* per level: units kept, or NULL */
 } jt_pack_levels_req_t;
 
+/* The rule itself, on rooms counted by the caller: room[d] is how many of
+ * the run's units of need (groups, or nodes) domain d holds; in scope, the
+ * domains outside the fewest units of each level, from level from_level -
+ * 1 down to 0, that hold need are cleared (and their room zeroed). The
+ * estimate (schedule_rank.c) counts rooms in groups freeing by the run's
+ * start; jt_pack_levels_scope in groups free now. Returns how many levels
+ * narrowed, -1 on ENOMEM. */
+int jt_levels_fewest (const jt_snapshot_t *s, uint64_t *room, uint64_t need,
+                      size_t from_level, jt_pack_policy_t policy,
+                      unsigned char *scope, size_t *spans);
 int jt_pack_levels_scope (const jt_pack_view_t *v,
                           const jt_pack_levels_req_t *req, unsigned char *scope);
 size_t jt_pack_level_nunits (const jt_snapshot_t *s, size_t l);
 bool jt_pack_level_in (const jt_snapshot_t *s, size_t l, size_t u, size_t d);
 const char *jt_pack_level_unit_name (const jt_snapshot_t *s, size_t l,
                                      size_t u);
+/* The domains of unit u of level l (*n of them; a unit of its own: its one
+ * domain, written to *one); NULL with *n 0 when u is a domain that is in a
+ * named unit there. O(1). */
+const size_t *jt_pack_level_domains (const jt_snapshot_t *s, size_t l, size_t u,
+                                     size_t *one, size_t *n);
 
 typedef struct jt_pack_request {
     const int64_t *groups;      /* group sizes in GPUs */

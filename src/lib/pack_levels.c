@@ -77,6 +77,24 @@ bool jt_pack_level_in (const jt_snapshot_t *s, size_t l, size_t u, size_t d)
     return s->domains[d].up[l] < 0 && u - s->nunits[l] == d;
 }
 
+const size_t *jt_pack_level_domains (const jt_snapshot_t *s, size_t l, size_t u,
+                                     size_t *one, size_t *n)
+{
+    *n = 0;
+    if (l >= s->nlevels)
+        return NULL;
+    if (u < s->nunits[l]) {
+        *n = s->units[l][u].ndomains;
+        return s->units[l][u].domains;
+    }
+    u -= s->nunits[l];
+    if (u >= s->ndomains || s->domains[u].up[l] >= 0)
+        return NULL;
+    *one = u;
+    *n = 1;
+    return one;
+}
+
 const char *jt_pack_level_unit_name (const jt_snapshot_t *s, size_t l, size_t u)
 {
     if (l >= s->nlevels)
@@ -87,43 +105,28 @@ const char *jt_pack_level_unit_name (const jt_snapshot_t *s, size_t l, size_t u)
                                           : "?";
 }
 
-int jt_pack_levels_scope (const jt_pack_view_t *v,
-                          const jt_pack_levels_req_t *req, unsigned char *scope)
+int jt_levels_fewest (const jt_snapshot_t *s, uint64_t *room, uint64_t need,
+                      size_t from_level, jt_pack_policy_t policy,
+                      unsigned char *scope, size_t *spans)
 {
-    const jt_snapshot_t *s = v->s;
-    int64_t gmax = 0, gpn = jt_snapshot_gpus_per_node (s, v->flavor);
-    uint64_t need, per, *room = NULL;
     struct cand *c = NULL;
     unsigned char *pick = NULL;
-    size_t maxu = 0;
+    size_t maxu = 0, top = from_level < s->nlevels ? from_level : s->nlevels;
     int narrowed = 0;
-    size_t top = req->from_level < s->nlevels ? req->from_level : s->nlevels;
 
-    if (gpn <= 0 || req->ngroups == 0)
+    if (need == 0)
         return 0;
-    for (size_t i = 0; i < req->ngroups; i++)
-        if (req->groups[i] > gmax)
-            gmax = req->groups[i];
-    if (req->soft) {
-        /* a soft demand is chunked by whole node: count nodes */
-        need = (uint64_t) ((gmax + gpn - 1) / gpn);
-        per = 1;
-    } else {
-        need = req->ngroups;
-        per = (uint64_t) ((gmax + gpn - 1) / gpn) + (uint64_t) req->spares;
-    }
     for (size_t l = 0; l < s->nlevels; l++)
         if (s->nunits[l] > maxu)
             maxu = s->nunits[l];
-    if (!(room = calloc (s->ndomains + 1, sizeof (*room)))
-        || !(c = calloc (s->ndomains + maxu + 1, sizeof (*c)))
+    if (!(c = calloc (s->ndomains + maxu + 1, sizeof (*c)))
         || !(pick = calloc (s->ndomains + maxu + 1, 1))) {
-        free (room);
         free (c);
         return -1;
     }
     for (size_t d = 0; d < s->ndomains; d++)
-        room[d] = scope[d] ? dom_room (v, d, per) : 0;
+        if (!scope[d])
+            room[d] = 0;
     for (size_t l = top; l-- > 0;) {
         size_t nu = s->nunits[l], nc = 0, k = 0;
         uint64_t total = 0, got = 0;
@@ -145,16 +148,16 @@ int jt_pack_levels_scope (const jt_pack_view_t *v,
         qsort (c, nc, sizeof (*c), cand_cmp);
         while (got < need)
             got += c[k++].room;
-        if (req->policy == JT_PACK_BEST_FIT) {
-            /* the last unit: the smallest that completes the run */
+        if (policy == JT_PACK_BEST_FIT) {
+            /* the last unit: the smallest that completes the run; sorted by
+             * room desc, the first of the smallest rooms that complete is
+             * the one of lowest name among equals */
             uint64_t left = need - (got - c[k - 1].room);
             size_t best = k - 1;
-            /* sorted by room desc: the first of the smallest rooms that
-             * complete is the one of lowest name among equals */
             for (size_t i = k; i < nc; i++)
                 if (c[i].room >= left && c[i].room < c[best].room)
                     best = i;
-            if (best != k - 1 && c[best].room < c[k - 1].room) {
+            if (best != k - 1) {
                 struct cand t = c[k - 1];
                 c[k - 1] = c[best];
                 c[best] = t;
@@ -170,12 +173,42 @@ int jt_pack_levels_scope (const jt_pack_view_t *v,
                 room[d] = 0;
             }
         }
-        if (req->spans)
-            req->spans[l] = k;
+        if (spans)
+            spans[l] = k;
         narrowed++;
     }
-    free (room);
     free (c);
     free (pick);
     return narrowed;
+}
+
+int jt_pack_levels_scope (const jt_pack_view_t *v,
+                          const jt_pack_levels_req_t *req, unsigned char *scope)
+{
+    const jt_snapshot_t *s = v->s;
+    int64_t gmax = 0, gpn = jt_snapshot_gpus_per_node (s, v->flavor);
+    uint64_t need, per, *room;
+    int rc;
+
+    if (gpn <= 0 || req->ngroups == 0)
+        return 0;
+    for (size_t i = 0; i < req->ngroups; i++)
+        if (req->groups[i] > gmax)
+            gmax = req->groups[i];
+    if (req->soft) {
+        /* a soft demand is chunked by whole node: count nodes */
+        need = (uint64_t) ((gmax + gpn - 1) / gpn);
+        per = 1;
+    } else {
+        need = req->ngroups;
+        per = (uint64_t) ((gmax + gpn - 1) / gpn) + (uint64_t) req->spares;
+    }
+    if (!(room = calloc (s->ndomains + 1, sizeof (*room))))
+        return -1;
+    for (size_t d = 0; d < s->ndomains; d++)
+        room[d] = scope[d] ? dom_room (v, d, per) : 0;
+    rc = jt_levels_fewest (s, room, need, req->from_level, req->policy, scope,
+                           req->spans);
+    free (room);
+    return rc;
 }

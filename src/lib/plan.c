@@ -307,8 +307,11 @@ static int attempt_in_unit (ctx_t *x, const jt_groups_t *g, size_t lv,
     for (size_t i = 0; i < nu && rc == 1; i++) {
         if (ord[i].free < want)
             continue;
-        for (size_t d = 0; d < s->ndomains; d++)
-            scope[d] = jt_pack_level_in (s, lv, ord[i].d, d);
+        size_t one, nd;
+        const size_t *ud = jt_pack_level_domains (s, lv, ord[i].d, &one, &nd);
+        memset (scope, 0, s->ndomains + 1);
+        for (size_t k = 0; k < nd; k++)
+            scope[ud[k]] = 1;
         jt_pack_levels_req_t lr = levels_req (x, g, lv);
         if (jt_pack_levels_scope (x->view, &lr, scope) < 0) {
             rc = jt_errprintf (err, "plan: out of memory");

@@ -212,7 +212,12 @@ static int estimate_sets (jt_answer_t *a, const jt_sched_request_t *req,
 
     if (gpn <= 0 || need <= 0)
         return 0;
-    whole = !run->cross_group_spread || group >= need;
+    /* --cross-group-spread=no:LEVEL: a set per unit of that level, its
+     * groups each in one domain of it */
+    ssize_t lv = run->spread_level && !run->cross_group_spread
+                 && strcmp (run->spread_level, "domain") != 0
+                 ? jt_level_index (s, run->spread_level) : -1;
+    whole = lv < 0 && (!run->cross_group_spread || group >= need);
     a->cand_nodes = (uint32_t) ((need + gpn - 1) / gpn);
     /* groups of whole nodes, all of one size: the free times can place
      * them a domain each (jt_answer_from_free) */
@@ -274,7 +279,42 @@ static int estimate_sets (jt_answer_t *a, const jt_sched_request_t *req,
         }
         free (set.nodes);
     }
-    if (!whole) {
+    for (size_t u = 0; lv >= 0 && u < jt_pack_level_nunits (s, (size_t) lv); u++) {
+        jt_node_set_t set = { NULL, 0, -1 };
+        size_t n = 0, one, nd;
+        const size_t *ud = jt_pack_level_domains (s, (size_t) lv, u, &one, &nd);
+        int64_t cap = 0;
+        for (size_t i = 0; i < nd; i++)
+            n += s->domains[ud[i]].nnodes;
+        if (n < a->cand_nodes)
+            continue;
+        if (!(set.nodes = malloc (n * sizeof (size_t)))) {
+            free (lc);
+            return jt_errprintf (err, "out of memory");
+        }
+        for (size_t j = 0; j < nd; j++) {
+            size_t d = ud[j];
+            for (size_t k = 0; k < s->domains[d].nnodes; k++) {
+                size_t i = s->domains[d].nodes[k];
+                if (req->eligible[i] && s->nodes[i].state == JT_NODE_UP
+                    && class_may (lc, s, run, payers, &s->nodes[i])) {
+                    set.nodes[set.nnodes++] = i;
+                    cap += s->nodes[i].gpus;
+                }
+            }
+        }
+        /* ascending, as every set's nodes are */
+        qsort (set.nodes, set.nnodes, sizeof (size_t), cmp_size);
+        if (cap < need || set.nnodes < a->cand_nodes) {
+            free (set.nodes);
+            continue;
+        }
+        if (cand_push (a, set, err) < 0) {
+            free (lc);
+            return -1;
+        }
+    }
+    if (!whole && lv < 0) {
         jt_node_set_t set = { calloc (s->nnodes ? s->nnodes : 1,
                                       sizeof (size_t)), 0, -1 };
         if (!set.nodes) {

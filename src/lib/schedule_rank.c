@@ -37,6 +37,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "jobtree/pack.h"
 #include "jobtree/schedule.h"
 
 static int cmp_i64 (const void *a, const void *b)
@@ -200,12 +201,58 @@ static size_t bucket_of (const jt_node_set_t *set, const jt_snapshot_t *s, size_
  * would keep whole-domain groups out of every domain it touches; held on
  * whole slots, it waits for what Pack would give it. Work: the set's
  * nodes and the buckets (a selection per slot). */
+/* Under fabric levels (docs/packing.md, "Levels"): of the slots freeing by
+ * t (the run's start), keep those in the fewest units of each level that
+ * hold the run's ngroups, as Pack would place it then, and put the
+ * ngroups earliest of them first in slot[]. The start stays t: the kept
+ * units hold ngroups slots freeing by t. sdom: each slot's domain. false
+ * when nothing was narrowed (slot[] unchanged) or on ENOMEM. */
+static bool level_slots (const jt_snapshot_t *s, ranked_t *slot, size_t nslots,
+                         const size_t *sdom, size_t ngroups, int64_t t)
+{
+    uint64_t *room = calloc (s->ndomains + 1, sizeof (*room));
+    unsigned char *scope = malloc (s->ndomains + 1);
+    ranked_t *tmp = malloc ((nslots + 1) * sizeof (*tmp));
+    size_t n = 0, m;
+    bool narrowed = false;
+
+    if (!room || !scope || !tmp)
+        goto out;
+    memset (scope, 1, s->ndomains + 1);
+    for (size_t k = 0; k < nslots; k++)
+        if (slot[k].when <= t && sdom[slot[k].i] < s->ndomains)
+            room[sdom[slot[k].i]]++;
+    if (jt_levels_fewest (s, room, ngroups, s->nlevels, JT_PACK_DEFAULT, scope,
+                          NULL) <= 0)
+        goto out;
+    /* the kept slots first, then the rest; the earliest kept ones first */
+    for (size_t k = 0; k < nslots; k++)
+        if (slot[k].when <= t && sdom[slot[k].i] < s->ndomains
+            && scope[sdom[slot[k].i]])
+            tmp[n++] = slot[k];
+    m = n;
+    for (size_t k = 0; k < nslots; k++)
+        if (!(slot[k].when <= t && sdom[slot[k].i] < s->ndomains
+              && scope[sdom[slot[k].i]]))
+            tmp[m++] = slot[k];
+    memcpy (slot, tmp, nslots * sizeof (*slot));
+    if (n >= ngroups) {
+        select_first (slot, n, sizeof (*slot), ngroups, cmp_ranked);
+        narrowed = true;
+    }
+out:
+    free (room);
+    free (scope);
+    free (tmp);
+    return narrowed;
+}
+
 static bool from_free_groups (const jt_answer_t *a, const jt_node_set_t *set,
                               const jt_snapshot_t *s, const int64_t *free_at,
                               int64_t now, size_t g, size_t *nodes, int64_t *start)
 {
     size_t nb = set->domain >= 0 ? 1 : s->ndomains, ngroups, nslots = 0;
-    size_t *cnt = NULL, *at = NULL, *sbase = NULL;
+    size_t *cnt = NULL, *at = NULL, *sbase = NULL, *sdom = NULL;
     ranked_t *f = NULL, *slot = NULL;
     bool answered = false;
 
@@ -217,7 +264,8 @@ static bool from_free_groups (const jt_answer_t *a, const jt_node_set_t *set,
     f = malloc ((set->nnodes + 1) * sizeof (*f));
     slot = malloc ((set->nnodes / g + 1) * sizeof (*slot));
     sbase = malloc ((set->nnodes / g + 1) * sizeof (*sbase));
-    if (!cnt || !at || !f || !slot || !sbase)
+    sdom = malloc ((set->nnodes / g + 1) * sizeof (*sdom));
+    if (!cnt || !at || !f || !slot || !sbase || !sdom)
         goto out;
     /* the set's nodes by bucket (a counting sort: O(nodes + buckets)) */
     for (size_t k = 0; k < set->nnodes; k++)
@@ -239,6 +287,7 @@ static bool from_free_groups (const jt_answer_t *a, const jt_node_set_t *set,
             if (b[g - 1].when == INT64_MAX)
                 break;          /* never: too few of its nodes ever free */
             sbase[nslots] = base + j * g;
+            sdom[nslots] = set->domain >= 0 ? (size_t) set->domain : d;
             slot[nslots] = (ranked_t){ b[g - 1].when, nslots };
             nslots++;
         }
@@ -249,6 +298,10 @@ static bool from_free_groups (const jt_answer_t *a, const jt_node_set_t *set,
     /* free now, yet not bound: not the free times' to answer */
     if (t <= now)
         goto out;
+    /* groups over several domains: the fewest blocks and spines that hold
+     * them by t, as Pack would place them then */
+    if (set->domain < 0 && ngroups > 1 && s->nlevels)
+        (void) level_slots (s, slot, nslots, sdom, ngroups, t);
     /* groups in slot order, each's nodes in (time, index) order (the
      * nodes[] contract) */
     qsort (slot, ngroups, sizeof (*slot), cmp_ranked);
@@ -266,6 +319,7 @@ out:
     free (f);
     free (slot);
     free (sbase);
+    free (sdom);
     return answered;
 }
 

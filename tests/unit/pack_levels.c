@@ -19,6 +19,7 @@
 
 #include "jobtree/options.h"
 #include "jobtree/plan.h"
+#include "jobtree/schedule.h"
 #include "fixtures.h"
 #include "tap.h"
 
@@ -209,6 +210,43 @@ static void test_spread_level (void)
     jt_budgets_destroy (b);
 }
 
+/* A waiting run's estimate (jt_answer_from_free): the groups freeing by
+ * its start, in the fewest blocks. A's first two nodes free at 200, C's
+ * and D's at 300, the rest at 900: the two earliest pairs are A's and C's
+ * (start 300, two blocks); with blocks named, C's and D's (start 300, B2
+ * alone). */
+static void test_estimate (void)
+{
+    const int busy[4] = { 4, 4, 4, 4 };
+    size_t all[16];
+    int64_t fa[16];
+    jt_node_set_t set = { all, 16, -1 };
+    jt_answer_t a = { .kind = JT_ANSWER_ESTIMATE, .cands = &set, .ncands = 1,
+                      .cand_nodes = 4, .cand_group_nodes = 2 };
+    size_t nodes[4];
+    int64_t start = 0;
+
+    for (size_t i = 0; i < 16; i++) {
+        all[i] = i;
+        fa[i] = (i == 0 || i == 1) ? 200 : (i == 8 || i == 9 || i == 12 || i == 13)
+                ? 300 : 900;
+    }
+    for (size_t lv = 0; lv < 2; lv++) {
+        jt_snapshot_t *s = leaves4 (busy, lv);
+        ok (jt_answer_from_free (&a, 0, s, fa, 100, true, nodes, &start),
+            "%s: answered", lv ? "block level" : "one level");
+        is_int (start, 300, "%s: starts at 300", lv ? "block level" : "one level");
+        char got[64];
+        snprintf (got, sizeof (got), "%s %s %s %s", s->nodes[nodes[0]].name,
+                  s->nodes[nodes[1]].name, s->nodes[nodes[2]].name,
+                  s->nodes[nodes[3]].name);
+        is (got, lv ? "c01 c02 d01 d02" : "a01 a02 c01 c02",
+            lv ? "block level: held on C and D, inside B2"
+               : "one level: held on A and C, two blocks");
+        jt_snapshot_destroy (s);
+    }
+}
+
 /* The fewest blocks that could hold n groups of k nodes, each group in one
  * leaf, counted from the leaves' free nodes (an exhaustive check over the
  * 2^blocks subsets, independent of pack_levels.c's greedy). */
@@ -294,6 +332,7 @@ int main (void)
     test_units ();
     test_fewest_blocks ();
     test_spread_level ();
+    test_estimate ();
     test_property ();
     return done_testing ();
 }
