@@ -136,9 +136,10 @@ jtsel_topo_t *jtsel_topo_build (const jt_config_t *conf, jt_error_t *err)
         char buf[256] = "";
         size_t l = 0;
         for (size_t k = 0; k < t->snap->nlevels && l < sizeof (buf); k++)
-            l += (size_t) snprintf (buf + l, sizeof (buf) - l, "%s%s (%zu units)",
+            l += (size_t) snprintf (buf + l, sizeof (buf) - l, "%s%s (%zu unit%s)",
                                     k ? ", " : "", jt_level_name (t->snap, k),
-                                    t->snap->nunits[k]);
+                                    t->snap->nunits[k],
+                                    t->snap->nunits[k] == 1 ? "" : "s");
         info ("select/cons_tres_jobtree: fabric levels above the %zu domains: %s",
               t->snap->ndomains, buf);
         levels_said = true;

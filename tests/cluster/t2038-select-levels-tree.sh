@@ -1,0 +1,61 @@
+#!/bin/bash
+# t2038-select-levels-tree.sh - fabric levels from Slurm's switch tree
+# (issue 33): the same 16 nodes as t2037, but no block feature; the
+# topology.conf puts leaves domA, domB under switch blk1 and domC, domD
+# under blk2, both under spine. With FabricLevels=block,spine the select
+# plugin reads blk1/blk2 as the nodes' blocks (the level-1 switches) and
+# spine as their spine (level 2), says so once in its log, and a 2-group
+# run goes to A and B inside blk1 where the domain rule alone would take C
+# then A. A run that no block could ever hold (--cross-group-spread=no:block,
+# 5 groups of 2 nodes: 10 nodes, a block has 8) is refused at submission.
+#
+# Copyright (C) 2026 The Jobtree authors.
+# SPDX-License-Identifier: GPL-2.0-or-later
+# Licensed under the GNU General Public License, version 2 or later,
+# with the OpenSSL linking exception of LICENSE.OpenSSL.
+. "$(dirname "$0")/lib.sh"
+
+plan 5
+bud=$(mktemp -d /tmp/jt-levels-budgets.XXXXXX) || bail_out "mktemp"
+cat > "$bud/lv.json" <<'JSON'
+{ "owner": "lv",
+  "envelopes": [ { "name": "lv-h100", "flavor": "h100", "selector": { },
+                   "start": "2026-01-01T00:00:00Z", "end": "2031-01-01T00:00:00Z",
+                   "concurrency": 128 } ] }
+JSON
+JT_CLUSTER_SELECT=jobtree JT_CLUSTER_BUDGETS=$bud \
+JT_CLUSTER_JOBTREE_EXTRA="FabricLevels=block,spine
+PackPolicy=best-fit" cluster_setup "${1:?usage: $0 BUILDDIR}"
+rm -rf "$bud"
+cat > "$JT_CLUSTER_DIR/etc/topology.conf" <<'EOF2'
+SwitchName=domA Nodes=gpu[01-04]
+SwitchName=domB Nodes=gpu[05-08]
+SwitchName=domC Nodes=gpu[09-12]
+SwitchName=domD Nodes=gpu[13-16]
+SwitchName=blk1 Switches=domA,domB
+SwitchName=blk2 Switches=domC,domD
+SwitchName=spine Switches=blk1,blk2
+EOF2
+cluster_start
+
+fill=()
+for w in "gpu[01-02]" "gpu[05-06]" "gpu[09-10]" "gpu[13-16]"; do
+    fill+=("$(submit -w "$w" -N"$(scontrol show hostnames "$w" | wc -l)" --exclusive --wrap "sleep 600")")
+done
+for j in "${fill[@]}"; do wait_job_state "$j" RUNNING 20; done
+is "$(squeue -h -t running -o %i | wc -l)" 4 "four plain fillers run"
+
+r1=$(submit --account=lv -N4 --gres=gpu:h100:8 --group-gpus=16 --wrap "sleep 600")
+wait_job_state "$r1" RUNNING 20
+is "$(job_domains "$r1")" "A,B" "a 2-group run goes to A and B, inside switch blk1"
+log_has "$JT_CLUSTER_DIR/log/slurmctld.log" \
+    "fabric levels above the 4 domains: block (2 units), spine (1 unit)" >/dev/null
+ok $? "the select plugin read the switch tree's levels 1 and 2 as block and spine"
+
+bad=$(submit --account=lv -N10 --gres=gpu:h100:8 --group-gpus=16 \
+             --cross-group-spread=no:block --wrap "sleep 1")
+is "$bad" "" "a run no block could ever hold is refused at submission"
+like "$(last_err)" "never place the run: fits no block: all 5 groups \(80 GPUs\) in one; the largest, blk1, has 64 free GPUs" \
+     "with the level and the largest block: $(last_err | head -1)"
+scancel "${fill[@]}" "$r1" 2>/dev/null
+done_testing
