@@ -49,10 +49,50 @@ static inline void jtc_leaves_add (jtc_leaves_t *l, int level, const char *name)
     l->nnames++;
 }
 
+/* The aggregated blocks' sizes, smallest first, at most JT_LEVELS_MAX:
+ * BlockSizes=4,8,16 gives the 8- and 16-node sizes, so an 8-node block is
+ * level 1 and a 16-node one level 2 (jtc_block_level). One pass. */
+static inline int jtc_block_sizes (const jtc_topoinfo_block_t *blk,
+                                   uint32_t sizes[JT_LEVELS_MAX])
+{
+    int n = 0;
+
+    for (uint32_t s = 0; s < blk->record_count; s++) {
+        uint32_t z = blk->topo_array[s].size;
+        int i = 0;
+        if (!blk->topo_array[s].aggregated)
+            continue;
+        while (i < n && sizes[i] < z)
+            i++;
+        if ((i < n && sizes[i] == z) || i == JT_LEVELS_MAX)
+            continue;
+        if (n < JT_LEVELS_MAX)
+            n++;
+        memmove (sizes + i + 1, sizes + i, (size_t) (n - 1 - i) * sizeof (*sizes));
+        sizes[i] = z;
+    }
+    return n;
+}
+
+/* The level of a block of `size` nodes: 0 for a base block, else 1 + its
+ * size's rank; JT_LEVELS_MAX + 1 (ignored) past the sizes kept. */
+static inline int jtc_block_level (const uint32_t *sizes, int n, bool aggregated,
+                                   uint32_t size)
+{
+    if (!aggregated)
+        return 0;
+    for (int i = 0; i < n; i++)
+        if (sizes[i] == size)
+            return i + 1;
+    return JT_LEVELS_MAX + 1;
+}
+
 /* The cluster-default topology's leaves: topology/tree's level-0 switches,
  * topology/block's base blocks (each a domain, as a leaf switch is under
- * topology/tree); any other plugin: none. Returns the plugin's id when it
- * is one that has units but gives no domains yet (ring, torus3d), else 0. */
+ * topology/tree), and above them the tree's switches of levels 1, 2, ...
+ * and the block plugin's aggregated blocks by size (BlockSizes); any other
+ * plugin: none. Returns the plugin's id when it is one that has units but
+ * gives no domains yet (ring, torus3d), else 0. */
 static inline int jtc_leaf_switches (jtc_leaves_t *l)
 {
     dynamic_plugin_data_t *dyn = NULL;
@@ -81,9 +121,15 @@ static inline int jtc_leaf_switches (jtc_leaves_t *l)
         jtc_topoinfo_block_t *blk = dyn->data;
         if (blk->record_count > 0 && blk->record_count < (1u << 20)) {
             l->names = xcalloc (blk->record_count, sizeof (*l->names));
-            for (uint32_t s = 0; s < blk->record_count; s++)
-                if (!blk->topo_array[s].aggregated && blk->topo_array[s].name)
-                    jtc_leaves_add (l, 0, blk->topo_array[s].name);
+            uint32_t sizes[JT_LEVELS_MAX];
+            int nsizes = jtc_block_sizes (blk, sizes);
+            for (uint32_t s = 0; s < blk->record_count; s++) {
+                int level = jtc_block_level (sizes, nsizes,
+                                             blk->topo_array[s].aggregated,
+                                             blk->topo_array[s].size);
+                if (blk->topo_array[s].name && level <= JT_LEVELS_MAX)
+                    jtc_leaves_add (l, level, blk->topo_array[s].name);
+            }
         }
     }
     JTC_TOPO_FREE_RECORDS (dyn);
