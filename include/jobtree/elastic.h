@@ -81,6 +81,10 @@ typedef struct jt_grow_in {
                                  * may still be sent (the caller's poll
                                  * period), 0..checkpoint */
     jt_pack_policy_t policy;
+    const char *lease_run;      /* the run's leases in the snapshot (their
+                                 * run: the job id), or NULL: under fabric
+                                 * levels, new groups go into the blocks of
+                                 * its groups first (docs/packing.md) */
 } jt_grow_in_t;
 
 typedef struct jt_grow {

@@ -93,6 +93,9 @@ typedef struct jt_plan_opts {
      * (the simulator's one-level baseline, `jobtree sim --policy
      * ...,flat`); a run's own --cross-group-spread=no:LEVEL still holds. */
     bool flat;
+    /* Per snapshot domain, nonzero: try these first (a growing run's
+     * blocks, jt_elastic_grow), then anywhere; NULL: no preference. */
+    const unsigned char *prefer;
 } jt_plan_opts_t;
 
 /* Decide for run r at time now. u may be NULL (then derived from s's leases).

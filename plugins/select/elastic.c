@@ -126,6 +126,9 @@ static void consider (job_record_t *job_ptr, jtsel_cache_t **cp, int64_t now)
         .start = start, .now = now, .slack = slack, .policy = c->plan_opts.policy,
     };
     in.current_domain = rec.run->cross_group_spread ? -1 : domain;
+    char lease_run[16];        /* its leases' run in the snapshot (nodemap) */
+    snprintf (lease_run, sizeof (lease_run), "%u", job_ptr->job_id);
+    in.lease_run = lease_run;
     /* spares ride along in the node range: only run nodes count */
     if (in.cap_gpus && rec.run->spares_per_group > 0)
         in.cap_gpus = 0;

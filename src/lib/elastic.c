@@ -141,7 +141,35 @@ int jt_elastic_grow (const jt_budgets_t *b, const jt_snapshot_t *s,
     x.total_gpus = hi;
     x.step_gpus = step;
     x.step_given = true;
-    if (jt_plan_run (b, s, NULL, &x, in->now, &opts, &out->extra, err) < 0)
+    /* under levels: the run's own blocks first (the lowest level's units
+     * its leases' domains are in) */
+    unsigned char *prefer = NULL;
+    if (s->nlevels && in->lease_run && r->cross_group_spread
+        && (prefer = calloc (s->ndomains + 1, 1))) {
+        bool any = false;
+        for (size_t i = 0; i < s->nleases; i++) {
+            const jt_lease_t *l = &s->leases[i];
+            if (strcmp (l->run, in->lease_run) != 0)
+                continue;
+            for (size_t k = 0; k < l->nnodes; k++) {
+                ssize_t n = jt_snapshot_node_index (s, l->nodes[k]);
+                int d = n >= 0 ? s->nodes[n].domain : -1;
+                if (d < 0)
+                    continue;
+                ssize_t u = s->domains[d].up[0];
+                size_t one, nd;
+                const size_t *ud = jt_pack_level_domains (
+                    s, 0, u >= 0 ? (size_t) u : s->nunits[0] + (size_t) d, &one, &nd);
+                for (size_t j = 0; j < nd; j++)
+                    prefer[ud[j]] = 1;
+                any = true;
+            }
+        }
+        opts.prefer = any ? prefer : NULL;
+    }
+    int prc = jt_plan_run (b, s, NULL, &x, in->now, &opts, &out->extra, err);
+    free (prefer);
+    if (prc < 0)
         return -1;
     if (out->extra.decision != JT_BIND_NOW) {
         int64_t cur = in->current_gpus;

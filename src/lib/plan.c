@@ -245,26 +245,33 @@ static int attempt_spread (ctx_t *x, const jt_groups_t *g, attempt_t *a,
                            jt_error_t *err)
 {
     const jt_snapshot_t *s = x->s;
+    bool levels = s->nlevels && !x->flat && (g->n >= 2 || g->soft);
     unsigned char *scope;
     int rc, n;
 
-    if (s->nlevels == 0 || x->flat || (g->n < 2 && !g->soft))
+    if (!levels && !x->prefer)
         return jt_plan_attempt_run (x, g, -1, a, err);
     if (!(scope = malloc (s->ndomains + 1)))
         return jt_errprintf (err, "plan: out of memory");
-    memset (scope, 1, s->ndomains + 1);
-    jt_pack_levels_req_t lr = levels_req (x, g, s->nlevels);
-    if ((n = jt_pack_levels_scope (x->view, &lr, scope)) < 0) {
-        free (scope);
-        return jt_errprintf (err, "plan: out of memory");
-    }
-    if (n > 0) {
-        jt_pack_view_scope (x->view, scope);
-        rc = jt_plan_attempt_run (x, g, -1, a, err);
-        jt_pack_view_scope (x->view, NULL);
-        if (rc <= 0) {
+    /* the preferred domains first (a growing run's blocks), then all */
+    for (int pass = x->prefer ? 0 : 1; pass < 2; pass++) {
+        if (pass == 0)
+            memcpy (scope, x->prefer, s->ndomains);
+        else
+            memset (scope, 1, s->ndomains);
+        jt_pack_levels_req_t lr = levels_req (x, g, s->nlevels);
+        if ((n = levels ? jt_pack_levels_scope (x->view, &lr, scope) : 0) < 0) {
             free (scope);
-            return rc;
+            return jt_errprintf (err, "plan: out of memory");
+        }
+        if (pass == 0 || n > 0) {
+            jt_pack_view_scope (x->view, scope);
+            rc = jt_plan_attempt_run (x, g, -1, a, err);
+            jt_pack_view_scope (x->view, NULL);
+            if (rc <= 0) {
+                free (scope);
+                return rc;
+            }
         }
     }
     free (scope);
@@ -471,7 +478,7 @@ int jt_plan_run (const jt_budgets_t *b, const jt_snapshot_t *s,
 {
     jt_usage_t own;
     ctx_t x = { b, s, u, r, now, opts ? opts->policy : JT_PACK_DEFAULT, NULL,
-                0, opts && opts->flat };
+                0, opts && opts->flat, opts ? opts->prefer : NULL };
     jt_error_t verr;
     attempt_t a;
     char why[JT_ERRMSG_MAX];

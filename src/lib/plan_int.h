@@ -45,6 +45,7 @@ typedef struct ctx {
     jt_pack_view_t *view;
     int64_t gpn;                /* the flavor's GPUs per node (0 unknown) */
     bool flat;                  /* jt_plan_opts_t.flat */
+    const unsigned char *prefer;    /* jt_plan_opts_t.prefer */
 } ctx_t;
 
 /* plan_attempt.c: a plan group's arrays freed; an attempt emptied; one

@@ -255,6 +255,48 @@ static void test_errors (void)
     jt_budgets_destroy (b);
 }
 
+/* Under fabric levels a growing run's new group goes into its own block
+ * first: the run holds a01-a02 (domain A, block B1); C (block B2) has
+ * fewer free nodes than B (block B1) and best-fit would take it; with the
+ * run's leases named, B. */
+static void test_grow_levels (void)
+{
+    static const char *const lv[] = { "fabric.block" };
+    jt_budgets_t *b = west (256);
+    jt_run_t *r = fx_run (RUNM (CKPT));
+    jt_error_t err = { "" };
+
+    for (int named = 0; named < 2; named++) {
+        jt_snapshot_t *s = jt_snapshot_create ();
+        char *nodes[] = { "a01", "a02" };
+        jt_lease_t l = { .run = "c:7", .group = 0, .owner = "rai",
+                         .envelope = "west-h100", .nodes = nodes, .nnodes = 2,
+                         .gpus = 16, .role = JT_ROLE_ACTIVE, .start = now0 - 3600 };
+        fx_nodes (s, "a", 1, 2, "region=west,fabric.domain=A,fabric.block=B1", 8, 2);
+        fx_nodes (s, "b", 1, 4, "region=west,fabric.domain=B,fabric.block=B1", 8, 0);
+        fx_nodes (s, "c", 1, 2, "region=west,fabric.domain=C,fabric.block=B2", 8, 0);
+        jt_snapshot_set_levels (s, lv, 1, &err);
+        if (jt_snapshot_add_lease (s, &l, &err) < 0)
+            bail_out ("lease: %s", err.text);
+        fx_finalize (s);
+        jt_grow_in_t in = { .run = r, .current_gpus = 16, .current_domain = -1,
+                            .start = now0 - 600, .now = now0, .slack = 60,
+                            .policy = JT_PACK_BEST_FIT,
+                            .lease_run = named ? "c:7" : NULL };
+        jt_grow_t g;
+        r->max_gpus = 32;
+        ok (jt_elastic_grow (b, s, &in, &g, &err) == 0 && g.extra.ngroups == 1,
+            "%s: grows by one group", named ? "its blocks first" : "no preference");
+        is (g.extra.ngroups ? s->domains[g.extra.groups[0].domain].name : "-",
+            named ? "west/B" : "west/C", named ? "into B, in its own block B1"
+            : "best-fit alone: into C, the smaller domain, in block B2");
+        jt_grow_free (&g);
+        jt_snapshot_destroy (s);
+    }
+    jt_run_destroy (r);
+    jt_budgets_destroy (b);
+}
+
 static void test_due (void)
 {
     jt_run_t *r = fx_run (RUNM (CKPT)), *nock = fx_run (RUNM (""));
@@ -393,6 +435,7 @@ int main (void)
 {
     now0 = fx_time (FX_NOW);
     test_shrink ();
+    test_grow_levels ();
     test_rows ();
     test_errors ();
     test_due ();
