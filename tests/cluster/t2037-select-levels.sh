@@ -6,9 +6,10 @@
 # west/c1/B, so that is best-fit's order on a tie. With A, B and C half
 # busy and D full, a 2-group run goes to A and B inside B1 (the domain rule
 # alone takes C, then A: across both blocks); a --cross-group-spread=no:block
-# run of 3 groups waits, told it fits no block, and starts inside B2 once
-# B2 has room; a level the cluster does not have is refused at submission
-# with its levels; `jobtree snapshot --levels` shows them.
+# run of 3 groups waits, told it fits no block, reserved inside one block,
+# and starts inside B2 once B2 has room; a level the cluster does not have
+# is refused at submission with its levels; `jobtree snapshot --levels`
+# shows them.
 #
 # Copyright (C) 2026 The Jobtree authors.
 # SPDX-License-Identifier: GPL-2.0-or-later
@@ -16,7 +17,7 @@
 # with the OpenSSL linking exception of LICENSE.OpenSSL.
 . "$(dirname "$0")/lib.sh"
 
-plan 10
+plan 11
 for i in $(seq 1 16); do
     eval "JT_CLUSTER_FEATURES_$(printf gpu%02d "$i")=fabric.block=B$(( (i - 1) / 8 + 1 ))"
 done
@@ -59,6 +60,13 @@ r2=$(submit --account=lv -N6 --gres=gpu:h100:8 --group-gpus=16 \
 wait_job_state "$r2" PENDING 10 >/dev/null
 ok $? "a 3-group no:block run is accepted"
 wait_for 30 why_like "$r2" "fits no block" >/dev/null
+_resv_logged () { ledger_payloads | grep -q "\"type\":\"ReservationCreate\".*\"run\":\"[^\"]*:$r2\""; }
+wait_for 30 _resv_logged >/dev/null
+resv=$(ledger_payloads | grep "\"type\":\"ReservationCreate\".*\"run\":\"[^\"]*:$r2\"" | tail -1)
+is "$(python3 -c 'import json, sys
+r = json.loads(sys.argv[1])
+print(len(r["nodes"]), len({(int(n[3:]) - 1) // 8 for n in r["nodes"]}))' "$resv")" "6 1" \
+   "its reservation holds 6 nodes inside one block: $(sed -E 's/.*"nodes":(\[[^]]*\]).*/\1/' <<< "$resv")"
 why=$(why_of "$r2")
 like "$why" "fits no block: all 3 groups \(48 GPUs\) in one \| the largest, B[12], has [0-9]+ free GPUs" \
      "it waits, told no block holds it: $why"
