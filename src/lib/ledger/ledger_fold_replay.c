@@ -518,16 +518,18 @@ static int64_t hint_int (const char *p, const char *end, const char *key)
 
 /* The largest upTo of a Checkpoint's first part in segment path (a scan of
  * its bytes for `"id":"checkpoint:N:1"`, no parse: only a hint of where
- * to start; the read that follows checks everything), 0 when none. With
- * since (not INT64_MIN), only a checkpoint whose closedUntil (and with
- * resv its usage's resvClosedUntil) is before since counts. */
-static uint64_t last_checkpoint (const char *path, int64_t since, bool resv)
+ * to start; the read that follows checks everything), 0 when none; *off
+ * is where the line holding it begins (a record's only LF is its last
+ * byte). With since (not INT64_MIN), only a checkpoint whose closedUntil
+ * (and with resv its usage's resvClosedUntil) is before since counts. */
+static uint64_t last_checkpoint (const char *path, int64_t since, bool resv, uint64_t *off)
 {
     static const char pat[] = "\"type\":\"Checkpoint\",\"id\":\"checkpoint:";
     struct stat sb;
     uint64_t best = 0;
     int fd = open (path, O_RDONLY | O_CLOEXEC);
 
+    *off = 0;
     if (fd < 0)
         return 0;
     if (fstat (fd, &sb) == 0 && sb.st_size > 0) {
@@ -537,6 +539,7 @@ static uint64_t last_checkpoint (const char *path, int64_t since, bool resv)
             while ((p = memmem (p, (size_t) (end - p), pat, sizeof (pat) - 1))) {
                 uint64_t v = 0;
                 int digits = 0;
+                const char *at = p;
                 p += sizeof (pat) - 1;
                 while (p < end && *p >= '0' && *p <= '9' && digits < 19) {
                     v = v * 10 + (uint64_t) (*p++ - '0');
@@ -553,6 +556,8 @@ static uint64_t last_checkpoint (const char *path, int64_t since, bool resv)
                         continue;
                 }
                 best = v;
+                const char *nl = memrchr (m, '\n', (size_t) (at - m));
+                *off = nl ? (uint64_t) (nl + 1 - m) : 0;
             }
             munmap ((void *) m, (size_t) sb.st_size);
         }
@@ -561,18 +566,22 @@ static uint64_t last_checkpoint (const char *path, int64_t since, bool resv)
     return best;
 }
 
-/* Read files from the last segment holding a checkpoint, through c (no
- * fold yet: the first complete checkpoint restores it). 1 when c->fold
- * came from a checkpoint, 0 when none was found or usable (c->why), -1
- * with err. */
+/* Read files from the last checkpoint's first record on (its byte offset
+ * in the last segment holding one), through c (no fold yet: the first
+ * complete checkpoint restores it). The records before it are not read:
+ * the chain is anchored at that record (jt_ledger_read_at). 1 when
+ * c->fold came from a checkpoint, 0 when none was found or usable
+ * (c->why), -1 with err. */
 static int tail_read (char **files, size_t n, struct read_ctx *c, jt_ledger_result_t *res,
                       jt_replay_info_t *info, jt_error_t *err)
 {
     size_t i = n;
+    uint64_t off = 0;
 
     while (i > 0
            && !(c->target = last_checkpoint (files[i - 1],
-                                             c->history ? c->since : INT64_MIN, c->resv)))
+                                             c->history ? c->since : INT64_MIN, c->resv,
+                                             &off)))
         i--;
     if (i == 0) {
         if (c->history)
@@ -583,8 +592,8 @@ static int tail_read (char **files, size_t n, struct read_ctx *c, jt_ledger_resu
     }
     i--;
     c->tail = true;
-    int rc = jt_ledger_read_from ((const char *const *) files + i, n - i, true, read_cb, c,
-                                  res, err);
+    int rc = jt_ledger_read_at ((const char *const *) files + i, n - i, off, c->target + 1,
+                                true, read_cb, c, res, err);
     if (rc == 0)
         rc = read_end (c, res, err);
     if (info) {
