@@ -30,6 +30,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <inttypes.h>
+#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -40,6 +41,10 @@
 #include "ledgerd.h"
 
 #define IDS_MIN_SLOTS 64u
+
+/* The table's mapping changes only in grow(), on the serving thread; a
+ * stamp's msync, maybe on another thread, holds this around it. */
+static pthread_mutex_t map_mu = PTHREAD_MUTEX_INITIALIZER;
 #define POS_OFFSET_BITS 40
 #define POS_OFFSET_MAX ((UINT64_C (1) << POS_OFFSET_BITS) - 1)
 #define POS_SEGS_MAX (UINT64_C (1) << (64 - POS_OFFSET_BITS))
@@ -160,11 +165,13 @@ static int grow (struct ledgerd_ids *x, char *err, size_t len)
         close (fd);
         return -1;
     }
+    pthread_mutex_lock (&map_mu);
     munmap (x->slot, x->nslots * 2 * sizeof (uint64_t));
     close (x->fd);
     x->slot = slot;
     x->fd = fd;
     x->nslots = n;
+    pthread_mutex_unlock (&map_mu);
     return 0;
 }
 
@@ -308,28 +315,73 @@ static const char *base_of (const char *path)
     return b ? b + 1 : path;
 }
 
+int ledgerd_ids_stamp_prepare (struct ledgerd_ids *x, const char *dir,
+                               const struct ledgerd_stamp *st,
+                               struct ledgerd_stamp_job *job)
+{
+    size_t n = 0;
+    memset (job, 0, sizeof (*job));
+    job->x = x;
+    job->st = *st;
+    snprintf (job->dir, sizeof (job->dir), "%s", dir);
+    for (size_t i = 0; i < x->nsegs; i++)
+        n += strlen (base_of (x->segs[i])) + 1;
+    if (!(job->segs = malloc (n + 1)))
+        return -1;
+    job->segs[0] = '\0';
+    for (size_t i = 0, off = 0; i < x->nsegs; i++)
+        off += (size_t) sprintf (job->segs + off, "%s\n", base_of (x->segs[i]));
+    job->nsegs = x->nsegs;
+    return 0;
+}
+
+void ledgerd_ids_stamp_free (struct ledgerd_stamp_job *job)
+{
+    free (job->segs);
+    job->segs = NULL;
+}
+
 int ledgerd_ids_stamp (struct ledgerd_ids *x, const char *dir,
                        const struct ledgerd_stamp *st, char *err, size_t len)
 {
-    char path[JT_LEDGER_PATH_MAX + 32], tmp[JT_LEDGER_PATH_MAX + 40];
-    FILE *f;
+    struct ledgerd_stamp_job job;
+    if (ledgerd_ids_stamp_prepare (x, dir, st, &job) < 0) {
+        snprintf (err, len, "out of memory");
+        return -1;
+    }
+    int rc = ledgerd_ids_stamp_write (&job);
+    if (rc < 0)
+        snprintf (err, len, "%s", job.err);
+    ledgerd_ids_stamp_free (&job);
+    return rc;
+}
 
-    if (msync (x->slot, x->nslots * 2 * sizeof (uint64_t), MS_SYNC) < 0) {
+int ledgerd_ids_stamp_write (struct ledgerd_stamp_job *job)
+{
+    char path[JT_LEDGER_PATH_MAX + 32], tmp[JT_LEDGER_PATH_MAX + 40];
+    struct ledgerd_ids *x = job->x;
+    char *err = job->err;
+    size_t len = sizeof (job->err), nslots;
+    FILE *f;
+    int rc;
+
+    pthread_mutex_lock (&map_mu);
+    nslots = x->nslots;
+    rc = msync (x->slot, nslots * 2 * sizeof (uint64_t), MS_SYNC);
+    pthread_mutex_unlock (&map_mu);
+    if (rc < 0) {
         snprintf (err, len, "%s: msync: %s", x->path, strerror (errno));
         return -1;
     }
-    snprintf (path, sizeof (path), "%s/ledgerd.ids.stamp", dir);
-    snprintf (tmp, sizeof (tmp), "%s/ledgerd.ids.stamp.new", dir);
+    snprintf (path, sizeof (path), "%s/ledgerd.ids.stamp", job->dir);
+    snprintf (tmp, sizeof (tmp), "%s/ledgerd.ids.stamp.new", job->dir);
     if (!(f = fopen (tmp, "w"))) {
         snprintf (err, len, "%s: %s", tmp, strerror (errno));
         return -1;
     }
     fprintf (f, STAMP_MAGIC "\nseq %" PRIu64 " %s %" PRIu64 "\nslots %zu\nload %" PRIu64
-             "\nsegments %zu\n", st->seq, st->hash, st->pos, x->nslots, st->load_pos,
-             x->nsegs);
-    for (size_t i = 0; i < x->nsegs; i++)
-        fprintf (f, "%s\n", base_of (x->segs[i]));
-    fprintf (f, "end\n");
+             "\nsegments %zu\n%send\n", job->st.seq, job->st.hash, job->st.pos, nslots,
+             job->st.load_pos, job->nsegs, job->segs);
     if (fflush (f) != 0 || fsync (fileno (f)) < 0) {
         snprintf (err, len, "%s: %s", tmp, strerror (errno));
         fclose (f);

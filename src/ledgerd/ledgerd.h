@@ -97,6 +97,26 @@ struct ledgerd_stamp {
 int ledgerd_ids_stamp (struct ledgerd_ids *x, const char *dir,
                        const struct ledgerd_stamp *st, char *err, size_t len);
 
+/* ledgerd_ids_stamp in two steps, so that the second (the msync: up to a
+ * second for a large table) may run on another thread while the serving
+ * thread goes on adding ids: _prepare copies what the stamp says (the
+ * segments' names) on the serving thread, -1 on ENOMEM; _write syncs the
+ * table (serialized with its growth) and writes the stamp, 0 or -1 with
+ * job->err; _free releases the job. */
+struct ledgerd_stamp_job {
+    struct ledgerd_ids *x;
+    char dir[JT_LEDGER_PATH_MAX];
+    struct ledgerd_stamp st;
+    char *segs; /* the segments' names, one a line */
+    size_t nsegs;
+    char err[JT_LEDGER_PATH_MAX + 256];
+};
+int ledgerd_ids_stamp_prepare (struct ledgerd_ids *x, const char *dir,
+                               const struct ledgerd_stamp *st,
+                               struct ledgerd_stamp_job *job);
+int ledgerd_ids_stamp_write (struct ledgerd_stamp_job *job);
+void ledgerd_ids_stamp_free (struct ledgerd_stamp_job *job);
+
 /* Open the index of DIR from its stamp: the record at the stamp's pos is
  * read and must be its seq with its hash, then the table is copied into a
  * new file (a previous daemon that may still run keeps its own), its

@@ -123,10 +123,16 @@ struct server {
     jt_event_t *load;
     /* the id index kept across restarts (ids.c's stamp): the records up to
      * stamp_seq were indexed by an earlier run; mark is the last record
-     * indexed (what the next stamp says); load_pos is where load is */
+     * indexed and where load is (what the next stamp says) */
     uint64_t stamp_seq;
     struct ledgerd_stamp mark;
     size_t load_pending; /* 1 + the batch index of the load kept, 0: none */
+    /* the stamp after a checkpoint is written on a thread of its own (its
+     * msync may take a second for a large table); one at a time */
+    pthread_t stamper;
+    bool stamping;
+    int stamp_done, stamp_rc; /* __atomic: set by the thread */
+    struct ledgerd_stamp_job stamp_job;
     uint64_t since;
     double since_at;
     bool ckpt_failing;
@@ -206,6 +212,54 @@ static void stamp_ids (struct server *s)
         return;
     if (ledgerd_ids_stamp (&s->ids, s->conf->dir, &s->mark, e, sizeof (e)) < 0)
         log_msg ("id index: no stamp (the next start indexes the whole ledger): %s", e);
+}
+
+/* The stamp's thread: no logging here (the log may be reopened meanwhile);
+ * stamp_join says how it went. */
+static void *stamp_thread (void *arg)
+{
+    struct server *s = arg;
+    s->stamp_rc = ledgerd_ids_stamp_write (&s->stamp_job);
+    __atomic_store_n (&s->stamp_done, 1, __ATOMIC_RELEASE);
+    return NULL;
+}
+
+/* Wait for the stamp being written, if any, and log a failure. */
+static void stamp_join (struct server *s)
+{
+    if (!s->stamping)
+        return;
+    pthread_join (s->stamper, NULL);
+    if (s->stamp_rc < 0)
+        log_msg ("id index: no stamp (the next start reads from an older one): %s",
+                 s->stamp_job.err);
+    ledgerd_ids_stamp_free (&s->stamp_job);
+    s->stamping = false;
+}
+
+/* stamp_ids off the serving thread (after a checkpoint): skipped while the
+ * last one is still being written (the next checkpoint stamps). */
+static void stamp_ids_async (struct server *s)
+{
+    sigset_t all, old;
+    if (!s->mark.seq
+        || (s->stamping && !__atomic_load_n (&s->stamp_done, __ATOMIC_ACQUIRE)))
+        return;
+    stamp_join (s);
+    if (ledgerd_ids_stamp_prepare (&s->ids, s->conf->dir, &s->mark, &s->stamp_job) < 0) {
+        log_msg ("id index: no stamp: out of memory");
+        return;
+    }
+    __atomic_store_n (&s->stamp_done, 0, __ATOMIC_RELAXED);
+    sigfillset (&all);
+    pthread_sigmask (SIG_SETMASK, &all, &old);
+    s->stamping = pthread_create (&s->stamper, NULL, stamp_thread, s) == 0;
+    pthread_sigmask (SIG_SETMASK, &old, NULL);
+    if (!s->stamping) { /* no thread: here */
+        stamp_thread (s);
+        s->stamping = true;
+        stamp_join (s);
+    }
 }
 
 /* The id index from its stamp, the BudgetLoaded kept by the run that
@@ -791,7 +845,8 @@ static int recover (struct server *s, char *errbuf, size_t errlen)
                                   .fence = true };
 
     int restored = restore_ids (s, errbuf, errlen);
-    if (restored < 0 || (!restored && ledgerd_ids_open (&s->ids, s->conf->dir, errbuf, errlen) < 0))
+    if (restored < 0
+        || (!restored && ledgerd_ids_open (&s->ids, s->conf->dir, errbuf, errlen) < 0))
         return -1;
     o.from_seq = s->stamp_seq;
     o.from_off = s->stamp_seq ? ledgerd_ids_offset (s->mark.pos) : 0;
@@ -1046,7 +1101,7 @@ static int loop (struct server *s, char *errbuf, size_t errlen)
         if (maybe_checkpoint (s, errbuf, errlen) < 0)
             return -1;
         if (ckpt_before && !s->since) /* a checkpoint was written */
-            stamp_ids (s);
+            stamp_ids_async (s);
         save_head (s);
         drop_closed (s);
         if (pfd[0].revents & POLLIN)
@@ -1091,6 +1146,7 @@ done:
     }
     if (conf->pidfile && rc == 0)
         unlink (conf->pidfile);
+    stamp_join (&s);
     if (rc == 0 && s.w && !jt_ledger_writer_fenced (s.w))
         stamp_ids (&s); /* a clean stop: the next start indexes nothing */
     jt_ledger_writer_close (s.w); /* saves the durable head after a clean run */
