@@ -36,7 +36,9 @@
  * JT_BENCH_DIR (default ./bench-ledger.tmp, i.e. the build directory's
  * disk, not a tmpfs); JT_BENCH_HISTORY=H (default 1000000) for the
  * restart and the reports (JT_BENCH_NO_FULL: the reports without the full
- * replay, for a long history); JT_BENCH_ONLY=appends,replay,restart,reports
+ * replay, for a long history); JT_BENCH_REUSE (keep JT_BENCH_DIR and reuse
+ * a history of the same length built there before);
+ * JT_BENCH_ONLY=appends,replay,restart,reports
  * runs only those phases
  * (replay: the phases 2 and 3). Run from the top build directory.
  *
@@ -570,9 +572,29 @@ static double run_timed (const char *cmd)
 
 #define CKPT_EVERY 50000
 
+static void build_history_new (uint64_t n, const char *ldir);
+
 /* A ledger of n events written as the daemon writes it: group commits,
  * the fold of every event, its checkpoint every CKPT_EVERY records. */
 static void build_history (uint64_t n, const char *ldir)
+{
+    char mark[700];
+    snprintf (mark, sizeof (mark), "%s.built-%" PRIu64, ldir, n);
+    if (getenv ("JT_BENCH_REUSE") && access (mark, F_OK) == 0) {
+        printf ("reusing %s (JT_BENCH_REUSE)\n", ldir);
+        return;
+    }
+    char cmd[800];
+    snprintf (cmd, sizeof (cmd), "rm -rf %s", ldir);
+    if (system (cmd) != 0)
+        die (cmd);
+    build_history_new (n, ldir);
+    FILE *mf = fopen (mark, "w");
+    if (mf)
+        fclose (mf);
+}
+
+static void build_history_new (uint64_t n, const char *ldir)
 {
     jt_error_t err = { "" };
     jt_ledger_result_t res;
@@ -811,7 +833,8 @@ int main (void)
     snprintf (dir, sizeof (dir), "%s",
               (e = getenv ("JT_BENCH_DIR")) ? e : "./bench-ledger.tmp");
     char cmd[1200];
-    snprintf (cmd, sizeof (cmd), "rm -rf %s && mkdir -p %s", dir, dir);
+    snprintf (cmd, sizeof (cmd), getenv ("JT_BENCH_REUSE") ? "mkdir -p %s%.0s"
+              : "rm -rf %s && mkdir -p %s", dir, dir);
     if (system (cmd) != 0)
         die (cmd);
     char *abs = realpath (dir, NULL); /* the daemon wants absolute paths */
@@ -919,7 +942,7 @@ int main (void)
     printf ("  ratio            %10.2fx (sqlite time / ledger time; cpu %.2fx)\n", su / lu,
             su_c / lu_c);
 done:
-    if (!getenv ("JT_BENCH_KEEP")) {
+    if (!getenv ("JT_BENCH_KEEP") && !getenv ("JT_BENCH_REUSE")) {
         snprintf (cmd, sizeof (cmd), "rm -rf %s", dir);
         if (system (cmd) != 0)
             die (cmd);

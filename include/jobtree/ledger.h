@@ -426,6 +426,18 @@ typedef struct jt_ledger_writer_opts {
      * caller holds the directory's lock; the epoch is what still stops a
      * writer whose lock was lost (an NFS lease that expired). */
     bool fence;
+    /* Recovery from a later segment (0: read the whole ledger): read from
+     * the segment holding min (from_seq, the durable head's seq) to the
+     * end, the first read record's prev trusted (a caller that indexed the
+     * records before from_seq, jobtree-ledgerd's stamped id index). The
+     * durable head's hash is still checked, and everything after it as in
+     * a whole read; the segments before are not read. Without a durable
+     * head the whole ledger is read. from_off: when not 0, record
+     * from_seq's byte offset in its segment; when the durable head is not
+     * before from_seq the read starts there (jt_ledger_read_at: that
+     * record's hash checked, the chain anchored at it). */
+    uint64_t from_seq;
+    uint64_t from_off;
 } jt_ledger_writer_opts_t;
 
 /* The writers' epoch in the ledger directory (fence): one line
@@ -434,6 +446,7 @@ typedef struct jt_ledger_writer_opts {
 #define JT_LEDGER_EPOCH_FILE "ledgerd.epoch"
 
 /* Open (creating) the ledger in dir for appending. Recovery reads it all
+ * (or from o->from_seq on, above)
  * (o->cb sees every good record, e.g. to index event ids). A torn tail
  * (TRUNCATED: at most a prefix of one record) is copied to
  * dir/torn-<seq>.bin, cut off and reported in *res (status TRUNCATED,

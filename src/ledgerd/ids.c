@@ -10,9 +10,15 @@
  * an empty slot); pos is where the record is: segment ordinal << 40 | byte
  * offset. A slot whose h matches is confirmed by reading the record there
  * and comparing its id, so a hash collision costs one read, never a wrong
- * answer. The file is derived data: rebuilt from the ledger at every start
- * (the recovery reads every record anyway), never synced, and grown by
- * doubling into ledgerd.ids.new, renamed over it.
+ * answer. The file is derived data, grown by doubling into ledgerd.ids.new,
+ * renamed over it. After each checkpoint and at a clean stop the daemon
+ * syncs it (msync) and stamps it (ledgerd.ids.stamp: the last record it
+ * holds by seq, hash and position, its slots, its segments, where the
+ * BudgetLoaded kept is); a start copies a stamped table that fits into a
+ * new file and indexes only the records after the stamp (issue 37), else
+ * it removes the stamp and rebuilds the table from the whole ledger.
+ * Entries after the stamp that survived a crash are harmless: a record is
+ * confirmed by reading it, and its id indexed twice answers alike.
  *
  * Copyright (C) 2026 The Jobtree authors.
  * SPDX-License-Identifier: GPL-2.0-or-later
@@ -24,15 +30,21 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <inttypes.h>
+#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "ledgerd.h"
 
 #define IDS_MIN_SLOTS 64u
+
+/* The table's mapping changes only in grow(), on the serving thread; a
+ * stamp's msync, maybe on another thread, holds this around it. */
+static pthread_mutex_t map_mu = PTHREAD_MUTEX_INITIALIZER;
 #define POS_OFFSET_BITS 40
 #define POS_OFFSET_MAX ((UINT64_C (1) << POS_OFFSET_BITS) - 1)
 #define POS_SEGS_MAX (UINT64_C (1) << (64 - POS_OFFSET_BITS))
@@ -106,6 +118,13 @@ int ledgerd_ids_open (struct ledgerd_ids *x, const char *dir, char *err, size_t 
     snprintf (x->path, sizeof (x->path), "%s/ledgerd.ids", dir);
     snprintf (x->tmp, sizeof (x->tmp), "%s/ledgerd.ids.new", dir);
     x->nslots = IDS_MIN_SLOTS;
+    /* the stamp first: it must never describe a table being rebuilt */
+    char spath[JT_LEDGER_PATH_MAX + 32];
+    snprintf (spath, sizeof (spath), "%s/ledgerd.ids.stamp", dir);
+    if (unlink (spath) < 0 && errno != ENOENT) {
+        snprintf (err, len, "%s: %s", spath, strerror (errno));
+        return -1;
+    }
     /* a new file, never the old one emptied: a previous daemon that may
      * still run (stalled, then fenced at its next commit) keeps its own */
     if (unlink (x->path) < 0 && errno != ENOENT) {
@@ -146,11 +165,13 @@ static int grow (struct ledgerd_ids *x, char *err, size_t len)
         close (fd);
         return -1;
     }
+    pthread_mutex_lock (&map_mu);
     munmap (x->slot, x->nslots * 2 * sizeof (uint64_t));
     close (x->fd);
     x->slot = slot;
     x->fd = fd;
     x->nslots = n;
+    pthread_mutex_unlock (&map_mu);
     return 0;
 }
 
@@ -195,16 +216,17 @@ int ledgerd_ids_add (struct ledgerd_ids *x, const char *key, uint64_t offset, ch
     return 0;
 }
 
-/* Read the record at pos; 1 when it is there and its id is key (*seq), 0
+/* Read the record at pos into *buf (malloc'd, freed by the caller even
+ * on failure) and parse it into *rec: 1 when a good record is there, 0
  * when not, -1 on a read error (err). */
-static int confirm (const struct ledgerd_ids *x, uint64_t pos, const char *key,
-                    uint64_t *seq, char *err, size_t len)
+static int read_record (const struct ledgerd_ids *x, uint64_t pos, jt_record_t *rec,
+                        char **buf, char *err, size_t len)
 {
     uint64_t ord = pos >> POS_OFFSET_BITS, off = pos & POS_OFFSET_MAX;
     size_t cap = 4096;
-    char *buf = NULL;
     int fd, rc = -1;
 
+    *buf = NULL;
     if (ord >= x->nsegs)
         return 0;
     if ((fd = open (x->segs[ord], O_RDONLY | O_CLOEXEC)) < 0) {
@@ -212,37 +234,303 @@ static int confirm (const struct ledgerd_ids *x, uint64_t pos, const char *key,
         return -1;
     }
     for (;;) {
-        jt_record_t rec;
-        char *nb = realloc (buf, cap);
+        char *nb = realloc (*buf, cap);
         if (!nb) {
             snprintf (err, len, "id index: out of memory");
             break;
         }
-        buf = nb;
-        ssize_t n = pread (fd, buf, cap, (off_t) off);
+        *buf = nb;
+        ssize_t n = pread (fd, *buf, cap, (off_t) off);
         if (n < 0) {
             snprintf (err, len, "%s: %s", x->segs[ord], strerror (errno));
             break;
         }
-        jt_record_status_t st = jt_record_parse (buf, (size_t) n, &rec);
+        jt_record_status_t st = jt_record_parse (*buf, (size_t) n, rec);
         if (st == JT_RECORD_INCOMPLETE && (size_t) n == cap && cap == 4096) {
             cap = JT_LEDGER_MAX_PAYLOAD + 4096;
             continue;
         }
-        rc = 0;
-        if (st == JT_RECORD_OK) {
-            char *k = ledgerd_id_key (rec.payload, rec.len);
-            if (k && !strcmp (k, key)) {
-                *seq = rec.seq;
-                rc = 1;
-            }
-            free (k);
-        }
+        rc = st == JT_RECORD_OK;
         break;
     }
-    free (buf);
     close (fd);
     return rc;
+}
+
+/* Read the record at pos; 1 when it is there and its id is key (*seq), 0
+ * when not, -1 on a read error (err). */
+static int confirm (const struct ledgerd_ids *x, uint64_t pos, const char *key,
+                    uint64_t *seq, char *err, size_t len)
+{
+    jt_record_t rec;
+    char *buf;
+    int rc = read_record (x, pos, &rec, &buf, err, len);
+
+    if (rc == 1) {
+        char *k = ledgerd_id_key (rec.payload, rec.len);
+        rc = k && !strcmp (k, key);
+        if (rc)
+            *seq = rec.seq;
+        free (k);
+    }
+    free (buf);
+    return rc;
+}
+
+uint64_t ledgerd_ids_offset (uint64_t pos)
+{
+    return pos & POS_OFFSET_MAX;
+}
+
+uint64_t ledgerd_ids_pos (const struct ledgerd_ids *x, uint64_t offset)
+{
+    return (uint64_t) (x->nsegs ? x->nsegs - 1 : 0) << POS_OFFSET_BITS | offset;
+}
+
+char *ledgerd_ids_payload (const struct ledgerd_ids *x, uint64_t pos, size_t *plen,
+                           char *err, size_t len)
+{
+    jt_record_t rec;
+    char *buf, *p = NULL;
+    int rc = read_record (x, pos, &rec, &buf, err, len);
+
+    if (rc == 0)
+        snprintf (err, len, "no record at segment %" PRIu64 " offset %" PRIu64,
+                  pos >> POS_OFFSET_BITS, pos & POS_OFFSET_MAX);
+    else if (rc == 1 && !(p = strndup (rec.payload, rec.len)))
+        snprintf (err, len, "out of memory");
+    if (p)
+        *plen = rec.len;
+    free (buf);
+    return p;
+}
+
+/* ---- the stamp: the index kept across restarts ---- */
+
+#define STAMP_MAGIC "jobtree-ledgerd ids 1"
+
+static const char *base_of (const char *path)
+{
+    const char *b = strrchr (path, '/');
+    return b ? b + 1 : path;
+}
+
+int ledgerd_ids_stamp_prepare (struct ledgerd_ids *x, const char *dir,
+                               const struct ledgerd_stamp *st,
+                               struct ledgerd_stamp_job *job)
+{
+    size_t n = 0;
+    memset (job, 0, sizeof (*job));
+    job->x = x;
+    job->st = *st;
+    snprintf (job->dir, sizeof (job->dir), "%s", dir);
+    for (size_t i = 0; i < x->nsegs; i++)
+        n += strlen (base_of (x->segs[i])) + 1;
+    if (!(job->segs = malloc (n + 1)))
+        return -1;
+    job->segs[0] = '\0';
+    for (size_t i = 0, off = 0; i < x->nsegs; i++)
+        off += (size_t) sprintf (job->segs + off, "%s\n", base_of (x->segs[i]));
+    job->nsegs = x->nsegs;
+    return 0;
+}
+
+void ledgerd_ids_stamp_free (struct ledgerd_stamp_job *job)
+{
+    free (job->segs);
+    job->segs = NULL;
+}
+
+int ledgerd_ids_stamp (struct ledgerd_ids *x, const char *dir,
+                       const struct ledgerd_stamp *st, char *err, size_t len)
+{
+    struct ledgerd_stamp_job job;
+    if (ledgerd_ids_stamp_prepare (x, dir, st, &job) < 0) {
+        snprintf (err, len, "out of memory");
+        return -1;
+    }
+    int rc = ledgerd_ids_stamp_write (&job);
+    if (rc < 0)
+        snprintf (err, len, "%s", job.err);
+    ledgerd_ids_stamp_free (&job);
+    return rc;
+}
+
+int ledgerd_ids_stamp_write (struct ledgerd_stamp_job *job)
+{
+    char path[JT_LEDGER_PATH_MAX + 32], tmp[JT_LEDGER_PATH_MAX + 40];
+    struct ledgerd_ids *x = job->x;
+    char *err = job->err;
+    size_t len = sizeof (job->err), nslots;
+    FILE *f;
+    int rc;
+
+    pthread_mutex_lock (&map_mu);
+    nslots = x->nslots;
+    rc = msync (x->slot, nslots * 2 * sizeof (uint64_t), MS_SYNC);
+    pthread_mutex_unlock (&map_mu);
+    if (rc < 0) {
+        snprintf (err, len, "%s: msync: %s", x->path, strerror (errno));
+        return -1;
+    }
+    snprintf (path, sizeof (path), "%s/ledgerd.ids.stamp", job->dir);
+    snprintf (tmp, sizeof (tmp), "%s/ledgerd.ids.stamp.new", job->dir);
+    if (!(f = fopen (tmp, "w"))) {
+        snprintf (err, len, "%s: %s", tmp, strerror (errno));
+        return -1;
+    }
+    fprintf (f, STAMP_MAGIC "\nseq %" PRIu64 " %s %" PRIu64 "\nslots %zu\nload %" PRIu64
+             "\nsegments %zu\n%send\n", job->st.seq, job->st.hash, job->st.pos, nslots,
+             job->st.load_pos, job->nsegs, job->segs);
+    if (fflush (f) != 0 || fsync (fileno (f)) < 0) {
+        snprintf (err, len, "%s: %s", tmp, strerror (errno));
+        fclose (f);
+        unlink (tmp);
+        return -1;
+    }
+    if (fclose (f) != 0 || rename (tmp, path) < 0) {
+        snprintf (err, len, "%s: %s", path, strerror (errno));
+        unlink (tmp);
+        return -1;
+    }
+    return 0;
+}
+
+/* Parse the stamp at path: 1 with *st, nslots and the segments' count
+ * (their names checked against segs), 0 with why. */
+static int stamp_read (const char *path, char *const *segs, size_t nsegs,
+                       struct ledgerd_stamp *st, size_t *nslots, size_t *nstamped,
+                       char *why, size_t whylen)
+{
+    FILE *f = fopen (path, "r");
+    char line[JT_LEDGER_PATH_MAX + 64];
+    unsigned long long seq, pos, slots, load, n;
+    int rc = 0;
+
+    if (!f) {
+        snprintf (why, whylen, "no stamp (%s)", strerror (errno));
+        return 0;
+    }
+    if (!fgets (line, sizeof (line), f) || strcmp (line, STAMP_MAGIC "\n")
+        || !fgets (line, sizeof (line), f)
+        || sscanf (line, "seq %llu %64s %llu", &seq, st->hash, &pos) != 3
+        || strlen (st->hash) != 64
+        || !fgets (line, sizeof (line), f) || sscanf (line, "slots %llu", &slots) != 1
+        || !fgets (line, sizeof (line), f) || sscanf (line, "load %llu", &load) != 1
+        || !fgets (line, sizeof (line), f) || sscanf (line, "segments %llu", &n) != 1) {
+        snprintf (why, whylen, "the stamp is not one");
+        goto out;
+    }
+    if (seq < 1 || slots < IDS_MIN_SLOTS || slots > (UINT64_C (1) << 36)
+        || (slots & (slots - 1)) || n < 1 || n > nsegs) {
+        snprintf (why, whylen, "the stamp's numbers are out of range or do not fit the "
+                  "%zu segments", nsegs);
+        goto out;
+    }
+    for (size_t i = 0; i < n; i++) {
+        if (!fgets (line, sizeof (line), f)) {
+            snprintf (why, whylen, "the stamp ends early");
+            goto out;
+        }
+        line[strcspn (line, "\n")] = '\0';
+        if (strcmp (line, base_of (segs[i]))) {
+            snprintf (why, whylen, "segment %zu is %s, the stamp says %.100s", i,
+                      base_of (segs[i]), line);
+            goto out;
+        }
+    }
+    if (!fgets (line, sizeof (line), f) || strcmp (line, "end\n")) {
+        snprintf (why, whylen, "the stamp is not whole");
+        goto out;
+    }
+    st->seq = seq;
+    st->pos = pos;
+    st->load_pos = load;
+    *nslots = (size_t) slots;
+    *nstamped = (size_t) n;
+    rc = 1;
+out:
+    fclose (f);
+    return rc;
+}
+
+int ledgerd_ids_restore (struct ledgerd_ids *x, const char *dir, char *const *segs,
+                         size_t nsegs, struct ledgerd_stamp *st, char *why, size_t whylen,
+                         char *err, size_t len)
+{
+    char spath[JT_LEDGER_PATH_MAX + 32];
+    size_t nslots = 0, nstamped = 0;
+    struct stat sb;
+    int fd;
+
+    memset (x, 0, sizeof (*x));
+    x->fd = -1;
+    snprintf (x->path, sizeof (x->path), "%s/ledgerd.ids", dir);
+    snprintf (x->tmp, sizeof (x->tmp), "%s/ledgerd.ids.new", dir);
+    snprintf (spath, sizeof (spath), "%s/ledgerd.ids.stamp", dir);
+    if (!stamp_read (spath, segs, nsegs, st, &nslots, &nstamped, why, whylen))
+        return 0;
+    if ((fd = open (x->path, O_RDONLY | O_CLOEXEC)) < 0 || fstat (fd, &sb) < 0
+        || (uint64_t) sb.st_size != (uint64_t) nslots * 2 * sizeof (uint64_t)) {
+        snprintf (why, whylen, "%s is not the stamp's %zu slots", x->path, nslots);
+        if (fd >= 0)
+            close (fd);
+        return 0;
+    }
+    if (map_new (x->tmp, nslots, &x->fd, &x->slot, err, len) < 0) {
+        close (fd);
+        return -1;
+    }
+    x->nslots = nslots;
+    size_t bytes = nslots * 2 * sizeof (uint64_t), done = 0;
+    while (done < bytes) {
+        ssize_t k = pread (fd, (char *) x->slot + done, bytes - done, (off_t) done);
+        if (k <= 0) {
+            snprintf (err, len, "%s: %s", x->path, k < 0 ? strerror (errno) : "short read");
+            close (fd);
+            goto fail;
+        }
+        done += (size_t) k;
+    }
+    close (fd);
+    for (size_t i = 0; i < nslots; i++)
+        x->count += x->slot[2 * i] != 0;
+    if (2 * x->count > nslots) {
+        snprintf (why, whylen, "%s holds %zu ids in %zu slots: not an index", x->path,
+                  x->count, nslots);
+        unlink (x->tmp);
+        ledgerd_ids_close (x);
+        return 0;
+    }
+    for (size_t i = 0; i < nstamped; i++)
+        if (ledgerd_ids_segment (x, segs[i], err, len) < 0)
+            goto fail;
+    /* the record the stamp names: there, of its seq, with its hash */
+    jt_record_t rec;
+    char *buf;
+    int rr = read_record (x, st->pos, &rec, &buf, err, len);
+    if (rr < 0) {
+        free (buf);
+        goto fail;
+    }
+    if (rr == 0 || rec.seq != st->seq || strcmp (rec.hash, st->hash)) {
+        snprintf (why, whylen, "the stamp's record %" PRIu64 " is not in the ledger as "
+                  "stamped", st->seq);
+        free (buf);
+        unlink (x->tmp);
+        ledgerd_ids_close (x);
+        return 0;
+    }
+    free (buf);
+    if (rename (x->tmp, x->path) < 0) {
+        snprintf (err, len, "%s: %s", x->path, strerror (errno));
+        goto fail;
+    }
+    return 1;
+fail:
+    unlink (x->tmp);
+    ledgerd_ids_close (x);
+    return -1;
 }
 
 int ledgerd_ids_find (const struct ledgerd_ids *x, const char *key, uint64_t *seq,

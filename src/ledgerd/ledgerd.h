@@ -76,8 +76,67 @@ struct ledgerd_ids {
     size_t nsegs, segcap;
 };
 
-/* Create (emptied) DIR/ledgerd.ids. 0, or -1 with err. */
+/* Create (emptied) DIR/ledgerd.ids, removing its stamp first. 0, or -1
+ * with err. */
 int ledgerd_ids_open (struct ledgerd_ids *x, const char *dir, char *err, size_t len);
+
+/* What DIR/ledgerd.ids.stamp says: every id of the records 1..seq (whose
+ * hash is hash) is in the index file of nslots slots, whose first segments
+ * are the stamp's; the BudgetLoaded kept for the payer check is at
+ * load_pos - 1 (0: none kept). */
+struct ledgerd_stamp {
+    uint64_t seq;
+    char hash[65];
+    uint64_t pos;      /* where record seq is (ledgerd_ids_pos) */
+    uint64_t load_pos; /* 1 + where the BudgetLoaded kept is (0: none) */
+};
+
+/* Stamp the index as holding every id up to seq (hash): the table synced
+ * (msync), then the stamp written, synced and renamed into place. 0, or
+ * -1 with err (the old stamp, if any, still holds: it covers less). */
+int ledgerd_ids_stamp (struct ledgerd_ids *x, const char *dir,
+                       const struct ledgerd_stamp *st, char *err, size_t len);
+
+/* ledgerd_ids_stamp in two steps, so that the second (the msync: up to a
+ * second for a large table) may run on another thread while the serving
+ * thread goes on adding ids: _prepare copies what the stamp says (the
+ * segments' names) on the serving thread, -1 on ENOMEM; _write syncs the
+ * table (serialized with its growth) and writes the stamp, 0 or -1 with
+ * job->err; _free releases the job. */
+struct ledgerd_stamp_job {
+    struct ledgerd_ids *x;
+    char dir[JT_LEDGER_PATH_MAX];
+    struct ledgerd_stamp st;
+    char *segs; /* the segments' names, one a line */
+    size_t nsegs;
+    char err[JT_LEDGER_PATH_MAX + 256];
+};
+int ledgerd_ids_stamp_prepare (struct ledgerd_ids *x, const char *dir,
+                               const struct ledgerd_stamp *st,
+                               struct ledgerd_stamp_job *job);
+int ledgerd_ids_stamp_write (struct ledgerd_stamp_job *job);
+void ledgerd_ids_stamp_free (struct ledgerd_stamp_job *job);
+
+/* Open the index of DIR from its stamp: the record at the stamp's pos is
+ * read and must be its seq with its hash, then the table is copied into a
+ * new file (a previous daemon that may still run keeps its own), its
+ * segments those of the stamp. 1 with *st when it serves (then only the
+ * records after st->seq need indexing), 0 when there is none or it does
+ * not fit the directory (why; nothing was changed), -1 with err. segs:
+ * the directory's segments. */
+int ledgerd_ids_restore (struct ledgerd_ids *x, const char *dir, char *const *segs,
+                         size_t nsegs, struct ledgerd_stamp *st, char *why, size_t whylen,
+                         char *err, size_t len);
+
+/* The position ledgerd_ids_add would give a record at offset of the
+ * current segment. */
+uint64_t ledgerd_ids_pos (const struct ledgerd_ids *x, uint64_t offset);
+/* The byte offset in its segment of a position. */
+uint64_t ledgerd_ids_offset (uint64_t pos);
+
+/* The payload of the record at pos (malloc'd, *plen), or NULL (err). */
+char *ledgerd_ids_payload (const struct ledgerd_ids *x, uint64_t pos, size_t *plen,
+                           char *err, size_t len);
 void ledgerd_ids_close (struct ledgerd_ids *x);
 /* The segment the next records are in (once per segment or batch: its
  * path is compared, then remembered). 0, or -1 with err. */

@@ -121,6 +121,18 @@ struct server {
     /* the BudgetLoaded in force from its time on (NULL: none, or one that
      * could not be read: then no Start is refused) */
     jt_event_t *load;
+    /* the id index kept across restarts (ids.c's stamp): the records up to
+     * stamp_seq were indexed by an earlier run; mark is the last record
+     * indexed and where load is (what the next stamp says) */
+    uint64_t stamp_seq;
+    struct ledgerd_stamp mark;
+    size_t load_pending; /* 1 + the batch index of the load kept, 0: none */
+    /* the stamp after a checkpoint is written on a thread of its own (its
+     * msync may take a second for a large table); one at a time */
+    pthread_t stamper;
+    bool stamping;
+    int stamp_done, stamp_rc; /* __atomic: set by the thread */
+    struct ledgerd_stamp_job stamp_job;
     uint64_t since;
     double since_at;
     bool ckpt_failing;
@@ -154,27 +166,139 @@ static void note_load (struct server *s, const char *payload, size_t len)
 
 #define LOAD_PREFIX "{\"v\":1,\"type\":\"BudgetLoaded\","
 
+/* The recovery's callback: every record read after the stamp (all of them
+ * without one) indexed, in memory (the latest) and on disk. */
 static int index_cb (const jt_record_t *rec, void *arg, jt_error_t *err)
 {
     struct server *s = arg;
     char e[256];
+    if (rec->seq <= s->stamp_seq)
+        return 0; /* indexed by the run that stamped the index */
+    if (rec->file != s->scan_file) {
+        if (ledgerd_ids_segment (&s->ids, rec->file, e, sizeof (e)) < 0)
+            return jt_errprintf (err, "%s", e);
+        s->scan_file = rec->file;
+    }
+    uint64_t pos = ledgerd_ids_pos (&s->ids, rec->offset);
     if (rec->len > strlen (LOAD_PREFIX)
-        && !memcmp (rec->payload, LOAD_PREFIX, strlen (LOAD_PREFIX)))
+        && !memcmp (rec->payload, LOAD_PREFIX, strlen (LOAD_PREFIX))) {
+        const jt_event_t *before = s->load;
         note_load (s, rec->payload, rec->len);
+        if (s->load != before)
+            s->mark.load_pos = s->load ? pos + 1 : 0;
+    }
+    s->mark.seq = rec->seq;
+    s->mark.pos = pos;
+    memcpy (s->mark.hash, rec->hash, 65);
     char *key = ledgerd_id_key (rec->payload, rec->len);
     if (!key)
         return 0; /* verify reports it; recovery only indexes */
     int rc = jt_map_put (s->index, key, (void *) (uintptr_t) rec->seq, NULL);
     if (rc < 0)
         jt_errprintf (err, "out of memory");
-    else if (rec->file != s->scan_file
-             && (rc = ledgerd_ids_segment (&s->ids, rec->file, e, sizeof (e))) < 0)
-        jt_errprintf (err, "%s", e);
     else if ((rc = ledgerd_ids_add (&s->ids, key, rec->offset, e, sizeof (e))) < 0)
         jt_errprintf (err, "%s", e);
-    s->scan_file = rec->file;
     free (key);
     return rc;
+}
+
+/* Stamp the id index with the last record it holds (after a checkpoint,
+ * and at a clean stop), so that the next start indexes only the records
+ * after it. Logged when it fails: the next start then reads more. */
+static void stamp_ids (struct server *s)
+{
+    char e[256];
+    if (!s->mark.seq)
+        return;
+    if (ledgerd_ids_stamp (&s->ids, s->conf->dir, &s->mark, e, sizeof (e)) < 0)
+        log_msg ("id index: no stamp (the next start indexes the whole ledger): %s", e);
+}
+
+/* The stamp's thread: no logging here (the log may be reopened meanwhile);
+ * stamp_join says how it went. */
+static void *stamp_thread (void *arg)
+{
+    struct server *s = arg;
+    s->stamp_rc = ledgerd_ids_stamp_write (&s->stamp_job);
+    __atomic_store_n (&s->stamp_done, 1, __ATOMIC_RELEASE);
+    return NULL;
+}
+
+/* Wait for the stamp being written, if any, and log a failure. */
+static void stamp_join (struct server *s)
+{
+    if (!s->stamping)
+        return;
+    pthread_join (s->stamper, NULL);
+    if (s->stamp_rc < 0)
+        log_msg ("id index: no stamp (the next start reads from an older one): %s",
+                 s->stamp_job.err);
+    ledgerd_ids_stamp_free (&s->stamp_job);
+    s->stamping = false;
+}
+
+/* stamp_ids off the serving thread (after a checkpoint): skipped while the
+ * last one is still being written (the next checkpoint stamps). */
+static void stamp_ids_async (struct server *s)
+{
+    sigset_t all, old;
+    if (!s->mark.seq
+        || (s->stamping && !__atomic_load_n (&s->stamp_done, __ATOMIC_ACQUIRE)))
+        return;
+    stamp_join (s);
+    if (ledgerd_ids_stamp_prepare (&s->ids, s->conf->dir, &s->mark, &s->stamp_job) < 0) {
+        log_msg ("id index: no stamp: out of memory");
+        return;
+    }
+    __atomic_store_n (&s->stamp_done, 0, __ATOMIC_RELAXED);
+    sigfillset (&all);
+    pthread_sigmask (SIG_SETMASK, &all, &old);
+    s->stamping = pthread_create (&s->stamper, NULL, stamp_thread, s) == 0;
+    pthread_sigmask (SIG_SETMASK, &old, NULL);
+    if (!s->stamping) { /* no thread: here */
+        stamp_thread (s);
+        s->stamping = true;
+        stamp_join (s);
+    }
+}
+
+/* The id index from its stamp, the BudgetLoaded kept by the run that
+ * stamped it read back: 1 (s->stamp_seq), 0 when there is none that
+ * serves (why logged), -1 with errbuf. */
+static int restore_ids (struct server *s, char *errbuf, size_t errlen)
+{
+    char **segs = NULL, why[400] = "";
+    size_t n = 0;
+    struct ledgerd_stamp st;
+    jt_error_t err = { "" };
+
+    if (jt_ledger_segments (s->conf->dir, &segs, &n, &err) < 0) {
+        snprintf (errbuf, errlen, "%s", err.text);
+        return -1;
+    }
+    int r = n ? ledgerd_ids_restore (&s->ids, s->conf->dir, segs, n, &st, why, sizeof (why),
+                                     errbuf, errlen)
+              : 0;
+    jt_ledger_segments_free (segs, n);
+    if (r == 1 && st.load_pos) {
+        size_t plen;
+        char *p = ledgerd_ids_payload (&s->ids, st.load_pos - 1, &plen, why, sizeof (why));
+        if (p)
+            note_load (s, p, plen);
+        free (p);
+        if (!p || !s->load) {
+            ledgerd_ids_close (&s->ids);
+            jt_event_destroy (s->load);
+            s->load = NULL;
+            r = 0;
+        }
+    }
+    if (r == 1) {
+        s->stamp_seq = st.seq;
+        s->mark = st;
+    } else if (r == 0 && n)
+        log_msg ("id index: indexing the whole ledger (%s)", why);
+    return r;
 }
 
 static double mono_now (void)
@@ -438,8 +562,12 @@ static void take_line (struct server *s, struct line *l, jt_map_t *batch,
     } else if (jt_map_put (batch, key, (void *) (uintptr_t) (*nappend + 1), NULL) < 0) {
         snprintf (r->reply, sizeof (r->reply), "ERR FAIL out of memory\n");
     } else {
-        if (ev->type == JT_EV_BUDGET_LOADED) /* judges the Starts after it */
+        if (ev->type == JT_EV_BUDGET_LOADED) { /* judges the Starts after it */
+            const jt_event_t *before = s->load;
             note_load (s, canon, strlen (canon));
+            if (s->load != before) /* where it is: known once appended */
+                s->load_pending = *nappend + 1;
+        }
         r->kind = REQ_APPEND;
         r->payload = canon;
         r->len = strlen (canon);
@@ -635,7 +763,16 @@ static int commit (struct server *s, size_t nappend, char *errbuf, size_t errlen
         if (!s->since)
             s->since_at = mono_now ();
         s->since += nappend;
+        if (!ierr[0]) { /* every record of the batch indexed */
+            s->mark.seq = first + nappend - 1;
+            s->mark.pos = ledgerd_ids_pos (&s->ids, offs[nappend - 1]);
+            memcpy (s->mark.hash, jt_ledger_writer_last_hash (s->w), 65);
+            if (s->load_pending)
+                s->mark.load_pos =
+                    s->load ? ledgerd_ids_pos (&s->ids, offs[s->load_pending - 1]) + 1 : 0;
+        }
     }
+    s->load_pending = 0;
     s->nreqs = 0;
     free (p);
     free (lens);
@@ -707,8 +844,12 @@ static int recover (struct server *s, char *errbuf, size_t errlen)
                                       s->conf->truncate_damaged_tail,
                                   .fence = true };
 
-    if (ledgerd_ids_open (&s->ids, s->conf->dir, errbuf, errlen) < 0)
+    int restored = restore_ids (s, errbuf, errlen);
+    if (restored < 0
+        || (!restored && ledgerd_ids_open (&s->ids, s->conf->dir, errbuf, errlen) < 0))
         return -1;
+    o.from_seq = s->stamp_seq;
+    o.from_off = s->stamp_seq ? ledgerd_ids_offset (s->mark.pos) : 0;
     s->w = jt_ledger_writer_open_opts (s->conf->dir, &o, &res, &err);
     if (!s->w) {
         snprintf (errbuf, errlen, "%s", err.text);
@@ -731,9 +872,10 @@ static int recover (struct server *s, char *errbuf, size_t errlen)
                  "durable and may have been acknowledged; they are lost, and seq %" PRIu64
                  " will be reused",
                  res.cut_seq, res.durable_seq, res.cut_seq);
-    log_msg ("ledger %s: %" PRIu64 " records in %" PRIu64 " segments, head %" PRIu64
+    log_msg ("ledger %s: %" PRIu64 " records read in %" PRIu64 " segments%s, head %" PRIu64
              ":%s, %zu ids indexed (%zu in memory), writer epoch %" PRIu64 "%s%s",
              s->conf->dir, res.nrecords, res.nsegments,
+             s->stamp_seq ? " (the id index stamped by the last run)" : "",
              jt_ledger_writer_last_seq (s->w), jt_ledger_writer_last_hash (s->w),
              s->ids.count, jt_map_count (s->index), jt_ledger_writer_epoch (s->w),
              jt_ledger_writer_took_over (s->w)
@@ -860,9 +1002,17 @@ static int fold_ledger (struct server *s, char *errbuf, size_t errlen)
     }
     jt_ledger_fold_forget_ids (s->fold);
     if (res.last_seq != jt_ledger_writer_last_seq (s->w)) {
-        snprintf (errbuf, errlen, "checkpoints: the fold of %s ends at seq %" PRIu64
-                  " (%s), the ledger at %" PRIu64, s->conf->dir, res.last_seq,
-                  jt_ledger_status_str (res.status), jt_ledger_writer_last_seq (s->w));
+        /* the records before the id index's stamp are read here only
+         * (from genesis when no checkpoint serves): name the damage */
+        if (res.status != JT_LEDGER_OK && res.status != JT_LEDGER_EMPTY)
+            snprintf (errbuf, errlen, "checkpoints: the fold of %s: %s at seq %" PRIu64
+                      ", %s offset %" PRIu64 ": %s; refusing to append (run `jobtree "
+                      "verify %s`)", s->conf->dir, jt_ledger_status_str (res.status),
+                      res.bad_seq, res.bad_file, res.bad_offset, res.msg, s->conf->dir);
+        else
+            snprintf (errbuf, errlen, "checkpoints: the fold of %s ends at seq %" PRIu64
+                      " (%s), the ledger at %" PRIu64, s->conf->dir, res.last_seq,
+                      jt_ledger_status_str (res.status), jt_ledger_writer_last_seq (s->w));
         return -1;
     }
     if (info.ckpt_seq)
@@ -947,8 +1097,11 @@ static int loop (struct server *s, char *errbuf, size_t errlen)
             client_flush (s->clients[i]);
         if (rc < 0)
             return -1; /* fail closed: nothing more is acknowledged */
+        uint64_t ckpt_before = s->since;
         if (maybe_checkpoint (s, errbuf, errlen) < 0)
             return -1;
+        if (ckpt_before && !s->since) /* a checkpoint was written */
+            stamp_ids_async (s);
         save_head (s);
         drop_closed (s);
         if (pfd[0].revents & POLLIN)
@@ -993,6 +1146,9 @@ done:
     }
     if (conf->pidfile && rc == 0)
         unlink (conf->pidfile);
+    stamp_join (&s);
+    if (rc == 0 && s.w && !jt_ledger_writer_fenced (s.w))
+        stamp_ids (&s); /* a clean stop: the next start indexes nothing */
     jt_ledger_writer_close (s.w); /* saves the durable head after a clean run */
     jt_ledger_fold_destroy (s.fold);
     jt_event_destroy (s.load);

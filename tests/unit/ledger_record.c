@@ -21,6 +21,7 @@
 #include <unistd.h>
 
 #include "jobtree/ledger.h"
+#include "ledger/ledger_record.h"
 #include "tap.h"
 
 static const char *const kat_payloads[] = {
@@ -626,6 +627,72 @@ static void test_rotation (const char *dir)
     jt_ledger_segments_free (segs, n);
 }
 
+/* jt_ledger_read_at of one segment from the record of seq k at off[k-1]:
+ * "STATUS nrecords" */
+static const char *read_at (const char *path, uint64_t off, uint64_t seq)
+{
+    static char out[64];
+    jt_ledger_result_t res;
+    jt_error_t err = { "" };
+    if (jt_ledger_read_at (&path, 1, off, seq, true, NULL, NULL, &res, &err) < 0)
+        bail_out ("read_at: %s", err.text);
+    snprintf (out, sizeof (out), "%s %" PRIu64, jt_ledger_status_str (res.status),
+              res.nrecords);
+    return out;
+}
+
+/* A read from a record's offset (a checkpoint's, issue 35): the records
+ * before it are not read, the chain is anchored at it and checked on. */
+static void test_read_at (const char *dir)
+{
+    enum { N = 8, K = 5 };
+    size_t len, off[N + 1] = { 0 };
+    char *text = gen (dir, N, &len), path[1024];
+    snprintf (path, sizeof (path), "%s/ledger-00000000000000000001.jtl", dir);
+    offsets (text, len, off, N);
+    is (read_at (path, off[K - 1], K), "OK 4", "from record 5's offset: records 5 to 8");
+    is (read_at (path, off[K - 1], K + 1), "BADSEQ 0",
+        "record 5's offset said to be seq 6: BADSEQ");
+    is (read_at (path, off[K - 1] + 3, K), "CORRUPT 0",
+        "an offset inside a record: not a record (CORRUPT)");
+    is (read_at (path, len, N + 1), "BADSEQ 0", "an offset at the segment's end: BADSEQ");
+    /* a damaged record before the start is not read */
+    char *t = malloc (len);
+    if (!t)
+        bail_out ("out of memory");
+    memcpy (t, text, len);
+    t[off[1] + 10] ^= 1;
+    spit (path, t, len);
+    is (read_at (path, off[K - 1], K), "OK 4", "record 2 damaged: not read from record 5");
+    is (jt_ledger_status_str (readone (path, NULL).status), "CORRUPT",
+        "(a read from the start finds it)");
+    /* record 5 replaced by one with a good hash of its own (another payload
+     * of the same length): record 6 does not chain from it */
+    memcpy (t, text, len);
+    jt_record_t rec;
+    if (jt_record_parse (t + off[K - 1], len - off[K - 1], &rec) != JT_RECORD_OK)
+        bail_out ("record 5 does not parse");
+    char *pl = strndup (rec.payload, rec.len), *line, hash[65];
+    size_t ll;
+    jt_error_t err = { "" };
+    char *n = strstr (pl, "\"n4\""); /* record 5 is gen's 5th: node n4 */
+    if (!pl || !n)
+        bail_out ("record 5's payload: %s", pl ? pl : "out of memory");
+    n[2] = '9';
+    if (jt_record_format (K, rec.prev, pl, rec.len, &line, &ll, hash, &err) < 0
+        || ll != off[K] - off[K - 1])
+        bail_out ("format: %s", err.text);
+    memcpy (t + off[K - 1], line, ll);
+    spit (path, t, len);
+    is (read_at (path, off[K - 1], K), "BADCHAIN 1",
+        "record 5 replaced, its own hash good: record 6 does not chain from it");
+    free (line);
+    free (pl);
+    free (t);
+    free (text);
+    unlink (path);
+}
+
 int main (void)
 {
     char tmpl[] = "/tmp/jt-ledger-rec.XXXXXX";
@@ -644,6 +711,7 @@ int main (void)
         { "empty", test_empty_segment },
         { "linear", test_linear },
         { "rotation", test_rotation },
+        { "read_at", test_read_at },
     };
     for (size_t i = 0; i < sizeof (tests) / sizeof (tests[0]); i++) {
         snprintf (sub, sizeof (sub), "%s/%s", dir, tests[i].name);

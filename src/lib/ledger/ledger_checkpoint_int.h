@@ -56,4 +56,9 @@ int jt_ckpt_keep_history (jt_ledger_fold_t *f, jt_error_t *err);
  * lowercase hex (ledger_checkpoint.c). 0, or -1 on ENOMEM. */
 int jt_ckpt_parts_sha (const char *const *texts, size_t n, char hex[65]);
 
+/* The block a reader from a checkpoint scans a segment by, from its end
+ * back, for the last checkpoint's bytes (ledger_fold_replay.c; 1 MiB).
+ * Tests set it small to cross blocks; nothing else changes it. */
+extern size_t jt_ckpt_scan_block;
+
 #endif /* JT_LEDGER_CHECKPOINT_INT_H */

@@ -516,63 +516,95 @@ static int64_t hint_int (const char *p, const char *end, const char *key)
     return digits ? v : -1;
 }
 
-/* The largest upTo of a Checkpoint's first part in segment path (a scan of
- * its bytes for `"id":"checkpoint:N:1"`, no parse: only a hint of where
- * to start; the read that follows checks everything), 0 when none. With
- * since (not INT64_MIN), only a checkpoint whose closedUntil (and with
- * resv its usage's resvClosedUntil) is before since counts. */
-static uint64_t last_checkpoint (const char *path, int64_t since, bool resv)
+size_t jt_ckpt_scan_block = (size_t) 1 << 20;
+static const char ckpt_pat[] = "\"type\":\"Checkpoint\",\"id\":\"checkpoint:";
+
+/* The largest upTo of a Checkpoint's first part whose pattern starts in
+ * [lo, hi) of the mapped segment m (size bytes) and that serves (since,
+ * resv: as last_checkpoint), above *best; *off where its line begins. */
+static void scan_block (const char *m, size_t size, size_t lo, size_t hi, int64_t since,
+                        bool resv, uint64_t *best, uint64_t *off)
 {
-    static const char pat[] = "\"type\":\"Checkpoint\",\"id\":\"checkpoint:";
+    size_t k = sizeof (ckpt_pat) - 1;
+    const char *end = m + size, *p = m + lo;
+    const char *rend = m + (hi + k - 1 < size ? hi + k - 1 : size);
+
+    while (p < rend && (p = memmem (p, (size_t) (rend - p), ckpt_pat, k))) {
+        uint64_t v = 0;
+        int digits = 0;
+        const char *at = p;
+        p += k;
+        while (p < end && *p >= '0' && *p <= '9' && digits < 19) {
+            v = v * 10 + (uint64_t) (*p++ - '0');
+            digits++;
+        }
+        if (!(end - p >= 3 && !memcmp (p, ":1\"", 3)) || v <= *best)
+            continue;
+        if (since != INT64_MIN) {
+            const char *eol = memchr (p, '\n', (size_t) (end - p));
+            eol = eol ? eol : end;
+            int64_t cu = hint_int (p, eol, "\"closedUntil\":");
+            int64_t rcu = resv ? hint_int (p, eol, "\"resvClosedUntil\":") : 0;
+            if (cu < 0 || cu >= since || rcu < 0 || rcu >= since)
+                continue;
+        }
+        *best = v;
+        const char *nl = memrchr (m, '\n', (size_t) (at - m));
+        *off = nl ? (uint64_t) (nl + 1 - m) : 0;
+    }
+}
+
+/* The upTo of the last Checkpoint's first part in segment path (a scan of
+ * its bytes for `"id":"checkpoint:N:1"`, no parse: only a hint of where
+ * to start; the read that follows checks everything), 0 when none; *off
+ * is where the line holding it begins (a record's only LF is its last
+ * byte). With since (not INT64_MIN), only a checkpoint whose closedUntil
+ * (and with resv its usage's resvClosedUntil) is before since counts. The
+ * scan goes from the end back a block at a time until a block holds one
+ * that serves: checkpoints are in seq order, so the bytes before the last
+ * one's block (the segment before the tail) are not scanned. */
+static uint64_t last_checkpoint (const char *path, int64_t since, bool resv, uint64_t *off)
+{
     struct stat sb;
     uint64_t best = 0;
     int fd = open (path, O_RDONLY | O_CLOEXEC);
 
+    *off = 0;
     if (fd < 0)
         return 0;
     if (fstat (fd, &sb) == 0 && sb.st_size > 0) {
-        const char *m = mmap (NULL, (size_t) sb.st_size, PROT_READ, MAP_PRIVATE, fd, 0);
+        size_t size = (size_t) sb.st_size, hi = size;
+        const char *m = mmap (NULL, size, PROT_READ, MAP_PRIVATE, fd, 0);
         if (m != MAP_FAILED) {
-            const char *p = m, *end = m + sb.st_size;
-            while ((p = memmem (p, (size_t) (end - p), pat, sizeof (pat) - 1))) {
-                uint64_t v = 0;
-                int digits = 0;
-                p += sizeof (pat) - 1;
-                while (p < end && *p >= '0' && *p <= '9' && digits < 19) {
-                    v = v * 10 + (uint64_t) (*p++ - '0');
-                    digits++;
-                }
-                if (!(end - p >= 3 && !memcmp (p, ":1\"", 3)) || v <= best)
-                    continue;
-                if (since != INT64_MIN) {
-                    const char *eol = memchr (p, '\n', (size_t) (end - p));
-                    eol = eol ? eol : end;
-                    int64_t cu = hint_int (p, eol, "\"closedUntil\":");
-                    int64_t rcu = resv ? hint_int (p, eol, "\"resvClosedUntil\":") : 0;
-                    if (cu < 0 || cu >= since || rcu < 0 || rcu >= since)
-                        continue;
-                }
-                best = v;
+            while (!best && hi > 0) {
+                size_t b = jt_ckpt_scan_block ? jt_ckpt_scan_block : 1;
+                size_t lo = hi > b ? hi - b : 0;
+                scan_block (m, size, lo, hi, since, resv, &best, off);
+                hi = lo;
             }
-            munmap ((void *) m, (size_t) sb.st_size);
+            munmap ((void *) m, size);
         }
     }
     close (fd);
     return best;
 }
 
-/* Read files from the last segment holding a checkpoint, through c (no
- * fold yet: the first complete checkpoint restores it). 1 when c->fold
- * came from a checkpoint, 0 when none was found or usable (c->why), -1
- * with err. */
+/* Read files from the last checkpoint's first record on (its byte offset
+ * in the last segment holding one), through c (no fold yet: the first
+ * complete checkpoint restores it). The records before it are not read:
+ * the chain is anchored at that record (jt_ledger_read_at). 1 when
+ * c->fold came from a checkpoint, 0 when none was found or usable
+ * (c->why), -1 with err. */
 static int tail_read (char **files, size_t n, struct read_ctx *c, jt_ledger_result_t *res,
                       jt_replay_info_t *info, jt_error_t *err)
 {
     size_t i = n;
+    uint64_t off = 0;
 
     while (i > 0
            && !(c->target = last_checkpoint (files[i - 1],
-                                             c->history ? c->since : INT64_MIN, c->resv)))
+                                             c->history ? c->since : INT64_MIN, c->resv,
+                                             &off)))
         i--;
     if (i == 0) {
         if (c->history)
@@ -583,8 +615,8 @@ static int tail_read (char **files, size_t n, struct read_ctx *c, jt_ledger_resu
     }
     i--;
     c->tail = true;
-    int rc = jt_ledger_read_from ((const char *const *) files + i, n - i, true, read_cb, c,
-                                  res, err);
+    int rc = jt_ledger_read_at ((const char *const *) files + i, n - i, off, c->target + 1,
+                                true, read_cb, c, res, err);
     if (rc == 0)
         rc = read_end (c, res, err);
     if (info) {

@@ -152,6 +152,8 @@ struct walk {
     bool trust_first;           /* jt_ledger_read_from: the first record's
                                  * prev starts the chain */
     const jt_ledger_pre_t *pre; /* jt_ledger_read_pre: work for the hash thread */
+    size_t start_off;           /* jt_ledger_read_at: the first file's records
+                                 * from this byte on (0: all of it) */
 };
 
 static void problem (jt_ledger_result_t *res, jt_ledger_status_t st, const char *file,
@@ -261,9 +263,9 @@ static int take_record (struct walk *w, const char *file, jt_record_t *rec, size
 
 /* Walk one mapped segment record by record. Same results as walk_buf. */
 static int walk_seq (struct walk *w, const char *file, const char *buf, size_t size,
-                     bool is_last, jt_error_t *err)
+                     size_t from, bool is_last, jt_error_t *err)
 {
-    size_t pos = 0;
+    size_t pos = from;
     jt_record_t rec;
     int rc;
 
@@ -392,7 +394,7 @@ static int take_chunk (struct walk *w, const char *file, struct chunk *c, size_t
 }
 
 static int walk_par (struct walk *w, const char *file, const char *buf, size_t size,
-                     bool is_last, jt_error_t *err)
+                     size_t from, bool is_last, jt_error_t *err)
 {
     struct chunk ch[2] = { { 0 } };
     pthread_t th;
@@ -409,12 +411,12 @@ static int walk_par (struct walk *w, const char *file, const char *buf, size_t s
                 free (ch[j].pos);
                 free (ch[j].pre);
             }
-            return walk_seq (w, file, buf, size, is_last, err);
+            return walk_seq (w, file, buf, size, from, is_last, err);
         }
     }
     /* ch[cur] is being hashed; ch[!cur] was hashed and is taken meanwhile */
     int cur = 0;
-    frame_chunk (&ch[cur], buf, size, 0);
+    frame_chunk (&ch[cur], buf, size, from);
     bool threaded = hash_start (&ch[cur], &th);
     for (;;) {
         if (threaded)
@@ -447,11 +449,11 @@ static int walk_par (struct walk *w, const char *file, const char *buf, size_t s
 /* Walk one mapped segment. 0 to go on, 1 when a problem ended the walk,
  * -1 when the callback failed. */
 static int walk_buf (struct walk *w, const char *file, const char *buf, size_t size,
-                     bool is_last, jt_error_t *err)
+                     size_t from, bool is_last, jt_error_t *err)
 {
-    if (size >= jt_ledger_read_parallel_min && jt_ledger_read_chunk > 0)
-        return walk_par (w, file, buf, size, is_last, err);
-    return walk_seq (w, file, buf, size, is_last, err);
+    if (size - from >= jt_ledger_read_parallel_min && jt_ledger_read_chunk > 0)
+        return walk_par (w, file, buf, size, from, is_last, err);
+    return walk_seq (w, file, buf, size, from, is_last, err);
 }
 
 static int walk_file (struct walk *w, const char *path, bool is_last, jt_error_t *err)
@@ -460,16 +462,24 @@ static int walk_file (struct walk *w, const char *path, bool is_last, jt_error_t
     const char *base = strrchr (path, '/');
     unsigned long long first;
     struct stat sb;
+    size_t from = w->start_off;
     int fd, rc;
 
+    w->start_off = 0; /* the first file only */
     base = base ? base + 1 : path;
     snprintf (res->last_file, sizeof (res->last_file), "%s", path);
-    res->last_good_size = 0;
+    res->last_good_size = from;
     res->nsegments++;
     if ((fd = open (path, O_RDONLY | O_CLOEXEC)) < 0 || fstat (fd, &sb) < 0) {
         problem (res, JT_LEDGER_IOERR, path, 0, "%s", strerror (errno));
         if (fd >= 0)
             close (fd);
+        return 1;
+    }
+    if (from && (uint64_t) sb.st_size <= from) {
+        close (fd);
+        problem (res, JT_LEDGER_BADSEQ, path, from, "%s",
+                 "the segment ends before the record to start from");
         return 1;
     }
     if (sb.st_size == 0) {
@@ -492,7 +502,7 @@ static int walk_file (struct walk *w, const char *path, bool is_last, jt_error_t
         }
         return 0;
     }
-    if (jt_ledger_segment_name (base, &first) && first != res->last_seq + 1) {
+    if (!from && jt_ledger_segment_name (base, &first) && first != res->last_seq + 1) {
         char detail[64];
         snprintf (detail, sizeof (detail), "%llu", first);
         problem (res, JT_LEDGER_BADSEQ, path, 0, "segment named for seq %s", detail);
@@ -505,7 +515,7 @@ static int walk_file (struct walk *w, const char *path, bool is_last, jt_error_t
         problem (res, JT_LEDGER_IOERR, path, 0, "mmap: %s", strerror (errno));
         return 1;
     }
-    rc = walk_buf (w, path, buf, (size_t) sb.st_size, is_last, err);
+    rc = walk_buf (w, path, buf, (size_t) sb.st_size, from, is_last, err);
     munmap ((void *) buf, (size_t) sb.st_size);
     return rc;
 }
@@ -606,6 +616,13 @@ int jt_ledger_read_from (const char *const *files, size_t nfiles, bool ends_ledg
                          jt_ledger_record_f cb, void *arg, jt_ledger_result_t *res,
                          jt_error_t *err)
 {
+    return jt_ledger_read_at (files, nfiles, 0, 0, ends_ledger, cb, arg, res, err);
+}
+
+int jt_ledger_read_at (const char *const *files, size_t nfiles, uint64_t off, uint64_t seq,
+                       bool ends_ledger, jt_ledger_record_f cb, void *arg,
+                       jt_ledger_result_t *res, jt_error_t *err)
+{
     struct walk w = { .cb = cb, .arg = arg, .res = res, .trust_first = true };
     const char *base;
     unsigned long long first;
@@ -624,7 +641,13 @@ int jt_ledger_read_from (const char *const *files, size_t nfiles, bool ends_ledg
                  "not a segment name (ledger-<first seq>.jtl)");
         return 0;
     }
-    res->last_seq = first - 1;
+    if (off && (seq <= first || off > SIZE_MAX)) {
+        problem (res, JT_LEDGER_BADSEQ, files[0], off, "%s",
+                 "a record inside a segment is after its first");
+        return 0;
+    }
+    res->last_seq = off ? seq - 1 : first - 1;
+    w.start_off = (size_t) off;
     for (size_t i = 0; i < nfiles && rc == 0; i++)
         rc = walk_file (&w, files[i], ends_ledger && i + 1 == nfiles, err);
     if (rc < 0)

@@ -54,6 +54,18 @@ int jt_ledger_read_from (const char *const *files, size_t nfiles, bool ends_ledg
                          jt_ledger_record_f cb, void *arg, jt_ledger_result_t *res,
                          jt_error_t *err);
 
+/* jt_ledger_read_from with the first file read from byte off on (0: all
+ * of it, as jt_ledger_read_from), where the record of seq must begin (a
+ * record after the segment's first: seq > its name's). That record's prev
+ * is trusted, its own hash checked, and every later record must chain
+ * from it: the chain is anchored at that record, not at the segment's
+ * start. A record of another seq there is BADSEQ, bytes that are not a
+ * record there CORRUPT (the caller's offset was wrong: nothing of the
+ * ledger is said by it). */
+int jt_ledger_read_at (const char *const *files, size_t nfiles, uint64_t off, uint64_t seq,
+                       bool ends_ledger, jt_ledger_record_f cb, void *arg,
+                       jt_ledger_result_t *res, jt_error_t *err);
+
 /* The reader's parallel hash check (ledger_reader.c): segments of at least
  * jt_ledger_read_parallel_min bytes (4 MiB) are framed in chunks of
  * jt_ledger_read_chunk records (4096) hashed on a second thread. Tests set

@@ -456,8 +456,10 @@ static void read_ledger (jt_ledger_sink_t *s, const char *dir)
              info.why);
     jt_ledger_fold_forget_ids (f);
     jt_ledger_fold_counts (f, NULL, NULL, NULL, &nopen);
+    /* the ledger's records: its last seq (a read from a checkpoint reads
+     * only the records from it on: res.nrecords) */
     say (s, JT_LEDGER_SINK_INFO, "ledger %s: %" PRIu64 " records (%s), %" PRIu64
-         " open leases", dir, res.nrecords, jt_ledger_status_str (res.status), nopen);
+         " open leases", dir, res.last_seq, jt_ledger_status_str (res.status), nopen);
     jt_ledger_fold_destroy (s->fold);
     s->fold = f;
 }

@@ -423,6 +423,39 @@ static int take_over (jt_ledger_writer_t *w, const jt_ledger_result_t *res,
     return 0;
 }
 
+/* The recovery's read: the whole ledger, or with from_seq and a durable
+ * head from the segment holding the smaller of the two on. */
+static int recover_read (const char *dir, const char *const *paths, uint64_t from_seq,
+                         uint64_t from_off, uint64_t durable, struct recover *r,
+                         jt_ledger_result_t *res, jt_error_t *err)
+{
+    char **segs = NULL;
+    size_t n = 0, i;
+    unsigned long long first = 0;
+    uint64_t at = from_seq < durable ? from_seq : durable;
+
+    if (!at)
+        return jt_ledger_read (paths, 1, NULL, recover_cb, r, res, err);
+    if (jt_ledger_segments (dir, &segs, &n, err) < 0)
+        return -1;
+    for (i = n; i > 0; i--) {
+        const char *b = strrchr (segs[i - 1], '/');
+        if (jt_ledger_segment_name (b ? b + 1 : segs[i - 1], &first) && first <= at)
+            break;
+    }
+    int rc;
+    if (i > 0 && from_off && from_seq <= durable && first < from_seq)
+        rc = jt_ledger_read_at ((const char *const *) segs + i - 1, n - i + 1, from_off,
+                                from_seq, true, recover_cb, r, res, err);
+    else if (i > 1)
+        rc = jt_ledger_read_from ((const char *const *) segs + i - 1, n - i + 1, true,
+                                  recover_cb, r, res, err);
+    else
+        rc = jt_ledger_read (paths, 1, NULL, recover_cb, r, res, err);
+    jt_ledger_segments_free (segs, n);
+    return rc;
+}
+
 jt_ledger_writer_t *jt_ledger_writer_open (const char *dir, uint64_t segment_max,
                                            jt_ledger_record_f cb, void *arg,
                                            jt_ledger_result_t *res, jt_error_t *err)
@@ -475,7 +508,7 @@ jt_ledger_writer_t *jt_ledger_writer_open_opts (const char *dir,
     if (read_head (w, &durable, durable_hash, err) < 0)
         goto error;
     r.head_seq = durable;
-    if (jt_ledger_read (paths, 1, NULL, recover_cb, &r, res, err) < 0)
+    if (recover_read (dir, paths, o->from_seq, o->from_off, durable, &r, res, err) < 0)
         goto error;
     res->durable_seq = durable;
     /* decide everything before changing anything */
