@@ -215,6 +215,31 @@ int jt_plan_print (const jt_plan_t *p, const jt_snapshot_t *s, FILE *f)
                      g->env->name, jt_role_str (g->role), nodes ? nodes : "?");
             free (nodes);
         }
+        /* the fabric levels the groups span (docs/packing.md, "Levels") */
+        for (size_t l = 0; l < s->nlevels; l++) {
+            jt_strbuf_t b = JT_STRBUF_INIT;
+            size_t n = 0;
+            for (size_t i = 0; i < p->ngroups; i++) {
+                const jt_domain_t *d = &s->domains[p->groups[i].domain];
+                const char *u = d->up[l] >= 0 ? s->units[l][d->up[l]].name
+                                              : d->name;
+                bool seen = false;
+                for (size_t j = 0; j < i && !seen; j++) {
+                    const jt_domain_t *e = &s->domains[p->groups[j].domain];
+                    seen = strcmp (u, e->up[l] >= 0 ? s->units[l][e->up[l]].name
+                                                    : e->name) == 0;
+                }
+                if (!seen)
+                    jt_strbuf_printf (&b, "%s%s", n++ ? " " : "", u);
+            }
+            char *units = jt_strbuf_take (&b);
+            if (l == 0)
+                fprintf (f, "\nlevels (the units the groups are in):\n  %-8s  %-5s  "
+                         "%s\n", "LEVEL", "UNITS", "NAMES");
+            fprintf (f, "  %-8s  %-5zu  %s\n", jt_level_name (s, l), n,
+                     units ? units : "?");
+            free (units);
+        }
     }
     if (p->ndomains) {
         fprintf (f, "\nresidual free GPUs:\n  %-*s  %s\n", wd, "DOMAIN", "FREE");

@@ -48,7 +48,7 @@ fails_with () {
     fi
 }
 
-plan 22
+plan 24
 same_output worked-96.txt snapshot.json worked-96
 same_output worked-96.json snapshot.json worked-96 --json
 # Two groups of 64 need 8 nodes each in two domains; B has 6: never (Reject).
@@ -126,6 +126,34 @@ is "$(sed -n '/^score/,$p' "$tmp/out" | sed -n '2p;6p;12p')" "profile ml-trainin
 fails_with 2 "no such profile" "--score with an unknown profile exits 2" \
     --budgets "$srcdir/etc/budgets" --snapshot "$srcdir/etc/snapshot.json" \
     --run "$srcdir/etc/runs/small.json" --score=fastest
+
+# Fabric levels (docs/packing.md, "Levels"): a snapshot naming the block
+# level; the plan keeps the run's three groups in block B1 (A's two free
+# nodes, B's four) and says which units they are in.
+{
+    printf '{ "levels": ["fabric.block"], "nodes": [\n'
+    sep=
+    for d in A B C D; do
+        for k in 1 2 3 4; do
+            used=0
+            case $d$k in A1|A2|C1|C2|D*) used=8 ;; esac
+            blk=B1; case $d in C|D) blk=B2 ;; esac
+            printf '%s{ "name": "%s%02d", "flavor": "h100", "gpus": 8, "usedGPUs": %d, "state": "up", "labels": { "fabric.domain": "%s", "fabric.block": "%s" } }\n' \
+                "$sep" "$(echo $d | tr A-D a-d)" "$k" "$used" "$d" "$blk"
+            sep=,
+        done
+    done
+    printf '] }\n'
+} >"$tmp/levels.json"
+mkdir -p "$tmp/lvbud"
+printf '{ "owner": "lv", "envelopes": [ { "name": "lv-h100", "flavor": "h100", "selector": { }, "start": "2026-01-01T00:00:00Z", "end": "2031-01-01T00:00:00Z", "concurrency": 128 } ] }\n' >"$tmp/lvbud/lv.json"
+printf '{ "owner": "lv", "resources": { "gpuType": "h100", "totalGPUs": 48 }, "locality": { "groupGPUs": 16 } }\n' >"$tmp/lvrun.json"
+"$jobtree" plan --budgets "$tmp/lvbud" --snapshot "$tmp/levels.json" \
+    --run "$tmp/lvrun.json" --at 2026-06-01T00:00:00Z >"$tmp/out" 2>&1
+ok $? "a plan on a snapshot with levels exits 0"
+is "$(sed -n '/^levels/,/^$/p' "$tmp/out")" "levels (the units the groups are in):
+  LEVEL     UNITS  NAMES
+  block     1      B1" "the groups' units: one block, B1"
 
 "$jobtree" plan --help >"$tmp/out" 2>&1
 rc=$?
