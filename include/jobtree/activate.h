@@ -269,6 +269,14 @@ typedef struct jt_resv_clock {
     bool reclaim_done;          /* its reclaim happened */
     bool what_if;               /* `jobtree plan --activate`: whatever applies
                                  * is due, at the request's instant */
+    bool restart;               /* a requeued run's restart, its slice held
+                                 * (jt_sched_restart, jt_restart_where):
+                                 * never due, neither room nor a reclaim. The
+                                 * slice was planned free by its start and no
+                                 * other job may take it; an activation would
+                                 * only move the wait onto another running
+                                 * run (a victim preempting in turn: a
+                                 * cascade). Its start is its estimate. */
 } jt_resv_clock_t;
 
 typedef enum jt_due_kind {

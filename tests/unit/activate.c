@@ -216,11 +216,14 @@ static void test_roi (void)
 static void test_told (void)
 {
     const jt_resv_clock_t clk = { .created = 1000, .max_wait = 600 };
-    jt_resv_clock_t done = clk, none = clk;
+    jt_resv_clock_t done = clk, none = clk, restart = clk;
     bool by = false;
 
     done.room_done = true;
     none.max_wait = 0;
+    restart.restart = true;
+    ok (jt_told_start (5000, &restart, true, true, 1100, &by) == 5000 && !by,
+        "a restart's reservation never activates: told its estimate");
     ok (jt_told_start (5000, &clk, true, true, 1100, &by) == 1600 && by,
         "estimate 5000, activation at 1000 + 600: told 1600, by the activation");
     ok (jt_told_start (1500, &clk, true, true, 1100, &by) == 1500 && !by,
@@ -809,7 +812,8 @@ static const char *due_text (const jt_activation_due_t *d)
 
 static const struct due_case {
     const char *name;
-    jt_resv_clock_t clk;        /* created, max_wait, room_done, reclaim_done, what_if */
+    jt_resv_clock_t clk;        /* created, max_wait, room_done, reclaim_done, what_if,
+                                 * restart */
     int64_t now;
     int applies;                /* jt_activation_applies's answer */
     int64_t deficit;            /* its *fund */
@@ -817,47 +821,53 @@ static const struct due_case {
     bool gate;                  /* jt_activation_may_be_due */
     const char *want;
 } due_cases[] = {
-    { "room is due at created + MaxWait", { 1000, 100, false, false, false }, 1100, 1, 0,
+    { "room is due at created + MaxWait", { 1000, 100, false, false, false, false }, 1100, 1, 0,
       false, true, "room at=1100 fund=none" },
-    { "room is not due before created + MaxWait", { 1000, 100, false, true, false }, 1099,
+    { "room is not due before created + MaxWait", { 1000, 100, false, true, false, false }, 1099,
       1, 0, false, false, "none" },
-    { "room is never due without MaxWait", { 1000, 0, false, true, false }, 9000, 1, 0,
+    { "room is never due without MaxWait", { 1000, 0, false, true, false, false }, 9000, 1, 0,
       false, false, "none" },
-    { "room is due once", { 1000, 100, true, true, false }, 1200, 1, 0, false, false,
+    { "room is due once", { 1000, 100, true, true, false, false }, 1200, 1, 0, false, false,
       "none" },
     { "room seen late activates at created + MaxWait, not at now",
-      { 1000, 100, false, false, false }, 5000, 1, 0, false, true,
+      { 1000, 100, false, false, false, false }, 5000, 1, 0, false, true,
       "room at=1100 fund=none" },
     { "a room wait an aggregate cap holds pays the cap back",
-      { 1000, 100, false, false, false }, 1100, 1, 8, true, true,
+      { 1000, 100, false, false, false, false }, 1100, 1, 8, true, true,
       "room at=1100 fund=reclaim+cap" },
     { "a room deficit without its cap pays nobody back",
-      { 1000, 100, false, false, false }, 1100, 1, 8, false, true,
+      { 1000, 100, false, false, false, false }, 1100, 1, 8, false, true,
       "room at=1100 fund=none" },
     { "a cap named with nothing short pays nobody back",
-      { 1000, 100, false, false, false }, 1100, 1, 0, true, true,
+      { 1000, 100, false, false, false, false }, 1100, 1, 0, true, true,
       "room at=1100 fund=none" },
-    { "a reclaim is due at once, at the creation", { 1000, 100, false, false, false }, 1001,
+    { "a reclaim is due at once, at the creation", { 1000, 100, false, false, false, false }, 1001,
       2, 8, false, true, "reclaim at=1000 fund=reclaim" },
-    { "a reclaim needs no MaxWait", { 1000, 0, false, false, false }, 9000, 2, 8, false,
+    { "a reclaim needs no MaxWait", { 1000, 0, false, false, false, false }, 9000, 2, 8, false,
       true, "reclaim at=1000 fund=reclaim" },
-    { "a reclaim is due once", { 1000, 100, false, true, false }, 1050, 2, 8, false, false,
+    { "a reclaim is due once", { 1000, 100, false, true, false, false }, 1050, 2, 8, false, false,
       "none" },
-    { "a reclaim done leaves room due", { 1000, 100, false, true, false }, 1100, 1, 0,
+    { "a reclaim done leaves room due", { 1000, 100, false, true, false, false }, 1100, 1, 0,
       false, true, "room at=1100 fund=none" },
-    { "room done leaves a reclaim due", { 1000, 100, true, false, false }, 1200, 2, 8,
+    { "room done leaves a reclaim due", { 1000, 100, true, false, false, false }, 1200, 2, 8,
       false, true, "reclaim at=1000 fund=reclaim" },
     { "a reclaim is not room: not due once room is done and a reclaim too",
-      { 1000, 100, true, true, false }, 1200, 2, 8, false, false, "none" },
+      { 1000, 100, true, true, false, false }, 1200, 2, 8, false, false, "none" },
     { "room is not a reclaim: a reclaim's answer before MaxWait is not room",
-      { 1000, 100, false, false, false }, 1050, 1, 0, false, true, "none" },
-    { "nothing applies: none", { 1000, 100, false, false, false }, 1100, 0, 0, false, true,
+      { 1000, 100, false, false, false, false }, 1050, 1, 0, false, true, "none" },
+    { "nothing applies: none", { 1000, 100, false, false, false, false }, 1100, 0, 0, false, true,
       "none" },
+    { "a restart's reservation: room is never due (no cascade)",
+      { 1000, 100, false, false, false, true }, 1100, 1, 0, false, false, "none" },
+    { "a restart's reservation: room seen late is not due either",
+      { 1000, 100, false, false, false, true }, 5000, 1, 8, true, false, "none" },
+    { "a restart's reservation: no reclaim either",
+      { 1000, 100, false, false, false, true }, 1001, 2, 8, false, false, "none" },
     { "what-if (jobtree plan --activate): room at the instant asked",
-      { 0, 0, true, true, true }, 1234, 1, 0, false, true, "room at=1234 fund=none" },
-    { "what-if: a reclaim at the instant asked", { 0, 0, true, true, true }, 1234, 2, 8,
+      { 0, 0, true, true, true, false }, 1234, 1, 0, false, true, "room at=1234 fund=none" },
+    { "what-if: a reclaim at the instant asked", { 0, 0, true, true, true, false }, 1234, 2, 8,
       false, true, "reclaim at=1234 fund=reclaim" },
-    { "what-if: a cap's wait pays the cap back", { 0, 0, false, false, true }, 1234, 1, 8,
+    { "what-if: a cap's wait pays the cap back", { 0, 0, false, false, true, false }, 1234, 1, 8,
       true, true, "room at=1234 fund=reclaim+cap" },
 };
 
@@ -877,7 +887,7 @@ static void test_due (void)
     }
     {   /* the gate closed: no estimate is asked (the request is not even
          * valid), the answer is zeroed for jt_answer_free */
-        const jt_resv_clock_t clk = { 1000, 100, true, true, false };
+        const jt_resv_clock_t clk = { 1000, 100, true, true, false, false };
         const jt_sched_request_t req = { .now = 5000 };
         jt_activation_due_t d;
         jt_answer_t e;
