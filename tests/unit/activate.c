@@ -439,6 +439,82 @@ static void test_properties (void)
     is_int (same, cases, "the same holders in any order give the same victims");
 }
 
+/* Nomination over the same random activations (seed 002, 3.1.1): what a
+ * resolved activation clears in each short pool goes to the preemptor.
+ * After each activation a stream of other jobs (random run names, some no
+ * run at all, random ends, some unknown, the preemptor's own job among
+ * them) asks for the cleared GPUs; each job_test takes them only when
+ * jt_sched_nominated lets it (the hold starts at the activation, or at a
+ * restart's later start). Property: at the hold's start every cleared GPU
+ * is free again, so the preemptor finds at least its deficit in every
+ * short pool; and no job of unknown end ever got in. */
+static void test_nominated_property (void)
+{
+    int cases = 0, resolved = 0, kept = 0, intruders = 0, let_in = 0, own_in = 0;
+
+    fx_seed (20261129);
+    for (int k = 0; k < 400; k++) {
+        rcase_t c;
+        jt_slice_alt_t alt;
+        jt_activation_req_t req;
+        jt_activation_t a;
+        jt_error_t err;
+        int64_t now = fx_time (FX_NOW) + k, start = now + 11 * fx_pick (3);
+        int64_t cleared[2] = { 0, 0 }, busy[2] = { 0, 0 };
+        bool ok_case = true;
+
+        random_case (&c);
+        alt = (jt_slice_alt_t){ c.need, c.nneeds };
+        req = (jt_activation_req_t){ "p", "r", now, &alt, 1, c.h, c.n };
+        if (jt_activate (&req, &a, &err) < 0)
+            bail_out ("activate: %s", err.text);
+        cases++;
+        if (!a.resolved) {
+            jt_activation_free (&a);
+            continue;
+        }
+        resolved++;
+        for (size_t j = 0; j < a.ncuts; j++) {
+            const jt_holder_t *h = &c.h[a.cuts[j].holder];
+            if (h->pool < c.nneeds)
+                cleared[h->pool] += h->gpus;
+        }
+        /* 20 other jobs, each wanting 8 GPUs of one pool's cleared room */
+        for (int q = 0; q < 20; q++) {
+            char self[16];
+            int who = fx_pick (5);
+            size_t pool = (size_t) fx_pick ((int) c.nneeds);
+            int64_t end = fx_pick (4) == 0 ? 0 : now + fx_pick (120);
+            const char *name = who == 0 ? NULL : who == 1 ? "p" : self;
+
+            snprintf (self, sizeof (self), "j%d", q);
+            if (jt_sched_nominated ("p", start, name, end)
+                || cleared[pool] - busy[pool] < 8)
+                continue;
+            if (name && !strcmp (name, "p")) {
+                own_in++;                       /* the preemptor binds there */
+                continue;
+            }
+            let_in++;
+            busy[pool] += 8;
+            if (end <= 0 || end > start) {      /* still there at the start */
+                intruders++;
+                ok_case = false;
+            }
+        }
+        for (size_t i = 0; i < c.nneeds; i++)
+            ok_case = ok_case && (c.need[i].deficit <= 0 || cleared[i] >= c.need[i].deficit);
+        kept += ok_case;
+        jt_activation_free (&a);
+    }
+    ok (resolved > 100, "nomination: %d of %d random activations resolved", resolved, cases);
+    is_int (kept, resolved, "nomination: in every resolved case the cleared GPUs are the "
+            "preemptor's at its start, at least its deficit in every short pool");
+    is_int (intruders, 0, "nomination: no other job holds cleared GPUs past the start "
+            "(%d let in, each ending by it)", let_in);
+    ok (own_in > 0, "nomination: the preemptor's own job may always use them (%d)", own_in);
+}
+
 /* The slice of a reserved run in a live snapshot (jt_activation_slice):
  * domains west/A (a01..a04) and west/B (b01..b04); rai's c1:1 on a01 a02,
  * bob's c1:2 on a03 and c1:3 on b01..b03 (with a spare on b04's
@@ -912,6 +988,7 @@ int main (void)
     test_roi ();
     test_multi_pool ();
     test_properties ();
+    test_nominated_property ();
     test_slice ();
     test_needs ();
     test_fund_slices ();
