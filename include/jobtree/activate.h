@@ -341,6 +341,18 @@ int jt_activation_slice (const jt_snapshot_t *s, const jt_node_set_t *cands,
                          jt_activation_slice_t *out, jt_error_t *err);
 void jt_activation_slice_free (jt_activation_slice_t *sl);
 
+/* The nodes of `set` (the activated run's candidate set) it may start on
+ * once activation a over req is applied: those no lease holds but a lease
+ * of a run a cuts, and no job outside the leases uses (a node in use with
+ * no lease of a cut run on it stays its holder's). A victim's restart is
+ * never planned there (its slice would be the activated run's), and is
+ * free to be planned on the rest of the set, which the runs left running
+ * hold. out->nodes is malloc'd (free it); 0, or -1 with err (ENOMEM, out
+ * empty). Work: the snapshot's leases and the set. */
+int jt_activation_cleared (const jt_snapshot_t *s, const jt_node_set_t *set,
+                           const jt_activation_t *a, const jt_activation_req_t *req,
+                           jt_node_set_t *out, jt_error_t *err);
+
 /* The runs an activation takes whole (lottery draws, in order), and the
  * runs it shrinks or whose spares it drops (in cut order, each once):
  * what the adapter ends. Pointers into req's holders. *n set; NULL with n

@@ -600,6 +600,20 @@ static void test_slice (void)
     d = jt_activation_dump (&a, &sl.req);
     ok (d && a.resolved && a.alt == 0, "the first alternative (A) is coverable: %s", d);
     free (d);
+    {   /* what the run may start on: the cut run's nodes, not the nodes of
+         * the runs left running nor a node a job outside the leases uses;
+         * a victim's restart may be planned on those (jt_activation_cleared) */
+        jt_node_set_t cl;
+        char buf[128] = "";
+        is_int (jt_activation_cleared (s, &sets[0], &a, &sl.req, &cl, &err), 0,
+                "cleared nodes of A");
+        for (size_t i = 0; i < cl.nnodes; i++)
+            snprintf (buf + strlen (buf), sizeof (buf) - strlen (buf), "%s%s",
+                      i ? " " : "", s->nodes[cl.nodes[i]].name);
+        is (buf, "a01 a02", "cleared: c1:1's a01 a02; a03 (c1:2 runs on) and a04 (a job "
+            "that is no lease) stay their holders'");
+        free (cl.nodes);
+    }
     jt_activation_free (&a);
     jt_activation_slice_free (&sl);
 
