@@ -14,8 +14,9 @@
 #
 # Cluster: see t2000-select.sh. East is C (gpu09-12) and D (gpu13-16).
 # D: a plain 4-node job. C: four one-node --checkpoint runs, two of team-b
-# and two of team-d. The run: team-c, 2 nodes (16 GPUs) in one domain:
-# deficit 16 on C, cleared by 2 of the 4 gangs, which are requeued.
+# and two of team-d (lib.sh's east_filled). The run: team-c, 2 nodes (16
+# GPUs) in one domain, running until cancelled: deficit 16 on C, cleared
+# by 2 of the 4 gangs, which are requeued.
 #
 # Copyright (C) 2026 The Jobtree authors.
 # SPDX-License-Identifier: GPL-2.0-or-later
@@ -30,7 +31,10 @@ G8="--gres=gpu:h100:8"
 east_filled --checkpoint=10m    # $plain on D, ${victims[@]} on C (lib.sh)
 v=("${victims[@]}")
 
-big=$(submit --account=team-c -N2 $G8 --group-gpus=16 -t 2 --wrap "sleep 5")
+# The run keeps its nodes until cancelled: a victim has nowhere to go but
+# its slice, so a restart reservation that activated at MaxWait would
+# preempt a run left running (the cascade this test rules out).
+big=$(submit --account=team-c -N2 $G8 --group-gpus=16 -t 5 --wrap "sleep 600")
 wait_job_state "$big" "RUNNING|COMPLETING|COMPLETED" 120 \
     || bail_out "the run did not start after MaxWait: $(job_field "$big" Reason)"
 bignodes=$(scontrol show hostnames "$(job_field "$big" NodeList)" | paste -sd, -)
@@ -73,13 +77,13 @@ wait_for 60 _past_maxwait || bail_out "no restart reservation time"
 cascade=$(grep -c 'preempted JobId=' "$JT_CLUSTER_DIR/log/slurmctld.log")
 is "$cascade $(grep -h '"type":"Activation"' "$JT_LEDGER_DIR"/ledger-*.jtl | wc -l)" "2 1" \
    "past their MaxWait the victims' restarts preempt nobody: 2 requeues, 1 Activation (no cascade)"
-is "$(job_field "${kept[0]}" JobState) $(job_field "${kept[1]}" JobState)" "RUNNING RUNNING" \
-   "the runs holding the victims' slices still run"
+is "$(job_field "${kept[0]}" JobState) $(job_field "${kept[1]}" JobState) $(job_field "$big" JobState)" \
+   "RUNNING RUNNING RUNNING" "the runs holding the victims' slices still run, and the activated run"
 like "$(job_field "${taken[0]}" JobState) $(job_field "${taken[0]}" Reason)" \
      "^PENDING .*for.its.restart" "a victim waits for its slice, its reason the restart's"
 
 # The holders end: the victims restart on their slices and complete.
-scancel "${kept[@]}" "$plain"
+scancel "${kept[@]}" "$plain" "$big"
 _victims_done () {
     local j n=0
     for j in "${taken[@]}"; do
