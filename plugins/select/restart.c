@@ -159,9 +159,10 @@ static size_t usable (job_record_t *job_ptr, const jt_snapshot_t *s, bool *el, s
         FREE_NULL_BITMAP (bm);          /* Slurm cannot tell: leave it to Pack */
         return n;
     }
-    debug ("%s: %pJ: restart on %d of %d nodes (partition, features %s), %zu planned", WHO, job_ptr,
-          bit_set_count (bm), (int) bit_size (bm),
-          job_ptr->details && job_ptr->details->features ? job_ptr->details->features : "-", n);
+    debug ("%s: %pJ: its restart may use %d of %d nodes (partition, features %s)",
+           WHO, job_ptr, bit_set_count (bm), (int) bit_size (bm),
+           job_ptr->details && job_ptr->details->features
+           ? job_ptr->details->features : "-");
     for (size_t k = 0; k < s->nnodes; k++) {
         node_record_t *np;
         if (!el[k])
