@@ -269,6 +269,14 @@ typedef struct jt_resv_clock {
     bool reclaim_done;          /* its reclaim happened */
     bool what_if;               /* `jobtree plan --activate`: whatever applies
                                  * is due, at the request's instant */
+    bool restart;               /* a requeued run's restart, its slice held
+                                 * (jt_sched_restart, jt_restart_where):
+                                 * never due, neither room nor a reclaim. The
+                                 * slice was planned free by its start and no
+                                 * other job may take it; an activation would
+                                 * only move the wait onto another running
+                                 * run (a victim preempting in turn: a
+                                 * cascade). Its start is its estimate. */
 } jt_resv_clock_t;
 
 typedef enum jt_due_kind {
@@ -332,6 +340,18 @@ int jt_activation_slice (const jt_snapshot_t *s, const jt_node_set_t *cands,
                          jt_yield_fn yield, void *arg,
                          jt_activation_slice_t *out, jt_error_t *err);
 void jt_activation_slice_free (jt_activation_slice_t *sl);
+
+/* The nodes of `set` (the activated run's candidate set) it may start on
+ * once activation a over req is applied: those no lease holds but a lease
+ * of a run a cuts, and no job outside the leases uses (a node in use with
+ * no lease of a cut run on it stays its holder's). A victim's restart is
+ * never planned there (its slice would be the activated run's), and is
+ * free to be planned on the rest of the set, which the runs left running
+ * hold. out->nodes is malloc'd (free it); 0, or -1 with err (ENOMEM, out
+ * empty). Work: the snapshot's leases and the set. */
+int jt_activation_cleared (const jt_snapshot_t *s, const jt_node_set_t *set,
+                           const jt_activation_t *a, const jt_activation_req_t *req,
+                           jt_node_set_t *out, jt_error_t *err);
 
 /* The runs an activation takes whole (lottery draws, in order), and the
  * runs it shrinks or whose spares it drops (in cut order, each once):

@@ -325,6 +325,38 @@ int jt_sched_restart (const jt_sched_request_t *req, const char *self,
                       jt_restart_t *out, jt_error_t *err);
 void jt_restart_free (jt_restart_t *r);
 
+/* Where a requeued run whose restart is held is planned, once its answer
+ * on the slice alone (the slice's nodes Slurm offers now) is `on_slice`
+ * (the rule of docs/select-plugin.md, "A restart's slice"):
+ *
+ *   JT_RESTART_SLICE  bind or estimate on the slice (on_slice BIND or
+ *                     ESTIMATE): the answer on the slice is the answer;
+ *   JT_RESTART_WAIT   refused on the slice but the slice still holds: every
+ *                     node of it (names[0..n)) in the snapshot and up, and
+ *                     now before start + JT_RESTART_GRACE. The run waits for
+ *                     its slice (nodes still completing, holders past their
+ *                     ends: nobody else may take them, jt_sched_nominated)
+ *                     and binds nowhere else; its reason is the restart's
+ *                     line. It never activates (jt_resv_clock_t.restart);
+ *   JT_RESTART_LOST   the slice is lost (a node down, drained or gone, or
+ *                     the grace past: a slice the run can never have, e.g.
+ *                     off its Slurm features, holds nothing for long): the
+ *                     hold ends and the run is planned on all its nodes as
+ *                     any waiting run.
+ *
+ * Pure; O(n) name lookups. */
+#define JT_RESTART_GRACE 300            /* seconds past the slice's start */
+typedef enum jt_restart_where {
+    JT_RESTART_SLICE = 0,
+    JT_RESTART_WAIT,
+    JT_RESTART_LOST,
+} jt_restart_where_t;
+
+jt_restart_where_t jt_restart_where (const jt_snapshot_t *s, const char *const *names,
+                                     size_t n, int64_t start, int64_t now,
+                                     jt_answer_kind_t on_slice);
+const char *jt_restart_where_str (jt_restart_where_t w);  /* "slice", "wait", "lost" */
+
 /* Whether a job must keep off the nodes of a reservation held for run
  * `holder` from `start` (a restart's slice, nominated for it): a job of
  * another run (self, NULL for a job that is no run) may start there only

@@ -241,18 +241,45 @@ static const char **lottery_runs (const jt_activation_t *a, size_t *n)
 }
 
 /* The lottery's runs are requeued: a --checkpoint run among them gets its
- * restart planned and held at once (restart.c), never on `taken`, the
- * nodes the activated run starts on (seed 002: the victim requeued with
- * its restart planned). A run without --checkpoint plans nothing. */
+ * restart planned and held at once (restart.c), never on the nodes the
+ * activated run starts on (jt_activation_cleared: the set's nodes its cuts
+ * free; the rest of the set, which the runs left running hold, may be a
+ * victim's slice) (seed 002: the victim requeued with its restart
+ * planned). A run without --checkpoint plans nothing. */
 static void plan_restarts (const char **runs, size_t nruns, const char *clu,
-                           const jt_node_set_t *taken)
+                           const jt_node_set_t *set, const jt_activation_t *a,
+                           const jt_activation_slice_t *sl, const jt_snapshot_t *s)
 {
+    jt_activation_req_t req = sl->req;
+    jt_holder_t *h;
+    jt_node_set_t taken;
+    jt_error_t err;
+    size_t skip = strlen (clu) + 1;
+    int rc;
+
+    if (!nruns)
+        return;
+    /* the holders as the snapshot names their runs (without "cluster:") */
+    h = xcalloc (req.nholders + 1, sizeof (*h));
+    for (size_t i = 0; i < req.nholders; i++) {
+        h[i] = req.holders[i];
+        if (strlen (h[i].run) > skip && !strncmp (h[i].run, clu, skip - 1))
+            h[i].run += skip;
+    }
+    req.holders = h;
+    rc = jt_activation_cleared (s, set, a, &req, &taken, &err);
+    xfree (h);
+    if (rc < 0) {
+        error ("%s: victims' restarts not reserved: %s", WHO, err.text);
+        return;
+    }
     for (size_t i = 0; i < nruns; i++) {
         int64_t id = jt_lease_run_job (runs[i], clu);
         job_record_t *v = id > 0 ? find_job_record ((uint32_t) id) : NULL;
         if (v)
-            jtsel_restart_plan_victim (v, taken, NULL);
+            jtsel_restart_plan_victim (v, &taken, NULL);
     }
+    free (taken.nodes);
 }
 
 int jtsel_activate (job_record_t *job_ptr, bitstr_t *bitmap,
@@ -293,7 +320,8 @@ int jtsel_activate (job_record_t *job_ptr, bitstr_t *bitmap,
     snprintf (key, sizeof (key), "%s#reclaim", resv);
     clk = (jt_resv_clock_t){ .created = created, .max_wait = c->conf->max_wait,
                              .room_done = activated (resv),
-                             .reclaim_done = activated (key) };
+                             .reclaim_done = activated (key),
+                             .restart = jtsel_restart_held (job_ptr->job_id) };
     switch (jt_activation_due (now_req, &clk, &e, &due, &err)) {
     case -1:
         error ("%s: %pJ: activation: %s", WHO, job_ptr, err.text);
@@ -375,7 +403,8 @@ int jtsel_activate (job_record_t *job_ptr, bitstr_t *bitmap,
             }
             remember (key);
             jtsel_ledger_activation (resv, self, &sl, &a, at);
-            plan_restarts (runs, nruns, clu, &e.cands[sl.alt_cand[a.alt]]);
+            plan_restarts (runs, nruns, clu, &e.cands[sl.alt_cand[a.alt]], &a, &sl,
+                           c->topo->snap);
             jtsel_restart_nominate (job_ptr, &e.cands[sl.alt_cand[a.alt]], c->topo->snap);
             {
                 char *d = jt_activation_dump (&a, &sl.req);
@@ -425,7 +454,8 @@ int jtsel_activate (job_record_t *job_ptr, bitstr_t *bitmap,
     victims = NULL;
     remember (key);
     jtsel_ledger_activation (resv, self, &sl, &a, at);
-    plan_restarts (runs, nruns, clu, &e.cands[sl.alt_cand[a.alt]]);
+    plan_restarts (runs, nruns, clu, &e.cands[sl.alt_cand[a.alt]], &a, &sl,
+                   c->topo->snap);
     jtsel_restart_nominate (job_ptr, &e.cands[sl.alt_cand[a.alt]], c->topo->snap);
     {
         char *d = jt_activation_dump (&a, &sl.req);

@@ -217,6 +217,7 @@ static int64_t told_start (job_record_t *job_ptr, jtsel_topo_t *t,
     clk.max_wait = conf->max_wait;
     if (jtsel_ledger_open_resv (job_ptr, resv, sizeof (resv), &clk.created) == 0)
         clk.room_done = jtsel_activation_had (resv);
+    clk.restart = jtsel_restart_held (job_ptr->job_id);
     told = jt_told_start (start, &clk, true, true, now, &by);
     if (by)
         *cand = i;
@@ -310,7 +311,7 @@ int jtsel_job_test (job_record_t *job_ptr, bitstr_t *bitmap,
     size_t nholds = 0;
     bitstr_t *own = NULL;
     char own_line[JT_ERRMSG_MAX + 64] = "";
-    bool on_slice = false;
+    bool on_slice = false, waits = false;
     jt_jobrec_t rec;
     jtsel_cache_t *c;
     jt_answer_t a;
@@ -356,7 +357,8 @@ int jtsel_job_test (job_record_t *job_ptr, bitstr_t *bitmap,
                ? now + 60 * (int64_t) job_ptr->time_limit : 0,
     };
     /* A requeued run whose restart is held (restart.c) is planned on its
-     * slice first; refused there, on the whole set. */
+     * slice; refused there, it waits for it while the slice holds
+     * (jt_restart_where), else on the whole set. */
     if (tense != JT_TENSE_EVER
         && (own = jtsel_restart_slice (job_ptr, bitmap, own_line, sizeof (own_line)))) {
         bool *sel = eligible_of (c->topo, own);
@@ -367,12 +369,21 @@ int jtsel_job_test (job_record_t *job_ptr, bitstr_t *bitmap,
                 el = sel;
                 sel = NULL;
                 on_slice = true;
-            } else
+            } else {
+                waits = jtsel_restart_waits (job_ptr, c->topo->snap, a.kind);
                 jt_answer_free (&a);
+            }
         }
         xfree (sel);
         FREE_NULL_BITMAP (own);
         req.eligible = el;
+    }
+    if (waits) {
+        jtsel_set_reason (job_ptr, "%s", own_line);     /* its restart's */
+        jtsel_ledger_holds_free (holds, nholds);
+        xfree (el);
+        jt_jobrec_free (&rec);
+        return SLURM_ERROR;
     }
     if (!on_slice && jt_sched_answer (&req, &a, &err) < 0) {
         error ("select/cons_tres_jobtree: %pJ: plan failed: %s", job_ptr, err.text);

@@ -17,7 +17,12 @@
  *     nodes unless it ends by the start (jtsel_restart_narrow): the slice
  *     is held as backfill holds a Plan-Later reservation's nodes, also
  *     while Slurm keeps the requeued job out of scheduling (BeginTime);
- *   - the run itself is planned on its slice first (jtsel_restart_slice);
+ *   - the run itself is planned on its slice (jtsel_restart_slice); refused
+ *     there it waits for the slice and binds nowhere else while the slice
+ *     holds (jtsel_restart_waits: libjobtree's jt_restart_where), and its
+ *     reservation never activates (jtsel_restart_held: no cascade);
+ *   - the slice is planned only on nodes the job may use (its partition,
+ *     its Slurm features);
  *   - at the requeue's job_fini the ledger gets its ReservationCreate
  *     (jtsel_ledger_restart), which activates when the run starts or is
  *     released when it ends without starting, as any reservation.
@@ -48,6 +53,7 @@
 #include <string.h>
 
 #include "src/common/node_conf.h"
+#include "src/slurmctld/node_scheduler.h"
 #include "src/common/xmalloc.h"
 #include "src/common/xstring.h"
 
@@ -133,6 +139,44 @@ static int64_t requeue_delay (void)
     return (int64_t) v + 1;
 }
 
+/* Leave out of el[] the snapshot's nodes job may never run on: outside
+ * its partition or its Slurm features (--constraint; slurmctld's own
+ * valid_feature_counts, the same in 22.05, 24.11 and 26.05). A slice there
+ * would be held for a run that cannot start on it (jt_restart_where then
+ * waits out its grace). The count of nodes left. Work: the node table. */
+static size_t usable (job_record_t *job_ptr, const jt_snapshot_t *s, bool *el, size_t n)
+{
+    bitstr_t *bm = bit_alloc (node_record_count);
+    bool has_xor = false;
+
+    if (job_ptr->part_ptr && job_ptr->part_ptr->node_bitmap
+        && bit_size (job_ptr->part_ptr->node_bitmap) == bit_size (bm))
+        bit_copybits (bm, job_ptr->part_ptr->node_bitmap);
+    else
+        bit_set_all (bm);
+    if (job_ptr->details
+        && valid_feature_counts (job_ptr, true, bm, &has_xor) != SLURM_SUCCESS) {
+        FREE_NULL_BITMAP (bm);          /* Slurm cannot tell: leave it to Pack */
+        return n;
+    }
+    debug ("%s: %pJ: its restart may use %d of %d nodes (partition, features %s)",
+           WHO, job_ptr, bit_set_count (bm), (int) bit_size (bm),
+           job_ptr->details && job_ptr->details->features
+           ? job_ptr->details->features : "-");
+    for (size_t k = 0; k < s->nnodes; k++) {
+        node_record_t *np;
+        if (!el[k])
+            continue;
+        if (!(np = find_node_record (s->nodes[k].name)) || np->index >= bit_size (bm)
+            || !bit_test (bm, np->index)) {
+            el[k] = false;
+            n--;
+        }
+    }
+    FREE_NULL_BITMAP (bm);
+    return n;
+}
+
 static void plan (job_record_t *job_ptr, const node_record_t *failed,
                   const jt_grow_t *grow, const jt_node_set_t *taken,
                   jtsel_cache_t *c)
@@ -166,6 +210,7 @@ static void plan (job_record_t *job_ptr, const node_record_t *failed,
     else
         for (n = 0; n < s->nnodes; n++)
             el[n] = !failed || strcmp (s->nodes[n].name, failed->name);
+    n = usable (job_ptr, s, el, n);
     for (size_t k = 0; taken && k < taken->nnodes; k++)
         if (taken->nodes[k] < s->nnodes && el[taken->nodes[k]]) {
             el[taken->nodes[k]] = false;
@@ -352,6 +397,38 @@ bitstr_t *jtsel_restart_slice (const job_record_t *job_ptr, bitstr_t *bitmap,
     }
     slurm_mutex_unlock (&r_lock);
     return bm;
+}
+
+bool jtsel_restart_waits (const job_record_t *job_ptr, const jt_snapshot_t *s,
+                          jt_answer_kind_t on_slice)
+{
+    jt_restart_where_t w = JT_RESTART_SLICE;
+    entry_t *e;
+
+    slurm_mutex_lock (&r_lock);
+    if (g_n && (e = find (job_ptr->job_id)) && e->requeued) {
+        w = jt_restart_where (s, (const char *const *) e->nodes, e->nnodes, e->start,
+                              (int64_t) time (NULL), on_slice);
+        if (w == JT_RESTART_LOST) {
+            info ("%s: %pJ: its restart's slice is lost (a node down or gone, or "
+                  "%d s past its start): planned as any waiting run", WHO, job_ptr,
+                  JT_RESTART_GRACE);
+            drop (job_ptr->job_id);
+        }
+    }
+    slurm_mutex_unlock (&r_lock);
+    return w == JT_RESTART_WAIT;
+}
+
+bool jtsel_restart_held (uint32_t job_id)
+{
+    entry_t *e;
+    bool held;
+
+    slurm_mutex_lock (&r_lock);
+    held = g_n && (e = find (job_id)) && e->requeued && !e->expires;
+    slurm_mutex_unlock (&r_lock);
+    return held;
 }
 
 void jtsel_restart_fini_all (void)

@@ -263,6 +263,14 @@ void jtsel_restart_narrow (job_record_t *job_ptr, bitstr_t *bitmap, uint16_t mod
  * line in line), or NULL when it has none. */
 bitstr_t *jtsel_restart_slice (const job_record_t *job_ptr, bitstr_t *bitmap,
                                char *line, size_t len);
+/* RUN_NOW/WILL_RUN of a run whose restart is held, refused on its slice
+ * (on_slice its answer's kind there): true when it waits for the slice
+ * (jt_restart_where: binds nowhere else); a lost slice ends the hold. */
+bool jtsel_restart_waits (const job_record_t *job_ptr, const jt_snapshot_t *s,
+                          jt_answer_kind_t on_slice);
+/* Whether job_id waits on a held restart slice (its reservation never
+ * activates: jt_resv_clock_t.restart). */
+bool jtsel_restart_held (uint32_t job_id);
 void jtsel_restart_fini_all (void);
 
 /* ---- ledger.c ---- */

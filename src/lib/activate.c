@@ -551,6 +551,8 @@ int jt_activation_applies (const jt_sched_request_t *now_req, jt_answer_t *e,
 
 static bool room_may_be_due (const jt_resv_clock_t *clk, int64_t now)
 {
+    if (clk->restart)
+        return false;                   /* its slice is held: no cascade */
     return clk->what_if
            || (clk->max_wait > 0 && now >= clk->created + clk->max_wait
                && !clk->room_done);
@@ -558,6 +560,8 @@ static bool room_may_be_due (const jt_resv_clock_t *clk, int64_t now)
 
 static bool reclaim_may_be_due (const jt_resv_clock_t *clk)
 {
+    if (clk->restart)
+        return false;
     return clk->what_if || !clk->reclaim_done;
 }
 
@@ -568,7 +572,8 @@ int64_t jt_told_start (int64_t estimate, const jt_resv_clock_t *clk,
     int64_t bound;
 
     *by_activation = false;
-    if (!clk || clk->max_wait <= 0 || clk->room_done || !funded_now || !clearable
+    if (!clk || clk->restart || clk->max_wait <= 0 || clk->room_done || !funded_now
+        || !clearable
         || clk->created < 0 || clk->max_wait > INT64_MAX - clk->created)
         return estimate;
     bound = clk->created + clk->max_wait;

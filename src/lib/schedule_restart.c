@@ -1,8 +1,8 @@
 /*
  * schedule_restart.c - a requeued run's restart, reserved at the requeue
  * (jt_sched_restart, jobtree/schedule.h): its slice on the snapshot with
- * its own leases hidden, the line it holds, and who keeps off that slice
- * (jt_sched_nominated).
+ * its own leases hidden, the line it holds, who keeps off that slice
+ * (jt_sched_nominated) and whether the run waits for it (jt_restart_where).
  *
  * Copyright (C) 2026 The Jobtree authors.
  * SPDX-License-Identifier: GPL-2.0-or-later
@@ -44,6 +44,36 @@ bool jt_sched_nominated (const char *holder, int64_t start, const char *self,
     if (holder && self && !strcmp (holder, self))
         return false;
     return end <= 0 || end > start;
+}
+
+const char *jt_restart_where_str (jt_restart_where_t w)
+{
+    switch (w) {
+    case JT_RESTART_SLICE:
+        return "slice";
+    case JT_RESTART_WAIT:
+        return "wait";
+    case JT_RESTART_LOST:
+        return "lost";
+    }
+    return "?";
+}
+
+jt_restart_where_t jt_restart_where (const jt_snapshot_t *s, const char *const *names,
+                                     size_t n, int64_t start, int64_t now,
+                                     jt_answer_kind_t on_slice)
+{
+    if (on_slice == JT_ANSWER_BIND || on_slice == JT_ANSWER_ESTIMATE)
+        return JT_RESTART_SLICE;
+    if (!s || !names || n == 0 || start > INT64_MAX - JT_RESTART_GRACE
+        || now >= start + JT_RESTART_GRACE)
+        return JT_RESTART_LOST;
+    for (size_t k = 0; k < n; k++) {
+        ssize_t x = names[k] ? jt_snapshot_node_index (s, names[k]) : -1;
+        if (x < 0 || s->nodes[x].state != JT_NODE_UP)
+            return JT_RESTART_LOST;
+    }
+    return JT_RESTART_WAIT;
 }
 
 /* The snapshot without run self's leases: they are compacted out (the

@@ -30,6 +30,16 @@
 # says what would run, starting no cluster (the doc-test runs
 # docs/slurm-26.05.md's command so). Every run checks them first too.
 #
+# Two variants (not run by default) add preemption and mixed priorities:
+# the jobs of the most nodes (the whole-domain runs) go to a partition
+# `urgent` (PriorityTier 10), every other job gets --nice 0, 50 or 100 in
+# turn; requeued jobs restart from scratch (PreemptMode=REQUEUE,
+# cred_expire 10 s). stock-switches-preempt: stock cons_tres, --switches=1,
+# preempt/partition_prio (preempt/qos needs slurmdbd); jobtree-maxwait:
+# Jobtree, MaxWait=30s, preempt/jobtree (the tier orders the queue only;
+# who gives way is the activation's). The summary adds the mean wait of
+# every job that is not a whole-domain run and the jobs requeued.
+#
 # WORKLOAD (default tests/cluster/compare-workload.txt): "job offset_s
 # duration_s gpus team" lines derived from the Philly 2017 trace by
 # mkworkload.py (each file's header says how). Every job is submitted at
@@ -54,6 +64,7 @@ for v in $VARIANTS; do
     case $v in
     stock-switches|stock-nohint|stock-block|stock-block-segment|stock-block-consolidate) ;;
     jobtree|jobtree-block|jobtree-packtoempty) ;;
+    stock-switches-preempt|jobtree-maxwait) ;;
     *) echo "Bail out! unknown variant $v (JT_COMPARE_VARIANTS)"; exit 255 ;;
     esac
 done
@@ -71,7 +82,7 @@ if [ "${JT_COMPARE_DRY_RUN:-0}" = 1 ]; then
 fi
 RESULTS=$(mktemp -d /tmp/jt-compare.XXXXXX)
 
-plan 6
+plan 8
 
 # Budgets for the Jobtree run: one owner per team, each with one envelope
 # of JT_COMPARE_CONCURRENCY GPUs (default 128, the cluster's).
@@ -95,8 +106,19 @@ done
 # (Slurm 24.05+: lib.sh's cluster_use_blocks, the blocks of t2035; default
 # topology/tree, leaf switches domA..domD).
 run_variant () {
-    local name=$1 sel=$2 mode=$3 topo=${4:-tree} t0 job off dur gpus team nodes id ids=() begin
-    JT_CLUSTER_SELECT=$sel JT_CLUSTER_BUDGETS=$BUDGETS cluster_setup "$BUILD"
+    local name=$1 sel=$2 mode=$3 topo=${4:-tree} prio=${5:-} t0 job off dur gpus team nodes id ids=() begin
+    local sx="" jx="" ce="" most k=0
+    if [ -n "$prio" ]; then     # preemption and mixed priorities (above)
+        sx="PreemptType=preempt/partition_prio"
+        [ "$sel" = jobtree ] && { sx="PreemptType=preempt/jobtree"; jx="MaxWait=30s"; }
+        sx+="
+PreemptMode=REQUEUE
+PartitionName=urgent Nodes=ALL MaxTime=INFINITE State=UP OverSubscribe=NO PriorityTier=10"
+        ce=10
+    fi
+    most=$(awk -v g=$GPN '!/^#/ && NF { n = int(($4 + g - 1) / g); if (n > m) m = n } END { print m + 0 }' "$WORKLOAD")
+    JT_CLUSTER_SELECT=$sel JT_CLUSTER_BUDGETS=$BUDGETS JT_CLUSTER_SLURM_EXTRA=$sx \
+    JT_CLUSTER_JOBTREE_EXTRA=$jx JT_CLUSTER_CRED_EXPIRE=$ce cluster_setup "$BUILD"
     [ "$topo" = block ] && cluster_use_blocks
     cluster_start
     t0=$(( $(date +%s) + 3 ))
@@ -105,6 +127,10 @@ run_variant () {
         nodes=$(( (gpus + GPN - 1) / GPN ))
         begin=$(date -d "@$((t0 + off))" +%Y-%m-%dT%H:%M:%S)
         local extra=()
+        if [ -n "$prio" ]; then
+            if [ "$nodes" = "$most" ]; then extra+=(-p urgent)
+            else extra+=(--nice=$(( (k % 3) * 50 ))); k=$((k + 1)); fi
+        fi
         if [ -n "${JT_COMPARE_LIMIT:-}" ]; then
             extra+=(-t "$(awk -v d="$dur" -v f="$JT_COMPARE_LIMIT" \
                          'BEGIN { m = d * f / 60; print (m == int(m) ? m : int(m) + 1) }')")
@@ -126,28 +152,32 @@ run_variant () {
     for id in "${ids[@]}"; do
         echo "$id $(job_field "$id" JobState) $(job_field "$id" EligibleTime)" \
              "$(job_field "$id" StartTime) $(job_field "$id" EndTime)" \
-             "$(scontrol show hostnames "$(job_field "$id" NodeList)" | paste -sd,)"
+             "$(scontrol show hostnames "$(job_field "$id" NodeList)" | paste -sd,)" \
+             "$(job_field "$id" Restarts)"
     done > "$RESULTS/$name.jobs"
     cluster_stop
 }
 
 # summarize NAME: "splits multinode makespan_s mean_wait_s failed p95_wait_s
-# big_wait_s overtaken util": big_* are the jobs of the most nodes (the
-# whole-domain runs); overtaken is how many later-eligible jobs started
-# before each of them (mean); util is node-seconds run over 16 nodes x
-# makespan (every job holds whole nodes).
+# big_wait_s overtaken util rest_wait_s requeued": big_* are the jobs of the
+# most nodes (the whole-domain runs); overtaken is how many later-eligible
+# jobs started before each of them (mean); util is node-seconds run over 16
+# nodes x makespan (every job holds whole nodes); rest_wait_s the mean wait
+# of the other jobs; requeued the jobs that were requeued (Restarts > 0; a
+# requeued job's wait runs from its last eligibility to its last start).
 summarize () {
     python3 - "$RESULTS/$1.jobs" <<'EOP'
 import sys, datetime
 def ts(s):
     return datetime.datetime.strptime(s, "%Y-%m-%dT%H:%M:%S").timestamp()
-split = multi = failed = 0
+split = multi = failed = requeued = 0
 jobs = []
 for line in open(sys.argv[1]):
     f = line.split()
     if len(f) < 6 or f[1] != "COMPLETED":
         failed += 1
         continue
+    requeued += len(f) > 6 and f[6].isdigit() and int(f[6]) > 0
     nodes = f[5].split(",")
     doms = {(int(n[3:]) - 1) // 4 for n in nodes}
     if len(nodes) > 1:
@@ -155,7 +185,7 @@ for line in open(sys.argv[1]):
         split += len(doms) > 1
     jobs.append((ts(f[2]), ts(f[3]), ts(f[4]), len(nodes)))
 if not jobs:
-    print(split, multi, 0, "0.0", failed, "0.0", "0.0", "0.0", "0.000")
+    print(split, multi, 0, "0.0", failed, "0.0", "0.0", "0.0", "0.000", "0.0", requeued)
     sys.exit(0)
 first = min(j[0] for j in jobs)
 span = max(max(j[2] for j in jobs) - first, 1)
@@ -165,9 +195,11 @@ most = max(j[3] for j in jobs)
 big = [j for j in jobs if j[3] == most]
 over = [sum(1 for o in jobs if o[0] > b[0] and o[1] < b[1]) for b in big]
 util = sum((j[2] - j[1]) * j[3] for j in jobs) / (16 * span)
+rest = [j[1] - j[0] for j in jobs if j[3] != most]
 print(split, multi, int(span), "%.1f" % (sum(waits) / len(waits)), failed,
       "%.1f" % p95, "%.1f" % (sum(b[1] - b[0] for b in big) / len(big)),
-      "%.1f" % (sum(over) / len(over)), "%.3f" % util)
+      "%.1f" % (sum(over) / len(over)), "%.3f" % util,
+      "%.1f" % (sum(rest) / len(rest) if rest else 0.0), requeued)
 EOP
 }
 
@@ -180,17 +212,19 @@ for v in $VARIANTS; do
         stock-block-consolidate) run_variant stock-block-consolidate cons_tres consolidate block ;;
         jobtree-block) run_variant jobtree-block jobtree jobtree block ;;
         jobtree) run_variant jobtree jobtree jobtree ;;
+        stock-switches-preempt) run_variant stock-switches-preempt cons_tres switches tree prio ;;
+        jobtree-maxwait) run_variant jobtree-maxwait jobtree jobtree tree prio ;;
         jobtree-packtoempty)    # slurmctld's environment selects the pack policy
             JOBTREE_PACK_POLICY=pack-to-empty run_variant jobtree-packtoempty jobtree jobtree ;;
         *) bail_out "unknown variant $v" ;;
     esac
 done
 
-echo "# variant          split/multi-node  makespan_s  mean_wait_s  failed  p95_wait_s  big_wait_s  overtaken  util"
+echo "# variant                split/multi-node  makespan_s  mean_wait_s  failed  p95_wait_s  big_wait_s  overtaken  util   rest_wait_s  requeued"
 for v in $VARIANTS; do
-    read -r s m mk w f p95 bw ov u <<< "$(summarize $v)"
-    printf "# %-16s %5s/%-11s %10s  %11s  %6s  %10s  %10s  %9s  %s\n" \
-        "$v" "$s" "$m" "$mk" "$w" "$f" "$p95" "$bw" "$ov" "$u"
+    read -r s m mk w f p95 bw ov u rw rq <<< "$(summarize $v)"
+    printf "# %-22s %5s/%-11s %10s  %11s  %6s  %10s  %10s  %9s  %s  %11s  %8s\n" \
+        "$v" "$s" "$m" "$mk" "$w" "$f" "$p95" "$bw" "$ov" "$u" "$rw" "$rq"
     eval "split_${v//-/_}=$s; failed_${v//-/_}=$f; multi_${v//-/_}=$m"
     [ "$m" -gt "${multi_any:-0}" ] && multi_any=$m
 done
@@ -199,6 +233,8 @@ is "${failed_stock_nohint-0}" 0 "every job completed under stock cons_tres"
 ok "$(test "${multi_any:-0}" -gt 0; echo $?)" \
    "the workload has multi-node jobs (${multi_any:-0})"
 is "${split_jobtree-0}" 0 "Jobtree split no group across domains"
+is "${failed_jobtree_maxwait-0}" 0 "every job completed under Jobtree with MaxWait"
+is "${split_jobtree_maxwait-0}" 0 "Jobtree with MaxWait split no group across domains"
 is "${split_jobtree_packtoempty-0}" 0 "Jobtree (pack-to-empty) split no group across domains"
 is "${split_jobtree_block-0}" 0 "Jobtree (topology/block) split no group across blocks"
 [ -n "${JT_COMPARE_KEEP:-}" ] && echo "# results kept in $RESULTS" || rm -rf "$RESULTS"

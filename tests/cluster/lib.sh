@@ -52,11 +52,14 @@
 # Ledger helpers: ledger_start, ledger_stop, jobtree_cli ARGS (the build's
 # jobtree), ledger_settled N (wait until the ledger holds N events),
 # ledger_payloads, ledger_seq_of TYPE, ledger_forged OUT SED (a re-chained
-# forgery for `jobtree verify`).
+# forgery for `jobtree verify`), ledger_resv_of JOB, ledger_resv_nodes JOB
+# and ledger_resv_time JOB (run JOB's last ReservationCreate: its id, its
+# nodes, its creation time).
 # Job helpers: submit, job_field, wait_job_state, queue_empty; ctld_pid and
 # ctld_gone for tests that kill and restart slurmctld (daemon_pid NAME and
 # daemon_gone NAME for any of the cluster's daemons).
-# Shared setups: east_budgets, activation_cluster, cluster_has_blocks and
+# Shared setups: east_budgets, activation_cluster, east_filled (a plain job
+# on D, four one-node runs on C: t2050, t2058), cluster_has_blocks and
 # cluster_use_blocks (topology/block), drop_fabric_domains and
 # topology_domains_run (domains from the topology alone).
 #
@@ -224,6 +227,27 @@ PreemptMode=REQUEUE" JT_CLUSTER_JOBTREE_EXTRA="MaxWait=20s" \
         cluster_setup "$build"
     rm -rf "$bud"     # copied into the cluster's directory
     cluster_start
+}
+
+# east_filled [SBATCH-OPTION...]: east full, as t2050 and t2058 start
+# (an activation_cluster with team-b and team-d): a plain 4-node job on D
+# ($plain) and four one-node runs on C, two of team-b then two of team-d
+# (${victims[@]}), each running; the options go to the four runs (e.g.
+# --checkpoint=10m). A run sleeps 600 s the first time and 1 s once
+# requeued (SLURM_RESTART_COUNT).
+east_filled () {
+    local acct j
+    plain=$(submit -N4 --exclusive --constraint=fabric.domain=D -t 10 --wrap "sleep 600")
+    wait_job_state "$plain" RUNNING 15 || bail_out "the plain job does not start"
+    victims=()
+    for acct in team-b team-b team-d team-d; do
+        victims+=("$(submit --account=$acct -N1 --gres=gpu:h100:8 --group-gpus=8 "$@" \
+                     --constraint=fabric.domain=C -t 10 --wrap \
+                     'if [ "${SLURM_RESTART_COUNT:-0}" -gt 0 ]; then sleep 1; else sleep 600; fi')")
+    done
+    for j in "${victims[@]}"; do
+        wait_job_state "$j" RUNNING 15 || bail_out "victim candidate $j does not start"
+    done
 }
 
 cluster_setup () {
@@ -429,6 +453,24 @@ ledger_stop () {    # ledger_stop [SIG]
     wait_for 10 daemon_gone jobtree-ledgerd
 }
 jobtree_cli () { "$JT_BUILDDIR/src/cli/jobtree" "$@"; }
+# Run JOB's last ReservationCreate in the ledger (one payload; fails when
+# there is none yet), and from it: the reservation id, its nodes
+# (comma-separated) and its creation time (epoch seconds).
+_ledger_resv () {
+    local r
+    r=$(grep -h '"type":"ReservationCreate"' "$JT_LEDGER_DIR"/ledger-*.jtl 2>/dev/null \
+        | grep "\"run\":\"jtc:$1\"" | tail -n1)
+    [ -n "$r" ] && echo "$r"
+}
+ledger_resv_of () {
+    _ledger_resv "$1" | grep -o '"reservation":"[^"]*"' | cut -d'"' -f4 | grep .
+}
+ledger_resv_nodes () {
+    _ledger_resv "$1" | grep -o '"nodes":\[[^]]*\]' | grep -o 'gpu[0-9]*' | paste -sd, - | grep .
+}
+ledger_resv_time () {
+    _ledger_resv "$1" | grep -o '"time":[0-9]*' | cut -d: -f2 | grep .
+}
 # Events in the ledger (one per record), 0 if none yet.
 ledger_count () {
     cat "$JT_LEDGER_DIR"/ledger-*.jtl 2>/dev/null | wc -l

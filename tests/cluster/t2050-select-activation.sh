@@ -32,19 +32,9 @@
 plan 15
 activation_cluster "${1:?usage: $0 BUILDDIR}" team-b:64 team-c:16 team-d:16
 G8="--gres=gpu:h100:8"
-# A victim sleeps long the first time and briefly once requeued.
-VICTIM='if [ "${SLURM_RESTART_COUNT:-0}" -gt 0 ]; then sleep 1; else sleep 600; fi'
 
-plain=$(submit -N4 --exclusive --constraint=fabric.domain=D -t 10 --wrap "sleep 600")
-wait_job_state "$plain" RUNNING 15 || bail_out "the plain job does not start"
-v=()
-for acct in team-b team-b team-d team-d; do
-    v+=("$(submit --account=$acct -N1 $G8 --group-gpus=8 --constraint=fabric.domain=C \
-                 -t 10 --wrap "$VICTIM")")
-done
-for j in "${v[@]}"; do
-    wait_job_state "$j" RUNNING 15 || bail_out "victim candidate $j does not start"
-done
+east_filled             # $plain on D, ${victims[@]} on C (lib.sh)
+v=("${victims[@]}")
 is "$(job_domains "$plain") $(for j in "${v[@]}"; do job_domains "$j"; done | sort -u)" \
    "D C" "east is full: the plain job on D, four one-node runs on C"
 
@@ -71,10 +61,8 @@ ok 0 "the run waits under a reservation: $(reason_like "$big" . | sed 's/^job [0
 
 # Before it activates: jobtree plan --activate on a snapshot of the cluster
 # names the victims slurmctld is about to draw (same library, same seed).
-_resv_id () { grep -h '"type":"ReservationCreate"' "$JT_LEDGER_DIR"/ledger-*.jtl \
-              | grep "\"run\":\"jtc:$big\"" | grep -o '"reservation":"[^"]*"' | cut -d'"' -f4; }
-wait_for 20 _resv_id || bail_out "no ReservationCreate for $big"
-rid=$(_resv_id)
+wait_for 20 ledger_resv_of "$big" || bail_out "no ReservationCreate for $big"
+rid=$(ledger_resv_of "$big")
 "$JT_BUILDDIR/src/cli/jobtree" snapshot -o "$JT_CLUSTER_DIR/snap.json"
 ok $? "jobtree snapshot before the activation (reservation $rid)"
 cat > "$JT_CLUSTER_DIR/run-c.json" <<EOR

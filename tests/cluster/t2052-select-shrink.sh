@@ -33,15 +33,10 @@ G8="--gres=gpu:h100:8"
 # predict JOB GPUS: jobtree plan --activate's cuts for JOB's reservation (a
 # run of team-c, GPUS in one group) on a snapshot taken now, at the
 # reservation's creation + MaxWait (20 s), as "KIND JOB/GROUP,...".
-_resv_of () { local r
-              r=$(grep -h '"type":"ReservationCreate"' "$JT_LEDGER_DIR"/ledger-*.jtl \
-                  | grep "\"run\":\"jtc:$1\"" | grep -o '"reservation":"[^"]*"' \
-                  | cut -d'"' -f4 | tail -n1)
-              [ -n "$r" ] && echo "$r"; }
 predict () {
     local job=$1 gpus=$2 rid
-    wait_for 20 _resv_of "$job" || { echo "no ReservationCreate for $job" > "$JT_CLUSTER_DIR/plan-$job.txt"; return; }
-    rid=$(_resv_of "$job")
+    wait_for 20 ledger_resv_of "$job" || { echo "no ReservationCreate for $job" > "$JT_CLUSTER_DIR/plan-$job.txt"; return; }
+    rid=$(ledger_resv_of "$job")
     "$JT_BUILDDIR/src/cli/jobtree" snapshot -o "$JT_CLUSTER_DIR/snap-$job.json" \
         || { echo "no snapshot"; return; }
     printf '{ "owner": "team-c", "resources": { "gpuType": "h100", "totalGPUs": %s },\n'\
@@ -77,7 +72,7 @@ predicted=$(predict "$big" 16)
 # What it is told is when it will start: its activation at the
 # reservation's creation + MaxWait (20 s), on C where the malleable run may
 # give way, not the estimate (the jobs' time limits, minutes away).
-rid=$(_resv_of "$big")
+rid=$(ledger_resv_of "$big")
 bound=$(date -u -d "@$(( ${rid##*:} + 20 ))" +%Y-%m-%dT%H:%M:%SZ)
 is "$(jobtree_cli report reservations -P -n -j "$big" -o EarliestStart "$JT_LEDGER_DIR")" "$bound" \
    "its ReservationCreate's EarliestStart is the activation's instant, created + MaxWait"

@@ -7,11 +7,16 @@
 # the requeue, on nodes the activated run does not start on, shown by
 # `jobtree report reservations` and by its squeue reason; it restarts on
 # that slice once its holder ends, and `jobtree verify` accepts the ledger.
+# The restart rule (jt_restart_where, jt_resv_clock_t.restart): the slice
+# is on nodes the victim may use (its --constraint), the victim waits for
+# it and binds nowhere else, and its reservation never activates: past
+# its MaxWait it preempts nobody (no cascade).
 #
 # Cluster: see t2000-select.sh. East is C (gpu09-12) and D (gpu13-16).
 # D: a plain 4-node job. C: four one-node --checkpoint runs, two of team-b
-# and two of team-d. The run: team-c, 2 nodes (16 GPUs) in one domain:
-# deficit 16 on C, cleared by 2 of the 4 gangs, which are requeued.
+# and two of team-d (lib.sh's east_filled). The run: team-c, 2 nodes (16
+# GPUs) in one domain, running until cancelled: deficit 16 on C, cleared
+# by 2 of the 4 gangs, which are requeued.
 #
 # Copyright (C) 2026 The Jobtree authors.
 # SPDX-License-Identifier: GPL-2.0-or-later
@@ -19,24 +24,17 @@
 # with the OpenSSL linking exception of LICENSE.OpenSSL.
 . "$(dirname "$0")/lib.sh"
 
-plan 8
+plan 12
 activation_cluster "${1:?usage: $0 BUILDDIR}" team-b:64 team-c:16 team-d:16
 G8="--gres=gpu:h100:8"
-# A victim sleeps long the first time and briefly once requeued.
-VICTIM='if [ "${SLURM_RESTART_COUNT:-0}" -gt 0 ]; then sleep 1; else sleep 600; fi'
 
-plain=$(submit -N4 --exclusive --constraint=fabric.domain=D -t 10 --wrap "sleep 600")
-wait_job_state "$plain" RUNNING 15 || bail_out "the plain job does not start"
-v=()
-for acct in team-b team-b team-d team-d; do
-    v+=("$(submit --account=$acct -N1 $G8 --group-gpus=8 --checkpoint=10m \
-                 --constraint=fabric.domain=C -t 10 --wrap "$VICTIM")")
-done
-for j in "${v[@]}"; do
-    wait_job_state "$j" RUNNING 15 || bail_out "victim candidate $j does not start"
-done
+east_filled --checkpoint=10m    # $plain on D, ${victims[@]} on C (lib.sh)
+v=("${victims[@]}")
 
-big=$(submit --account=team-c -N2 $G8 --group-gpus=16 -t 2 --wrap "sleep 5")
+# The run keeps its nodes until cancelled: a victim has nowhere to go but
+# its slice, so a restart reservation that activated at MaxWait would
+# preempt a run left running (the cascade this test rules out).
+big=$(submit --account=team-c -N2 $G8 --group-gpus=16 -t 5 --wrap "sleep 600")
 wait_job_state "$big" "RUNNING|COMPLETING|COMPLETED" 120 \
     || bail_out "the run did not start after MaxWait: $(job_field "$big" Reason)"
 bignodes=$(scontrol show hostnames "$(job_field "$big" NodeList)" | paste -sd, -)
@@ -48,11 +46,7 @@ is "${#taken[@]} ${#kept[@]}" "2 2" "the lottery requeued two whole --checkpoint
 
 # Each requeued victim's restart: a ReservationCreate of its own, off the
 # activated run's nodes.
-resv_nodes () {
-    grep -h '"type":"ReservationCreate"' "$JT_LEDGER_DIR"/ledger-*.jtl \
-        | grep "\"run\":\"jtc:$1\"" | tail -n1 | grep -o '"nodes":\[[^]]*\]' \
-        | grep -o 'gpu[0-9]*' | paste -sd, -
-}
+resv_nodes () { ledger_resv_nodes "$1"; }
 _both () { [ -n "$(resv_nodes "${taken[0]}")" ] && [ -n "$(resv_nodes "${taken[1]}")" ]; }
 wait_for 30 _both || bail_out "no ReservationCreate at the victims' requeue: $(grep -h 'requeued' "$JT_CLUSTER_DIR/log/slurmctld.log" | tail -n 3)"
 ok 0 "each requeued --checkpoint victim has its restart reserved: ${taken[0]} on $(resv_nodes "${taken[0]}"), ${taken[1]} on $(resv_nodes "${taken[1]}")"
@@ -70,8 +64,26 @@ is "$(jobtree_cli report reservations -P -n -j "${taken[0]}" -o Activated "$JT_L
 grep -Eq "JobId=${taken[0]}: requeued: " "$JT_CLUSTER_DIR/log/slurmctld.log"
 ok $? "slurmctld's log says the victim was requeued with its restart reserved"
 
-# The holders end: the victims restart (on their slices) and complete.
-scancel "${kept[@]}" "$plain"
+# Past both restarts' MaxWait (created + 20 s) the victims still wait for
+# their slices: nobody else is preempted, no second Activation.
+created=$(ledger_resv_time "${taken[0]}")
+_past_maxwait () {
+    local t
+    t=$(date +%s)
+    echo "now $t, restart reservation created $created + MaxWait 20 s + 15 s"
+    [ "$t" -ge $((created + 35)) ]
+}
+wait_for 60 _past_maxwait || bail_out "no restart reservation time"
+cascade=$(grep -c 'preempted JobId=' "$JT_CLUSTER_DIR/log/slurmctld.log")
+is "$cascade $(grep -h '"type":"Activation"' "$JT_LEDGER_DIR"/ledger-*.jtl | wc -l)" "2 1" \
+   "past their MaxWait the victims' restarts preempt nobody: 2 requeues, 1 Activation (no cascade)"
+is "$(job_field "${kept[0]}" JobState) $(job_field "${kept[1]}" JobState) $(job_field "$big" JobState)" \
+   "RUNNING RUNNING RUNNING" "the runs holding the victims' slices still run, and the activated run"
+like "$(job_field "${taken[0]}" JobState) $(job_field "${taken[0]}" Reason)" \
+     "^PENDING .*for.its.restart" "a victim waits for its slice, its reason the restart's"
+
+# The holders end: the victims restart on their slices and complete.
+scancel "${kept[@]}" "$plain" "$big"
 _victims_done () {
     local j n=0
     for j in "${taken[@]}"; do
@@ -81,6 +93,11 @@ _victims_done () {
 }
 wait_for 120 _victims_done
 ok $? "the requeued victims restart and complete once their slices' holders end"
+landed=""
+for j in "${taken[@]}"; do
+    landed+="$(scontrol show hostnames "$(job_field "$j" NodeList)" | paste -sd, -)=$(resv_nodes "$j") "
+done
+like "$landed" '^(gpu[0-9]+)=\1 (gpu[0-9]+)=\2 $' "each victim restarted on its reserved slice (ran=reserved: $landed)"
 wait_for 30 queue_empty
 out=$(jobtree_cli verify "$JT_LEDGER_DIR" 2>&1)
 ok $? "jobtree verify accepts the ledger: $(tail -n1 <<< "$out")"

@@ -216,11 +216,14 @@ static void test_roi (void)
 static void test_told (void)
 {
     const jt_resv_clock_t clk = { .created = 1000, .max_wait = 600 };
-    jt_resv_clock_t done = clk, none = clk;
+    jt_resv_clock_t done = clk, none = clk, restart = clk;
     bool by = false;
 
     done.room_done = true;
     none.max_wait = 0;
+    restart.restart = true;
+    ok (jt_told_start (5000, &restart, true, true, 1100, &by) == 5000 && !by,
+        "a restart's reservation never activates: told its estimate");
     ok (jt_told_start (5000, &clk, true, true, 1100, &by) == 1600 && by,
         "estimate 5000, activation at 1000 + 600: told 1600, by the activation");
     ok (jt_told_start (1500, &clk, true, true, 1100, &by) == 1500 && !by,
@@ -436,6 +439,82 @@ static void test_properties (void)
     is_int (same, cases, "the same holders in any order give the same victims");
 }
 
+/* Nomination over the same random activations (seed 002, 3.1.1): what a
+ * resolved activation clears in each short pool goes to the preemptor.
+ * After each activation a stream of other jobs (random run names, some no
+ * run at all, random ends, some unknown, the preemptor's own job among
+ * them) asks for the cleared GPUs; each job_test takes them only when
+ * jt_sched_nominated lets it (the hold starts at the activation, or at a
+ * restart's later start). Property: at the hold's start every cleared GPU
+ * is free again, so the preemptor finds at least its deficit in every
+ * short pool; and no job of unknown end ever got in. */
+static void test_nominated_property (void)
+{
+    int cases = 0, resolved = 0, kept = 0, intruders = 0, let_in = 0, own_in = 0;
+
+    fx_seed (20261129);
+    for (int k = 0; k < 400; k++) {
+        rcase_t c;
+        jt_slice_alt_t alt;
+        jt_activation_req_t req;
+        jt_activation_t a;
+        jt_error_t err;
+        int64_t now = fx_time (FX_NOW) + k, start = now + 11 * fx_pick (3);
+        int64_t cleared[2] = { 0, 0 }, busy[2] = { 0, 0 };
+        bool ok_case = true;
+
+        random_case (&c);
+        alt = (jt_slice_alt_t){ c.need, c.nneeds };
+        req = (jt_activation_req_t){ "p", "r", now, &alt, 1, c.h, c.n };
+        if (jt_activate (&req, &a, &err) < 0)
+            bail_out ("activate: %s", err.text);
+        cases++;
+        if (!a.resolved) {
+            jt_activation_free (&a);
+            continue;
+        }
+        resolved++;
+        for (size_t j = 0; j < a.ncuts; j++) {
+            const jt_holder_t *h = &c.h[a.cuts[j].holder];
+            if (h->pool < c.nneeds)
+                cleared[h->pool] += h->gpus;
+        }
+        /* 20 other jobs, each wanting 8 GPUs of one pool's cleared room */
+        for (int q = 0; q < 20; q++) {
+            char self[16];
+            int who = fx_pick (5);
+            size_t pool = (size_t) fx_pick ((int) c.nneeds);
+            int64_t end = fx_pick (4) == 0 ? 0 : now + fx_pick (120);
+            const char *name = who == 0 ? NULL : who == 1 ? "p" : self;
+
+            snprintf (self, sizeof (self), "j%d", q);
+            if (jt_sched_nominated ("p", start, name, end)
+                || cleared[pool] - busy[pool] < 8)
+                continue;
+            if (name && !strcmp (name, "p")) {
+                own_in++;                       /* the preemptor binds there */
+                continue;
+            }
+            let_in++;
+            busy[pool] += 8;
+            if (end <= 0 || end > start) {      /* still there at the start */
+                intruders++;
+                ok_case = false;
+            }
+        }
+        for (size_t i = 0; i < c.nneeds; i++)
+            ok_case = ok_case && (c.need[i].deficit <= 0 || cleared[i] >= c.need[i].deficit);
+        kept += ok_case;
+        jt_activation_free (&a);
+    }
+    ok (resolved > 100, "nomination: %d of %d random activations resolved", resolved, cases);
+    is_int (kept, resolved, "nomination: in every resolved case the cleared GPUs are the "
+            "preemptor's at its start, at least its deficit in every short pool");
+    is_int (intruders, 0, "nomination: no other job holds cleared GPUs past the start "
+            "(%d let in, each ending by it)", let_in);
+    ok (own_in > 0, "nomination: the preemptor's own job may always use them (%d)", own_in);
+}
+
 /* The slice of a reserved run in a live snapshot (jt_activation_slice):
  * domains west/A (a01..a04) and west/B (b01..b04); rai's c1:1 on a01 a02,
  * bob's c1:2 on a03 and c1:3 on b01..b03 (with a spare on b04's
@@ -521,6 +600,20 @@ static void test_slice (void)
     d = jt_activation_dump (&a, &sl.req);
     ok (d && a.resolved && a.alt == 0, "the first alternative (A) is coverable: %s", d);
     free (d);
+    {   /* what the run may start on: the cut run's nodes, not the nodes of
+         * the runs left running nor a node a job outside the leases uses;
+         * a victim's restart may be planned on those (jt_activation_cleared) */
+        jt_node_set_t cl;
+        char buf[128] = "";
+        is_int (jt_activation_cleared (s, &sets[0], &a, &sl.req, &cl, &err), 0,
+                "cleared nodes of A");
+        for (size_t i = 0; i < cl.nnodes; i++)
+            snprintf (buf + strlen (buf), sizeof (buf) - strlen (buf), "%s%s",
+                      i ? " " : "", s->nodes[cl.nodes[i]].name);
+        is (buf, "a01 a02", "cleared: c1:1's a01 a02; a03 (c1:2 runs on) and a04 (a job "
+            "that is no lease) stay their holders'");
+        free (cl.nodes);
+    }
     jt_activation_free (&a);
     jt_activation_slice_free (&sl);
 
@@ -809,7 +902,8 @@ static const char *due_text (const jt_activation_due_t *d)
 
 static const struct due_case {
     const char *name;
-    jt_resv_clock_t clk;        /* created, max_wait, room_done, reclaim_done, what_if */
+    jt_resv_clock_t clk;        /* created, max_wait, room_done, reclaim_done, what_if,
+                                 * restart */
     int64_t now;
     int applies;                /* jt_activation_applies's answer */
     int64_t deficit;            /* its *fund */
@@ -817,47 +911,53 @@ static const struct due_case {
     bool gate;                  /* jt_activation_may_be_due */
     const char *want;
 } due_cases[] = {
-    { "room is due at created + MaxWait", { 1000, 100, false, false, false }, 1100, 1, 0,
+    { "room is due at created + MaxWait", { 1000, 100, false, false, false, false }, 1100, 1, 0,
       false, true, "room at=1100 fund=none" },
-    { "room is not due before created + MaxWait", { 1000, 100, false, true, false }, 1099,
+    { "room is not due before created + MaxWait", { 1000, 100, false, true, false, false }, 1099,
       1, 0, false, false, "none" },
-    { "room is never due without MaxWait", { 1000, 0, false, true, false }, 9000, 1, 0,
+    { "room is never due without MaxWait", { 1000, 0, false, true, false, false }, 9000, 1, 0,
       false, false, "none" },
-    { "room is due once", { 1000, 100, true, true, false }, 1200, 1, 0, false, false,
+    { "room is due once", { 1000, 100, true, true, false, false }, 1200, 1, 0, false, false,
       "none" },
     { "room seen late activates at created + MaxWait, not at now",
-      { 1000, 100, false, false, false }, 5000, 1, 0, false, true,
+      { 1000, 100, false, false, false, false }, 5000, 1, 0, false, true,
       "room at=1100 fund=none" },
     { "a room wait an aggregate cap holds pays the cap back",
-      { 1000, 100, false, false, false }, 1100, 1, 8, true, true,
+      { 1000, 100, false, false, false, false }, 1100, 1, 8, true, true,
       "room at=1100 fund=reclaim+cap" },
     { "a room deficit without its cap pays nobody back",
-      { 1000, 100, false, false, false }, 1100, 1, 8, false, true,
+      { 1000, 100, false, false, false, false }, 1100, 1, 8, false, true,
       "room at=1100 fund=none" },
     { "a cap named with nothing short pays nobody back",
-      { 1000, 100, false, false, false }, 1100, 1, 0, true, true,
+      { 1000, 100, false, false, false, false }, 1100, 1, 0, true, true,
       "room at=1100 fund=none" },
-    { "a reclaim is due at once, at the creation", { 1000, 100, false, false, false }, 1001,
+    { "a reclaim is due at once, at the creation", { 1000, 100, false, false, false, false }, 1001,
       2, 8, false, true, "reclaim at=1000 fund=reclaim" },
-    { "a reclaim needs no MaxWait", { 1000, 0, false, false, false }, 9000, 2, 8, false,
+    { "a reclaim needs no MaxWait", { 1000, 0, false, false, false, false }, 9000, 2, 8, false,
       true, "reclaim at=1000 fund=reclaim" },
-    { "a reclaim is due once", { 1000, 100, false, true, false }, 1050, 2, 8, false, false,
+    { "a reclaim is due once", { 1000, 100, false, true, false, false }, 1050, 2, 8, false, false,
       "none" },
-    { "a reclaim done leaves room due", { 1000, 100, false, true, false }, 1100, 1, 0,
+    { "a reclaim done leaves room due", { 1000, 100, false, true, false, false }, 1100, 1, 0,
       false, true, "room at=1100 fund=none" },
-    { "room done leaves a reclaim due", { 1000, 100, true, false, false }, 1200, 2, 8,
+    { "room done leaves a reclaim due", { 1000, 100, true, false, false, false }, 1200, 2, 8,
       false, true, "reclaim at=1000 fund=reclaim" },
     { "a reclaim is not room: not due once room is done and a reclaim too",
-      { 1000, 100, true, true, false }, 1200, 2, 8, false, false, "none" },
+      { 1000, 100, true, true, false, false }, 1200, 2, 8, false, false, "none" },
     { "room is not a reclaim: a reclaim's answer before MaxWait is not room",
-      { 1000, 100, false, false, false }, 1050, 1, 0, false, true, "none" },
-    { "nothing applies: none", { 1000, 100, false, false, false }, 1100, 0, 0, false, true,
+      { 1000, 100, false, false, false, false }, 1050, 1, 0, false, true, "none" },
+    { "nothing applies: none", { 1000, 100, false, false, false, false }, 1100, 0, 0, false, true,
       "none" },
+    { "a restart's reservation: room is never due (no cascade)",
+      { 1000, 100, false, false, false, true }, 1100, 1, 0, false, false, "none" },
+    { "a restart's reservation: room seen late is not due either",
+      { 1000, 100, false, false, false, true }, 5000, 1, 8, true, false, "none" },
+    { "a restart's reservation: no reclaim either",
+      { 1000, 100, false, false, false, true }, 1001, 2, 8, false, false, "none" },
     { "what-if (jobtree plan --activate): room at the instant asked",
-      { 0, 0, true, true, true }, 1234, 1, 0, false, true, "room at=1234 fund=none" },
-    { "what-if: a reclaim at the instant asked", { 0, 0, true, true, true }, 1234, 2, 8,
+      { 0, 0, true, true, true, false }, 1234, 1, 0, false, true, "room at=1234 fund=none" },
+    { "what-if: a reclaim at the instant asked", { 0, 0, true, true, true, false }, 1234, 2, 8,
       false, true, "reclaim at=1234 fund=reclaim" },
-    { "what-if: a cap's wait pays the cap back", { 0, 0, false, false, true }, 1234, 1, 8,
+    { "what-if: a cap's wait pays the cap back", { 0, 0, false, false, true, false }, 1234, 1, 8,
       true, true, "room at=1234 fund=reclaim+cap" },
 };
 
@@ -877,7 +977,7 @@ static void test_due (void)
     }
     {   /* the gate closed: no estimate is asked (the request is not even
          * valid), the answer is zeroed for jt_answer_free */
-        const jt_resv_clock_t clk = { 1000, 100, true, true, false };
+        const jt_resv_clock_t clk = { 1000, 100, true, true, false, false };
         const jt_sched_request_t req = { .now = 5000 };
         jt_activation_due_t d;
         jt_answer_t e;
@@ -902,6 +1002,7 @@ int main (void)
     test_roi ();
     test_multi_pool ();
     test_properties ();
+    test_nominated_property ();
     test_slice ();
     test_needs ();
     test_fund_slices ();

@@ -9,7 +9,8 @@
  * enough, not the last); none without --checkpoint or when nodes of
  * unknown end stand in the way; a grow's restart is held on the run's
  * nodes and its new groups'; another job keeps off a held slice unless it
- * ends by the start; the snapshot is left as it was.
+ * ends by the start; the run waits for its slice and binds nowhere else
+ * while the slice holds (jt_restart_where); the snapshot is left as it was.
  *
  * Copyright (C) 2026 The Jobtree authors.
  * SPDX-License-Identifier: GPL-2.0-or-later
@@ -257,6 +258,62 @@ static void test_nominated (void)
             "nominated: %s", rows[i].name);
 }
 
+/* Where a run waiting on its held restart slice is planned
+ * (jt_restart_where): on the slice when it binds or estimates there;
+ * refused there, it waits for the slice while every node of it is up and
+ * the grace after its start has not passed, and is planned anywhere only
+ * once the slice is lost. */
+static void test_where (void)
+{
+    jt_snapshot_t *s = fx_cluster ("w01-w04 region=west,fabric.domain=A");
+    const char *slice[] = { "w01", "w02" }, *gone[] = { "w01", "x99" };
+    const int64_t start = 1000;
+    static const struct {
+        const char *name;
+        int down;                       /* index of a node set down, or -1 */
+        int drain;
+        bool gone;
+        int64_t now;
+        jt_answer_kind_t on_slice;
+        jt_restart_where_t want;
+    } rows[] = {
+        { "binds on its slice", -1, -1, false, 1000, JT_ANSWER_BIND, JT_RESTART_SLICE },
+        { "an estimate on its slice is the answer", -1, -1, false, 900,
+          JT_ANSWER_ESTIMATE, JT_RESTART_SLICE },
+        { "refused on its slice (completing): waits for it, binds nowhere else", -1, -1,
+          false, 1000, JT_ANSWER_REFUSE, JT_RESTART_WAIT },
+        { "refused before its start: waits", -1, -1, false, 10, JT_ANSWER_REFUSE,
+          JT_RESTART_WAIT },
+        { "still waits just inside the grace", -1, -1, false,
+          1000 + JT_RESTART_GRACE - 1, JT_ANSWER_REFUSE, JT_RESTART_WAIT },
+        { "the grace past: the slice is lost", -1, -1, false, 1000 + JT_RESTART_GRACE,
+          JT_ANSWER_REFUSE, JT_RESTART_LOST },
+        { "a node of the slice down: lost", 1, -1, false, 1000, JT_ANSWER_REFUSE,
+          JT_RESTART_LOST },
+        { "a node of the slice drained: lost", -1, 0, false, 1000, JT_ANSWER_REFUSE,
+          JT_RESTART_LOST },
+        { "a node off the slice down: still waits", 3, -1, false, 1000, JT_ANSWER_REFUSE,
+          JT_RESTART_WAIT },
+        { "a node of the slice gone from the snapshot: lost", -1, -1, true, 1000,
+          JT_ANSWER_REFUSE, JT_RESTART_LOST },
+        { "deferred on its slice is no answer there: waits", -1, -1, false, 1000,
+          JT_ANSWER_DEFER, JT_RESTART_WAIT },
+    };
+    for (size_t i = 0; i < sizeof (rows) / sizeof (rows[0]); i++) {
+        for (size_t k = 0; k < s->nnodes; k++)
+            s->nodes[k].state = (int) k == rows[i].down ? JT_NODE_DOWN
+                                : (int) k == rows[i].drain ? JT_NODE_DRAIN : JT_NODE_UP;
+        is (jt_restart_where_str (jt_restart_where (s, rows[i].gone ? gone : slice, 2,
+                                                    start, rows[i].now, rows[i].on_slice)),
+            jt_restart_where_str (rows[i].want), "where: %s", rows[i].name);
+    }
+    is (jt_restart_where_str (jt_restart_where (s, slice, 0, start, 0, JT_ANSWER_REFUSE)),
+        "lost", "where: an empty slice holds nothing");
+    is (jt_restart_where_str (jt_restart_where (s, slice, 2, INT64_MAX, 0, JT_ANSWER_REFUSE)),
+        "lost", "where: a start past the range holds nothing (no overflow)");
+    jt_snapshot_destroy (s);
+}
+
 /* A grow's restart is held on the run's nodes and its new groups'. */
 static void test_grow_slice (void)
 {
@@ -315,6 +372,7 @@ int main (void)
     test_restored ();
     test_bad ();
     test_nominated ();
+    test_where ();
     test_grow_slice ();
     done_testing ();
 }
