@@ -712,6 +712,9 @@ typedef struct jt_fold_reservation {
     int64_t earliest;           /* earliest start */
     int64_t created, activated, released;
     int64_t closed;
+    int64_t drawn;              /* open reservations: the time of its latest
+                                 * Activation (the lottery or cuts drawn for
+                                 * it), -1: none; checkpoints carry it */
 } jt_fold_reservation_t;
 
 /* Reservations of the history sorted by id, in a malloc'd *out (free it).

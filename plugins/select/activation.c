@@ -299,7 +299,7 @@ int jtsel_activate (job_record_t *job_ptr, bitstr_t *bitmap,
     bitstr_t *bm = NULL;
     jt_answer_t e;
     jt_error_t err;
-    int64_t created, at;
+    int64_t created, drawn = -1, at;
     jt_resv_clock_t clk;
     jt_activation_due_t due;
     const char *dom;
@@ -311,16 +311,21 @@ int jtsel_activate (job_record_t *job_ptr, bitstr_t *bitmap,
     if (!preemptee_candidates || !list_count (preemptee_candidates)
         || !preemptee_job_list)
         return SLURM_ERROR;
-    if (jtsel_ledger_open_resv (job_ptr, resv, sizeof (resv), &created) < 0)
+    if (jtsel_ledger_open_resv (job_ptr, resv, sizeof (resv), &created, &drawn) < 0)
         return SLURM_ERROR;
     /* When an activation is due, and which, is libjobtree's one rule
      * (jt_activation_due: room at created + MaxWait, a reclaim at once but
      * once, who is paid back); the plugin only says what the reservation
      * has had. */
     snprintf (key, sizeof (key), "%s#reclaim", resv);
+    /* An Activation in the ledger for this reservation counts too: a
+     * backup controller that took over (issue 37, t3040) draws no second
+     * time. The ledger does not say room or reclaim: what this controller
+     * drew itself tells the other apart; knowing neither, both are done. */
+    bool had_room = activated (resv), had_reclaim = activated (key);
     clk = (jt_resv_clock_t){ .created = created, .max_wait = c->conf->max_wait,
-                             .room_done = activated (resv),
-                             .reclaim_done = activated (key),
+                             .room_done = had_room || (drawn >= 0 && !had_reclaim),
+                             .reclaim_done = had_reclaim || (drawn >= 0 && !had_room),
                              .restart = jtsel_restart_held (job_ptr->job_id) };
     switch (jt_activation_due (now_req, &clk, &e, &due, &err)) {
     case -1:

@@ -215,7 +215,7 @@ static int64_t told_start (job_record_t *job_ptr, jtsel_topo_t *t,
     if (i == a->ncands)
         return start;
     clk.max_wait = conf->max_wait;
-    if (jtsel_ledger_open_resv (job_ptr, resv, sizeof (resv), &clk.created) == 0)
+    if (jtsel_ledger_open_resv (job_ptr, resv, sizeof (resv), &clk.created, NULL) == 0)
         clk.room_done = jtsel_activation_had (resv);
     clk.restart = jtsel_restart_held (job_ptr->job_id);
     told = jt_told_start (start, &clk, true, true, now, &by);

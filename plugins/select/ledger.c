@@ -343,7 +343,7 @@ void jtsel_ledger_reconcile (List jobs)
 }
 
 int jtsel_ledger_open_resv (const job_record_t *job_ptr, char *id, size_t len,
-                            int64_t *created)
+                            int64_t *created, int64_t *drawn)
 {
     jt_fold_reservation_t r;
     char run[128];
@@ -357,6 +357,8 @@ int jtsel_ledger_open_resv (const job_record_t *job_ptr, char *id, size_t len,
         && strlen (r.reservation) < len) {
         strcpy (id, r.reservation);
         *created = r.created;
+        if (drawn)
+            *drawn = r.drawn;
         rc = 0;
     }
     slurm_mutex_unlock (&l_lock);

@@ -320,10 +320,12 @@ void jtsel_ledger_settle (bool force);
 size_t jtsel_ledger_holds (const job_record_t *job_ptr, jt_hold_t **out);
 void jtsel_ledger_holds_free (jt_hold_t *h, size_t n);
 
-/* The open reservation of job_ptr's run: 0 with its id in id (len bytes)
- * and its creation time, -1 when it has none or the ledger is off. */
+/* The open reservation of job_ptr's run: 0 with its id in id (len bytes),
+ * its creation time and (drawn, may be NULL) when an Activation was drawn
+ * for it, -1: never (the ledger's, so a backup controller that took over
+ * knows it too); -1 when it has none or the ledger is off. */
 int jtsel_ledger_open_resv (const job_record_t *job_ptr, char *id, size_t len,
-                            int64_t *created);
+                            int64_t *created, int64_t *drawn);
 /* Whether reservation resv had its room activation (activation.c's recent
  * ones). Callers hold slurmctld's job lock. */
 bool jtsel_activation_had (const char *resv);

@@ -19,6 +19,7 @@
 #include <unistd.h>
 
 #include "jobtree/ledger.h"
+#include "jobtree/ledger_checkpoint.h"
 #include "jobtree/ledger_lease.h"
 #include "prng.h"
 #include "tap.h"
@@ -256,6 +257,59 @@ static void requeue (const jt_ledger_fold_t *f, uint32_t id, int64_t t, char **p
             bail_out ("End: %s", err.text);
     jt_lease_events_clear (&ev);
     free (o);
+}
+
+/* An open reservation remembers when an Activation was drawn for it, and
+ * checkpoints carry it: a controller that takes over (issue 37) reads it
+ * back and draws no second time. */
+static void test_resv_drawn (void)
+{
+    char *p[32], *act = activation_json ();
+    size_t n = 0;
+    jt_ledger_fold_t *f = jt_ledger_fold_create (), *g = NULL;
+    jt_fold_reservation_t r;
+    jt_error_t err;
+
+    if (!f)
+        bail_out ("fold");
+    for (size_t i = 0; i < 7; i++)
+        p[n++] = holder_start (&HOLDERS[i]);
+    p[n++] = strdup ("{\"v\":1,\"type\":\"ReservationCreate\",\"id\":\"" RESV
+                     ":create\",\"time\":1772366400,\"reservation\":\"" RESV
+                     "\",\"run\":\"c:11\",\"envelope\":\"e1\",\"owner\":\"rai\","
+                     "\"nodes\":[\"a\"],\"gpus\":8,\"start\":1772370000}");
+    is (apply_all (f, p, n), "none", "drawn: the holders' Starts and c:11's reservation");
+    ok (jt_ledger_fold_open_resv (f, "c:11", &r) == 0 && r.drawn == -1,
+        "drawn: none before its Activation");
+    p[n++] = act;
+    jt_ledger_fold_destroy (f);
+    f = jt_ledger_fold_create ();
+    is (apply_all (f, p, n), "none", "drawn: then its Activation");
+    ok (jt_ledger_fold_open_resv (f, "c:11", &r) == 0 && r.drawn == T1,
+        "drawn: the Activation's time on the open reservation");
+    char *st = jt_ckpt_state_text (f, 0, &err);
+    ok (st && strstr (st, "\"drawn\":1772367000"), "drawn: in the checkpoint's state");
+    free (st);
+    {
+        char **pl = NULL;
+        size_t *ln = NULL, np = 0;
+        jt_event_t *ev[16];
+        if (jt_ckpt_payloads (f, n, T1, 0, &pl, &ln, &np, &err) < 0 || np > 16)
+            bail_out ("checkpoint: %s", err.text);
+        for (size_t i = 0; i < np; i++)
+            if (!(ev[i] = jt_event_from_json (pl[i], ln[i], &err)))
+                bail_out ("checkpoint part: %s", err.text);
+        g = jt_ckpt_restore ((const jt_event_t *const *) ev, np, &err);
+        ok (g && jt_ledger_fold_open_resv (g, "c:11", &r) == 0 && r.drawn == T1,
+            "drawn: read back from the checkpoint (%s)", g ? "restored" : err.text);
+        for (size_t i = 0; i < np; i++)
+            jt_event_destroy (ev[i]);
+        jt_ckpt_payloads_free (pl, ln, np);
+    }
+    jt_ledger_fold_destroy (g);
+    jt_ledger_fold_destroy (f);
+    for (size_t i = 0; i < n; i++)
+        free (p[i]);
 }
 
 static void test_activation (void)
@@ -992,6 +1046,7 @@ int main (void)
     free (late);
     free (win);
     test_activation ();
+    test_resv_drawn ();
     test_lease_time ();
     test_lease_time_random ();
     test_resv_replaced ();

@@ -153,7 +153,8 @@ static json_object *resv_json (const struct resv *r)
         || jt_json_add_str (o, "owner", r->owner) < 0
         || jt_json_add_int (o, "gpus", r->gpus) < 0
         || jt_json_add_int (o, "earliest", r->earliest) < 0
-        || jt_json_add_int (o, "created", r->created) < 0) {
+        || jt_json_add_int (o, "created", r->created) < 0
+        || (r->drawn >= 0 && jt_json_add_int (o, "drawn", r->drawn) < 0)) {
         json_object_put (o);
         return NULL;
     }

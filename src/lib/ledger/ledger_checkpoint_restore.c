@@ -64,7 +64,7 @@ static const char *const k_lease[] = { "lease", "run", "group", "nodes", "gpus",
                                        "envelope", "owner", "start", "seq", "cut",
                                        "cutSeed", NULL };
 static const char *const k_resv[] = { "reservation", "run", "envelope", "owner", "gpus",
-                                      "earliest", "created", NULL };
+                                      "earliest", "created", "drawn", NULL };
 
 static int rd_counters (struct jt_ckpt_rd *r, jt_ledger_fold_t *f, json_object *st,
                         uint64_t up_to)
@@ -318,7 +318,7 @@ static int rd_resv (struct jt_ckpt_rd *r, jt_ledger_fold_t *f, json_object *o,
 
     if (!v)
         return jt_ckpt_bad (r, NULL, "out of memory");
-    v->activated = v->released = -1;
+    v->activated = v->released = v->drawn = -1;
     if (jt_ckpt_rd_keys (r, o, k_resv) < 0
         || jt_ckpt_rd_str (r, o, "reservation", true, true, &v->id) < 0)
         goto out;
@@ -332,7 +332,9 @@ static int rd_resv (struct jt_ckpt_rd *r, jt_ledger_fold_t *f, json_object *o,
         || jt_ckpt_rd_str (r, o, "owner", true, true, &v->owner) < 0
         || jt_ckpt_rd_int (r, o, "gpus", 1, GPU_MAX, &v->gpus) < 0
         || jt_ckpt_rd_int (r, o, "earliest", 0, JT_EV_TIME_MAX, &v->earliest) < 0
-        || jt_ckpt_rd_int (r, o, "created", 0, JT_EV_TIME_MAX, &v->created) < 0)
+        || jt_ckpt_rd_int (r, o, "created", 0, JT_EV_TIME_MAX, &v->created) < 0
+        || (json_object_object_get_ex (o, "drawn", NULL)
+            && jt_ckpt_rd_int (r, o, "drawn", 0, JT_EV_TIME_MAX, &v->drawn) < 0))
         goto out;
     if (jt_map_get (f->oresv, v->run)) {
         jt_ckpt_bad (r, "run", "%s holds two open reservations", v->run);
@@ -587,7 +589,7 @@ static void resv_hist_cb (const char *key, void *val, void *arg)
     v->gpus = o->gpus;
     v->earliest = o->earliest;
     v->created = o->created;
-    v->activated = v->released = v->closed = -1;
+    v->activated = v->released = v->closed = v->drawn = -1;
 }
 
 int jt_ckpt_keep_history (jt_ledger_fold_t *f, jt_error_t *err)

@@ -540,6 +540,11 @@ static int apply_activation (jt_ledger_fold_t *f, uint64_t seq, const jt_event_t
     f->lotteries++;
     if (rc != 0)
         rc = viol (v, JT_VIOL_LOTTERY, seq, "Activation %s: %s", ev->id, why);
+    /* the open reservation it was for has been drawn: a controller that
+     * takes over reads it back and draws no second time */
+    struct resv *r = ev->run ? jt_map_get (f->oresv, ev->run) : NULL;
+    if (r && ev->reservation && !strcmp (r->id, ev->reservation))
+        r->drawn = ev->time;
     return jt_fold_mark_cuts (f, ev) < 0 ? -1 : rc;
 }
 

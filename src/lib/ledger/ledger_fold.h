@@ -43,6 +43,9 @@ struct lease {
 struct resv {
     char *id, *run, *owner, *envelope;
     int64_t gpus, earliest, created, activated, released;
+    int64_t drawn;              /* live: the time of the latest Activation
+                                 * (who gave way to it) of this open
+                                 * reservation; -1: none */
     int64_t closed;             /* history: when the live fold closed it (its
                                  * Activate or Released while open, or a newer
                                  * Create of its run); -1 while open */

@@ -247,7 +247,8 @@ static void resv_cb (const char *key, void *val, void *arg)
                                             .created = r->created,
                                             .activated = r->activated,
                                             .released = r->released,
-                                            .closed = r->closed };
+                                            .closed = r->closed,
+                                            .drawn = r->drawn };
 }
 
 static int resv_list (const jt_map_t *m, jt_fold_reservation_t **out, size_t *n,

@@ -233,7 +233,7 @@ int jt_fold_history_apply (jt_ledger_fold_t *f, uint64_t seq, const jt_event_t *
         r->gpus = ev->gpus;
         r->earliest = ev->start;
         r->created = ev->time;
-        r->activated = r->released = r->closed = -1;
+        r->activated = r->released = r->closed = r->drawn = -1;
         return 0;
     case JT_EV_RES_ACTIVATE:
     case JT_EV_RES_RELEASED:
@@ -289,6 +289,6 @@ int jt_fold_resv_apply (jt_ledger_fold_t *f, const jt_event_t *ev)
     r->gpus = ev->gpus;
     r->earliest = ev->start;
     r->created = ev->time;
-    r->activated = r->released = r->closed = -1;
+    r->activated = r->released = r->closed = r->drawn = -1;
     return 0;
 }
