@@ -11,13 +11,14 @@
 # shut down, then takes over) with under way: a run with a spare that has
 # swapped it in for a failed node (west); a lottery just drawn (a team-c
 # run's reservation activated at MaxWait on C, two one-node runs of team-b
-# requeued and waiting to run again, as t2050); a team-d run reserved and
-# waiting for its funding (team-d's other run holds it; no activation
-# applies to it) with a plain job on D, so D can never be cleared. The
-# primary's sidecar is then stopped, as the admin guide's
-# SlurmctldPrimaryOffProg does, and the backup's takes the ledger over. On
-# the backup: the reserved run keeps its reservation (same id) and starts
-# on it once funded, the lottery is not drawn again, the victims run again.
+# requeued, as t2050; the run waits for them to die: they ignore SIGTERM,
+# KillWait 10 s); a team-d run reserved and waiting for its funding
+# (team-d's other run holds it; no activation applies to it) with a plain
+# job on D, so D can never be cleared. The primary's sidecar is then
+# stopped, as the admin guide's SlurmctldPrimaryOffProg does, and the
+# backup's takes the ledger over. On the backup: the lottery's run starts
+# where it cleared and nothing is drawn again; the reserved run keeps its
+# reservation (same id) and starts on it once funded; the victims run again.
 # Phase 2: the backup, in control, is killed (SIGKILL) with its sidecar, a
 # run's End waiting in the shared spool, two runs reserved waiting for
 # funding; the old primary comes back (its sidecar takes the ledger over
@@ -36,7 +37,7 @@
 # with the OpenSSL linking exception of LICENSE.OpenSSL.
 . "$(dirname "$0")/lib.sh"
 
-plan 31
+plan 32
 # Budgets: the test cluster's (team-a west, team-b east) and 16 GPUs each
 # east for team-c and team-d; the activation cluster's settings.
 BUD=$(east_budgets team-c:16 team-d:16)
@@ -76,7 +77,9 @@ sed -i -e "s|^SlurmctldHost=localhost\$|SlurmctldHost=$(hostname)($NET.1)\nSlurm
     -e "s|NodeAddr=127.0.0.1|NodeAddr=$NET.1|" "$SLURM_CONF"
 # A due activation is drawn at the main scheduler's next pass (preemption
 # is the main scheduler's): every 5 s here, not sched_interval's 60.
-sed -i 's|^SchedulerParameters=.*|&,sched_interval=5|' "$SLURM_CONF"
+# A requeued victim that ignores SIGTERM holds its node KillWait s: the
+# activated run waits that long, its lottery drawn, for the takeover.
+sed -i -e 's|^SchedulerParameters=.*|&,sched_interval=5|' -e 's|^KillWait=.*|KillWait=10|' "$SLURM_CONF"
 # The backup's own slurm.conf beside the primary's (so it finds the same
 # jobtree.conf, gres.conf, topology.conf): only its pid and log files differ.
 sed -e "s|^SlurmctldPidFile=.*|SlurmctldPidFile=$D/run/slurmctld-backup.pid|" \
@@ -102,8 +105,9 @@ ok $? "the backup slurmctld runs as jtbackup: $(scontrol ping 2>&1 | tr '\n' ' '
 
 
 G8="--gres=gpu:h100:8"
-# A victim of the lottery sleeps long the first time and briefly once requeued.
-VICTIM='if [ "${SLURM_RESTART_COUNT:-0}" -gt 0 ]; then sleep 1; else sleep 600; fi'
+# A victim of the lottery sleeps long the first time, deaf to SIGTERM (it
+# dies by SIGKILL, KillWait after its requeue), and briefly once requeued.
+VICTIM='if [ "${SLURM_RESTART_COUNT:-0}" -gt 0 ]; then sleep 1; else trap "" TERM; sleep 600; fi'
 # The ledger's events of TYPE (of run JOB if given), one a line.
 _evs () { ledger_payloads | grep "\"type\":\"$1\"" | grep -- "${2:+\"run\":\"jtc:$2\"}"; }
 _resv_of () { _evs ReservationCreate "$1" | grep -o '"reservation":"[^"]*"' | head -n1 | cut -d'"' -f4; }
@@ -193,8 +197,9 @@ wait_for 20 _reserved "$big" && wait_for 20 _reserved "$r"
 ok $? "run $r reserved for its funding ($(_resv_of "$r")), run $big for room ($(_resv_of "$big"))"
 rid=$(_resv_of "$r")
 _lottery () { [ "$(_evs Activation | wc -l)/$(_evs End | grep -c '"reason":"RandomPreempt"')" = 1/2 ]; }
-wait_for 60 _lottery && wait_job_state "$big" RUNNING 30
-ok $? "the lottery drawn on the primary: one Activation, two runs requeued, run $big running"
+wait_for 60 _lottery
+is "$(_evs Activation | wc -l)/$(job_field "$big" JobState)" 1/PENDING \
+   "the lottery drawn on the primary: one Activation, two runs requeued; run $big waits for them to die"
 seed=$(_evs Activation | grep -o '"seed":"[0-9a-f]*"' | head -n1)
 diag "at the takeover: $(for j in "${v[@]}" "$s" "$r" "$big"; do echo "$j=$(job_field "$j" JobState)/$(job_field "$j" Restarts)"; done | paste -sd' ')"
 
@@ -222,12 +227,17 @@ ok $? "the backup's jobtree-ledgerd took the ledger over (epoch 2) $(( $(date +%
 _first () { grep -m1 -E "$1" "$BLOG" | sed -E 's/^\[([^]]*)\].*/\1/'; }
 wait "$probe_sub"
 probe=$(cat "$D/probe.id")
+[ -n "$probe" ] || bail_out "the probe run was not submitted: $(last_err)"
 _ms () { echo $(( $(date -d "$1" +%s%N) / 1000000 - t_down / 1000000 )); }
 wait_for 30 grep -q "JobId=$probe: BindNow" "$BLOG"
 diag "takeover: primary gone at $(date -d "@$((t_down / 1000000000))" +%T); after it, ms: backup in control $(_ms "$(_first 'taking over')"), reconciled $(_ms "$(_first 'reconciled with the ledger')"), run $probe accepted $(_ms "$(_first "submit_batch_job: JobId=$probe ")") (sbatch's retries), decided $(_ms "$(_first "JobId=$probe: BindNow")")"
 
-## On the backup: R still reserved, and once funded (Q cancelled) it
+## On the backup: BIG starts where its lottery cleared, not drawn again;
+## R still reserved, and once funded (Q cancelled) it
 ## starts on that reservation; the victims run again; nothing is drawn again.
+wait_job_state "$big" "RUNNING|COMPLETING|COMPLETED" 60
+is "$(grep -c "JobId=$big: BindNow" "$BLOG")/$(job_domains "$big")/$(_drawn "$BLOG")" "1/C/0" \
+   "run $big started by the backup on C, the domain its lottery cleared, with no second draw"
 reason_when "$r" "reserved .* from " 30 >/dev/null
 ok $? "the backup tells run $r its reservation: $(job_field "$r" Reason | cut -c1-90)"
 scancel "$q"
