@@ -256,12 +256,17 @@ verify_lottery_checks "$VERIFIED" "$seed"
 ## both) while a run's End waits in the spool; the old primary comes back.
 ## 8 runs fill the cluster (team-a's four the west, its whole budget; one
 ## each of team-b, -c, -d east), and a second of team-c and of team-d wait,
-## reserved, for their owner's funding.
+## reserved, for their owner's funding. The runs end when told (a file
+## appears), not by a timer: the first once the backup's sidecar is dead,
+## the others once the old primary is back. (Timed, they raced the kill:
+## a run that ended on the backup after its last state save ran on in the
+## primary's recovered state until its time limit.)
 n_starts=$(_evs Start | wc -l) n_resv=$(_evs ReservationCreate | wc -l)
 ids2=()
 for a in team-a team-a team-a team-a team-b team-c team-d team-c team-d; do
-    w="sleep 25"; [ ${#ids2[@]} = 0 ] && w="sleep 5"    # ends while the sidecar is down
-    id=$(submit --account=$a -N2 $G8 --group-gpus=16 -t 2 --wrap "$w")
+    go=$D/go; [ ${#ids2[@]} = 0 ] && go=$D/go0    # ends while the sidecar is down
+    id=$(submit --account=$a -N2 $G8 --group-gpus=16 -t 10 \
+                --wrap "while [ ! -e $go ]; do sleep 0.2; done")
     [ -n "$id" ] && ids2+=("$id")
 done
 _running () { [ "$(squeue -h -t running | wc -l)" -ge 7 ]; }
@@ -271,6 +276,7 @@ ok $? "9 more runs under the backup: 7 running with their leases, 2 waiting with
 backup_ledgerd=$(_pid_with "$D/log/ledgerd-backup.log")
 backup_ctld=$(_pid_with "$D/etc/slurm-backup.conf" | while read -r p; do grep -qx slurmctld "/proc/$p/comm" && echo "$p"; done)
 kill -KILL "$backup_ledgerd"
+touch "$D/go0"
 wait_job_state "${ids2[0]}" COMPLETED 30
 _spooled () { [ -s "$D/ledger-spool/select.spool" ]; }
 wait_for 20 _spooled
@@ -299,6 +305,7 @@ wait_for 60 _primary_back
 ok $? "the old primary is back in control and reconciled with the ledger: $(grep -o 'reconciled with the ledger.*' "$D/log/slurmctld.log" | tail -n1)"
 t_rec=$(grep 'reconciled with the ledger' "$D/log/slurmctld.log" | tail -n1 | sed -E 's/^\[([^]]*)\].*/\1/')
 diag "kill -9: the old primary started $(( t_start / 1000000 - t_kill / 1000000 )) ms after the kill, reconciled with the ledger $(( $(date -d "$t_rec" +%s%N) / 1000000 - t_start / 1000000 )) ms after its start"
+touch "$D/go"
 check_phase "kill -9" 1 "${ids2[@]}"
 
 done_testing
