@@ -60,7 +60,7 @@ _spawn "$D/log/netns.out" unshare -n -u sleep 86401
 _pid_with () {    # a process of this cluster whose command line holds STRING
     local p
     for p in $(cluster_pids); do
-        tr '\0' ' ' < "/proc/$p/cmdline" 2>/dev/null | grep -qF -- "$1" && echo "$p"
+        tr '\0' ' ' 2>/dev/null < "/proc/$p/cmdline" | grep -qF -- "$1" && echo "$p"
     done
 }
 wait_for 10 _pid_with "sleep 86401" >/dev/null
@@ -103,7 +103,6 @@ _ping_is () { scontrol ping 2>/dev/null | grep -q "$1"; }
 wait_for 30 _ping_is "(backup) at jtbackup is UP"
 ok $? "the backup slurmctld runs as jtbackup: $(scontrol ping 2>&1 | tr '\n' ' ')"
 
-
 G8="--gres=gpu:h100:8"
 # A victim of the lottery sleeps long the first time, deaf to SIGTERM (it
 # dies by SIGKILL, KillWait after its requeue), and briefly once requeued.
@@ -122,9 +121,9 @@ _drawn () { cat "$@" | grep -Ec "reservation jtc:[0-9]+:resv:[0-9]+ (activates|r
 # leases ended at its requeue; a run with spares held N0[JOB] nodes until
 # its NodeFail, NumNodes after); no run started twice (no lease id twice,
 # a run's Active leases are its Restarts + 1 and one per swap: every run
-# here has one group); every
-# reservation was created once for its run and activated; the ledger holds
-# ACTIVATIONS Activation events and the controllers' logs drew as many.
+# here has one group); every reservation was created once for its run and
+# activated; the ledger holds ACTIVATIONS Activation events and the
+# controllers' logs drew as many.
 declare -A N0
 check_phase () {
     local label=$1 acts=$2 id st en nn want got g role s e tf r n fails bad= twice= out
