@@ -208,7 +208,13 @@ extern int select_p_job_resume (job_record_t *job_ptr, bool indf_susp)
     return jtsel_ops.job_resume (job_ptr, indf_susp);
 }
 
-/* slurmctld's commit point of an allocation (node_scheduler.c). */
+/* slurmctld's commit point of an allocation (node_scheduler.c: the job is
+ * RUNNING by then). A starting slurmctld (a restart, a backup taking over:
+ * read_config.c) calls it for every job it recovered, pending ones too: a
+ * run requeued while its nodes still complete has a node bitmap but no
+ * lease (its leases ended at the requeue), and its recovered start_time may
+ * be 0 already, so leases derived from it would be a second start that
+ * never was (t3040, the victims of a lottery just drawn at the takeover). */
 extern int select_p_select_nodeinfo_set (job_record_t *job_ptr)
 {
     int rc;
@@ -216,7 +222,8 @@ extern int select_p_select_nodeinfo_set (job_record_t *job_ptr)
     READY_OR (SLURM_ERROR);
     rc = jtsel_ops.nodeinfo_set (job_ptr);
     jtsel_cache_job_changed (job_ptr);
-    if (rc == SLURM_SUCCESS && jtsel_is_jobtree (job_ptr)) {
+    if (rc == SLURM_SUCCESS && jtsel_is_jobtree (job_ptr)
+        && (IS_JOB_RUNNING (job_ptr) || IS_JOB_SUSPENDED (job_ptr))) {
         jtsel_job_started (job_ptr);
         jtsel_restart_started (job_ptr);
         jtsel_lease_event ("begin", job_ptr, NULL);
