@@ -241,6 +241,10 @@ reason_when "$r" "reserved .* from " 30 >/dev/null
 ok $? "the backup tells run $r its reservation: $(job_field "$r" Reason | cut -c1-90)"
 scancel "$q"
 wait_job_state "$r" "RUNNING|COMPLETING|COMPLETED" 60
+# the ReservationActivate reaches the ledger through the sidecar after the
+# start (the client thread sends it): wait for it there, not a fixed time
+_r_activated () { [ -n "$(_evs ReservationActivate "$r")" ]; }
+wait_for 30 _r_activated >/dev/null
 is "$(_evs ReservationActivate "$r" | grep -o '"reservation":"[^"]*"' | cut -d'"' -f4 | paste -sd' ')" "$rid" \
    "run $r, funded, started on the backup on the primary's reservation $rid"
 _victims_done () { [ "$(for j in "${v[@]}"; do echo "$(job_field "$j" JobState)/$(job_field "$j" Restarts)"; done | grep -c '^COMPLETED/1$')" = 2 ]; }
