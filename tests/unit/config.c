@@ -203,6 +203,7 @@ int main (void)
         is_int (parse (f, "FabricLevels=a,b,c,d,e\n", &d), -1, "at most 4 levels");
         jt_snapshot_destroy (s);
         jt_config_destroy (f);
+        jt_diags_free (&d);
     }
     return done_testing ();
 }
