@@ -191,8 +191,8 @@ int jt_pack_view_hold_order (jt_pack_view_t *v, bool hold);
  * A level's units, for a run that must stay inside one: indexes 0 ..
  * jt_pack_level_nunits(s, l) - 1, the named units first (by name), then
  * one per domain for the domains that are a unit of their own there
- * (a domain of a named unit is not one: jt_pack_level_in is false for all
- * its domains). */
+ * (a domain of a named unit is not one: jt_pack_level_domains gives it
+ * none). */
 void jt_pack_view_scope (jt_pack_view_t *v, const unsigned char *domains);
 
 typedef struct jt_pack_levels_req {
@@ -219,7 +219,6 @@ int jt_levels_fewest (const jt_snapshot_t *s, uint64_t *room, uint64_t need,
 int jt_pack_levels_scope (const jt_pack_view_t *v,
                           const jt_pack_levels_req_t *req, unsigned char *scope);
 size_t jt_pack_level_nunits (const jt_snapshot_t *s, size_t l);
-bool jt_pack_level_in (const jt_snapshot_t *s, size_t l, size_t u, size_t d);
 const char *jt_pack_level_unit_name (const jt_snapshot_t *s, size_t l,
                                      size_t u);
 /* The domains of unit u of level l (*n of them; a unit of its own: its one

@@ -68,15 +68,6 @@ size_t jt_pack_level_nunits (const jt_snapshot_t *s, size_t l)
     return l < s->nlevels ? s->nunits[l] + s->ndomains : 0;
 }
 
-bool jt_pack_level_in (const jt_snapshot_t *s, size_t l, size_t u, size_t d)
-{
-    if (l >= s->nlevels || d >= s->ndomains)
-        return false;
-    if (u < s->nunits[l])
-        return s->domains[d].up[l] == (ssize_t) u;
-    return s->domains[d].up[l] < 0 && u - s->nunits[l] == d;
-}
-
 const size_t *jt_pack_level_domains (const jt_snapshot_t *s, size_t l, size_t u,
                                      size_t *one, size_t *n)
 {
