@@ -162,11 +162,11 @@ static size_t open_of (jt_ledger_fold_t *f, jt_fold_lease_t **open)
 static const char *const all[] = { "a01", "a02", "s01", "b01", "b02", "x99" };
 
 #define G0 "Start jtc:42:1772366395:g0:start run=jtc:42 group=0 env=west-h100 " \
-           "owner=rai role=Active gpus=16 nodes=a01,a02 start=+0\n"
+           "owner=rai role=Active gpus=16 nodes=a01,a02 start=-5\n"
 #define S0 "Start jtc:42:1772366395:s0:start run=jtc:42 group=spare/0 " \
-           "env=west-h100 owner=rai role=Spare gpus=8 nodes=s01 start=+0\n"
+           "env=west-h100 owner=rai role=Spare gpus=8 nodes=s01 start=-5\n"
 #define G1 "Start jtc:42:1772366395:g1:start run=jtc:42 group=1 env=vision-h100 " \
-           "owner=rai role=Borrowed gpus=16 nodes=b01,b02 start=+0\n"
+           "owner=rai role=Borrowed gpus=16 nodes=b01,b02 start=-5\n"
 
 static void test_lifecycle (void)
 {
@@ -181,9 +181,21 @@ static void test_lifecycle (void)
     ok (jt_lease_sync (&j, NULL, 0, T0 + 5, JT_REASON_SHRINK, &e, &err) == 0,
         "sync at begin");
     is (dump (&e), G0 S0 G1, "begin: a lease per group, spares (Spare), borrowed "
-                             "(Borrowed); ids exact; start at the bound time");
+                             "(Borrowed); ids exact; start at the job's start "
+                             "time, not the later bound time");
     is_int (apply (f, &e), 0, "the fold accepts them");
     jt_lease_events_clear (&e);
+    {
+        /* a recovered job without a start time: the record's bound time */
+        jt_lease_events_t e0 = { 0 };
+        jt_job_facts_t j0 = job (42, JT_JOB_RUNNING, all, 6);
+        j0.start_time = 0;
+        ok (jt_lease_sync (&j0, NULL, 0, T0 + 5, JT_REASON_SHRINK, &e0, &err) == 0
+            && e0.n == 3, "no start time: synced (%zu events)", e0.n);
+        ok (e0.n && e0.v[0]->start == T0, "no start time: the lease starts at the "
+            "bound time (%+lld)", e0.n ? (long long) (e0.v[0]->start - T0) : 0LL);
+        jt_lease_events_clear (&e0);
+    }
 
     /* begin again (a restart, or expand): nothing new */
     n = open_of (f, &open);
@@ -268,9 +280,9 @@ static void test_lifecycle (void)
     n = open_of (f, &open);
     jt_lease_fini (&j, open, n, T0 + 1, &e, &err);
     is (dump (&e),
-        "End jtc:42:1772366395:g0:end reason=Fail end=+0\n"
-        "End jtc:42:1772366395:g1:end reason=Fail end=+0\n"
-        "End jtc:42:1772366395:s0:end reason=Fail end=+0\n",
+        "End jtc:42:1772366395:g0:end reason=Fail end=-5\n"
+        "End jtc:42:1772366395:g1:end reason=Fail end=-5\n"
+        "End jtc:42:1772366395:s0:end reason=Fail end=-5\n",
         "ended by a node failure: Fail; never before the lease's start");
     free (open);
     jt_lease_events_clear (&e);
@@ -404,7 +416,7 @@ static void test_reconcile (void)
         "Start jtc:10:1772366395:g0:n1:start run=jtc:10 group=0 env=west-h100 "
         "owner=rai role=Active gpus=8 nodes=n10-01 start=+1000\n"
         "Start jtc:12:1772366395:g0:start run=jtc:12 group=0 env=west-h100 "
-        "owner=rai role=Active gpus=16 nodes=n12-01,n12-02 start=+0\n",
+        "owner=rai role=Active gpus=16 nodes=n12-01,n12-02 start=-5\n",
         "gone job: JobGone at now; ended while down: End at its end time; node "
         "failure: Fail; shrunk while down: Shrink and the remainder; missing "
         "Start: started; unchanged and other clusters' leases: nothing");
@@ -450,11 +462,11 @@ static void test_reconcile (void)
     n = open_of (f, &open);
     ok (jt_lease_reconcile ("jtc", open, n, &again2, 1, T0 + 4000, &e, &err) == 0,
         "reconcile job 14 started again");
-    /* (the record's bound time, the new lease's start, is T0 here) */
+    /* (the new start time: the new lease's start, the old one's end) */
     is (dump (&e),
-        "End jtc:14:1772366395:g0:end reason=End end=+0\n"
+        "End jtc:14:1772366395:g0:end reason=End end=+495\n"
         "Start jtc:14:1772366895:g0:start run=jtc:14 group=0 env=west-h100 "
-        "owner=rai role=Active gpus=16 nodes=n14-01,n14-02 start=+0\n",
+        "owner=rai role=Active gpus=16 nodes=n14-01,n14-02 start=+495\n",
         "an earlier start's lease ends with End when the new one starts, not"
         " Shrink at now");
     free (open);
@@ -658,9 +670,9 @@ static void test_soft_chunks (void)
         "soft: sync at begin");
     is (dump (&e),
         "Start jtc:43:1772366395:g0:start run=jtc:43 group=0 env=west-h100 "
-        "owner=rai role=Active gpus=16 nodes=a01,a02 start=+0\n"
+        "owner=rai role=Active gpus=16 nodes=a01,a02 start=-5\n"
         "Start jtc:43:1772366395:g0:c1:start run=jtc:43 group=0 env=west-h100 "
-        "owner=rai role=Active gpus=8 nodes=b01 start=+0\n",
+        "owner=rai role=Active gpus=8 nodes=b01 start=-5\n",
         "soft group in two domains: a lease per chunk, the second's id ends :c1");
     is_int (apply (f, &e), 0, "the fold accepts both");
     n = open_of (f, &open);
