@@ -227,6 +227,28 @@ const char *jt_pack_level_unit_name (const jt_snapshot_t *s, size_t l,
 const size_t *jt_pack_level_domains (const jt_snapshot_t *s, size_t l, size_t u,
                                      size_t *one, size_t *n);
 
+/* topology/block's own rule (docs/packing.md, "Levels"): Slurm takes a
+ * run of `nodes` nodes only inside one block of the smallest size that
+ * holds them (topology/block/eval_nodes_block.c@26.05.3:226-244). The scope
+ * a run must stay in under it: JT_CONFINE_DOMAIN when a base block holds
+ * it, else the level (>= 0) of the smallest block size that does, else
+ * JT_CONFINE_NONE (no block size is that large, or the fabric is not
+ * topology/block's: s->block_nodes[0] == 0). O(levels). */
+#define JT_CONFINE_NONE ((ssize_t) -2)
+#define JT_CONFINE_DOMAIN ((ssize_t) -1)
+ssize_t jt_pack_block_confine (const jt_snapshot_t *s, int64_t nodes);
+
+/* The narrower of two scopes (JT_CONFINE_DOMAIN < level 0 < level 1 <
+ * ... < JT_CONFINE_NONE). */
+static inline ssize_t jt_confine_narrower (ssize_t a, ssize_t b)
+{
+    if (a == JT_CONFINE_NONE)
+        return b;
+    if (b == JT_CONFINE_NONE)
+        return a;
+    return a < b ? a : b;
+}
+
 typedef struct jt_pack_request {
     const int64_t *groups;      /* group sizes in GPUs */
     size_t ngroups;

@@ -130,6 +130,12 @@ typedef struct jt_snapshot {
     char *levels[JT_LEVELS_MAX];/* each level's label key ("fabric.block") */
     jt_unit_t *units[JT_LEVELS_MAX];    /* each level's units, by name */
     size_t nunits[JT_LEVELS_MAX];
+    /* Under topology/block, the nominal nodes of a base block (the domain,
+     * [0]) and of a block of each level ([1 + l]), strictly increasing;
+     * 0 from the first unknown one on (jt_snapshot_set_block_nodes). Slurm
+     * takes a run only inside one block of the smallest size holding its
+     * nodes: Pack confines a run the same way (jt_pack_block_confine). */
+    uint32_t block_nodes[JT_LEVELS_MAX + 1];
 } jt_snapshot_t;
 
 jt_snapshot_t *jt_snapshot_create (void);
@@ -154,6 +160,14 @@ int jt_snapshot_add_lease (jt_snapshot_t *s, const jt_lease_t *lease,
  * (err says which key is wrong; nothing changed). */
 int jt_snapshot_set_levels (jt_snapshot_t *s, const char *const *keys,
                             size_t n, jt_error_t *err);
+
+/* The fabric is topology/block's: nodes[0] the nodes of a base block (a
+ * domain), nodes[1 + l] of a block of level l, for n <= nlevels + 1 sizes,
+ * each in [1, 2^20] and larger than the one before (n == 0 clears). After
+ * jt_snapshot_set_levels. Returns 0 or -1 (err says which size is wrong;
+ * nothing changed). */
+int jt_snapshot_set_block_nodes (jt_snapshot_t *s, const uint32_t *nodes,
+                                 size_t n, jt_error_t *err);
 
 /* The short name of level l ("block" for "fabric.block"). */
 const char *jt_level_name (const jt_snapshot_t *s, size_t l);

@@ -52,6 +52,10 @@ typedef struct jtc_leaves {
                                          * only); NULL arrays until one */
     char **names;       /* owned copies (24.11 and later) */
     int nnames;
+    /* topology/block: the nominal nodes of a base block, then of each
+     * aggregated size (jt_snapshot_set_block_nodes); nblock 0 otherwise */
+    uint32_t block_nodes[JT_LEVELS_MAX + 1];
+    int nblock;
 } jtc_leaves_t;
 
 /* The topology plugins that have units but give Jobtree no domains yet,

@@ -60,6 +60,7 @@ static inline int jtc_leaf_switches (jtc_leaves_t *l)
     l->names = NULL;
     l->nnames = 0;
     memset (l->up, 0, sizeof (l->up));
+    l->nblock = 0;              /* no topology/block before 23.02 */
     for (int s = 0; s < switch_record_cnt; s++) {
         switch_record_t *sw = &switch_record_table[s];
         jtc_leaves_mark_level (l, sw->level, sw->node_bitmap, sw->name);

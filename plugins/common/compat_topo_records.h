@@ -103,6 +103,7 @@ static inline int jtc_leaf_switches (jtc_leaves_t *l)
     l->names = NULL;
     l->nnames = 0;
     memset (l->up, 0, sizeof (l->up));
+    l->nblock = 0;
     if (id != TOPOLOGY_PLUGIN_TREE && id != TOPOLOGY_PLUGIN_BLOCK)
         return jtc_topology_unsupported (id) ? id : 0;
     if (JTC_TOPO_GET_RECORDS (&dyn) != SLURM_SUCCESS || !dyn)
@@ -123,6 +124,14 @@ static inline int jtc_leaf_switches (jtc_leaves_t *l)
             l->names = xcalloc (blk->record_count, sizeof (*l->names));
             uint32_t sizes[JT_LEVELS_MAX];
             int nsizes = jtc_block_sizes (blk, sizes);
+            /* a base block's record size is the plugin's base node count
+             * (topology_block.c@26.05.3:452-455): Slurm's rule counts in it */
+            for (uint32_t s = 0; s < blk->record_count && !l->nblock; s++)
+                if (!blk->topo_array[s].aggregated && blk->topo_array[s].size) {
+                    l->block_nodes[l->nblock++] = blk->topo_array[s].size;
+                    for (int k = 0; k < nsizes; k++)
+                        l->block_nodes[l->nblock++] = sizes[k];
+                }
             for (uint32_t s = 0; s < blk->record_count; s++) {
                 int level = jtc_block_level (sizes, nsizes,
                                              blk->topo_array[s].aggregated,

@@ -94,7 +94,7 @@ unsigned jtc_node_flags (node_record_t *node_ptr)
 int jtc_nodes_add (jt_snapshot_t *s, const char *domain_key,
                    jtc_nodes_mode_t mode, jt_error_t *err)
 {
-    static bool said;
+    static bool said, said_sizes;
     jtc_leaves_t leaves;
     node_record_t *node_ptr;
     int rc = 0, unsupported;
@@ -131,6 +131,22 @@ int jtc_nodes_add (jt_snapshot_t *s, const char *domain_key,
         }
         rc = jt_nodemap_add (s, &nm, domain_key, err);
         xfree (gres);
+    }
+    /* topology/block's own rule (jt_pack_block_confine), on the levels
+     * named, when its base blocks are the domains */
+    if (rc >= 0 && leaves.nblock
+        && !strcmp (domain_key ? domain_key : JT_LABEL_FABRIC, JT_LABEL_FABRIC)) {
+        size_t n = (size_t) leaves.nblock < s->nlevels + 1 ? (size_t) leaves.nblock
+                                                          : s->nlevels + 1;
+        rc = jt_snapshot_set_block_nodes (s, leaves.block_nodes, n, err);
+        if (rc == 0 && (size_t) leaves.nblock > n && !said_sizes) {
+            said_sizes = true;
+            info ("jobtree: topology/block has %d block sizes above the base "
+                  "block; FabricLevels names %zu: Slurm takes a run of more "
+                  "than %" PRIu32 " nodes inside one block of a size Jobtree "
+                  "does not place by (name every size in FabricLevels)",
+                  leaves.nblock - 1, s->nlevels, leaves.block_nodes[n - 1]);
+        }
     }
     jtc_leaf_switches_free (&leaves);
     return rc < 0 ? -1 : 0;

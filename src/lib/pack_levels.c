@@ -32,6 +32,19 @@
 
 #include "pack_view.h"
 
+ssize_t jt_pack_block_confine (const jt_snapshot_t *s, int64_t nodes)
+{
+    if (!s || !s->block_nodes[0] || nodes <= 0)
+        return JT_CONFINE_NONE;
+    if (nodes <= (int64_t) s->block_nodes[0])
+        return JT_CONFINE_DOMAIN;
+    for (size_t l = 0; l < s->nlevels && l < JT_LEVELS_MAX && s->block_nodes[l + 1];
+         l++)
+        if (nodes <= (int64_t) s->block_nodes[l + 1])
+            return (ssize_t) l;
+    return JT_CONFINE_NONE;
+}
+
 void jt_pack_view_scope (jt_pack_view_t *v, const unsigned char *domains)
 {
     if (v)

@@ -217,7 +217,18 @@ static int estimate_sets (jt_answer_t *a, const jt_sched_request_t *req,
     ssize_t lv = run->spread_level && !run->cross_group_spread
                  && strcmp (run->spread_level, "domain") != 0
                  ? jt_level_index (s, run->spread_level) : -1;
-    whole = lv < 0 && (!run->cross_group_spread || group >= need);
+    ssize_t in = lv >= 0 ? lv : !run->cross_group_spread || group >= need
+                                ? JT_CONFINE_DOMAIN : JT_CONFINE_NONE;
+    /* narrowed by topology/block's rule, on the run's nodes as Plan counts
+     * them (its groups' nodes and their spares) */
+    if (gpn > 0 && need > 0 && group > 0) {
+        int64_t spares = run->spares_per_group > 0 && run->spares_per_group < (1 << 20)
+                         ? run->spares_per_group : 0;
+        in = jt_confine_narrower (in, jt_pack_block_confine (s,
+                 (need + gpn - 1) / gpn + spares * ((need + group - 1) / group)));
+    }
+    lv = in >= 0 ? in : -1;
+    whole = in == JT_CONFINE_DOMAIN;
     a->cand_nodes = (uint32_t) ((need + gpn - 1) / gpn);
     /* groups of whole nodes, all of one size: the free times can place
      * them a domain each (jt_answer_from_free) */

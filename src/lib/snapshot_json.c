@@ -27,8 +27,8 @@
 
 #define NODE_GPUS_MAX (1 << 20)
 
-static const char *const top_keys[] = { "time", "levels", "nodes", "leases",
-                                        NULL };
+static const char *const top_keys[] = { "time", "levels", "blockNodes",
+                                        "nodes", "leases", NULL };
 static const char *const node_keys[] = {
     "name", "flavor", "gpus", "usedGPUs", "state", "labels", NULL
 };
@@ -294,6 +294,37 @@ static void read_levels (jt_jdoc_t *d, jt_snapshot_t *s, json_object *root)
         jt_jdoc_error (d, "levels", "%s", err.text);
 }
 
+/* "blockNodes": topology/block's nominal sizes, in nodes: a base block
+ * (the domain), then a block of each level (jt_snapshot_set_block_nodes). */
+static void read_block_nodes (jt_jdoc_t *d, jt_snapshot_t *s, json_object *root)
+{
+    json_object *arr = NULL;
+    uint32_t nodes[JT_LEVELS_MAX + 1];
+    size_t n;
+    jt_error_t err;
+
+    if (jt_jdoc_get_container (d, root, "", "blockNodes", false, json_type_array,
+                               &arr) <= 0)
+        return;
+    n = json_object_array_length (arr);
+    if (n > JT_LEVELS_MAX + 1) {
+        jt_jdoc_error (d, "blockNodes", "%zu sizes: at most %d", n,
+                       JT_LEVELS_MAX + 1);
+        return;
+    }
+    for (size_t i = 0; i < n; i++) {
+        char p[JT_JSON_PATH_MAX];
+        int64_t v;
+        if (jt_jdoc_int_value (d, json_object_array_get_idx (arr, i),
+                               jt_json_path_idx (p, sizeof (p), "blockNodes", i),
+                               1, 1 << 20, &v) < 0)
+            return;
+        nodes[i] = (uint32_t) v;
+    }
+    if (jt_snapshot_set_block_nodes (s, nodes, n, &err) < 0)
+        jt_jdoc_error (d, "blockNodes", "%s", err.text);
+}
+
 /* Finalized snapshot, or NULL with every problem in diags. */
 jt_snapshot_t *jt_snapshot_parse_json (const char *file, const char *text,
                                        size_t len, jt_diags_t *diags)
@@ -320,6 +351,7 @@ jt_snapshot_t *jt_snapshot_parse_json (const char *file, const char *text,
     jt_jdoc_check_keys (&d, root, "", top_keys);
     jt_jdoc_get_time (&d, root, "", "time", false, &s->time);
     read_levels (&d, s, root);
+    read_block_nodes (&d, s, root);
     if (jt_jdoc_get_container (&d, root, "", "nodes", true, json_type_array,
                                &nodes) > 0) {
         for (size_t i = 0; i < json_object_array_length (nodes); i++)
@@ -385,6 +417,12 @@ char *jt_snapshot_to_json (const jt_snapshot_t *s)
         for (size_t l = 0; l < s->nlevels; l++)
             json_object_array_add (arr, json_object_new_string (s->levels[l]));
         json_object_object_add (o, "levels", arr);
+    }
+    if (s->block_nodes[0]) {
+        arr = json_object_new_array ();
+        for (size_t l = 0; l <= JT_LEVELS_MAX && s->block_nodes[l]; l++)
+            json_object_array_add (arr, json_object_new_int64 (s->block_nodes[l]));
+        json_object_object_add (o, "blockNodes", arr);
     }
     arr = json_object_new_array ();
     for (size_t i = 0; i < s->nnodes; i++) {

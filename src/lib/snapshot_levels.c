@@ -17,6 +17,7 @@
  */
 #include "config.h"
 
+#include <inttypes.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -59,6 +60,31 @@ int jt_snapshot_set_levels (jt_snapshot_t *s, const char *const *keys,
     for (size_t i = 0; i < n; i++)
         s->levels[i] = copy[i];
     s->nlevels = n;
+    memset (s->block_nodes, 0, sizeof (s->block_nodes));   /* per level */
+    return 0;
+}
+
+#define BLOCK_NODES_MAX (1u << 20)
+
+int jt_snapshot_set_block_nodes (jt_snapshot_t *s, const uint32_t *nodes,
+                                 size_t n, jt_error_t *err)
+{
+    if (!s)
+        return jt_errprintf (err, "no snapshot");
+    if (n > s->nlevels + 1)
+        return jt_errprintf (err, "%zu block sizes for %zu fabric levels: at "
+                             "most one for the domain and one per level", n,
+                             s->nlevels);
+    for (size_t i = 0; i < n; i++)
+        if (nodes[i] < 1 || nodes[i] > BLOCK_NODES_MAX
+            || (i && nodes[i] <= nodes[i - 1]))
+            return jt_errprintf (err, "block size %zu (%s): %" PRIu32 " nodes;"
+                                 " sizes are 1 to %u nodes, each larger than "
+                                 "the one below", i, i ? jt_level_name (s, i - 1)
+                                 : "domain", nodes[i], BLOCK_NODES_MAX);
+    memset (s->block_nodes, 0, sizeof (s->block_nodes));
+    for (size_t i = 0; i < n; i++)
+        s->block_nodes[i] = nodes[i];
     return 0;
 }
 

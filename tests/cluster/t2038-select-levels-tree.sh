@@ -10,6 +10,10 @@
 # topology/block, below, refuses a run of 4 nodes or fewer over two base
 # blocks, but takes 6 inside an 8-node block.) A run that no block could ever hold (--cross-group-spread=no:block,
 # 5 groups of 2 nodes: 10 nodes, a block has 8) is refused at submission.
+# Then 2 groups of 2 nodes (4 nodes) with 2 nodes free in C and 2 in D: a
+# switch tree takes the split over C and D; topology/block takes 4 nodes
+# only inside one base block, so Jobtree holds the run until one has room
+# (jt_pack_block_confine) and it starts in C alone.
 # With JT_LEVELS_TOPO=block (t2039) the same on topology/block: base
 # blocks blkA-blkD of 4 nodes, BlockSizes=4,8,16, the 8-node aggregated
 # blocks blk[A-B] and blk[C-D] as the block level, blk[A-D] as the spine
@@ -21,10 +25,10 @@
 # with the OpenSSL linking exception of LICENSE.OpenSSL.
 . "$(dirname "$0")/lib.sh"
 
-plan 5
 topo=${JT_LEVELS_TOPO:-tree}
+if [ "$topo" = block ]; then plan 8; else plan 6; fi
 if [ "$topo" = block ] && ! cluster_has_blocks; then
-    for i in 1 2 3 4 5; do skip "no topology/block in $(slurmctld -V 2>/dev/null)"; done
+    for i in 1 2 3 4 5 6 7 8; do skip "no topology/block in $(slurmctld -V 2>/dev/null)"; done
     done_testing
     exit
 fi
@@ -75,5 +79,26 @@ bad=$(submit --account=lv -N10 --gres=gpu:h100:8 --group-gpus=16 \
 is "$bad" "" "a run no block could ever hold is refused at submission"
 like "$(last_err)" "never place the run: fits no block: all 5 groups \(80 GPUs\) in one; the largest, $blk1, has 64 free GPUs" \
      "with the level and the largest block: $(last_err | head -1)"
-scancel "${fill[@]}" "$r1" 2>/dev/null
+
+## Two groups of two nodes (4 nodes) when C and D have 2 free nodes each.
+## topology/block takes a run of no more nodes than a base block holds
+## only inside one base block (eval_nodes_block.c@26.05.3:226-244): the run
+## waits for one, then starts in it. A switch tree takes the split.
+scancel "${fill[2]}"
+wait_job_state "${fill[2]}" "COMPLETED|CANCELLED" 20
+d2=$(submit -w "gpu[15-16]" -N2 --exclusive --wrap "sleep 600")
+wait_job_state "$d2" RUNNING 20
+r2=$(submit --account=lv -N4 --gres=gpu:h100:8 --group-gpus=16 --wrap "sleep 600")
+if [ "$topo" = block ]; then
+    why=$(reason_when "$r2" "no domain holds all 2 groups" 20)
+    ok $? "block: 4 nodes with 2 free in C and 2 in D wait for one base block: $why"
+    is "$(job_field "$r2" JobState)" PENDING "block: the run is not split over two base blocks"
+    scancel "${fill[1]}"
+    wait_job_state "$r2" RUNNING 30
+    is "$(job_domains "$r2")" C "block: once C has 4 free nodes the run starts inside it alone"
+else
+    wait_job_state "$r2" RUNNING 20
+    is "$(job_domains "$r2")" "C,D" "tree: the same run splits its groups between leaves C and D"
+fi
+scancel "${fill[@]}" "$r1" "$r2" "$d2" 2>/dev/null
 done_testing

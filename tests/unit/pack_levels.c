@@ -247,6 +247,96 @@ static void test_estimate (void)
     }
 }
 
+/* topology/block's own rule (jt_pack_block_confine): Slurm takes a run of
+ * N nodes only inside one block of the smallest size holding N. Base
+ * blocks of 4 nodes (the leaves), 8-node blocks (B1, B2). */
+static void test_block_rule (void)
+{
+    const int busy_ab[4] = { 2, 2, 4, 4 }, busy_half[4] = { 2, 2, 2, 2 };
+    const uint32_t sizes[] = { 4, 8, 16 };
+    jt_budgets_t *b = fx_budgets (RAI, FX_END);
+    jt_snapshot_t *s = leaves4 (busy_ab, 2);
+    jt_error_t err;
+    jt_plan_t p;
+
+    is_int (jt_pack_block_confine (s, 4), JT_CONFINE_NONE, "no block sizes: no rule");
+    ok (jt_snapshot_set_block_nodes (s, sizes, 3, &err) == 0, "sizes 4, 8, 16");
+    is_int (jt_pack_block_confine (s, 0), JT_CONFINE_NONE, "0 nodes: none");
+    is_int (jt_pack_block_confine (s, 1), JT_CONFINE_DOMAIN, "1 node: one base block");
+    is_int (jt_pack_block_confine (s, 4), JT_CONFINE_DOMAIN, "4 nodes: one base block");
+    is_int (jt_pack_block_confine (s, 5), 0, "5 nodes: one 8-node block (level 0)");
+    is_int (jt_pack_block_confine (s, 8), 0, "8 nodes: level 0");
+    is_int (jt_pack_block_confine (s, 9), 1, "9 nodes: one 16-node block (level 1)");
+    is_int (jt_pack_block_confine (s, 17), JT_CONFINE_NONE, "17 nodes: no size holds it");
+    const uint32_t flat[] = { 4, 4 }, zero[] = { 0 }, many[] = { 1, 2, 3, 4 };
+    ok (jt_snapshot_set_block_nodes (s, flat, 2, &err) < 0
+        && strstr (err.text, "each larger"), "sizes must grow: %s", err.text);
+    ok (jt_snapshot_set_block_nodes (s, zero, 1, &err) < 0, "a size of 0 is refused");
+    ok (jt_snapshot_set_block_nodes (s, many, 4, &err) < 0
+        && strstr (err.text, "2 fabric levels"), "a size per level at most: %s", err.text);
+    is_int (jt_pack_block_confine (s, 9), 1, "a refused call changed nothing");
+
+    /* 2 groups of 2 nodes (4 nodes): A and B have 2 free each, C and D none */
+    jt_run_t *r = run_of (32, 16, NULL);
+    ok (jt_snapshot_set_block_nodes (s, NULL, 0, &err) == 0, "cleared");
+    fx_plan (b, s, NULL, r, JT_PACK_BEST_FIT, &p);
+    is (leaves_of (&p, s), "A,B", "without the rule: split over two base blocks");
+    jt_plan_free (&p);
+    ok (jt_snapshot_set_block_nodes (s, sizes, 3, &err) == 0, "sizes again");
+    fx_plan (b, s, NULL, r, JT_PACK_BEST_FIT, &p);
+    ok (p.decision != JT_BIND_NOW, "under topology/block: 4 nodes wait for one "
+        "base block (%s)", p.detail);
+    jt_plan_free (&p);
+    jt_run_destroy (r);
+    jt_snapshot_destroy (s);
+
+    /* 3 groups of 2 nodes (6): every leaf has 2 free, 4 per block */
+    s = leaves4 (busy_half, 2);
+    r = run_of (48, 16, NULL);
+    fx_plan (b, s, NULL, r, JT_PACK_BEST_FIT, &p);
+    ok (p.decision == JT_BIND_NOW, "without the rule: binds over two blocks (%s)",
+        leaves_of (&p, s));
+    jt_plan_free (&p);
+    ok (jt_snapshot_set_block_nodes (s, sizes, 2, &err) == 0, "sizes 4, 8");
+    fx_plan (b, s, NULL, r, JT_PACK_BEST_FIT, &p);
+    ok (p.decision != JT_BIND_NOW && p.reason == JT_SPREAD_NO_DOMAIN
+        && strstr (p.detail, "fits no block"), "6 nodes wait for one 8-node block: %s",
+        p.detail);
+    jt_plan_free (&p);
+    ok (jt_snapshot_set_block_nodes (s, sizes, 1, &err) == 0, "base size only");
+    fx_plan (b, s, NULL, r, JT_PACK_BEST_FIT, &p);
+    ok (p.decision == JT_BIND_NOW, "no block size holds 6 nodes: no rule, binds");
+    jt_plan_free (&p);
+    jt_run_destroy (r);
+
+    /* the snapshot document carries the sizes */
+    ok (jt_snapshot_set_block_nodes (s, sizes, 2, &err) == 0, "sizes 4, 8");
+    char *json = jt_snapshot_to_json (s);
+    ok (json && strstr (json, "\"blockNodes\":[4,8]"), "written as blockNodes");
+    jt_diags_t d;
+    jt_diags_init (&d);
+    jt_snapshot_t *t = json ? jt_snapshot_parse_json ("s.json", json, strlen (json), &d)
+                            : NULL;
+    ok (t && t->block_nodes[0] == 4 && t->block_nodes[1] == 8 && !t->block_nodes[2],
+        "read back");
+    jt_snapshot_destroy (t);
+    free (json);
+    jt_diags_free (&d);
+    const char *bad = "{ \"levels\": [\"fabric.block\"], \"blockNodes\": [8, 4], "
+                      "\"nodes\": [] }";
+    char text[512] = "";
+    jt_diags_init (&d);
+    t = jt_snapshot_parse_json ("bad.json", bad, strlen (bad), &d);
+    if (d.n)
+        jt_diag_format (&d.v[0], text, sizeof (text));
+    ok (!t && strstr (text, "blockNodes") && strstr (text, "each larger"),
+        "sizes that shrink are an error naming the field: %s", text);
+    jt_snapshot_destroy (t);
+    jt_diags_free (&d);
+    jt_snapshot_destroy (s);
+    jt_budgets_destroy (b);
+}
+
 /* The fewest blocks that could hold n groups of k nodes, each group in one
  * leaf, counted from the leaves' free nodes (an exhaustive check over the
  * 2^blocks subsets, independent of pack_levels.c's greedy). */
@@ -333,6 +423,7 @@ int main (void)
     test_fewest_blocks ();
     test_spread_level ();
     test_estimate ();
+    test_block_rule ();
     test_property ();
     return done_testing ();
 }
