@@ -164,12 +164,23 @@ typedef struct jt_score_input {
     int64_t fs_used_gpus;
     int64_t domains_needed;     /* f4; needed > available: fits nowhere */
     int64_t domains_available;
+    /* f4 over the snapshot's levels above the domain (jobtree/snapshot.h):
+     * per level, the fewest units (blocks, spines) holding the run's
+     * groups and the units with candidate nodes; nlevels 0: none */
+    size_t nlevels;
+    int64_t units_needed[JT_LEVELS_MAX];
+    int64_t units_available[JT_LEVELS_MAX];
     double queued_gpu_hours;    /* f6 (cluster-wide) */
     double running_gpu_hours;
     int64_t checkpoint_s;       /* f8 */
     int64_t conformance_largest;    /* f9 */
     int64_t nodes_requested;
 } jt_score_input_t;
+
+/* f4 of a run: the mean of jt_score_f_topology over the domain and each
+ * level with more than one unit available (one spine for the whole
+ * cluster says nothing about a run). Without levels: the domain's alone. */
+double jt_score_f_topology_levels (const jt_score_input_t *in);
 
 /* Fill in's f3, f4, f8 and f9 inputs for run r on snapshot s (finalized)
  * with budgets b and live usage u (either may be NULL: no share) at now.

@@ -254,12 +254,15 @@ int cmd_score (int argc, char **argv)
             rc = JT_EXIT_USAGE;
             goto done;
         }
-        printf ("%srun %s: domains %lld of %lld, largest fingerprint %lld of"
-                " %lld nodes, share %lld of %lld GPUs used\n%s",
-                i ? "\n" : "", out[i].name, (long long) in.domains_needed,
-                (long long) in.domains_available,
-                (long long) in.conformance_largest, (long long) in.nodes_requested,
-                (long long) in.fs_used_gpus, (long long) in.fs_target_gpus, t);
+        printf ("%srun %s: domains %lld of %lld", i ? "\n" : "", out[i].name,
+                (long long) in.domains_needed, (long long) in.domains_available);
+        for (size_t l = 0; l < in.nlevels && l < JT_LEVELS_MAX; l++)
+            printf (", %s %lld of %lld", jt_level_name (s, l),
+                    (long long) in.units_needed[l], (long long) in.units_available[l]);
+        printf (", largest fingerprint %lld of %lld nodes, share %lld of %lld GPUs"
+                " used\n%s", (long long) in.conformance_largest,
+                (long long) in.nodes_requested, (long long) in.fs_used_gpus,
+                (long long) in.fs_target_gpus, t);
         free (t);
     }
     qsort (out, nruns, sizeof (*out), cmp_scored);

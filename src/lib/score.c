@@ -457,6 +457,19 @@ double jt_score_f_topology (int64_t needed, int64_t available)
     return 1.0 - (double) needed / (double) available;
 }
 
+double jt_score_f_topology_levels (const jt_score_input_t *in)
+{
+    double sum = jt_score_f_topology (in->domains_needed, in->domains_available);
+    int terms = 1;
+
+    for (size_t l = 0; l < in->nlevels && l < JT_LEVELS_MAX; l++)
+        if (in->units_available[l] > 1) {
+            sum += jt_score_f_topology (in->units_needed[l], in->units_available[l]);
+            terms++;
+        }
+    return sum / terms;
+}
+
 double jt_score_f_backlog (double queued_gpu_hours, double running_gpu_hours)
 {
     if (!(queued_gpu_hours > 0))
@@ -511,8 +524,7 @@ void jt_score_compute (const jt_score_conf_t *c, const jt_score_profile_t *p,
     out->f[JT_SCORE_WAIT] = jt_score_f_wait (in->wait_s, c->reference_wait_s);
     out->f[JT_SCORE_FAIR_SHARE] = jt_score_f_fair_share (in->fs_target_gpus,
                                                          in->fs_used_gpus);
-    out->f[JT_SCORE_TOPOLOGY] = jt_score_f_topology (in->domains_needed,
-                                                     in->domains_available);
+    out->f[JT_SCORE_TOPOLOGY] = jt_score_f_topology_levels (in);
     out->f[JT_SCORE_DATA_READY] = c->data_ready;
     out->f[JT_SCORE_BACKLOG] = jt_score_f_backlog (in->queued_gpu_hours,
                                                    in->running_gpu_hours);

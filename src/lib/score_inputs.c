@@ -101,11 +101,77 @@ static void share_inputs (const jt_budgets_t *b, const jt_usage_t *u,
     }
 }
 
+/* The fewest of rooms[0..n) (sorted here, largest first) whose sum
+ * reaches need; n + 1 when all of them do not. */
+static int64_t fewest_rooms (int64_t *room, size_t n, int64_t need)
+{
+    int64_t sum = 0;
+
+    qsort (room, n, sizeof (*room), cmp_desc_i64);
+    for (size_t i = 0; i < n; i++)
+        if ((sum += room[i]) >= need)
+            return (int64_t) i + 1;
+    return (int64_t) n + 1;
+}
+
+/* f4 over the levels above the domain: per level, a unit's room is its
+ * domains' room for the run's groups (each counted as its largest group,
+ * so never more than Pack could place), or its nodes for a soft run; the
+ * fewest units whose room holds the run, and the units with candidate
+ * nodes. Spread off: one unit wherever one domain holds it; no:LEVEL: one
+ * unit of that level (and so of every level above) when one holds it.
+ * dcap: candidate nodes per snapshot domain; scratch: nunits + ndomains
+ * per level. O(levels x (domains + units log units)). */
+static void level_inputs (const jt_snapshot_t *s, const jt_run_t *r,
+                          const int64_t *dcap, int64_t *scratch, bool soft,
+                          int64_t ngroups, int64_t group_nodes, int64_t nodes,
+                          jt_score_input_t *in)
+{
+    ssize_t lv = r->spread_level && !r->cross_group_spread
+                 ? jt_level_index (s, r->spread_level) : -1;
+    bool one_in = false;
+
+    in->nlevels = s ? s->nlevels : 0;
+    for (size_t l = 0; l < in->nlevels && l < JT_LEVELS_MAX; l++) {
+        size_t nu = s->nunits[l] + s->ndomains, avail = 0, n = 0;
+        int64_t *cap = scratch, *room = scratch + nu, need = soft ? nodes : ngroups;
+
+        memset (scratch, 0, 2 * nu * sizeof (*scratch));
+        for (size_t d = 0; d < s->ndomains; d++) {
+            ssize_t u = s->domains[d].up[l];
+            size_t k = u >= 0 ? (size_t) u : s->nunits[l] + d;
+            cap[k] += dcap[d];
+            room[k] += soft ? dcap[d] : group_nodes > 0 ? dcap[d] / group_nodes : 0;
+        }
+        for (size_t k = 0; k < nu; k++)
+            if (cap[k] > 0) {
+                room[n++] = room[k];
+                avail++;
+            }
+        in->units_available[l] = (int64_t) avail;
+        if (!r->cross_group_spread && lv < 0)
+            in->units_needed[l] = in->domains_needed == 1 ? 1 : (int64_t) avail + 1;
+        else if (lv >= 0 && (ssize_t) l > lv)
+            in->units_needed[l] = one_in ? 1 : (int64_t) avail + 1;
+        else {
+            in->units_needed[l] = need > 0 ? fewest_rooms (room, n, need)
+                                           : (int64_t) avail + 1;
+            if ((ssize_t) l == lv) {
+                one_in = in->units_needed[l] == 1;
+                if (!one_in)
+                    in->units_needed[l] = (int64_t) avail + 1;
+            }
+        }
+    }
+}
+
 /* f4 and the nodes requested, from the candidate domains' capacities cap
  * (nd of them, largest first: fewest_domains sorts them) and the GPUs per
- * node of the flavor. 0, or -1 with err. */
-static int domain_inputs (const jt_run_t *r, int64_t gpn, int64_t *cap, size_t nd,
-                          bool sorted, jt_score_input_t *in, jt_error_t *err)
+ * node of the flavor; the levels' f4 from dcap (candidate nodes per
+ * snapshot domain; NULL: no levels). 0, or -1 with err. */
+static int domain_inputs (const jt_snapshot_t *s, const jt_run_t *r, int64_t gpn,
+                          int64_t *cap, size_t nd, bool sorted, const int64_t *dcap,
+                          int64_t *scratch, jt_score_input_t *in, jt_error_t *err)
 {
     jt_groups_t g = { 0 };
     int64_t nfull = 0, a = 0, last = 0;
@@ -113,6 +179,7 @@ static int domain_inputs (const jt_run_t *r, int64_t gpn, int64_t *cap, size_t n
     in->domains_available = (int64_t) nd;
     in->nodes_requested = 0;
     in->domains_needed = (int64_t) nd + 1;
+    in->nlevels = 0;
     if (gpn <= 0 || r->total_gpus <= 0)
         return 0;                       /* no node of the flavor: fits nowhere */
     if (jt_run_compile (r, r->total_gpus, &g, err) < 0)
@@ -127,17 +194,34 @@ static int domain_inputs (const jt_run_t *r, int64_t gpn, int64_t *cap, size_t n
         else
             last = nodes;
     }
-    in->domains_needed = fewest_domains (cap, nd, sorted, g.soft,
-                                         !r->cross_group_spread, nfull, a, last);
+    /* spread off: one domain; no:LEVEL (a level s has): groups in domains
+     * of one unit, counted over the domains as a spreading run's */
+    bool one = !r->cross_group_spread
+               && !(s && r->spread_level && jt_level_index (s, r->spread_level) >= 0);
+    in->domains_needed = fewest_domains (cap, nd, sorted, g.soft, one, nfull, a, last);
+    if (dcap && s && s->nlevels)
+        level_inputs (s, r, dcap, scratch, g.soft, (int64_t) g.n,
+                      a > last ? a : last, in->nodes_requested, in);
     jt_groups_free (&g);
     return 0;
+}
+
+/* Scratch for level_inputs: 2 x (the most units of a level + domains). */
+static size_t level_scratch (const jt_snapshot_t *s)
+{
+    size_t most = 0;
+
+    for (size_t l = 0; l < s->nlevels && l < JT_LEVELS_MAX; l++)
+        if (s->nunits[l] > most)
+            most = s->nunits[l];
+    return 2 * (most + s->ndomains) + 1;
 }
 
 int jt_score_inputs (const jt_snapshot_t *s, const jt_budgets_t *b,
                      const jt_usage_t *u, const jt_run_t *r, int64_t now,
                      jt_score_input_t *in, jt_error_t *err)
 {
-    int64_t *cap = NULL;
+    int64_t *cap = NULL, *dcap = NULL, *scratch = NULL;
     const char **fp = NULL;
     size_t nfp = 0, nd = 0;
     int rc = -1;
@@ -149,7 +233,10 @@ int jt_score_inputs (const jt_snapshot_t *s, const jt_budgets_t *b,
 
     /* f4, f9: the candidates per domain and per fingerprint */
     if (!(cap = calloc (s->ndomains ? s->ndomains : 1, sizeof (*cap)))
-        || !(fp = calloc (s->nnodes ? s->nnodes : 1, sizeof (*fp)))) {
+        || !(fp = calloc (s->nnodes ? s->nnodes : 1, sizeof (*fp)))
+        || (s->nlevels && (!(dcap = calloc (s->ndomains + 1, sizeof (*dcap)))
+                           || !(scratch = calloc (level_scratch (s),
+                                                  sizeof (*scratch)))))) {
         jt_errprintf (err, "out of memory");
         goto done;
     }
@@ -172,13 +259,17 @@ int jt_score_inputs (const jt_snapshot_t *s, const jt_budgets_t *b,
         if ((int64_t) (j - i) > in->conformance_largest)
             in->conformance_largest = (int64_t) (j - i);
     }
+    if (dcap)
+        memcpy (dcap, cap, s->ndomains * sizeof (*cap));
     for (size_t d = 0; d < s->ndomains; d++)
         if (cap[d] > 0)
             cap[nd++] = cap[d];
-    rc = domain_inputs (r, jt_snapshot_gpus_per_node (s, r->flavor), cap, nd, false,
-                        in, err);
+    rc = domain_inputs (s, r, jt_snapshot_gpus_per_node (s, r->flavor), cap, nd, false,
+                        dcap, scratch, in, err);
 done:
     free (cap);
+    free (dcap);
+    free (scratch);
     free (fp);
     return rc;
 }
@@ -191,6 +282,7 @@ struct flavor_sum {
     int64_t *cap;
     size_t nd;
     int64_t largest;
+    int64_t *dcap;              /* per snapshot domain (levels only) */
 };
 
 struct jt_score_cluster {
@@ -198,6 +290,7 @@ struct jt_score_cluster {
     struct flavor_sum *f;
     size_t nf;
     int64_t *scratch;           /* ndomains + 1 */
+    int64_t *lscratch;          /* level_scratch (levels only) */
 };
 
 void jt_score_cluster_destroy (jt_score_cluster_t *c)
@@ -205,10 +298,13 @@ void jt_score_cluster_destroy (jt_score_cluster_t *c)
     if (!c)
         return;
     int saved = errno;
-    for (size_t i = 0; i < c->nf; i++)
+    for (size_t i = 0; i < c->nf; i++) {
         free (c->f[i].cap);
+        free (c->f[i].dcap);
+    }
     free (c->f);
     free (c->scratch);
+    free (c->lscratch);
     free (c);
     errno = saved;
 }
@@ -225,7 +321,9 @@ jt_score_cluster_t *jt_score_cluster_create (const jt_snapshot_t *s,
     }
     if (!(c = calloc (1, sizeof (*c)))
         || !(c->scratch = calloc (s->ndomains + 1, sizeof (*c->scratch)))
-        || !(fp = calloc (s->nnodes + 1, sizeof (*fp))))
+        || !(fp = calloc (s->nnodes + 1, sizeof (*fp)))
+        || (s->nlevels && !(c->lscratch = calloc (level_scratch (s),
+                                                  sizeof (*c->lscratch)))))
         goto nomem;
     c->s = s;
     for (size_t i = 0; i < s->nnodes; i++) {
@@ -244,7 +342,9 @@ jt_score_cluster_t *jt_score_cluster_create (const jt_snapshot_t *s,
             c->nf++;
             c->f[k].flavor = n->flavor;
             c->f[k].gpn = jt_snapshot_gpus_per_node (s, n->flavor);
-            if (!(c->f[k].cap = calloc (s->ndomains + 1, sizeof (int64_t))))
+            if (!(c->f[k].cap = calloc (s->ndomains + 1, sizeof (int64_t)))
+                || (s->nlevels && !(c->f[k].dcap = calloc (s->ndomains + 1,
+                                                           sizeof (int64_t)))))
                 goto nomem;
         }
     }
@@ -270,6 +370,8 @@ jt_score_cluster_t *jt_score_cluster_create (const jt_snapshot_t *s,
             if ((int64_t) (j - i) > f->largest)
                 f->largest = (int64_t) (j - i);
         }
+        if (f->dcap)
+            memcpy (f->dcap, f->cap, s->ndomains * sizeof (*f->cap));
         for (size_t d = 0; d < s->ndomains; d++)
             if (f->cap[d] > 0)
                 f->cap[f->nd++] = f->cap[d];
@@ -302,7 +404,8 @@ int jt_score_inputs_cached (const jt_score_cluster_t *c, const jt_budgets_t *b,
     in->conformance_largest = f ? f->largest : 0;
     if (f)      /* already largest first: no sort, O(domains) */
         memcpy (c->scratch, f->cap, f->nd * sizeof (*f->cap));
-    return domain_inputs (r, f ? f->gpn : 0, c->scratch, f ? f->nd : 0, true, in, err);
+    return domain_inputs (c->s, r, f ? f->gpn : 0, c->scratch, f ? f->nd : 0, true,
+                          f ? f->dcap : NULL, c->lscratch, in, err);
 }
 
 double jt_score_running_gpu_hours (const jt_snapshot_t *s)

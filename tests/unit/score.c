@@ -524,6 +524,75 @@ static void test_cached_random (void)
     is_int ((int64_t) bad, 0, "%zu random cases: summary and full scan agree", n);
 }
 
+/* f4 over levels: 4 leaves of 4 nodes (A-D) under 2 blocks (B1: A B; B2:
+ * C D) under one spine. A run's blocks count beside its domains; the one
+ * spine does not (a single unit says nothing). */
+static void test_topology_levels (void)
+{
+    static const char *const levels[] = { "fabric.block", "fabric.spine" };
+    static const struct {
+        const char *name, *run, *want;
+        double f4, flat;
+    } rows[] = {
+        { "3 groups of 2 nodes: 2 leaves, 1 block",
+          RUNJ (48, ", \"locality\": { \"groupGPUs\": 16 }", ""),
+          "2/4 block 1/2 spine 1/1", 0.5, 0.5 },
+        { "5 groups: 3 leaves, both blocks",
+          RUNJ (80, ", \"locality\": { \"groupGPUs\": 16 }", ""),
+          "3/4 block 2/2 spine 1/1", 0.125, 0.25 },
+        { "no:block, 5 groups: no block holds them",
+          RUNJ (80, ", \"locality\": { \"groupGPUs\": 16, \"allowCrossGroupSpread\":"
+                    " false, \"spreadLevel\": \"block\" }", ""),
+          "3/4 block 3/2 spine 2/1", 0.125, 0.25 },
+        { "no:block, 4 groups: one block",
+          RUNJ (64, ", \"locality\": { \"groupGPUs\": 16, \"allowCrossGroupSpread\":"
+                    " false, \"spreadLevel\": \"block\" }", ""),
+          "2/4 block 1/2 spine 1/1", 0.5, 0.5 },
+        { "spread off, 2 groups: one leaf, one block",
+          RUNJ (32, ", \"locality\": { \"groupGPUs\": 16, \"allowCrossGroupSpread\":"
+                    " false }", ""), "1/4 block 1/2 spine 1/1", 0.625, 0.75 },
+    };
+    jt_error_t err;
+
+    for (size_t i = 0; i < sizeof (rows) / sizeof (rows[0]); i++) {
+        jt_snapshot_t *s = jt_snapshot_create ();
+        for (int k = 0; k < 4; k++) {
+            char prefix[4], labels[128];
+            snprintf (prefix, sizeof (prefix), "%c", 'a' + k);
+            snprintf (labels, sizeof (labels), "fabric.domain=%c,fabric.block=B%d,"
+                      "fabric.spine=S0", 'A' + k, k / 2 + 1);
+            fx_nodes (s, prefix, 1, 4, labels, 8, 0);
+        }
+        if (jt_snapshot_set_levels (s, levels, 2, &err) < 0)
+            bail_out ("levels: %s", err.text);
+        fx_finalize (s);
+        jt_run_t *r = fx_run (rows[i].run);
+        jt_score_input_t in = { 0 }, in2 = { 0 };
+        jt_score_cluster_t *c = jt_score_cluster_create (s, &err);
+        if (!c || jt_score_inputs (s, NULL, NULL, r, fx_time (FX_NOW), &in, &err) < 0
+            || jt_score_inputs_cached (c, NULL, NULL, r, fx_time (FX_NOW), &in2, &err) < 0)
+            bail_out ("%s: %s", rows[i].name, err.text);
+        char got[96];
+        snprintf (got, sizeof (got), "%lld/%lld block %lld/%lld spine %lld/%lld",
+                  (long long) in.domains_needed, (long long) in.domains_available,
+                  (long long) in.units_needed[0], (long long) in.units_available[0],
+                  (long long) in.units_needed[1], (long long) in.units_available[1]);
+        is (got, rows[i].want, "%s", rows[i].name);
+        ok (!memcmp (&in, &in2, sizeof (in)), "%s: the summary answers the same",
+            rows[i].name);
+        double f4 = jt_score_f_topology_levels (&in);
+        ok (fabs (f4 - rows[i].f4) < 1e-9, "%s: f4 %.4f (the domain alone: %.4f)",
+            rows[i].name, f4, jt_score_f_topology (in.domains_needed,
+                                                   in.domains_available));
+        in.nlevels = 0;
+        ok (fabs (jt_score_f_topology_levels (&in) - rows[i].flat) < 1e-9,
+            "%s: without levels f4 is the domain's, %.4f", rows[i].name, rows[i].flat);
+        jt_score_cluster_destroy (c);
+        jt_run_destroy (r);
+        jt_snapshot_destroy (s);
+    }
+}
+
 int main (void)
 {
     test_factors ();
@@ -534,5 +603,6 @@ int main (void)
     test_sum ();
     test_backlog_totals ();
     test_cached_random ();
+    test_topology_levels ();
     return done_testing ();
 }
