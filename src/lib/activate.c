@@ -60,6 +60,8 @@ typedef struct work {
     const jt_slice_alt_t *alt;
     size_t *order;              /* holder indexes by (run, group) */
     ssize_t *need_of;           /* holder -> need index in alt, or -1 */
+    ssize_t *pool_need;         /* pool -> need index in alt, or -1 */
+    size_t maxpool;             /* the largest pool of holders and needs */
     bool *cut;                  /* holder already ended */
     int64_t *short_;            /* per need: GPUs still missing */
     gang_t *gangs;
@@ -304,15 +306,22 @@ static bool coverable (const jt_activation_req_t *req, const jt_slice_alt_t *alt
     return true;
 }
 
-static int resolve (work_t *w)
+/* holder -> need through its pool (the last need of a pool counts):
+ * O(holders + needs + pools) with the map, an alternative having a need
+ * per domain it spans; pairwise for a caller's sparse pool numbers. */
+static void map_needs (work_t *w)
 {
     const jt_activation_req_t *req = w->req;
     size_t n = req->nholders;
 
-    for (size_t i = 0; i < w->alt->nneeds; i++) {
-        w->short_[i] = w->alt->needs[i].deficit;
-        if (w->short_[i] > 0)
-            w->out->deficit += w->short_[i];
+    if (w->pool_need) {
+        for (size_t p = 0; p <= w->maxpool; p++)
+            w->pool_need[p] = -1;
+        for (size_t i = 0; i < w->alt->nneeds; i++)
+            w->pool_need[w->alt->needs[i].pool] = (ssize_t) i;
+        for (size_t h = 0; h < n; h++)
+            w->need_of[h] = w->pool_need[req->holders[h].pool];
+        return;
     }
     for (size_t h = 0; h < n; h++) {
         w->need_of[h] = -1;
@@ -320,6 +329,16 @@ static int resolve (work_t *w)
             if (req->holders[h].pool == w->alt->needs[i].pool)
                 w->need_of[h] = (ssize_t) i;
     }
+}
+
+static int resolve (work_t *w)
+{
+    for (size_t i = 0; i < w->alt->nneeds; i++) {
+        w->short_[i] = w->alt->needs[i].deficit;
+        if (w->short_[i] > 0)
+            w->out->deficit += w->short_[i];
+    }
+    map_needs (w);
     if (cut_spares (w) < 0 || cut_shrink (w) < 0 || lottery (w) < 0)
         return -1;
     w->out->resolved = !any_short (w);
@@ -393,9 +412,20 @@ static int activate (const jt_activation_req_t *req, const bool *refused,
             || req->holders[h].gpus < 0)
             return jt_errprintf (err, "activation: holder %zu without run, "
                                  "owner or with negative GPUs", h);
-    for (size_t a = 0; a < req->nalts; a++)
+    for (size_t a = 0; a < req->nalts; a++) {
         if (req->alts[a].nneeds > maxneeds)
             maxneeds = req->alts[a].nneeds;
+        for (size_t i = 0; i < req->alts[a].nneeds; i++)
+            if (req->alts[a].needs[i].pool > w.maxpool)
+                w.maxpool = req->alts[a].needs[i].pool;
+    }
+    for (size_t h = 0; h < n; h++)
+        if (req->holders[h].pool > w.maxpool)
+            w.maxpool = req->holders[h].pool;
+    /* pools are small indexes (the slice's, the ledger's by appearance);
+     * a caller's sparse numbering keeps the pairwise match */
+    if (w.maxpool <= n + JT_ACTIVATE_TOP_K * maxneeds + 64)
+        w.pool_need = calloc (w.maxpool + 1, sizeof (*w.pool_need));
     if (jt_lottery_seed (req->scope, req->resv_id, req->time, &out->rho, err) < 0)
         return -1;
     w.order = calloc (n + 1, sizeof (*w.order));
@@ -417,7 +447,8 @@ static int activate (const jt_activation_req_t *req, const bool *refused,
      * preference order, each decided alone (the same rules and seed); the
      * one that frees its deficit at the least global cost wins (seed 002's
      * return on investment: deficit over the GPUs the cuts take), ties to
-     * the earlier. */
+     * the earlier (a slice's alternatives come in fewer fabric units
+     * first: one block cleared, not pieces of three). */
     for (size_t a = 0; a < req->nalts && tried < JT_ACTIVATE_TOP_K; a++) {
         int64_t cost;
         if ((refused && refused[a]) || !coverable (req, &req->alts[a]))
@@ -451,6 +482,7 @@ out:
     free (w.cut);
     free (w.gangs);
     free (w.short_);
+    free (w.pool_need);
     if (rc < 0)
         jt_activation_free (out);
     return rc;
