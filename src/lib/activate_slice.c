@@ -444,9 +444,15 @@ static int alt_across (slice_build_t *b, size_t i)
         }
     }
     /* the set itself: its domains across units (pieces of several), or
-     * the one unit of its own level; an alternative already made with
-     * the same domains is not made again */
-    rc = alt_domains (b, i, dom, nd, NULL);
+     * the one unit of its own level (named so); an alternative already
+     * made with the same domains is not made again */
+    if (own_level < s->nlevels && s->domains[dom[0]].up[own_level] >= 0) {
+        char label[256];
+        snprintf (label, sizeof (label), "%s %s", jt_level_name (s, own_level),
+                  s->units[own_level][s->domains[dom[0]].up[own_level]].name);
+        rc = alt_domains (b, i, dom, nd, label);
+    } else
+        rc = alt_domains (b, i, dom, nd, NULL);
 out:
     free (dom);
     free (ud);
