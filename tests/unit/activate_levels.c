@@ -450,13 +450,19 @@ static void test_properties (void)
             || jt_activate (&sl.req, &a, &err) < 0)
             bail_out ("case %d: %s", k, err.text);
         alts += (int) sl.req.nalts;
-        /* every alternative of a no:LEVEL run lies in one unit of LEVEL */
+        /* every alternative of a no:LEVEL run lies in one unit of LEVEL:
+         * its nodes and the domains it needs room in */
         for (size_t i = 0; lv >= 0 && i < sl.req.nalts; i++) {
             const jt_node_set_t *c = jt_activation_alt_set (&sl, sets, i);
+            ssize_t u = c->nnodes ? s->domains[s->nodes[c->nodes[0]].domain].up[lv] : -2;
             for (size_t j = 0; j < c->nnodes; j++)
-                if (s->domains[s->nodes[c->nodes[j]].domain].up[lv]
-                    != s->domains[s->nodes[c->nodes[0]].domain].up[lv])
+                if (s->domains[s->nodes[c->nodes[j]].domain].up[lv] != u)
                     in_unit = false;
+            for (size_t j = 0; j < sl.alts[i].nneeds; j++) {
+                ssize_t d = jt_snapshot_domain_index (s, sl.pools[sl.alts[i].needs[j].pool]);
+                if (d < 0 || s->domains[d].up[lv] != u)
+                    in_unit = false;
+            }
         }
         if (a.resolved) {
             const jt_node_set_t *c = jt_activation_alt_set (&sl, sets, a.alt);
@@ -498,7 +504,7 @@ static void test_properties (void)
     }
     ok (resolved > 20 && alts > resolved, "the cases exercise it: %d of %d resolved, "
         "%d alternatives", resolved, cases, alts);
-    ok (in_unit, "a no:LEVEL run's alternatives lie in one unit of LEVEL each");
+    ok (in_unit, "a no:LEVEL run's alternatives (nodes, needs) lie in one unit of LEVEL each");
     ok (room, "a resolved activation clears at least the run's nodes in its alternative");
     ok (one_unit, "a no:LEVEL run's cleared nodes lie in one unit of LEVEL");
     ok (same, "the same input gives the same scope, seed and victims");
