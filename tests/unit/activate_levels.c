@@ -23,6 +23,7 @@
 #include <string.h>
 
 #include "jobtree/activate.h"
+#include "jobtree/ledger.h"
 #include "jobtree/pack.h"
 #include "fixtures.h"
 #include "tap.h"
@@ -233,6 +234,17 @@ static void test_block_beats_pieces (void)
     is (names (s, &cl), "x1a x1b x2a x2b x3a x3b",
         "the run starts on block X alone (its free node and its cleared ones)");
     free (cl.nodes);
+    {   /* the Activation the ledger records carries the block's three
+         * needs; verify's replay from the event alone decides the same */
+        jt_event_t *ev = jt_event_activation ("a-1", "c1:9:resv:1", "c1:9", &sl.req,
+                                              a.alt, (const char *const *) sl.pools,
+                                              sl.npools, &a, &err);
+        char why[256] = "";
+        ok (ev && ev->nneeds == 3, "the Activation event has a need per domain of X");
+        is_int (ev ? jt_event_activation_replay (ev, NULL, why, sizeof (why)) : -2, 0,
+                "the ledger's replay agrees (%s)", why);
+        jt_event_destroy (ev);
+    }
     jt_activation_free (&a);
     jt_activation_slice_free (&sl);
     free (all.nodes);
