@@ -189,9 +189,9 @@ char *jt_activation_dump (const jt_activation_t *a, const jt_activation_req_t *r
  * joined by ",", the envelope's first when reclaiming. Without `structural` (an adapter that can only end whole jobs)
  * spare leases are held as Active (they go with their gang) and no run
  * is malleable, so every cut is a lottery draw. Room of a set across
- * domains is counted in whole nodes, not in the run's groups: the
- * adapter's check on the alternative's nodes (jt_activation_alt_set) is
- * what refuses room freed that the groups cannot use.
+ * domains is counted in whole nodes, not in the run's groups (the slice
+ * is not told the group size): a domain the fill uses only in part may
+ * hold fewer groups than its freed nodes.
  *
  * Cost: one pass over the snapshot's leases and their nodes (a node name
  * lookup each) plus the sets' nodes, and per set across domains one pass
