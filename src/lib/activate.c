@@ -5,8 +5,9 @@
  * alternative (of the first K the holders can cover) that frees its
  * deficit at the least global cost; and when an activation is due
  * (jt_activation_due: the one rule the select plugin, the simulator and
- * `jobtree plan --activate` ask). The slice in a live snapshot and the
- * funding needs (reclaim, aggregate cap) are activate_slice.c's.
+ * `jobtree plan --activate` ask); the nodes a decision clears for its run
+ * (jt_activation_cleared). The slice in a live snapshot and the funding
+ * needs (reclaim, aggregate cap) are activate_slice.c's.
  *
  * Copyright (C) 2026 The Jobtree authors.
  * SPDX-License-Identifier: GPL-2.0-or-later
@@ -543,6 +544,55 @@ const char **jt_activation_runs (const jt_activation_t *a,
             v[(*n)++] = run;
     }
     return v;
+}
+
+/* ---- the nodes an activation clears for its run ---- */
+
+static bool run_cut (const jt_activation_t *a, const jt_activation_req_t *req,
+                     const char *run)
+{
+    for (size_t i = 0; run && i < a->ncuts; i++)
+        if (a->cuts[i].holder < req->nholders
+            && !strcmp (req->holders[a->cuts[i].holder].run, run))
+            return true;
+    return false;
+}
+
+int jt_activation_cleared (const jt_snapshot_t *s, const jt_node_set_t *set,
+                           const jt_activation_t *a, const jt_activation_req_t *req,
+                           jt_node_set_t *out, jt_error_t *err)
+{
+    bool *kept, *cut;
+
+    memset (out, 0, sizeof (*out));
+    out->domain = set->domain;
+    kept = calloc (s->nnodes ? s->nnodes : 1, sizeof (*kept));
+    cut = calloc (s->nnodes ? s->nnodes : 1, sizeof (*cut));
+    out->nodes = malloc ((set->nnodes ? set->nnodes : 1) * sizeof (*out->nodes));
+    if (!kept || !cut || !out->nodes) {
+        free (kept);
+        free (cut);
+        free (out->nodes);
+        memset (out, 0, sizeof (*out));
+        return jt_errprintf (err, "activation: out of memory");
+    }
+    for (size_t i = 0; i < s->nleases; i++) {
+        const jt_lease_t *l = &s->leases[i];
+        bool gone = run_cut (a, req, l->run);
+        for (size_t j = 0; j < l->nnodes; j++) {
+            ssize_t k = jt_snapshot_node_index (s, l->nodes[j]);
+            if (k >= 0)
+                *(gone ? &cut[k] : &kept[k]) = true;
+        }
+    }
+    for (size_t i = 0; i < set->nnodes; i++) {
+        size_t k = set->nodes[i];
+        if (k < s->nnodes && !kept[k] && (cut[k] || s->nodes[k].used_gpus == 0))
+            out->nodes[out->nnodes++] = k;
+    }
+    free (kept);
+    free (cut);
+    return 0;
 }
 
 int jt_activation_applies (const jt_sched_request_t *now_req, jt_answer_t *e,

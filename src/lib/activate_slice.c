@@ -1,10 +1,11 @@
 /*
  * activate_slice.c - a reserved run's activation request in a live
- * snapshot (jt_activation_slice: its single-domain estimate sets as the
- * alternatives, the snapshot's leases as the holders) and the funding a
- * slice may reclaim (jt_reclaim_need: what the run's owner lent away;
- * jt_cap_need: what an aggregate cap holds). Who gives way on it is
- * activate.c's (jt_activate).
+ * snapshot (jt_activation_slice: its single-domain estimate sets, and the
+ * fabric units of a set across domains, as the alternatives, fewest units
+ * first; the snapshot's leases as the holders) and the funding a slice
+ * may reclaim (jt_reclaim_need: what the run's owner lent away;
+ * jt_cap_need: what an aggregate cap holds). Who gives way on it, and the
+ * nodes that clears (jt_activation_cleared), are activate.c's.
  *
  * Copyright (C) 2026 The Jobtree authors.
  * SPDX-License-Identifier: GPL-2.0-or-later
@@ -763,53 +764,4 @@ int jt_cap_need (const jt_budgets_t *b, const jt_usage_t *u,
                  jt_reclaim_t *out, jt_error_t *err)
 {
     return first_short (b, u, r, gpus, now, SHORT_CAP, out, err);
-}
-
-/* ---- the nodes an activation clears for its run ---- */
-
-static bool run_cut (const jt_activation_t *a, const jt_activation_req_t *req,
-                     const char *run)
-{
-    for (size_t i = 0; run && i < a->ncuts; i++)
-        if (a->cuts[i].holder < req->nholders
-            && !strcmp (req->holders[a->cuts[i].holder].run, run))
-            return true;
-    return false;
-}
-
-int jt_activation_cleared (const jt_snapshot_t *s, const jt_node_set_t *set,
-                           const jt_activation_t *a, const jt_activation_req_t *req,
-                           jt_node_set_t *out, jt_error_t *err)
-{
-    bool *kept, *cut;
-
-    memset (out, 0, sizeof (*out));
-    out->domain = set->domain;
-    kept = calloc (s->nnodes ? s->nnodes : 1, sizeof (*kept));
-    cut = calloc (s->nnodes ? s->nnodes : 1, sizeof (*cut));
-    out->nodes = malloc ((set->nnodes ? set->nnodes : 1) * sizeof (*out->nodes));
-    if (!kept || !cut || !out->nodes) {
-        free (kept);
-        free (cut);
-        free (out->nodes);
-        memset (out, 0, sizeof (*out));
-        return jt_errprintf (err, "activation: out of memory");
-    }
-    for (size_t i = 0; i < s->nleases; i++) {
-        const jt_lease_t *l = &s->leases[i];
-        bool gone = run_cut (a, req, l->run);
-        for (size_t j = 0; j < l->nnodes; j++) {
-            ssize_t k = jt_snapshot_node_index (s, l->nodes[j]);
-            if (k >= 0)
-                *(gone ? &cut[k] : &kept[k]) = true;
-        }
-    }
-    for (size_t i = 0; i < set->nnodes; i++) {
-        size_t k = set->nodes[i];
-        if (k < s->nnodes && !kept[k] && (cut[k] || s->nodes[k].used_gpus == 0))
-            out->nodes[out->nnodes++] = k;
-    }
-    free (kept);
-    free (cut);
-    return 0;
 }
