@@ -14,8 +14,10 @@
  * cover, each is decided alone by the rules below (the same seed), and
  * the one that frees its deficit at the least global cost wins (seed
  * 002's return on investment: its deficit over the GPUs its cuts take
- * anywhere, a gang the lottery takes counted whole), ties to the earlier;
- * nothing is cut for the others. Within an alternative, in this order,
+ * anywhere, a gang the lottery takes counted whole), ties to the earlier
+ * (a slice lists alternatives in fewer fabric units first, so one block
+ * cleared beats pieces of three at equal return); nothing is cut for the
+ * others. Within an alternative, in this order,
  * each step only while some need of the slice is still short:
  *   1. spares: Spare leases in a short pool, by run then group;
  *   2. shrink: a malleable run gives up whole groups in a short pool,
@@ -161,7 +163,23 @@ char *jt_activation_dump (const jt_activation_t *a, const jt_activation_req_t *r
  * cands with domain >= 0, in the answer's order: Pack's preference), each
  * one pool named by its domain; the deficit of a pool is the GPUs of the
  * cand_nodes whole nodes the run needs there minus the GPUs of its free
- * (up, unused) nodes; the holders are the open leases of the snapshot that
+ * (up, unused) nodes. A set across domains (a run whose groups spread, or
+ * one unit of --cross-group-spread=no:LEVEL) gives one alternative per
+ * unit of the lowest level below the set's own whose units can hold the
+ * run (its nodes there, counted whole, >= cand_nodes: one block), in unit
+ * order, then the set itself when it spans several of those units (pieces
+ * of several blocks; for a no:LEVEL set, a unit of LEVEL, never more):
+ * the run's cand_nodes fill the alternative's domains most free first
+ * (ties by domain order), a domain's whole nodes before the next, and each
+ * domain it uses is a need (a pool per domain, deficit: the GPUs of the
+ * nodes it uses there minus its free GPUs there, <= 0 when none is
+ * short); an alternative none of whose domains is short is none (unless
+ * reclaiming). Alternatives are then ordered by fewest units (alt_units:
+ * the lowest level's units its domains lie in, a domain of its own there
+ * counting alone; without levels, its domains; a single-domain one: 1),
+ * the order above among equals, so a single-domain slice keeps its order
+ * and jt_activate's tie to the earlier is a tie to fewer units. The
+ * holders are the open leases of the snapshot that
  * may give way (yield() says which, and a malleable run's minimum), one
  * per lease and pool, holding the GPUs of the nodes of the set on which
  * that lease is the only user (a node shared with anything else frees
@@ -170,13 +188,14 @@ char *jt_activation_dump (const jt_activation_t *a, const jt_activation_req_t *r
  * showed it), and the scope published with the seed is their pools' names
  * joined by ",", the envelope's first when reclaiming. Without `structural` (an adapter that can only end whole jobs)
  * spare leases are held as Active (they go with their gang) and no run
- * is malleable, so every cut is a lottery draw. Sets across domains are not alternatives: room freed across
- * domains may still not pack the run's groups, and nothing is evicted for
- * nothing.
+ * is malleable, so every cut is a lottery draw. Room of a set across
+ * domains is counted in whole nodes, not in the run's groups (the slice
+ * is not told the group size): a domain the fill uses only in part may
+ * hold fewer groups than its freed nodes.
  *
  * Cost: one pass over the snapshot's leases and their nodes (a node name
- * lookup each) plus the sets' nodes; called only when an activation is
- * due. */
+ * lookup each) plus the sets' nodes, and per set across domains one pass
+ * per level over its domains; called only when an activation is due. */
 
 /* 1: run may give way (*min_gpus: its malleable minimum, or its GPUs when
  * not malleable; left untouched means not malleable), 0: it may not. */
@@ -189,10 +208,23 @@ typedef struct jt_activation_slice {
     size_t *alt_cand;           /* alternative -> index into the cands */
     char *scope;
     jt_slice_alt_t *alts;
-    jt_need_t *needs;           /* one or two per alternative; an
-                                 * alternative's last need is its domain's */
+    jt_need_t *needs;           /* per alternative: the funding's first when
+                                 * reclaiming, then one per domain it uses */
     jt_holder_t *holders;
+    jt_node_set_t *alt_sets;    /* per alternative across domains: the nodes
+                                 * of the domains it uses (domain -1); empty
+                                 * for a single-domain one */
+    char **alt_where;           /* per alternative: its domain's name, or
+                                 * "block b1 (west/A,west/B)" */
+    size_t *alt_units;          /* per alternative: the units it spans */
 } jt_activation_slice_t;
+
+/* The nodes alternative a of sl may start the run on: its own set
+ * (alt_sets) when it spans domains, else cands[sl->alt_cand[a]] (the
+ * caller's cands, those passed to jt_activation_slice). NULL when a is
+ * out of range. O(1). */
+const jt_node_set_t *jt_activation_alt_set (const jt_activation_slice_t *sl,
+                                            const jt_node_set_t *cands, size_t a);
 
 /* Reclaim of lent capacity: the run's owner's own envelope, whose
  * concurrency is held by leases it pays for other owners (borrowers, family
@@ -331,8 +363,9 @@ int jt_activation_due (const jt_sched_request_t *now_req, const jt_resv_clock_t 
 /* Build the request for run `self` (its leases are never holders) needing
  * cand_nodes nodes of `flavor` on one of cands (ncands sets); fund (NULL:
  * room only) makes it a reclaim. resv_id and time seed the lottery.
- * Returns 0 with out filled (req.nalts may be 0: no single-domain set, or
- * none short; jt_activation_slice_free it), -1 with err (out empty). */
+ * Returns 0 with out filled (req.nalts may be 0: no set able to hold the
+ * run, or none short; jt_activation_slice_free it), -1 with err (out
+ * empty). */
 int jt_activation_slice (const jt_snapshot_t *s, const jt_node_set_t *cands,
                          size_t ncands, uint32_t cand_nodes, const char *flavor,
                          const jt_reclaim_t *fund, const char *self,

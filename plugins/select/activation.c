@@ -7,7 +7,10 @@
  * whether the run may start now and offers preemptees (preempt/jobtree
  * offers running Jobtree runs only), libjobtree decides who gives way
  * (jt_activation_slice + jt_activate: the run's single-domain estimate sets
- * in Pack's order, of the first K the holders can cover the one that frees
+ * in Pack's order, a multi-domain run's fabric units fewest first (one
+ * block cleared before pieces of several; the nodes asked of cons_tres
+ * are the alternative's, jt_activation_alt_set), of the first K the
+ * holders can cover the one that frees
  * the deficit at the least global cost, whole gangs by the published
  * lottery). This file only translates: Slurm's jobs to the
  * snapshot's runs and back, cons_tres's per-node check that the run fits
@@ -394,8 +397,8 @@ int jtsel_activate (job_record_t *job_ptr, bitstr_t *bitmap,
                    when, sl.req.nalts, tries ? " that cons_tres did not refuse" : "");
             goto out;
         }
-        /* the alternative's domain: the pool of its last need */
-        dom = sl.pools[sl.alts[a.alt].needs[sl.alts[a.alt].nneeds - 1].pool];
+        /* the alternative's domain, or its unit and domains */
+        dom = sl.alt_where[a.alt];
         /* the lottery's runs: the draws (the structural cuts come first) */
         runs = lottery_runs (&a, &nruns);
         if (ncuts_structural (&a)) {
@@ -408,9 +411,9 @@ int jtsel_activate (job_record_t *job_ptr, bitstr_t *bitmap,
             }
             remember (key);
             jtsel_ledger_activation (resv, self, &sl, &a, at);
-            plan_restarts (runs, nruns, clu, &e.cands[sl.alt_cand[a.alt]], &a, &sl,
+            plan_restarts (runs, nruns, clu, jt_activation_alt_set (&sl, e.cands, a.alt), &a, &sl,
                            c->topo->snap);
-            jtsel_restart_nominate (job_ptr, &e.cands[sl.alt_cand[a.alt]], c->topo->snap);
+            jtsel_restart_nominate (job_ptr, jt_activation_alt_set (&sl, e.cands, a.alt), c->topo->snap);
             {
                 char *d = jt_activation_dump (&a, &sl.req);
                 info ("%s: %pJ: reservation %s %s at %s in %s: %" PRId64 " GPUs short, "
@@ -438,7 +441,7 @@ int jtsel_activate (job_record_t *job_ptr, bitstr_t *bitmap,
         }
         /* cons_tres's per-node check on the chosen domain's nodes, the victims
          * gone; the victims are the lottery's, whatever subset it reports. */
-        bm = jtsel_set_bitmap (c->topo, &e.cands[sl.alt_cand[a.alt]], bit_size (bitmap));
+        bm = jtsel_set_bitmap (c->topo, jt_activation_alt_set (&sl, e.cands, a.alt), bit_size (bitmap));
         if (jtsel_ops.job_test (job_ptr, bm, e.cand_nodes, e.cand_nodes, e.cand_nodes,
                                 mode, victims, &tmp, JTC_JOB_TEST_EXC_ARGS)
             == SLURM_SUCCESS)
@@ -459,9 +462,9 @@ int jtsel_activate (job_record_t *job_ptr, bitstr_t *bitmap,
     victims = NULL;
     remember (key);
     jtsel_ledger_activation (resv, self, &sl, &a, at);
-    plan_restarts (runs, nruns, clu, &e.cands[sl.alt_cand[a.alt]], &a, &sl,
+    plan_restarts (runs, nruns, clu, jt_activation_alt_set (&sl, e.cands, a.alt), &a, &sl,
                    c->topo->snap);
-    jtsel_restart_nominate (job_ptr, &e.cands[sl.alt_cand[a.alt]], c->topo->snap);
+    jtsel_restart_nominate (job_ptr, jt_activation_alt_set (&sl, e.cands, a.alt), c->topo->snap);
     {
         char *d = jt_activation_dump (&a, &sl.req);
         info ("%s: %pJ: reservation %s %s at %s in %s: %" PRId64

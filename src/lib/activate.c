@@ -5,8 +5,9 @@
  * alternative (of the first K the holders can cover) that frees its
  * deficit at the least global cost; and when an activation is due
  * (jt_activation_due: the one rule the select plugin, the simulator and
- * `jobtree plan --activate` ask). The slice in a live snapshot and the
- * funding needs (reclaim, aggregate cap) are activate_slice.c's.
+ * `jobtree plan --activate` ask); the nodes a decision clears for its run
+ * (jt_activation_cleared). The slice in a live snapshot and the funding
+ * needs (reclaim, aggregate cap) are activate_slice.c's.
  *
  * Copyright (C) 2026 The Jobtree authors.
  * SPDX-License-Identifier: GPL-2.0-or-later
@@ -60,6 +61,8 @@ typedef struct work {
     const jt_slice_alt_t *alt;
     size_t *order;              /* holder indexes by (run, group) */
     ssize_t *need_of;           /* holder -> need index in alt, or -1 */
+    ssize_t *pool_need;         /* pool -> need index in alt, or -1 */
+    size_t maxpool;             /* the largest pool of holders and needs */
     bool *cut;                  /* holder already ended */
     int64_t *short_;            /* per need: GPUs still missing */
     gang_t *gangs;
@@ -304,15 +307,22 @@ static bool coverable (const jt_activation_req_t *req, const jt_slice_alt_t *alt
     return true;
 }
 
-static int resolve (work_t *w)
+/* holder -> need through its pool (the last need of a pool counts):
+ * O(holders + needs + pools) with the map, an alternative having a need
+ * per domain it spans; pairwise for a caller's sparse pool numbers. */
+static void map_needs (work_t *w)
 {
     const jt_activation_req_t *req = w->req;
     size_t n = req->nholders;
 
-    for (size_t i = 0; i < w->alt->nneeds; i++) {
-        w->short_[i] = w->alt->needs[i].deficit;
-        if (w->short_[i] > 0)
-            w->out->deficit += w->short_[i];
+    if (w->pool_need) {
+        for (size_t p = 0; p <= w->maxpool; p++)
+            w->pool_need[p] = -1;
+        for (size_t i = 0; i < w->alt->nneeds; i++)
+            w->pool_need[w->alt->needs[i].pool] = (ssize_t) i;
+        for (size_t h = 0; h < n; h++)
+            w->need_of[h] = w->pool_need[req->holders[h].pool];
+        return;
     }
     for (size_t h = 0; h < n; h++) {
         w->need_of[h] = -1;
@@ -320,6 +330,16 @@ static int resolve (work_t *w)
             if (req->holders[h].pool == w->alt->needs[i].pool)
                 w->need_of[h] = (ssize_t) i;
     }
+}
+
+static int resolve (work_t *w)
+{
+    for (size_t i = 0; i < w->alt->nneeds; i++) {
+        w->short_[i] = w->alt->needs[i].deficit;
+        if (w->short_[i] > 0)
+            w->out->deficit += w->short_[i];
+    }
+    map_needs (w);
     if (cut_spares (w) < 0 || cut_shrink (w) < 0 || lottery (w) < 0)
         return -1;
     w->out->resolved = !any_short (w);
@@ -393,9 +413,20 @@ static int activate (const jt_activation_req_t *req, const bool *refused,
             || req->holders[h].gpus < 0)
             return jt_errprintf (err, "activation: holder %zu without run, "
                                  "owner or with negative GPUs", h);
-    for (size_t a = 0; a < req->nalts; a++)
+    for (size_t a = 0; a < req->nalts; a++) {
         if (req->alts[a].nneeds > maxneeds)
             maxneeds = req->alts[a].nneeds;
+        for (size_t i = 0; i < req->alts[a].nneeds; i++)
+            if (req->alts[a].needs[i].pool > w.maxpool)
+                w.maxpool = req->alts[a].needs[i].pool;
+    }
+    for (size_t h = 0; h < n; h++)
+        if (req->holders[h].pool > w.maxpool)
+            w.maxpool = req->holders[h].pool;
+    /* pools are small indexes (the slice's, the ledger's by appearance);
+     * a caller's sparse numbering keeps the pairwise match */
+    if (w.maxpool <= n + JT_ACTIVATE_TOP_K * maxneeds + 64)
+        w.pool_need = calloc (w.maxpool + 1, sizeof (*w.pool_need));
     if (jt_lottery_seed (req->scope, req->resv_id, req->time, &out->rho, err) < 0)
         return -1;
     w.order = calloc (n + 1, sizeof (*w.order));
@@ -417,7 +448,8 @@ static int activate (const jt_activation_req_t *req, const bool *refused,
      * preference order, each decided alone (the same rules and seed); the
      * one that frees its deficit at the least global cost wins (seed 002's
      * return on investment: deficit over the GPUs the cuts take), ties to
-     * the earlier. */
+     * the earlier (a slice's alternatives come in fewer fabric units
+     * first: one block cleared, not pieces of three). */
     for (size_t a = 0; a < req->nalts && tried < JT_ACTIVATE_TOP_K; a++) {
         int64_t cost;
         if ((refused && refused[a]) || !coverable (req, &req->alts[a]))
@@ -451,6 +483,7 @@ out:
     free (w.cut);
     free (w.gangs);
     free (w.short_);
+    free (w.pool_need);
     if (rc < 0)
         jt_activation_free (out);
     return rc;
@@ -511,6 +544,55 @@ const char **jt_activation_runs (const jt_activation_t *a,
             v[(*n)++] = run;
     }
     return v;
+}
+
+/* ---- the nodes an activation clears for its run ---- */
+
+static bool run_cut (const jt_activation_t *a, const jt_activation_req_t *req,
+                     const char *run)
+{
+    for (size_t i = 0; run && i < a->ncuts; i++)
+        if (a->cuts[i].holder < req->nholders
+            && !strcmp (req->holders[a->cuts[i].holder].run, run))
+            return true;
+    return false;
+}
+
+int jt_activation_cleared (const jt_snapshot_t *s, const jt_node_set_t *set,
+                           const jt_activation_t *a, const jt_activation_req_t *req,
+                           jt_node_set_t *out, jt_error_t *err)
+{
+    bool *kept, *cut;
+
+    memset (out, 0, sizeof (*out));
+    out->domain = set->domain;
+    kept = calloc (s->nnodes ? s->nnodes : 1, sizeof (*kept));
+    cut = calloc (s->nnodes ? s->nnodes : 1, sizeof (*cut));
+    out->nodes = malloc ((set->nnodes ? set->nnodes : 1) * sizeof (*out->nodes));
+    if (!kept || !cut || !out->nodes) {
+        free (kept);
+        free (cut);
+        free (out->nodes);
+        memset (out, 0, sizeof (*out));
+        return jt_errprintf (err, "activation: out of memory");
+    }
+    for (size_t i = 0; i < s->nleases; i++) {
+        const jt_lease_t *l = &s->leases[i];
+        bool gone = run_cut (a, req, l->run);
+        for (size_t j = 0; j < l->nnodes; j++) {
+            ssize_t k = jt_snapshot_node_index (s, l->nodes[j]);
+            if (k >= 0)
+                *(gone ? &cut[k] : &kept[k]) = true;
+        }
+    }
+    for (size_t i = 0; i < set->nnodes; i++) {
+        size_t k = set->nodes[i];
+        if (k < s->nnodes && !kept[k] && (cut[k] || s->nodes[k].used_gpus == 0))
+            out->nodes[out->nnodes++] = k;
+    }
+    free (kept);
+    free (cut);
+    return 0;
 }
 
 int jt_activation_applies (const jt_sched_request_t *now_req, jt_answer_t *e,
