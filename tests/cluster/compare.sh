@@ -30,6 +30,17 @@
 # says what would run, starting no cluster (the doc-test runs
 # docs/slurm-26.05.md's command so). Every run checks them first too.
 #
+# Fabric levels (issue 33): JT_COMPARE_SCALE=K multiplies every job's GPUs
+# by K (at most the cluster's 16 nodes), JT_COMPARE_GROUP_NODES=G makes a
+# job of more than G nodes (rounded up to a multiple of G) a run of G-node
+# groups: Jobtree's --group-gpus, stock's --segment=G (with consolidate:
+# --segment=G --consolidate-segments). A run is then split when a group
+# crosses a domain (some domain holds a count of its nodes that is not a
+# multiple of G). The variant jobtree-block-levels is jobtree-block with
+# FabricLevels=block,spine (the 8- and 16-node aggregated blocks as
+# levels). Every summary adds over_blocks: the runs over more 8-node blocks
+# than their nodes need.
+#
 # Two variants (not run by default) add preemption and mixed priorities:
 # the jobs of the most nodes (the whole-domain runs) go to a partition
 # `urgent` (PriorityTier 10), every other job gets --nice 0, 50 or 100 in
@@ -63,7 +74,7 @@ VARIANTS=${JT_COMPARE_VARIANTS:-stock-switches stock-nohint jobtree}
 for v in $VARIANTS; do
     case $v in
     stock-switches|stock-nohint|stock-block|stock-block-segment|stock-block-consolidate) ;;
-    jobtree|jobtree-block|jobtree-packtoempty) ;;
+    jobtree|jobtree-block|jobtree-block-levels|jobtree-packtoempty) ;;
     stock-switches-preempt|jobtree-maxwait) ;;
     *) echo "Bail out! unknown variant $v (JT_COMPARE_VARIANTS)"; exit 255 ;;
     esac
@@ -80,9 +91,14 @@ if [ "${JT_COMPARE_DRY_RUN:-0}" = 1 ]; then
          "build: $BUILD$([ -d "$BUILD" ] || echo ' (not built yet)')"
     exit 0
 fi
+for k in "${JT_COMPARE_SCALE:-1}" "${JT_COMPARE_GROUP_NODES:-0}"; do
+    case $k in ''|*[!0-9]*) echo "Bail out! JT_COMPARE_SCALE/JT_COMPARE_GROUP_NODES: $k is not a whole number"; exit 255 ;; esac
+done
+SCALE=${JT_COMPARE_SCALE:-1} GROUPN=${JT_COMPARE_GROUP_NODES:-0}
+[ "$SCALE" -ge 1 ] || { echo "Bail out! JT_COMPARE_SCALE must be at least 1"; exit 255; }
 RESULTS=$(mktemp -d /tmp/jt-compare.XXXXXX)
 
-plan 8
+plan 9
 
 # Budgets for the Jobtree run: one owner per team, each with one envelope
 # of JT_COMPARE_CONCURRENCY GPUs (default 128, the cluster's).
@@ -107,7 +123,7 @@ done
 # topology/tree, leaf switches domA..domD).
 run_variant () {
     local name=$1 sel=$2 mode=$3 topo=${4:-tree} prio=${5:-} t0 job off dur gpus team nodes id ids=() begin
-    local sx="" jx="" ce="" most k=0
+    local sx="" jx="${JT_COMPARE_JOBTREE_EXTRA:-}" ce="" most k=0
     if [ -n "$prio" ]; then     # preemption and mixed priorities (above)
         sx="PreemptType=preempt/partition_prio"
         [ "$sel" = jobtree ] && { sx="PreemptType=preempt/jobtree"; jx="MaxWait=30s"; }
@@ -116,7 +132,8 @@ PreemptMode=REQUEUE
 PartitionName=urgent Nodes=ALL MaxTime=INFINITE State=UP OverSubscribe=NO PriorityTier=10"
         ce=10
     fi
-    most=$(awk -v g=$GPN '!/^#/ && NF { n = int(($4 + g - 1) / g); if (n > m) m = n } END { print m + 0 }' "$WORKLOAD")
+    most=$(awk -v g=$GPN -v k="$SCALE" -v G="$GROUPN" '!/^#/ && NF { n = int(($4 * k + g - 1) / g); if (n > 16) n = 16;
+           if (G > 0 && n > G && n % G) n += G - n % G; if (n > m) m = n } END { print m + 0 }' "$WORKLOAD")
     JT_CLUSTER_SELECT=$sel JT_CLUSTER_BUDGETS=$BUDGETS JT_CLUSTER_SLURM_EXTRA=$sx \
     JT_CLUSTER_JOBTREE_EXTRA=$jx JT_CLUSTER_CRED_EXPIRE=$ce cluster_setup "$BUILD"
     [ "$topo" = block ] && cluster_use_blocks
@@ -124,7 +141,15 @@ PartitionName=urgent Nodes=ALL MaxTime=INFINITE State=UP OverSubscribe=NO Priori
     t0=$(( $(date +%s) + 3 ))
     while read -r job off dur gpus team; do
         case $job in '#'*|'') continue ;; esac
-        nodes=$(( (gpus + GPN - 1) / GPN ))
+        nodes=$(( (gpus * SCALE + GPN - 1) / GPN ))
+        [ "$nodes" -le 16 ] || nodes=16
+        [ "$GROUPN" -gt 0 ] && [ "$nodes" -gt "$GROUPN" ] && [ $((nodes % GROUPN)) -ne 0 ] \
+            && nodes=$(( nodes + GROUPN - nodes % GROUPN ))
+        gpus=$(( nodes * GPN < gpus * SCALE ? nodes * GPN : gpus * SCALE ))
+        local seg=$nodes grp=$gpus
+        if [ "$GROUPN" -gt 0 ] && [ "$nodes" -gt "$GROUPN" ]; then
+            seg=$GROUPN grp=$(( GROUPN * GPN )) gpus=$(( nodes * GPN ))
+        fi
         begin=$(date -d "@$((t0 + off))" +%Y-%m-%dT%H:%M:%S)
         local extra=()
         if [ -n "$prio" ]; then
@@ -137,10 +162,10 @@ PartitionName=urgent Nodes=ALL MaxTime=INFINITE State=UP OverSubscribe=NO Priori
         fi
         case $mode in
             switches) extra+=(--switches=1) ;;
-            segment) if [ "$nodes" -gt 1 ]; then extra+=(--segment="$nodes"); fi ;;
+            segment) if [ "$nodes" -gt 1 ]; then extra+=(--segment="$seg"); fi ;;
             consolidate) if [ "$nodes" -gt 1 ]; then
-                             extra+=(--segment=1 --consolidate-segments); fi ;;
-            jobtree) extra+=(--group-gpus="$gpus") ;;
+                             extra+=(--segment=$(( seg < nodes ? seg : 1 )) --consolidate-segments); fi ;;
+            jobtree) extra+=(--group-gpus="$grp") ;;
         esac
         id=$(submit --account="$team" -J "$job" -N "$nodes" --gres=gpu:h100:$GPN \
              --begin="$begin" "${extra[@]}" --wrap "sleep $dur")
@@ -166,11 +191,12 @@ PartitionName=urgent Nodes=ALL MaxTime=INFINITE State=UP OverSubscribe=NO Priori
 # of the other jobs; requeued the jobs that were requeued (Restarts > 0; a
 # requeued job's wait runs from its last eligibility to its last start).
 summarize () {
-    python3 - "$RESULTS/$1.jobs" <<'EOP'
+    python3 - "$RESULTS/$1.jobs" "$GROUPN" <<'EOP'
 import sys, datetime
 def ts(s):
     return datetime.datetime.strptime(s, "%Y-%m-%dT%H:%M:%S").timestamp()
-split = multi = failed = requeued = 0
+split = multi = failed = requeued = over_blocks = 0
+G = int(sys.argv[2]) if len(sys.argv) > 2 else 0
 jobs = []
 for line in open(sys.argv[1]):
     f = line.split()
@@ -179,13 +205,18 @@ for line in open(sys.argv[1]):
         continue
     requeued += len(f) > 6 and f[6].isdigit() and int(f[6]) > 0
     nodes = f[5].split(",")
-    doms = {(int(n[3:]) - 1) // 4 for n in nodes}
+    idx = [int(n[3:]) - 1 for n in nodes]
+    doms = {i // 4 for i in idx}
     if len(nodes) > 1:
         multi += 1
-        split += len(doms) > 1
+        if G > 0 and len(nodes) > G:    # a group crossed a domain
+            split += any(sum(1 for i in idx if i // 4 == d) % G for d in doms)
+        else:
+            split += len(doms) > 1
+        over_blocks += len({i // 8 for i in idx}) > (len(nodes) + 7) // 8
     jobs.append((ts(f[2]), ts(f[3]), ts(f[4]), len(nodes)))
 if not jobs:
-    print(split, multi, 0, "0.0", failed, "0.0", "0.0", "0.0", "0.000", "0.0", requeued)
+    print(split, multi, 0, "0.0", failed, "0.0", "0.0", "0.0", "0.000", "0.0", requeued, 0)
     sys.exit(0)
 first = min(j[0] for j in jobs)
 span = max(max(j[2] for j in jobs) - first, 1)
@@ -199,7 +230,7 @@ rest = [j[1] - j[0] for j in jobs if j[3] != most]
 print(split, multi, int(span), "%.1f" % (sum(waits) / len(waits)), failed,
       "%.1f" % p95, "%.1f" % (sum(b[1] - b[0] for b in big) / len(big)),
       "%.1f" % (sum(over) / len(over)), "%.3f" % util,
-      "%.1f" % (sum(rest) / len(rest) if rest else 0.0), requeued)
+      "%.1f" % (sum(rest) / len(rest) if rest else 0.0), requeued, over_blocks)
 EOP
 }
 
@@ -211,6 +242,9 @@ for v in $VARIANTS; do
         stock-block-segment) run_variant stock-block-segment cons_tres segment block ;;
         stock-block-consolidate) run_variant stock-block-consolidate cons_tres consolidate block ;;
         jobtree-block) run_variant jobtree-block jobtree jobtree block ;;
+        jobtree-block-levels)
+            JT_COMPARE_JOBTREE_EXTRA="FabricLevels=block,spine" \
+                run_variant jobtree-block-levels jobtree jobtree block ;;
         jobtree) run_variant jobtree jobtree jobtree ;;
         stock-switches-preempt) run_variant stock-switches-preempt cons_tres switches tree prio ;;
         jobtree-maxwait) run_variant jobtree-maxwait jobtree jobtree tree prio ;;
@@ -220,11 +254,11 @@ for v in $VARIANTS; do
     esac
 done
 
-echo "# variant                split/multi-node  makespan_s  mean_wait_s  failed  p95_wait_s  big_wait_s  overtaken  util   rest_wait_s  requeued"
+echo "# variant                split/multi-node  makespan_s  mean_wait_s  failed  p95_wait_s  big_wait_s  overtaken  util   rest_wait_s  requeued  over_blocks"
 for v in $VARIANTS; do
-    read -r s m mk w f p95 bw ov u rw rq <<< "$(summarize $v)"
-    printf "# %-22s %5s/%-11s %10s  %11s  %6s  %10s  %10s  %9s  %s  %11s  %8s\n" \
-        "$v" "$s" "$m" "$mk" "$w" "$f" "$p95" "$bw" "$ov" "$u" "$rw" "$rq"
+    read -r s m mk w f p95 bw ov u rw rq ob <<< "$(summarize $v)"
+    printf "# %-22s %5s/%-11s %10s  %11s  %6s  %10s  %10s  %9s  %s  %11s  %8s  %11s\n" \
+        "$v" "$s" "$m" "$mk" "$w" "$f" "$p95" "$bw" "$ov" "$u" "$rw" "$rq" "$ob"
     eval "split_${v//-/_}=$s; failed_${v//-/_}=$f; multi_${v//-/_}=$m"
     [ "$m" -gt "${multi_any:-0}" ] && multi_any=$m
 done
@@ -237,5 +271,6 @@ is "${failed_jobtree_maxwait-0}" 0 "every job completed under Jobtree with MaxWa
 is "${split_jobtree_maxwait-0}" 0 "Jobtree with MaxWait split no group across domains"
 is "${split_jobtree_packtoempty-0}" 0 "Jobtree (pack-to-empty) split no group across domains"
 is "${split_jobtree_block-0}" 0 "Jobtree (topology/block) split no group across blocks"
+is "${split_jobtree_block_levels-0}" 0 "Jobtree (topology/block, two levels) split no group across blocks"
 [ -n "${JT_COMPARE_KEEP:-}" ] && echo "# results kept in $RESULTS" || rm -rf "$RESULTS"
 done_testing
