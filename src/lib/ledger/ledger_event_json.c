@@ -614,6 +614,7 @@ void jt_ledger_pre_events (jt_ledger_pre_t *pre, bool canonical)
     pre->parse = pre_parse;
     pre->release = pre_release;
     pre->arg = (void *) (canonical ? &want_flag : &no_flag);
+    pre->threads = 0;
 }
 
 jt_event_t *jt_record_event (const jt_record_t *rec, bool *canonical, jt_error_t *err)

@@ -284,20 +284,25 @@ static int walk_seq (struct walk *w, const char *file, const char *buf, size_t s
 }
 
 /* A large segment is read in chunks of jt_ledger_read_chunk framed records
- * (grammar, length, terminator: jt_record_parse_frame) whose hashes a
- * second thread checks while this one takes the previous chunk's records
- * (checks and callback, typically the fold: the larger cost). Hashing, a
- * third of a verify, then overlaps with the rest on a second core. The
- * outcome is the sequential walk's, record for record: a chunk's records
- * are taken only once its hashes are known, in order, up to its first bad
- * hash; a framing problem ends the chunk it is found in. Without a thread
- * (pthread_create failed) the hashes are checked inline. With a
- * jt_ledger_pre_t the same thread then runs its parse on every other good
- * record of the chunk (the even ones: the callback's thread parses the odd
- * ones itself, so the two halves of a verify's largest cost, json-c's
- * parse, overlap). */
+ * (grammar, length, terminator: jt_record_parse_frame) whose hashes helper
+ * threads check while this one takes the previous chunks' records (checks
+ * and callback, typically the fold). Hashing then overlaps with the rest on
+ * other cores. The outcome is the sequential walk's, record for record: a
+ * chunk's records are taken only once its hashes are known, in order, up
+ * to its first bad hash; a framing problem ends the chunk it is found in,
+ * and no chunk is framed after it. Without a thread (pthread_create failed)
+ * a chunk's hashes are checked inline.
+ *
+ * With a jt_ledger_pre_t of `threads` T (0: 2) there are T - 1 helpers,
+ * each with a chunk of its own (T - 1 chunks ahead of the one being taken),
+ * and each runs the pre's parse on the chunk's good records but one in T
+ * (those at i % T == T - 1: the callback's thread parses them itself, so
+ * json-c's parse, a verify's largest cost, is spread over every thread).
+ * Without a pre there is one helper, hashing only. */
 size_t jt_ledger_read_chunk = 4096;
 size_t jt_ledger_read_parallel_min = 4u << 20;
+
+#define WALK_THREADS_MAX 256
 
 struct chunk {
     const char *buf;      /* the segment */
@@ -306,10 +311,13 @@ struct chunk {
     size_t *pos;          /* each record's offset */
     void **pre;           /* jt_ledger_pre_t's results (NULL: none) */
     const jt_ledger_pre_t *hook;
+    size_t stride;        /* the callback's thread parses one record in stride */
     size_t n;             /* framed records */
     size_t nok;           /* records before the first bad hash (n: none) */
     jt_record_status_t st; /* what ended the framing at end (OK: n records or
                               the end of the segment) */
+    pthread_t th;
+    bool threaded;        /* th runs (or ran and was not joined) */
 };
 
 static void *hash_chunk (void *arg)
@@ -320,8 +328,9 @@ static void *hash_chunk (void *arg)
         i++;
     c->nok = i;
     if (c->hook)
-        for (i = 0; i < c->nok; i += 2)
-            c->pre[i] = c->hook->parse (&c->recs[i], c->hook->arg);
+        for (i = 0; i < c->nok; i++)
+            if (i % c->stride != c->stride - 1)
+                c->pre[i] = c->hook->parse (&c->recs[i], c->hook->arg);
     return NULL;
 }
 
@@ -355,18 +364,24 @@ static void frame_chunk (struct chunk *c, const char *buf, size_t size, size_t f
     c->end = pos;
 }
 
-/* Start hashing c on a thread with every signal blocked; false when no
- * thread could be had (then c is hashed here). */
-static bool hash_start (struct chunk *c, pthread_t *th)
+/* Start hashing c on a thread with every signal blocked; when no thread
+ * could be had, c is hashed here. */
+static void hash_start (struct chunk *c)
 {
     sigset_t all, old;
     sigfillset (&all);
     pthread_sigmask (SIG_SETMASK, &all, &old);
-    bool ok = pthread_create (th, NULL, hash_chunk, c) == 0;
+    c->threaded = pthread_create (&c->th, NULL, hash_chunk, c) == 0;
     pthread_sigmask (SIG_SETMASK, &old, NULL);
-    if (!ok)
+    if (!c->threaded)
         hash_chunk (c);
-    return ok;
+}
+
+static void hash_join (struct chunk *c)
+{
+    if (c->threaded)
+        pthread_join (c->th, NULL);
+    c->threaded = false;
 }
 
 /* Take a hashed chunk's records. 0 to go on (the whole chunk was good and
@@ -393,56 +408,79 @@ static int take_chunk (struct walk *w, const char *file, struct chunk *c, size_t
     return 0;
 }
 
-static int walk_par (struct walk *w, const char *file, const char *buf, size_t size,
-                     size_t from, bool is_last, jt_error_t *err)
+static void chunks_free (struct chunk *ch, size_t n)
 {
-    struct chunk ch[2] = { { 0 } };
-    pthread_t th;
-    int rc = 0;
-
-    for (int k = 0; k < 2; k++) {
-        ch[k].recs = malloc (jt_ledger_read_chunk * sizeof (*ch[k].recs));
-        ch[k].pos = malloc (jt_ledger_read_chunk * sizeof (*ch[k].pos));
-        ch[k].pre = calloc (jt_ledger_read_chunk, sizeof (*ch[k].pre));
-        ch[k].hook = w->pre;
-        if (!ch[k].recs || !ch[k].pos || !ch[k].pre) {
-            for (int j = 0; j <= k; j++) {
-                free (ch[j].recs);
-                free (ch[j].pos);
-                free (ch[j].pre);
-            }
-            return walk_seq (w, file, buf, size, from, is_last, err);
-        }
-    }
-    /* ch[cur] is being hashed; ch[!cur] was hashed and is taken meanwhile */
-    int cur = 0;
-    frame_chunk (&ch[cur], buf, size, from);
-    bool threaded = hash_start (&ch[cur], &th);
-    for (;;) {
-        if (threaded)
-            pthread_join (th, NULL);
-        struct chunk *done = &ch[cur];
-        bool more = done->st == JT_RECORD_OK && done->end < size;
-        threaded = false;
-        if (more) {
-            cur = !cur;
-            frame_chunk (&ch[cur], buf, size, done->end);
-            threaded = hash_start (&ch[cur], &th);
-        }
-        rc = take_chunk (w, file, done, size, is_last, err);
-        if (rc != 0 || !more)
-            break;
-    }
-    if (threaded)
-        pthread_join (th, NULL);
-    if (rc == 0)
-        w->res->last_good_size = size;
-    for (int k = 0; k < 2; k++) {
-        chunk_release (&ch[k]);
+    for (size_t k = 0; k < n; k++) {
         free (ch[k].recs);
         free (ch[k].pos);
         free (ch[k].pre);
     }
+    free (ch);
+}
+
+/* The threads a walk uses: its pre's (0: 2), at most WALK_THREADS_MAX. */
+static size_t walk_threads (const struct walk *w)
+{
+    size_t t = w->pre && w->pre->threads ? w->pre->threads : 2;
+    return t > WALK_THREADS_MAX ? WALK_THREADS_MAX : t;
+}
+
+static int walk_par (struct walk *w, const char *file, const char *buf, size_t size,
+                     size_t from, bool is_last, jt_error_t *err)
+{
+    size_t helpers = walk_threads (w) - 1, nslot = helpers + 1;
+    struct chunk *ch = calloc (nslot, sizeof (*ch));
+    int rc = 0;
+
+    for (size_t k = 0; ch && k < nslot; k++) {
+        ch[k].recs = malloc (jt_ledger_read_chunk * sizeof (*ch[k].recs));
+        ch[k].pos = malloc (jt_ledger_read_chunk * sizeof (*ch[k].pos));
+        ch[k].pre = calloc (jt_ledger_read_chunk, sizeof (*ch[k].pre));
+        ch[k].hook = w->pre;
+        ch[k].stride = helpers + 1;
+        if (!ch[k].recs || !ch[k].pos || !ch[k].pre) {
+            chunks_free (ch, nslot);
+            return walk_seq (w, file, buf, size, from, is_last, err);
+        }
+    }
+    if (!ch)
+        return walk_seq (w, file, buf, size, from, is_last, err);
+    /* slots head .. head + inflight - 1 (mod nslot) are framed and being
+     * hashed, in order; the last of them is `last` */
+    size_t head = 0, inflight = 0, last = 0;
+    bool more = true; /* framing may go on after `last` */
+    while (more && inflight < helpers) {
+        size_t k = (head + inflight) % nslot;
+        frame_chunk (&ch[k], buf, size, inflight ? ch[last].end : from);
+        hash_start (&ch[k]);
+        last = k;
+        inflight++;
+        more = ch[k].st == JT_RECORD_OK && ch[k].end < size;
+    }
+    for (;;) {
+        struct chunk *done = &ch[head];
+        hash_join (done);
+        if (more) { /* the free slot: the one taken last */
+            size_t k = (head + inflight) % nslot;
+            frame_chunk (&ch[k], buf, size, ch[last].end);
+            hash_start (&ch[k]);
+            last = k;
+            inflight++;
+            more = ch[k].st == JT_RECORD_OK && ch[k].end < size;
+        }
+        rc = take_chunk (w, file, done, size, is_last, err);
+        inflight--;
+        head = (head + 1) % nslot;
+        if (rc != 0 || !inflight)
+            break;
+    }
+    for (size_t k = 0; k < nslot; k++) { /* a problem ended it early */
+        hash_join (&ch[k]);
+        chunk_release (&ch[k]);
+    }
+    if (rc == 0)
+        w->res->last_good_size = size;
+    chunks_free (ch, nslot);
     return rc;
 }
 
@@ -451,7 +489,8 @@ static int walk_par (struct walk *w, const char *file, const char *buf, size_t s
 static int walk_buf (struct walk *w, const char *file, const char *buf, size_t size,
                      size_t from, bool is_last, jt_error_t *err)
 {
-    if (size - from >= jt_ledger_read_parallel_min && jt_ledger_read_chunk > 0)
+    if (size - from >= jt_ledger_read_parallel_min && jt_ledger_read_chunk > 0
+        && walk_threads (w) > 1)
         return walk_par (w, file, buf, size, from, is_last, err);
     return walk_seq (w, file, buf, size, from, is_last, err);
 }
