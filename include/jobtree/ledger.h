@@ -382,6 +382,13 @@ int jt_ledger_read_pre (const char *const *paths, size_t npaths, const char *hea
                         const jt_ledger_pre_t *pre, jt_ledger_record_f cb, void *arg,
                         jt_ledger_result_t *res, jt_error_t *err);
 
+/* For tests of a whole command (jobtree verify's JOBTREE_VERIFY_CHUNK):
+ * from now on, in this process, every segment however small is read in
+ * chunks of `records` records (1 to 65536) on a multi-threaded read, as a
+ * large one is. Not thread-safe: call it before any read. 0, or -1 when
+ * records is out of range. */
+int jt_ledger_read_test_chunks (size_t records);
+
 /* Events parsed ahead (jt_event_from_json_canon; canonical: with the
  * canonical flag, for verify), taken in the callback by jt_record_event. */
 void jt_ledger_pre_events (jt_ledger_pre_t *pre, bool canonical);

@@ -304,6 +304,15 @@ size_t jt_ledger_read_parallel_min = 4u << 20;
 
 #define WALK_THREADS_MAX 256
 
+int jt_ledger_read_test_chunks (size_t records)
+{
+    if (records < 1 || records > 65536)
+        return -1;
+    jt_ledger_read_chunk = records;
+    jt_ledger_read_parallel_min = 0;
+    return 0;
+}
+
 struct chunk {
     const char *buf;      /* the segment */
     size_t start, end;    /* byte range of the framed records */
