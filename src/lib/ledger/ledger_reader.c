@@ -290,15 +290,17 @@ static int walk_seq (struct walk *w, const char *file, const char *buf, size_t s
  * other cores. The outcome is the sequential walk's, record for record: a
  * chunk's records are taken only once its hashes are known, in order, up
  * to its first bad hash; a framing problem ends the chunk it is found in,
- * and no chunk is framed after it. Without a thread (pthread_create failed)
- * a chunk's hashes are checked inline.
+ * and no chunk is framed after it. Without a helper (pthread_create
+ * failed) a chunk's hashes are checked inline.
  *
  * With a jt_ledger_pre_t of `threads` T (0: 2) there are T - 1 helpers,
- * each with a chunk of its own (T - 1 chunks ahead of the one being taken),
- * and each runs the pre's parse on the chunk's good records but one in T
- * (those at i % T == T - 1: the callback's thread parses them itself, so
- * json-c's parse, a verify's largest cost, is spread over every thread).
- * Without a pre there is one helper, hashing only. */
+ * started once per segment, with T - 1 chunks in flight ahead of the one
+ * being taken; each helper takes the oldest chunk waiting, checks its
+ * hashes and runs the pre's parse on its good records but those the
+ * callback's thread parses itself (mine (), about 0.8 / T of them: that
+ * thread also frames, folds and frees every event). json-c's parse, a
+ * verify's largest cost, is so spread over every thread. Without a pre
+ * there is one helper, hashing only. */
 size_t jt_ledger_read_chunk = 4096;
 size_t jt_ledger_read_parallel_min = 4u << 20;
 
@@ -313,6 +315,8 @@ int jt_ledger_read_test_chunks (size_t records)
     return 0;
 }
 
+enum chunk_state { CHUNK_IDLE, CHUNK_QUEUED, CHUNK_RUNNING, CHUNK_DONE };
+
 struct chunk {
     const char *buf;      /* the segment */
     size_t start, end;    /* byte range of the framed records */
@@ -320,27 +324,122 @@ struct chunk {
     size_t *pos;          /* each record's offset */
     void **pre;           /* jt_ledger_pre_t's results (NULL: none) */
     const jt_ledger_pre_t *hook;
-    size_t stride;        /* the callback's thread parses one record in stride */
+    size_t threads;       /* of the walk (the callback's thread's share) */
     size_t n;             /* framed records */
     size_t nok;           /* records before the first bad hash (n: none) */
     jt_record_status_t st; /* what ended the framing at end (OK: n records or
                               the end of the segment) */
-    pthread_t th;
-    bool threaded;        /* th runs (or ran and was not joined) */
+    enum chunk_state state; /* under the pool's lock */
+    uint64_t ticket;      /* queue order */
 };
 
-static void *hash_chunk (void *arg)
+/* Whether the callback's thread parses record i of a chunk itself: 4 in
+ * 5T of them (2 in 5 with two threads), spread (record 0 is one, the next
+ * two are not). */
+static bool mine (size_t i, size_t threads)
 {
-    struct chunk *c = arg;
+    return (i * 4) % (5 * threads) < 4;
+}
+
+static void hash_chunk (struct chunk *c)
+{
     size_t i = 0;
     while (i < c->n && jt_record_hash_ok (c->buf + c->pos[i], &c->recs[i]))
         i++;
     c->nok = i;
     if (c->hook)
         for (i = 0; i < c->nok; i++)
-            if (i % c->stride != c->stride - 1)
+            if (!mine (i, c->threads))
                 c->pre[i] = c->hook->parse (&c->recs[i], c->hook->arg);
+}
+
+/* The helpers of one segment's walk and the chunks they take. */
+struct pool {
+    pthread_mutex_t mu;
+    pthread_cond_t queued, done;
+    struct chunk *ch;
+    size_t nslot;
+    pthread_t *th;
+    size_t nth;           /* helpers started */
+    uint64_t next_ticket;
+    bool quit;
+};
+
+static void *helper (void *arg)
+{
+    struct pool *p = arg;
+    pthread_mutex_lock (&p->mu);
+    for (;;) {
+        struct chunk *c = NULL;
+        for (size_t k = 0; k < p->nslot; k++)
+            if (p->ch[k].state == CHUNK_QUEUED && (!c || p->ch[k].ticket < c->ticket))
+                c = &p->ch[k];
+        if (!c && p->quit)
+            break;
+        if (!c) {
+            pthread_cond_wait (&p->queued, &p->mu);
+            continue;
+        }
+        c->state = CHUNK_RUNNING;
+        pthread_mutex_unlock (&p->mu);
+        hash_chunk (c);
+        pthread_mutex_lock (&p->mu);
+        c->state = CHUNK_DONE;
+        pthread_cond_broadcast (&p->done);
+    }
+    pthread_mutex_unlock (&p->mu);
     return NULL;
+}
+
+/* Start up to want helpers with every signal blocked (p->nth: how many
+ * could be had). */
+static void pool_start (struct pool *p, size_t want)
+{
+    sigset_t all, old;
+    sigfillset (&all);
+    pthread_sigmask (SIG_SETMASK, &all, &old);
+    for (p->nth = 0; p->nth < want; p->nth++)
+        if (pthread_create (&p->th[p->nth], NULL, helper, p) != 0)
+            break;
+    pthread_sigmask (SIG_SETMASK, &old, NULL);
+}
+
+static void pool_stop (struct pool *p)
+{
+    pthread_mutex_lock (&p->mu);
+    p->quit = true;
+    pthread_cond_broadcast (&p->queued);
+    pthread_mutex_unlock (&p->mu);
+    for (size_t i = 0; i < p->nth; i++)
+        pthread_join (p->th[i], NULL);
+    p->nth = 0;
+}
+
+/* Queue c for a helper; without one, hash it here. */
+static void hash_start (struct pool *p, struct chunk *c)
+{
+    if (!p->nth) {
+        hash_chunk (c);
+        c->state = CHUNK_DONE;
+        return;
+    }
+    pthread_mutex_lock (&p->mu);
+    c->state = CHUNK_QUEUED;
+    c->ticket = p->next_ticket++;
+    pthread_cond_signal (&p->queued);
+    pthread_mutex_unlock (&p->mu);
+}
+
+/* Wait for c's hashes (and parses), if it was started. */
+static void hash_join (struct pool *p, struct chunk *c)
+{
+    if (p->nth) {
+        pthread_mutex_lock (&p->mu);
+        while (c->state == CHUNK_QUEUED || c->state == CHUNK_RUNNING)
+            pthread_cond_wait (&p->done, &p->mu);
+        pthread_mutex_unlock (&p->mu);
+    }
+    c->state = CHUNK_IDLE;
 }
 
 /* Release what the hook made for c's records and was not taken. */
@@ -373,26 +472,6 @@ static void frame_chunk (struct chunk *c, const char *buf, size_t size, size_t f
     c->end = pos;
 }
 
-/* Start hashing c on a thread with every signal blocked; when no thread
- * could be had, c is hashed here. */
-static void hash_start (struct chunk *c)
-{
-    sigset_t all, old;
-    sigfillset (&all);
-    pthread_sigmask (SIG_SETMASK, &all, &old);
-    c->threaded = pthread_create (&c->th, NULL, hash_chunk, c) == 0;
-    pthread_sigmask (SIG_SETMASK, &old, NULL);
-    if (!c->threaded)
-        hash_chunk (c);
-}
-
-static void hash_join (struct chunk *c)
-{
-    if (c->threaded)
-        pthread_join (c->th, NULL);
-    c->threaded = false;
-}
-
 /* Take a hashed chunk's records. 0 to go on (the whole chunk was good and
  * framing did not stop in it), 1 when a problem ended the walk, -1 when
  * the callback failed. */
@@ -419,7 +498,7 @@ static int take_chunk (struct walk *w, const char *file, struct chunk *c, size_t
 
 static void chunks_free (struct chunk *ch, size_t n)
 {
-    for (size_t k = 0; k < n; k++) {
+    for (size_t k = 0; ch && k < n; k++) {
         free (ch[k].recs);
         free (ch[k].pos);
         free (ch[k].pre);
@@ -438,44 +517,52 @@ static int walk_par (struct walk *w, const char *file, const char *buf, size_t s
                      size_t from, bool is_last, jt_error_t *err)
 {
     size_t helpers = walk_threads (w) - 1, nslot = helpers + 1;
-    struct chunk *ch = calloc (nslot, sizeof (*ch));
+    struct pool p = { .nslot = nslot };
     int rc = 0;
 
-    for (size_t k = 0; ch && k < nslot; k++) {
-        ch[k].recs = malloc (jt_ledger_read_chunk * sizeof (*ch[k].recs));
-        ch[k].pos = malloc (jt_ledger_read_chunk * sizeof (*ch[k].pos));
-        ch[k].pre = calloc (jt_ledger_read_chunk, sizeof (*ch[k].pre));
-        ch[k].hook = w->pre;
-        ch[k].stride = helpers + 1;
-        if (!ch[k].recs || !ch[k].pos || !ch[k].pre) {
-            chunks_free (ch, nslot);
-            return walk_seq (w, file, buf, size, from, is_last, err);
-        }
+    p.ch = calloc (nslot, sizeof (*p.ch));
+    p.th = calloc (helpers, sizeof (*p.th));
+    bool ok = p.ch && p.th;
+    for (size_t k = 0; ok && k < nslot; k++) {
+        struct chunk *c = &p.ch[k];
+        c->recs = malloc (jt_ledger_read_chunk * sizeof (*c->recs));
+        c->pos = malloc (jt_ledger_read_chunk * sizeof (*c->pos));
+        c->pre = calloc (jt_ledger_read_chunk, sizeof (*c->pre));
+        c->hook = w->pre;
+        c->threads = helpers + 1;
+        ok = c->recs && c->pos && c->pre;
     }
-    if (!ch)
+    if (!ok) {
+        chunks_free (p.ch, nslot);
+        free (p.th);
         return walk_seq (w, file, buf, size, from, is_last, err);
+    }
+    pthread_mutex_init (&p.mu, NULL);
+    pthread_cond_init (&p.queued, NULL);
+    pthread_cond_init (&p.done, NULL);
+    pool_start (&p, helpers);
     /* slots head .. head + inflight - 1 (mod nslot) are framed and being
      * hashed, in order; the last of them is `last` */
     size_t head = 0, inflight = 0, last = 0;
     bool more = true; /* framing may go on after `last` */
     while (more && inflight < helpers) {
         size_t k = (head + inflight) % nslot;
-        frame_chunk (&ch[k], buf, size, inflight ? ch[last].end : from);
-        hash_start (&ch[k]);
+        frame_chunk (&p.ch[k], buf, size, inflight ? p.ch[last].end : from);
+        hash_start (&p, &p.ch[k]);
         last = k;
         inflight++;
-        more = ch[k].st == JT_RECORD_OK && ch[k].end < size;
+        more = p.ch[k].st == JT_RECORD_OK && p.ch[k].end < size;
     }
     for (;;) {
-        struct chunk *done = &ch[head];
-        hash_join (done);
+        struct chunk *done = &p.ch[head];
+        hash_join (&p, done);
         if (more) { /* the free slot: the one taken last */
             size_t k = (head + inflight) % nslot;
-            frame_chunk (&ch[k], buf, size, ch[last].end);
-            hash_start (&ch[k]);
+            frame_chunk (&p.ch[k], buf, size, p.ch[last].end);
+            hash_start (&p, &p.ch[k]);
             last = k;
             inflight++;
-            more = ch[k].st == JT_RECORD_OK && ch[k].end < size;
+            more = p.ch[k].st == JT_RECORD_OK && p.ch[k].end < size;
         }
         rc = take_chunk (w, file, done, size, is_last, err);
         inflight--;
@@ -484,12 +571,17 @@ static int walk_par (struct walk *w, const char *file, const char *buf, size_t s
             break;
     }
     for (size_t k = 0; k < nslot; k++) { /* a problem ended it early */
-        hash_join (&ch[k]);
-        chunk_release (&ch[k]);
+        hash_join (&p, &p.ch[k]);
+        chunk_release (&p.ch[k]);
     }
+    pool_stop (&p);
+    pthread_cond_destroy (&p.done);
+    pthread_cond_destroy (&p.queued);
+    pthread_mutex_destroy (&p.mu);
     if (rc == 0)
         w->res->last_good_size = size;
-    chunks_free (ch, nslot);
+    chunks_free (p.ch, nslot);
+    free (p.th);
     return rc;
 }
 
