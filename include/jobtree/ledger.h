@@ -397,6 +397,13 @@ void jt_ledger_pre_events (jt_ledger_pre_t *pre, bool canonical);
  * now. Results (event, flag, err) are jt_event_from_json_canon's. */
 jt_event_t *jt_record_event (const jt_record_t *rec, bool *canonical, jt_error_t *err);
 
+/* jt_record_event, the event parsed ahead left to its release (*owned
+ * false: the caller must not destroy it nor keep it past the callback;
+ * true: it was parsed now, the caller's to destroy). The release then
+ * frees it on the thread that parsed it (jt_ledger_read_pre), not here. */
+jt_event_t *jt_record_event_ref (const jt_record_t *rec, bool *canonical, bool *owned,
+                                 jt_error_t *err);
+
 const char *jt_ledger_status_str (jt_ledger_status_t s);
 
 /* Parse a head anchor "SEQ:HASH" strictly: seq from 1 without leading zeros,

@@ -624,6 +624,22 @@ void jt_ledger_pre_events (jt_ledger_pre_t *pre, bool canonical)
     pre->threads = 0;
 }
 
+jt_event_t *jt_record_event_ref (const jt_record_t *rec, bool *canonical, bool *owned,
+                                 jt_error_t *err)
+{
+    struct ev_pre *p = rec->pre;
+    *owned = !p || (canonical && !p->with_flag);
+    if (*owned)
+        return jt_event_from_json_canon (rec->payload, rec->len, canonical, err);
+    if (!p->ev) {
+        jt_errprintf (err, "%s", p->err.text);
+        return NULL;
+    }
+    if (canonical)
+        *canonical = p->canonical;
+    return p->ev;
+}
+
 jt_event_t *jt_record_event (const jt_record_t *rec, bool *canonical, jt_error_t *err)
 {
     struct ev_pre *p = rec->pre;

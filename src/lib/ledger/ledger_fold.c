@@ -644,7 +644,8 @@ int jt_ledger_fold_apply_record (jt_ledger_fold_t *f, const jt_record_t *rec,
 {
     jt_error_t perr = { "" };
     bool canon = true;
-    jt_event_t *ev = jt_record_event (rec, canonical ? &canon : NULL, &perr);
+    bool owned = true;
+    jt_event_t *ev = jt_record_event_ref (rec, canonical ? &canon : NULL, &owned, &perr);
     int rc;
 
     memset (v, 0, sizeof (*v));
@@ -654,7 +655,8 @@ int jt_ledger_fold_apply_record (jt_ledger_fold_t *f, const jt_record_t *rec,
         rc = viol (v, JT_VIOL_BAD_EVENT, rec->seq, "payload is not in canonical form");
     else
         rc = jt_ledger_fold_apply (f, rec->seq, ev, v, err);
-    jt_event_destroy (ev);
+    if (owned) /* else the reader's release frees it where it was parsed */
+        jt_event_destroy (ev);
     return rc;
 }
 

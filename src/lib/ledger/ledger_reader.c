@@ -319,7 +319,9 @@ enum chunk_state { CHUNK_IDLE, CHUNK_QUEUED, CHUNK_RUNNING, CHUNK_DONE };
 
 struct chunk {
     const char *buf;      /* the segment */
+    size_t size;          /* its bytes */
     size_t start, end;    /* byte range of the framed records */
+    size_t limit;         /* framing stops at or after it (a cut: next_cut) */
     jt_record_t *recs;    /* jt_ledger_read_chunk */
     size_t *pos;          /* each record's offset */
     void **pre;           /* jt_ledger_pre_t's results (NULL: none) */
@@ -341,9 +343,16 @@ static bool mine (size_t i, size_t threads)
     return (i * 4) % (5 * threads) < 4;
 }
 
+static void frame_chunk (struct chunk *c);
+static void chunk_release (struct chunk *c);
+
+/* A helper's work on c: release what the slot's last chunk left (its
+ * events freed on the thread that made them), frame, hash, parse. */
 static void hash_chunk (struct chunk *c)
 {
     size_t i = 0;
+    chunk_release (c);
+    frame_chunk (c);
     while (i < c->n && jt_record_hash_ok (c->buf + c->pos[i], &c->recs[i]))
         i++;
     c->nok = i;
@@ -452,16 +461,42 @@ static void chunk_release (struct chunk *c)
         }
 }
 
-/* Frame up to jt_ledger_read_chunk records from byte `from`. */
-static void frame_chunk (struct chunk *c, const char *buf, size_t size, size_t from)
+/* Where the chunk from byte `from` is cut: after its
+ * jt_ledger_read_chunk-th LF (a good record's only LF is its last byte),
+ * or at the end. Only a guess of where its records end: the chunk is
+ * framed up to it, and the walk checks that the next chunk starts where
+ * the framing ended (walk_par). */
+static size_t next_cut (const char *buf, size_t size, size_t from)
 {
     size_t pos = from;
+    for (size_t k = 0; k < jt_ledger_read_chunk && pos < size; k++) {
+        const char *nl = memchr (buf + pos, '\n', size - pos);
+        pos = nl ? (size_t) (nl - buf) + 1 : size;
+    }
+    return pos;
+}
+
+/* A chunk to frame from byte `from` up to its cut. */
+static void chunk_prepare (struct chunk *c, const char *buf, size_t size, size_t from)
+{
     c->buf = buf;
-    c->start = from;
-    c->n = 0;
+    c->size = size;
+    c->start = c->end = from;
+    c->limit = next_cut (buf, size, from);
+    c->nok = 0; /* n stays: the slot's last records, for chunk_release */
     c->st = JT_RECORD_OK;
-    while (pos < size && c->n < jt_ledger_read_chunk) {
-        jt_record_status_t st = jt_record_parse_frame (buf + pos, size - pos, &c->recs[c->n]);
+}
+
+/* Frame c's records (on its helper) from its start until its cut, at most
+ * jt_ledger_read_chunk of them, each seen with the rest of the segment:
+ * its outcome is the sequential walk's. */
+static void frame_chunk (struct chunk *c)
+{
+    size_t pos = c->start;
+    c->n = 0;
+    while (pos < c->limit && c->n < jt_ledger_read_chunk) {
+        jt_record_status_t st =
+            jt_record_parse_frame (c->buf + pos, c->size - pos, &c->recs[c->n]);
         if (st != JT_RECORD_OK) {
             c->st = st;
             break;
@@ -474,14 +509,14 @@ static void frame_chunk (struct chunk *c, const char *buf, size_t size, size_t f
 
 /* Take a hashed chunk's records. 0 to go on (the whole chunk was good and
  * framing did not stop in it), 1 when a problem ended the walk, -1 when
- * the callback failed. */
+ * the callback failed. What the hook made is released when the slot is
+ * next hashed (hash_chunk: on a helper) or at the end of the walk. */
 static int take_chunk (struct walk *w, const char *file, struct chunk *c, size_t size,
                        bool is_last, jt_error_t *err)
 {
     int rc = 0;
     for (size_t i = 0; i < c->nok && rc == 0; i++)
         rc = take_record (w, file, &c->recs[i], c->pos[i], c->pre[i], err);
-    chunk_release (c);
     if (rc != 0)
         return rc;
     if (c->nok < c->n) {
@@ -541,34 +576,37 @@ static int walk_par (struct walk *w, const char *file, const char *buf, size_t s
     pthread_cond_init (&p.queued, NULL);
     pthread_cond_init (&p.done, NULL);
     pool_start (&p, helpers);
-    /* slots head .. head + inflight - 1 (mod nslot) are framed and being
-     * hashed, in order; the last of them is `last` */
-    size_t head = 0, inflight = 0, last = 0;
-    bool more = true; /* framing may go on after `last` */
-    while (more && inflight < helpers) {
-        size_t k = (head + inflight) % nslot;
-        frame_chunk (&p.ch[k], buf, size, inflight ? p.ch[last].end : from);
-        hash_start (&p, &p.ch[k]);
-        last = k;
-        inflight++;
-        more = p.ch[k].st == JT_RECORD_OK && p.ch[k].end < size;
+    /* slots head .. head + inflight - 1 (mod nslot) are queued or done,
+     * in order; the next chunk starts at byte next, the next record to take
+     * at byte at */
+    size_t head = 0, inflight = 0, next = from, at = from;
+    bool fallback = false;
+    while (next < size && inflight < helpers) {
+        struct chunk *c = &p.ch[(head + inflight++) % nslot];
+        chunk_prepare (c, buf, size, next);
+        next = c->limit;
+        hash_start (&p, c);
     }
-    for (;;) {
+    while (inflight) {
         struct chunk *done = &p.ch[head];
         hash_join (&p, done);
-        if (more) { /* the free slot: the one taken last */
-            size_t k = (head + inflight) % nslot;
-            frame_chunk (&p.ch[k], buf, size, p.ch[last].end);
-            hash_start (&p, &p.ch[k]);
-            last = k;
-            inflight++;
-            more = p.ch[k].st == JT_RECORD_OK && p.ch[k].end < size;
+        if (next < size) { /* the free slot: the one taken last */
+            struct chunk *c = &p.ch[(head + inflight++) % nslot];
+            chunk_prepare (c, buf, size, next);
+            next = c->limit;
+            hash_start (&p, c);
+        }
+        if (done->start != at) { /* the last chunk's framing did not end at
+                                  * its cut: go on one record at a time */
+            fallback = true;
+            break;
         }
         rc = take_chunk (w, file, done, size, is_last, err);
         inflight--;
         head = (head + 1) % nslot;
-        if (rc != 0 || !inflight)
+        if (rc != 0)
             break;
+        at = done->end;
     }
     for (size_t k = 0; k < nslot; k++) { /* a problem ended it early */
         hash_join (&p, &p.ch[k]);
@@ -578,10 +616,12 @@ static int walk_par (struct walk *w, const char *file, const char *buf, size_t s
     pthread_cond_destroy (&p.done);
     pthread_cond_destroy (&p.queued);
     pthread_mutex_destroy (&p.mu);
-    if (rc == 0)
-        w->res->last_good_size = size;
     chunks_free (p.ch, nslot);
     free (p.th);
+    if (rc == 0 && (fallback || at < size))
+        return walk_seq (w, file, buf, size, at, is_last, err);
+    if (rc == 0)
+        w->res->last_good_size = size;
     return rc;
 }
 
