@@ -363,7 +363,9 @@ int jt_ledger_read (const char *const *paths, size_t npaths, const char *head,
  * callback's thread does the rest itself; see threads below): parse(rec,
  * arg) runs on such a thread, before the callback of any record before
  * rec, and returns what the callback finds in rec->pre (NULL: nothing);
- * release(p) frees it after the callback. Both must be thread-safe. */
+ * release(p) frees it after the callback, on any of the walk's threads
+ * (on the helper that parsed it, when it next takes a chunk). Both must
+ * be thread-safe. */
 typedef struct jt_ledger_pre {
     void *(*parse) (const jt_record_t *rec, void *arg);
     void (*release) (void *p);
@@ -371,7 +373,7 @@ typedef struct jt_ledger_pre {
     /* Threads reading a large segment, the callback's included: 0 for two
      * (one helper); 1 for the callback's alone (the sequential walk, every
      * parse on the callback's thread); T for T - 1 helpers, each hashing a
-     * chunk of its own and parsing all of its records but one in T (at
+     * chunk of its own and parsing all of its records but one in 4T (at
      * most 256). The outcome is the same whatever the number. */
     unsigned threads;
 } jt_ledger_pre_t;
