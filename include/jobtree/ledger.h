@@ -359,8 +359,8 @@ int jt_ledger_read (const char *const *paths, size_t npaths, const char *head,
                     jt_error_t *err);
 
 /* Work done ahead of the callback, on the threads that check the hashes of
- * a large segment's records (with two threads, every other record: the
- * callback's thread does the rest itself; see threads below): parse(rec,
+ * a large segment's records (all but a share the callback's thread does
+ * itself; see threads below): parse(rec,
  * arg) runs on such a thread, before the callback of any record before
  * rec, and returns what the callback finds in rec->pre (NULL: nothing);
  * release(p) frees it after the callback, on any of the walk's threads
