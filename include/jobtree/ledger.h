@@ -358,16 +358,24 @@ int jt_ledger_read (const char *const *paths, size_t npaths, const char *head,
                     jt_ledger_record_f cb, void *arg, jt_ledger_result_t *res,
                     jt_error_t *err);
 
-/* Work done ahead of the callback, on the thread that checks the hashes of
- * a large segment's records (every other record: the callback's thread
- * does the rest itself): parse(rec, arg) runs on that thread, before the
- * callback of any record before rec, and returns what the callback finds
- * in rec->pre (NULL: nothing); release(p) frees it after the callback.
- * Both must be thread-safe. */
+/* Work done ahead of the callback, on the threads that check the hashes of
+ * a large segment's records (all but a share the callback's thread does
+ * itself; see threads below): parse(rec,
+ * arg) runs on such a thread, before the callback of any record before
+ * rec, and returns what the callback finds in rec->pre (NULL: nothing);
+ * release(p) frees it after the callback, on any of the walk's threads
+ * (on the helper that parsed it, when it next takes a chunk). Both must
+ * be thread-safe. */
 typedef struct jt_ledger_pre {
     void *(*parse) (const jt_record_t *rec, void *arg);
     void (*release) (void *p);
     void *arg;
+    /* Threads reading a large segment, the callback's included: 0 for two
+     * (one helper); 1 for the callback's alone (the sequential walk, every
+     * parse on the callback's thread); T for T - 1 helpers, each hashing a
+     * chunk of its own and parsing all of its records but one in 4T (at
+     * most 256). The outcome is the same whatever the number. */
+    unsigned threads;
 } jt_ledger_pre_t;
 
 /* jt_ledger_read with pre (NULL: none). The outcome, the records given to
@@ -376,6 +384,13 @@ int jt_ledger_read_pre (const char *const *paths, size_t npaths, const char *hea
                         const jt_ledger_pre_t *pre, jt_ledger_record_f cb, void *arg,
                         jt_ledger_result_t *res, jt_error_t *err);
 
+/* For tests of a whole command (jobtree verify's JOBTREE_VERIFY_CHUNK):
+ * from now on, in this process, every segment however small is read in
+ * chunks of `records` records (1 to 65536) on a multi-threaded read, as a
+ * large one is. Not thread-safe: call it before any read. 0, or -1 when
+ * records is out of range. */
+int jt_ledger_read_test_chunks (size_t records);
+
 /* Events parsed ahead (jt_event_from_json_canon; canonical: with the
  * canonical flag, for verify), taken in the callback by jt_record_event. */
 void jt_ledger_pre_events (jt_ledger_pre_t *pre, bool canonical);
@@ -383,6 +398,13 @@ void jt_ledger_pre_events (jt_ledger_pre_t *pre, bool canonical);
 /* rec's event, the caller's to destroy: the one parsed ahead, or parsed
  * now. Results (event, flag, err) are jt_event_from_json_canon's. */
 jt_event_t *jt_record_event (const jt_record_t *rec, bool *canonical, jt_error_t *err);
+
+/* jt_record_event, the event parsed ahead left to its release (*owned
+ * false: the caller must not destroy it nor keep it past the callback;
+ * true: it was parsed now, the caller's to destroy). The release then
+ * frees it on the thread that parsed it (jt_ledger_read_pre), not here. */
+jt_event_t *jt_record_event_ref (const jt_record_t *rec, bool *canonical, bool *owned,
+                                 jt_error_t *err);
 
 const char *jt_ledger_status_str (jt_ledger_status_t s);
 
@@ -756,6 +778,17 @@ int jt_ledger_fold_pin_caps (jt_ledger_fold_t *f, const jt_event_t *budget,
 int jt_ledger_verify (const char *const *paths, size_t npaths, const char *head,
                       const jt_event_t *caps, jt_ledger_result_t *res,
                       jt_violation_t *v, jt_ledger_fold_t **fold, jt_error_t *err);
+
+/* jt_ledger_verify on `threads` threads (jt_ledger_pre_t's threads: 0 for
+ * jt_ledger_verify's two, 1 for the callback's thread alone). The hashes
+ * and payloads of a large segment are checked and parsed on every thread;
+ * the fold, its checkpoints and lease time stay on the caller's, in record
+ * order. The results, *v's message included, are jt_ledger_verify's
+ * whatever the number. */
+int jt_ledger_verify_threads (const char *const *paths, size_t npaths, const char *head,
+                              const jt_event_t *caps, unsigned threads,
+                              jt_ledger_result_t *res, jt_violation_t *v,
+                              jt_ledger_fold_t **fold, jt_error_t *err);
 
 /* Who may pay a lease, by Cover's rules (jt_cover_source_of), as
  * jt_ledger_verify checks it (classes payer and role), for one Start at

@@ -4,7 +4,9 @@
  * daemon recovers with, then the calculus's invariants from the events
  * alone (jt_ledger_verify), every lottery recomputed from its Activation
  * event. Prints OK with counts, or the first problem with its sequence
- * number; the exit status names the class (see jobtree-verify(1)).
+ * number; the exit status names the class (see jobtree-verify(1)). -j N
+ * spreads the hashes and the payloads' parse over N threads (default: the
+ * online cores; jt_ledger_verify_threads), with the verdicts of one.
  *
  * Copyright (C) 2026 The Jobtree authors.
  * SPDX-License-Identifier: GPL-2.0-or-later
@@ -18,6 +20,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "cli.h"
 #include "jobtree/ledger.h"
@@ -136,10 +139,35 @@ static void print_budgets (const jt_ledger_fold_t *fold, const char *dir)
                 b.leases_unchecked, b.first_no_content, JT_EV_BUDGETS_MAX);
 }
 
+#define THREADS_MAX 256
+#define CHUNK_MAX 65536
+
+/* A count from 1 to max in decimal, nothing else (-j's argument). 0, or
+ * -1. */
+static int parse_count (const char *s, unsigned max, unsigned *out)
+{
+    unsigned v = 0;
+    if (!*s || *s == '0')
+        return -1;
+    for (; *s; s++) {
+        if (*s < '0' || *s > '9' || (v = v * 10 + (unsigned) (*s - '0')) > max)
+            return -1;
+    }
+    *out = v;
+    return 0;
+}
+
+/* The default of -j: the online cores, within 1 .. THREADS_MAX. */
+static unsigned online_cores (void)
+{
+    long n = sysconf (_SC_NPROCESSORS_ONLN);
+    return n < 1 ? 1 : n > THREADS_MAX ? THREADS_MAX : (unsigned) n;
+}
+
 static void usage (FILE *f)
 {
     fprintf (f, "Usage: jobtree verify [--head SEQ:HASH] [--budgets DIR] [--from-checkpoint]\n"
-                "                      [-q] LEDGER...\n"
+                "                      [-j N] [-q] LEDGER...\n"
                 "  LEDGER is a segment file or a directory of segments.\n"
                 "  --budgets DIR    check against these budget files (caps and Cover's\n"
                 "                   rules) instead of those recorded by BudgetLoaded\n"
@@ -149,6 +177,8 @@ static void usage (FILE *f)
                 "  --from-checkpoint  trust the last checkpoint: load its state and check\n"
                 "                   only the records after it, in event order (every\n"
                 "                   checkpoint is checked against the full fold without)\n"
+                "  -j, --jobs N     check hashes and parse payloads on N threads (1 to\n"
+                "                   256; default: the online cores; 1: this one alone)\n"
                 "  -q, --quiet      print nothing when OK\n");
 }
 
@@ -159,26 +189,47 @@ int cmd_verify (int argc, char **argv)
         { "budgets", required_argument, NULL, 'b' },
         { "quiet", no_argument, NULL, 'q' },
         { "from-checkpoint", no_argument, NULL, 'C' },
+        { "jobs", required_argument, NULL, 'j' },
         { "help", no_argument, NULL, 'h' },
         { NULL, 0, NULL, 0 },
     };
     const char *head = NULL, *budgets = NULL;
     bool quiet = false, from_ckpt = false;
+    unsigned threads = online_cores ();
     int ch;
 
     optind = 1;
-    while ((ch = getopt_long (argc, argv, "H:b:qh", opts, NULL)) != -1) {
+    while ((ch = getopt_long (argc, argv, "H:b:j:qh", opts, NULL)) != -1) {
         switch (ch) {
         case 'H': head = optarg; break;
         case 'b': budgets = optarg; break;
         case 'q': quiet = true; break;
         case 'C': from_ckpt = true; break;
+        case 'j':
+            if (parse_count (optarg, THREADS_MAX, &threads) < 0) {
+                fprintf (stderr, "jobtree verify: -j '%.32s': a number of threads from 1 "
+                                 "to %d\n",
+                         optarg, THREADS_MAX);
+                return JT_EXIT_USAGE;
+            }
+            break;
         case 'h': usage (stdout); return JT_EXIT_OK;
         default: usage (stderr); return JT_EXIT_USAGE;
         }
     }
     if (optind >= argc) {
         usage (stderr);
+        return JT_EXIT_USAGE;
+    }
+    /* tests: every segment read in chunks of this many records, as a large
+     * one is (jobtree-verify(1), ENVIRONMENT) */
+    const char *chunk = getenv ("JOBTREE_VERIFY_CHUNK");
+    unsigned nchunk = 0;
+    if (chunk && (parse_count (chunk, CHUNK_MAX, &nchunk) < 0
+                  || jt_ledger_read_test_chunks (nchunk) < 0)) {
+        fprintf (stderr, "jobtree verify: JOBTREE_VERIFY_CHUNK '%.32s': records from 1 "
+                         "to %d\n",
+                 chunk, CHUNK_MAX);
         return JT_EXIT_USAGE;
     }
     if (from_ckpt && head) {
@@ -198,9 +249,9 @@ int cmd_verify (int argc, char **argv)
                   ? jt_ledger_verify_from_checkpoint ((const char *const *) argv + optind,
                                                       (size_t) (argc - optind), caps, &res,
                                                       &v, &fold, &info, &err)
-                  : jt_ledger_verify ((const char *const *) argv + optind,
-                                      (size_t) (argc - optind), head, caps, &res, &v,
-                                      &fold, &err);
+                  : jt_ledger_verify_threads ((const char *const *) argv + optind,
+                                              (size_t) (argc - optind), head, caps,
+                                              threads, &res, &v, &fold, &err);
     jt_event_destroy (caps);
     if (vrc < 0) {
         fprintf (stderr, "jobtree verify: %s\n", err.text);

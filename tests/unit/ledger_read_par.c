@@ -5,7 +5,9 @@
  * ledgers and on every kind of damage: byte changes, torn tails, whole
  * lines after the end, CRLF, deleted, repeated and swapped records, a head
  * anchor, a callback that fails, several segments. Chunk sizes of 1, 2, 3
- * and 64 records put every damage at and around chunk boundaries.
+ * and 64 records put every damage at and around chunk boundaries. With a
+ * jt_ledger_pre_t of 1, 2, 3 and 5 threads too (jobtree verify -j): the
+ * same outcome, every record's work done ahead taken by its own callback.
  *
  * Copyright (C) 2026 The Jobtree authors.
  * SPDX-License-Identifier: GPL-2.0-or-later
@@ -44,7 +46,20 @@ struct cbstate {
     char *log;
     size_t len, cap;
     uint64_t ncb, fail_at; /* fail on the record with this seq (0: never) */
+    uint64_t npre, badpre; /* records with work done ahead; not theirs */
 };
+
+static uint64_t npre; /* records given work done ahead, over every read */
+
+/* The work done ahead: the record's seq, to be found by its callback. */
+static void *pre_parse (const jt_record_t *rec, void *arg)
+{
+    uint64_t *p = malloc (sizeof (*p));
+    (void) arg;
+    if (p)
+        *p = rec->seq;
+    return p;
+}
 
 static int cb (const jt_record_t *rec, void *arg, jt_error_t *err)
 {
@@ -52,6 +67,10 @@ static int cb (const jt_record_t *rec, void *arg, jt_error_t *err)
     char line[1024];
     if (s->fail_at && rec->seq == s->fail_at)
         return jt_errprintf (err, "callback refuses seq %" PRIu64, rec->seq);
+    if (rec->pre) {
+        s->npre++;
+        s->badpre += *(const uint64_t *) rec->pre != rec->seq;
+    }
     int n = snprintf (line, sizeof (line), "%" PRIu64 " %" PRIu64 " %zu %s %s|",
                       rec->seq, rec->offset, rec->len, rec->file, rec->hash);
     if (s->len + (size_t) n + rec->len + 1 > s->cap) {
@@ -69,9 +88,11 @@ static int cb (const jt_record_t *rec, void *arg, jt_error_t *err)
     return 0;
 }
 
+/* threads 0: jt_ledger_read; else jt_ledger_read_pre on that many. */
 static struct seen read_with (const char *path, const char *head, uint64_t fail_at,
-                              size_t chunk)
+                              size_t chunk, unsigned threads)
 {
+    jt_ledger_pre_t pre = { .parse = pre_parse, .release = free, .threads = threads };
     struct seen o;
     struct cbstate s = { .fail_at = fail_at };
     jt_error_t err = { "" };
@@ -79,8 +100,14 @@ static struct seen read_with (const char *path, const char *head, uint64_t fail_
     memset (&o, 0, sizeof (o));
     jt_ledger_read_chunk = chunk;
     jt_ledger_read_parallel_min = chunk ? 0 : SIZE_MAX;
-    o.rc = jt_ledger_read (&path, 1, head, cb, &s, &o.res, &err);
-    snprintf (o.err, sizeof (o.err), "%s", o.rc < 0 ? err.text : "");
+    o.rc = threads ? jt_ledger_read_pre (&path, 1, head, &pre, cb, &s, &o.res, &err)
+                   : jt_ledger_read (&path, 1, head, cb, &s, &o.res, &err);
+    if (s.badpre)
+        snprintf (o.err, sizeof (o.err), "%" PRIu64 " records got another's pre",
+                  s.badpre);
+    npre += s.npre;
+    if (!s.badpre)
+        snprintf (o.err, sizeof (o.err), "%s", o.rc < 0 ? err.text : "");
     if (jt_sha256_bin (s.log ? s.log : "", s.len, o.md) < 0)
         bail_out ("sha256");
     o.ncb = s.ncb;
@@ -102,7 +129,11 @@ static bool same (const struct seen *a, const struct seen *b)
            && x->last_good_size == y->last_good_size && x->tail_damage == y->tail_damage;
 }
 
-static const size_t chunks[] = { 1, 2, 3, 64 };
+/* chunk sizes and threads (0: jt_ledger_read, no pre) */
+static const struct way {
+    size_t chunk;
+    unsigned threads;
+} ways[] = { { 1, 0 }, { 2, 0 }, { 3, 0 }, { 64, 0 }, { 1, 1 }, { 2, 2 }, { 1, 3 }, { 3, 5 } };
 static int ncases, nbad;
 static char statuses[16][16];
 static size_t nstatuses;
@@ -111,21 +142,21 @@ static size_t nstatuses;
 static void compare (const char *what, const char *path, const char *head,
                      uint64_t fail_at)
 {
-    struct seen ref = read_with (path, head, fail_at, 0);
+    struct seen ref = read_with (path, head, fail_at, 0, 0);
     const char *st = jt_ledger_status_str (ref.res.status);
     size_t k = 0;
     while (k < nstatuses && strcmp (statuses[k], st))
         k++;
     if (k == nstatuses && nstatuses < 16)
         snprintf (statuses[nstatuses++], sizeof (statuses[0]), "%s", st);
-    for (size_t c = 0; c < sizeof (chunks) / sizeof (chunks[0]); c++) {
-        struct seen par = read_with (path, head, fail_at, chunks[c]);
+    for (size_t w = 0; w < sizeof (ways) / sizeof (ways[0]); w++) {
+        struct seen par = read_with (path, head, fail_at, ways[w].chunk, ways[w].threads);
         ncases++;
         if (!same (&ref, &par) && nbad++ < 5)
-            diag ("%s, chunk %zu: sequential %s seq %" PRIu64 " off %" PRIu64
+            diag ("%s, chunk %zu, %u threads: sequential %s seq %" PRIu64 " off %" PRIu64
                   " (%" PRIu64 " callbacks, rc %d), parallel %s seq %" PRIu64
                   " off %" PRIu64 " (%" PRIu64 " callbacks, rc %d)",
-                  what, chunks[c], st, ref.res.bad_seq, ref.res.bad_offset, ref.ncb,
+                  what, ways[w].chunk, ways[w].threads, st, ref.res.bad_seq, ref.res.bad_offset, ref.ncb,
                   ref.rc, jt_ledger_status_str (par.res.status), par.res.bad_seq,
                   par.res.bad_offset, par.ncb, par.rc);
     }
@@ -197,8 +228,8 @@ int main (void)
 
     /* the good ledger, with and without anchors, and a failing callback */
     spit (path, text, len);
-    struct seen ref = read_with (path, NULL, 0, 0);
-    struct seen par = read_with (path, NULL, 0, 3);
+    struct seen ref = read_with (path, NULL, 0, 0, 0);
+    struct seen par = read_with (path, NULL, 0, 3, 0);
     ok (ref.res.status == JT_LEDGER_OK && ref.ncb == N && same (&ref, &par),
         "a good ledger of %d records: OK, the same records, both ways", N);
     snprintf (head, sizeof (head), "%" PRIu64 ":%s", ref.res.last_seq, ref.res.last_hash);
@@ -316,6 +347,7 @@ int main (void)
         strcat (list, statuses[i]);
     }
     ok (nstatuses >= 6, "outcomes covered: %s", list);
+    ok (npre > 0, "%" PRIu64 " records had their work done ahead, each its own", npre);
 
     free (text);
     free (copy);

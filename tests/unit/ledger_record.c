@@ -693,6 +693,41 @@ static void test_read_at (const char *dir)
     unlink (path);
 }
 
+/* The prev and hash fields: every byte of them replaced by each of the
+ * 256 values frames as MALFORMED unless it is a lowercase hex digit (then
+ * OK: the hash is not checked here), and the record cut inside them is
+ * INCOMPLETE (jt_record_parse_frame's 64-digit fields). */
+static void test_frame_hex (const char *dir)
+{
+    size_t len;
+    char *text = gen (dir, 1, &len), *copy = malloc (len);
+    jt_record_t rec;
+    int bad = 0, n = 0;
+    if (!copy || jt_record_parse (text, len, &rec) != JT_RECORD_OK)
+        bail_out ("frame_hex: no record");
+    size_t fields[2] = { (size_t) (strchr (text + 4, ' ') - text) + 1,
+                         (size_t) (rec.payload - text) + rec.len + 1 };
+    for (int f = 0; f < 2; f++)
+        for (size_t i = fields[f]; i < fields[f] + 64; i++) {
+            for (int b = 0; b < 256; b++) {
+                memcpy (copy, text, len);
+                copy[i] = (char) b;
+                bool hex = (b >= '0' && b <= '9') || (b >= 'a' && b <= 'f');
+                jt_record_status_t st = jt_record_parse_frame (copy, len, &rec);
+                n++;
+                if (st != (hex ? JT_RECORD_OK : JT_RECORD_MALFORMED) && bad++ < 5)
+                    diag ("byte %zu = 0x%02x: status %d", i, b, (int) st);
+            }
+            n++;
+            if (jt_record_parse_frame (text, i, &rec) != JT_RECORD_INCOMPLETE && bad++ < 5)
+                diag ("cut at byte %zu: not incomplete", i);
+        }
+    is_int (bad, 0, "%d changes and cuts of the prev and hash fields frame as they must",
+            n);
+    free (copy);
+    free (text);
+}
+
 int main (void)
 {
     char tmpl[] = "/tmp/jt-ledger-rec.XXXXXX";
@@ -712,6 +747,7 @@ int main (void)
         { "linear", test_linear },
         { "rotation", test_rotation },
         { "read_at", test_read_at },
+        { "frame_hex", test_frame_hex },
     };
     for (size_t i = 0; i < sizeof (tests) / sizeof (tests[0]); i++) {
         snprintf (sub, sizeof (sub), "%s/%s", dir, tests[i].name);

@@ -514,13 +514,20 @@ jt_event_t *jt_event_from_json_canon (const char *text, size_t len, bool *canoni
                                       jt_error_t *err)
 {
     char *sat;
-    json_tokener *tok = tok_get ();
+    json_tokener *tok;
     json_object *o = NULL;
     jt_event_t *ev = NULL;
     int64_t v = 0;
     char *type = NULL;
 
-    if (!tok) {
+    /* most of a ledger: a lease event in canonical form, read without a
+     * tree (ledger_event_lease.c); anything else is json-c's */
+    if (jt_ev_lease_fast && (ev = jt_ev_lease_read (text, len))) {
+        if (canonical)
+            *canonical = true;
+        return ev;
+    }
+    if (!(tok = tok_get ())) {
         jt_errprintf (err, "out of memory");
         return NULL;
     }
@@ -614,6 +621,23 @@ void jt_ledger_pre_events (jt_ledger_pre_t *pre, bool canonical)
     pre->parse = pre_parse;
     pre->release = pre_release;
     pre->arg = (void *) (canonical ? &want_flag : &no_flag);
+    pre->threads = 0;
+}
+
+jt_event_t *jt_record_event_ref (const jt_record_t *rec, bool *canonical, bool *owned,
+                                 jt_error_t *err)
+{
+    struct ev_pre *p = rec->pre;
+    *owned = !p || (canonical && !p->with_flag);
+    if (*owned)
+        return jt_event_from_json_canon (rec->payload, rec->len, canonical, err);
+    if (!p->ev) {
+        jt_errprintf (err, "%s", p->err.text);
+        return NULL;
+    }
+    if (canonical)
+        *canonical = p->canonical;
+    return p->ev;
 }
 
 jt_event_t *jt_record_event (const jt_record_t *rec, bool *canonical, jt_error_t *err)

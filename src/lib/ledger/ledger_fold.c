@@ -609,10 +609,13 @@ int jt_ledger_fold_apply (jt_ledger_fold_t *f, uint64_t seq, const jt_event_t *e
     f->events++;
     if (ev->time > f->last_time)
         f->last_time = ev->time;
-    if (f->ids && jt_map_get (f->ids, ev->id))
-        rc = viol (v, JT_VIOL_DUP_ID, seq, "event id %s appears twice", ev->id);
-    else if (f->ids && jt_map_put (f->ids, ev->id, (void *) (uintptr_t) seq, NULL) < 0)
+    void *first = NULL; /* one lookup of the id (a verify's largest map) */
+    if (f->ids && jt_map_put (f->ids, ev->id, (void *) (uintptr_t) seq, &first) < 0)
         goto nomem;
+    if (first) { /* seen: it keeps its first seq */
+        (void) jt_map_put (f->ids, ev->id, first, NULL);
+        rc = viol (v, JT_VIOL_DUP_ID, seq, "event id %s appears twice", ev->id);
+    }
     if (f->hist && jt_fold_history_apply (f, seq, ev) < 0)
         goto nomem;
     int r = 0;
@@ -644,7 +647,8 @@ int jt_ledger_fold_apply_record (jt_ledger_fold_t *f, const jt_record_t *rec,
 {
     jt_error_t perr = { "" };
     bool canon = true;
-    jt_event_t *ev = jt_record_event (rec, canonical ? &canon : NULL, &perr);
+    bool owned = true;
+    jt_event_t *ev = jt_record_event_ref (rec, canonical ? &canon : NULL, &owned, &perr);
     int rc;
 
     memset (v, 0, sizeof (*v));
@@ -654,7 +658,8 @@ int jt_ledger_fold_apply_record (jt_ledger_fold_t *f, const jt_record_t *rec,
         rc = viol (v, JT_VIOL_BAD_EVENT, rec->seq, "payload is not in canonical form");
     else
         rc = jt_ledger_fold_apply (f, rec->seq, ev, v, err);
-    jt_event_destroy (ev);
+    if (owned) /* else the reader's release frees it where it was parsed */
+        jt_event_destroy (ev);
     return rc;
 }
 

@@ -402,6 +402,14 @@ int jt_ledger_verify (const char *const *paths, size_t npaths, const char *head,
                       const jt_event_t *caps, jt_ledger_result_t *res,
                       jt_violation_t *v, jt_ledger_fold_t **fold, jt_error_t *err)
 {
+    return jt_ledger_verify_threads (paths, npaths, head, caps, 0, res, v, fold, err);
+}
+
+int jt_ledger_verify_threads (const char *const *paths, size_t npaths, const char *head,
+                              const jt_event_t *caps, unsigned threads,
+                              jt_ledger_result_t *res, jt_violation_t *v,
+                              jt_ledger_fold_t **fold, jt_error_t *err)
+{
     struct read_ctx c = { .verify = true, .first = v };
     memset (v, 0, sizeof (*v));
     if (fold)
@@ -416,6 +424,7 @@ int jt_ledger_verify (const char *const *paths, size_t npaths, const char *head,
     c.caps = caps;
     jt_ledger_pre_t pre; /* payloads parsed on the hash thread too */
     jt_ledger_pre_events (&pre, true);
+    pre.threads = threads;
     int rrc = jt_ledger_read_pre (paths, npaths, head, &pre, read_cb, &c, res, err);
     if (rrc == 0 && read_end (&c, res, err) < 0 && v->kind == JT_VIOL_NONE)
         rrc = -1;

@@ -284,45 +284,172 @@ static int walk_seq (struct walk *w, const char *file, const char *buf, size_t s
 }
 
 /* A large segment is read in chunks of jt_ledger_read_chunk framed records
- * (grammar, length, terminator: jt_record_parse_frame) whose hashes a
- * second thread checks while this one takes the previous chunk's records
- * (checks and callback, typically the fold: the larger cost). Hashing, a
- * third of a verify, then overlaps with the rest on a second core. The
- * outcome is the sequential walk's, record for record: a chunk's records
- * are taken only once its hashes are known, in order, up to its first bad
- * hash; a framing problem ends the chunk it is found in. Without a thread
- * (pthread_create failed) the hashes are checked inline. With a
- * jt_ledger_pre_t the same thread then runs its parse on every other good
- * record of the chunk (the even ones: the callback's thread parses the odd
- * ones itself, so the two halves of a verify's largest cost, json-c's
- * parse, overlap). */
+ * (grammar, length, terminator: jt_record_parse_frame) whose hashes helper
+ * threads check while this one takes the previous chunks' records (checks
+ * and callback, typically the fold). Hashing then overlaps with the rest on
+ * other cores. The outcome is the sequential walk's, record for record: a
+ * chunk's records are taken only once its hashes are known, in order, up
+ * to its first bad hash; a framing problem ends the chunk it is found in,
+ * and no chunk is framed after it. Without a helper (pthread_create
+ * failed) a chunk's hashes are checked inline.
+ *
+ * With a jt_ledger_pre_t of `threads` T (0: 2) there are T - 1 helpers,
+ * started once per segment, with T - 1 chunks in flight ahead of the one
+ * being taken; each helper takes the oldest chunk waiting, frames it up
+ * to its cut, checks its hashes and runs the pre's parse on its good
+ * records but those the callback's thread parses itself (mine (): one in
+ * 4T; that thread folds, and the fold is most of a verify's serial work
+ * once the payloads are read without json-c: at -j 2 on 1M lease events,
+ * the callback's thread parsing none, one in 8 or 2 in 5 made no
+ * difference above the load's noise). Without a pre there is one helper,
+ * hashing only. */
 size_t jt_ledger_read_chunk = 4096;
 size_t jt_ledger_read_parallel_min = 4u << 20;
 
+#define WALK_THREADS_MAX 256
+
+int jt_ledger_read_test_chunks (size_t records)
+{
+    if (records < 1 || records > 65536)
+        return -1;
+    jt_ledger_read_chunk = records;
+    jt_ledger_read_parallel_min = 0;
+    return 0;
+}
+
+enum chunk_state { CHUNK_IDLE, CHUNK_QUEUED, CHUNK_RUNNING, CHUNK_DONE };
+
 struct chunk {
     const char *buf;      /* the segment */
+    size_t size;          /* its bytes */
     size_t start, end;    /* byte range of the framed records */
+    size_t limit;         /* framing stops at or after it (a cut: next_cut) */
     jt_record_t *recs;    /* jt_ledger_read_chunk */
     size_t *pos;          /* each record's offset */
     void **pre;           /* jt_ledger_pre_t's results (NULL: none) */
     const jt_ledger_pre_t *hook;
+    size_t threads;       /* of the walk (the callback's thread's share) */
     size_t n;             /* framed records */
     size_t nok;           /* records before the first bad hash (n: none) */
     jt_record_status_t st; /* what ended the framing at end (OK: n records or
                               the end of the segment) */
+    enum chunk_state state; /* under the pool's lock */
+    uint64_t ticket;      /* queue order */
 };
 
-static void *hash_chunk (void *arg)
+/* Whether the callback's thread parses record i of a chunk itself: one in
+ * 4T (record 0, 4T, ...). */
+static bool mine (size_t i, size_t threads)
 {
-    struct chunk *c = arg;
+    return i % (4 * threads) == 0;
+}
+
+static void frame_chunk (struct chunk *c);
+static void chunk_release (struct chunk *c);
+
+/* A helper's work on c: release what the slot's last chunk left (its
+ * events freed on the thread that made them), frame, hash, parse. */
+static void hash_chunk (struct chunk *c)
+{
     size_t i = 0;
+    chunk_release (c);
+    frame_chunk (c);
     while (i < c->n && jt_record_hash_ok (c->buf + c->pos[i], &c->recs[i]))
         i++;
     c->nok = i;
     if (c->hook)
-        for (i = 0; i < c->nok; i += 2)
-            c->pre[i] = c->hook->parse (&c->recs[i], c->hook->arg);
+        for (i = 0; i < c->nok; i++)
+            if (!mine (i, c->threads))
+                c->pre[i] = c->hook->parse (&c->recs[i], c->hook->arg);
+}
+
+/* The helpers of one segment's walk and the chunks they take. */
+struct pool {
+    pthread_mutex_t mu;
+    pthread_cond_t queued, done;
+    struct chunk *ch;
+    size_t nslot;
+    pthread_t *th;
+    size_t nth;           /* helpers started */
+    uint64_t next_ticket;
+    bool quit;
+};
+
+static void *helper (void *arg)
+{
+    struct pool *p = arg;
+    pthread_mutex_lock (&p->mu);
+    for (;;) {
+        struct chunk *c = NULL;
+        for (size_t k = 0; k < p->nslot; k++)
+            if (p->ch[k].state == CHUNK_QUEUED && (!c || p->ch[k].ticket < c->ticket))
+                c = &p->ch[k];
+        if (!c && p->quit)
+            break;
+        if (!c) {
+            pthread_cond_wait (&p->queued, &p->mu);
+            continue;
+        }
+        c->state = CHUNK_RUNNING;
+        pthread_mutex_unlock (&p->mu);
+        hash_chunk (c);
+        pthread_mutex_lock (&p->mu);
+        c->state = CHUNK_DONE;
+        pthread_cond_broadcast (&p->done);
+    }
+    pthread_mutex_unlock (&p->mu);
     return NULL;
+}
+
+/* Start up to want helpers with every signal blocked (p->nth: how many
+ * could be had). */
+static void pool_start (struct pool *p, size_t want)
+{
+    sigset_t all, old;
+    sigfillset (&all);
+    pthread_sigmask (SIG_SETMASK, &all, &old);
+    for (p->nth = 0; p->nth < want; p->nth++)
+        if (pthread_create (&p->th[p->nth], NULL, helper, p) != 0)
+            break;
+    pthread_sigmask (SIG_SETMASK, &old, NULL);
+}
+
+static void pool_stop (struct pool *p)
+{
+    pthread_mutex_lock (&p->mu);
+    p->quit = true;
+    pthread_cond_broadcast (&p->queued);
+    pthread_mutex_unlock (&p->mu);
+    for (size_t i = 0; i < p->nth; i++)
+        pthread_join (p->th[i], NULL);
+    p->nth = 0;
+}
+
+/* Queue c for a helper; without one, hash it here. */
+static void hash_start (struct pool *p, struct chunk *c)
+{
+    if (!p->nth) {
+        hash_chunk (c);
+        c->state = CHUNK_DONE;
+        return;
+    }
+    pthread_mutex_lock (&p->mu);
+    c->state = CHUNK_QUEUED;
+    c->ticket = p->next_ticket++;
+    pthread_cond_signal (&p->queued);
+    pthread_mutex_unlock (&p->mu);
+}
+
+/* Wait for c's hashes (and parses), if it was started. */
+static void hash_join (struct pool *p, struct chunk *c)
+{
+    if (p->nth) {
+        pthread_mutex_lock (&p->mu);
+        while (c->state == CHUNK_QUEUED || c->state == CHUNK_RUNNING)
+            pthread_cond_wait (&p->done, &p->mu);
+        pthread_mutex_unlock (&p->mu);
+    }
+    c->state = CHUNK_IDLE;
 }
 
 /* Release what the hook made for c's records and was not taken. */
@@ -335,16 +462,42 @@ static void chunk_release (struct chunk *c)
         }
 }
 
-/* Frame up to jt_ledger_read_chunk records from byte `from`. */
-static void frame_chunk (struct chunk *c, const char *buf, size_t size, size_t from)
+/* Where the chunk from byte `from` is cut: after its
+ * jt_ledger_read_chunk-th LF (a good record's only LF is its last byte),
+ * or at the end. Only a guess of where its records end: the chunk is
+ * framed up to it, and the walk checks that the next chunk starts where
+ * the framing ended (walk_par). */
+static size_t next_cut (const char *buf, size_t size, size_t from)
 {
     size_t pos = from;
+    for (size_t k = 0; k < jt_ledger_read_chunk && pos < size; k++) {
+        const char *nl = memchr (buf + pos, '\n', size - pos);
+        pos = nl ? (size_t) (nl - buf) + 1 : size;
+    }
+    return pos;
+}
+
+/* A chunk to frame from byte `from` up to its cut. */
+static void chunk_prepare (struct chunk *c, const char *buf, size_t size, size_t from)
+{
     c->buf = buf;
-    c->start = from;
-    c->n = 0;
+    c->size = size;
+    c->start = c->end = from;
+    c->limit = next_cut (buf, size, from);
+    c->nok = 0; /* n stays: the slot's last records, for chunk_release */
     c->st = JT_RECORD_OK;
-    while (pos < size && c->n < jt_ledger_read_chunk) {
-        jt_record_status_t st = jt_record_parse_frame (buf + pos, size - pos, &c->recs[c->n]);
+}
+
+/* Frame c's records (on its helper) from its start until its cut, at most
+ * jt_ledger_read_chunk of them, each seen with the rest of the segment:
+ * its outcome is the sequential walk's. */
+static void frame_chunk (struct chunk *c)
+{
+    size_t pos = c->start;
+    c->n = 0;
+    while (pos < c->limit && c->n < jt_ledger_read_chunk) {
+        jt_record_status_t st =
+            jt_record_parse_frame (c->buf + pos, c->size - pos, &c->recs[c->n]);
         if (st != JT_RECORD_OK) {
             c->st = st;
             break;
@@ -355,30 +508,16 @@ static void frame_chunk (struct chunk *c, const char *buf, size_t size, size_t f
     c->end = pos;
 }
 
-/* Start hashing c on a thread with every signal blocked; false when no
- * thread could be had (then c is hashed here). */
-static bool hash_start (struct chunk *c, pthread_t *th)
-{
-    sigset_t all, old;
-    sigfillset (&all);
-    pthread_sigmask (SIG_SETMASK, &all, &old);
-    bool ok = pthread_create (th, NULL, hash_chunk, c) == 0;
-    pthread_sigmask (SIG_SETMASK, &old, NULL);
-    if (!ok)
-        hash_chunk (c);
-    return ok;
-}
-
 /* Take a hashed chunk's records. 0 to go on (the whole chunk was good and
  * framing did not stop in it), 1 when a problem ended the walk, -1 when
- * the callback failed. */
+ * the callback failed. What the hook made is released when the slot is
+ * next hashed (hash_chunk: on a helper) or at the end of the walk. */
 static int take_chunk (struct walk *w, const char *file, struct chunk *c, size_t size,
                        bool is_last, jt_error_t *err)
 {
     int rc = 0;
     for (size_t i = 0; i < c->nok && rc == 0; i++)
         rc = take_record (w, file, &c->recs[i], c->pos[i], c->pre[i], err);
-    chunk_release (c);
     if (rc != 0)
         return rc;
     if (c->nok < c->n) {
@@ -393,56 +532,97 @@ static int take_chunk (struct walk *w, const char *file, struct chunk *c, size_t
     return 0;
 }
 
-static int walk_par (struct walk *w, const char *file, const char *buf, size_t size,
-                     size_t from, bool is_last, jt_error_t *err)
+static void chunks_free (struct chunk *ch, size_t n)
 {
-    struct chunk ch[2] = { { 0 } };
-    pthread_t th;
-    int rc = 0;
-
-    for (int k = 0; k < 2; k++) {
-        ch[k].recs = malloc (jt_ledger_read_chunk * sizeof (*ch[k].recs));
-        ch[k].pos = malloc (jt_ledger_read_chunk * sizeof (*ch[k].pos));
-        ch[k].pre = calloc (jt_ledger_read_chunk, sizeof (*ch[k].pre));
-        ch[k].hook = w->pre;
-        if (!ch[k].recs || !ch[k].pos || !ch[k].pre) {
-            for (int j = 0; j <= k; j++) {
-                free (ch[j].recs);
-                free (ch[j].pos);
-                free (ch[j].pre);
-            }
-            return walk_seq (w, file, buf, size, from, is_last, err);
-        }
-    }
-    /* ch[cur] is being hashed; ch[!cur] was hashed and is taken meanwhile */
-    int cur = 0;
-    frame_chunk (&ch[cur], buf, size, from);
-    bool threaded = hash_start (&ch[cur], &th);
-    for (;;) {
-        if (threaded)
-            pthread_join (th, NULL);
-        struct chunk *done = &ch[cur];
-        bool more = done->st == JT_RECORD_OK && done->end < size;
-        threaded = false;
-        if (more) {
-            cur = !cur;
-            frame_chunk (&ch[cur], buf, size, done->end);
-            threaded = hash_start (&ch[cur], &th);
-        }
-        rc = take_chunk (w, file, done, size, is_last, err);
-        if (rc != 0 || !more)
-            break;
-    }
-    if (threaded)
-        pthread_join (th, NULL);
-    if (rc == 0)
-        w->res->last_good_size = size;
-    for (int k = 0; k < 2; k++) {
-        chunk_release (&ch[k]);
+    for (size_t k = 0; ch && k < n; k++) {
         free (ch[k].recs);
         free (ch[k].pos);
         free (ch[k].pre);
     }
+    free (ch);
+}
+
+/* The threads a walk uses: its pre's (0: 2), at most WALK_THREADS_MAX. */
+static size_t walk_threads (const struct walk *w)
+{
+    size_t t = w->pre && w->pre->threads ? w->pre->threads : 2;
+    return t > WALK_THREADS_MAX ? WALK_THREADS_MAX : t;
+}
+
+static int walk_par (struct walk *w, const char *file, const char *buf, size_t size,
+                     size_t from, bool is_last, jt_error_t *err)
+{
+    size_t helpers = walk_threads (w) - 1, nslot = helpers + 1;
+    struct pool p = { .nslot = nslot };
+    int rc = 0;
+
+    p.ch = calloc (nslot, sizeof (*p.ch));
+    p.th = calloc (helpers, sizeof (*p.th));
+    bool ok = p.ch && p.th;
+    for (size_t k = 0; ok && k < nslot; k++) {
+        struct chunk *c = &p.ch[k];
+        c->recs = malloc (jt_ledger_read_chunk * sizeof (*c->recs));
+        c->pos = malloc (jt_ledger_read_chunk * sizeof (*c->pos));
+        c->pre = calloc (jt_ledger_read_chunk, sizeof (*c->pre));
+        c->hook = w->pre;
+        c->threads = helpers + 1;
+        ok = c->recs && c->pos && c->pre;
+    }
+    if (!ok) {
+        chunks_free (p.ch, nslot);
+        free (p.th);
+        return walk_seq (w, file, buf, size, from, is_last, err);
+    }
+    pthread_mutex_init (&p.mu, NULL);
+    pthread_cond_init (&p.queued, NULL);
+    pthread_cond_init (&p.done, NULL);
+    pool_start (&p, helpers);
+    /* slots head .. head + inflight - 1 (mod nslot) are queued or done,
+     * in order; the next chunk starts at byte next, the next record to take
+     * at byte at */
+    size_t head = 0, inflight = 0, next = from, at = from;
+    bool fallback = false;
+    while (next < size && inflight < helpers) {
+        struct chunk *c = &p.ch[(head + inflight++) % nslot];
+        chunk_prepare (c, buf, size, next);
+        next = c->limit;
+        hash_start (&p, c);
+    }
+    while (inflight) {
+        struct chunk *done = &p.ch[head];
+        hash_join (&p, done);
+        if (next < size) { /* the free slot: the one taken last */
+            struct chunk *c = &p.ch[(head + inflight++) % nslot];
+            chunk_prepare (c, buf, size, next);
+            next = c->limit;
+            hash_start (&p, c);
+        }
+        if (done->start != at) { /* the last chunk's framing did not end at
+                                  * its cut: go on one record at a time */
+            fallback = true;
+            break;
+        }
+        rc = take_chunk (w, file, done, size, is_last, err);
+        inflight--;
+        head = (head + 1) % nslot;
+        if (rc != 0)
+            break;
+        at = done->end;
+    }
+    for (size_t k = 0; k < nslot; k++) { /* a problem ended it early */
+        hash_join (&p, &p.ch[k]);
+        chunk_release (&p.ch[k]);
+    }
+    pool_stop (&p);
+    pthread_cond_destroy (&p.done);
+    pthread_cond_destroy (&p.queued);
+    pthread_mutex_destroy (&p.mu);
+    chunks_free (p.ch, nslot);
+    free (p.th);
+    if (rc == 0 && (fallback || at < size))
+        return walk_seq (w, file, buf, size, at, is_last, err);
+    if (rc == 0)
+        w->res->last_good_size = size;
     return rc;
 }
 
@@ -451,7 +631,8 @@ static int walk_par (struct walk *w, const char *file, const char *buf, size_t s
 static int walk_buf (struct walk *w, const char *file, const char *buf, size_t size,
                      size_t from, bool is_last, jt_error_t *err)
 {
-    if (size - from >= jt_ledger_read_parallel_min && jt_ledger_read_chunk > 0)
+    if (size - from >= jt_ledger_read_parallel_min && jt_ledger_read_chunk > 0
+        && walk_threads (w) > 1)
         return walk_par (w, file, buf, size, from, is_last, err);
     return walk_seq (w, file, buf, size, from, is_last, err);
 }

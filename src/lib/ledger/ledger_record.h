@@ -68,8 +68,9 @@ int jt_ledger_read_at (const char *const *files, size_t nfiles, uint64_t off, ui
 
 /* The reader's parallel hash check (ledger_reader.c): segments of at least
  * jt_ledger_read_parallel_min bytes (4 MiB) are framed in chunks of
- * jt_ledger_read_chunk records (4096) hashed on a second thread. Tests set
- * them to walk small ledgers both ways; nothing else changes them. */
+ * jt_ledger_read_chunk records (4096) hashed on helper threads. Tests set
+ * them to walk small ledgers both ways (from outside the library:
+ * jt_ledger_read_test_chunks); nothing else changes them. */
 extern size_t jt_ledger_read_chunk;
 extern size_t jt_ledger_read_parallel_min;
 

@@ -1,0 +1,293 @@
+/*
+ * bench_verify.c - `make bench`: `jobtree verify` of a 1M-record ledger on
+ * one thread and on every core, against the floor of its work that no
+ * fold can avoid: every record framed, hashed and its payload parsed
+ * (with the canonical check) on one thread, nothing folded.
+ *
+ * The ledger is written as jobtree-ledgerd writes it (64 MiB segments, a
+ * Checkpoint of the fold every 50,000 records): Start and End events of
+ * 8-GPU leases in 20 envelopes, the End an hour's slot after its Start.
+ * Each row is timed JT_BENCH_VERIFY_REPS times (default 3), alternated,
+ * and the best and the median wall times are printed with the CPU time of
+ * the best: on a shared machine the wall time measures the load too.
+ * The target (issue 35) is -j N within 1.3x the floor divided by N.
+ *
+ * JT_BENCH_VERIFY_EVENTS (1000000), JT_BENCH_DIR (./bench-verify.tmp;
+ * kept with JT_BENCH_REUSE, a ledger of the same length reused),
+ * JT_BENCH_VERIFY_JOBS (the -j of the parallel rows: the online cores and
+ * 2). Run from the top build directory.
+ *
+ * Copyright (C) 2026 The Jobtree authors.
+ * SPDX-License-Identifier: GPL-2.0-or-later
+ * Licensed under the GNU General Public License, version 2 or later,
+ * with the OpenSSL linking exception of LICENSE.OpenSSL.
+ */
+#include "config.h"
+
+#include <inttypes.h>
+#include <stdbool.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/resource.h>
+#include <sys/stat.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "jobtree/ledger.h"
+#include "jobtree/ledger_checkpoint.h"
+
+#define CKPT_EVERY 50000
+#define REPS_MAX 15
+
+static const int64_t T0 = 1767225600;
+
+static double now_s (void)
+{
+    struct timespec ts;
+    clock_gettime (CLOCK_MONOTONIC, &ts);
+    return (double) ts.tv_sec + (double) ts.tv_nsec / 1e9;
+}
+
+/* CPU seconds of this process and its waited-for children. */
+static double cpu_s (void)
+{
+    struct rusage a, b;
+    getrusage (RUSAGE_SELF, &a);
+    getrusage (RUSAGE_CHILDREN, &b);
+    return (double) (a.ru_utime.tv_sec + a.ru_stime.tv_sec + b.ru_utime.tv_sec
+                     + b.ru_stime.tv_sec)
+           + (double) (a.ru_utime.tv_usec + a.ru_stime.tv_usec + b.ru_utime.tv_usec
+                       + b.ru_stime.tv_usec)
+                 / 1e6;
+}
+
+static void die (const char *what, const char *why)
+{
+    fprintf (stderr, "bench_verify: %s: %s\n", what, why);
+    exit (1);
+}
+
+/* Event i: 1000 Starts of a slot, then their 1000 Ends. */
+static int gen_event (uint64_t i, char *buf, size_t len)
+{
+    uint64_t slot = i / 2000, r = i % 2000, k = slot * 1000 + r % 1000;
+    bool end = r >= 1000;
+    int64_t start = T0 + (int64_t) slot * 3600, stop = start + 3000;
+    int n = snprintf (buf, len,
+                      "{\"v\":1,\"type\":\"%s\",\"id\":\"v%" PRIu64 "\",\"time\":%" PRId64
+                      ",\"lease\":\"c1:%" PRIu64 ":0\",\"run\":\"c1:%" PRIu64 "\","
+                      "\"group\":\"0\",\"nodes\":[\"n%04u\"],\"gpus\":8,\"role\":\"%s\","
+                      "\"envelope\":\"env%02u\",\"owner\":\"o%u\",\"start\":%" PRId64,
+                      end ? "End" : "Start", i, end ? stop : start, k, k,
+                      (unsigned) (k % 1000), k % 10 == 0 ? "Borrowed" : "Active",
+                      (unsigned) (k % 20), (unsigned) (k % 10), start);
+    if (end)
+        n += snprintf (buf + n, len - (size_t) n, ",\"end\":%" PRId64 ",\"reason\":\"End\"}",
+                       stop);
+    else
+        n += snprintf (buf + n, len - (size_t) n, "}");
+    return n;
+}
+
+static void build (uint64_t n, const char *ldir)
+{
+    jt_error_t err = { "" };
+    jt_ledger_result_t res;
+    jt_violation_t v;
+
+    mkdir (ldir, 0700);
+    jt_ledger_writer_t *w = jt_ledger_writer_open (ldir, 0, NULL, NULL, &res, &err);
+    jt_ledger_fold_t *f = jt_ledger_fold_create ();
+    if (!w || !f)
+        die ("writer", err.text);
+    enum { B = 4096 };
+    static char bufs[B][512];
+    const char *p[B];
+    size_t lens[B];
+    uint64_t since = 0, first;
+    for (uint64_t i = 0; i < n;) {
+        size_t k = 0;
+        for (; k < B && i < n && since + k < CKPT_EVERY; k++, i++) {
+            lens[k] = (size_t) gen_event (i, bufs[k], sizeof (bufs[k]));
+            p[k] = bufs[k];
+        }
+        if (jt_ledger_writer_append (w, p, lens, k, &first, &err) < 0)
+            die ("append", err.text);
+        for (size_t j = 0; j < k; j++) {
+            jt_event_t *ev = jt_event_from_json (p[j], lens[j], &err);
+            if (!ev || jt_ledger_fold_apply (f, first + j, ev, &v, &err) < 0)
+                die ("fold", err.text);
+            jt_event_destroy (ev);
+        }
+        if ((since += k) >= CKPT_EVERY) {
+            char **cp;
+            size_t *cl, cn;
+            since = 0;
+            if (jt_ckpt_payloads (f, jt_ledger_writer_last_seq (w), T0, 0, &cp, &cl, &cn,
+                                  &err)
+                    < 0
+                || jt_ledger_writer_append (w, (const char *const *) cp, cl, cn, &first,
+                                            &err)
+                       < 0)
+                die ("checkpoint", err.text);
+            jt_ckpt_payloads_free (cp, cl, cn);
+        }
+    }
+    jt_ledger_fold_destroy (f);
+    jt_ledger_writer_close (w);
+}
+
+/* The floor: frame, hash and parse (canonical check) every record on this
+ * thread; no fold. */
+static int floor_cb (const jt_record_t *rec, void *arg, jt_error_t *err)
+{
+    bool canon = false;
+    jt_event_t *ev = jt_record_event (rec, &canon, err);
+    if (!ev || !canon)
+        return jt_errprintf (err, "seq %" PRIu64 ": not a canonical event", rec->seq);
+    jt_event_destroy (ev);
+    ++*(uint64_t *) arg;
+    return 0;
+}
+
+static double cpu_last;
+
+static double run_floor (const char *ldir, uint64_t *n)
+{
+    jt_ledger_pre_t pre;
+    jt_ledger_result_t res;
+    jt_error_t err = { "" };
+    const char *paths[] = { ldir };
+
+    jt_ledger_pre_events (&pre, true);
+    pre.threads = 1; /* the sequential walk: everything on this thread */
+    *n = 0;
+    double c0 = cpu_s (), t0 = now_s ();
+    if (jt_ledger_read_pre (paths, 1, NULL, &pre, floor_cb, n, &res, &err) < 0
+        || res.status != JT_LEDGER_OK)
+        die ("floor", err.text[0] ? err.text : res.msg);
+    cpu_last = cpu_s () - c0;
+    return now_s () - t0;
+}
+
+static double run_verify (const char *ldir, unsigned jobs)
+{
+    char cmd[1200];
+    snprintf (cmd, sizeof (cmd), "src/cli/jobtree verify -q -j %u %s", jobs, ldir);
+    double c0 = cpu_s (), t0 = now_s ();
+    if (system (cmd) != 0)
+        die (cmd, "failed");
+    cpu_last = cpu_s () - c0;
+    return now_s () - t0;
+}
+
+struct row {
+    const char *name;
+    unsigned jobs;         /* 0: the floor */
+    double wall[REPS_MAX], cpu[REPS_MAX];
+    int n;
+};
+
+static int cmp_dbl (const void *a, const void *b)
+{
+    double x = *(const double *) a, y = *(const double *) b;
+    return x < y ? -1 : x > y;
+}
+
+static double best (const struct row *r, double *cpu)
+{
+    int b = 0;
+    for (int i = 1; i < r->n; i++)
+        if (r->wall[i] < r->wall[b])
+            b = i;
+    *cpu = r->cpu[b];
+    return r->wall[b];
+}
+
+static double median (const struct row *r)
+{
+    double v[REPS_MAX];
+    memcpy (v, r->wall, (size_t) r->n * sizeof (*v));
+    qsort (v, (size_t) r->n, sizeof (*v), cmp_dbl);
+    return r->n % 2 ? v[r->n / 2] : (v[r->n / 2 - 1] + v[r->n / 2]) / 2;
+}
+
+int main (void)
+{
+    const char *e;
+    uint64_t n = (e = getenv ("JT_BENCH_VERIFY_EVENTS")) ? strtoull (e, NULL, 10) : 1000000;
+    int reps = (e = getenv ("JT_BENCH_VERIFY_REPS")) ? atoi (e) : 3;
+    long cores = sysconf (_SC_NPROCESSORS_ONLN);
+    unsigned jobs = (e = getenv ("JT_BENCH_VERIFY_JOBS")) ? (unsigned) atoi (e)
+                    : cores > 2                        ? (unsigned) cores
+                                                       : 2;
+    char dir[512], ldir[600], mark[700], cmd[1400];
+
+    if (n < 1 || n > 100000000 || reps < 1 || reps > REPS_MAX || jobs < 2 || jobs > 256) {
+        fprintf (stderr, "bench_verify: JT_BENCH_VERIFY_EVENTS in [1, 1e8], "
+                         "JT_BENCH_VERIFY_REPS in [1, %d], JT_BENCH_VERIFY_JOBS in "
+                         "[2, 256]\n",
+                 REPS_MAX);
+        return 2;
+    }
+    if (access ("src/cli/jobtree", X_OK) < 0)
+        die ("src/cli/jobtree", "run from the top build directory");
+    snprintf (dir, sizeof (dir), "%s", (e = getenv ("JT_BENCH_DIR")) ? e : "./bench-verify.tmp");
+    snprintf (ldir, sizeof (ldir), "%s/verify", dir);
+    snprintf (mark, sizeof (mark), "%s.built-%" PRIu64, ldir, n);
+    double t0 = now_s ();
+    if (getenv ("JT_BENCH_REUSE") && access (mark, F_OK) == 0)
+        printf ("reusing %s (JT_BENCH_REUSE)\n", ldir);
+    else {
+        snprintf (cmd, sizeof (cmd), "rm -rf %s && mkdir -p %s", dir, dir);
+        if (system (cmd) != 0)
+            die (cmd, "failed");
+        build (n, ldir);
+        FILE *mf = fopen (mark, "w");
+        if (mf)
+            fclose (mf);
+        printf ("built %" PRIu64 " events (a checkpoint every %d records) in %.1f s\n", n,
+                CKPT_EVERY, now_s () - t0);
+    }
+    fflush (stdout);
+
+    struct row rows[3] = { { .name = "floor: frame, hash, parse (1 thread, no fold)" },
+                           { .name = "jobtree verify -j 1", .jobs = 1 },
+                           { .name = "jobtree verify -j N", .jobs = jobs } };
+    uint64_t nrec = 0;
+    for (int r = 0; r < reps; r++)
+        for (int k = 0; k < 3; k++) {
+            struct row *w = &rows[k];
+            w->wall[w->n] = w->jobs ? run_verify (ldir, w->jobs) : run_floor (ldir, &nrec);
+            w->cpu[w->n++] = cpu_last;
+        }
+    double fc, f = best (&rows[0], &fc);
+    printf ("verify of %" PRIu64 " records, %d runs each (best / median wall; cpu of the "
+            "best); load average at the end:",
+            nrec, reps);
+    double load[3];
+    if (getloadavg (load, 3) == 3)
+        printf (" %.2f %.2f %.2f", load[0], load[1], load[2]);
+    printf ("\n");
+    for (int k = 0; k < 3; k++) {
+        double c, b = best (&rows[k], &c);
+        char name[64];
+        snprintf (name, sizeof (name), "%s", rows[k].name);
+        if (rows[k].jobs > 1)
+            snprintf (name, sizeof (name), "jobtree verify -j %u", rows[k].jobs);
+        printf ("  %-48s %7.2f / %7.2f s  cpu %7.2f s  (%.2fx the floor)\n", name, b,
+                median (&rows[k]), c, b / f);
+    }
+    double jc, jb = best (&rows[2], &jc);
+    printf ("  target (issue 35): -j %u <= 1.3 x floor / %u = %.2f s: %s (%.2f s; the "
+            "floor's cpu / %u = %.2f s)\n",
+            jobs, jobs, 1.3 * f / jobs, jb <= 1.3 * f / jobs ? "met" : "NOT met", jb, jobs,
+            fc / jobs);
+    if (!getenv ("JT_BENCH_KEEP") && !getenv ("JT_BENCH_REUSE")) {
+        snprintf (cmd, sizeof (cmd), "rm -rf %s", dir);
+        if (system (cmd) != 0)
+            die (cmd, "failed");
+    }
+    return 0;
+}
