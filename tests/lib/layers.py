@@ -64,7 +64,7 @@ LEDGER_LAYERS = [
                 'ledger_writer.c', 'ledger_conn.c', 'ledger_conn.h']),
     ('codec', ['ledger_codec.h', 'ledger_event_activation.c',
                'ledger_event_checkpoint.c']),
-    ('event', ['ledger_event.c', 'ledger_event_json.c', 'ledger_event_lease.c',
+    ('event', ['ledger_event.c', 'ledger_event_json.c',
                'ledger_event_int.h']),
     ('built', ['ledger_activation.c', 'ledger_lease.c',
                'ledger_client.c']),

@@ -514,20 +514,13 @@ jt_event_t *jt_event_from_json_canon (const char *text, size_t len, bool *canoni
                                       jt_error_t *err)
 {
     char *sat;
-    json_tokener *tok;
+    json_tokener *tok = tok_get ();
     json_object *o = NULL;
     jt_event_t *ev = NULL;
     int64_t v = 0;
     char *type = NULL;
 
-    /* most of a ledger: a lease event in canonical form, read without a
-     * tree (ledger_event_lease.c); anything else is json-c's */
-    if (jt_ev_lease_fast && (ev = jt_ev_lease_read (text, len))) {
-        if (canonical)
-            *canonical = true;
-        return ev;
-    }
-    if (!(tok = tok_get ())) {
+    if (!tok) {
         jt_errprintf (err, "out of memory");
         return NULL;
     }
