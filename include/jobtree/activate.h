@@ -189,9 +189,10 @@ char *jt_activation_dump (const jt_activation_t *a, const jt_activation_req_t *r
  * joined by ",", the envelope's first when reclaiming. Without `structural` (an adapter that can only end whole jobs)
  * spare leases are held as Active (they go with their gang) and no run
  * is malleable, so every cut is a lottery draw. Room of a set across
- * domains is counted in whole nodes, not in the run's groups (the slice
- * is not told the group size): a domain the fill uses only in part may
- * hold fewer groups than its freed nodes.
+ * domains is counted in the run's groups when group_nodes > 0 (the
+ * answer's cand_group_nodes: its groups are that many whole nodes each):
+ * a domain takes whole groups only, so the fill never counts on a piece
+ * of a group; 0: in whole nodes.
  *
  * Cost: one pass over the snapshot's leases and their nodes (a node name
  * lookup each) plus the sets' nodes, and per set across domains one pass
@@ -367,7 +368,8 @@ int jt_activation_due (const jt_sched_request_t *now_req, const jt_resv_clock_t 
  * run, or none short; jt_activation_slice_free it), -1 with err (out
  * empty). */
 int jt_activation_slice (const jt_snapshot_t *s, const jt_node_set_t *cands,
-                         size_t ncands, uint32_t cand_nodes, const char *flavor,
+                         size_t ncands, uint32_t cand_nodes, uint32_t group_nodes,
+                         const char *flavor,
                          const jt_reclaim_t *fund, const char *self,
                          const char *resv_id, int64_t time, bool structural,
                          jt_yield_fn yield, void *arg,

@@ -359,7 +359,7 @@ int jtsel_activate (job_record_t *job_ptr, bitstr_t *bitmap,
     list_for_each (preemptee_candidates, collect, &o);
     qsort (o.ids, o.n, sizeof (*o.ids), by_id);
     snprintf (self, sizeof (self), "%u", job_ptr->job_id);
-    if (jt_activation_slice (c->topo->snap, e.cands, e.ncands, e.cand_nodes,
+    if (jt_activation_slice (c->topo->snap, e.cands, e.ncands, e.cand_nodes, e.cand_group_nodes,
                              now_req->run->flavor, fund, self, resv, at, true, may_yield,
                              &o, &sl, &err) < 0) {
         error ("%s: %pJ: activation: %s", WHO, job_ptr, err.text);

@@ -90,7 +90,7 @@ static int print_activation (const jt_budgets_t *b, jt_snapshot_t *s,
     default:                    /* room (a cap may hold its funding), a reclaim */
         break;
     }
-    if (jt_activation_slice (s, e.cands, e.ncands, e.cand_nodes, r->flavor, due.fund,
+    if (jt_activation_slice (s, e.cands, e.ncands, e.cand_nodes, e.cand_group_nodes, r->flavor, due.fund,
                              "", resv, due.at, true, yield_snapshot, s, &sl, &err) < 0
         || jt_activate (&sl.req, &a, &err) < 0)
         goto fail;

@@ -175,6 +175,7 @@ typedef struct slice_build {
     const jt_snapshot_t *s;
     const jt_node_set_t *cands;
     uint32_t cand_nodes;
+    uint32_t group_nodes;       /* > 0: the run's groups, whole nodes each */
     int64_t gpn;
     const jt_reclaim_t *fund;
     jt_activation_slice_t *out;
@@ -309,7 +310,11 @@ static int alt_domains (slice_build_t *b, size_t i, const size_t *dom, size_t nd
     qsort_r (ord, nd, sizeof (*ord), by_free, &(fill_ctx_t){ b->freeg });
     for (size_t k = 0; k < nd && left > 0; k++) {
         size_t d = ord[k];
-        use[d] = b->cnt[d] < left ? b->cnt[d] : left;
+        /* whole groups only: a domain's nodes past its last whole group
+         * hold no piece of the run (Pack never splits a group) */
+        size_t have = b->group_nodes > 0 && left % b->group_nodes == 0
+                      ? b->cnt[d] / b->group_nodes * b->group_nodes : b->cnt[d];
+        use[d] = have < left ? have : left;
         left -= (uint32_t) use[d];
     }
     rc = 0;
@@ -431,7 +436,9 @@ static int alt_across (slice_build_t *b, size_t i)
             for (size_t k = 0; k < n; k++)
                 if (b->cnt[in[k]]) {
                     ud[m++] = in[k];
-                    cap += b->cnt[in[k]];
+                    cap += b->group_nodes > 0
+                           ? b->cnt[in[k]] / b->group_nodes * b->group_nodes
+                           : b->cnt[in[k]];
                 }
             if (!m || cap < b->cand_nodes)
                 continue;
@@ -473,13 +480,15 @@ static void sort_by_units (alt_rec_t *v, size_t n)
 }
 
 int jt_activation_slice (const jt_snapshot_t *s, const jt_node_set_t *cands,
-                         size_t ncands, uint32_t cand_nodes, const char *flavor,
+                         size_t ncands, uint32_t cand_nodes, uint32_t group_nodes,
+                         const char *flavor,
                          const jt_reclaim_t *fund, const char *self,
                          const char *resv_id, int64_t time, bool structural,
                          jt_yield_fn yield, void *arg,
                          jt_activation_slice_t *out, jt_error_t *err)
 {
     slice_build_t b = { .s = s, .cands = cands, .cand_nodes = cand_nodes,
+                        .group_nodes = group_nodes,
                         .gpn = jt_snapshot_gpus_per_node (s, flavor),
                         .fund = fund, .out = out };
     int64_t *run_gpus = NULL, *run_min = NULL;

@@ -572,7 +572,7 @@ static void test_slice (void)
     sets[1] = (jt_node_set_t){ nb, 4, (int) jt_snapshot_domain_index (s, "west/B") };
     sets[2] = (jt_node_set_t){ nall, 9, -1 };   /* across domains: no alternative */
 
-    is_int (jt_activation_slice (s, sets, 3, 2, "h100", NULL, "c1:9", "c1:9:resv:100",
+    is_int (jt_activation_slice (s, sets, 3, 2, 0, "h100", NULL, "c1:9", "c1:9:resv:100",
                                  fx_time (FX_NOW), true, yield_all_but_7, NULL,
                                  &sl, &err), 0, "slice built");
     is_int ((int) sl.req.nalts, 2, "one alternative per single-domain set");
@@ -621,7 +621,7 @@ static void test_slice (void)
      * first, so no pool is named twice. */
     {
         jt_node_set_t two[2] = { { na, 2, sets[0].domain }, { na + 2, 2, sets[0].domain } };
-        is_int (jt_activation_slice (s, two, 2, 2, "h100", NULL, "c1:9", "c1:9:resv:100",
+        is_int (jt_activation_slice (s, two, 2, 2, 0, "h100", NULL, "c1:9", "c1:9:resv:100",
                                      fx_time (FX_NOW), true, yield_all_but_7, NULL,
                                      &sl, &err), 0, "slice over two classes of A");
         ok (sl.req.nalts == 1 && sl.alt_cand[0] == 0 && !strcmp (sl.scope, "west/A"),
@@ -631,7 +631,7 @@ static void test_slice (void)
     }
 
     /* Without structural cuts: the spare goes with its gang, no minimum. */
-    is_int (jt_activation_slice (s, sets + 1, 1, 2, "h100", NULL, "c1:9", "c1:9:resv:100",
+    is_int (jt_activation_slice (s, sets + 1, 1, 2, 0, "h100", NULL, "c1:9", "c1:9:resv:100",
                                  fx_time (FX_NOW), false, yield_all_but_7, NULL,
                                  &sl, &err), 0, "slice without structural cuts");
     ok (sl.req.nholders == 2 && sl.req.holders[1].role == JT_ROLE_ACTIVE
@@ -649,7 +649,7 @@ static void test_slice (void)
     jt_activation_slice_free (&sl);
 
     /* Room already there: no alternative, nothing to cut. */
-    is_int (jt_activation_slice (s, sets + 1, 1, 1, "h100", NULL, "c1:9", "r", 0, true,
+    is_int (jt_activation_slice (s, sets + 1, 1, 1, 0, "h100", NULL, "c1:9", "r", 0, true,
                                  yield_all_but_7, NULL, &sl, &err), 0, "one node");
     is_int ((int) sl.req.nalts, 0, "a set with room is no alternative");
     jt_activation_slice_free (&sl);
@@ -797,7 +797,7 @@ static const char *fund_slice (const char *leases, const jt_reclaim_t *fund,
     }
     sets[0] = (jt_node_set_t){ na, 2, (int) jt_snapshot_domain_index (s, "west/A") };
     sets[1] = (jt_node_set_t){ nb, 2, (int) jt_snapshot_domain_index (s, "west/B") };
-    if (jt_activation_slice (s, sets, 2, 1, "h100", fund, "9", "r-9", 0, false,
+    if (jt_activation_slice (s, sets, 2, 1, 0, "h100", fund, "9", "r-9", 0, false,
                              yield_all_but_7, NULL, sl, &err) < 0) {
         snprintf (buf, sizeof (buf), "error: %s", err.text);
         jt_snapshot_destroy (s);

@@ -214,7 +214,7 @@ static void test_block_beats_pieces (void)
     jt_error_t err;
     const char *d;
 
-    is_int (jt_activation_slice (s, &all, 1, 6, "h100", NULL, "c1:9", "c1:9:resv:1",
+    is_int (jt_activation_slice (s, &all, 1, 6, 0, "h100", NULL, "c1:9", "c1:9:resv:1",
                                  fx_time (FX_NOW), true, yield_all, NULL, &sl, &err),
             0, "slice of a run across domains");
     is (alts_text (&sl),
@@ -254,7 +254,7 @@ static void test_block_beats_pieces (void)
      * for 40 short; Y takes 40 for 40 and wins, though X comes first. */
     s = three_blocks (true);
     all = set_of (s, "XYZ");
-    is_int (jt_activation_slice (s, &all, 1, 6, "h100", NULL, "c1:9", "c1:9:resv:1",
+    is_int (jt_activation_slice (s, &all, 1, 6, 0, "h100", NULL, "c1:9", "c1:9:resv:1",
                                  fx_time (FX_NOW), true, yield_all, NULL, &sl, &err),
             0, "slice with a gang spilling out of block X");
     d = activate (&sl, &a);
@@ -277,7 +277,7 @@ static void test_no_level (void)
     jt_activation_t a = { 0 };
     jt_error_t err;
 
-    is_int (jt_activation_slice (s, sets, 2, 6, "h100", NULL, "c1:9", "c1:9:resv:1",
+    is_int (jt_activation_slice (s, sets, 2, 6, 0, "h100", NULL, "c1:9", "c1:9:resv:1",
                                  fx_time (FX_NOW), true, yield_all, NULL, &sl, &err),
             0, "slice of a no:spine run");
     is (alts_text (&sl),
@@ -302,7 +302,7 @@ static void test_no_level (void)
 
     /* no:block: each set is a block; one alternative each, in the set's
      * order, nothing across blocks */
-    is_int (jt_activation_slice (s, blk, 3, 6, "h100", NULL, "c1:9", "c1:9:resv:1",
+    is_int (jt_activation_slice (s, blk, 3, 6, 0, "h100", NULL, "c1:9", "c1:9:resv:1",
                                  fx_time (FX_NOW), true, yield_all, NULL, &sl, &err),
             0, "slice of a no:block run");
     is (alts_text (&sl),
@@ -317,7 +317,7 @@ static void test_no_level (void)
 
     /* a run of 4 nodes in one block: the two freest domains of it, X2 or
      * X3 not both; no second alternative with the same domains */
-    is_int (jt_activation_slice (s, blk, 1, 4, "h100", NULL, "c1:9", "c1:9:resv:1",
+    is_int (jt_activation_slice (s, blk, 1, 4, 0, "h100", NULL, "c1:9", "c1:9:resv:1",
                                  fx_time (FX_NOW), true, yield_all, NULL, &sl, &err),
             0, "slice of 4 nodes in block X");
     is (alts_text (&sl), "block X (west/X1,west/X2) units=1 west/X1:8 west/X2:16",
@@ -325,7 +325,7 @@ static void test_no_level (void)
     jt_activation_slice_free (&sl);
 
     /* a run that has room already: no alternative */
-    is_int (jt_activation_slice (s, sets + 1, 1, 1, "h100", NULL, "c1:9", "r", 0, true,
+    is_int (jt_activation_slice (s, sets + 1, 1, 1, 0, "h100", NULL, "c1:9", "r", 0, true,
                                  yield_all, NULL, &sl, &err), 0, "one node");
     is_int ((int) sl.req.nalts, 0, "a set with room for the run is no alternative");
     jt_activation_slice_free (&sl);
@@ -359,7 +359,7 @@ static void test_no_levels (void)
     tx (&t, "]}");
     s = parse (&t);
     all = set_of (s, "X");
-    is_int (jt_activation_slice (s, &all, 1, 4, "h100", NULL, "c1:9", "c1:9:resv:1",
+    is_int (jt_activation_slice (s, &all, 1, 4, 0, "h100", NULL, "c1:9", "c1:9:resv:1",
                                  fx_time (FX_NOW), true, yield_all, NULL, &sl, &err),
             0, "slice without levels");
     is (alts_text (&sl), "west/X1,west/X2 units=2 west/X1:8 west/X2:16",
@@ -457,7 +457,7 @@ static void test_properties (void)
         jt_activation_t a = { 0 }, b = { 0 };
         jt_error_t err;
 
-        if (jt_activation_slice (s, sets, nsets, need, "h100", NULL, "c1:self",
+        if (jt_activation_slice (s, sets, nsets, need, 0, "h100", NULL, "c1:self",
                                  "r", 1000 + k, true, yield_all, NULL, &sl, &err) < 0
             || jt_activate (&sl.req, &a, &err) < 0)
             bail_out ("case %d: %s", k, err.text);
@@ -495,7 +495,7 @@ static void test_properties (void)
             free (cl.nodes);
         }
         /* the same input decides the same way */
-        if (jt_activation_slice (s, sets, nsets, need, "h100", NULL, "c1:self",
+        if (jt_activation_slice (s, sets, nsets, need, 0, "h100", NULL, "c1:self",
                                  "r", 1000 + k, true, yield_all, NULL, &again, &err) < 0
             || jt_activate (&again.req, &b, &err) < 0)
             bail_out ("case %d again: %s", k, err.text);
@@ -522,11 +522,45 @@ static void test_properties (void)
     ok (same, "the same input gives the same scope, seed and victims");
 }
 
+/* Room counted in the run's groups: every domain of three_blocks has 2
+ * nodes. A run of one 4-node group fits no domain, so no alternative holds
+ * it, though each block has 6 nodes; counted in whole nodes (group_nodes
+ * 0) each block would be one. Groups of 2 nodes: a block holds 3. */
+static void test_group_room (void)
+{
+    jt_snapshot_t *s = three_blocks (false);
+    jt_node_set_t all = set_of (s, "XYZ");
+    jt_activation_slice_t sl;
+    jt_error_t err;
+
+    is_int (jt_activation_slice (s, &all, 1, 4, 0, "h100", NULL, "c1:9", "c1:9:resv:1",
+                                 fx_time (FX_NOW), true, yield_all, NULL, &sl, &err),
+            0, "4 nodes counted whole");
+    ok (sl.req.nalts > 0, "in whole nodes a block holds 4 (%zu alternatives)",
+        sl.req.nalts);
+    jt_activation_slice_free (&sl);
+    is_int (jt_activation_slice (s, &all, 1, 4, 4, "h100", NULL, "c1:9", "c1:9:resv:1",
+                                 fx_time (FX_NOW), true, yield_all, NULL, &sl, &err),
+            0, "one 4-node group");
+    is_int ((int64_t) sl.req.nalts, 0, "no domain holds a 4-node group: no "
+            "alternative (nothing is evicted for a run it would not place)");
+    jt_activation_slice_free (&sl);
+    is_int (jt_activation_slice (s, &all, 1, 6, 2, "h100", NULL, "c1:9", "c1:9:resv:1",
+                                 fx_time (FX_NOW), true, yield_all, NULL, &sl, &err),
+            0, "three 2-node groups");
+    ok (!strncmp (alts_text (&sl), "block X (west/X1,west/X2,west/X3) units=1 ", 42),
+        "a block holds three 2-node groups, one per domain: %s", alts_text (&sl));
+    jt_activation_slice_free (&sl);
+    free (all.nodes);
+    jt_snapshot_destroy (s);
+}
+
 int main (void)
 {
     test_block_beats_pieces ();
     test_no_level ();
     test_no_levels ();
     test_properties ();
+    test_group_room ();
     done_testing ();
 }

@@ -154,7 +154,7 @@ int jt_simx_activate (sim_t *m, size_t j, const jt_sched_request_t *now_req,
     if (kind == JT_DUE_NONE)
         goto out;
     snprintf (resv, sizeof (resv), "%s:resv:%" PRId64, run->id, m->o->epoch + m->created[j]);
-    if (jt_activation_slice (m->s, e.cands, e.ncands, e.cand_nodes, run->flavor,
+    if (jt_activation_slice (m->s, e.cands, e.ncands, e.cand_nodes, e.cand_group_nodes, run->flavor,
                              due.fund, run->id, resv, due.at, true,
                              may_yield, m, &sl, err) < 0) {
         rc = -1;
