@@ -22,6 +22,7 @@
 
 #include "jobtree/gres.h"
 #include "jobtree/labels.h"
+#include "jobtree/ledger_lease.h"
 #include "jobtree/nodemap.h"
 
 jt_node_state_t jt_nodemap_state (unsigned flags)
@@ -161,7 +162,7 @@ int jt_nodemap_add_lease (jt_snapshot_t *s, const jt_nodemap_job_t *job,
         .nnodes = nnodes,
         .gpus = gpus,
         .role = role,
-        .start = job->bound_time ? job->bound_time : job->start_time,
+        .start = jt_lease_start_time (job->start_time, job->bound_time),
         .end = job->end_time,
         .min_gpus = job->min_gpus,
     };

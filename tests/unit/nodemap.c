@@ -262,10 +262,10 @@ static void test_leases (void)
     ok (jt_nodemap_add_lease (s, &job, 1, "west-h100", nodes, 2, 16,
                               JT_ROLE_BORROWED, &err) == 0, "a bound group");
     job.owner = NULL;
-    job.bound_time = 0;
+    job.start_time = 0;         /* a recovered job with no start time */
     job.job_id = UINT32_MAX;
     ok (jt_nodemap_add_lease (s, &job, 0, "west-h100", nodes, 1, 8,
-                              JT_ROLE_ACTIVE, &err) == 0, "no owner, no bound time");
+                              JT_ROLE_ACTIVE, &err) == 0, "no owner, no start time");
     job.account = NULL;
     ok (jt_nodemap_add_lease (s, &job, 0, NULL, NULL, 0, 0, JT_ROLE_SPARE, &err) == 0,
         "no account either");
@@ -281,12 +281,12 @@ static void test_leases (void)
                   l[0].group, l[0].owner, l[0].envelope, l[0].nodes[0],
                   l[0].nodes[1], (long long) l[0].gpus, jt_role_str (l[0].role),
                   (long long) l[0].start);
-        is (buf, "4242 1 rai west-h100 a01,a02 16 Borrowed 2000",
-            "run is the job id, owner the run's, start the bound time");
+        is (buf, "4242 1 rai west-h100 a01,a02 16 Borrowed 1000",
+            "run is the job id, owner the run's, start the job's (as the ledger's Start)");
         snprintf (buf, sizeof (buf), "%s %s %lld %zu", l[1].run, l[1].owner,
                   (long long) l[1].start, l[1].nnodes);
-        is (buf, "4294967295 team-a 1000 1",
-            "owner falls back to the account, start to the job's start");
+        is (buf, "4294967295 team-a 2000 1",
+            "owner falls back to the account, start to the bound time without a job start");
         is (l[2].owner, "", "no owner and no account: empty owner");
     } else
         skip (3, "leases missing");
@@ -323,8 +323,8 @@ static void test_record (void)
                   jt_role_str (s->leases[1].role));
         ok (s->leases[0].min_gpus == 0 && s->leases[1].min_gpus == 0,
             "a run that is not malleable: no minimum on its leases");
-        is (buf, "77/0 rai west-h100 2 16 Active 2000-4600 | 77/1 vision-h100 Borrowed",
-            "run, owner, bound time, the job's expected end, roles");
+        is (buf, "77/0 rai west-h100 2 16 Active 1000-4600 | 77/1 vision-h100 Borrowed",
+            "run, owner, the job's start (not the bound time), expected end, roles");
     } else
         skip (2, "leases missing");
     jt_jobrec_free (&rec);

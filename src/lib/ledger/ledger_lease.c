@@ -87,6 +87,11 @@ static int fits (int w, size_t len)
     return 0;
 }
 
+int64_t jt_lease_start_time (int64_t job_start, int64_t bound_time)
+{
+    return job_start > 0 ? job_start : bound_time;
+}
+
 int jt_lease_run_id (const char *cluster, uint32_t job_id, char *buf, size_t len)
 {
     return fits (snprintf (buf, len, "%s:%" PRIu32, cluster, job_id), len);
@@ -172,11 +177,7 @@ static int derive_one (const jt_job_facts_t *job, const jt_jobrec_lease_t *b,
             goto nomem;
     e->gpus = gpn * (int64_t) nheld;
     e->role = spare ? JT_ROLE_SPARE : b->role;
-    /* the job's start as Slurm accounts it: slurmctld takes its start time
-     * before the select plugin binds, so the record's bound time may be a
-     * second later (t3040 on 26.05: a lease 1 s short of sacct's); the
-     * bound time only when a recovered job has no start time */
-    e->start = job->start_time > 0 ? job->start_time : rec->bound_time;
+    e->start = jt_lease_start_time (job->start_time, rec->bound_time);
     if (b->nswaps && b->swaps[b->nswaps - 1].time > e->start)
         e->start = b->swaps[b->nswaps - 1].time;
     e->time = e->start;
