@@ -126,6 +126,14 @@ int jt_run_compile (const jt_run_t *r, int64_t total, jt_groups_t *out,
                     jt_error_t *err);
 void jt_groups_free (jt_groups_t *g);
 
+/* The whole nodes `total` GPUs of run r fill when compiled into groups
+ * (jt_run_compile's shape: groups of groupGPUs, the last the remainder),
+ * each group on nodes of gpus_per_node GPUs and with its spares_per_group
+ * spare nodes: the node count topology/block's rule is decided on (Plan
+ * and the estimate alike). 0 when total is out of 1..JT_RUN_GPUS_MAX or
+ * gpus_per_node < 1; spares outside 0..2^20 count as none. */
+int64_t jt_run_nodes (const jt_run_t *r, int64_t total, int64_t gpus_per_node);
+
 /* The GPU-hours a demand of `gpus` is charged in advance by Cover:
  * gpus x time limit (or JT_RUN_DEFAULT_TIME_LIMIT_S) in hours. */
 double jt_run_gpu_hours (const jt_run_t *r, int64_t gpus);

@@ -140,20 +140,6 @@ static void soft_nowhere (const ctx_t *x, bool by_class, int64_t want,
  * spread off or a class label (group-by, strict conformance) is tried the
  * same way, its payers owner first (attempt_soft), in each domain or class
  * with room for it. */
-/* The nodes groups g take (gpn GPUs a node, spares each): what Slurm counts
- * the job's nodes as, for topology/block's rule. Saturates, never wraps. */
-static int64_t groups_nodes (const jt_groups_t *g, int64_t gpn, int64_t spares)
-{
-    int64_t n = 0;
-
-    if (gpn < 1)
-        gpn = 1;
-    for (size_t k = 0; k < g->n && n < INT64_MAX / 4; k++)
-        n += (g->gpus[k] + gpn - 1) / gpn + (spares > 0 && spares < (1 << 20)
-                                              ? spares : 0);
-    return n;
-}
-
 static int attempt_single_domain (ctx_t *x, const jt_groups_t *g,
                                   attempt_t *a, jt_error_t *err)
 {
@@ -618,8 +604,7 @@ int jt_plan_run (const jt_budgets_t *b, const jt_snapshot_t *s,
                           : !r->cross_group_spread && g.n > 1;
         /* the run's own scope, narrowed by topology/block's rule */
         ssize_t in = level >= 0 ? level : one ? JT_CONFINE_DOMAIN : JT_CONFINE_NONE;
-        in = jt_confine_narrower (in, jt_pack_block_confine (s, groups_nodes (&g,
-                                          x.gpn, r->spares_per_group)));
+        in = jt_confine_narrower (in, jt_pack_block_confine (s, jt_run_nodes (r, t, x.gpn)));
         int arc = in >= 0 ? attempt_in_unit (&x, &g, (size_t) in, &a, err)
                   : in == JT_CONFINE_DOMAIN ? attempt_single_domain (&x, &g, &a, err)
                                             : attempt_spread (&x, &g, &a, err);

@@ -321,6 +321,20 @@ void jt_groups_free (jt_groups_t *g)
     g->n = 0;
 }
 
+int64_t jt_run_nodes (const jt_run_t *r, int64_t total, int64_t gpus_per_node)
+{
+    int64_t g, n, last, spares, gpn = gpus_per_node;
+
+    if (!r || total < 1 || total > JT_RUN_GPUS_MAX || gpn < 1)
+        return 0;
+    g = r->group_gpus > 0 && r->group_gpus < total ? r->group_gpus : total;
+    n = (total + g - 1) / g;
+    last = total - (n - 1) * g;
+    spares = r->spares_per_group > 0 && r->spares_per_group < (1 << 20)
+             ? r->spares_per_group : 0;
+    return (n - 1) * ((g + gpn - 1) / gpn) + (last + gpn - 1) / gpn + n * spares;
+}
+
 double jt_run_gpu_hours (const jt_run_t *r, int64_t gpus)
 {
     int64_t t = r->time_limit_s > 0 ? r->time_limit_s : JT_RUN_DEFAULT_TIME_LIMIT_S;

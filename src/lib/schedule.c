@@ -221,12 +221,7 @@ static int estimate_sets (jt_answer_t *a, const jt_sched_request_t *req,
                                 ? JT_CONFINE_DOMAIN : JT_CONFINE_NONE;
     /* narrowed by topology/block's rule, on the run's nodes as Plan counts
      * them (its groups' nodes and their spares) */
-    if (gpn > 0 && need > 0 && group > 0) {
-        int64_t spares = run->spares_per_group > 0 && run->spares_per_group < (1 << 20)
-                         ? run->spares_per_group : 0;
-        in = jt_confine_narrower (in, jt_pack_block_confine (s,
-                 (need + gpn - 1) / gpn + spares * ((need + group - 1) / group)));
-    }
+    in = jt_confine_narrower (in, jt_pack_block_confine (s, jt_run_nodes (run, need, gpn)));
     lv = in >= 0 ? in : -1;
     whole = in == JT_CONFINE_DOMAIN;
     a->cand_nodes = (uint32_t) ((need + gpn - 1) / gpn);

@@ -232,6 +232,14 @@ int main (void)
     groups_are (r, 128, "64,64");
     groups_are (r, 64, "64");
     groups_are (r, 1, "1");
+    /* the nodes those groups fill (8 GPUs a node), 1 spare each: what
+     * topology/block's rule counts, in Plan and the estimate alike */
+    is_int (jt_run_nodes (r, 96, 8), 8 + 4 + 2, "96 GPUs: 64+32 on 8+4 nodes, a spare each");
+    is_int (jt_run_nodes (r, 100, 8), 8 + 5 + 2, "100 GPUs: the 36-GPU remainder on 5 nodes");
+    is_int (jt_run_nodes (r, 64, 6), 11 + 1, "nodes rounded up per group (64 on 6-GPU nodes)");
+    is_int (jt_run_nodes (r, 0, 8), 0, "no GPUs: 0");
+    is_int (jt_run_nodes (r, JT_RUN_GPUS_MAX + 1, 8), 0, "past JT_RUN_GPUS_MAX: 0");
+    is_int (jt_run_nodes (r, 96, 0), 0, "no GPUs per node: 0");
     ok (jt_run_gpu_hours (r, 96) == 384.0, "96 GPUs x 4 h = 384 GPU-hours");
     js = jt_run_to_json (r);
     is (js, "{\"id\":\"c1:4242\",\"owner\":\"rai\",\"resources\":{\"gpuType\":\"h100\","
