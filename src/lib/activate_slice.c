@@ -499,6 +499,7 @@ int jt_activation_slice (const jt_snapshot_t *s, const jt_node_set_t *cands,
     int64_t *acc = NULL, *have = NULL;
     jt_strbuf_t scope = JT_STRBUF_INIT;
     size_t nh = 0, nalts = 0, npl, nt;
+    int ret = -1;
 
     memset (out, 0, sizeof (*out));
     if (fund && (fund->deficit <= 0 || !fund->envelope || !fund->owner))
@@ -659,22 +660,8 @@ int jt_activation_slice (const jt_snapshot_t *s, const jt_node_set_t *cands,
         .alts = out->alts, .nalts = nalts,
         .holders = out->holders, .nholders = nh,
     };
-    free (own);
-    free (b.dom_pool);
-    free (b.pool_cand);
-    free (b.pool_dom);
-    free (b.cnt);
-    free (b.freeg);
-    free (b.alts);
-    free (in_scope);
-    free (np);
-    free (stamp);
-    free (acc);
-    free (have);
-    free (touched);
-    free (run_gpus);
-    free (run_min);
-    return 0;
+    ret = 0;
+    goto done;
 nomem_kept:
     out->req.nalts = nalts;             /* the kept ones are out's to free */
     b.nalts = 0;
@@ -684,6 +671,11 @@ nomem:
         free (b.alts[a].where);
     }
     free (jt_strbuf_take (&scope));
+    free (b.needs);
+    jt_activation_slice_free (out);
+    jt_errprintf (err, "activation: out of memory");
+done:
+    /* the scratch, on either path (out keeps what it took) */
     free (own);
     free (b.dom_pool);
     free (b.pool_cand);
@@ -691,7 +683,6 @@ nomem:
     free (b.cnt);
     free (b.freeg);
     free (b.alts);
-    free (b.needs);
     free (in_scope);
     free (np);
     free (stamp);
@@ -700,8 +691,7 @@ nomem:
     free (touched);
     free (run_gpus);
     free (run_min);
-    jt_activation_slice_free (out);
-    return jt_errprintf (err, "activation: out of memory");
+    return ret;
 }
 
 /* What a candidate is short of: its own concurrency, lent to other owners
