@@ -21,6 +21,7 @@
 #include <string.h>
 #include <strings.h>
 
+#include "jobtree/pack.h"
 #include "jobtree/score.h"
 #include "jobtree/timeutil.h"
 #include "util/strbuf.h"
@@ -101,61 +102,62 @@ static void share_inputs (const jt_budgets_t *b, const jt_usage_t *u,
     }
 }
 
-/* The fewest of rooms[0..n) (sorted here, largest first) whose sum
- * reaches need; n + 1 when all of them do not. */
-static int64_t fewest_rooms (int64_t *room, size_t n, int64_t need)
-{
-    int64_t sum = 0;
-
-    qsort (room, n, sizeof (*room), cmp_desc_i64);
-    for (size_t i = 0; i < n; i++)
-        if ((sum += room[i]) >= need)
-            return (int64_t) i + 1;
-    return (int64_t) n + 1;
-}
-
 /* f4 over the levels above the domain: per level, a unit's room is its
  * domains' room for the run's groups (each counted as its largest group,
  * so never more than Pack could place), or its nodes for a soft run; the
- * fewest units whose room holds the run, and the units with candidate
- * nodes. Spread off: one unit wherever one domain holds it; no:LEVEL: one
- * unit of that level (and so of every level above) when one holds it.
- * dcap: candidate nodes per snapshot domain; scratch: nunits + ndomains
- * per level. O(levels x (domains + units log units)). */
-static void level_inputs (const jt_snapshot_t *s, const jt_run_t *r,
-                          const int64_t *dcap, int64_t *scratch, bool soft,
-                          int64_t ngroups, int64_t group_nodes, int64_t nodes,
-                          jt_score_input_t *in)
+ * fewest units whose room holds the run (Pack's own count,
+ * jt_levels_fewest, on the whole cluster at that level), and the units
+ * with candidate nodes. Spread off: one unit wherever one domain holds it;
+ * no:LEVEL: one unit of that level (and so of every level above) when one
+ * holds it. dcap: candidate nodes per snapshot domain; scratch: nunits +
+ * ndomains per level. 0, or -1 on ENOMEM. O(levels^2 x (domains + units
+ * log units)), levels at most JT_LEVELS_MAX. */
+static int level_inputs (const jt_snapshot_t *s, const jt_run_t *r,
+                         const int64_t *dcap, int64_t *scratch, bool soft,
+                         int64_t ngroups, int64_t group_nodes, int64_t nodes,
+                         jt_score_input_t *in)
 {
     ssize_t lv = r->spread_level && !r->cross_group_spread
                  ? jt_level_index (s, r->spread_level) : -1;
     bool one_in = false;
+    int64_t need = soft ? nodes : ngroups;
+    uint64_t *room = calloc (s->ndomains + 1, sizeof (*room));
+    unsigned char *scope = calloc (s->ndomains + 1, 1);
+    size_t spans[JT_LEVELS_MAX];
+    int rc = -1;
 
-    in->nlevels = s ? s->nlevels : 0;
+    if (!room || !scope)
+        goto done;
+    in->nlevels = s->nlevels;
     for (size_t l = 0; l < in->nlevels && l < JT_LEVELS_MAX; l++) {
-        size_t nu = s->nunits[l] + s->ndomains, avail = 0, n = 0;
-        int64_t *cap = scratch, *room = scratch + nu, need = soft ? nodes : ngroups;
+        size_t nu = s->nunits[l] + s->ndomains, avail = 0;
+        int64_t *cap = scratch;
 
-        memset (scratch, 0, 2 * nu * sizeof (*scratch));
+        memset (scratch, 0, nu * sizeof (*scratch));
         for (size_t d = 0; d < s->ndomains; d++) {
             ssize_t u = s->domains[d].up[l];
-            size_t k = u >= 0 ? (size_t) u : s->nunits[l] + d;
-            cap[k] += dcap[d];
-            room[k] += soft ? dcap[d] : group_nodes > 0 ? dcap[d] / group_nodes : 0;
+            cap[u >= 0 ? (size_t) u : s->nunits[l] + d] += dcap[d];
         }
         for (size_t k = 0; k < nu; k++)
-            if (cap[k] > 0) {
-                room[n++] = room[k];
-                avail++;
-            }
+            avail += cap[k] > 0;
         in->units_available[l] = (int64_t) avail;
         if (!r->cross_group_spread && lv < 0)
             in->units_needed[l] = in->domains_needed == 1 ? 1 : (int64_t) avail + 1;
         else if (lv >= 0 && (ssize_t) l > lv)
             in->units_needed[l] = one_in ? 1 : (int64_t) avail + 1;
         else {
-            in->units_needed[l] = need > 0 ? fewest_rooms (room, n, need)
-                                           : (int64_t) avail + 1;
+            int n = 0;
+            for (size_t d = 0; d < s->ndomains; d++) {
+                room[d] = (uint64_t) (soft ? dcap[d]
+                                      : group_nodes > 0 ? dcap[d] / group_nodes : 0);
+                scope[d] = 1;
+            }
+            /* from level l down; its first step, at l, sees every unit */
+            if (need > 0
+                && (n = jt_levels_fewest (s, room, (uint64_t) need, l + 1,
+                                          JT_PACK_DEFAULT, scope, spans)) < 0)
+                goto done;
+            in->units_needed[l] = n > 0 ? (int64_t) spans[l] : (int64_t) avail + 1;
             if ((ssize_t) l == lv) {
                 one_in = in->units_needed[l] == 1;
                 if (!one_in)
@@ -163,6 +165,11 @@ static void level_inputs (const jt_snapshot_t *s, const jt_run_t *r,
             }
         }
     }
+    rc = 0;
+done:
+    free (room);
+    free (scope);
+    return rc;
 }
 
 /* f4 and the nodes requested, from the candidate domains' capacities cap
@@ -199,14 +206,17 @@ static int domain_inputs (const jt_snapshot_t *s, const jt_run_t *r, int64_t gpn
     bool one = !r->cross_group_spread
                && !(s && r->spread_level && jt_level_index (s, r->spread_level) >= 0);
     in->domains_needed = fewest_domains (cap, nd, sorted, g.soft, one, nfull, a, last);
-    if (dcap && s && s->nlevels)
-        level_inputs (s, r, dcap, scratch, g.soft, (int64_t) g.n,
-                      a > last ? a : last, in->nodes_requested, in);
+    if (dcap && s && s->nlevels
+        && level_inputs (s, r, dcap, scratch, g.soft, (int64_t) g.n,
+                         a > last ? a : last, in->nodes_requested, in) < 0) {
+        jt_groups_free (&g);
+        return jt_errprintf (err, "out of memory");
+    }
     jt_groups_free (&g);
     return 0;
 }
 
-/* Scratch for level_inputs: 2 x (the most units of a level + domains). */
+/* Scratch for level_inputs: the most units of a level + domains. */
 static size_t level_scratch (const jt_snapshot_t *s)
 {
     size_t most = 0;
@@ -214,7 +224,7 @@ static size_t level_scratch (const jt_snapshot_t *s)
     for (size_t l = 0; l < s->nlevels && l < JT_LEVELS_MAX; l++)
         if (s->nunits[l] > most)
             most = s->nunits[l];
-    return 2 * (most + s->ndomains) + 1;
+    return most + s->ndomains + 1;
 }
 
 int jt_score_inputs (const jt_snapshot_t *s, const jt_budgets_t *b,
