@@ -526,9 +526,57 @@ verify_lottery_checks () {
        "verify recomputes the lottery: a forged seed fails at the Activation (seq $aseq)"
 }
 
+# jobs_completed N JOB...: true when N of the JOBs are COMPLETED (a
+# predicate for wait_for).
+jobs_completed () {
+    local want=$1 j n=0
+    shift
+    for j in "$@"; do
+        [ "$(job_field "$j" JobState)" = COMPLETED ] && n=$((n + 1))
+    done
+    [ "$n" = "$want" ]
+}
+
+# activation_victims_rerun TIMEOUT N PLAIN SEED JOB...: after an
+# activation's lottery over JOBs (the runs it could take; SEED its
+# "seed":"<hex>"), the ones not requeued are cancelled and N of them must
+# run again and complete within TIMEOUT seconds; then PLAIN (a job beside
+# them) is cancelled and `jobtree verify` must accept the ledger and
+# recompute the lottery (verify_lottery_checks). Four TAP tests; t2041 and
+# t2050.
+activation_victims_rerun () {
+    local timeout=$1 want=$2 plain=$3 seed=$4 j out
+    shift 4
+    for j in "$@"; do
+        [ "$(job_field "$j" Restarts)" -ge 1 ] 2>/dev/null || scancel "$j"
+    done
+    wait_for "$timeout" jobs_completed "$want" "$@"
+    ok $? "the $want requeued runs start again later and complete"
+    scancel "$plain"
+    wait_for 30 queue_empty
+    out=$(jobtree_cli verify "$JT_LEDGER_DIR" 2>&1)
+    ok $? "jobtree verify accepts the ledger and its lottery: $(tail -n1 <<< "$out")"
+    verify_lottery_checks "$out" "$seed"
+}
+
 ##
 # Accounting (JT_CLUSTER_SLURMDBD=1): a private mariadbd and slurmdbd
 ##
+
+# qos_high_preempts_low: slurmctld holds QOS low and high (loaded from
+# slurmdbd at its start), high's PreemptMode requeue, and slurmdbd says
+# high preempts low (prints what it saw). preempt-compare.sh's stock-qos,
+# compare.sh's stock-switches-qos.
+qos_high_preempts_low () {
+    local q p
+    q=$(scontrol -o show assoc_mgr flags=qos 2>&1 | grep -E '^QOS=(low|high)\(' \
+        | sed 's/ UsageRaw=.* PreemptMode=/ PreemptMode=/; s/ Priority=.*//' | tr '\n' ' ')
+    p=$(sacctmgr -n -P show qos high format=preempt 2>&1)
+    echo "slurmctld's QOS: $q; slurmdbd: high preempts '$p'"
+    grep -q 'QOS=low(' <<< "$q" && grep -q 'QOS=high([0-9]*) PreemptMode=REQUEUE' <<< "$q" \
+        && [ "$p" = low ]
+}
+
 
 # Decided afresh for each cluster by cluster_setup, like the ledger (the
 # knobs themselves are never assigned, and a script may set them for

@@ -89,19 +89,6 @@ JSON
 done
 VICTIM='if [ "${SLURM_RESTART_COUNT:-0}" -gt 0 ]; then sleep 1; else sleep 3600; fi'
 
-# stock-qos: slurmctld holds QOS low and high (loaded from slurmdbd at its
-# start), high's PreemptMode requeue, and slurmdbd says high preempts low
-# (prints what it saw).
-_qos_loaded () {
-    local q p
-    q=$(scontrol -o show assoc_mgr flags=qos 2>&1 | grep -E '^QOS=(low|high)\(' \
-        | sed 's/ UsageRaw=.* PreemptMode=/ PreemptMode=/; s/ Priority=.*//' | tr '\n' ' ')
-    p=$(sacctmgr -n -P show qos high format=preempt 2>&1)
-    echo "slurmctld's QOS: $q; slurmdbd: high preempts '$p'"
-    grep -q 'QOS=low(' <<< "$q" && grep -q 'QOS=high([0-9]*) PreemptMode=REQUEUE' <<< "$q" \
-        && [ "$p" = low ]
-}
-
 run_variant () {   # run_variant NAME
     local name=$1 i acct id ids=() extra=() big t_sub t_start evicted=0 gangs=0 partial=0 doms nn
     local dom nice third="" third_first=- vdoms=""
@@ -131,7 +118,7 @@ PreemptMode=REQUEUE" JT_CLUSTER_JOBTREE_EXTRA="MaxWait=30s" \
     esac
     cluster_start
     if [ "$name" = stock-qos ]; then
-        wait_for 10 _qos_loaded || bail_out "stock-qos: slurmctld does not know QOS low and high"
+        wait_for 10 qos_high_preempts_low || bail_out "stock-qos: slurmctld does not know QOS low and high"
     fi
     i=0
     while read -r dom nn nice; do

@@ -91,21 +91,5 @@ print(" ".join("%s:%d" % (n["pool"], n["deficit"]) for n in ev["needs"]))')" \
 seed=$(_act | grep -o '"seed":"[0-9a-f]*"' | head -n1)
 
 # The victims run again and finish; then verify replays the lottery.
-for j in "${runs[@]}"; do
-    [ "$(job_field "$j" Restarts)" -ge 1 ] 2>/dev/null || scancel "$j"
-done
-_victims_done () {
-    local j n=0
-    for j in "${runs[@]}"; do
-        [ "$(job_field "$j" JobState)" = COMPLETED ] && n=$((n + 1))
-    done
-    [ "$n" = 6 ]
-}
-wait_for 120 _victims_done
-ok $? "the requeued runs start again later and complete"
-scancel "$plain"
-wait_for 30 queue_empty
-out=$(jobtree_cli verify "$JT_LEDGER_DIR" 2>&1)
-ok $? "jobtree verify accepts the ledger and its lottery: $(tail -n1 <<< "$out")"
-verify_lottery_checks "$out" "$seed"
+activation_victims_rerun 120 6 "$plain" "$seed" "${runs[@]}"
 done_testing

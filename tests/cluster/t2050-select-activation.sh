@@ -111,21 +111,5 @@ is "$(grep -h '"type":"End"' "$JT_LEDGER_DIR"/ledger-*.jtl | grep '"reason":"Ran
       | grep -c -- "$seed")" 2 "both victims' lease Ends say RandomPreempt with the published $seed"
 
 # The victims run again and finish; then verify replays the lottery.
-for j in "${v[@]}"; do
-    [ "$(job_field "$j" Restarts)" -ge 1 ] 2>/dev/null || scancel "$j"
-done
-_victims_done () {
-    local j n=0
-    for j in "${v[@]}"; do
-        [ "$(job_field "$j" JobState)" = COMPLETED ] && n=$((n + 1))
-    done
-    [ "$n" = 2 ]
-}
-wait_for 90 _victims_done
-ok $? "the requeued victims start again later and complete"
-scancel "$plain"
-wait_for 30 queue_empty
-out=$(jobtree_cli verify "$JT_LEDGER_DIR" 2>&1)
-ok $? "jobtree verify accepts the ledger and its lottery: $(tail -n1 <<< "$out")"
-verify_lottery_checks "$out" "$seed"
+activation_victims_rerun 90 2 "$plain" "$seed" "${v[@]}"
 done_testing

@@ -84,14 +84,7 @@ like "$(job_field "${taken[0]}" JobState) $(job_field "${taken[0]}" Reason)" \
 
 # The holders end: the victims restart on their slices and complete.
 scancel "${kept[@]}" "$plain" "$big"
-_victims_done () {
-    local j n=0
-    for j in "${taken[@]}"; do
-        [ "$(job_field "$j" JobState)" = COMPLETED ] && n=$((n + 1))
-    done
-    [ "$n" = 2 ]
-}
-wait_for 120 _victims_done
+wait_for 120 jobs_completed 2 "${taken[@]}"
 ok $? "the requeued victims restart and complete once their slices' holders end"
 landed=""
 for j in "${taken[@]}"; do
