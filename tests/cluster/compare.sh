@@ -46,7 +46,10 @@
 # `urgent` (PriorityTier 10), every other job gets --nice 0, 50 or 100 in
 # turn; requeued jobs restart from scratch (PreemptMode=REQUEUE,
 # cred_expire 10 s). stock-switches-preempt: stock cons_tres, --switches=1,
-# preempt/partition_prio (preempt/qos needs slurmdbd); jobtree-maxwait:
+# preempt/partition_prio; stock-switches-qos: the same with preempt/qos,
+# the whole-domain runs at QOS high (Preempt=low) and every other job at
+# QOS low instead of the partition (needs the packages slurmdbd and
+# mariadb-server: lib.sh's JT_CLUSTER_SLURMDBD=1); jobtree-maxwait:
 # Jobtree, MaxWait=30s, preempt/jobtree (the tier orders the queue only;
 # who gives way is the activation's). The summary adds the mean wait of
 # every job that is not a whole-domain run and the jobs requeued.
@@ -75,7 +78,7 @@ for v in $VARIANTS; do
     case $v in
     stock-switches|stock-nohint|stock-block|stock-block-segment|stock-block-consolidate) ;;
     jobtree|jobtree-block|jobtree-block-levels|jobtree-packtoempty) ;;
-    stock-switches-preempt|jobtree-maxwait) ;;
+    stock-switches-preempt|stock-switches-qos|jobtree-maxwait) ;;
     *) echo "Bail out! unknown variant $v (JT_COMPARE_VARIANTS)"; exit 255 ;;
     esac
 done
@@ -123,8 +126,18 @@ done
 # topology/tree, leaf switches domA..domD).
 run_variant () {
     local name=$1 sel=$2 mode=$3 topo=${4:-tree} prio=${5:-} t0 job off dur gpus team nodes id ids=() begin
-    local sx="" jx="${JT_COMPARE_JOBTREE_EXTRA:-}" ce="" most k=0
-    if [ -n "$prio" ]; then     # preemption and mixed priorities (above)
+    local sx="" jx="${JT_COMPARE_JOBTREE_EXTRA:-}" ce="" most k=0 dbd=0 sam=""
+    if [ "$prio" = qos ]; then  # stock's QOS preemption (above)
+        dbd=1
+        sx="PreemptType=preempt/qos
+PreemptMode=REQUEUE
+AccountingStorageEnforce=associations,qos"
+        sam="add qos low
+add qos high Preempt=low PreemptMode=requeue
+add account $(awk '!/^#/ && NF { print $5 }' "$WORKLOAD" | sort -u | paste -sd,)
+add user root account=$(awk '!/^#/ && NF { print $5 }' "$WORKLOAD" | sort -u | paste -sd,) qos=normal,low,high"
+        ce=10
+    elif [ -n "$prio" ]; then   # preemption and mixed priorities (above)
         sx="PreemptType=preempt/partition_prio"
         [ "$sel" = jobtree ] && { sx="PreemptType=preempt/jobtree"; jx="MaxWait=30s"; }
         sx+="
@@ -135,9 +148,14 @@ PartitionName=urgent Nodes=ALL MaxTime=INFINITE State=UP OverSubscribe=NO Priori
     most=$(awk -v g=$GPN -v k="$SCALE" -v G="$GROUPN" '!/^#/ && NF { n = int(($4 * k + g - 1) / g); if (n > 16) n = 16;
            if (G > 0 && n > G && n % G) n += G - n % G; if (n > m) m = n } END { print m + 0 }' "$WORKLOAD")
     JT_CLUSTER_SELECT=$sel JT_CLUSTER_BUDGETS=$BUDGETS JT_CLUSTER_SLURM_EXTRA=$sx \
-    JT_CLUSTER_JOBTREE_EXTRA=$jx JT_CLUSTER_CRED_EXPIRE=$ce cluster_setup "$BUILD"
+    JT_CLUSTER_JOBTREE_EXTRA=$jx JT_CLUSTER_CRED_EXPIRE=$ce \
+    JT_CLUSTER_SLURMDBD=$dbd JT_CLUSTER_SACCTMGR=$sam cluster_setup "$BUILD"
     [ "$topo" = block ] && cluster_use_blocks
     cluster_start
+    if [ "$prio" = qos ]; then
+        wait_for 10 qos_high_preempts_low \
+            || bail_out "$name: slurmctld does not know QOS low and high: $(qos_high_preempts_low)"
+    fi
     t0=$(( $(date +%s) + 3 ))
     while read -r job off dur gpus team; do
         case $job in '#'*|'') continue ;; esac
@@ -153,8 +171,10 @@ PartitionName=urgent Nodes=ALL MaxTime=INFINITE State=UP OverSubscribe=NO Priori
         begin=$(date -d "@$((t0 + off))" +%Y-%m-%dT%H:%M:%S)
         local extra=()
         if [ -n "$prio" ]; then
-            if [ "$nodes" = "$most" ]; then extra+=(-p urgent)
-            else extra+=(--nice=$(( (k % 3) * 50 ))); k=$((k + 1)); fi
+            local top=(-p urgent) low=()
+            [ "$prio" = qos ] && top=(--qos=high) low=(--qos=low)
+            if [ "$nodes" = "$most" ]; then extra+=("${top[@]}")
+            else extra+=("${low[@]}" --nice=$(( (k % 3) * 50 ))); k=$((k + 1)); fi
         fi
         if [ -n "${JT_COMPARE_LIMIT:-}" ]; then
             extra+=(-t "$(awk -v d="$dur" -v f="$JT_COMPARE_LIMIT" \
@@ -247,6 +267,7 @@ for v in $VARIANTS; do
                 run_variant jobtree-block-levels jobtree jobtree block ;;
         jobtree) run_variant jobtree jobtree jobtree ;;
         stock-switches-preempt) run_variant stock-switches-preempt cons_tres switches tree prio ;;
+        stock-switches-qos) run_variant stock-switches-qos cons_tres switches tree qos ;;
         jobtree-maxwait) run_variant jobtree-maxwait jobtree jobtree tree prio ;;
         jobtree-packtoempty)    # slurmctld's environment selects the pack policy
             JOBTREE_PACK_POLICY=pack-to-empty run_variant jobtree-packtoempty jobtree jobtree ;;
