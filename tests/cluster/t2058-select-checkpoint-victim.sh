@@ -10,7 +10,10 @@
 # The restart rule (jt_restart_where, jt_resv_clock_t.restart): the slice
 # is on nodes the victim may use (its --constraint), the victim waits for
 # it and binds nowhere else, and its reservation never activates: past
-# its MaxWait it preempts nobody (no cascade).
+# its MaxWait it preempts nobody (no cascade). One holder ends first, so
+# one pass finds a node free and both victims past their MaxWait: with the
+# rule off (jtsel_restart_waits and jt_resv_clock_t.restart both removed)
+# the victim left out activated on the other and tests 10 and 13 failed.
 #
 # Cluster: see t2000-select.sh. East is C (gpu09-12) and D (gpu13-16).
 # D: a plain 4-node job. C: four one-node --checkpoint runs, two of team-b
@@ -24,7 +27,7 @@
 # with the OpenSSL linking exception of LICENSE.OpenSSL.
 . "$(dirname "$0")/lib.sh"
 
-plan 12
+plan 14
 activation_cluster "${1:?usage: $0 BUILDDIR}" team-b:64 team-c:16 team-d:16
 G8="--gres=gpu:h100:8"
 
@@ -65,7 +68,7 @@ grep -Eq "JobId=${taken[0]}: requeued: " "$JT_CLUSTER_DIR/log/slurmctld.log"
 ok $? "slurmctld's log says the victim was requeued with its restart reserved"
 
 # Past both restarts' MaxWait (created + 20 s) the victims still wait for
-# their slices: nobody else is preempted, no second Activation.
+# their slices, the slices' holders still run.
 created=$(ledger_resv_time "${taken[0]}")
 _past_maxwait () {
     local t
@@ -74,15 +77,29 @@ _past_maxwait () {
     [ "$t" -ge $((created + 35)) ]
 }
 wait_for 60 _past_maxwait || bail_out "no restart reservation time"
-cascade=$(grep -c 'preempted JobId=' "$JT_CLUSTER_DIR/log/slurmctld.log")
-is "$cascade $(grep -h '"type":"Activation"' "$JT_LEDGER_DIR"/ledger-*.jtl | wc -l)" "2 1" \
-   "past their MaxWait the victims' restarts preempt nobody: 2 requeues, 1 Activation (no cascade)"
 is "$(job_field "${kept[0]}" JobState) $(job_field "${kept[1]}" JobState) $(job_field "$big" JobState)" \
    "RUNNING RUNNING RUNNING" "the runs holding the victims' slices still run, and the activated run"
 like "$(job_field "${taken[0]}" JobState) $(job_field "${taken[0]}" Reason)" \
      "^PENDING .*for.its.restart" "a victim waits for its slice, its reason the restart's"
 
-# The holders end: the victims restart on their slices and complete.
+# One slice's holder ends: that victim restarts there, in the pass that
+# finds one node free and two victims past their MaxWait; the other keeps
+# waiting for its own slice. (With the restart rule off, both are planned
+# anywhere: one takes the node and the other's reservation, due, clears
+# it again: a cascade.)
+hold1=""
+for j in "${kept[@]}"; do
+    [ "$(scontrol show hostnames "$(job_field "$j" NodeList)" | paste -sd, -)" = "$(resv_nodes "${taken[1]}")" ] \
+        && hold1=$j
+done
+[ -n "$hold1" ] || bail_out "no run left holds ${taken[1]}'s slice $(resv_nodes "${taken[1]}")"
+scancel "$hold1"
+wait_for 60 jobs_completed 1 "${taken[1]}"
+ok $? "${taken[1]} restarts and completes once its slice's holder ($hold1) ends"
+like "$(job_field "${taken[0]}" JobState) $(job_field "${taken[0]}" Reason)" \
+     "^PENDING .*for.its.restart" "${taken[0]} still waits for its own slice"
+
+# The other holders end: the other victim restarts on its slice too.
 scancel "${kept[@]}" "$plain" "$big"
 wait_for 120 jobs_completed 2 "${taken[@]}"
 ok $? "the requeued victims restart and complete once their slices' holders end"
@@ -91,6 +108,15 @@ for j in "${taken[@]}"; do
     landed+="$(scontrol show hostnames "$(job_field "$j" NodeList)" | paste -sd, -)=$(resv_nodes "$j") "
 done
 like "$landed" '^(gpu[0-9]+)=\1 (gpu[0-9]+)=\2 $' "each victim restarted on its reserved slice (ran=reserved: $landed)"
+# No cascade over the whole test: slurmctld tried the waiting victims past
+# their MaxWait (at the latest when the holders ended, a pass that bound
+# them). With the restart rule off (a victim planned anywhere, its
+# reservation due at MaxWait) one victim bound on a node the other's slice
+# was waiting for, and that one's reservation then activated on it: a
+# third requeue and a second Activation.
+cascade=$(grep -c 'preempted JobId=' "$JT_CLUSTER_DIR/log/slurmctld.log")
+is "$cascade $(grep -h '"type":"Activation"' "$JT_LEDGER_DIR"/ledger-*.jtl | wc -l)" "2 1" \
+   "the victims' restarts preempt nobody: 2 requeues, 1 Activation in all (no cascade)"
 wait_for 30 queue_empty
 out=$(jobtree_cli verify "$JT_LEDGER_DIR" 2>&1)
 ok $? "jobtree verify accepts the ledger: $(tail -n1 <<< "$out")"
