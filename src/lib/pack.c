@@ -215,7 +215,7 @@ static int place_in (struct req *q, size_t d, int64_t g, size_t maxnodes,
         end = v->dstart[sd + 1];
     }
     while ((int64_t) grp->nspares < spares) {
-        e = next_ent (q, d, e);
+        e = next_ent (q, sd, e);
         if (e >= end)
             break;
         grp->spares[grp->nspares++] = v->ent[e];

@@ -468,6 +468,27 @@ static void test_block_spares (void)
     jt_placement_free (&p);
     jt_pack_view_destroy (v);
     jt_snapshot_destroy (s);
+
+    /* a node-level selector (the payer's rack=r1): the spare is a node
+     * the selector takes, y02, not the sibling's first node y01 */
+    s = jt_snapshot_create ();
+    fx_nodes (s, "x", 1, 4, "fabric.domain=X1,fabric.block=K,rack=r1", 8, 0);
+    fx_nodes (s, "y", 1, 1, "fabric.domain=X2,fabric.block=K,rack=r2", 8, 0);
+    fx_nodes (s, "y", 2, 2, "fabric.domain=X2,fabric.block=K,rack=r1", 8, 0);
+    jt_snapshot_set_levels (s, LEVELS, 1, &err);
+    fx_finalize (s);
+    jt_labels_t rack = JT_LABELS_INIT;
+    jt_labels_set (&rack, JT_LABEL_RACK, "r1");
+    v = jt_pack_view_create (s, "h100", &err);
+    r = (jt_pack_request_t) { .groups = g32, .ngroups = 1, .only_domain = -1,
+                              .spares_per_group = 1, .selector = &rack,
+                              .policy = JT_PACK_BEST_FIT };
+    is (fx_pack_text (v, s, &r, NULL, false),
+        "g0 X1[x01:8 x02:8 x03:8 x04:8] s[y02]",
+        "with a node selector: the block's spare is a node it takes");
+    jt_labels_free (&rack);
+    jt_pack_view_destroy (v);
+    jt_snapshot_destroy (s);
 }
 
 /* Plan binds such a run (its spares in the plan, from the block). */
