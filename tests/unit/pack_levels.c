@@ -489,6 +489,30 @@ static void test_block_spares (void)
     jt_labels_free (&rack);
     jt_pack_view_destroy (v);
     jt_snapshot_destroy (s);
+
+    /* --group-by=rack: the spares share the group's rack, so y04 (X2's
+     * one r1 node), not X2's r2 class with more free nodes */
+    s = jt_snapshot_create ();
+    fx_nodes (s, "x", 1, 4, "fabric.domain=X1,fabric.block=K,rack=r1", 8, 0);
+    fx_nodes (s, "y", 1, 3, "fabric.domain=X2,fabric.block=K,rack=r2", 8, 0);
+    fx_nodes (s, "y", 4, 1, "fabric.domain=X2,fabric.block=K,rack=r1", 8, 0);
+    jt_snapshot_set_levels (s, LEVELS, 1, &err);
+    fx_finalize (s);
+    jt_run_t run;
+    jt_run_init (&run);
+    run.flavor = strdup ("h100");
+    run.group_by = strdup ("rack");
+    run.cross_group_spread = true;
+    if (!(v = jt_pack_view_create_run (s, &run, &err)))
+        bail_out ("view: %s", err.text);
+    jt_run_clear (&run);
+    r = (jt_pack_request_t) { .groups = g32, .ngroups = 1, .only_domain = -1,
+                              .spares_per_group = 1, .policy = JT_PACK_BEST_FIT };
+    is (fx_pack_text (v, s, &r, NULL, true),
+        "g0 X1[x01:8 x02:8 x03:8 x04:8] s[y04] {r1}",
+        "group-by rack: the block's spare is of the group's rack");
+    jt_pack_view_destroy (v);
+    jt_snapshot_destroy (s);
 }
 
 /* Plan binds such a run (its spares in the plan, from the block). */
