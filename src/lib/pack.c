@@ -1,7 +1,8 @@
 /*
  * pack.c - Pack's placement rules (jobtree/pack.h): pack-to-empty and
- * best-fit, single domain, soft chunks, partial prefixes, spares, and the
- * reasons and details of None. The view itself is in pack_view.c, the
+ * best-fit, single domain, soft chunks, partial prefixes, spares (from the
+ * group's block when no domain holds them with it), and the reasons and
+ * details of None. The view itself is in pack_view.c, the
  * dump and policy names in pack_dump.c.
  *
  * DESIGN: a request costs O(domains + nodes taken), never a scan of all
@@ -21,6 +22,11 @@
  * off with group-by pins the view to the class of its first taken node
  * until everything is given back, so every group of the run (Plan asks
  * one group at a time) shares one value.
+ *
+ * Spares from the block (block_fit, block_spares): only for a group no
+ * class holds with its spares, when the snapshot names levels; it costs
+ * O(classes x classes of a block) for that group, a block's size being the
+ * site's, never a number the user chose.
  *
  * A request is all-or-nothing: groups are taken one by one from the view
  * and, when one cannot be placed, everything taken so far is given back
