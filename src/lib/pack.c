@@ -374,16 +374,22 @@ static size_t block_spares (const struct req *q, size_t d, int64_t spares)
 
 /* The domain for group g when none holds it with its spares: the one the
  * policy picks among those that hold the group alone and have a sibling
- * in their block for its spares (*sd). NOPOS if none. */
+ * in their block for its spares (*sd). NOPOS if none. Pack-to-empty looks
+ * from ord[*from] on and leaves *from at the domain taken: one skipped for
+ * a group of size g cannot hold one of size >= g later in the request
+ * (free only shrinks, in the domain and in its block), as pack_groups'
+ * cursor. */
 static size_t block_fit (const struct req *q, size_t nord, int64_t g,
-                         size_t *sd)
+                         size_t *sd, size_t *from)
 {
     size_t best = NOPOS;
 
     *sd = NOPOS;
     if (q->v->s->nlevels == 0 || q->r->spares_per_group <= 0)
         return NOPOS;
-    for (size_t j = 0; j < nord; j++) {
+    for (size_t j = q->r->policy == JT_PACK_BEST_FIT ? 0 : *from; j < nord;
+         j++) {
+        *from = j;
         size_t d = q->ord[j].d, c;
         if (!dom_fits (q, d, g, 0))
             continue;
@@ -396,8 +402,10 @@ static size_t block_fit (const struct req *q, size_t nord, int64_t g,
         best = d;
         *sd = c;
         if (q->r->policy != JT_PACK_BEST_FIT)
-            break;          /* pack-to-empty: the first in order */
+            return best;    /* pack-to-empty: the first in order */
     }
+    if (q->r->policy != JT_PACK_BEST_FIT)
+        *from = nord;
     return best;
 }
 
@@ -429,8 +437,8 @@ static void block_detail (struct req *q, size_t i, int64_t g, size_t d,
 static int pack_groups (struct req *q, size_t nord)
 {
     const jt_pack_request_t *r = q->r;
-    size_t cursor = 0;
-    int64_t cur_g = -1;
+    size_t cursor = 0, bcursor = 0;
+    int64_t cur_g = -1, bcur_g = -1;
 
     for (size_t i = 0; i < r->ngroups; i++) {
         int64_t g = r->groups[i];
@@ -451,8 +459,13 @@ static int pack_groups (struct req *q, size_t nord)
                 }
         }
         size_t sd = d;
-        if (d == NOPOS && (d = block_fit (q, nord, g, &sd)) != NOPOS)
-            block_detail (q, i, g, d, sd);
+        if (d == NOPOS) {
+            if (bcur_g < 0 || g < bcur_g)
+                bcursor = 0;
+            bcur_g = g;
+            if ((d = block_fit (q, nord, g, &sd, &bcursor)) != NOPOS)
+                block_detail (q, i, g, d, sd);
+        }
         if (d == NOPOS) {
             group_detail (q, i, g);
             if (r->partial_ok && i > 0)
