@@ -11,7 +11,15 @@
  *     spans domains. Best-fit (smallest domain that holds the group first) is
  *     offered as an alternative policy for the simulator.
  *  3. Within a domain, nodes are taken by free GPUs (descending) then name.
- *  Spares: spares_per_group whole nodes in the group's own domain.
+ *  Spares: spares_per_group whole nodes in the group's own domain; when
+ *  the snapshot has fabric levels and no domain holds a group with its
+ *  spares, the group goes to a domain that holds it alone (in the policy's
+ *  order) and all its spares to the sibling domain of its block (its unit
+ *  of the lowest level) with the most free nodes, ties by index; never
+ *  outside the block (docs/packing.md, "Spares"). Only groups that may
+ *  spread: a run in one domain (cross-group spread off) and a soft demand
+ *  keep their spares in their domain. The placement's detail then names
+ *  each such group, its block and its spares' domain.
  *  Cross-group spread off: all groups of the request in one domain (the
  *  first in order that holds them all) or None at once.
  *  Soft groups (no groupGPUs): chunks by whole node, filling a domain to
@@ -258,7 +266,8 @@ typedef struct jt_pack_request {
                                  * soft demand confined to one class
                                  * (only_domain of one class, a fixed
                                  * class): what that class holds of it */
-    int64_t spares_per_group;   /* whole nodes, same domain */
+    int64_t spares_per_group;   /* whole nodes, same domain (else, with
+                                   levels, the group's block) */
     const jt_labels_t *selector;/* paying envelope's selector; NULL = any */
     ssize_t only_domain;        /* restrict to this domain index; -1 = any */
     jt_pack_policy_t policy;
@@ -267,6 +276,8 @@ typedef struct jt_pack_request {
 typedef struct jt_pack_group {
     int64_t gpus;
     size_t domain;              /* index into snapshot domains */
+    size_t spare_domain;        /* its spares' domain: domain, or another
+                                 * domain of its block (see Spares above) */
     size_t nnodes;
     size_t *nodes;              /* snapshot node indexes, in take order */
     int *node_gpus;             /* GPUs taken on each node */
@@ -286,7 +297,10 @@ typedef struct jt_placement {
 
 /* Place req on v. Returns 0 when placed (nodes are consumed from v),
  * 1 for None (v unchanged; out->reason/detail say which group fits no
- * domain), -1 on error. */
+ * domain), -1 on error. Placed, out->detail says which group did not fit
+ * (partial_ok) and names each group whose spares came from its block
+ * ("group 0 (16 GPUs + 1 spare node) fits no domain with its spares: group
+ * in A, spare node in B1's domain B"); otherwise it is empty. */
 int jt_pack (jt_pack_view_t *v, const jt_pack_request_t *req,
              jt_placement_t *out, jt_error_t *err);
 void jt_placement_free (jt_placement_t *p);

@@ -28,8 +28,14 @@
  * the job no longer holds. The decision is pure: the same record and held
  * nodes give the same answer, whatever order the nodes come in.
  *
- * Only a group's own spares replace its nodes (they are in its domain by
- * construction); spares are never taken from another group.
+ * Only a group's own spares replace its nodes; spares are never taken
+ * from another group. Pack puts them in the group's domain, or, with
+ * fabric levels and no domain holding the group with them, in another
+ * domain of the group's block (jobtree/pack.h, "Spares"): a swap then
+ * leaves the group across two domains of one block, which costs its
+ * collectives less than a restart of the whole run costs it
+ * (docs/packing.md). The decision is the same either way; jt_spares_spans
+ * says so in its text.
  *
  * Copyright (C) 2026 The Jobtree authors.
  * SPDX-License-Identifier: GPL-2.0-or-later
@@ -79,6 +85,14 @@ int jt_spares_on_fail (const char *rec_text, const char *const *held,
                        jt_error_t *err);
 
 void jt_spares_decision_free (jt_spares_decision_t *d);
+
+/* For a SWAP decision d on the nodes of snapshot s: append to d->detail,
+ * for each group a swap put across two domains (its failed node's and its
+ * spare's), "; group 0 now spans two domains of block B1 (A, B)" (or
+ * "spans domains A and B" when they share no block). Nodes s does not know
+ * are skipped. Returns how many groups it named (0 for another verdict, a
+ * NULL d or s). O(swaps x log nodes). */
+int jt_spares_spans (jt_spares_decision_t *d, const jt_snapshot_t *s);
 
 const char *jt_spares_verdict_str (jt_spares_verdict_t v);
 

@@ -1,7 +1,8 @@
 /*
  * pack.c - Pack's placement rules (jobtree/pack.h): pack-to-empty and
- * best-fit, single domain, soft chunks, partial prefixes, spares, and the
- * reasons and details of None. The view itself is in pack_view.c, the
+ * best-fit, single domain, soft chunks, partial prefixes, spares (from the
+ * group's block when no domain holds them with it), and the reasons and
+ * details of None. The view itself is in pack_view.c, the
  * dump and policy names in pack_dump.c.
  *
  * DESIGN: a request costs O(domains + nodes taken), never a scan of all
@@ -21,6 +22,11 @@
  * off with group-by pins the view to the class of its first taken node
  * until everything is given back, so every group of the run (Plan asks
  * one group at a time) shares one value.
+ *
+ * Spares from the block (block_fit, block_spares): only for a group no
+ * class holds with its spares, when the snapshot names levels; it costs
+ * O(classes x classes of a block) for that group, a block's size being the
+ * site's, never a number the user chose.
  *
  * A request is all-or-nothing: groups are taken one by one from the view
  * and, when one cannot be placed, everything taken so far is given back
@@ -156,11 +162,12 @@ static jt_pack_group_t *new_group (struct req *q)
     return g;
 }
 
-/* Take up to g GPUs (at most maxnodes nodes) and then `spares` spare nodes
- * from domain d into a new output group. The caller has checked that they
+/* Take up to g GPUs (at most maxnodes nodes) from domain d and then
+ * `spares` spare nodes from domain sd (d itself, or a sibling of d's block:
+ * block_spares) into a new output group. The caller has checked that they
  * are there. Returns 0 or -1 (ENOMEM, nothing taken). */
 static int place_in (struct req *q, size_t d, int64_t g, size_t maxnodes,
-                     int64_t spares)
+                     int64_t spares, size_t sd)
 {
     jt_pack_view_t *v = q->v;
     jt_pack_group_t *grp = new_group (q);
@@ -192,6 +199,7 @@ static int place_in (struct req *q, size_t d, int64_t g, size_t maxnodes,
         return -1;
     }
     grp->domain = v->cdom[d];
+    grp->spare_domain = v->cdom[sd];
     grp->value = v->cval[d];
     q->out->ngroups++;
     e = v->head[d];
@@ -208,8 +216,12 @@ static int place_in (struct req *q, size_t d, int64_t g, size_t maxnodes,
         rem -= ng;
         jt_packv_take (v, e++);
     }
+    if (sd != d) {
+        e = v->head[sd];
+        end = v->dstart[sd + 1];
+    }
     while ((int64_t) grp->nspares < spares) {
-        e = next_ent (q, d, e);
+        e = next_ent (q, sd, e);
         if (e >= end)
             break;
         grp->spares[grp->nspares++] = v->ent[e];
@@ -322,13 +334,111 @@ static size_t best_fit (const struct req *q, size_t nord, int64_t g)
     return best;
 }
 
+/* Spares from the block (issue 33; docs/packing.md, "Spares"): the class
+ * whose nodes are to be a group's `spares` spare nodes when the group goes
+ * to class d but no class holds it with them. A usable class of another
+ * domain in the same unit of the lowest level as d's domain (its block),
+ * with d's group-by value, holding `spares` nodes this request may take:
+ * the one with the most (they stay the least likely to be wanted whole),
+ * ties by index. NOPOS when there is none, when the snapshot names no
+ * level, or when d's domain is a unit of its own there (no block). O(the
+ * block's classes). */
+static size_t block_spares (const struct req *q, size_t d, int64_t spares)
+{
+    const jt_pack_view_t *v = q->v;
+    const jt_snapshot_t *s = v->s;
+    size_t dd = v->cdom[d], best = NOPOS, bestn = 0;
+    ssize_t u;
+
+    if (s->nlevels == 0 || spares <= 0 || (u = s->domains[dd].up[0]) < 0
+        || (size_t) u >= s->nunits[0])
+        return NOPOS;
+    const jt_unit_t *unit = &s->units[0][u];
+    for (size_t i = 0; i < unit->ndomains; i++) {
+        size_t od = unit->domains[i];
+        if (od == dd || od >= s->ndomains)
+            continue;
+        for (size_t c = v->cfirst[od]; c < v->cfirst[od + 1]; c++) {
+            size_t n = avail_nodes (q, c);
+            if (n < (size_t) spares || n < bestn || (n == bestn && c > best))
+                continue;
+            if ((v->cval[c] == NULL) != (v->cval[d] == NULL)
+                || (v->cval[c] && strcmp (v->cval[c], v->cval[d]) != 0))
+                continue;
+            best = c;
+            bestn = n;
+        }
+    }
+    return best;
+}
+
+/* The domain for group g when none holds it with its spares: the one the
+ * policy picks among those that hold the group alone and have a sibling
+ * in their block for its spares (*sd). NOPOS if none. Pack-to-empty looks
+ * from ord[*from] on and leaves *from at the domain taken: one skipped for
+ * a group of size g cannot hold one of size >= g later in the request
+ * (free only shrinks, in the domain and in its block), as pack_groups'
+ * cursor. */
+static size_t block_fit (const struct req *q, size_t nord, int64_t g,
+                         size_t *sd, size_t *from)
+{
+    size_t best = NOPOS;
+
+    *sd = NOPOS;
+    if (q->v->s->nlevels == 0 || q->r->spares_per_group <= 0)
+        return NOPOS;
+    for (size_t j = q->r->policy == JT_PACK_BEST_FIT ? 0 : *from; j < nord;
+         j++) {
+        *from = j;
+        size_t d = q->ord[j].d, c;
+        if (!dom_fits (q, d, g, 0))
+            continue;
+        if (best != NOPOS
+            && (avail_gpus (q, d) > avail_gpus (q, best)
+                || (avail_gpus (q, d) == avail_gpus (q, best) && d > best)))
+            continue;
+        if ((c = block_spares (q, d, q->r->spares_per_group)) == NOPOS)
+            continue;
+        best = d;
+        *sd = c;
+        if (q->r->policy != JT_PACK_BEST_FIT)
+            return best;    /* pack-to-empty: the first in order */
+    }
+    if (q->r->policy != JT_PACK_BEST_FIT)
+        *from = nord;
+    return best;
+}
+
+/* Say in out->detail (appended) that group i's spares came from its block. */
+static void block_detail (struct req *q, size_t i, int64_t g, size_t d,
+                          size_t sd)
+{
+    const jt_snapshot_t *s = q->v->s;
+    size_t l = strlen (q->out->detail);
+    char sp[48], dn[256], sn[256];
+    int64_t n = q->r->spares_per_group;
+
+    spares_text (n, sp, sizeof (sp));
+    jt_packv_class_name (q->v, d, dn, sizeof (dn));
+    jt_packv_class_name (q->v, sd, sn, sizeof (sn));
+    if (l >= sizeof (q->out->detail) - 1)
+        return;
+    /* cut at the detail's end, like every other */
+    if (snprintf (q->out->detail + l, sizeof (q->out->detail) - l,
+              "%sgroup %zu (%" PRId64 " GPUs%s) fits no domain with its spares:"
+              " group in %.100s, spare node%s in %.40s's domain %.100s",
+              l ? "; " : "", i, g, sp, dn, n == 1 ? "" : "s",
+              s->units[0][s->domains[q->v->cdom[d]].up[0]].name, sn) < 0)
+        q->out->detail[l] = '\0';
+}
+
 /* Groups each in their own first-fitting (or best-fitting) domain.
  * Returns 0 placed, 1 None, -1 ENOMEM. */
 static int pack_groups (struct req *q, size_t nord)
 {
     const jt_pack_request_t *r = q->r;
-    size_t cursor = 0;
-    int64_t cur_g = -1;
+    size_t cursor = 0, bcursor = 0;
+    int64_t cur_g = -1, bcur_g = -1;
 
     for (size_t i = 0; i < r->ngroups; i++) {
         int64_t g = r->groups[i];
@@ -348,6 +458,14 @@ static int pack_groups (struct req *q, size_t nord)
                     break;
                 }
         }
+        size_t sd = d;
+        if (d == NOPOS) {
+            if (bcur_g < 0 || g < bcur_g)
+                bcursor = 0;
+            bcur_g = g;
+            if ((d = block_fit (q, nord, g, &sd, &bcursor)) != NOPOS)
+                block_detail (q, i, g, d, sd);
+        }
         if (d == NOPOS) {
             group_detail (q, i, g);
             if (r->partial_ok && i > 0)
@@ -355,7 +473,7 @@ static int pack_groups (struct req *q, size_t nord)
             q->out->reason = JT_NO_DOMAIN_FITS;
             return 1;
         }
-        if (place_in (q, d, g, SIZE_MAX, r->spares_per_group) < 0)
+        if (place_in (q, d, g, SIZE_MAX, r->spares_per_group, sd) < 0)
             return -1;
     }
     return 0;
@@ -398,7 +516,7 @@ static int pack_single (struct req *q, size_t nord, const int64_t *groups,
         return 1;
     }
     for (size_t i = 0; i < bestn; i++)
-        if (place_in (q, best, groups[i], SIZE_MAX, r->spares_per_group) < 0)
+        if (place_in (q, best, groups[i], SIZE_MAX, r->spares_per_group, best) < 0)
             return -1;
     return 0;
 }
@@ -413,13 +531,13 @@ static int pack_soft (struct req *q, size_t nord, int64_t demand)
     if (r->policy == JT_PACK_BEST_FIT) {
         size_t d = best_fit (q, nord, demand);
         if (d != NOPOS)
-            return place_in (q, d, demand, SIZE_MAX, sp) < 0 ? -1 : 0;
+            return place_in (q, d, demand, SIZE_MAX, sp, d) < 0 ? -1 : 0;
     }
     for (size_t j = 0; j < nord && rem > 0; j++) {
         size_t d = q->ord[j].d, n = avail_nodes (q, d);
         if (n <= (size_t) sp)
             continue;
-        if (place_in (q, d, rem, n - (size_t) sp, sp) < 0)
+        if (place_in (q, d, rem, n - (size_t) sp, sp, d) < 0)
             return -1;
         rem -= q->out->groups[q->out->ngroups - 1].gpus;
     }

@@ -216,6 +216,49 @@ done:
     return rc;
 }
 
+int jt_spares_spans (jt_spares_decision_t *d, const jt_snapshot_t *s)
+{
+    size_t l, len = sizeof (d->detail);
+    bool noted = false;
+    int n = 0, last = 0;
+
+    if (!d || !s || d->verdict != JT_SPARES_SWAP)
+        return 0;
+    l = strlen (d->detail);
+    /* swaps come by group: the first of a group's swaps that crosses
+     * domains speaks for the group */
+    for (size_t i = 0; i < d->nswaps; i++) {
+        const jt_spares_swap_t *w = &d->swaps[i];
+        ssize_t f = jt_snapshot_node_index (s, w->failed);
+        ssize_t p = jt_snapshot_node_index (s, w->spare);
+        if (noted && w->group == last)
+            continue;
+        if (f < 0 || p < 0)
+            continue;
+        int fd = s->nodes[f].domain, pd = s->nodes[p].domain;
+        if (fd < 0 || pd < 0 || fd == pd || (size_t) fd >= s->ndomains
+            || (size_t) pd >= s->ndomains)
+            continue;
+        ssize_t uf = s->nlevels ? s->domains[fd].up[0] : -1;
+        ssize_t up = s->nlevels ? s->domains[pd].up[0] : -1;
+        int k;
+        if (uf >= 0 && uf == up && (size_t) uf < s->nunits[0])
+            k = snprintf (d->detail + l, len - l, "; group %d now spans two "
+                          "domains of block %s (%s, %s)", w->group,
+                          s->units[0][uf].name, s->domains[fd].name,
+                          s->domains[pd].name);
+        else
+            k = snprintf (d->detail + l, len - l, "; group %d now spans "
+                          "domains %s and %s", w->group, s->domains[fd].name,
+                          s->domains[pd].name);
+        l = k < 0 || (size_t) k >= len - l ? len - 1 : l + (size_t) k;
+        noted = true;
+        last = w->group;
+        n++;
+    }
+    return n;
+}
+
 /* ---- layout ---- */
 
 static json_object *names (char *const *v, size_t n)

@@ -9,7 +9,10 @@
 # run of 3 groups waits, told it fits no block, reserved inside one block,
 # and starts inside B2 once B2 has room; a level the cluster does not have
 # is refused at submission with its levels; `jobtree snapshot --levels`
-# shows them.
+# shows them. Spares from the block: a group of 4 nodes with a spare (no
+# leaf holds 5) starts with its spare in the other leaf of its block, and
+# a failed node of the group is swapped for it; `jobtree verify` accepts
+# the ledger.
 #
 # Copyright (C) 2026 The Jobtree authors.
 # SPDX-License-Identifier: GPL-2.0-or-later
@@ -17,7 +20,7 @@
 # with the OpenSSL linking exception of LICENSE.OpenSSL.
 . "$(dirname "$0")/lib.sh"
 
-plan 11
+plan 16
 for i in $(seq 1 16); do
     eval "JT_CLUSTER_FEATURES_$(printf gpu%02d "$i")=fabric.block=B$(( (i - 1) / 8 + 1 ))"
 done
@@ -83,4 +86,37 @@ is "$bad" "" "a level the cluster does not have is refused at submission"
 like "$(last_err)" "no fabric level 'rack' in this cluster; its levels: block" \
      "naming the cluster's levels: $(last_err | head -1)"
 scancel "${fill[@]}" "$r1" "$r2" 2>/dev/null
+
+# Spares from the block: one 32-GPU group and a spare is 5 nodes, more than
+# a leaf of 4 holds. The group goes whole into a leaf, its spare into the
+# other leaf of that block; a failed node of the group is swapped for it.
+_idle () { [ -z "$(squeue -h -o %i)" ]; }
+wait_for 30 _idle >/dev/null
+sp=$(submit --account=lv -N4 --gres=gpu:h100:8 --group-gpus=32 --spares=1 \
+            --wrap "sleep 600")
+wait_job_state "$sp" RUNNING 20
+is "$(job_field "$sp" JobState) $(job_field "$sp" NumNodes)" "RUNNING 5" \
+   "a group of 4 nodes with a spare starts on 5 nodes (no leaf holds 5): $(last_err)"
+lay=$(job_field "$sp" AdminComment | sed 's/^jobtree\/1 //' | python3 -c '
+import json, sys
+l = json.load(sys.stdin)["bound"]["leases"][0]
+print(",".join(l["nodes"]), ",".join(l.get("spares", [])))')
+gn=${lay% *} spare=${lay#* }
+blk () { local n=${1#gpu}; echo $(( (10#$n - 1) / 8 )); }
+is "$(for n in ${gn//,/ }; do node_domain "$n"; done | sort -u | wc -l) \
+$([ "$(node_domain "$spare")" != "$(node_domain "${gn%%,*}")" ] && echo other) \
+$([ "$(blk "$spare")" = "$(blk "${gn%%,*}")" ] && echo same)" "1 other same" \
+   "the group in one leaf, its spare in the other leaf of its block: $lay"
+batch=$(job_field "$sp" BatchHost)
+victim=$(tr , '\n' <<< "$gn" | grep -vx "$batch" | head -1)
+scontrol update nodename="$victim" state=down reason=t2037
+_swapped () { job_field "$sp" AdminComment | grep -q "\"failed\":\"$victim\",\"spare\":\"$spare\""; }
+wait_for 20 _swapped
+ok $? "a failed node of the group ($victim) is swapped for the block's spare ($spare)"
+is "$(job_field "$sp" JobState) $(job_field "$sp" NumNodes)" "RUNNING 4" \
+   "the run keeps running, its group now across two leaves of one block"
+out=$(jobtree_cli verify "$JT_LEDGER_DIR" 2>&1)
+ok $? "jobtree verify accepts the ledger: $out"
+scancel "$sp" 2>/dev/null
+scontrol update nodename="$victim" state=resume 2>/dev/null
 done_testing

@@ -2,9 +2,11 @@
  * pack_levels.c - unit and property tests of Pack over fabric levels
  * (src/lib/pack_levels.c, snapshot_levels.c, Plan's use of them): units
  * from labels, the fewest blocks for a spreading run, the whole run in one
- * block with --cross-group-spread=no:block and its reason, and, over random
- * clusters, that no group crosses a domain and a run never spans more
- * blocks than the fewest that could hold it at that instant.
+ * block with --cross-group-spread=no:block and its reason, spares from the
+ * group's block when its domain has no room for them, and, over random
+ * clusters, that no group crosses a domain, a run never spans more blocks
+ * than the fewest that could hold it at that instant, and no spare leaves
+ * its group's block.
  *
  * Copyright (C) 2026 The Jobtree authors.
  * SPDX-License-Identifier: GPL-2.0-or-later
@@ -337,6 +339,293 @@ static void test_block_rule (void)
     jt_budgets_destroy (b);
 }
 
+/* Pack run groups (GPUs) with `spares` spare nodes each on a fresh view of
+ * s; the dump, or "None(...)" with the detail; *detail gets a placed
+ * request's detail. */
+static const char *pack_spares (jt_snapshot_t *s, const int64_t *groups,
+                                size_t n, int64_t spares,
+                                jt_pack_policy_t policy, char *detail,
+                                size_t len)
+{
+    static char buf[512];
+    jt_error_t err;
+    jt_pack_view_t *v = jt_pack_view_create (s, "h100", &err);
+    jt_pack_request_t r = { .groups = groups, .ngroups = n, .only_domain = -1,
+                            .spares_per_group = spares, .policy = policy };
+    jt_placement_t p;
+
+    if (!v)
+        bail_out ("view: %s", err.text);
+    int rc = jt_pack (v, &r, &p, &err);
+    if (rc < 0)
+        snprintf (buf, sizeof (buf), "error: %s", err.text);
+    else if (rc == 1)
+        snprintf (buf, sizeof (buf), "None: %s", p.detail);
+    else {
+        char *d = jt_placement_dump (&p, s);
+        snprintf (buf, sizeof (buf), "%s", d);
+        free (d);
+    }
+    if (detail)
+        snprintf (detail, len, "%s", p.detail);
+    jt_placement_free (&p);
+    jt_pack_view_destroy (v);
+    return buf;
+}
+
+#define A4 "A[a01:8 a02:8 a03:8 a04:8]"
+#define C4 "C[c01:8 c02:8 c03:8 c04:8]"
+
+/* Spares from the block (issue 33): a group no domain holds with its
+ * spares goes to a domain that holds it alone, its spares to a sibling
+ * domain of its block; never outside the block; in-domain spares first;
+ * without levels nothing changes. */
+static void test_block_spares (void)
+{
+    const int idle[4] = { 0, 0, 0, 0 };
+    int64_t g32[] = { 32 }, g24[] = { 24 }, two32[] = { 32, 32 };
+    char detail[JT_ERRMSG_MAX];
+
+    for (int pol = 0; pol < 2; pol++) {
+        jt_pack_policy_t policy = pol ? JT_PACK_TO_EMPTY : JT_PACK_BEST_FIT;
+        const char *pn = jt_pack_policy_str (policy);
+        jt_snapshot_t *flat = leaves4 (idle, 0), *lev = leaves4 (idle, 1);
+
+        is (pack_spares (flat, g32, 1, 1, policy, NULL, 0),
+            "None: group 0 (32 GPUs + 1 spare node) fits no domain: most free "
+            "is A with 32", "%s, no levels: 4 nodes + a spare fit no leaf", pn);
+        is (pack_spares (lev, g32, 1, 1, policy, detail, sizeof (detail)),
+            "g0 " A4 " s[b01]", "%s, block level: the group in A, its spare "
+            "from B, A's sibling in B1", pn);
+        is (detail, "group 0 (32 GPUs + 1 spare node) fits no domain with its "
+            "spares: group in A, spare node in B1's domain B",
+            "%s: the detail says the spare comes from the block", pn);
+        is (pack_spares (lev, two32, 2, 1, policy, NULL, 0),
+            "g0 " A4 " s[b01] | g1 " C4 " s[d01]", "%s: the second group in "
+            "C (B has 3 free left), its spare from D", pn);
+        is (pack_spares (lev, g24, 1, 1, policy, detail, sizeof (detail)),
+            "g0 A[a01:8 a02:8 a03:8] s[a04]", "%s: a domain that holds the "
+            "group with its spare is taken as before", pn);
+        is (detail, "", "%s: and says nothing of the block", pn);
+        jt_snapshot_destroy (flat);
+        jt_snapshot_destroy (lev);
+    }
+
+    /* best-fit would take A (the smallest that holds 24 GPUs alone); B
+     * holds them with the spare: in-domain spares are preferred */
+    const int a1[4] = { 1, 0, 0, 0 };
+    jt_snapshot_t *s = leaves4 (a1, 1);
+    is (pack_spares (s, g24, 1, 1, JT_PACK_BEST_FIT, NULL, 0),
+        "g0 B[b01:8 b02:8 b03:8] s[b04]", "best-fit: B with its spare before "
+        "A with a spare from B");
+    jt_snapshot_destroy (s);
+
+    /* never outside the block: B busy, so A's spare cannot come from B1;
+     * the group goes to C and its spare to D */
+    const int b4[4] = { 0, 4, 0, 0 };
+    s = leaves4 (b4, 1);
+    is (pack_spares (s, g32, 1, 1, JT_PACK_BEST_FIT, NULL, 0),
+        "g0 " C4 " s[d01]", "B busy: the group in C, its spare from D");
+    jt_snapshot_destroy (s);
+    const int bd4[4] = { 0, 4, 0, 4 };
+    s = leaves4 (bd4, 1);
+    is (pack_spares (s, g32, 1, 1, JT_PACK_BEST_FIT, NULL, 0),
+        "None: group 0 (32 GPUs + 1 spare node) fits no domain: most free is "
+        "A with 32", "B and D busy: no spare from the other block, None");
+    is (pack_spares (s, g32, 1, 0, JT_PACK_BEST_FIT, NULL, 0), "g0 " A4,
+        "and without spares the group binds");
+    jt_snapshot_destroy (s);
+
+    /* the sibling with the most free nodes, ties by name; and spread off
+     * (one domain for the run) keeps its spares in the domain */
+    s = jt_snapshot_create ();
+    jt_error_t err;
+    fx_nodes (s, "x", 1, 4, "fabric.domain=X1,fabric.block=K", 8, 0);
+    fx_nodes (s, "y", 1, 3, "fabric.domain=X2,fabric.block=K", 8, 1);
+    fx_nodes (s, "z", 1, 3, "fabric.domain=X3,fabric.block=K", 8, 0);
+    if (jt_snapshot_set_levels (s, LEVELS, 1, &err) < 0)
+        bail_out ("set_levels: %s", err.text);
+    fx_finalize (s);
+    is (pack_spares (s, g32, 1, 2, JT_PACK_BEST_FIT, NULL, 0),
+        "g0 X1[x01:8 x02:8 x03:8 x04:8] s[z01 z02]",
+        "two spares from X3, the sibling with the most free nodes");
+    jt_snapshot_destroy (s);
+    s = jt_snapshot_create ();
+    fx_nodes (s, "x", 1, 4, "fabric.domain=X1,fabric.block=K", 8, 0);
+    fx_nodes (s, "y", 1, 3, "fabric.domain=X2,fabric.block=K", 8, 0);
+    fx_nodes (s, "z", 1, 3, "fabric.domain=X3,fabric.block=K", 8, 0);
+    jt_snapshot_set_levels (s, LEVELS, 1, &err);
+    fx_finalize (s);
+    is (pack_spares (s, g32, 1, 1, JT_PACK_BEST_FIT, NULL, 0),
+        "g0 X1[x01:8 x02:8 x03:8 x04:8] s[y01]", "a tie: X2 before X3");
+    jt_pack_view_t *v = jt_pack_view_create (s, "h100", &err);
+    jt_pack_request_t r = { .groups = g32, .ngroups = 1, .only_domain = -1,
+                            .spares_per_group = 1, .single_domain = true,
+                            .policy = JT_PACK_BEST_FIT };
+    jt_placement_t p;
+    ok (jt_pack (v, &r, &p, &err) == 1 && p.reason == JT_SPREAD_NO_DOMAIN,
+        "spread off: the run's one domain holds its spares or it waits");
+    jt_placement_free (&p);
+    jt_pack_view_destroy (v);
+    jt_snapshot_destroy (s);
+
+    /* a node-level selector (the payer's rack=r1): the spare is a node
+     * the selector takes, y02, not the sibling's first node y01 */
+    s = jt_snapshot_create ();
+    fx_nodes (s, "x", 1, 4, "fabric.domain=X1,fabric.block=K,rack=r1", 8, 0);
+    fx_nodes (s, "y", 1, 1, "fabric.domain=X2,fabric.block=K,rack=r2", 8, 0);
+    fx_nodes (s, "y", 2, 2, "fabric.domain=X2,fabric.block=K,rack=r1", 8, 0);
+    jt_snapshot_set_levels (s, LEVELS, 1, &err);
+    fx_finalize (s);
+    jt_labels_t rack = JT_LABELS_INIT;
+    jt_labels_set (&rack, JT_LABEL_RACK, "r1");
+    v = jt_pack_view_create (s, "h100", &err);
+    r = (jt_pack_request_t) { .groups = g32, .ngroups = 1, .only_domain = -1,
+                              .spares_per_group = 1, .selector = &rack,
+                              .policy = JT_PACK_BEST_FIT };
+    is (fx_pack_text (v, s, &r, NULL, false),
+        "g0 X1[x01:8 x02:8 x03:8 x04:8] s[y02]",
+        "with a node selector: the block's spare is a node it takes");
+    jt_labels_free (&rack);
+    jt_pack_view_destroy (v);
+    jt_snapshot_destroy (s);
+
+    /* --group-by=rack: the spares share the group's rack, so y04 (X2's
+     * one r1 node), not X2's r2 class with more free nodes */
+    s = jt_snapshot_create ();
+    fx_nodes (s, "x", 1, 4, "fabric.domain=X1,fabric.block=K,rack=r1", 8, 0);
+    fx_nodes (s, "y", 1, 3, "fabric.domain=X2,fabric.block=K,rack=r2", 8, 0);
+    fx_nodes (s, "y", 4, 1, "fabric.domain=X2,fabric.block=K,rack=r1", 8, 0);
+    jt_snapshot_set_levels (s, LEVELS, 1, &err);
+    fx_finalize (s);
+    jt_run_t run;
+    jt_run_init (&run);
+    run.flavor = strdup ("h100");
+    run.group_by = strdup ("rack");
+    run.cross_group_spread = true;
+    if (!(v = jt_pack_view_create_run (s, &run, &err)))
+        bail_out ("view: %s", err.text);
+    jt_run_clear (&run);
+    r = (jt_pack_request_t) { .groups = g32, .ngroups = 1, .only_domain = -1,
+                              .spares_per_group = 1, .policy = JT_PACK_BEST_FIT };
+    is (fx_pack_text (v, s, &r, NULL, true),
+        "g0 X1[x01:8 x02:8 x03:8 x04:8] s[y04] {r1}",
+        "group-by rack: the block's spare is of the group's rack");
+    jt_pack_view_destroy (v);
+    jt_snapshot_destroy (s);
+}
+
+/* Plan binds such a run (its spares in the plan, from the block). */
+static void test_block_spares_plan (void)
+{
+    const int idle[4] = { 0, 0, 0, 0 };
+    jt_budgets_t *b = fx_budgets (RAI, FX_END);
+    jt_snapshot_t *s = leaves4 (idle, 1);
+    jt_run_t *r = fx_run ("{ \"owner\": \"rai\", \"sparesPerGroup\": 1, "
+                          "\"resources\": { \"gpuType\": \"h100\", \"totalGPUs\": "
+                          "64 }, \"locality\": { \"groupGPUs\": 32 } }");
+    jt_plan_t p;
+    bool inblock = true;
+
+    fx_plan (b, s, NULL, r, JT_PACK_BEST_FIT, &p);
+    ok (p.decision == JT_BIND_NOW && p.ngroups == 2, "plan: 2 groups of 4 "
+        "nodes + a spare each bind on leaves of 4 (%s)", p.detail);
+    for (size_t g = 0; g < p.ngroups; g++) {
+        ssize_t blk = s->domains[p.groups[g].domain].up[0];
+        inblock = inblock && p.groups[g].nspares == 1;
+        for (size_t k = 0; k < p.groups[g].nspares; k++) {
+            int d = s->nodes[p.groups[g].spares[k]].domain;
+            inblock = inblock && d >= 0 && (size_t) d != p.groups[g].domain
+                      && s->domains[d].up[0] == blk;
+        }
+    }
+    ok (inblock, "plan: each group's spare in another leaf of its block");
+    jt_plan_free (&p);
+    jt_run_destroy (r);
+    jt_snapshot_destroy (s);
+    jt_budgets_destroy (b);
+}
+
+/* Random clusters (8 leaves of 1-5 nodes under 4 blocks), random busy
+ * nodes, random requests of 1-3 groups of 1-4 nodes with 0-2 spares each,
+ * several per view: every spare in its group's leaf or, only when the
+ * snapshot names the block level, in another leaf of the group's block;
+ * and a group's spares outside its leaf only when, at that request, no
+ * leaf held the group with them. */
+static void test_spares_property (void)
+{
+    int bad_block = 0, bad_pref = 0, placed = 0, fromblock = 0;
+
+    fx_seed (20261130);
+    for (int t = 0; t < 400; t++) {
+        int levels = t % 4 != 0;
+        jt_snapshot_t *s = jt_snapshot_create ();
+        jt_error_t err;
+        for (int i = 0; i < 8; i++) {
+            char prefix[4], labels[96];
+            int n = 1 + fx_pick (5);
+            snprintf (prefix, sizeof (prefix), "%c", 'a' + i);
+            snprintf (labels, sizeof (labels), "fabric.domain=L%d,fabric.block=K%d",
+                      i, i / 2);
+            fx_nodes (s, prefix, 1, n, labels, 8, fx_pick (n + 1));
+        }
+        jt_snapshot_set_levels (s, LEVELS, (size_t) levels, &err);
+        fx_finalize (s);
+        jt_pack_view_t *v = jt_pack_view_create (s, "h100", &err);
+        if (!v)
+            bail_out ("view: %s", err.text);
+        for (int q = 0; q < 3; q++) {
+            int64_t groups[3];
+            size_t ng = 1 + (size_t) fx_pick (3);
+            int64_t sp = fx_pick (3), maxk = 0;
+            for (size_t i = 0; i < ng; i++) {
+                groups[i] = 8 * (1 + fx_pick (4));
+                if (groups[i] / 8 > maxk)
+                    maxk = groups[i] / 8;
+            }
+            /* which leaves hold the largest group with its spares now */
+            bool held_whole = false;
+            for (size_t d = 0; d < s->ndomains; d++)
+                if (jt_pack_view_free (v, d) / 8 >= maxk + sp)
+                    held_whole = true;
+            jt_pack_request_t r = { .groups = groups, .ngroups = ng,
+                                    .only_domain = -1, .spares_per_group = sp,
+                                    .policy = fx_pick (2) ? JT_PACK_BEST_FIT
+                                                          : JT_PACK_TO_EMPTY };
+            jt_placement_t p;
+            if (jt_pack (v, &r, &p, &err) != 0) {
+                jt_placement_free (&p);
+                continue;
+            }
+            placed++;
+            for (size_t g = 0; g < p.ngroups; g++) {
+                const jt_pack_group_t *pg = &p.groups[g];
+                for (size_t k = 0; k < pg->nspares; k++) {
+                    int d = s->nodes[pg->spares[k]].domain;
+                    if ((size_t) d == pg->domain)
+                        continue;
+                    fromblock++;
+                    if (!levels || s->domains[d].up[0] < 0
+                        || s->domains[d].up[0] != s->domains[pg->domain].up[0]
+                        || (size_t) d != pg->spare_domain)
+                        bad_block++;
+                    if (g == 0 && k == 0 && ng == 1 && held_whole)
+                        bad_pref++;
+                }
+            }
+            jt_placement_free (&p);
+        }
+        jt_pack_view_destroy (v);
+        jt_snapshot_destroy (s);
+    }
+    ok (placed > 200 && fromblock > 20, "property: %d requests placed, %d "
+        "spares from the block", placed, fromblock);
+    ok (bad_block == 0, "property: no spare outside its group's block, none "
+        "outside its leaf without levels (%d)", bad_block);
+    ok (bad_pref == 0, "property: a spare from the block only when no leaf "
+        "held the group with it (%d)", bad_pref);
+}
+
 /* The fewest blocks that could hold n groups of k nodes, each group in one
  * leaf, counted from the leaves' free nodes (an exhaustive check over the
  * 2^blocks subsets, independent of pack_levels.c's greedy). */
@@ -425,5 +714,8 @@ int main (void)
     test_estimate ();
     test_block_rule ();
     test_property ();
+    test_block_spares ();
+    test_block_spares_plan ();
+    test_spares_property ();
     return done_testing ();
 }

@@ -2,7 +2,8 @@
  * spares.c - unit tests of jobtree/spares.h: a run's spares on node
  * failure (which spare replaces which node, several at once, requeue when
  * a group has no spare left), the record after a swap, the layout the job
- * is told, and the lease events of a swap (jobtree/ledger_lease.h).
+ * is told, the lease events of a swap (jobtree/ledger_lease.h), and a
+ * swap's text when the spare came from another domain of the block.
  *
  * Copyright (C) 2026 The Jobtree authors.
  * SPDX-License-Identifier: GPL-2.0-or-later
@@ -20,6 +21,7 @@
 #include "jobtree/ledger_lease.h"
 #include "jobtree/spares.h"
 
+#include "fixtures.h"
 #include "tap.h"
 
 #define RUN "{\"owner\":\"rai\",\"resources\":{\"gpuType\":\"h100\"," \
@@ -339,11 +341,62 @@ static void test_spare_fails (void)
     jt_ledger_fold_destroy (f);
 }
 
+/* Spares from the block (issue 33): the decision swaps a group's spare in
+ * wherever Pack put it; jt_spares_spans says when the group now spans two
+ * domains of its block. REC's group 0 (a01,a02) has its spares s01,s02 in
+ * its leaf A; group 1 (b01,b02) its spare t01 in leaf T, beside B in
+ * block K2. */
+static void test_block_spans (void)
+{
+    static const char *const levels[] = { "fabric.block" };
+    static const char *const held[] = { "a02", "s01", "s02", "b01", "t01" };
+    jt_snapshot_t *s[2];
+    jt_spares_decision_t d;
+    jt_error_t err = { "" };
+
+    for (int k = 0; k < 2; k++) {
+        s[k] = jt_snapshot_create ();
+        fx_node (s[k], "a01", "fabric.domain=A,fabric.block=K1");
+        fx_node (s[k], "a02", "fabric.domain=A,fabric.block=K1");
+        fx_node (s[k], "s01", "fabric.domain=A,fabric.block=K1");
+        fx_node (s[k], "s02", "fabric.domain=A,fabric.block=K1");
+        fx_node (s[k], "b01", "fabric.domain=B,fabric.block=K2");
+        fx_node (s[k], "b02", "fabric.domain=B,fabric.block=K2");
+        fx_node (s[k], "t01", "fabric.domain=T,fabric.block=K2");
+        if (jt_snapshot_set_levels (s[k], levels, (size_t) k, &err) < 0)
+            bail_out ("levels: %s", err.text);
+        fx_finalize (s[k]);
+    }
+    if (jt_spares_on_fail (REC, held, 5, NOW, &d, &err) < 0)
+        bail_out ("decide: %s", err.text);
+    ok (d.verdict == JT_SPARES_SWAP && d.nswaps == 2, "a01 and b02 lost: both "
+        "swapped, t01 from another leaf of the block too");
+    ok (jt_spares_spans (&d, s[1]) == 1, "one group now spans two leaves");
+    is (d.detail, "group 0: a01 replaced by spare s01; group 1: b02 replaced by "
+        "spare t01; group 1 now spans two domains of block K2 (B, T)",
+        "the swap's text says group 1 spans two domains of its block");
+    jt_spares_decision_free (&d);
+    jt_spares_on_fail (REC, held, 5, NOW, &d, &err);
+    ok (jt_spares_spans (&d, s[0]) == 1 && strstr (d.detail, "; group 1 now "
+        "spans domains B and T"), "without levels: the two domains: %s",
+        d.detail);
+    jt_spares_decision_free (&d);
+    static const char *const held0[] = { "a02", "s01", "s02", "b01", "b02", "t01" };
+    jt_spares_on_fail (REC, held0, 6, NOW, &d, &err);
+    ok (jt_spares_spans (&d, s[1]) == 0 && !strstr (d.detail, "spans"),
+        "a swap inside the group's leaf says nothing of spans: %s", d.detail);
+    jt_spares_decision_free (&d);
+    ok (jt_spares_spans (NULL, s[1]) == 0, "no decision: 0");
+    for (int k = 0; k < 2; k++)
+        jt_snapshot_destroy (s[k]);
+}
+
 int main (void)
 {
     test_decisions ();
     test_record_and_layout ();
     test_lease_events ();
     test_spare_fails ();
+    test_block_spans ();
     return done_testing ();
 }
