@@ -79,6 +79,12 @@ jt_spares_verdict_t jtsel_record_node_failed (job_record_t *job_ptr,
                node_ptr->name, err.text);
         d.verdict = JT_SPARES_NONE;
     } else if (d.verdict == JT_SPARES_SWAP) {
+        jt_error_t cerr = { "" };
+        jtsel_cache_t *c = jtsel_cache_get (&cerr);
+        /* the log says when a spare from the group's block put the group
+         * across two domains (jobtree/spares.h) */
+        if (c && c->topo && c->topo->snap)
+            jt_spares_spans (&d, c->topo->snap);
         xfree (job_ptr->admin_comment);
         job_ptr->admin_comment = xstrdup (d.record);
         info ("select/cons_tres_jobtree: %pJ: node %s failed: %s", job_ptr,

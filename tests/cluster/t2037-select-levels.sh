@@ -20,7 +20,7 @@
 # with the OpenSSL linking exception of LICENSE.OpenSSL.
 . "$(dirname "$0")/lib.sh"
 
-plan 16
+plan 17
 for i in $(seq 1 16); do
     eval "JT_CLUSTER_FEATURES_$(printf gpu%02d "$i")=fabric.block=B$(( (i - 1) / 8 + 1 ))"
 done
@@ -113,6 +113,8 @@ scontrol update nodename="$victim" state=down reason=t2037
 _swapped () { job_field "$sp" AdminComment | grep -q "\"failed\":\"$victim\",\"spare\":\"$spare\""; }
 wait_for 20 _swapped
 ok $? "a failed node of the group ($victim) is swapped for the block's spare ($spare)"
+log_has "$JT_CLUSTER_DIR/log/slurmctld.log" "node $victim failed:" | grep -q "now spans two domains of block"
+ok $? "slurmctld's log says the group now spans two domains of its block"
 is "$(job_field "$sp" JobState) $(job_field "$sp" NumNodes)" "RUNNING 4" \
    "the run keeps running, its group now across two leaves of one block"
 out=$(jobtree_cli verify "$JT_LEDGER_DIR" 2>&1)
