@@ -91,14 +91,6 @@ typedef struct jt_lease_events {
 /* Destroy the events and empty the list (it may be reused). Accepts NULL. */
 void jt_lease_events_clear (jt_lease_events_t *e);
 
-/* When a job's lease starts: the job's start time as Slurm accounts it
- * (sacct's Start). slurmctld takes it before the select plugin binds, so
- * the record's bound time may be a second later (t3040 on 26.05); the
- * bound time only when a recovered job has no start time (0). The one
- * rule for the ledger's Start (jt_lease_derive) and the snapshot's lease
- * (jt_nodemap_add_lease). */
-int64_t jt_lease_start_time (int64_t job_start, int64_t bound_time);
-
 /* The run id "<cluster>:<jobid>" into buf. 0, or -1 with errno ERANGE when
  * it does not fit. */
 int jt_lease_run_id (const char *cluster, uint32_t job_id, char *buf, size_t len);

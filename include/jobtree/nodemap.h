@@ -103,6 +103,14 @@ bool jt_nodemap_labelled (const jt_node_t *n);
 int jt_nodemap_refresh (jt_node_t *n, unsigned flags, uint64_t used_gpus,
                         jt_error_t *err);
 
+/* When a job's lease starts: the job's start time as Slurm accounts it
+ * (sacct's Start). slurmctld takes it before the select plugin binds, so
+ * the record's bound time may be a second later (t3040 on 26.05); the
+ * bound time only when a recovered job has no start time (0). The one
+ * rule for the ledger's Start (jt_lease_derive) and the snapshot's lease
+ * (jt_nodemap_add_lease). */
+int64_t jt_lease_start_time (int64_t job_start, int64_t bound_time);
+
 /* A running Jobtree job as plain values, for its bound leases. */
 typedef struct jt_nodemap_job {
     uint32_t job_id;

@@ -22,7 +22,6 @@
 
 #include "jobtree/gres.h"
 #include "jobtree/labels.h"
-#include "jobtree/ledger_lease.h"
 #include "jobtree/nodemap.h"
 
 jt_node_state_t jt_nodemap_state (unsigned flags)
@@ -137,6 +136,11 @@ int jt_nodemap_add (jt_snapshot_t *s, const jt_nodemap_node_t *node,
 bool jt_nodemap_labelled (const jt_node_t *n)
 {
     return n && n->flavor && n->domain >= 0;
+}
+
+int64_t jt_lease_start_time (int64_t job_start, int64_t bound_time)
+{
+    return job_start > 0 ? job_start : bound_time;
 }
 
 int jt_nodemap_add_lease (jt_snapshot_t *s, const jt_nodemap_job_t *job,

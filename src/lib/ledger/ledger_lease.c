@@ -27,6 +27,7 @@
 
 #include "jobtree/ledger_lease.h"
 #include "jobtree/map.h"
+#include "jobtree/nodemap.h"
 
 /* Ids are short; anything that does not fit is refused, never cut. */
 #define ID_MAX 512
@@ -85,11 +86,6 @@ static int fits (int w, size_t len)
         return -1;
     }
     return 0;
-}
-
-int64_t jt_lease_start_time (int64_t job_start, int64_t bound_time)
-{
-    return job_start > 0 ? job_start : bound_time;
 }
 
 int jt_lease_run_id (const char *cluster, uint32_t job_id, char *buf, size_t len)
