@@ -1,8 +1,10 @@
 /*
- * topoconf.c - unit tests of topology.conf's leaves (jobtree/topoconf.h):
- * switches with nodes under topology/tree, blocks with nodes under
- * topology/block, Slurm's syntax (case, comments, continuation lines),
- * records that are not leaves, and the errors with file:line:col.
+ * topoconf.c - unit tests of topology.conf (jobtree/topoconf.h): the
+ * leaves (switches with nodes under topology/tree, blocks with nodes under
+ * topology/block), Slurm's syntax (case, comments, continuation lines),
+ * records that are not leaves, the errors with file:line:col; the switch
+ * tree above the leaves by level, topology/block's BlockSizes and its
+ * aggregated blocks, as Slurm's plugins build them.
  *
  * Copyright (C) 2026 The Jobtree authors.
  * SPDX-License-Identifier: GPL-2.0-or-later
@@ -38,6 +40,145 @@ static const char *leaves (const char *text, jt_topo_kind_t kind)
         for (size_t i = 0; i < l.n && n < sizeof (buf); i++)
             n += (size_t) snprintf (buf + n, sizeof (buf) - n, "%s%s=%s@%d", i ? " " : "",
                                     l.v[i].name, l.v[i].nodes, l.v[i].line);
+    }
+    jt_topo_leaves_free (&l);
+    jt_diags_free (&d);
+    return buf;
+}
+
+/* A test host list reader: names between commas outside brackets, each
+ * "pre[a-b,c]" expanded with a's width (enough of Slurm's syntax here). */
+static int t_expand (void *arg, const char *expr, char ***v, size_t *n)
+{
+    size_t cap = 64, k = 0;
+    const char *q = expr;
+
+    (void) arg;
+    if (!(*v = calloc (cap, sizeof (**v))))
+        return -1;
+    while (*q) {
+        const char *c = q, *br;
+        int depth = 0;
+        while (*c && (depth || *c != ',')) {
+            depth += *c == '[' ? 1 : *c == ']' ? -1 : 0;
+            c++;
+        }
+        if (depth)
+            goto bad;
+        br = memchr (q, '[', (size_t) (c - q));
+        if (!br) {
+            if (k == cap)
+                goto bad;       /* enough for these tests */
+            (*v)[k++] = strndup (q, (size_t) (c - q));
+        } else {
+            const char *r = br + 1;
+            while (r < c && *r != ']') {
+                char *e;
+                long lo = strtol (r, &e, 10), hi = lo;
+                int w = (int) (e - r);
+                if (e == r)
+                    goto bad;
+                if (*e == '-')
+                    hi = strtol (e + 1, &e, 10);
+                for (long x = lo; x <= hi; x++) {
+                    char b[256];
+                    if (k == cap) {
+                        char **nv = realloc (*v, 2 * cap * sizeof (*nv));
+                        if (!nv)
+                            goto bad;
+                        *v = nv;
+                        cap *= 2;
+                    }
+                    snprintf (b, sizeof (b), "%.*s%0*ld", (int) (br - q), q, w, x);
+                    (*v)[k++] = strdup (b);
+                }
+                r = *e == ',' ? e + 1 : e;
+            }
+        }
+        q = *c ? c + 1 : c;
+    }
+    *n = k;
+    return 0;
+bad:
+    for (size_t i = 0; i < k; i++)
+        free ((*v)[i]);
+    free (*v);
+    *v = NULL;
+    return -1;
+}
+
+/* "b1,b2" -> "b[1-2]" for names of one prefix and consecutive numbers;
+ * NULL (keep the list) otherwise. */
+static char *t_ranged (void *arg, const char *list)
+{
+    char pre[64], *out;
+    long lo = -1, hi = -1;
+    const char *q = list;
+
+    (void) arg;
+    while (*q) {
+        size_t l = strcspn (q, ","), d = l;
+        while (d > 0 && q[d - 1] >= '0' && q[d - 1] <= '9')
+            d--;
+        if (d == l || d >= sizeof (pre))
+            return NULL;
+        long x = strtol (q + d, NULL, 10);
+        if (lo < 0) {
+            memcpy (pre, q, d);
+            pre[d] = '\0';
+            lo = hi = x;
+        } else if (strlen (pre) != d || strncmp (pre, q, d) || x != hi + 1)
+            return NULL;
+        else
+            hi = x;
+        q += l + (q[l] == ',');
+    }
+    if (lo < 0 || !(out = malloc (strlen (pre) + 48)))
+        return NULL;
+    sprintf (out, lo == hi ? "%s%ld" : "%s[%ld-%ld]", pre, lo, hi);
+    return out;
+}
+
+static const jt_topo_hosts_t t_hosts = { t_expand, t_ranged, NULL };
+
+/* "leaf^up1^up2 ... | upper/level@line ... | nodes,nodes (nsizes)", or
+ * "ERR first-diagnostic". */
+static const char *levels (const char *text, jt_topo_kind_t kind)
+{
+    static char buf[8192];
+    jt_topo_leaves_t l;
+    jt_diags_t d;
+    size_t n = 0;
+
+    jt_diags_init (&d);
+    buf[0] = '\0';
+    if (jt_topoconf_read ("topology.conf", text, strlen (text), kind, &t_hosts, &l,
+                          &d) < 0) {
+        n = (size_t) snprintf (buf, sizeof (buf), "ERR ");
+        if (d.n)
+            jt_diag_format (&d.v[0], buf + n, sizeof (buf) - n);
+        if (l.n != 0 || l.v != NULL || l.nup != 0 || l.up != NULL || l.nblock != 0)
+            snprintf (buf, sizeof (buf), "ERR but leaves left");
+    } else {
+        for (size_t i = 0; i < l.n && n < sizeof (buf); i++) {
+            n += (size_t) snprintf (buf + n, sizeof (buf) - n, "%s%s", i ? " " : "",
+                                    l.v[i].name);
+            for (int k = 0; k < JT_LEVELS_MAX && n < sizeof (buf); k++)
+                if (l.v[i].up[k] >= 0)
+                    n += (size_t) snprintf (buf + n, sizeof (buf) - n, "^%s",
+                                            l.up[l.v[i].up[k]].name);
+        }
+        n += (size_t) snprintf (buf + n, sizeof (buf) - n, " |");
+        for (size_t i = 0; i < l.nup && n < sizeof (buf); i++)
+            n += (size_t) snprintf (buf + n, sizeof (buf) - n, " %s/%d@%d",
+                                    l.up[i].name, l.up[i].level, l.up[i].line);
+        if (n < sizeof (buf))
+            n += (size_t) snprintf (buf + n, sizeof (buf) - n, " | levels %d", l.levels);
+        for (size_t i = 0; i < l.nblock && n < sizeof (buf); i++)
+            n += (size_t) snprintf (buf + n, sizeof (buf) - n, "%s%u", i ? "," : " nodes ",
+                                    l.block_nodes[i]);
+        if (l.nsizes && n < sizeof (buf))
+            snprintf (buf + n, sizeof (buf) - n, " of %zu", l.nsizes);
     }
     jt_topo_leaves_free (&l);
     jt_diags_free (&d);
@@ -84,6 +225,127 @@ int main (void)
 
     for (size_t i = 0; i < sizeof (cases) / sizeof (cases[0]); i++)
         is (leaves (cases[i].text, cases[i].kind), cases[i].want, "%s", cases[i].name);
+
+    static const struct {
+        const char *name, *text;
+        jt_topo_kind_t kind;
+        const char *want;
+    } lv[] = {
+        /* the switch tree: each switch's level is 1 + its highest child's */
+        { "tree: t2038's file, two levels above the leaves",
+          "SwitchName=domA Nodes=gpu[01-04]\nSwitchName=domB Nodes=gpu[05-08]\n"
+          "SwitchName=domC Nodes=gpu[09-12]\nSwitchName=domD Nodes=gpu[13-16]\n"
+          "SwitchName=blk1 Switches=domA,domB\nSwitchName=blk2 Switches=domC,domD\n"
+          "SwitchName=spine Switches=blk1,blk2\n", JT_TOPO_TREE,
+          "domA^blk1^spine domB^blk1^spine domC^blk2^spine domD^blk2^spine | blk1/1@5 "
+          "blk2/1@6 spine/2@7 | levels 2" },
+        { "tree: blocks and a spine, children as a host list, parents before children",
+          "SwitchName=spine Switches=blk[1-2]\n"
+          "SwitchName=s1 Nodes=gpu[01-04]\nSwitchName=s2 Nodes=gpu[05-08]\n"
+          "SwitchName=s3 Nodes=gpu[09-12]\nSwitchName=s4 Nodes=gpu[13-16]\n"
+          "SwitchName=blk1 Switches=s[1-2]\nSwitchName=blk2 Switches=s[3-4]\n", JT_TOPO_TREE,
+          "s1^blk1^spine s2^blk1^spine s3^blk2^spine s4^blk2^spine | spine/2@1 blk1/1@6 "
+          "blk2/1@7 | levels 2" },
+        { "tree: a switch over a leaf and a level-1 switch is of level 2; the leaf has "
+          "no level 1",
+          "SwitchName=a Nodes=n1\nSwitchName=b Nodes=n2\nSwitchName=m Switches=a\n"
+          "SwitchName=top Switches=m,b\n", JT_TOPO_TREE,
+          "a^m^top b^top | m/1@3 top/2@4 | levels 2" },
+        { "tree: a leaf under two switches of a level takes the first in the file",
+          "SwitchName=a Nodes=n1\nSwitchName=x Switches=a\nSwitchName=y Switches=a\n",
+          JT_TOPO_TREE, "a^x | x/1@2 y/1@3 | levels 1" },
+        { "tree: a leaf's Switches= is ignored, as Slurm does",
+          "SwitchName=a Nodes=n1 Switches=b\nSwitchName=b Nodes=n2\n", JT_TOPO_TREE,
+          "a b | | levels 0" },
+        { "tree: levels past JT_LEVELS_MAX are counted, not kept",
+          "SwitchName=l0 Nodes=n1\nSwitchName=l1 Switches=l0\nSwitchName=l2 Switches=l1\n"
+          "SwitchName=l3 Switches=l2\nSwitchName=l4 Switches=l3\nSwitchName=l5 Switches=l4\n",
+          JT_TOPO_TREE, "l0^l1^l2^l3^l4 | l1/1@2 l2/2@3 l3/3@4 l4/4@5 | levels 5" },
+        { "tree: an unknown child",
+          "SwitchName=a Nodes=n1\nSwitchName=top \\\n  Switches=a,zz\n", JT_TOPO_TREE,
+          "ERR topology.conf:2:19: Switches: SwitchName=top: zz is no switch of this file" },
+        { "tree: a switch that is its own child",
+          "SwitchName=a Nodes=n1\nSwitchName=top Switches=a,top\n", JT_TOPO_TREE,
+          "ERR topology.conf:2:16: Switches: SwitchName=top: a switch is not its own child" },
+        { "tree: a loop is no tree",
+          "SwitchName=a Nodes=n1\nSwitchName=x Switches=a,y\nSwitchName=y Switches=x\n",
+          JT_TOPO_TREE, "ERR topology.conf:2:14: Switches: SwitchName=x: the switches make "
+          "no tree (a loop, or more than 20 levels)" },
+        { "tree: a host list that is none",
+          "SwitchName=a Nodes=n1\nSwitchName=x Switches=a[1-\n", JT_TOPO_TREE,
+          "ERR topology.conf:2:14: Switches: SwitchName=x: 'a[1-' is not a list of switches" },
+        { "tree: an upper switch's name twice",
+          "SwitchName=a Nodes=n1\nSwitchName=x Switches=a\nSwitchName=x Switches=a\n",
+          JT_TOPO_TREE, "ERR topology.conf:3:1: SwitchName=x again (line 2 has it)" },
+        /* topology/block: BlockSizes and the aggregated blocks */
+        { "block: t2039's file, BlockSizes=4,8,16 over four base blocks",
+          "BlockName=blkA Nodes=gpu[01-04]\nBlockName=blkB Nodes=gpu[05-08]\n"
+          "BlockName=blkC Nodes=gpu[09-12]\nBlockName=blkD Nodes=gpu[13-16]\n"
+          "BlockSizes=4,8,16\n", JT_TOPO_BLOCK,
+          "blkA^blkA,blkB^blkA,blkB,blkC,blkD blkB^blkA,blkB^blkA,blkB,blkC,blkD "
+          "blkC^blkC,blkD^blkA,blkB,blkC,blkD blkD^blkC,blkD^blkA,blkB,blkC,blkD | "
+          "blkA,blkB/1@1 blkC,blkD/1@3 blkA,blkB,blkC,blkD/2@1 | levels 2 nodes 4,8,16 of 3" },
+        { "block: numbered blocks are named as a ranged host list",
+          "BlockName=b1 Nodes=n[1-2]\nBlockName=b2 Nodes=n[3-4]\nBlockSizes=2,4\n",
+          JT_TOPO_BLOCK, "b1^b[1-2] b2^b[1-2] | b[1-2]/1@1 | levels 1 nodes 2,4 of 2" },
+        { "block: no BlockSizes: the first block's nodes, levels 1-16 base blocks while "
+          "the one before holds fewer than the file has",
+          "BlockName=b1 Nodes=n[1-3]\nBlockName=b2 Nodes=n[4-6]\nBlockName=b3 Nodes=n[7-9]\n",
+          JT_TOPO_BLOCK, "b1^b[1-2]^b[1-3] b2^b[1-2]^b[1-3] b3^b[1-3] | b[1-2]/1@1 "
+          "b[1-3]/2@1 | levels 2 nodes 3,6,12 of 3" },
+        { "block: a short tail the level below holds makes no block of the level",
+          "BlockName=b1 Nodes=n1\nBlockName=b2 Nodes=n2\nBlockName=b3 Nodes=n3\n"
+          "BlockName=b4 Nodes=n4\nBlockName=b5 Nodes=n5\nBlockSizes=1,2,4,8\n", JT_TOPO_BLOCK,
+          "b1^b[1-2]^b[1-4]^b[1-5] b2^b[1-2]^b[1-4]^b[1-5] b3^b[3-4]^b[1-4]^b[1-5] "
+          "b4^b[3-4]^b[1-4]^b[1-5] b5^b[1-5] | b[1-2]/1@1 b[3-4]/1@3 b[1-4]/2@1 "
+          "b[1-5]/3@1 | levels 3 nodes 1,2,4,8 of 4" },
+        { "block: BlockSizes above the file's blocks stop at the first that holds them",
+          "BlockName=b1 Nodes=n[1-4]\nBlockName=b2 Nodes=n[5-8]\nBlockSizes=4,8,16,32\n",
+          JT_TOPO_BLOCK, "b1^b[1-2] b2^b[1-2] | b[1-2]/1@1 | levels 1 nodes 4,8 of 2" },
+        { "block: levels BlockSizes skips are skipped",
+          "BlockName=b1 Nodes=n1\nBlockName=b2 Nodes=n2\nBlockName=b3 Nodes=n3\n"
+          "BlockName=b4 Nodes=n4\nBlockSizes=1,4\n", JT_TOPO_BLOCK,
+          "b1^b[1-4] b2^b[1-4] b3^b[1-4] b4^b[1-4] | b[1-4]/1@1 | levels 1 nodes 1,4 of 2" },
+        { "block: BlockSizes in a tree file is not read",
+          "SwitchName=s Nodes=n1\nBlockSizes=x\n", JT_TOPO_TREE, "s | | levels 0" },
+        { "block: a size that is no number",
+          "BlockName=b1 Nodes=n1\nBlockSizes=4,8x\n", JT_TOPO_BLOCK,
+          "ERR topology.conf:2:14: BlockSizes: '8x' is not a number of nodes" },
+        { "block: an empty size",
+          "BlockName=b1 Nodes=n1\nBlockSizes=4,,8\n", JT_TOPO_BLOCK,
+          "ERR topology.conf:2:14: BlockSizes: '' is not a number of nodes" },
+        { "block: a size of 0",
+          "BlockName=b1 Nodes=n1\nBlockSizes=0\n", JT_TOPO_BLOCK,
+          "ERR topology.conf:2:12: BlockSizes: 0 nodes: a block holds 1 to 1048576" },
+        { "block: a size past 2^20",
+          "BlockName=b1 Nodes=n1\nBlockSizes=4,1048577\n", JT_TOPO_BLOCK,
+          "ERR topology.conf:2:14: BlockSizes: 1048577 nodes: a block holds 1 to 1048576" },
+        { "block: a huge size does not wrap",
+          "BlockName=b1 Nodes=n1\nBlockSizes=4,18446744073709551620\n", JT_TOPO_BLOCK,
+          "ERR topology.conf:2:14: BlockSizes: 18446744073709551620 nodes: a block holds 1 "
+          "to 1048576" },
+        { "block: sizes not increasing",
+          "BlockName=b1 Nodes=n1\nBlockSizes=8,8\n", JT_TOPO_BLOCK,
+          "ERR topology.conf:2:14: BlockSizes: 8 is not above 8 before it" },
+        { "block: a size that is not the base block times a power of two",
+          "BlockName=b1 Nodes=n1\nBlockSizes=4,12\n", JT_TOPO_BLOCK,
+          "ERR topology.conf:2:14: BlockSizes: 12 is not 4 (the base block) times a power "
+          "of two up to 2^15" },
+        { "block: a level past 2^15 base blocks",
+          "BlockName=b1 Nodes=n1\nBlockSizes=1,65536\n", JT_TOPO_BLOCK,
+          "ERR topology.conf:2:14: BlockSizes: 65536 is not 1 (the base block) times a power "
+          "of two up to 2^15" },
+        { "block: BlockSizes twice",
+          "BlockName=b1 Nodes=n1\nBlockSizes=4\nBlockSizes=4,8\n", JT_TOPO_BLOCK,
+          "ERR topology.conf:3:12: BlockSizes: again (line 2 has it)" },
+        { "block: a base block of more than 2^20 nodes",
+          "BlockName=b1 Nodes=n[1-1048577]\nBlockName=b2 Nodes=m1\n", JT_TOPO_BLOCK,
+          "ERR topology.conf:1:1: Nodes: BlockName=b1: 1048577 nodes, more than a block "
+          "may hold (1048576)" },
+    };
+
+    for (size_t i = 0; i < sizeof (lv) / sizeof (lv[0]); i++)
+        is (levels (lv[i].text, lv[i].kind), lv[i].want, "%s", lv[i].name);
 
     /* Bounds: a value past JT_TOPOCONF_VALUE_MAX; a NUL inside is a blank. */
     if (!(big = malloc (JT_TOPOCONF_VALUE_MAX + 64)))
