@@ -320,6 +320,12 @@ int main (void)
         { "block: a size past 2^20",
           "BlockName=b1 Nodes=n1\nBlockSizes=4,1048577\n", JT_TOPO_BLOCK,
           "ERR topology.conf:2:14: BlockSizes: 1048577 nodes: a block holds 1 to 1048576" },
+        { "block: a first size past 2^20",
+          "BlockName=b1 Nodes=n1\nBlockSizes=1048577\n", JT_TOPO_BLOCK,
+          "ERR topology.conf:2:12: BlockSizes: 1048577 nodes: a block holds 1 to 1048576" },
+        { "block: the base block times 2^15, past 2^20",
+          "BlockName=b1 Nodes=n1\nBlockSizes=64,2097152\n", JT_TOPO_BLOCK,
+          "ERR topology.conf:2:15: BlockSizes: 2097152 nodes: a block holds 1 to 1048576" },
         { "block: a huge size does not wrap",
           "BlockName=b1 Nodes=n1\nBlockSizes=4,18446744073709551620\n", JT_TOPO_BLOCK,
           "ERR topology.conf:2:14: BlockSizes: 18446744073709551620 nodes: a block holds 1 "
