@@ -18,6 +18,9 @@
 # blocks blkA-blkD of 4 nodes, BlockSizes=4,8,16, the 8-node aggregated
 # blocks blk[A-B] and blk[C-D] as the block level, blk[A-D] as the spine
 # (Slurm 24.05 and later; skipped before).
+# `jobtree snapshot --levels block,spine` reads the same levels from
+# topology.conf (the switch tree, or BlockSizes and the aggregated
+# blocks) as the plugin logs them, so `jobtree plan` offline predicts it.
 #
 # Copyright (C) 2026 The Jobtree authors.
 # SPDX-License-Identifier: GPL-2.0-or-later
@@ -26,9 +29,9 @@
 . "$(dirname "$0")/lib.sh"
 
 topo=${JT_LEVELS_TOPO:-tree}
-if [ "$topo" = block ]; then plan 8; else plan 6; fi
+if [ "$topo" = block ]; then plan 9; else plan 7; fi
 if [ "$topo" = block ] && ! cluster_has_blocks; then
-    for i in 1 2 3 4 5 6 7 8; do skip "no topology/block in $(slurmctld -V 2>/dev/null)"; done
+    for i in 1 2 3 4 5 6 7 8 9; do skip "no topology/block in $(slurmctld -V 2>/dev/null)"; done
     done_testing
     exit
 fi
@@ -46,6 +49,7 @@ rm -rf "$bud"
 if [ "$topo" = block ]; then
     cluster_use_blocks      # blkA..blkD, BlockSizes=4,8,16
     blk1=blkA,blkB      # an aggregated block's name in the records
+    blk2=blkC,blkD spine=blkA,blkB,blkC,blkD sizes="[4, 8, 16]"
 else
     cat > "$JT_CLUSTER_DIR/etc/topology.conf" <<'EOF2'
 SwitchName=domA Nodes=gpu[01-04]
@@ -56,9 +60,19 @@ SwitchName=blk1 Switches=domA,domB
 SwitchName=blk2 Switches=domC,domD
 SwitchName=spine Switches=blk1,blk2
 EOF2
-    blk1=blk1
+    blk1=blk1 blk2=blk2 spine=spine sizes=None
 fi
 cluster_start
+
+snap=$JT_CLUSTER_DIR/snap.json
+jobtree_cli snapshot --levels=block,spine -o "$snap"
+is "$(python3 -c 'import json, sys
+s = json.load(open(sys.argv[1]))
+n = {x["name"]: x["labels"] for x in s["nodes"]}
+print(s.get("levels"), n["gpu01"].get("fabric.block"), n["gpu01"].get("fabric.spine"),
+      n["gpu16"].get("fabric.block"), n["gpu16"].get("fabric.spine"), s.get("blockNodes"))' "$snap")" \
+   "['fabric.block', 'fabric.spine'] $blk1 $spine $blk2 $spine $sizes" \
+   "jobtree snapshot reads the $topo's levels 1 and 2 from topology.conf as the plugin does"
 
 fill=()
 for w in "gpu[01-02]" "gpu[09-10]" "gpu[13-16]"; do
