@@ -215,9 +215,10 @@ static char *hosts_ranged (void *arg, const char *list)
  * controller's path), for the TopologyPlugin slurmctld runs (tree: the
  * switches with nodes, and the switches above them by level; block: base
  * blocks, the aggregated blocks above them and the sizes, as the select
- * plugin takes them). No such plugin, or no file: nothing, features
- * alone name domains and levels (topology.yaml is not read yet). 0, or -1
- * with the problem said. */
+ * plugin takes them). No such plugin, or no file, or (25.05 and later)
+ * a topology.yaml, which Slurm then reads instead and this does not yet:
+ * nothing, features alone name domains and levels. 0, or -1 with the
+ * problem said. */
 static int conf_leaves (jt_topo_leaves_t *out)
 {
     slurm_conf_t *ctl = NULL;
@@ -242,16 +243,26 @@ static int conf_leaves (jt_topo_leaves_t *out)
     base = env && *env ? env : ctl->slurm_conf;
     if (!base)
         goto done;
-    if (!(path = malloc (strlen (base) + sizeof ("topology.conf")))) {
+    if (!(path = malloc (strlen (base) + sizeof ("topology.yaml")))) {
         rc = -1;
         fprintf (stderr, "jobtree snapshot: out of memory\n");
         goto done;
     }
     strcpy (path, base);
     slash = strrchr (path, '/');
+#if SLURM_VERSION_NUMBER >= SLURM_VERSION_NUM(25, 5, 0)
+    /* Since 25.05 a topology.yaml beside slurm.conf makes Slurm ignore
+     * topology.conf (topology.yaml.5): not read here yet, features alone */
+    strcpy (slash ? slash + 1 : path, "topology.yaml");
+    if (access (path, F_OK) == 0) {
+        fprintf (stderr, "jobtree snapshot: %s is not read yet: domains and "
+                 "levels come from node features only\n", path);
+        goto done;
+    }
+#endif
     strcpy (slash ? slash + 1 : path, "topology.conf");
     if (!(text = jt_read_file (path, &len, &err)))
-        goto done;      /* topology.yaml or none: features alone */
+        goto done;      /* none: features alone */
     jt_diags_init (&d);
     if (jt_topoconf_read (path, text, len, kind, &hosts, out, &d) < 0) {
         for (size_t i = 0; i < d.n; i++) {
