@@ -132,6 +132,7 @@ ScoreEnergyPrice=0.2
     seed_text "$c/fuzz_topoconf" treebad $'SwitchName=a Nodes=n1\nSwitchName=x Switches=a,y\nSwitchName=y Switches=x\nSwitchName=z Switches=zz,z\n'
     seed_text "$c/fuzz_topoconf" block5 $'BlockName=b1 Nodes=n1\nBlockName=b2 Nodes=n2\nBlockName=b3 Nodes=n3\nBlockName=b4 Nodes=n4\nBlockName=b5 Nodes=n5\nBlockSizes=1,2,4,8\n'
     seed_text "$c/fuzz_topoconf" blockdefault $'BlockName=b1 Nodes=n1,n2,n3\nBlockName=b2\nBlockName=b3 Nodes=n7\n'
+    seed_text "$c/fuzz_topoconf" yaml $'- topology: t\n  tree:\n    switches:\n      - switch: top\n        children: s[1-2]\n      - {switch: s1, nodes: "n[1-2]"}\n      - {switch: s2, nodes: [n3, n4]}\n- topology: b\n  cluster_default: true\n  block:\n    block_sizes: [4, 8]\n    blocks:\n      - {block: b1, nodes: "n[1-4]"}\n      - block: b2\n        nodes: n[5-8]\n'
     seed_text "$c/fuzz_topoconf" blockbad $'BlockName=b1 Nodes=n1\nBlockSizes=4,12,0,18446744073709551620\nBlockSizes=1\n'
     seed_text "$c/fuzz_lastgood" set '{"format":"jobtree-last-good/1","conf":{"path":"/etc/slurm/jobtree.conf","text":"UnfundedPolicy=passthrough\n"},"budgets":[{"path":"/b/rai.json","text":"{ \"owner\": \"rai\", \"envelopes\": [] }","sha256":"da0dc9edee8e8862fd2b505935345909ce98e88a91b2541152f682843995be4c"}]}'
     seed_text "$c/fuzz_admit" run $'@account=rai\n@node=gres:gpu:h100:8\n@nodes=4\n@time=10\nJOBTREE_GROUP_GPUS=16\nJOBTREE_MALLEABLE=16:64:16\nJOBTREE_SPARES=0\nJOBTREE_CHECKPOINT=30m\nJOBTREE_CROSS_GROUP_SPREAD=no'

@@ -33,6 +33,7 @@
 #ifndef JOBTREE_TOPOCONF_H
 #define JOBTREE_TOPOCONF_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -125,6 +126,23 @@ int jt_topoconf_leaves (const char *file, const char *text, size_t len,
                         jt_topo_kind_t kind, jt_topo_leaves_t *out,
                         jt_diags_t *diags);
 void jt_topo_leaves_free (jt_topo_leaves_t *l);
+
+/* topology.yaml (Slurm 25.05 and later, which then ignores topology.conf:
+ * topology.yaml(5)): its cluster default topology (the first item with
+ * cluster_default true, else the first, as slurmctld's context 0) read as
+ * jt_topoconf_read reads topology.conf: a tree's switches (switch,
+ * children, nodes: a host list or a sequence of names), a block
+ * topology's blocks (block, nodes) and block_sizes. Returns 0 with *kind
+ * the topology's and *out filled; 1 when the default is another plugin's
+ * (flat, ring, torus3d) or the file has none: *out empty; -1 with every
+ * problem in diags as file:line:col and its path (YAML syntax, an alias,
+ * an item without its topology's name, a field of the wrong type, and
+ * jt_topoconf_read's) and *out empty, also when jobtree was built without
+ * libyaml (jt_topoyaml_available). */
+int jt_topoyaml_read (const char *file, const char *text, size_t len,
+                      const jt_topo_hosts_t *hosts, jt_topo_kind_t *kind,
+                      jt_topo_leaves_t *out, jt_diags_t *diags);
+bool jt_topoyaml_available (void);
 
 #ifdef __cplusplus
 }

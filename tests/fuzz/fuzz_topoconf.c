@@ -7,7 +7,8 @@
 /* fuzz_topoconf.c - a topology.conf as `jobtree snapshot` reads it
  * (jobtree/topoconf.h), for both kinds: each leaf has a name and a host
  * list; each leaf's units above it are records of that level; the switch
- * tree's levels and topology/block's sizes stay in their bounds. */
+ * tree's levels and topology/block's sizes stay in their bounds; and the
+ * same text as topology.yaml (jt_topoyaml_read). */
 #include "config.h"
 
 #include "jobtree/topoconf.h"
@@ -43,6 +44,25 @@ int LLVMFuzzerTestOneInput (const uint8_t *data, size_t size)
         } else if (l.n != 0 || l.nup != 0 || l.nblock != 0 || d.n == 0) {
             abort ();   /* a failure leaves nothing and says why */
         }
+        jt_topo_leaves_free (&l);
+        jt_diags_free (&d);
+    }
+    {
+        /* the same text as topology.yaml */
+        jt_topo_kind_t kind = JT_TOPO_TREE;
+        jt_topo_leaves_t l;
+        jt_diags_t d;
+        int rc;
+        jt_diags_init (&d);
+        rc = jt_topoyaml_read ("topology.yaml", (const char *) data, size, NULL, &kind,
+                               &l, &d);
+        if ((rc != 0 && (l.n != 0 || l.nup != 0 || l.nblock != 0))
+            || (rc < 0 && d.n == 0))
+            abort ();   /* a failure leaves nothing and says why */
+        for (size_t i = 0; rc == 0 && i < l.n; i++)
+            for (int j = 0; j < JT_LEVELS_MAX; j++)
+                if (l.v[i].up[j] >= (long) l.nup)
+                    abort ();
         jt_topo_leaves_free (&l);
         jt_diags_free (&d);
     }

@@ -4,7 +4,8 @@
  * topology/block), Slurm's syntax (case, comments, continuation lines),
  * records that are not leaves, the errors with file:line:col; the switch
  * tree above the leaves by level, topology/block's BlockSizes and its
- * aggregated blocks, as Slurm's plugins build them.
+ * aggregated blocks, as Slurm's plugins build them; topology.yaml's cluster
+ * default read into the same (skipped without libyaml).
  *
  * Copyright (C) 2026 The Jobtree authors.
  * SPDX-License-Identifier: GPL-2.0-or-later
@@ -141,47 +142,82 @@ static char *t_ranged (void *arg, const char *list)
 
 static const jt_topo_hosts_t t_hosts = { t_expand, t_ranged, NULL };
 
-/* "leaf^up1^up2 ... | upper/level@line ... | nodes,nodes (nsizes)", or
- * "ERR first-diagnostic". */
+static const char *dump (int rc, jt_topo_leaves_t *l, jt_diags_t *d, char *buf, size_t cap);
+
 static const char *levels (const char *text, jt_topo_kind_t kind)
 {
     static char buf[8192];
     jt_topo_leaves_t l;
     jt_diags_t d;
-    size_t n = 0;
 
     jt_diags_init (&d);
+    return dump (jt_topoconf_read ("topology.conf", text, strlen (text), kind, &t_hosts,
+                                   &l, &d), &l, &d, buf, sizeof (buf));
+}
+
+/* The same of topology.yaml, its kind first ("tree: ...", "block: ...",
+ * "other"). */
+static const char *ylevels (const char *text)
+{
+    static char buf[8192];
+    jt_topo_kind_t kind = JT_TOPO_TREE;
+    jt_topo_leaves_t l;
+    jt_diags_t d;
+    int rc;
+    size_t n;
+
+    jt_diags_init (&d);
+    rc = jt_topoyaml_read ("topology.yaml", text, strlen (text), &t_hosts, &kind, &l, &d);
+    if (rc == 1) {
+        snprintf (buf, sizeof (buf), "other%s", l.n || l.nup || d.n ? " but more" : "");
+        jt_topo_leaves_free (&l);
+        jt_diags_free (&d);
+        return buf;
+    }
+    n = (size_t) snprintf (buf, sizeof (buf), "%s", rc < 0 ? "" : kind == JT_TOPO_BLOCK
+                           ? "block: " : "tree: ");
+    dump (rc, &l, &d, buf + n, sizeof (buf) - n);
+    return buf;
+}
+
+/* "leaf^up1^up2 ... | upper/level@line ... | nodes,nodes (nsizes)", or
+ * "ERR first-diagnostic"; frees l and d. */
+static const char *dump (int rc, jt_topo_leaves_t *lp, jt_diags_t *dp, char *buf, size_t cap)
+{
+    jt_topo_leaves_t l = *lp;
+    jt_diags_t d = *dp;
+    size_t n = 0;
+
     buf[0] = '\0';
-    if (jt_topoconf_read ("topology.conf", text, strlen (text), kind, &t_hosts, &l,
-                          &d) < 0) {
-        n = (size_t) snprintf (buf, sizeof (buf), "ERR ");
+    if (rc < 0) {
+        n = (size_t) snprintf (buf, cap, "ERR ");
         if (d.n)
-            jt_diag_format (&d.v[0], buf + n, sizeof (buf) - n);
+            jt_diag_format (&d.v[0], buf + n, cap - n);
         if (l.n != 0 || l.v != NULL || l.nup != 0 || l.up != NULL || l.nblock != 0)
-            snprintf (buf, sizeof (buf), "ERR but leaves left");
+            snprintf (buf, cap, "ERR but leaves left");
     } else {
-        for (size_t i = 0; i < l.n && n < sizeof (buf); i++) {
-            n += (size_t) snprintf (buf + n, sizeof (buf) - n, "%s%s", i ? " " : "",
+        for (size_t i = 0; i < l.n && n < cap; i++) {
+            n += (size_t) snprintf (buf + n, cap - n, "%s%s", i ? " " : "",
                                     l.v[i].name);
-            for (int k = 0; k < JT_LEVELS_MAX && n < sizeof (buf); k++)
+            for (int k = 0; k < JT_LEVELS_MAX && n < cap; k++)
                 if (l.v[i].up[k] >= 0)
-                    n += (size_t) snprintf (buf + n, sizeof (buf) - n, "^%s",
+                    n += (size_t) snprintf (buf + n, cap - n, "^%s",
                                             l.up[l.v[i].up[k]].name);
         }
-        n += (size_t) snprintf (buf + n, sizeof (buf) - n, " |");
-        for (size_t i = 0; i < l.nup && n < sizeof (buf); i++)
-            n += (size_t) snprintf (buf + n, sizeof (buf) - n, " %s/%d@%d",
+        n += (size_t) snprintf (buf + n, cap - n, " |");
+        for (size_t i = 0; i < l.nup && n < cap; i++)
+            n += (size_t) snprintf (buf + n, cap - n, " %s/%d@%d",
                                     l.up[i].name, l.up[i].level, l.up[i].line);
-        if (n < sizeof (buf))
-            n += (size_t) snprintf (buf + n, sizeof (buf) - n, " | levels %d", l.levels);
-        for (size_t i = 0; i < l.nblock && n < sizeof (buf); i++)
-            n += (size_t) snprintf (buf + n, sizeof (buf) - n, "%s%u", i ? "," : " nodes ",
+        if (n < cap)
+            n += (size_t) snprintf (buf + n, cap - n, " | levels %d", l.levels);
+        for (size_t i = 0; i < l.nblock && n < cap; i++)
+            n += (size_t) snprintf (buf + n, cap - n, "%s%u", i ? "," : " nodes ",
                                     l.block_nodes[i]);
-        if (l.nsizes && n < sizeof (buf))
-            snprintf (buf + n, sizeof (buf) - n, " of %zu", l.nsizes);
+        if (l.nsizes && n < cap)
+            snprintf (buf + n, cap - n, " of %zu", l.nsizes);
     }
-    jt_topo_leaves_free (&l);
-    jt_diags_free (&d);
+    jt_topo_leaves_free (lp);
+    jt_diags_free (dp);
     return buf;
 }
 
@@ -352,6 +388,80 @@ int main (void)
 
     for (size_t i = 0; i < sizeof (lv) / sizeof (lv[0]); i++)
         is (levels (lv[i].text, lv[i].kind), lv[i].want, "%s", lv[i].name);
+
+    static const struct {
+        const char *name, *text, *want;
+    } ya[] = {
+        { "yaml: the man page's example: topo1, the cluster default, a tree",
+          "---\n- topology: topo1\n  cluster_default: true\n  tree:\n    switches:\n"
+          "      - switch: sw_root\n        children: s[1-2]\n      - switch: s1\n"
+          "        nodes: node[01-02]\n      - switch: s2\n        nodes: node[03-04]\n"
+          "- topology: topo2\n  cluster_default: false\n  block:\n    block_sizes:\n"
+          "      - 4\n      - 16\n    blocks:\n      - block: b1\n        nodes: node[01-04]\n",
+          "tree: s1^sw_root s2^sw_root | sw_root/1@6 | levels 1" },
+        { "yaml: the cluster default need not come first; block_sizes and blocks",
+          "- topology: t\n  tree:\n    switches:\n      - switch: s1\n        nodes: n1\n"
+          "- topology: b\n  cluster_default: true\n  block:\n    block_sizes: [4, 8, 16]\n"
+          "    blocks:\n      - {block: blkA, nodes: \"gpu[01-04]\"}\n"
+          "      - block: blkB\n        nodes: gpu[05-08]\n      - {block: blkC, nodes: 'gpu[09-12]'}\n"
+          "      - {block: blkD, nodes: [gpu13, gpu14, gpu15, gpu16]}\n",
+          "block: blkA^blkA,blkB^blkA,blkB,blkC,blkD blkB^blkA,blkB^blkA,blkB,blkC,blkD "
+          "blkC^blkC,blkD^blkA,blkB,blkC,blkD blkD^blkC,blkD^blkA,blkB,blkC,blkD | "
+          "blkA,blkB/1@11 blkC,blkD/1@14 blkA,blkB,blkC,blkD/2@11 | levels 2 nodes 4,8,16 of 3" },
+        { "yaml: no cluster default: the first",
+          "- topology: a\n  tree:\n    switches:\n      - {switch: s1, nodes: n1}\n"
+          "      - {switch: top, children: [s1]}\n- topology: b\n  flat: true\n",
+          "tree: s1^top | top/1@5 | levels 1" },
+        { "yaml: a default of another plugin", "- topology: r\n  cluster_default: true\n"
+          "  ring:\n    rings:\n      - {ring: r0, nodes: \"n[1-8]\"}\n", "other" },
+        { "yaml: an empty file", "", "other" },
+        { "yaml: not YAML", "- topology: a\n  tree: [\n", "ERR topology.yaml:3:1: YAML: did "
+          "not find expected node content while parsing a flow node" },
+        { "yaml: not a sequence", "topology: a\n", "ERR topology.yaml:1:1: a sequence of "
+          "topologies (topology.yaml(5))" },
+        { "yaml: an item without its name", "- cluster_default: true\n  flat: true\n",
+          "ERR topology.yaml:1:3: [0].topology: an item without its topology's name" },
+        { "yaml: a switch without a name",
+          "- topology: a\n  tree:\n    switches:\n      - nodes: n1\n",
+          "ERR topology.yaml:4:9: tree.switches[0].switch: a switch without a name" },
+        { "yaml: an unknown child, with the line",
+          "- topology: a\n  tree:\n    switches:\n      - {switch: s1, nodes: n1}\n"
+          "      - {switch: top, children: \"s[1-2]\"}\n",
+          "ERR topology.yaml:5:33: tree.switches.children: switch=top: s2 is no switch of "
+          "this file" },
+        { "yaml: a bad block size, with its line and column",
+          "- topology: b\n  block:\n    block_sizes: [4, 12]\n    blocks:\n"
+          "      - {block: b1, nodes: n1}\n",
+          "ERR topology.yaml:3:22: block.block_sizes: 12 is not 4 (the base block) times a "
+          "power of two up to 2^15" },
+        { "yaml: a huge block size",
+          "- topology: b\n  block:\n    block_sizes: [99999999999999999999999]\n"
+          "    blocks:\n      - {block: b1, nodes: n1}\n",
+          "ERR topology.yaml:3:19: block.block_sizes: 99999999999999999999999 nodes: a block "
+          "holds 1 to 1048576" },
+        { "yaml: an alias is refused (no walk of a node twice)",
+          "- topology: a\n  tree:\n    switches:\n      - &s {switch: s1, nodes: n1}\n"
+          "      - *s\n",
+          "ERR topology.yaml:4:9: tree.switches[1]: a node used twice (an alias) is not read "
+          "here" },
+        { "yaml: a name twice",
+          "- topology: a\n  tree:\n    switches:\n      - {switch: s1, nodes: n1}\n"
+          "      - {switch: s1, nodes: n2}\n",
+          "ERR topology.yaml:5:1: switch=s1 again (line 4 has it)" },
+        { "yaml: switches that are no sequence",
+          "- topology: a\n  tree:\n    switches: {switch: s1}\n",
+          "ERR topology.yaml:3:15: tree.switches: a sequence, not a mapping" },
+        { "yaml: nodes that are a mapping",
+          "- topology: a\n  tree:\n    switches:\n      - {switch: s1, nodes: {a: 1}}\n",
+          "ERR topology.yaml:4:29: tree.switches[0].nodes: a host list or a sequence of "
+          "them, not a mapping" },
+    };
+
+    if (!jt_topoyaml_available ())
+        skip ((int) (sizeof (ya) / sizeof (ya[0])), "built without libyaml");
+    else
+        for (size_t i = 0; i < sizeof (ya) / sizeof (ya[0]); i++)
+            is (ylevels (ya[i].text), ya[i].want, "%s", ya[i].name);
 
     /* Bounds: a value past JT_TOPOCONF_VALUE_MAX; a NUL inside is a blank. */
     if (!(big = malloc (JT_TOPOCONF_VALUE_MAX + 64)))
