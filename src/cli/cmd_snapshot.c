@@ -208,22 +208,32 @@ static char *hosts_ranged (void *arg, const char *list)
     return out;
 }
 
+static void say_diags (const jt_diags_t *d)
+{
+    for (size_t i = 0; i < d->n; i++) {
+        char line[1024];
+        jt_diag_format (&d->v[i], line, sizeof (line));
+        fprintf (stderr, "jobtree snapshot: %s\n", line);
+    }
+}
+
 /* Since 23.02 Slurm hands clients the switch records only as the topology
  * plugin's data, which a libslurm client cannot unpack without loading
  * that plugin (docs/slurm-24.11.md), so on every release the topology is
- * read from topology.conf beside slurm.conf ($SLURM_CONF, else the
- * controller's path), for the TopologyPlugin slurmctld runs (tree: the
- * switches with nodes, and the switches above them by level; block: base
- * blocks, the aggregated blocks above them and the sizes, as the select
- * plugin takes them). No such plugin, or no file, or (25.05 and later)
- * a topology.yaml, which Slurm then reads instead and this does not yet:
- * nothing, features alone name domains and levels. 0, or -1 with the
- * problem said. */
+ * read from the files beside slurm.conf ($SLURM_CONF, else the
+ * controller's path): since 25.05 topology.yaml when there is one (its
+ * cluster default topology, whose records the select plugin reads; Slurm
+ * then ignores topology.conf), else topology.conf for the TopologyPlugin
+ * slurmctld runs (tree: the switches with nodes, and the switches above
+ * them by level; block: base blocks, the aggregated blocks above them and
+ * the sizes, as the select plugin takes them). No such plugin, or no
+ * file, or a topology.yaml without libyaml: nothing, features alone name
+ * domains and levels. 0, or -1 with the problem said. */
 static int conf_leaves (jt_topo_leaves_t *out)
 {
     slurm_conf_t *ctl = NULL;
     const char *env = getenv ("SLURM_CONF"), *base;
-    char *path = NULL, *text = NULL, *slash;
+    char *path = NULL, *text = NULL, *slash, *file;
     jt_topo_hosts_t hosts = { hosts_expand, hosts_ranged, NULL };
     jt_topo_kind_t kind;
     jt_diags_t d;
@@ -232,14 +242,9 @@ static int conf_leaves (jt_topo_leaves_t *out)
     int rc = 0;
 
     memset (out, 0, sizeof (*out));
+    jt_diags_init (&d);
     if (slurm_load_ctl_conf ((time_t) 0, &ctl) != 0 || !ctl)
         return 0;
-    if (ctl->topology_plugin && strstr (ctl->topology_plugin, "topology/tree"))
-        kind = JT_TOPO_TREE;
-    else if (ctl->topology_plugin && strstr (ctl->topology_plugin, "topology/block"))
-        kind = JT_TOPO_BLOCK;
-    else
-        goto done;
     base = env && *env ? env : ctl->slurm_conf;
     if (!base)
         goto done;
@@ -250,30 +255,39 @@ static int conf_leaves (jt_topo_leaves_t *out)
     }
     strcpy (path, base);
     slash = strrchr (path, '/');
+    file = slash ? slash + 1 : path;
 #if SLURM_VERSION_NUMBER >= SLURM_VERSION_NUM(25, 5, 0)
-    /* Since 25.05 a topology.yaml beside slurm.conf makes Slurm ignore
-     * topology.conf (topology.yaml.5): not read here yet, features alone */
-    strcpy (slash ? slash + 1 : path, "topology.yaml");
+    strcpy (file, "topology.yaml");
     if (access (path, F_OK) == 0) {
-        fprintf (stderr, "jobtree snapshot: %s is not read yet: domains and "
-                 "levels come from node features only\n", path);
+        if (!jt_topoyaml_available ())
+            fprintf (stderr, "jobtree snapshot: %s is not read (jobtree was built "
+                     "without libyaml): domains and levels come from node features "
+                     "only\n", path);
+        else if (!(text = jt_read_file (path, &len, &err))) {
+            fprintf (stderr, "jobtree snapshot: %s\n", err.text);
+            rc = -1;
+        } else if (jt_topoyaml_read (path, text, len, &hosts, &kind, out, &d) < 0) {
+            say_diags (&d);
+            rc = -1;
+        }
         goto done;
     }
 #endif
-    strcpy (slash ? slash + 1 : path, "topology.conf");
+    if (ctl->topology_plugin && strstr (ctl->topology_plugin, "topology/tree"))
+        kind = JT_TOPO_TREE;
+    else if (ctl->topology_plugin && strstr (ctl->topology_plugin, "topology/block"))
+        kind = JT_TOPO_BLOCK;
+    else
+        goto done;
+    strcpy (file, "topology.conf");
     if (!(text = jt_read_file (path, &len, &err)))
         goto done;      /* none: features alone */
-    jt_diags_init (&d);
     if (jt_topoconf_read (path, text, len, kind, &hosts, out, &d) < 0) {
-        for (size_t i = 0; i < d.n; i++) {
-            char line[1024];
-            jt_diag_format (&d.v[i], line, sizeof (line));
-            fprintf (stderr, "jobtree snapshot: %s\n", line);
-        }
+        say_diags (&d);
         rc = -1;
     }
-    jt_diags_free (&d);
 done:
+    jt_diags_free (&d);
     free (text);
     free (path);
     slurm_free_conf (ctl);
