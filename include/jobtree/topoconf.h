@@ -138,7 +138,8 @@ void jt_topo_leaves_free (jt_topo_leaves_t *l);
  * problem in diags as file:line:col and its path (YAML syntax, an alias,
  * an item without its topology's name, a field of the wrong type, and
  * jt_topoconf_read's) and *out empty, also when jobtree was built without
- * libyaml (jt_topoyaml_available). */
+ * libyaml (jt_topoyaml_available). These two live in libjobtree_yaml,
+ * which the CLI links and the plugins do not (they need no libyaml). */
 int jt_topoyaml_read (const char *file, const char *text, size_t len,
                       const jt_topo_hosts_t *hosts, jt_topo_kind_t *kind,
                       jt_topo_leaves_t *out, jt_diags_t *diags);
