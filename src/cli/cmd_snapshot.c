@@ -90,65 +90,151 @@ static int by_name (const void *a, const void *b)
     return strcmp (((const struct named *) a)->name, ((const struct named *) b)->name);
 }
 
-/* Mark each host of the host list expression nodes, not yet marked, as
- * under the leaf name. */
-static void mark_leaves (const char **leaf, const struct named *v, uint32_t nn,
-                         const char *name, const char *nodes)
+/* Where each node is: its leaf (level 0) switch or base block, the first
+ * listing it, NULL for none; above it, at level 1, 2, ..., the first
+ * record of that level (in Slurm's order: the index in conf->up) over any
+ * leaf listing it, as the plugin marks each record's node bitmap in turn
+ * (plugins/common/compat*.h). */
+struct where {
+    const char **leaf;          /* by node position */
+    long *up;                   /* [node * JT_LEVELS_MAX + level - 1], -1 */
+};
+
+/* Mark each host of leaf t's host list. */
+static void mark_leaf (struct where *w, const struct named *v, uint32_t nn,
+                       const jt_topo_leaf_t *t)
 {
     jt_hostlist_p hl;
     const struct named *hit;
     char *host;
 
-    if (!nodes || !(hl = slurm_hostlist_create (nodes)))
+    if (!t->nodes || !(hl = slurm_hostlist_create (t->nodes)))
         return;
     while ((host = slurm_hostlist_shift (hl))) {
         struct named key = { host, 0 };
-        if ((hit = bsearch (&key, v, nn, sizeof (*v), by_name)) && !leaf[hit->i])
-            leaf[hit->i] = name;
+        if ((hit = bsearch (&key, v, nn, sizeof (*v), by_name))) {
+            long *up = &w->up[(size_t) hit->i * JT_LEVELS_MAX];
+            if (!w->leaf[hit->i])
+                w->leaf[hit->i] = t->name;
+            for (int k = 0; k < JT_LEVELS_MAX; k++)
+                if (t->up[k] >= 0 && (up[k] < 0 || t->up[k] < up[k]))
+                    up[k] = t->up[k];
+        }
         free (host);
     }
     slurm_hostlist_destroy (hl);
 }
 
-/* The leaf (level 0) switch of each node of nodes (by position): the first
- * one listing it, NULL for none; from the leaves of topology.conf (conf).
- * One pass over the host
- * lists with a binary search per host. NULL on out of memory. */
-static const char **leaf_switches (const jt_topo_leaves_t *conf,
-                                   node_info_msg_t *nodes)
+/* Each node's place (by position in nodes) from topology.conf (conf): one
+ * pass over the host lists with a binary search per host. -1 on out of
+ * memory. */
+static int where_nodes (struct where *w, const jt_topo_leaves_t *conf,
+                        node_info_msg_t *nodes)
 {
     uint32_t n = nodes->record_count, nn = 0;
-    const char **leaf = calloc (n ? n : 1, sizeof (*leaf));
     struct named *v = calloc (n ? n : 1, sizeof (*v));
 
-    if (!leaf || !v) {
-        free (leaf);
+    w->leaf = calloc (n ? n : 1, sizeof (*w->leaf));
+    w->up = malloc ((n ? n : 1) * JT_LEVELS_MAX * sizeof (*w->up));
+    if (!w->leaf || !w->up || !v) {
         free (v);
-        return NULL;
+        return -1;
     }
+    for (size_t i = 0; i < (size_t) (n ? n : 1) * JT_LEVELS_MAX; i++)
+        w->up[i] = -1;
     for (uint32_t i = 0; i < n; i++)
         if (nodes->node_array[i].name)
             v[nn++] = (struct named) { nodes->node_array[i].name, i };
     qsort (v, nn, sizeof (*v), by_name);
     for (size_t t = 0; conf && t < conf->n; t++)
-        mark_leaves (leaf, v, nn, conf->v[t].name, conf->v[t].nodes);
+        mark_leaf (w, v, nn, &conf->v[t]);
     free (v);
-    return leaf;
+    return 0;
+}
+
+/* Host lists through libslurm for the library (jt_topo_hosts_t). */
+static int hosts_expand (void *arg, const char *expr, char ***v, size_t *n)
+{
+    jt_hostlist_p hl;
+    size_t cap, k = 0;
+    char *h;
+    int cnt;
+
+    (void) arg;
+    if (!(hl = slurm_hostlist_create (expr)))
+        return -1;
+    cnt = slurm_hostlist_count (hl);
+    cap = cnt > 0 ? (size_t) cnt : 1;
+    if (!(*v = calloc (cap, sizeof (**v)))) {
+        slurm_hostlist_destroy (hl);
+        return -1;
+    }
+    while (k < cap && (h = slurm_hostlist_shift (hl))) {
+        (*v)[k] = strdup (h);
+        free (h);
+        if (!(*v)[k]) {
+            for (size_t i = 0; i < k; i++)
+                free ((*v)[i]);
+            free (*v);
+            *v = NULL;
+            slurm_hostlist_destroy (hl);
+            return -1;
+        }
+        k++;
+    }
+    *n = k;
+    slurm_hostlist_destroy (hl);
+    return 0;
+}
+
+/* The ranged form of list through slurm_hostlist_ranged_string (on every
+ * release; the _malloc one is gone in 26.05). NULL keeps the list. */
+static char *hosts_ranged (void *arg, const char *list)
+{
+    size_t cap = strlen (list) + 64;
+    jt_hostlist_p hl;
+    char *out;
+
+    (void) arg;
+    if (!(out = malloc (cap)))
+        return NULL;
+    if (!(hl = slurm_hostlist_create (list))
+        || slurm_hostlist_ranged_string (hl, cap, out) < 0) {
+        free (out);
+        out = NULL;
+    }
+    if (hl)
+        slurm_hostlist_destroy (hl);
+    return out;
+}
+
+static void say_diags (const jt_diags_t *d)
+{
+    for (size_t i = 0; i < d->n; i++) {
+        char line[1024];
+        jt_diag_format (&d->v[i], line, sizeof (line));
+        fprintf (stderr, "jobtree snapshot: %s\n", line);
+    }
 }
 
 /* Since 23.02 Slurm hands clients the switch records only as the topology
  * plugin's data, which a libslurm client cannot unpack without loading
- * that plugin (docs/slurm-24.11.md), so on every release the leaves are
- * read from topology.conf beside
- * slurm.conf ($SLURM_CONF, else the controller's path), for the
- * TopologyPlugin slurmctld runs (tree: switches with nodes; block: base
- * blocks, as the select plugin takes them). No such plugin, or no file:
- * no leaves, features alone name domains. 0, or -1 with the problem said. */
+ * that plugin (docs/slurm-24.11.md), so on every release the topology is
+ * read from the files beside slurm.conf ($SLURM_CONF, else the
+ * controller's path): since 25.05 topology.yaml when there is one (its
+ * cluster default topology, whose records the select plugin reads; Slurm
+ * then ignores topology.conf), else topology.conf for the TopologyPlugin
+ * slurmctld runs (tree: the switches with nodes, and the switches above
+ * them by level; block: base blocks, the aggregated blocks above them and
+ * the sizes, as the select plugin takes them). No such plugin, or no
+ * file, or a topology.yaml without libyaml: nothing, features alone name
+ * domains and levels. 0, or -1 with the problem said. */
 static int conf_leaves (jt_topo_leaves_t *out)
 {
     slurm_conf_t *ctl = NULL;
     const char *env = getenv ("SLURM_CONF"), *base;
-    char *path = NULL, *text = NULL, *slash;
+    char *path = NULL, *text = NULL, *slash, *file;
+    jt_topo_hosts_t hosts = { hosts_expand, hosts_ranged, NULL };
     jt_topo_kind_t kind;
     jt_diags_t d;
     jt_error_t err;
@@ -156,38 +242,52 @@ static int conf_leaves (jt_topo_leaves_t *out)
     int rc = 0;
 
     memset (out, 0, sizeof (*out));
+    jt_diags_init (&d);
     if (slurm_load_ctl_conf ((time_t) 0, &ctl) != 0 || !ctl)
         return 0;
-    if (ctl->topology_plugin && strstr (ctl->topology_plugin, "topology/tree"))
-        kind = JT_TOPO_TREE;
-    else if (ctl->topology_plugin && strstr (ctl->topology_plugin, "topology/block"))
-        kind = JT_TOPO_BLOCK;
-    else
-        goto done;
     base = env && *env ? env : ctl->slurm_conf;
     if (!base)
         goto done;
-    if (!(path = malloc (strlen (base) + sizeof ("topology.conf")))) {
+    if (!(path = malloc (strlen (base) + sizeof ("topology.yaml")))) {
         rc = -1;
         fprintf (stderr, "jobtree snapshot: out of memory\n");
         goto done;
     }
     strcpy (path, base);
     slash = strrchr (path, '/');
-    strcpy (slash ? slash + 1 : path, "topology.conf");
-    if (!(text = jt_read_file (path, &len, &err)))
-        goto done;      /* topology.yaml or none: features alone */
-    jt_diags_init (&d);
-    if (jt_topoconf_leaves (path, text, len, kind, out, &d) < 0) {
-        for (size_t i = 0; i < d.n; i++) {
-            char line[1024];
-            jt_diag_format (&d.v[i], line, sizeof (line));
-            fprintf (stderr, "jobtree snapshot: %s\n", line);
+    file = slash ? slash + 1 : path;
+#if SLURM_VERSION_NUMBER >= SLURM_VERSION_NUM(25, 5, 0)
+    strcpy (file, "topology.yaml");
+    if (access (path, F_OK) == 0) {
+        if (!jt_topoyaml_available ())
+            fprintf (stderr, "jobtree snapshot: %s is not read (jobtree was built "
+                     "without libyaml): domains and levels come from node features "
+                     "only\n", path);
+        else if (!(text = jt_read_file (path, &len, &err))) {
+            fprintf (stderr, "jobtree snapshot: %s\n", err.text);
+            rc = -1;
+        } else if (jt_topoyaml_read (path, text, len, &hosts, &kind, out, &d) < 0) {
+            say_diags (&d);
+            rc = -1;
         }
+        goto done;
+    }
+#endif
+    if (ctl->topology_plugin && strstr (ctl->topology_plugin, "topology/tree"))
+        kind = JT_TOPO_TREE;
+    else if (ctl->topology_plugin && strstr (ctl->topology_plugin, "topology/block"))
+        kind = JT_TOPO_BLOCK;
+    else
+        goto done;
+    strcpy (file, "topology.conf");
+    if (!(text = jt_read_file (path, &len, &err)))
+        goto done;      /* none: features alone */
+    if (jt_topoconf_read (path, text, len, kind, &hosts, out, &d) < 0) {
+        say_diags (&d);
         rc = -1;
     }
-    jt_diags_free (&d);
 done:
+    jt_diags_free (&d);
     free (text);
     free (path);
     slurm_free_conf (ctl);
@@ -215,11 +315,15 @@ static int add_nodes (jt_snapshot_t *s, node_info_msg_t *nodes,
                       const jt_topo_leaves_t *conf,
                       const char *domain_key, jt_error_t *err)
 {
-    const char **leaf = leaf_switches (conf, nodes);
+    struct where w = { NULL, NULL };
+    int rc = 0;
 
-    if (!leaf)
+    if (where_nodes (&w, conf, nodes) < 0) {
+        free (w.leaf);
+        free (w.up);
         return jt_errprintf (err, "out of memory");
-    for (uint32_t i = 0; i < nodes->record_count; i++) {
+    }
+    for (uint32_t i = 0; i < nodes->record_count && rc == 0; i++) {
         node_info_t *n = &nodes->node_array[i];
         jt_nodemap_node_t nm = {
             .name = n->name,
@@ -227,16 +331,26 @@ static int add_nodes (jt_snapshot_t *s, node_info_msg_t *nodes,
             .gres = n->gres,
             .gres_used = n->gres_used,
             .flags = node_flags (n->node_state),
-            .leaf_switch = leaf[i],
+            .leaf_switch = w.leaf[i],
         };
 
-        if (jt_nodemap_add (s, &nm, domain_key, err) < 0) {
-            free (leaf);
-            return -1;
+        for (int k = 0; k < JT_LEVELS_MAX; k++) {
+            long u = w.up[(size_t) i * JT_LEVELS_MAX + (size_t) k];
+            nm.up_switch[k] = u >= 0 ? conf->up[u].name : NULL;
         }
+        if (jt_nodemap_add (s, &nm, domain_key, err) < 0)
+            rc = -1;
     }
-    free (leaf);
-    return 0;
+    free (w.leaf);
+    free (w.up);
+    /* topology/block's own rule (jt_pack_block_confine), on the levels
+     * named, when its base blocks are the domains: as the plugin does
+     * (plugins/common/nodes.c) */
+    if (rc == 0 && conf->nblock && strcmp (domain_key, JT_LABEL_FABRIC) == 0) {
+        size_t nb = conf->nblock < s->nlevels + 1 ? conf->nblock : s->nlevels + 1;
+        rc = jt_snapshot_set_block_nodes (s, conf->block_nodes, nb, err);
+    }
+    return rc;
 }
 
 static int add_leases (jt_snapshot_t *s, job_info_msg_t *jobs, jt_error_t *err)
@@ -271,7 +385,7 @@ static int take_snapshot (const char *out, const char *domain_key,
 {
     node_info_msg_t *nodes = NULL;
     job_info_msg_t *jobs = NULL;
-    jt_topo_leaves_t leaves = { NULL, 0 };
+    jt_topo_leaves_t leaves;
     jt_snapshot_t *s = NULL;
     jt_error_t err = { "" };
     char *json = NULL;
@@ -286,6 +400,7 @@ static int take_snapshot (const char *out, const char *domain_key,
                  strerror (errno));
         return JT_EXIT_FAIL;
     }
+    memset (&leaves, 0, sizeof (leaves));
     slurm_init (NULL);
     if (slurm_load_node ((time_t) 0, &nodes, SHOW_ALL | SHOW_DETAIL) != 0) {
         fprintf (stderr, "jobtree snapshot: cannot read nodes: %s\n",

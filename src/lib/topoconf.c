@@ -1,7 +1,9 @@
 /*
- * topoconf.c - the leaves of Slurm's topology.conf (see jobtree/topoconf.h):
- * a tokenizer of Slurm's key=value records and which records are leaves.
- * The CLI expands the host lists with libslurm; nothing here knows Slurm.
+ * topoconf.c - Slurm's topology.conf (see jobtree/topoconf.h): a tokenizer
+ * of Slurm's key=value records into the records of topoconf_int.h
+ * (switches, blocks, BlockSizes), which topoconf_build.c makes leaves and
+ * levels of by Slurm's rules. The CLI expands the host lists with
+ * libslurm; nothing here knows Slurm.
  *
  * Copyright (C) 2026 The Jobtree authors.
  * SPDX-License-Identifier: GPL-2.0-or-later
@@ -10,14 +12,13 @@
  */
 #include "config.h"
 
-#include <ctype.h>
 #include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
 
-#include "jobtree/topoconf.h"
+#include "topoconf_int.h"
 
 void jt_topo_leaves_free (jt_topo_leaves_t *l)
 {
@@ -28,8 +29,10 @@ void jt_topo_leaves_free (jt_topo_leaves_t *l)
         free (l->v[i].nodes);
     }
     free (l->v);
-    l->v = NULL;
-    l->n = 0;
+    for (size_t i = 0; i < l->nup; i++)
+        free (l->up[i].name);
+    free (l->up);
+    memset (l, 0, sizeof (*l));
 }
 
 /* One logical line: physical lines joined at a trailing '\', comments
@@ -79,48 +82,109 @@ static int next_line (struct cursor *c, char **buf, size_t *cap, int *first)
     return 0;
 }
 
-static int add_leaf (jt_topo_leaves_t *out, size_t *cap, const char *name,
-                     size_t nlen, const char *nodes, size_t ndlen, int line)
+/* BlockSizes=n0,n1,... (jt_topo_size_add each). col is the value's
+ * column. */
+static void block_sizes (jt_topo_parse_t *p, const char *val, size_t vlen,
+                         int line, int col)
 {
-    jt_topo_leaf_t *l;
+    const char *q = val, *end = val + vlen;
 
-    if (out->n == *cap) {
-        size_t nc = *cap ? *cap * 2 : 16;
-        jt_topo_leaf_t *nv = realloc (out->v, nc * sizeof (*nv));
-        if (!nv)
-            return -1;
-        out->v = nv;
-        *cap = nc;
+    if (jt_topo_sizes_start (p, line, col) < 0)
+        return;
+    for (;;) {
+        const char *c = memchr (q, ',', (size_t) (end - q));
+        size_t l = (size_t) ((c ? c : end) - q);
+
+        jt_topo_size_add (p, q, l, line, col + (int) (q - val));
+        if (!c)
+            break;
+        q = c + 1;
     }
-    l = &out->v[out->n];
-    l->name = strndup (name, nlen);
-    l->nodes = strndup (nodes, ndlen);
-    l->line = line;
-    if (!l->name || !l->nodes) {
-        free (l->name);
-        free (l->nodes);
-        return -1;
-    }
-    out->n++;
-    return 0;
 }
 
-static int by_name (const void *a, const void *b)
+/* The records of the file: names, nodes, switches, BlockSizes. 0, -1 out
+ * of memory (problems counted in p->errors). */
+static int read_records (jt_topo_parse_t *p, const char *text, size_t len,
+                         jt_topo_kind_t kind)
 {
-    const jt_topo_leaf_t *x = *(jt_topo_leaf_t *const *) a, *y = *(jt_topo_leaf_t *const *) b;
-    int c = strcmp (x->name, y->name);
-    return c ? c : x->line - y->line;
-}
-
-int jt_topoconf_leaves (const char *file, const char *text, size_t len,
-                        jt_topo_kind_t kind, jt_topo_leaves_t *out,
-                        jt_diags_t *diags)
-{
-    const char *want = kind == JT_TOPO_BLOCK ? "BlockName" : "SwitchName";
     struct cursor c = { text, text + len, 1 };
-    size_t errors = 0, cap = 0, bcap = 0;
+    size_t bcap = 0;
     char *buf = NULL;
     int first = 1, rc;
+
+    while ((rc = next_line (&c, &buf, &bcap, &first)) == 0) {
+        const char *name = NULL, *nodes = NULL, *sw = NULL;
+        size_t nlen = 0, ndlen = 0, swlen = 0;
+        int ncol = 0, swcol = 0;
+        char *p0 = buf;
+        while (*p0) {
+            char *tok, *eq;
+            size_t tlen;
+            while (*p0 == ' ')
+                p0++;
+            if (!*p0)
+                break;
+            tok = p0;
+            while (*p0 && *p0 != ' ')
+                p0++;
+            tlen = (size_t) (p0 - tok);
+            if (!(eq = memchr (tok, '=', tlen)))
+                continue;       /* not ours to judge: Slurm's parser does */
+            const char *val = eq + 1;
+            size_t klen = (size_t) (eq - tok), vlen = tlen - klen - 1;
+            int col = (int) (tok - buf) + 1;
+            if (vlen > JT_TOPOCONF_VALUE_MAX) {
+                jt_diags_add (p->diags, p->file, first, col, NULL,
+                              "a value of %zu bytes, more than %d", vlen,
+                              JT_TOPOCONF_VALUE_MAX);
+                p->errors++;
+                continue;
+            }
+            if (klen == strlen (p->k_name) && strncasecmp (tok, p->k_name, klen) == 0
+                && !name) {
+                name = val, nlen = vlen, ncol = col;
+            } else if (klen == 5 && strncasecmp (tok, "Nodes", 5) == 0 && !nodes) {
+                nodes = val, ndlen = vlen;
+            } else if (kind == JT_TOPO_TREE && klen == 8
+                       && strncasecmp (tok, "Switches", 8) == 0 && !sw) {
+                sw = val, swlen = vlen, swcol = col;
+            } else if (kind == JT_TOPO_BLOCK && klen == 10
+                       && strncasecmp (tok, "BlockSizes", 10) == 0) {
+                block_sizes (p, val, vlen, first, col + 11);
+            }
+        }
+        if (!name)
+            continue;
+        if (nlen == 0) {
+            jt_diags_add (p->diags, p->file, first, ncol, NULL, "%s= without a name",
+                          p->k_name);
+            p->errors++;
+            continue;
+        }
+        if (p->n >= JT_TOPOCONF_LEAVES_MAX) {
+            jt_diags_add (p->diags, p->file, first, ncol, NULL, "more than %d records",
+                          JT_TOPOCONF_LEAVES_MAX);
+            p->errors++;
+            break;
+        }
+        if (jt_topo_add_rec (p, name, nlen, nodes, ndlen, sw, swlen, first, ncol, swcol) < 0) {
+            rc = -1;
+            break;
+        }
+    }
+    free (buf);
+    return rc < 0 ? -1 : 0;
+}
+
+int jt_topoconf_read (const char *file, const char *text, size_t len,
+                      jt_topo_kind_t kind, const jt_topo_hosts_t *hosts,
+                      jt_topo_leaves_t *out, jt_diags_t *diags)
+{
+    jt_topo_parse_t p = {
+        .file = file, .diags = diags, .hosts = hosts,
+        .k_name = kind == JT_TOPO_BLOCK ? "BlockName" : "SwitchName",
+        .k_children = "Switches", .k_nodes = "Nodes", .k_sizes = "BlockSizes",
+    };
 
     memset (out, 0, sizeof (*out));
     if (len > JT_TOPOCONF_MAX) {
@@ -128,86 +192,16 @@ int jt_topoconf_leaves (const char *file, const char *text, size_t len,
                       "topology.conf may have here", len, JT_TOPOCONF_MAX);
         return -1;
     }
-    while ((rc = next_line (&c, &buf, &bcap, &first)) == 0) {
-        const char *name = NULL, *nodes = NULL;
-        size_t nlen = 0, ndlen = 0;
-        int ncol = 0;
-        char *p = buf;
-        while (*p) {
-            char *tok, *eq;
-            size_t tlen;
-            while (*p == ' ')
-                p++;
-            if (!*p)
-                break;
-            tok = p;
-            while (*p && *p != ' ')
-                p++;
-            tlen = (size_t) (p - tok);
-            if (!(eq = memchr (tok, '=', tlen)))
-                continue;       /* not ours to judge: Slurm's parser does */
-            const char *val = eq + 1;
-            size_t klen = (size_t) (eq - tok), vlen = tlen - klen - 1;
-            if (vlen > JT_TOPOCONF_VALUE_MAX) {
-                jt_diags_add (diags, file, first, (int) (tok - buf) + 1, NULL,
-                              "a value of %zu bytes, more than %d", vlen,
-                              JT_TOPOCONF_VALUE_MAX);
-                errors++;
-                continue;
-            }
-            if (klen == strlen (want) && strncasecmp (tok, want, klen) == 0 && !name) {
-                name = val, nlen = vlen, ncol = (int) (tok - buf) + 1;
-            } else if (klen == 5 && strncasecmp (tok, "Nodes", 5) == 0 && !nodes) {
-                nodes = val, ndlen = vlen;
-            }
-        }
-        if (!name)
-            continue;
-        if (nlen == 0) {
-            jt_diags_add (diags, file, first, ncol, NULL, "%s= without a name", want);
-            errors++;
-            continue;
-        }
-        if (!nodes || ndlen == 0)
-            continue;           /* a switch of switches, or an empty block */
-        if (out->n >= JT_TOPOCONF_LEAVES_MAX) {
-            jt_diags_add (diags, file, first, ncol, NULL, "more than %d leaves",
-                          JT_TOPOCONF_LEAVES_MAX);
-            errors++;
-            break;
-        }
-        if (add_leaf (out, &cap, name, nlen, nodes, ndlen, first) < 0) {
-            rc = -1;
-            break;
-        }
-    }
-    free (buf);
-    if (rc < 0) {
+    if (read_records (&p, text, len, kind) < 0) {
         jt_diags_add (diags, file, 0, 0, NULL, "out of memory");
-        errors++;
+        p.errors++;
     }
-    if (!errors && out->n > 1) {
-        /* A name twice: Slurm refuses such a file; so do we (file:line). */
-        jt_topo_leaf_t **s = malloc (out->n * sizeof (*s));
-        if (!s) {
-            jt_diags_add (diags, file, 0, 0, NULL, "out of memory");
-            errors++;
-        } else {
-            for (size_t i = 0; i < out->n; i++)
-                s[i] = &out->v[i];
-            qsort (s, out->n, sizeof (*s), by_name);
-            for (size_t i = 1; i < out->n; i++)
-                if (strcmp (s[i]->name, s[i - 1]->name) == 0) {
-                    jt_diags_add (diags, file, s[i]->line, 1, NULL, "%s=%s again (line "
-                                  "%d has it)", want, s[i]->name, s[i - 1]->line);
-                    errors++;
-                }
-            free (s);
-        }
-    }
-    if (errors) {
-        jt_topo_leaves_free (out);
-        return -1;
-    }
-    return 0;
+    return jt_topo_finish (&p, kind, out);
+}
+
+int jt_topoconf_leaves (const char *file, const char *text, size_t len,
+                        jt_topo_kind_t kind, jt_topo_leaves_t *out,
+                        jt_diags_t *diags)
+{
+    return jt_topoconf_read (file, text, len, kind, NULL, out, diags);
 }

@@ -18,6 +18,11 @@
 # blocks blkA-blkD of 4 nodes, BlockSizes=4,8,16, the 8-node aggregated
 # blocks blk[A-B] and blk[C-D] as the block level, blk[A-D] as the spine
 # (Slurm 24.05 and later; skipped before).
+# `jobtree snapshot --levels block,spine` reads the same levels from
+# topology.conf (the switch tree, or BlockSizes and the aggregated
+# blocks) as the plugin logs them, and `jobtree plan` on its snapshot
+# taken with the fillers running names the nodes the plugin then gives the
+# 3-group run.
 #
 # Copyright (C) 2026 The Jobtree authors.
 # SPDX-License-Identifier: GPL-2.0-or-later
@@ -26,9 +31,9 @@
 . "$(dirname "$0")/lib.sh"
 
 topo=${JT_LEVELS_TOPO:-tree}
-if [ "$topo" = block ]; then plan 8; else plan 6; fi
+if [ "$topo" = block ]; then plan 10; else plan 8; fi
 if [ "$topo" = block ] && ! cluster_has_blocks; then
-    for i in 1 2 3 4 5 6 7 8; do skip "no topology/block in $(slurmctld -V 2>/dev/null)"; done
+    for i in 1 2 3 4 5 6 7 8 9 10; do skip "no topology/block in $(slurmctld -V 2>/dev/null)"; done
     done_testing
     exit
 fi
@@ -46,6 +51,7 @@ rm -rf "$bud"
 if [ "$topo" = block ]; then
     cluster_use_blocks      # blkA..blkD, BlockSizes=4,8,16
     blk1=blkA,blkB      # an aggregated block's name in the records
+    blk2=blkC,blkD spine=blkA,blkB,blkC,blkD sizes="[4, 8, 16]"
 else
     cat > "$JT_CLUSTER_DIR/etc/topology.conf" <<'EOF2'
 SwitchName=domA Nodes=gpu[01-04]
@@ -56,9 +62,19 @@ SwitchName=blk1 Switches=domA,domB
 SwitchName=blk2 Switches=domC,domD
 SwitchName=spine Switches=blk1,blk2
 EOF2
-    blk1=blk1
+    blk1=blk1 blk2=blk2 spine=spine sizes=None
 fi
 cluster_start
+
+snap=$JT_CLUSTER_DIR/snap.json
+jobtree_cli snapshot --levels=block,spine -o "$snap"
+is "$(python3 -c 'import json, sys
+s = json.load(open(sys.argv[1]))
+n = {x["name"]: x["labels"] for x in s["nodes"]}
+print(s.get("levels"), n["gpu01"].get("fabric.block"), n["gpu01"].get("fabric.spine"),
+      n["gpu16"].get("fabric.block"), n["gpu16"].get("fabric.spine"), s.get("blockNodes"))' "$snap")" \
+   "['fabric.block', 'fabric.spine'] $blk1 $spine $blk2 $spine $sizes" \
+   "jobtree snapshot reads the $topo's levels 1 and 2 from topology.conf as the plugin does"
 
 fill=()
 for w in "gpu[01-02]" "gpu[09-10]" "gpu[13-16]"; do
@@ -67,8 +83,20 @@ done
 for j in "${fill[@]}"; do wait_job_state "$j" RUNNING 20; done
 is "$(squeue -h -t running -o %i | wc -l)" 3 "three plain fillers run"
 
+jobtree_cli snapshot --levels=block,spine -o "$snap"
+cat > "$JT_CLUSTER_DIR/run-lv.json" <<'EOR'
+{ "owner": "lv", "resources": { "gpuType": "h100", "totalGPUs": 48 },
+  "locality": { "groupGPUs": 16 } }
+EOR
+pred=$(jobtree_cli plan --budgets "$JT_CLUSTER_DIR/budgets" --snapshot "$snap" \
+           --run "$JT_CLUSTER_DIR/run-lv.json" --json | python3 -c '
+import json, sys
+p = json.load(sys.stdin)
+print(p["decision"], ",".join(sorted(n["name"] for g in p["groups"] for n in g["nodes"])))' 2>&1)
 r1=$(submit --account=lv -N6 --gres=gpu:h100:8 --group-gpus=16 --wrap "sleep 600")
 wait_job_state "$r1" RUNNING 20
+is "BindNow $(scontrol show hostnames "$(job_field "$r1" NodeList)" | paste -sd,)" "$pred" \
+   "jobtree plan on the snapshot with levels named the nodes slurmctld gave the run"
 is "$(job_domains "$r1")" "A,B" "a 3-group run goes to A and B, inside $topo block $blk1"
 log_has "$JT_CLUSTER_DIR/log/slurmctld.log" \
     "fabric levels above the 4 domains: block (2 units), spine (1 unit)" >/dev/null
