@@ -13,6 +13,8 @@ pkgs=(
     # build
     build-essential autoconf automake libtool pkg-config
     libjson-c-dev libssl-dev libsqlite3-dev
+    # topology.yaml in `jobtree snapshot` (Slurm 25.05+), its tests and fuzzing
+    libyaml-dev
     # Slurm 22.05 (multiple-slurmd build), its dev files and the deps of
     # configuring its source tree for out-of-tree plugins
     slurmctld slurmd slurm-client munge libslurm-dev slurm-wlm-plugins-dev libmunge-dev
