@@ -169,6 +169,13 @@ int jt_snapshot_set_levels (jt_snapshot_t *s, const char *const *keys,
 int jt_snapshot_set_block_nodes (jt_snapshot_t *s, const uint32_t *nodes,
                                  size_t n, jt_error_t *err);
 
+/* How many of topology/block's n block sizes (base block first) the levels
+ * named place by: n, at most nlevels + 1. Slurm's sizes above them are not
+ * Jobtree's (a run that big is held to a block of a size Pack does not
+ * know: the plugin says so once). The count both the select plugin and
+ * `jobtree snapshot` give jt_snapshot_set_block_nodes. */
+size_t jt_snapshot_block_sizes_named (const jt_snapshot_t *s, size_t n);
+
 /* The short name of level l ("block" for "fabric.block"). */
 const char *jt_level_name (const jt_snapshot_t *s, size_t l);
 

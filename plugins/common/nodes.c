@@ -136,8 +136,7 @@ int jtc_nodes_add (jt_snapshot_t *s, const char *domain_key,
      * named, when its base blocks are the domains */
     if (rc >= 0 && leaves.nblock
         && !strcmp (domain_key ? domain_key : JT_LABEL_FABRIC, JT_LABEL_FABRIC)) {
-        size_t n = (size_t) leaves.nblock < s->nlevels + 1 ? (size_t) leaves.nblock
-                                                          : s->nlevels + 1;
+        size_t n = jt_snapshot_block_sizes_named (s, (size_t) leaves.nblock);
         rc = jt_snapshot_set_block_nodes (s, leaves.block_nodes, n, err);
         if (rc == 0 && (size_t) leaves.nblock > n && !said_sizes) {
             said_sizes = true;

@@ -347,8 +347,8 @@ static int add_nodes (jt_snapshot_t *s, node_info_msg_t *nodes,
      * named, when its base blocks are the domains: as the plugin does
      * (plugins/common/nodes.c) */
     if (rc == 0 && conf->nblock && strcmp (domain_key, JT_LABEL_FABRIC) == 0) {
-        size_t nb = conf->nblock < s->nlevels + 1 ? conf->nblock : s->nlevels + 1;
-        rc = jt_snapshot_set_block_nodes (s, conf->block_nodes, nb, err);
+        rc = jt_snapshot_set_block_nodes (s, conf->block_nodes,
+                                          jt_snapshot_block_sizes_named (s, conf->nblock), err);
     }
     return rc;
 }

@@ -88,6 +88,13 @@ int jt_snapshot_set_block_nodes (jt_snapshot_t *s, const uint32_t *nodes,
     return 0;
 }
 
+size_t jt_snapshot_block_sizes_named (const jt_snapshot_t *s, size_t n)
+{
+    if (!s)
+        return 0;
+    return n < s->nlevels + 1 ? n : s->nlevels + 1;
+}
+
 const char *jt_level_name (const jt_snapshot_t *s, size_t l)
 {
     if (!s || l >= s->nlevels)

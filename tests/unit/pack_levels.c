@@ -277,6 +277,10 @@ static void test_block_rule (void)
     ok (jt_snapshot_set_block_nodes (s, many, 4, &err) < 0
         && strstr (err.text, "2 fabric levels"), "a size per level at most: %s", err.text);
     is_int (jt_pack_block_confine (s, 9), 1, "a refused call changed nothing");
+    is_int ((int) jt_snapshot_block_sizes_named (s, 4), 3,
+            "of Slurm's 4 sizes, the 2 levels named place by 3");
+    is_int ((int) jt_snapshot_block_sizes_named (s, 2), 2, "2 sizes: both");
+    is_int ((int) jt_snapshot_block_sizes_named (NULL, 2), 0, "no snapshot: none");
 
     /* 2 groups of 2 nodes (4 nodes): A and B have 2 free each, C and D none */
     jt_run_t *r = run_of (32, 16, NULL);
