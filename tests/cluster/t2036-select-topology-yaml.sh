@@ -14,13 +14,27 @@
 # with the OpenSSL linking exception of LICENSE.OpenSSL.
 . "$(dirname "$0")/lib.sh"
 
-plan 13
+plan 15
 if ! cluster_has_topology_yaml; then
-    for i in $(seq 13); do skip "no topology.yaml in $(slurmctld -V 2>/dev/null)"; done
+    for i in $(seq 15); do skip "no topology.yaml in $(slurmctld -V 2>/dev/null)"; done
     done_testing
     exit
 fi
 build=${1:?usage: $0 BUILDDIR}
+
+# snap_levels LEVELS: `jobtree snapshot --levels=LEVELS` (the CLI reads
+# topology.yaml's cluster default with libyaml, as slurmctld's plugin
+# does): the levels, gpu01's and gpu16's fabric.domain and each level's
+# unit, and blockNodes.
+snap_levels () {
+    local snap=$JT_CLUSTER_DIR/snap.json
+    jobtree_cli snapshot --levels="$1" -o "$snap" 2>&1 || return
+    python3 -c 'import json, sys
+s = json.load(open(sys.argv[1]))
+n = {x["name"]: x["labels"] for x in s["nodes"]}
+print(s.get("levels"), *[n[h].get(k) for h in ("gpu01", "gpu16")
+                          for k in ["fabric.domain"] + s.get("levels", [])], s.get("blockNodes"))' "$snap"
+}
 
 # blocks DEFAULT: the four blocks of 4 nodes as topology "blocks", the
 # cluster default or not (true/false).
@@ -66,6 +80,8 @@ YAML
 cluster_start
 like "$(scontrol show topology 2>&1 | head -n 20)" "lf1" "slurmctld reads topology.yaml's tree"
 drop_fabric_domains
+is "$(snap_levels spine)" "['fabric.spine'] lf1 spine lf4 spine None" \
+   "jobtree snapshot reads topology.yaml's default tree: leaves the domains, the spine above"
 topology_domains_run "leaf switch" lf1
 cluster_stop
 
@@ -74,6 +90,8 @@ cluster_setup "$build"
 { echo ---; blocks true; } | cluster_use_topology_yaml
 cluster_start
 drop_fabric_domains
+is "$(snap_levels block,spine)" "['fabric.block', 'fabric.spine'] bA bA,bB bA,bB,bC,bD bD bC,bD bA,bB,bC,bD [4, 8, 16]" \
+   "jobtree snapshot reads topology.yaml's default blocks: base blocks the domains, the 8- and 16-node blocks above"
 run=$(submit --account=team-a -N2 --gres=gpu:h100:8 --group-gpus=16 --wrap "sleep 30")
 wait_job_state "$run" RUNNING 10
 like "$(grep -m1 "JobId=$run: BindNow" "$JT_CLUSTER_DIR/log/slurmctld.log")" \
