@@ -142,11 +142,15 @@ static void build (uint64_t n, const char *ldir)
  * thread; no fold. */
 static int floor_cb (const jt_record_t *rec, void *arg, jt_error_t *err)
 {
-    bool canon = false;
-    jt_event_t *ev = jt_record_event (rec, &canon, err);
-    if (!ev || !canon)
+    bool canon = false, owned = false;
+    jt_event_t *ev = jt_record_event_ref (rec, &canon, &owned, err); /* as the fold's */
+    if (!ev || !canon) {
+        if (ev && owned)
+            jt_event_destroy (ev);
         return jt_errprintf (err, "seq %" PRIu64 ": not a canonical event", rec->seq);
-    jt_event_destroy (ev);
+    }
+    if (owned)
+        jt_event_destroy (ev);
     ++*(uint64_t *) arg;
     return 0;
 }
