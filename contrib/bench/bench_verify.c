@@ -35,12 +35,10 @@
 #include <unistd.h>
 
 #include "jobtree/ledger.h"
-#include "jobtree/ledger_checkpoint.h"
+#include "bench_gen.h"
 
 #define CKPT_EVERY 50000
 #define REPS_MAX 15
-
-static const int64_t T0 = 1767225600;
 
 static double now_s (void)
 {
@@ -68,74 +66,11 @@ static void die (const char *what, const char *why)
     exit (1);
 }
 
-/* Event i: 1000 Starts of a slot, then their 1000 Ends. */
-static int gen_event (uint64_t i, char *buf, size_t len)
-{
-    uint64_t slot = i / 2000, r = i % 2000, k = slot * 1000 + r % 1000;
-    bool end = r >= 1000;
-    int64_t start = T0 + (int64_t) slot * 3600, stop = start + 3000;
-    int n = snprintf (buf, len,
-                      "{\"v\":1,\"type\":\"%s\",\"id\":\"v%" PRIu64 "\",\"time\":%" PRId64
-                      ",\"lease\":\"c1:%" PRIu64 ":0\",\"run\":\"c1:%" PRIu64 "\","
-                      "\"group\":\"0\",\"nodes\":[\"n%04u\"],\"gpus\":8,\"role\":\"%s\","
-                      "\"envelope\":\"env%02u\",\"owner\":\"o%u\",\"start\":%" PRId64,
-                      end ? "End" : "Start", i, end ? stop : start, k, k,
-                      (unsigned) (k % 1000), k % 10 == 0 ? "Borrowed" : "Active",
-                      (unsigned) (k % 20), (unsigned) (k % 10), start);
-    if (end)
-        n += snprintf (buf + n, len - (size_t) n, ",\"end\":%" PRId64 ",\"reason\":\"End\"}",
-                       stop);
-    else
-        n += snprintf (buf + n, len - (size_t) n, "}");
-    return n;
-}
-
 static void build (uint64_t n, const char *ldir)
 {
     jt_error_t err = { "" };
-    jt_ledger_result_t res;
-    jt_violation_t v;
-
-    mkdir (ldir, 0700);
-    jt_ledger_writer_t *w = jt_ledger_writer_open (ldir, 0, NULL, NULL, &res, &err);
-    jt_ledger_fold_t *f = jt_ledger_fold_create ();
-    if (!w || !f)
-        die ("writer", err.text);
-    enum { B = 4096 };
-    static char bufs[B][512];
-    const char *p[B];
-    size_t lens[B];
-    uint64_t since = 0, first;
-    for (uint64_t i = 0; i < n;) {
-        size_t k = 0;
-        for (; k < B && i < n && since + k < CKPT_EVERY; k++, i++) {
-            lens[k] = (size_t) gen_event (i, bufs[k], sizeof (bufs[k]));
-            p[k] = bufs[k];
-        }
-        if (jt_ledger_writer_append (w, p, lens, k, &first, &err) < 0)
-            die ("append", err.text);
-        for (size_t j = 0; j < k; j++) {
-            jt_event_t *ev = jt_event_from_json (p[j], lens[j], &err);
-            if (!ev || jt_ledger_fold_apply (f, first + j, ev, &v, &err) < 0)
-                die ("fold", err.text);
-            jt_event_destroy (ev);
-        }
-        if ((since += k) >= CKPT_EVERY) {
-            char **cp;
-            size_t *cl, cn;
-            since = 0;
-            if (jt_ckpt_payloads (f, jt_ledger_writer_last_seq (w), T0, 0, &cp, &cl, &cn,
-                                  &err)
-                    < 0
-                || jt_ledger_writer_append (w, (const char *const *) cp, cl, cn, &first,
-                                            &err)
-                       < 0)
-                die ("checkpoint", err.text);
-            jt_ckpt_payloads_free (cp, cl, cn);
-        }
-    }
-    jt_ledger_fold_destroy (f);
-    jt_ledger_writer_close (w);
+    if (bench_build_ledger (ldir, n, "v", CKPT_EVERY, false, &err) < 0)
+        die ("ledger", err.text);
 }
 
 /* The floor: frame, hash and parse (canonical check) every record on this
