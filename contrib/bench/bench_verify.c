@@ -11,6 +11,9 @@
  * and the best and the median wall times are printed with the CPU time of
  * the best: on a shared machine the wall time measures the load too.
  * The target (issue 35) is -j N within 1.3x the floor divided by N.
+ * Every row is also given per record and as a ratio to json-c's parse
+ * alone (each payload made into a tree and freed, a tokener reused, timed
+ * around the parse: the part of the floor json-c owns), best of the reps.
  *
  * JT_BENCH_VERIFY_EVENTS (1000000), JT_BENCH_DIR (./bench-verify.tmp;
  * kept with JT_BENCH_REUSE, a ledger of the same length reused),
@@ -33,6 +36,8 @@
 #include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
+
+#include <json-c/json.h>
 
 #include "jobtree/ledger.h"
 #include "bench_gen.h"
@@ -91,6 +96,44 @@ static int floor_cb (const jt_record_t *rec, void *arg, jt_error_t *err)
 }
 
 static double cpu_last;
+
+/* json-c's parse alone: each payload made into a tree and freed (one
+ * tokener reused, as the read path's), timed around the parse only. */
+struct parse_only {
+    json_tokener *tok;
+    double secs;
+    uint64_t n;
+};
+
+static int parse_cb (const jt_record_t *rec, void *arg, jt_error_t *err)
+{
+    struct parse_only *p = arg;
+    double t0 = now_s ();
+    json_tokener_reset (p->tok);
+    json_object *o = json_tokener_parse_ex (p->tok, rec->payload, (int) rec->len);
+    json_object_put (o);
+    p->secs += now_s () - t0;
+    p->n++;
+    return o ? 0 : jt_errprintf (err, "seq %" PRIu64 ": json-c refused it", rec->seq);
+}
+
+/* Seconds per record of json-c's parse, over the whole ledger. */
+static double run_parse_only (const char *ldir)
+{
+    struct parse_only p = { .tok = json_tokener_new () };
+    jt_ledger_result_t res;
+    jt_error_t err = { "" };
+    const char *paths[] = { ldir };
+
+    if (!p.tok)
+        die ("json-c", "out of memory");
+    json_tokener_set_flags (p.tok, JSON_TOKENER_STRICT);
+    if (jt_ledger_read (paths, 1, NULL, parse_cb, &p, &res, &err) < 0
+        || res.status != JT_LEDGER_OK)
+        die ("parse only", err.text[0] ? err.text : res.msg);
+    json_tokener_free (p.tok);
+    return p.n ? p.secs / (double) p.n : 0;
+}
 
 static double run_floor (const char *ldir, uint64_t *n)
 {
@@ -201,6 +244,11 @@ int main (void)
             w->wall[w->n] = w->jobs ? run_verify (ldir, w->jobs) : run_floor (ldir, &nrec);
             w->cpu[w->n++] = cpu_last;
         }
+    double parse = run_parse_only (ldir); /* per record */
+    for (int r = 1; r < reps; r++) {
+        double x = run_parse_only (ldir);
+        parse = x < parse ? x : parse;
+    }
     double fc, f = best (&rows[0], &fc);
     printf ("verify of %" PRIu64 " records, %d runs each (best / median wall; cpu of the "
             "best); load average at the end:",
@@ -215,9 +263,14 @@ int main (void)
         snprintf (name, sizeof (name), "%s", rows[k].name);
         if (rows[k].jobs > 1)
             snprintf (name, sizeof (name), "jobtree verify -j %u", rows[k].jobs);
-        printf ("  %-48s %7.2f / %7.2f s  cpu %7.2f s  (%.2fx the floor)\n", name, b,
-                median (&rows[k]), c, b / f);
+        printf ("  %-48s %7.2f / %7.2f s  cpu %7.2f s  %5.2f us/rec  (%.2fx the floor, "
+                "%.2fx json-c's parse)\n",
+                name, b, median (&rows[k]), c, nrec ? 1e6 * b / (double) nrec : 0, b / f,
+                parse > 0 && nrec ? b / (parse * (double) nrec) : 0);
     }
+    printf ("  %-48s %7.2f s (best of %d)        %5.2f us/rec\n",
+            "json-c's parse alone (tree made and freed)", parse * (double) nrec, reps,
+            1e6 * parse);
     double jc, jb = best (&rows[2], &jc);
     printf ("  target (issue 35): -j %u <= 1.3 x floor / %u = %.2f s: %s (%.2f s; the "
             "floor's cpu / %u = %.2f s)\n",
