@@ -201,8 +201,8 @@ static const char *const keys_act[] = { "reservation", "run",  "scope",    "seed
 
 static bool in_list (const char *const *l, const char *k)
 {
-    for (; l && *l; l++)
-        if (!strcmp (*l, k))
+    for (; l && *l; l++) /* the first byte first: most keys differ there */
+        if (**l == *k && !strcmp (*l, k))
             return true;
     return false;
 }
