@@ -70,9 +70,10 @@
 #include "jobtree/ledger.h"
 #include "jobtree/ledger_checkpoint.h"
 #include "ledger_record.h"
+#include "bench_gen.h"
 
 static char dir[512];
-static int64_t T0 = 1767225600;
+static const int64_t T0 = BENCH_T0;
 
 static double now_s (void)
 {
@@ -101,32 +102,6 @@ static void die (const char *what)
 {
     fprintf (stderr, "bench_ledger: %s: %s\n", what, strerror (errno));
     exit (1);
-}
-
-/* Event i of a synthetic workload: lease k = i/2 ... Starts of a slot of
- * 1000 leases, then their Ends; lease k on node k%1000; 10 owners with two
- * envelopes each; every 10th lease Borrowed. */
-static int gen_event (uint64_t i, const char *prefix, char *buf, size_t len)
-{
-    uint64_t slot = i / 2000, r = i % 2000, k = slot * 1000 + r % 1000;
-    bool end = r >= 1000;
-    int64_t start = T0 + (int64_t) slot * 3600, stop = start + 3000;
-    unsigned owner = (unsigned) (k % 10), env = (unsigned) (k % 20);
-    const char *role = k % 10 == 0 ? "Borrowed" : "Active";
-    int n =
-        snprintf (buf, len,
-                  "{\"v\":1,\"type\":\"%s\",\"id\":\"%s%" PRIu64 "\",\"time\":%" PRId64
-                  ",\"lease\":\"c1:%" PRIu64 ":0\",\"run\":\"c1:%" PRIu64 "\","
-                  "\"group\":\"0\",\"nodes\":[\"n%04u\"],\"gpus\":8,\"role\":\"%s\","
-                  "\"envelope\":\"env%02u\",\"owner\":\"o%u\",\"start\":%" PRId64,
-                  end ? "End" : "Start", prefix, i, end ? stop : start, k, k,
-                  (unsigned) (k % 1000), role, env, owner, start);
-    if (end)
-        n += snprintf (buf + n, len - (size_t) n,
-                       ",\"end\":%" PRId64 ",\"reason\":\"End\"}", stop);
-    else
-        n += snprintf (buf + n, len - (size_t) n, "}");
-    return n;
 }
 
 /* ---- 1. sustained appends ---- */
@@ -211,7 +186,7 @@ static void *append_ledger (void *arg)
     while (out && fd >= 0 && now_s () < a->until) {
         size_t off = 0;
         for (int k = 0; k < W; k++) {
-            off += (size_t) gen_event (i++, prefix, out + off, outcap - off - 1);
+            off += (size_t) bench_lease_event (i++, prefix, out + off, outcap - off - 1);
             out[off++] = '\n';
         }
         double sent = now_s ();
@@ -334,7 +309,7 @@ static void *append_sqlite (void *arg)
     snprintf (prefix, sizeof (prefix), "s%d-", a->id);
     sqlite3_prepare_v2 (a->db, INSERT_SQL, -1, &st, NULL);
     while (now_s () < a->until) {
-        int n = gen_event (i++, prefix, buf, sizeof (buf));
+        int n = bench_lease_event (i++, prefix, buf, sizeof (buf));
         /* autocommit: one durable transaction per event, like one ack */
         double t = now_s ();
         db_insert (st, buf, (size_t) n);
@@ -434,7 +409,7 @@ static void build (uint64_t n, const char *ldir, const char *dbp)
     for (uint64_t i = 0; i < n;) {
         size_t k = 0;
         for (; k < B && i < n; k++, i++) {
-            lens[k] = (size_t) gen_event (i, "r", bufs[k], sizeof (bufs[k]));
+            lens[k] = (size_t) bench_lease_event (i, "r", bufs[k], sizeof (bufs[k]));
             p[k] = bufs[k];
             db_insert (st, bufs[k], lens[k]);
         }
@@ -597,57 +572,10 @@ static void build_history (uint64_t n, const char *ldir)
 static void build_history_new (uint64_t n, const char *ldir)
 {
     jt_error_t err = { "" };
-    jt_ledger_result_t res;
-    jt_violation_t v;
-    mkdir (ldir, 0700);
-    jt_ledger_writer_t *w = jt_ledger_writer_open (ldir, 0, NULL, NULL, &res, &err);
-    jt_ledger_fold_t *f = jt_ledger_fold_create ();
-    if (!w || !f) {
-        fprintf (stderr, "bench_ledger: %s\n", err.text);
+    if (bench_build_ledger (ldir, n, "h", CKPT_EVERY, true, &err) < 0) {
+        fprintf (stderr, "bench_ledger: history: %s\n", err.text);
         exit (1);
     }
-    jt_ledger_fold_forget_ids (f);
-    enum { B = 4096 };
-    static char bufs[B][512];
-    const char *p[B];
-    size_t lens[B];
-    uint64_t since = 0, first;
-    for (uint64_t i = 0; i < n;) {
-        size_t k = 0;
-        for (; k < B && i < n && since + k < CKPT_EVERY; k++, i++) {
-            lens[k] = (size_t) gen_event (i, "h", bufs[k], sizeof (bufs[k]));
-            p[k] = bufs[k];
-        }
-        if (jt_ledger_writer_append (w, p, lens, k, &first, &err) < 0) {
-            fprintf (stderr, "bench_ledger: %s\n", err.text);
-            exit (1);
-        }
-        for (size_t j = 0; j < k; j++) {
-            jt_event_t *ev = jt_event_from_json (p[j], lens[j], &err);
-            if (!ev || jt_ledger_fold_apply (f, first + j, ev, &v, &err) < 0) {
-                fprintf (stderr, "bench_ledger: fold: %s\n", err.text);
-                exit (1);
-            }
-            jt_event_destroy (ev);
-        }
-        if ((since += k) >= CKPT_EVERY) {
-            char **cp;
-            size_t *cl, cn;
-            since = 0;
-            if (jt_ckpt_payloads (f, jt_ledger_writer_last_seq (w), T0, 0, &cp, &cl, &cn,
-                                  &err)
-                    < 0
-                || jt_ledger_writer_append (w, (const char *const *) cp, cl, cn, &first,
-                                            &err)
-                       < 0) {
-                fprintf (stderr, "bench_ledger: checkpoint: %s\n", err.text);
-                exit (1);
-            }
-            jt_ckpt_payloads_free (cp, cl, cn);
-        }
-    }
-    jt_ledger_fold_destroy (f);
-    jt_ledger_writer_close (w);
 }
 
 static void restart_bench (uint64_t h)
@@ -745,7 +673,7 @@ static void reports_bench (uint64_t h)
     build_history (h, ldir);
     printf ("built %" PRIu64 " events with checkpoints (every %d) in %.1f s\n", h, CKPT_EVERY,
             now_s () - t0);
-    /* the last instant: gen_event's last End (or Start) */
+    /* the last instant: bench_lease_event's last End (or Start) */
     uint64_t slot = (h - 1) / 2000;
     int64_t last = T0 + (int64_t) slot * 3600 + 3000, day = last - 86400;
     static const struct {

@@ -11,6 +11,9 @@
  * and the best and the median wall times are printed with the CPU time of
  * the best: on a shared machine the wall time measures the load too.
  * The target (issue 35) is -j N within 1.3x the floor divided by N.
+ * Every row is also given per record and as a ratio to json-c's parse
+ * alone (each payload made into a tree and freed, a tokener reused, timed
+ * around the parse: the part of the floor json-c owns), best of the reps.
  *
  * JT_BENCH_VERIFY_EVENTS (1000000), JT_BENCH_DIR (./bench-verify.tmp;
  * kept with JT_BENCH_REUSE, a ledger of the same length reused),
@@ -34,13 +37,13 @@
 #include <time.h>
 #include <unistd.h>
 
+#include <json-c/json.h>
+
 #include "jobtree/ledger.h"
-#include "jobtree/ledger_checkpoint.h"
+#include "bench_gen.h"
 
 #define CKPT_EVERY 50000
 #define REPS_MAX 15
-
-static const int64_t T0 = 1767225600;
 
 static double now_s (void)
 {
@@ -68,90 +71,69 @@ static void die (const char *what, const char *why)
     exit (1);
 }
 
-/* Event i: 1000 Starts of a slot, then their 1000 Ends. */
-static int gen_event (uint64_t i, char *buf, size_t len)
-{
-    uint64_t slot = i / 2000, r = i % 2000, k = slot * 1000 + r % 1000;
-    bool end = r >= 1000;
-    int64_t start = T0 + (int64_t) slot * 3600, stop = start + 3000;
-    int n = snprintf (buf, len,
-                      "{\"v\":1,\"type\":\"%s\",\"id\":\"v%" PRIu64 "\",\"time\":%" PRId64
-                      ",\"lease\":\"c1:%" PRIu64 ":0\",\"run\":\"c1:%" PRIu64 "\","
-                      "\"group\":\"0\",\"nodes\":[\"n%04u\"],\"gpus\":8,\"role\":\"%s\","
-                      "\"envelope\":\"env%02u\",\"owner\":\"o%u\",\"start\":%" PRId64,
-                      end ? "End" : "Start", i, end ? stop : start, k, k,
-                      (unsigned) (k % 1000), k % 10 == 0 ? "Borrowed" : "Active",
-                      (unsigned) (k % 20), (unsigned) (k % 10), start);
-    if (end)
-        n += snprintf (buf + n, len - (size_t) n, ",\"end\":%" PRId64 ",\"reason\":\"End\"}",
-                       stop);
-    else
-        n += snprintf (buf + n, len - (size_t) n, "}");
-    return n;
-}
-
 static void build (uint64_t n, const char *ldir)
 {
     jt_error_t err = { "" };
-    jt_ledger_result_t res;
-    jt_violation_t v;
-
-    mkdir (ldir, 0700);
-    jt_ledger_writer_t *w = jt_ledger_writer_open (ldir, 0, NULL, NULL, &res, &err);
-    jt_ledger_fold_t *f = jt_ledger_fold_create ();
-    if (!w || !f)
-        die ("writer", err.text);
-    enum { B = 4096 };
-    static char bufs[B][512];
-    const char *p[B];
-    size_t lens[B];
-    uint64_t since = 0, first;
-    for (uint64_t i = 0; i < n;) {
-        size_t k = 0;
-        for (; k < B && i < n && since + k < CKPT_EVERY; k++, i++) {
-            lens[k] = (size_t) gen_event (i, bufs[k], sizeof (bufs[k]));
-            p[k] = bufs[k];
-        }
-        if (jt_ledger_writer_append (w, p, lens, k, &first, &err) < 0)
-            die ("append", err.text);
-        for (size_t j = 0; j < k; j++) {
-            jt_event_t *ev = jt_event_from_json (p[j], lens[j], &err);
-            if (!ev || jt_ledger_fold_apply (f, first + j, ev, &v, &err) < 0)
-                die ("fold", err.text);
-            jt_event_destroy (ev);
-        }
-        if ((since += k) >= CKPT_EVERY) {
-            char **cp;
-            size_t *cl, cn;
-            since = 0;
-            if (jt_ckpt_payloads (f, jt_ledger_writer_last_seq (w), T0, 0, &cp, &cl, &cn,
-                                  &err)
-                    < 0
-                || jt_ledger_writer_append (w, (const char *const *) cp, cl, cn, &first,
-                                            &err)
-                       < 0)
-                die ("checkpoint", err.text);
-            jt_ckpt_payloads_free (cp, cl, cn);
-        }
-    }
-    jt_ledger_fold_destroy (f);
-    jt_ledger_writer_close (w);
+    if (bench_build_ledger (ldir, n, "v", CKPT_EVERY, false, &err) < 0)
+        die ("ledger", err.text);
 }
 
 /* The floor: frame, hash and parse (canonical check) every record on this
  * thread; no fold. */
 static int floor_cb (const jt_record_t *rec, void *arg, jt_error_t *err)
 {
-    bool canon = false;
-    jt_event_t *ev = jt_record_event (rec, &canon, err);
-    if (!ev || !canon)
+    bool canon = false, owned = false;
+    jt_event_t *ev = jt_record_event_ref (rec, &canon, &owned, err); /* as the fold's */
+    if (!ev || !canon) {
+        if (ev && owned)
+            jt_event_destroy (ev);
         return jt_errprintf (err, "seq %" PRIu64 ": not a canonical event", rec->seq);
-    jt_event_destroy (ev);
+    }
+    if (owned)
+        jt_event_destroy (ev);
     ++*(uint64_t *) arg;
     return 0;
 }
 
 static double cpu_last;
+
+/* json-c's parse alone: each payload made into a tree and freed (one
+ * tokener reused, as the read path's), timed around the parse only. */
+struct parse_only {
+    json_tokener *tok;
+    double secs;
+    uint64_t n;
+};
+
+static int parse_cb (const jt_record_t *rec, void *arg, jt_error_t *err)
+{
+    struct parse_only *p = arg;
+    double t0 = now_s ();
+    json_tokener_reset (p->tok);
+    json_object *o = json_tokener_parse_ex (p->tok, rec->payload, (int) rec->len);
+    json_object_put (o);
+    p->secs += now_s () - t0;
+    p->n++;
+    return o ? 0 : jt_errprintf (err, "seq %" PRIu64 ": json-c refused it", rec->seq);
+}
+
+/* Seconds per record of json-c's parse, over the whole ledger. */
+static double run_parse_only (const char *ldir)
+{
+    struct parse_only p = { .tok = json_tokener_new () };
+    jt_ledger_result_t res;
+    jt_error_t err = { "" };
+    const char *paths[] = { ldir };
+
+    if (!p.tok)
+        die ("json-c", "out of memory");
+    json_tokener_set_flags (p.tok, JSON_TOKENER_STRICT);
+    if (jt_ledger_read (paths, 1, NULL, parse_cb, &p, &res, &err) < 0
+        || res.status != JT_LEDGER_OK)
+        die ("parse only", err.text[0] ? err.text : res.msg);
+    json_tokener_free (p.tok);
+    return p.n ? p.secs / (double) p.n : 0;
+}
 
 static double run_floor (const char *ldir, uint64_t *n)
 {
@@ -262,6 +244,11 @@ int main (void)
             w->wall[w->n] = w->jobs ? run_verify (ldir, w->jobs) : run_floor (ldir, &nrec);
             w->cpu[w->n++] = cpu_last;
         }
+    double parse = run_parse_only (ldir); /* per record */
+    for (int r = 1; r < reps; r++) {
+        double x = run_parse_only (ldir);
+        parse = x < parse ? x : parse;
+    }
     double fc, f = best (&rows[0], &fc);
     printf ("verify of %" PRIu64 " records, %d runs each (best / median wall; cpu of the "
             "best); load average at the end:",
@@ -276,9 +263,14 @@ int main (void)
         snprintf (name, sizeof (name), "%s", rows[k].name);
         if (rows[k].jobs > 1)
             snprintf (name, sizeof (name), "jobtree verify -j %u", rows[k].jobs);
-        printf ("  %-48s %7.2f / %7.2f s  cpu %7.2f s  (%.2fx the floor)\n", name, b,
-                median (&rows[k]), c, b / f);
+        printf ("  %-48s %7.2f / %7.2f s  cpu %7.2f s  %5.2f us/rec  (%.2fx the floor, "
+                "%.2fx json-c's parse)\n",
+                name, b, median (&rows[k]), c, nrec ? 1e6 * b / (double) nrec : 0, b / f,
+                parse > 0 && nrec ? b / (parse * (double) nrec) : 0);
     }
+    printf ("  %-48s %7.2f s (best of %d)        %5.2f us/rec\n",
+            "json-c's parse alone (tree made and freed)", parse * (double) nrec, reps,
+            1e6 * parse);
     double jc, jb = best (&rows[2], &jc);
     printf ("  target (issue 35): -j %u <= 1.3 x floor / %u = %.2f s: %s (%.2f s; the "
             "floor's cpu / %u = %.2f s)\n",

@@ -174,6 +174,14 @@ typedef struct jt_event {
     int64_t part, parts;
     char state_sha256[65];
     char *state;
+    /* Private to the read path (ledger_event_json.c): an event the reader
+     * parses for the fold, which never changes it, has its strings (id,
+     * lease, run, ...) in one block after the struct, allocated and freed
+     * with it; jt_event_destroy frees only the strings outside it. NULL in
+     * every event a caller gets (jt_event_create, jt_event_from_json*,
+     * jt_record_event): each string its own allocation. */
+    char *strs;
+    size_t strs_size, strs_used;
 } jt_event_t;
 
 /* Zeroed event of the given type. NULL on ENOMEM. */

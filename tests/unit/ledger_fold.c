@@ -162,6 +162,7 @@ static const char *apply_all (jt_ledger_fold_t *f, char *const *p, size_t n)
 }
 
 static bool verify_quiet; /* verify_all: no diagnostic per violation */
+static char verify_msg[sizeof (((jt_violation_t *) 0)->msg)]; /* verify_all's last */
 
 /* Write payloads as a ledger and verify it: "kind@seq lotteries=N". */
 static const char *verify_all (char *const *p, size_t n)
@@ -194,6 +195,7 @@ static const char *verify_all (char *const *p, size_t n)
               (unsigned long long) (f ? jt_ledger_fold_lotteries (f) : 0));
     if (v.kind != JT_VIOL_NONE && !verify_quiet)
         diag ("%s", v.msg);
+    snprintf (verify_msg, sizeof (verify_msg), "%s", v.msg);
     jt_ledger_fold_destroy (f);
     free (lens);
     snprintf (cmd, sizeof (cmd), "rm -rf %s", dir);
@@ -550,6 +552,27 @@ static void test_lease_time (void)
             if (cases[i].p[k] != caps && cases[i].p[k] != nf)
                 free (cases[i].p[k]);
     }
+    /* the messages name the lease of the interval at fault, not the first
+     * (the intervals' ids share one block of text) */
+    char *ov[] = { caps,
+                   S ("1", "A", "\"a\"", 8, 0),
+                   E ("2", "A", "\"a\"", 8, 0, 100),
+                   S ("3", "B", "\"b\"", 8, 0),
+                   S ("4", "C", "\"b\"", 8, 50) };
+    is (verify_all (ov, 5), "node-overlap@5 lotteries=0", "an overlap on node b");
+    ok (strstr (verify_msg, "lease C starts at 50 while lease B (seq 4"),
+        "its message names leases C and B (%s)", verify_msg);
+    char *win[] = { caps_ev ("b1", 0, 32, 1000, 0, 10000),
+                    S ("1", "A", "\"a\"", 8, 0),
+                    E ("2", "A", "\"a\"", 8, 0, 100),
+                    S ("3", "B", "\"b\"", 8, 20000) };
+    is (verify_all (win, 4), "window@4 lotteries=0", "a lease started after its window");
+    ok (strstr (verify_msg, "lease B starts at 20000 outside envelope e1's window"),
+        "its message names lease B (%s)", verify_msg);
+    for (size_t k = 1; k < 5; k++)
+        free (ov[k]);
+    for (size_t k = 0; k < 4; k++)
+        free (win[k]);
     free (caps);
     free (nf);
 #undef S

@@ -103,21 +103,85 @@ jt_event_t *jt_event_create (jt_ev_type_t type)
     return ev;
 }
 
+jt_event_t *jt_event_create_strs (jt_ev_type_t type, size_t strs)
+{
+    if (strs > SIZE_MAX - sizeof (jt_event_t))
+        return NULL;
+    jt_event_t *ev = malloc (sizeof (*ev) + strs);
+    if (!ev)
+        return NULL;
+    memset (ev, 0, sizeof (*ev));
+    ev->type = type;
+    ev->strs = strs ? (char *) (ev + 1) : NULL;
+    ev->strs_size = strs;
+    return ev;
+}
+
+char *jt_event_strdup (jt_event_t *ev, const char *s)
+{
+    size_t n = strlen (s) + 1;
+    if (n > ev->strs_size - ev->strs_used)
+        return strdup (s);
+    char *p = ev->strs + ev->strs_used;
+    memcpy (p, s, n);
+    ev->strs_used += n;
+    return p;
+}
+
+/* Free one of ev's strings unless it lives in ev's block. */
+static void free_str (const jt_event_t *ev, char *p)
+{
+    uintptr_t a = (uintptr_t) p, b = (uintptr_t) ev->strs;
+    if (!ev->strs || a < b || a - b >= ev->strs_size)
+        free (p);
+}
+
+/* *p's own copy if it lives in ev's block. 0, or -1 on ENOMEM. */
+static int own_str (const jt_event_t *ev, char **p)
+{
+    uintptr_t a = (uintptr_t) *p, b = (uintptr_t) ev->strs;
+    if (!*p || a < b || a - b >= ev->strs_size)
+        return 0;
+    char *cp = strdup (*p);
+    if (!cp)
+        return -1;
+    *p = cp;
+    return 0;
+}
+
+int jt_event_strs_own (jt_event_t *ev)
+{
+    if (!ev->strs)
+        return 0;
+    for (size_t i = 0; i < ev->nnodes; i++)
+        if (own_str (ev, &ev->nodes[i]) < 0)
+            return -1;
+    if (own_str (ev, &ev->id) < 0 || own_str (ev, &ev->lease) < 0
+        || own_str (ev, &ev->run) < 0 || own_str (ev, &ev->group) < 0
+        || own_str (ev, &ev->envelope) < 0 || own_str (ev, &ev->owner) < 0
+        || own_str (ev, &ev->reservation) < 0 || own_str (ev, &ev->note) < 0
+        || own_str (ev, &ev->conformance) < 0)
+        return -1;
+    ev->strs = NULL; /* the block stays, unused, in the event's allocation */
+    ev->strs_size = ev->strs_used = 0;
+    return 0;
+}
+
 void jt_event_destroy (jt_event_t *ev)
 {
     if (!ev)
         return;
     int saved = errno;
-    free (ev->id);
-    free (ev->lease);
-    free (ev->run);
-    free (ev->group);
+    free_str (ev, ev->id);
+    free_str (ev, ev->lease);
+    free_str (ev, ev->run);
+    free_str (ev, ev->group);
     for (size_t i = 0; i < ev->nnodes; i++)
-        free (ev->nodes[i]);
+        free_str (ev, ev->nodes[i]);
     free (ev->nodes);
-    free (ev->envelope);
-    free (ev->owner);
-    free (ev->reservation);
+    free_str (ev, ev->envelope);
+    free_str (ev, ev->owner);
+    free_str (ev, ev->reservation);
     for (size_t i = 0; i < ev->nfiles; i++)
         free (ev->files[i].path);
     free (ev->files);
@@ -129,8 +193,8 @@ void jt_event_destroy (jt_event_t *ev)
     jt_budgets_destroy (ev->budgets);
     jt_ev_activation_free (ev);
     free (ev->state);
-    free (ev->note);
-    free (ev->conformance);
+    free_str (ev, ev->note);
+    free_str (ev, ev->conformance);
     free (ev);
     errno = saved;
 }

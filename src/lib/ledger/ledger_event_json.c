@@ -201,10 +201,29 @@ static const char *const keys_act[] = { "reservation", "run",  "scope",    "seed
 
 static bool in_list (const char *const *l, const char *k)
 {
-    for (; l && *l; l++)
-        if (!strcmp (*l, k))
+    for (; l && *l; l++) /* the first byte first: most keys differ there */
+        if (**l == *k && !strcmp (*l, k))
             return true;
     return false;
+}
+
+/* jt_json_get_str into one of ev's strings, copied into ev's block
+ * (jt_event_strdup: no allocation of its own for a parsed event). */
+static int get_str (json_object *o, const char *key, bool req, char **out, jt_event_t *ev,
+                    jt_error_t *err)
+{
+    const char *s = NULL;
+    size_t len;
+    char *cp;
+
+    if (jt_json_get_strref (o, key, req, &s, &len, err) < 0)
+        return -1;
+    if (!s) /* missing, not required */
+        return 0;
+    if (!(cp = jt_event_strdup (ev, s)))
+        return jt_errprintf (err, "out of memory");
+    *out = cp; /* each key is read once: nothing was there */
+    return 0;
 }
 
 static int get_nodes (json_object *o, bool req, jt_event_t *ev, jt_error_t *err)
@@ -214,12 +233,21 @@ static int get_nodes (json_object *o, bool req, jt_event_t *ev, jt_error_t *err)
         return req ? jt_errprintf (err, "nodes: missing") : 0;
     if (!json_object_is_type (a, json_type_array))
         return jt_errprintf (err, "nodes: expected an array");
-    for (size_t i = 0; i < json_object_array_length (a); i++) {
+    size_t n = json_object_array_length (a);
+    if (n) { /* the array grown once, not per node */
+        char **v = realloc (ev->nodes, (ev->nnodes + n) * sizeof (*v));
+        if (!v)
+            return jt_errprintf (err, "out of memory");
+        ev->nodes = v;
+    }
+    for (size_t i = 0; i < n; i++) {
         json_object *s = json_object_array_get_idx (a, i);
         if (!json_object_is_type (s, json_type_string))
             return jt_errprintf (err, "nodes[%zu]: expected a string", i);
-        if (jt_event_add_node (ev, json_object_get_string (s)) < 0)
+        char *cp = jt_event_strdup (ev, json_object_get_string (s));
+        if (!cp)
             return jt_errprintf (err, "out of memory");
+        ev->nodes[ev->nnodes++] = cp;
     }
     return 0;
 }
@@ -227,16 +255,13 @@ static int get_nodes (json_object *o, bool req, jt_event_t *ev, jt_error_t *err)
 static int get_enum (json_object *o, const char *key, int *out,
                      int (*parse) (const char *), jt_error_t *err)
 {
-    char *s = NULL;
-    if (jt_json_get_str (o, key, true, &s, err) < 0)
+    const char *s = NULL; /* borrowed from the tree */
+    size_t len;
+    if (jt_json_get_strref (o, key, true, &s, &len, err) < 0)
         return -1;
     *out = parse (s);
-    if (*out == 0) {
-        jt_errprintf (err, "%s: unknown value '%s'", key, s);
-        free (s);
-        return -1;
-    }
-    free (s);
+    if (*out == 0)
+        return jt_errprintf (err, "%s: unknown value '%s'", key, s);
     return 0;
 }
 
@@ -346,17 +371,17 @@ static int parse_body (json_object *o, jt_event_t *ev, jt_error_t *err)
         if (check_keys (o, keys_lease, ev->type == JT_EV_END ? keys_end : keys_start, NULL,
                         err)
                 < 0
-            || jt_json_get_str (o, "lease", true, &ev->lease, err) < 0
-            || jt_json_get_str (o, "run", true, &ev->run, err) < 0
-            || jt_json_get_str (o, "group", true, &ev->group, err) < 0
+            || get_str (o, "lease", true, &ev->lease, ev, err) < 0
+            || get_str (o, "run", true, &ev->run, ev, err) < 0
+            || get_str (o, "group", true, &ev->group, ev, err) < 0
             || get_nodes (o, true, ev, err) < 0
             || jt_json_get_int (o, "gpus", true, &ev->gpus, err) < 0
             || get_enum (o, "role", &role, parse_role, err) < 0
-            || jt_json_get_str (o, "envelope", true, &ev->envelope, err) < 0
-            || jt_json_get_str (o, "owner", true, &ev->owner, err) < 0
+            || get_str (o, "envelope", true, &ev->envelope, ev, err) < 0
+            || get_str (o, "owner", true, &ev->owner, ev, err) < 0
             || jt_json_get_int (o, "start", true, &ev->start, err) < 0
             || (ev->type == JT_EV_START
-                && jt_json_get_str (o, "conformance", false, &ev->conformance, err) < 0))
+                && get_str (o, "conformance", false, &ev->conformance, ev, err) < 0))
             return -1;
         ev->role = (jt_lease_role_t) (role - 1);
         if (ev->type == JT_EV_END) {
@@ -375,10 +400,10 @@ static int parse_body (json_object *o, jt_event_t *ev, jt_error_t *err)
         return 0;
     case JT_EV_RES_CREATE:
         return (check_keys (o, keys_rc, NULL, NULL, err) < 0
-                || jt_json_get_str (o, "reservation", true, &ev->reservation, err) < 0
-                || jt_json_get_str (o, "run", true, &ev->run, err) < 0
-                || jt_json_get_str (o, "envelope", true, &ev->envelope, err) < 0
-                || jt_json_get_str (o, "owner", true, &ev->owner, err) < 0
+                || get_str (o, "reservation", true, &ev->reservation, ev, err) < 0
+                || get_str (o, "run", true, &ev->run, ev, err) < 0
+                || get_str (o, "envelope", true, &ev->envelope, ev, err) < 0
+                || get_str (o, "owner", true, &ev->owner, ev, err) < 0
                 || get_nodes (o, false, ev, err) < 0
                 || jt_json_get_int (o, "gpus", true, &ev->gpus, err) < 0
                 || jt_json_get_int (o, "start", true, &ev->start, err) < 0)
@@ -387,8 +412,8 @@ static int parse_body (json_object *o, jt_event_t *ev, jt_error_t *err)
     case JT_EV_RES_ACTIVATE:
     case JT_EV_RES_RELEASED:
         return (check_keys (o, keys_ra, NULL, NULL, err) < 0
-                || jt_json_get_str (o, "reservation", true, &ev->reservation, err) < 0
-                || jt_json_get_str (o, "run", true, &ev->run, err) < 0)
+                || get_str (o, "reservation", true, &ev->reservation, ev, err) < 0
+                || get_str (o, "run", true, &ev->run, ev, err) < 0)
                    ? -1
                    : 0;
     case JT_EV_BUDGET_LOADED:
@@ -399,7 +424,7 @@ static int parse_body (json_object *o, jt_event_t *ev, jt_error_t *err)
     case JT_EV_NODE_FAIL:
         return (check_keys (o, keys_nf, NULL, NULL, err) < 0
                 || get_nodes (o, true, ev, err) < 0
-                || jt_json_get_str (o, "run", false, &ev->run, err) < 0)
+                || get_str (o, "run", false, &ev->run, ev, err) < 0)
                    ? -1
                    : 0;
     case JT_EV_ACTIVATION:
@@ -505,20 +530,21 @@ static bool canonical_lease (json_object *o, const jt_event_t *ev, const char *t
     return s && slen == len && !memcmp (s, text, len);
 }
 
-jt_event_t *jt_event_from_json (const char *text, size_t len, jt_error_t *err)
-{
-    return jt_event_from_json_canon (text, len, NULL, err);
-}
-
-jt_event_t *jt_event_from_json_canon (const char *text, size_t len, bool *canonical,
-                                      jt_error_t *err)
+/* jt_event_from_json_canon; with block, a lease's or a reservation's
+ * strings are copied into one block with the event (jt_event_create_strs:
+ * one allocation instead of one per string), for the read path, where the
+ * event goes to the fold and is destroyed, never changed (jt_event_set
+ * would free a string of the block). */
+static jt_event_t *event_parse (const char *text, size_t len, bool *canonical, bool block,
+                                jt_error_t *err)
 {
     char *sat;
     json_tokener *tok = tok_get ();
     json_object *o = NULL;
     jt_event_t *ev = NULL;
     int64_t v = 0;
-    char *type = NULL;
+    const char *type = NULL; /* borrowed from the tree */
+    size_t tlen;
 
     if (!tok) {
         jt_errprintf (err, "out of memory");
@@ -545,9 +571,19 @@ jt_event_t *jt_event_from_json_canon (const char *text, size_t len, bool *canoni
         jt_errprintf (err, "v: unsupported event version %" PRId64, v);
         goto error;
     }
-    if (jt_json_get_str (o, "type", true, &type, err) < 0)
+    if (jt_json_get_strref (o, "type", true, &type, &tlen, err) < 0)
         goto error;
-    if (!(ev = jt_event_create (jt_ev_type_parse (type)))) {
+    jt_ev_type_t t = jt_ev_type_parse (type);
+    /* a lease's or a reservation's strings in one block with the event
+     * (each string's text takes at least its bytes and a NUL: the quotes) */
+    if (!(ev = jt_event_create_strs (t, block
+                                                && (t == JT_EV_START || t == JT_EV_END
+                                                    || t == JT_EV_RES_CREATE
+                                                    || t == JT_EV_RES_ACTIVATE
+                                                    || t == JT_EV_RES_RELEASED
+                                                    || t == JT_EV_NODE_FAIL)
+                                            ? len + 1
+                                            : 0))) {
         jt_errprintf (err, "out of memory");
         goto error;
     }
@@ -555,9 +591,9 @@ jt_event_t *jt_event_from_json_canon (const char *text, size_t len, bool *canoni
         jt_errprintf (err, "type: unknown event type '%s'", type);
         goto error;
     }
-    if (jt_json_get_str (o, "id", true, &ev->id, err) < 0
+    if (get_str (o, "id", true, &ev->id, ev, err) < 0
         || jt_json_get_int (o, "time", true, &ev->time, err) < 0
-        || jt_json_get_str (o, "note", false, &ev->note, err) < 0 || parse_body (o, ev, err) < 0
+        || get_str (o, "note", false, &ev->note, ev, err) < 0 || parse_body (o, ev, err) < 0
         || jt_event_validate (ev, err) < 0)
         goto error;
     if (canonical && !(*canonical = canonical_lease (o, ev, text, len))) {
@@ -566,14 +602,23 @@ jt_event_t *jt_event_from_json_canon (const char *text, size_t len, bool *canoni
         *canonical = canon && strlen (canon) == len && !memcmp (canon, text, len);
         free (canon);
     }
-    free (type);
     json_object_put (o);
     return ev;
 error:
-    free (type);
     jt_event_destroy (ev);
     json_object_put (o);
     return NULL;
+}
+
+jt_event_t *jt_event_from_json (const char *text, size_t len, jt_error_t *err)
+{
+    return event_parse (text, len, NULL, false, err);
+}
+
+jt_event_t *jt_event_from_json_canon (const char *text, size_t len, bool *canonical,
+                                      jt_error_t *err)
+{
+    return event_parse (text, len, canonical, false, err);
 }
 
 /* ---- events parsed ahead of the fold (jt_ledger_read_pre) ---- */
@@ -593,8 +638,8 @@ static void *pre_parse (const jt_record_t *rec, void *arg)
     if (!p)
         return NULL; /* the callback parses it */
     p->with_flag = *(const bool *) arg;
-    p->ev = jt_event_from_json_canon (rec->payload, rec->len,
-                                      p->with_flag ? &p->canonical : NULL, &p->err);
+    p->ev = event_parse (rec->payload, rec->len, p->with_flag ? &p->canonical : NULL, true,
+                         &p->err);
     if (!p->ev && errno == ENOMEM && !strcmp (p->err.text, "out of memory")) {
         free (p); /* the callback tries again and says so itself */
         return NULL;
@@ -622,8 +667,8 @@ jt_event_t *jt_record_event_ref (const jt_record_t *rec, bool *canonical, bool *
 {
     struct ev_pre *p = rec->pre;
     *owned = !p || (canonical && !p->with_flag);
-    if (*owned)
-        return jt_event_from_json_canon (rec->payload, rec->len, canonical, err);
+    if (*owned) /* the caller destroys it right after the fold: one block */
+        return event_parse (rec->payload, rec->len, canonical, true, err);
     if (!p->ev) {
         jt_errprintf (err, "%s", p->err.text);
         return NULL;
@@ -645,6 +690,10 @@ jt_event_t *jt_record_event (const jt_record_t *rec, bool *canonical, jt_error_t
     if (canonical)
         *canonical = p->canonical;
     jt_event_t *ev = p->ev;
+    if (jt_event_strs_own (ev) < 0) { /* the caller's: strings of its own */
+        jt_errprintf (err, "out of memory");
+        return NULL; /* p->ev stays, for the release */
+    }
     p->ev = NULL;
     return ev;
 }

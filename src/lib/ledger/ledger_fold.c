@@ -139,8 +139,7 @@ static void times_free (jt_fold_times_t *t)
 {
     if (!t)
         return;
-    for (size_t i = 0; i < t->nivl; i++)
-        free (t->ivl[i].lease);
+    free (t->text);
     free (t->ivl);
     free (t->nodes);
     for (size_t i = 0; i < t->nnames; i++)
@@ -217,8 +216,12 @@ static int times_start (jt_fold_times_t *t, struct lease *l, const struct env *e
             return -1;
         t->nodes[t->nnodes++] = (uint32_t) (id - 1);
     }
-    if (!(iv->lease = strdup (l->id)))
+    size_t n = strlen (l->id) + 1;
+    if (jt_grow ((void **) &t->text, &t->textcap, t->ntext + n, 1) < 0)
         return -1;
+    memcpy (t->text + t->ntext, l->id, n);
+    iv->lease = t->ntext;
+    t->ntext += n;
     l->ivl = t->nivl++;
     return 0;
 }

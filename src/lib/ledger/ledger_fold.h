@@ -38,6 +38,12 @@ struct lease {
                                  * gives its End (JT_REASON_NONE: none) */
     uint64_t cut_seed;
     size_t ivl;                 /* lease time: its interval */
+    char *strs;                 /* jt_fold_lease_new's: its nodes array and
+                                 * strings in one block after the struct,
+                                 * freed with it (jt_fold_lease_free frees
+                                 * only what lies outside); NULL: each its
+                                 * own allocation */
+    size_t strs_size;
 };
 
 struct resv {

@@ -40,19 +40,28 @@ static char *dup0 (const char *s)
 
 /* ---- the rows: a lease, a reservation ---- */
 
+/* Free q, one of l's strings or its nodes array, unless it lies in l's
+ * block. */
+static void free_out (const struct lease *l, void *q)
+{
+    uintptr_t a = (uintptr_t) q, b = (uintptr_t) l->strs;
+    if (!l->strs || a < b || a - b >= l->strs_size)
+        free (q);
+}
+
 void jt_fold_lease_free (void *p)
 {
     struct lease *l = p;
     if (!l)
         return;
-    free (l->id);
-    free (l->run);
-    free (l->group);
-    free (l->envelope);
-    free (l->owner);
+    free_out (l, l->id);
+    free_out (l, l->run);
+    free_out (l, l->group);
+    free_out (l, l->envelope);
+    free_out (l, l->owner);
     for (size_t i = 0; i < l->nnodes; i++)
-        free (l->nodes[i]);
-    free (l->nodes);
+        free_out (l, l->nodes[i]);
+    free_out (l, l->nodes);
     free (l);
 }
 
@@ -68,28 +77,50 @@ void jt_fold_resv_free (void *p)
     free (r);
 }
 
+/* s copied at *p, *p moved past its NUL. */
+static char *put_str (char **p, const char *s)
+{
+    size_t n = strlen (s) + 1;
+    char *d = memcpy (*p, s, n);
+    *p += n;
+    return d;
+}
+
 struct lease *jt_fold_lease_new (const jt_event_t *ev, uint64_t seq)
 {
-    struct lease *l = calloc (1, sizeof (*l));
+    /* one allocation: the struct, the nodes array, the strings (a Start
+     * folded made eight of them, and its End freed them) */
+    size_t arr = ev->nnodes * sizeof (char *), n = arr;
+    const char *s[] = { ev->lease, ev->run, ev->group, ev->envelope, ev->owner };
+    if (ev->nnodes > SIZE_MAX / sizeof (char *))
+        return NULL;
+    for (size_t i = 0; i < sizeof (s) / sizeof (s[0]); i++)
+        n += strlen (s[i]) + 1;
+    for (size_t i = 0; i < ev->nnodes; i++)
+        n += strlen (ev->nodes[i]) + 1;
+    if (n < arr || n > SIZE_MAX - sizeof (struct lease))
+        return NULL;
+    struct lease *l = malloc (sizeof (*l) + n);
     if (!l)
         return NULL;
+    memset (l, 0, sizeof (*l));
     l->gpus = ev->gpus;
     l->role = ev->role;
     l->start = ev->start;
     l->seq = seq;
     l->end = -1;
-    if (!(l->id = strdup (ev->lease)) || !(l->run = strdup (ev->run))
-        || !(l->group = strdup (ev->group)) || !(l->envelope = strdup (ev->envelope))
-        || !(l->owner = strdup (ev->owner))
-        || !(l->nodes = calloc (ev->nnodes, sizeof (char *))))
-        goto nomem;
+    l->strs = (char *) (l + 1);
+    l->strs_size = n;
+    l->nodes = (char **) (void *) l->strs;
+    char *p = l->strs + arr;
+    l->id = put_str (&p, ev->lease);
+    l->run = put_str (&p, ev->run);
+    l->group = put_str (&p, ev->group);
+    l->envelope = put_str (&p, ev->envelope);
+    l->owner = put_str (&p, ev->owner);
     for (; l->nnodes < ev->nnodes; l->nnodes++)
-        if (!(l->nodes[l->nnodes] = strdup (ev->nodes[l->nnodes])))
-            goto nomem;
+        l->nodes[l->nnodes] = put_str (&p, ev->nodes[l->nnodes]);
     return l;
-nomem:
-    jt_fold_lease_free (l);
-    return NULL;
 }
 
 /* ---- usage per owner and envelope ---- */

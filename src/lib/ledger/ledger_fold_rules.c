@@ -193,7 +193,8 @@ static int check_payers (jt_fold_times_t *t, const jt_fold_epoch_t *ep, size_t n
         jt_violation_kind_t kind = verdict (b, a, owner, env, l->role, why, sizeof (why));
         if (kind != JT_VIOL_NONE)
             jt_fold_found (best, kind, max64 (l->sseq, k->seq),
-                           "lease %s: %s (BudgetLoaded seq %" PRIu64 ")", l->lease, why,
+                           "lease %s: %s (BudgetLoaded seq %" PRIu64 ")",
+                           jt_fold_ivl_lease (t, l), why,
                            k->seq);
     }
     jt_map_destroy (cache, NULL);

@@ -119,7 +119,8 @@ static int check_nodes (const jt_fold_times_t *t, jt_violation_t *best)
                 jt_fold_found (best, JT_VIOL_NODE_OVERLAP, a->sseq > b->sseq ? a->sseq : b->sseq,
                        "node %s: lease %s starts at %" PRId64 " while lease %s "
                        "(seq %" PRIu64 ", [%" PRId64 ", %s) holds it",
-                       t->names[u[i].node], b->lease, b->start, a->lease, a->sseq,
+                       t->names[u[i].node], jt_fold_ivl_lease (t, b), b->start,
+                       jt_fold_ivl_lease (t, a), a->sseq,
                        a->start, end);
             }
             if (iend (b) > iend (a))
@@ -488,7 +489,8 @@ static size_t change_at (const struct change *c, size_t lo, size_t hi, int64_t x
 /* One part [ps, pe) of lease l inside the span of change k: inside k's
  * window when k caps the envelope. first: the part begins at the lease's
  * start; last: it ends at the lease's end (or the last instant). */
-static void window_part (const jt_fold_ivl_t *l, const char *name, const struct change *k,
+static void window_part (const jt_fold_ivl_t *l, const char *lease, const char *name,
+                         const struct change *k,
                          int64_t ps, int64_t pe, bool first, bool last, int64_t horizon,
                          jt_violation_t *best)
 {
@@ -503,27 +505,27 @@ static void window_part (const jt_fold_ivl_t *l, const char *name, const struct 
             jt_fold_found (best, JT_VIOL_WINDOW, sseq,
                    "lease %s starts at %" PRId64 " outside envelope %s's window "
                    "[%" PRId64 ", %" PRId64 ") (%s)",
-                   l->lease, ps, name, cap->wstart, cap->wend, since (k, b, sizeof (b)));
+                   lease, ps, name, cap->wstart, cap->wend, since (k, b, sizeof (b)));
         else
             jt_fold_found (best, JT_VIOL_WINDOW, sseq,
                    "lease %s runs at %" PRId64 " outside envelope %s's window "
                    "[%" PRId64 ", %" PRId64 ") (%s)",
-                   l->lease, ps, name, cap->wstart, cap->wend, since (k, b, sizeof (b)));
+                   lease, ps, name, cap->wstart, cap->wend, since (k, b, sizeof (b)));
     } else if (pe > cap->wend) {
         if (last && l->end >= 0)
             jt_fold_found (best, JT_VIOL_WINDOW, eseq,
                    "lease %s ends at %" PRId64 " after envelope %s's window end "
                    "%" PRId64 " (%s)",
-                   l->lease, pe, name, cap->wend, since (k, b, sizeof (b)));
+                   lease, pe, name, cap->wend, since (k, b, sizeof (b)));
         else if (last)
             jt_fold_found (best, JT_VIOL_WINDOW, sseq,
                    "lease %s is still open at %" PRId64 ", after envelope %s's window "
                    "end %" PRId64 " (%s)",
-                   l->lease, horizon, name, cap->wend, since (k, b, sizeof (b)));
+                   lease, horizon, name, cap->wend, since (k, b, sizeof (b)));
         else
             jt_fold_found (best, JT_VIOL_WINDOW, sseq,
                    "lease %s runs past envelope %s's window end %" PRId64 " (%s)",
-                   l->lease, name, cap->wend, since (k, b, sizeof (b)));
+                   lease, name, cap->wend, since (k, b, sizeof (b)));
     }
 }
 
@@ -572,7 +574,7 @@ static int check_windows (const jt_fold_times_t *t, const char *const *names,
         z = e > s ? change_at (c, lo, end[lo], e - 1) : k0;
         if (z < k0)
             z = k0;
-        window_part (l, name, &c[k0], ps, z > k0 ? c[k0 + 1].time : e, from_start,
+        window_part (l, jt_fold_ivl_lease (t, l), name, &c[k0], ps, z > k0 ? c[k0 + 1].time : e, from_start,
                      z == k0, horizon, best);
         if (z > k0 + 1 && pre[z] - pre[k0 + 1] > 0) {
             /* the first change in (k0, z) outside its window */
@@ -587,10 +589,10 @@ static int check_windows (const jt_fold_times_t *t, const char *const *names,
             jt_fold_found (best, JT_VIOL_WINDOW, max64 (l->sseq, c[a].seq),
                    "lease %s [%" PRId64 ", %" PRId64 ") runs outside envelope %s's "
                    "window of the caps of seq %" PRIu64 " while they are in force",
-                   l->lease, s, e, name, c[a].seq);
+                   jt_fold_ivl_lease (t, l), s, e, name, c[a].seq);
         }
         if (z > k0)
-            window_part (l, name, &c[z], c[z].time, e, false, true, horizon, best);
+            window_part (l, jt_fold_ivl_lease (t, l), name, &c[z], c[z].time, e, false, true, horizon, best);
     }
     free (pre);
     free (end);

@@ -25,7 +25,8 @@ typedef struct jt_fold_times jt_fold_times_t;
 
 /* A lease interval as its Start and End made it. */
 typedef struct jt_fold_ivl {
-    char *lease;
+    size_t lease;               /* its id: at this offset in the times' text
+                                 * (jt_fold_ivl_lease) */
     int64_t start, end;         /* end -1: open (runs to the last instant) */
     int64_t gpus;
     uint32_t env;               /* envelope number (the fold's) */
@@ -70,7 +71,18 @@ struct jt_fold_times {
     jt_map_t *rules_ids;        /* budgetsSha256 -> 1 + index in rules */
     uint64_t leases_checked;    /* by the last check: payer and role checked */
     uint64_t leases_unchecked;  /* started under budgets with no content */
+    char *text;                 /* the intervals' lease ids, each ended by a
+                                 * NUL, back to back: one growing block, not
+                                 * an allocation per lease */
+    size_t ntext, textcap;
 };
+
+/* The lease id of interval iv of t. */
+static inline const char *jt_fold_ivl_lease (const jt_fold_times_t *t,
+                                             const jt_fold_ivl_t *iv)
+{
+    return t->text + iv->lease;
+}
 
 /* What a sweep over time checks and how it names it: envelopes (C and B),
  * aggregate caps, lending caps. */

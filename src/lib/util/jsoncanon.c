@@ -39,17 +39,32 @@ int jt_json_add_int (json_object *o, const char *key, int64_t i)
     return jt_json_add (o, key, json_object_new_int64 (i));
 }
 
-int jt_json_get_str (json_object *o, const char *key, bool req, char **out,
-                     jt_error_t *err)
+int jt_json_get_strref (json_object *o, const char *key, bool req, const char **out,
+                        size_t *len, jt_error_t *err)
 {
     json_object *v;
-    char *cp;
 
     if (!json_object_object_get_ex (o, key, &v))
         return req ? jt_errprintf (err, "%s: missing", key) : 0;
     if (!json_object_is_type (v, json_type_string))
         return jt_errprintf (err, "%s: expected a string", key);
-    if (!(cp = strdup (json_object_get_string (v))))
+    *out = json_object_get_string (v);
+    *len = (size_t) json_object_get_string_len (v);
+    return 0;
+}
+
+int jt_json_get_str (json_object *o, const char *key, bool req, char **out,
+                     jt_error_t *err)
+{
+    const char *s = NULL;
+    size_t len;
+    char *cp;
+
+    if (jt_json_get_strref (o, key, req, &s, &len, err) < 0)
+        return -1;
+    if (!s) /* missing, not required */
+        return 0;
+    if (!(cp = strdup (s)))
         return jt_errprintf (err, "out of memory");
     free (*out);
     *out = cp;

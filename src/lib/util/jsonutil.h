@@ -167,6 +167,11 @@ int jt_json_add_int (json_object *o, const char *key, int64_t i);
  * with err "KEY: ..." otherwise. */
 int jt_json_get_str (json_object *o, const char *key, bool req, char **out,
                      jt_error_t *err);
+/* jt_json_get_str's checks and messages, the value borrowed: *out points
+ * into o's string (valid while o lives) and *len is its length; nothing is
+ * allocated. Missing and not req: 0 with *out untouched. */
+int jt_json_get_strref (json_object *o, const char *key, bool req, const char **out,
+                        size_t *len, jt_error_t *err);
 int jt_json_get_int (json_object *o, const char *key, bool req, int64_t *out,
                      jt_error_t *err);
 /* 16 lowercase hex digits under key into *out (a 64-bit seed, which a JSON
