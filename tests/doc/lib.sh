@@ -228,8 +228,12 @@ doc_match () {
 # text), "..." for any text and ",..." for further items (also none); the
 # rest of a line is literal. Prints the first line not found; 0 or 1.
 doc_schema () {
-    awk -v specs="$1" '
+    # SPECS through the environment, not -v: awk processes escapes in a -v
+    # value, and gawk then drops the backslash of \{ where mawk keeps it
+    # (a schema's ERE would differ with the machine's awk)
+    _JT_DOC_SPECS=$1 awk '
     BEGIN {
+        specs = ENVIRON["_JT_DOC_SPECS"]
         np = split(specs, s, ",")
         for (i = 1; i <= np; i++) {
             k = s[i]; v = ".+"; e = index(k, "=")
