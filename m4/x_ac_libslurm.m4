@@ -6,7 +6,8 @@
 #    libslurm (Debian: libslurm-dev) for `jobtree snapshot`, which reads a
 #    live cluster through Slurm's public API. Optional: without it the
 #    command says so. Sets LIBSLURM_LIBS, HAVE_LIBSLURM (config.h) and the
-#    HAVE_LIBSLURM conditional. --without-libslurm turns it off.
+#    HAVE_LIBSLURM conditional, and HAVE_SLURM_TOPOLOGY_YAML when that
+#    Slurm reads topology.yaml (25.05+). --without-libslurm turns it off.
 ##*****************************************************************************
 ##
 ## Copyright (C) 2026 The Jobtree authors.
@@ -31,6 +32,21 @@ AC_DEFUN([X_AC_LIBSLURM], [
       LIBS="-lslurm $LIBS"
       AC_CHECK_FUNCS([slurm_free_conf])
       LIBS=$x_ac_save_LIBS])
+    # Since 25.05 a topology.yaml beside slurm.conf replaces TopologyPlugin
+    # and topology.conf (topology.yaml(5); docs/slurm-26.05.md): the
+    # snapshot then reads it. Decided here, from the headers' version, so
+    # that no source carries a version test (docs/slurm-versions.md).
+    AS_IF([test "x$x_ac_have_libslurm" = xyes], [
+      AC_MSG_CHECKING([whether this Slurm reads topology.yaml (25.05 and later)])
+      AC_COMPILE_IFELSE([AC_LANG_PROGRAM([[#include <slurm/slurm.h>
+#if SLURM_VERSION_NUMBER < SLURM_VERSION_NUM(25, 5, 0)
+#error "before 25.05: topology.conf only"
+#endif
+]], [[]])],
+        [AC_MSG_RESULT([yes])
+         AC_DEFINE([HAVE_SLURM_TOPOLOGY_YAML], [1],
+           [Slurm (25.05+) reads topology.yaml before topology.conf])],
+        [AC_MSG_RESULT([no])])])
     AS_IF([test "x$with_libslurm" = xyes && test "x$x_ac_have_libslurm" = xno],
       [AC_MSG_ERROR([--with-libslurm: slurm/slurm.h or libslurm not found
 (Debian: apt-get install libslurm-dev)])])

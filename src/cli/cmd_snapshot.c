@@ -256,7 +256,7 @@ static int conf_leaves (jt_topo_leaves_t *out)
     strcpy (path, base);
     slash = strrchr (path, '/');
     file = slash ? slash + 1 : path;
-#if SLURM_VERSION_NUMBER >= SLURM_VERSION_NUM(25, 5, 0)
+#ifdef HAVE_SLURM_TOPOLOGY_YAML     /* 25.05+: m4/x_ac_libslurm.m4 */
     strcpy (file, "topology.yaml");
     if (access (path, F_OK) == 0) {
         if (!jt_topoyaml_available ())
