@@ -19,6 +19,7 @@
 #include <string.h>
 
 #include "topoconf_int.h"
+#include "util/grow.h"
 
 static void rec_free (jt_topo_rec_t *r)
 {
@@ -129,14 +130,8 @@ int jt_topo_add_rec (jt_topo_parse_t *p, const char *name, size_t nlen, const ch
 {
     jt_topo_rec_t *r;
 
-    if (p->n == p->cap) {
-        size_t nc = p->cap ? p->cap * 2 : 16;
-        jt_topo_rec_t *nv = realloc (p->r, nc * sizeof (*nv));
-        if (!nv)
-            return -1;
-        p->r = nv;
-        p->cap = nc;
-    }
+    if (jt_grow ((void **) &p->r, &p->cap, p->n + 1, sizeof (*p->r)) < 0)
+        return -1;
     r = &p->r[p->n];
     memset (r, 0, sizeof (*r));
     r->line = line;
