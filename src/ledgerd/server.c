@@ -69,6 +69,8 @@
 
 #include "jobtree/ledger_checkpoint.h"
 #include "jobtree/map.h"
+#include "canon.h"
+#include "commit.h"
 #include "ledgerd.h"
 
 #define MAX_CLIENTS 1024
@@ -83,6 +85,7 @@ struct client {
     char *out;
     size_t outlen, outoff, outcap;
     bool eof;
+    size_t nreq; /* requests read and not yet answered: freed at 0 only */
 };
 
 enum req_kind { REQ_APPEND, REQ_DUP, REQ_BATCHDUP, REQ_REPLY, REQ_HEAD };
@@ -99,6 +102,22 @@ struct req {
     jt_event_t *ev;  /* REQ_APPEND, checkpoints on: for the fold */
 };
 
+/* A group commit: the requests of the rounds gathered into it, in order,
+ * and its appends (the payloads handed to the commit thread). */
+struct group {
+    struct req *reqs;
+    size_t nreqs, reqcap;
+    jt_map_t *batch; /* id key -> 1 + index among the appends */
+    size_t nappend;
+    const char **p;
+    size_t *lens;
+    uint64_t *offs;
+    size_t pcap;
+    uint64_t first;      /* in flight: the seq of its first append */
+    size_t load_pending; /* 1 + the append index of the load kept, 0: none */
+    bool load_none;      /* ... and it left no load kept (unreadable) */
+};
+
 #define HEAD_SAVE_S 1.0
 
 struct server {
@@ -113,8 +132,12 @@ struct server {
     int lfd;
     struct client *clients[MAX_CLIENTS];
     size_t nclients;
-    struct req *reqs;
-    size_t nreqs, reqcap;
+    /* the group being gathered, and the one the commit thread is writing
+     * and syncing (NULL: none): answered when its sync returns */
+    struct group grp[2];
+    struct group *cur, *fly;
+    struct ledgerd_commit cm;
+    struct ledgerd_canon canon; /* the helper that canonicalizes beside it */
     /* checkpoints (conf->checkpoint_every or _interval): the fold of every
      * record, records since the last checkpoint and when they began */
     jt_ledger_fold_t *fold;
@@ -126,7 +149,6 @@ struct server {
      * indexed and where load is (what the next stamp says) */
     uint64_t stamp_seq;
     struct ledgerd_stamp mark;
-    size_t load_pending; /* 1 + the batch index of the load kept, 0: none */
     /* the stamp after a checkpoint is written on a thread of its own (its
      * msync may take a second for a large table); one at a time */
     pthread_t stamper;
@@ -429,64 +451,21 @@ static void accept_clients (struct server *s)
     }
 }
 
-static struct req *req_new (struct server *s, struct client *c)
+static struct req *req_new (struct group *g, struct client *c)
 {
-    if (s->nreqs == s->reqcap) {
-        size_t nc = s->reqcap ? 2 * s->reqcap : 256;
-        struct req *nv = realloc (s->reqs, nc * sizeof (*nv));
+    if (g->nreqs == g->reqcap) {
+        size_t nc = g->reqcap ? 2 * g->reqcap : 256;
+        struct req *nv = realloc (g->reqs, nc * sizeof (*nv));
         if (!nv)
             return NULL;
-        s->reqs = nv;
-        s->reqcap = nc;
+        g->reqs = nv;
+        g->reqcap = nc;
     }
-    struct req *r = &s->reqs[s->nreqs++];
+    struct req *r = &g->reqs[g->nreqs++];
     memset (r, 0, sizeof (*r));
     r->c = c;
+    c->nreq++;
     return r;
-}
-
-/* A request line of this round and what canonicalizing it gave (pure:
- * done on any thread): the canonical event and its id key, or the error. */
-struct line {
-    struct client *c;
-    const char *text;
-    size_t len;
-    bool head;
-    char *canon, *key;
-    jt_event_t *ev;
-    char err[256];
-};
-
-static void canonicalize (struct line *l)
-{
-    jt_error_t err = { "" };
-    if (l->len == 4 && !memcmp (l->text, "HEAD", 4)) {
-        l->head = true;
-        return;
-    }
-    bool canonical = false;
-    jt_event_t *ev = jt_event_from_json_canon (l->text, l->len, &canonical, &err);
-    if (ev && ev->type == JT_EV_CHECKPOINT) {
-        snprintf (err.text, sizeof (err.text),
-                  "type: Checkpoint records are written by jobtree-ledgerd only");
-        jt_event_destroy (ev);
-        ev = NULL;
-    }
-    if (ev && canonical) { /* what the client library sends: kept as it came */
-        if (!(l->canon = strndup (l->text, l->len)))
-            snprintf (err.text, sizeof (err.text), "out of memory");
-    } else
-        l->canon = ev ? jt_event_to_json (ev, &err) : NULL;
-    l->ev = ev;
-    l->key = l->canon ? ledgerd_id_key (l->canon, strlen (l->canon)) : NULL;
-    if (!l->canon || !l->key) {
-        snprintf (l->err, sizeof (l->err), "%s", l->canon ? "out of memory" : err.text);
-        free (l->canon);
-        free (l->key);
-        l->canon = l->key = NULL;
-        jt_event_destroy (l->ev);
-        l->ev = NULL;
-    }
 }
 
 /* Whether Start ev is refused for who pays it (the file's head): reply
@@ -512,13 +491,13 @@ static bool refuse_payer (struct server *s, const jt_event_t *ev, char *reply, s
     return true;
 }
 
-/* Turn one canonicalized line into a request (in order: the id indexes
- * and this batch's ids decide). batch maps ids of this batch. Takes l's
+/* Turn one canonicalized line into a request of group g (in order: the
+ * id indexes, the group in flight's ids and g's own decide). Takes l's
  * canon and key. */
-static void take_line (struct server *s, struct line *l, jt_map_t *batch,
-                       size_t *nappend)
+static void take_line (struct server *s, struct ledgerd_line *l, struct group *g)
 {
-    struct req *r = req_new (s, l->c);
+    size_t *nappend = &g->nappend;
+    struct req *r = req_new (g, l->c);
     char *canon = l->canon, *key = l->key;
     jt_event_t *ev = l->ev;
     l->canon = l->key = NULL;
@@ -540,18 +519,23 @@ static void take_line (struct server *s, struct line *l, jt_map_t *batch,
         return;
     }
     void *seq = jt_map_get (s->index, key);
-    void *bidx = jt_map_get (batch, key);
+    /* an id whose group is being synced: its seq is known (answered after
+     * that group's, so only once it is durable), never a second record */
+    void *fidx = !seq && s->fly ? jt_map_get (s->fly->batch, key) : NULL;
+    void *bidx = jt_map_get (g->batch, key);
     uint64_t old = 0;
     int found = 0;
     char e[256];
-    if (!seq && !bidx
+    if (fidx)
+        old = s->fly->first + (uint64_t) (uintptr_t) fidx - 1;
+    if (!seq && !fidx && !bidx
         && (found = ledgerd_ids_find (&s->ids, key, &old, e, sizeof (e))) < 0) {
         /* cannot tell whether it is a resend (the ledger cannot be read):
          * fail closed, appending nothing of this batch, rather than risk a
          * second copy; the clients keep their events */
         snprintf (s->fatal, sizeof (s->fatal), "id index: %.200s", e);
         snprintf (r->reply, sizeof (r->reply), "ERR FAIL %.250s\n", s->fatal);
-    } else if (seq || found) {
+    } else if (seq || fidx || found) {
         r->kind = REQ_DUP;
         r->seq = seq ? (uint64_t) (uintptr_t) seq : old;
     } else if (bidx) {
@@ -559,14 +543,16 @@ static void take_line (struct server *s, struct line *l, jt_map_t *batch,
         r->dup_of = (size_t) (uintptr_t) bidx - 1;
     } else if (refuse_payer (s, ev, r->reply, sizeof (r->reply))) {
         /* r->reply: ERR INVALID */
-    } else if (jt_map_put (batch, key, (void *) (uintptr_t) (*nappend + 1), NULL) < 0) {
+    } else if (jt_map_put (g->batch, key, (void *) (uintptr_t) (*nappend + 1), NULL) < 0) {
         snprintf (r->reply, sizeof (r->reply), "ERR FAIL out of memory\n");
     } else {
         if (ev->type == JT_EV_BUDGET_LOADED) { /* judges the Starts after it */
             const jt_event_t *before = s->load;
             note_load (s, canon, strlen (canon));
-            if (s->load != before) /* where it is: known once appended */
-                s->load_pending = *nappend + 1;
+            if (s->load != before) { /* where it is: known once appended */
+                g->load_pending = *nappend + 1;
+                g->load_none = !s->load;
+            }
         }
         r->kind = REQ_APPEND;
         r->payload = canon;
@@ -584,50 +570,15 @@ static void take_line (struct server *s, struct line *l, jt_map_t *batch,
     jt_event_destroy (ev);
 }
 
-/* Lines from PAR_MIN_LINES on are canonicalized on two threads (parsing
- * and re-serializing an event is most of the daemon's work per event; the
- * order-dependent part stays on this thread). */
-#define PAR_MIN_LINES 32
-
-struct half {
-    struct line *v;
-    size_t n;
-};
-
-static void *canon_half (void *arg)
-{
-    struct half *h = arg;
-    for (size_t i = 0; i < h->n; i++)
-        canonicalize (&h->v[i]);
-    return NULL;
-}
-
-static void canonicalize_all (struct line *v, size_t n)
-{
-    pthread_t th;
-    struct half h = { v + n / 2, n - n / 2 };
-    bool threaded = false;
-    if (n >= PAR_MIN_LINES) {
-        sigset_t all, old;
-        sigfillset (&all);
-        pthread_sigmask (SIG_SETMASK, &all, &old);
-        threaded = pthread_create (&th, NULL, canon_half, &h) == 0;
-        pthread_sigmask (SIG_SETMASK, &old, NULL);
-    }
-    for (size_t i = 0; i < (threaded ? n / 2 : n); i++)
-        canonicalize (&v[i]);
-    if (threaded)
-        pthread_join (th, NULL);
-}
-
-/* Split complete lines out of every client's input, up to batch_max lines
- * a round, canonicalize them, and turn them into requests in order.
- * Returns true if some input was left for the next round. */
-static bool gather (struct server *s, jt_map_t *batch, size_t *nappend)
+/* Split complete lines out of every client's input, up to batch_max
+ * requests a group, canonicalize them, and turn them into requests of g
+ * in order. Returns true if some input was left for a later round. */
+static bool gather (struct server *s, struct group *g)
 {
     bool left = false;
     size_t nlines = 0, cap = 0, *used = NULL;
-    struct line *lines = NULL;
+    size_t room = g->nreqs < s->conf->batch_max ? s->conf->batch_max - g->nreqs : 0;
+    struct ledgerd_line *lines = NULL;
 
     if (!s->nclients)
         return false;
@@ -637,7 +588,7 @@ static bool gather (struct server *s, jt_map_t *batch, size_t *nappend)
         struct client *c = s->clients[i];
         size_t off = 0;
         while (off < c->inlen) {
-            if (nlines >= s->conf->batch_max) {
+            if (nlines >= room) {
                 left = true;
                 break;
             }
@@ -649,7 +600,7 @@ static bool gather (struct server *s, jt_map_t *batch, size_t *nappend)
                 len--;
             if (len && nlines == cap) {
                 size_t nc = cap ? 2 * cap : 256;
-                struct line *nv = realloc (lines, nc * sizeof (*nv));
+                struct ledgerd_line *nv = realloc (lines, nc * sizeof (*nv));
                 if (!nv) {
                     left = true; /* the rest next round */
                     break;
@@ -658,14 +609,14 @@ static bool gather (struct server *s, jt_map_t *batch, size_t *nappend)
                 cap = nc;
             }
             if (len)
-                lines[nlines++] = (struct line){ .c = c, .text = c->in + off, .len = len };
+                lines[nlines++] = (struct ledgerd_line){ .c = c, .text = c->in + off, .len = len };
             off = (size_t) (nl - c->in) + 1;
         }
         used[i] = off;
     }
-    canonicalize_all (lines, nlines);
+    ledgerd_canon_all (&s->canon, lines, nlines);
     for (size_t k = 0; k < nlines; k++)
-        take_line (s, &lines[k], batch, nappend);
+        take_line (s, &lines[k], g);
     for (size_t i = 0; i < s->nclients; i++) {
         struct client *c = s->clients[i];
         size_t off = used[i];
@@ -683,40 +634,53 @@ static bool gather (struct server *s, jt_map_t *batch, size_t *nappend)
     return left;
 }
 
-static int commit (struct server *s, size_t nappend, char *errbuf, size_t errlen)
+/* Hand group g's appends to the commit thread (the writer is idle: the
+ * seqs it will get are known now). 0, or -1 out of memory (s->fatal). */
+static int group_submit (struct server *s, struct group *g)
 {
-    const char **p = NULL;
-    size_t *lens = NULL;
-    uint64_t first = 0, *offs = NULL;
-    jt_error_t err = { "" };
-    char ierr[256] = "";
-    int rc = 0;
-
-    if (s->fatal[0]) {
-        snprintf (err.text, sizeof (err.text), "%s", s->fatal);
-        rc = -1;
-    } else if (nappend) {
-        p = malloc (nappend * sizeof (*p));
-        lens = malloc (nappend * sizeof (*lens));
-        offs = malloc (nappend * sizeof (*offs));
-        if (!p || !lens || !offs) {
-            snprintf (err.text, sizeof (err.text), "out of memory");
-            rc = -1;
-        } else {
-            for (size_t i = 0; i < s->nreqs; i++)
-                if (s->reqs[i].kind == REQ_APPEND) {
-                    p[s->reqs[i].dup_of] = s->reqs[i].payload;
-                    lens[s->reqs[i].dup_of] = s->reqs[i].len;
-                }
-            rc = jt_ledger_writer_append_at (s->w, p, lens, nappend, &first, offs,
-                                             &err);
-            if (rc == 0)
-                (void) ledgerd_ids_segment (&s->ids, jt_ledger_writer_segment (s->w),
-                                            ierr, sizeof (ierr));
+    if (g->nappend > g->pcap) {
+        size_t nc = g->pcap ? g->pcap : 256;
+        while (nc < g->nappend)
+            nc *= 2;
+        const char **p = realloc (g->p, nc * sizeof (*p));
+        if (p)
+            g->p = p;
+        size_t *lens = p ? realloc (g->lens, nc * sizeof (*lens)) : NULL;
+        if (lens)
+            g->lens = lens;
+        uint64_t *offs = lens ? realloc (g->offs, nc * sizeof (*offs)) : NULL;
+        if (!offs) {
+            snprintf (s->fatal, sizeof (s->fatal), "out of memory");
+            return -1;
         }
+        g->offs = offs;
+        g->pcap = nc;
     }
-    for (size_t i = 0; i < s->nreqs; i++) {
-        struct req *r = &s->reqs[i];
+    for (size_t i = 0; i < g->nreqs; i++)
+        if (g->reqs[i].kind == REQ_APPEND) {
+            g->p[g->reqs[i].dup_of] = g->reqs[i].payload;
+            g->lens[g->reqs[i].dup_of] = g->reqs[i].len;
+        }
+    g->first = jt_ledger_writer_last_seq (s->w) + 1;
+    ledgerd_commit_submit (&s->cm, g->p, g->lens, g->nappend, g->offs);
+    return 0;
+}
+
+/* Answer group g, in order, once its appends are durable (rc 0, first) or
+ * failed (rc -1, err): then every request not answered otherwise gets ERR
+ * FAIL. The durable ones are indexed (memory and disk) and folded. The
+ * writer is idle. 0, or -1 with errbuf: stop (fail closed). */
+static int group_finish (struct server *s, struct group *g, int rc, uint64_t first,
+                         const jt_error_t *err, char *errbuf, size_t errlen)
+{
+    char ierr[256] = "";
+    size_t nappend = g->nappend;
+
+    if (rc == 0 && nappend)
+        (void) ledgerd_ids_segment (&s->ids, jt_ledger_writer_segment (s->w), ierr,
+                                    sizeof (ierr));
+    for (size_t i = 0; i < g->nreqs; i++) {
+        struct req *r = &g->reqs[i];
         char line[400];
         if (r->kind == REQ_REPLY)
             snprintf (line, sizeof (line), "%s", r->reply);
@@ -725,7 +689,7 @@ static int commit (struct server *s, size_t nappend, char *errbuf, size_t errlen
                       jt_ledger_writer_last_seq (s->w),
                       jt_ledger_writer_last_hash (s->w));
         else if (rc < 0)
-            snprintf (line, sizeof (line), "ERR FAIL %s\n", err.text);
+            snprintf (line, sizeof (line), "ERR FAIL %s\n", err->text);
         else if (r->kind == REQ_DUP)
             snprintf (line, sizeof (line), "OK %" PRIu64 "\n", r->seq);
         else {
@@ -748,12 +712,14 @@ static int commit (struct server *s, size_t nappend, char *errbuf, size_t errlen
                 }
             }
             if (r->kind == REQ_APPEND && !ierr[0]
-                && ledgerd_ids_add (&s->ids, r->key, offs[r->dup_of], ierr, sizeof (ierr))
+                && ledgerd_ids_add (&s->ids, r->key, g->offs[r->dup_of], ierr,
+                                    sizeof (ierr))
                        < 0
                 && !ierr[0])
                 snprintf (ierr, sizeof (ierr), "id index failed");
         }
         client_reply (r->c, line);
+        r->c->nreq--;
         free (r->payload);
         free (r->key);
         jt_event_destroy (r->ev);
@@ -763,27 +729,72 @@ static int commit (struct server *s, size_t nappend, char *errbuf, size_t errlen
         if (!s->since)
             s->since_at = mono_now ();
         s->since += nappend;
-        if (!ierr[0]) { /* every record of the batch indexed */
+        if (!ierr[0]) { /* every record of the group indexed */
             s->mark.seq = first + nappend - 1;
-            s->mark.pos = ledgerd_ids_pos (&s->ids, offs[nappend - 1]);
+            s->mark.pos = ledgerd_ids_pos (&s->ids, g->offs[nappend - 1]);
             memcpy (s->mark.hash, jt_ledger_writer_last_hash (s->w), 65);
-            if (s->load_pending)
+            if (g->load_pending)
                 s->mark.load_pos =
-                    s->load ? ledgerd_ids_pos (&s->ids, offs[s->load_pending - 1]) + 1 : 0;
+                    g->load_none
+                        ? 0
+                        : ledgerd_ids_pos (&s->ids, g->offs[g->load_pending - 1]) + 1;
         }
     }
-    s->load_pending = 0;
-    s->nreqs = 0;
-    free (p);
-    free (lens);
-    free (offs);
+    g->load_pending = 0;
+    g->load_none = false;
+    g->nreqs = 0;
+    g->nappend = 0;
+    jt_map_destroy (g->batch, NULL);
+    g->batch = jt_map_create (0);
     if (rc < 0)
-        snprintf (errbuf, errlen, "%s", err.text);
+        snprintf (errbuf, errlen, "%s", err->text);
     else if (ierr[0]) {
         snprintf (errbuf, errlen, "%s", ierr);
         rc = -1;
+    } else if (!g->batch) {
+        snprintf (errbuf, errlen, "out of memory");
+        rc = -1;
     }
     return rc;
+}
+
+static void flush_all (struct server *s)
+{
+    for (size_t i = 0; i < s->nclients; i++)
+        client_flush (s->clients[i]);
+}
+
+/* Answer the group in flight once its sync returned (waiting for it), and
+ * send the replies at once (before any checkpoint). */
+static int fly_finish (struct server *s, char *errbuf, size_t errlen)
+{
+    uint64_t first = 0;
+    jt_error_t err = { "" };
+    struct group *g = s->fly;
+    int rc = ledgerd_commit_collect (&s->cm, &first, &err);
+    s->fly = NULL;
+    rc = group_finish (s, g, rc, first, &err, errbuf, errlen);
+    flush_all (s);
+    return rc;
+}
+
+/* Group cur, gathered while nothing is in flight: answered at once when it
+ * appends nothing, failed when s->fatal says so, else handed to the commit
+ * thread (and cur is the other group from now on). 0, or -1 (stop). */
+static int cur_commit (struct server *s, char *errbuf, size_t errlen)
+{
+    struct group *g = s->cur;
+    jt_error_t err = { "" };
+
+    if (s->fatal[0] || (g->nappend && group_submit (s, g) < 0)) {
+        snprintf (err.text, sizeof (err.text), "%s", s->fatal);
+        return group_finish (s, g, -1, 0, &err, errbuf, errlen);
+    }
+    if (!g->nappend)
+        return g->nreqs ? group_finish (s, g, 0, 0, &err, errbuf, errlen) : 0;
+    s->fly = g;
+    s->cur = g == &s->grp[0] ? &s->grp[1] : &s->grp[0];
+    return 0;
 }
 
 static int listen_socket (struct server *s, char *errbuf, size_t errlen)
@@ -1035,7 +1046,7 @@ static void drop_closed (struct server *s)
     size_t j = 0;
     for (size_t i = 0; i < s->nclients; i++) {
         struct client *c = s->clients[i];
-        if (c->eof)
+        if (c->eof && !c->nreq) /* a group still to answer points at it */
             client_free (c);
         else
             s->clients[j++] = c;
@@ -1043,13 +1054,56 @@ static void drop_closed (struct server *s)
     s->nclients = j;
 }
 
+/* Stop failed (errbuf says why; nothing is in flight): every request of
+ * the group being gathered gets ERR FAIL, and the replies go out. */
+static int stop_failed (struct server *s, char *errbuf, size_t errlen)
+{
+    jt_error_t err = { "" };
+    char e[256];
+    snprintf (err.text, sizeof (err.text), "%s", errbuf);
+    if (s->cur->nreqs)
+        (void) group_finish (s, s->cur, -1, 0, &err, e, sizeof (e));
+    flush_all (s);
+    (void) errlen;
+    return -1;
+}
+
+/* After a group's sync returned and it was answered (the writer idle, the
+ * fold at its last record): the checkpoint when due, the stamp after it,
+ * the durable head when due. 0, or -1 (a checkpoint failed: stop). */
+static int after_commit (struct server *s, char *errbuf, size_t errlen)
+{
+    uint64_t ckpt_before = s->since;
+    if (maybe_checkpoint (s, errbuf, errlen) < 0)
+        return -1;
+    if (ckpt_before && !s->since) /* a checkpoint was written */
+        stamp_ids_async (s);
+    save_head (s);
+    return 0;
+}
+
+/* DESIGN (see the head comment): gather into s->cur while s->fly is being
+ * written and synced by the commit thread; when its sync returns, answer
+ * it, then hand over what cur gathered meanwhile. */
 static int loop (struct server *s, char *errbuf, size_t errlen)
 {
-    struct pollfd pfd[MAX_CLIENTS + 1];
+    struct pollfd pfd[MAX_CLIENTS + 2];
     bool more = false;
     char buf[READ_CHUNK];
 
-    while (!ledgerd_exit_flag) {
+    for (;;) {
+        if (ledgerd_exit_flag) {
+            /* a clean stop: what was read is answered first */
+            if (s->fly && (fly_finish (s, errbuf, errlen) < 0
+                           || after_commit (s, errbuf, errlen) < 0))
+                return stop_failed (s, errbuf, errlen);
+            if (s->cur->nreqs && (cur_commit (s, errbuf, errlen) < 0
+                                  || (s->fly && (fly_finish (s, errbuf, errlen) < 0
+                                                 || after_commit (s, errbuf, errlen) < 0))))
+                return stop_failed (s, errbuf, errlen);
+            flush_all (s);
+            return 0;
+        }
         if (ledgerd_hup_flag) {
             ledgerd_hup_flag = 0;
             log_open (s->conf->logfile);
@@ -1064,7 +1118,11 @@ static int loop (struct server *s, char *errbuf, size_t errlen)
             };
         }
         size_t npfd = s->nclients + 1;
-        int n = poll (pfd, npfd, more ? 0 : idle_timeout (s));
+        if (s->fly)
+            pfd[npfd] = (struct pollfd){ .fd = s->cm.pipe[0], .events = POLLIN };
+        bool full = s->cur->nreqs >= s->conf->batch_max;
+        int timeout = more && !(s->fly && full) ? 0 : s->fly ? -1 : idle_timeout (s);
+        int n = poll (pfd, npfd + (s->fly ? 1 : 0), timeout);
         if (n < 0) {
             if (errno == EINTR)
                 continue;
@@ -1084,36 +1142,27 @@ static int loop (struct server *s, char *errbuf, size_t errlen)
                     c->eof = true;
             }
         }
-        jt_map_t *batch = jt_map_create (0);
-        size_t nappend = 0;
-        if (!batch) {
-            snprintf (errbuf, errlen, "out of memory");
-            return -1;
+        if (s->fly && ledgerd_commit_ready (&s->cm)) {
+            if (fly_finish (s, errbuf, errlen) < 0 || after_commit (s, errbuf, errlen) < 0)
+                return stop_failed (s, errbuf, errlen); /* fail closed */
         }
-        more = gather (s, batch, &nappend);
-        int rc = commit (s, nappend, errbuf, errlen);
-        jt_map_destroy (batch, NULL);
-        for (size_t i = 0; i < s->nclients; i++)
-            client_flush (s->clients[i]);
-        if (rc < 0)
-            return -1; /* fail closed: nothing more is acknowledged */
-        uint64_t ckpt_before = s->since;
-        if (maybe_checkpoint (s, errbuf, errlen) < 0)
-            return -1;
-        if (ckpt_before && !s->since) /* a checkpoint was written */
-            stamp_ids_async (s);
-        save_head (s);
+        more = !s->fatal[0] && gather (s, s->cur);
+        if (!s->fly && s->cur->nreqs && cur_commit (s, errbuf, errlen) < 0)
+            return stop_failed (s, errbuf, errlen);
+        flush_all (s);
+        if (!s->fly && after_commit (s, errbuf, errlen) < 0)
+            return stop_failed (s, errbuf, errlen);
         drop_closed (s);
         if (pfd[0].revents & POLLIN)
             accept_clients (s);
     }
-    return 0;
 }
 
 int ledgerd_serve (const struct ledgerd_conf *conf, void (*ready) (void *), void *arg,
                    char *errbuf, size_t errlen)
 {
-    struct server s = { .conf = conf, .lfd = -1, .ids = { .fd = -1 } };
+    struct server s = { .conf = conf, .lfd = -1, .ids = { .fd = -1 },
+                        .cm = { .pipe = { -1, -1 } } };
     int lockfd = -1, rc = -1;
 
     if ((rc = ledgerd_lock (conf, &lockfd, errbuf, errlen)) != 0)
@@ -1124,9 +1173,16 @@ int ledgerd_serve (const struct ledgerd_conf *conf, void (*ready) (void *), void
         goto done;
     }
     s.crash = getenv ("JT_LEDGERD_TEST_CRASH");
-    if (recover (&s, errbuf, errlen) < 0 || fold_ledger (&s, errbuf, errlen) < 0
-        || listen_socket (&s, errbuf, errlen) < 0)
+    s.cur = &s.grp[0];
+    if (!(s.grp[0].batch = jt_map_create (0)) || !(s.grp[1].batch = jt_map_create (0))) {
+        snprintf (errbuf, errlen, "out of memory");
         goto done;
+    }
+    if (recover (&s, errbuf, errlen) < 0 || fold_ledger (&s, errbuf, errlen) < 0
+        || listen_socket (&s, errbuf, errlen) < 0
+        || ledgerd_commit_start (&s.cm, s.w, errbuf, errlen) < 0)
+        goto done;
+    ledgerd_canon_start (&s.canon);
     if (conf->pidfile && write_pidfile (conf->pidfile, errbuf, errlen) < 0)
         goto done;
     log_msg ("listening on %s (mode %04o, SlurmUser uid %u)", conf->socket,
@@ -1137,9 +1193,23 @@ int ledgerd_serve (const struct ledgerd_conf *conf, void (*ready) (void *), void
     if (rc < 0 && jt_ledger_writer_fenced (s.w))
         rc = LEDGERD_EXIT_FENCED; /* errbuf: the writer's why */
 done:
+    ledgerd_commit_stop (&s.cm); /* the writer is this thread's again */
+    ledgerd_canon_stop (&s.canon);
     for (size_t i = 0; i < s.nclients; i++)
         client_free (s.clients[i]);
-    free (s.reqs);
+    for (int k = 0; k < 2; k++) {
+        struct group *g = &s.grp[k];
+        for (size_t i = 0; i < g->nreqs; i++) {
+            free (g->reqs[i].payload);
+            free (g->reqs[i].key);
+            jt_event_destroy (g->reqs[i].ev);
+        }
+        free (g->reqs);
+        jt_map_destroy (g->batch, NULL);
+        free (g->p);
+        free (g->lens);
+        free (g->offs);
+    }
     if (s.lfd >= 0) {
         close (s.lfd);
         unlink (conf->socket);

@@ -396,6 +396,52 @@ static void test_basic (void)
     stop_daemon (pid);
 }
 
+/* A resend of an id whose group is being written and synced (the commit
+ * thread holds it for JT_LEDGERD_TEST_COMMIT_DELAY_MS): answered with the
+ * original seq once that group is durable, never appended a second time;
+ * and the HEAD asked meanwhile answers after it. */
+static void test_inflight (void)
+{
+    struct place pl;
+    char buf[512], out[1200], ra[512], rb[512], rb2[512], rb3[512];
+    place_init (&pl, "inflight");
+    int st;
+    setenv ("JT_LEDGERD_TEST_COMMIT_DELAY_MS", "400", 1);
+    pid_t pid = start_daemon (pl.dir, pl.sock, pl.log, NULL, &st);
+    unsetenv ("JT_LEDGERD_TEST_COMMIT_DELAY_MS");
+    ok (pid > 0, "daemon starts with its commits held 400 ms");
+    if (pid < 0)
+        return;
+    jt_ledger_conn_t a, b;
+    connect_conn (&a, pl.sock);
+    connect_conn (&b, pl.sock);
+    int n = snprintf (out, sizeof (out), "%s\n", event (buf, sizeof (buf), "f1"));
+    (void) jt_ledger_conn_send (&a, out, (size_t) n);
+    msleep (150); /* f1's group is with the commit thread now */
+    n = snprintf (out, sizeof (out), "%s\n", event (buf, sizeof (buf), "f1"));
+    n += snprintf (out + n, sizeof (out) - (size_t) n, "%s\nHEAD\n",
+                   event (buf, sizeof (buf), "f2"));
+    (void) jt_ledger_conn_send (&b, out, (size_t) n);
+    if (jt_ledger_conn_read_line (&a, ra, sizeof (ra)) < 0)
+        ra[0] = '\0';
+    if (jt_ledger_conn_read_line (&b, rb, sizeof (rb)) < 0)
+        rb[0] = '\0';
+    if (jt_ledger_conn_read_line (&b, rb2, sizeof (rb2)) < 0)
+        rb2[0] = '\0';
+    if (jt_ledger_conn_read_line (&b, rb3, sizeof (rb3)) < 0)
+        rb3[0] = '\0';
+    is (ra, "OK 1", "the first send of f1: seq 1");
+    is (rb, "OK 1", "its resend while f1's group was being synced: the same seq");
+    is (rb2, "OK 2", "and the next event seq 2");
+    ok (!strncmp (rb3, "HEAD 2 ", 7), "HEAD asked behind them: %s", rb3);
+    jt_ledger_conn_free (&a);
+    jt_ledger_conn_free (&b);
+    stop_daemon (pid);
+    jt_map_t *ids = verified_ids (pl.dir, "the ledger verifies");
+    is_int (jt_map_count (ids), 2, "f1 recorded once, f2 once");
+    jt_map_destroy (ids, NULL);
+}
+
 /* The killer of one crash trial. The instant is decided by progress, not
  * by the clock: once the trial has `after` acknowledgements (so every trial
  * does sustained work, however slow the machine), it waits a random 0-3 ms
@@ -1491,6 +1537,7 @@ int main (void)
     signal (SIGPIPE, SIG_IGN);
     test_basic ();
     test_pipelined ();
+    test_inflight ();
     test_torn ();
     test_tail_damage ();
     test_eviction ();
