@@ -22,7 +22,11 @@
 
 typedef struct jt_map jt_map_t;
 
-/* max_entries 0: unbounded. NULL on ENOMEM. */
+/* max_entries 0: unbounded. NULL on ENOMEM. A bounded map has its
+ * buckets for max_entries from the start (up to 2^24 of them; the pages
+ * are the kernel's zero pages until used), so that a put never rehashes
+ * the whole map: no pause that grows with it (jobtree-ledgerd's index,
+ * answering on the ack path). */
 jt_map_t *jt_map_create (size_t max_entries);
 /* free_val (may be NULL) is called on every remaining value. */
 void jt_map_destroy (jt_map_t *m, void (*free_val) (void *));

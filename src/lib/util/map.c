@@ -52,6 +52,8 @@ jt_map_t *jt_map_create (size_t max_entries)
         return NULL;
     m->nbuckets = 64;
     m->max = max_entries;
+    while (m->nbuckets < max_entries && m->nbuckets < ((size_t) 1 << 24))
+        m->nbuckets *= 2;
     if (!(m->tab = calloc (m->nbuckets, sizeof (*m->tab)))) {
         free (m);
         return NULL;
