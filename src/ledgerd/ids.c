@@ -32,6 +32,8 @@
 #include <inttypes.h>
 #include <pthread.h>
 #include <stdio.h>
+#include <signal.h>
+#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
@@ -102,13 +104,15 @@ static int map_new (const char *path, size_t n, int *fd, uint64_t **slot, char *
     return 0;
 }
 
+/* A slot's pos is stored before its h (release): the thread building
+ * the doubled table, reading h (acquire), sees a slot whole or empty. */
 static void put (uint64_t *slot, size_t n, uint64_t h, uint64_t pos)
 {
     size_t i = (size_t) h & (n - 1);
     while (slot[2 * i])
         i = (i + 1) & (n - 1);
-    slot[2 * i] = h;
-    slot[2 * i + 1] = pos;
+    __atomic_store_n (&slot[2 * i + 1], pos, __ATOMIC_RELAXED);
+    __atomic_store_n (&slot[2 * i], h, __ATOMIC_RELEASE);
 }
 
 int ledgerd_ids_open (struct ledgerd_ids *x, const char *dir, char *err, size_t len)
@@ -134,8 +138,11 @@ int ledgerd_ids_open (struct ledgerd_ids *x, const char *dir, char *err, size_t 
     return map_new (x->path, x->nslots, &x->fd, &x->slot, err, len);
 }
 
+static void grow_abandon (struct ledgerd_ids *x);
+
 void ledgerd_ids_close (struct ledgerd_ids *x)
 {
+    grow_abandon (x);
     if (x->slot)
         munmap (x->slot, x->nslots * 2 * sizeof (uint64_t));
     if (x->fd >= 0)
@@ -147,32 +154,118 @@ void ledgerd_ids_close (struct ledgerd_ids *x)
     x->fd = -1;
 }
 
-/* Double the table (into the .new file, renamed over the old one). */
-static int grow (struct ledgerd_ids *x, char *err, size_t len)
+/* DESIGN: the table is doubled (into the .new file, renamed over the old
+ * one) ahead of need, on a thread of its own: from a load of 3/8 the
+ * thread maps the doubled table and copies the slots it sees, while the
+ * serving thread goes on adding to the old one and notes each add (late);
+ * the add that finds the copy done puts the late ones in, renames and
+ * swaps. A copy taking longer than the old table's room (load 1/2) is
+ * waited for. Copying 2^20 slots costs tens of milliseconds (the new
+ * pages' faults): never on the serving thread, which acknowledges. */
+static void *grow_thread (void *arg)
 {
-    size_t n = x->nslots * 2;
-    uint64_t *slot;
-    int fd;
+    struct ledgerd_ids *x = arg;
+    const uint64_t *old = x->g_old;
+    size_t on = x->g_oldn, n = x->g_n;
 
-    if (map_new (x->tmp, n, &fd, &slot, err, len) < 0)
+    x->g_rc = map_new (x->tmp, n, &x->g_fd, &x->g_slot, x->g_err, sizeof (x->g_err));
+    for (size_t i = 0; x->g_rc == 0 && i < on; i++) {
+        uint64_t h = __atomic_load_n (&old[2 * i], __ATOMIC_ACQUIRE);
+        if (h)
+            put (x->g_slot, n, h, __atomic_load_n (&old[2 * i + 1], __ATOMIC_RELAXED));
+    }
+    __atomic_store_n (&x->g_done, 1, __ATOMIC_RELEASE);
+    return NULL;
+}
+
+static void grow_start (struct ledgerd_ids *x)
+{
+    sigset_t all, old;
+    x->g_old = x->slot;
+    x->g_oldn = x->nslots;
+    x->g_n = x->nslots * 2;
+    x->g_done = 0;
+    x->g_fd = -1;
+    x->g_slot = NULL;
+    x->nlate = 0;
+    sigfillset (&all);
+    pthread_sigmask (SIG_SETMASK, &all, &old);
+    x->growing = pthread_create (&x->grower, NULL, grow_thread, x) == 0;
+    pthread_sigmask (SIG_SETMASK, &old, NULL);
+}
+
+/* Free the copy made (the thread joined or never run). */
+static void grow_drop (struct ledgerd_ids *x)
+{
+    if (x->g_slot)
+        munmap (x->g_slot, x->g_n * 2 * sizeof (uint64_t));
+    if (x->g_fd >= 0)
+        close (x->g_fd);
+    x->g_slot = NULL;
+    x->g_fd = -1;
+    free (x->late);
+    x->late = NULL;
+    x->nlate = x->latecap = 0;
+}
+
+/* A copy being made is dropped (closing). */
+static void grow_abandon (struct ledgerd_ids *x)
+{
+    if (!x->growing)
+        return;
+    pthread_join (x->grower, NULL);
+    x->growing = false;
+    grow_drop (x);
+}
+
+/* Take the doubled table made (the thread joined): the late adds put in,
+ * renamed over the old one, swapped in. 0, or -1 with err. */
+static int grow_take (struct ledgerd_ids *x, char *err, size_t len)
+{
+    if (x->g_rc < 0 || x->nlate == SIZE_MAX) {
+        snprintf (err, len, "%s", x->g_rc < 0 ? x->g_err : "id index: out of memory");
+        grow_drop (x);
         return -1;
-    for (size_t i = 0; i < x->nslots; i++)
-        if (x->slot[2 * i])
-            put (slot, n, x->slot[2 * i], x->slot[2 * i + 1]);
+    }
+    for (size_t i = 0; i < x->nlate; i++)
+        put (x->g_slot, x->g_n, x->late[2 * i], x->late[2 * i + 1]);
     if (rename (x->tmp, x->path) < 0) {
         snprintf (err, len, "%s: %s", x->path, strerror (errno));
-        munmap (slot, n * 2 * sizeof (uint64_t));
-        close (fd);
+        grow_drop (x);
         return -1;
     }
     pthread_mutex_lock (&map_mu);
     munmap (x->slot, x->nslots * 2 * sizeof (uint64_t));
     close (x->fd);
-    x->slot = slot;
-    x->fd = fd;
-    x->nslots = n;
+    x->slot = x->g_slot;
+    x->fd = x->g_fd;
+    x->nslots = x->g_n;
     pthread_mutex_unlock (&map_mu);
+    x->g_slot = NULL;
+    x->g_fd = -1;
+    grow_drop (x);
     return 0;
+}
+
+/* Wait for the copy being made and take it. */
+static int grow_finish (struct ledgerd_ids *x, char *err, size_t len)
+{
+    pthread_join (x->grower, NULL);
+    x->growing = false;
+    return grow_take (x, err, len);
+}
+
+/* Double the table here and now (no thread could be made). */
+static int grow (struct ledgerd_ids *x, char *err, size_t len)
+{
+    x->nlate = 0;
+    x->g_old = x->slot;
+    x->g_oldn = x->nslots;
+    x->g_n = x->nslots * 2;
+    x->g_fd = -1;
+    x->g_slot = NULL;
+    grow_thread (x);
+    return grow_take (x, err, len);
 }
 
 int ledgerd_ids_segment (struct ledgerd_ids *x, const char *path, char *err, size_t len)
@@ -208,11 +301,32 @@ int ledgerd_ids_add (struct ledgerd_ids *x, const char *key, uint64_t offset, ch
                   offset);
         return -1;
     }
-    if (2 * (x->count + 1) > x->nslots && grow (x, err, len) < 0)
+    if (x->growing && (__atomic_load_n (&x->g_done, __ATOMIC_ACQUIRE)
+                       || 2 * (x->count + 1) > x->nslots)
+        && grow_finish (x, err, len) < 0)
         return -1;
-    put (x->slot, x->nslots, id_hash (key),
-         (uint64_t) (x->nsegs - 1) << POS_OFFSET_BITS | offset);
+    if (!x->growing && 8 * (x->count + 1) > 3 * x->nslots)
+        grow_start (x);
+    if (!x->growing && 2 * (x->count + 1) > x->nslots && grow (x, err, len) < 0)
+        return -1;
+    uint64_t h = id_hash (key), pos = (uint64_t) (x->nsegs - 1) << POS_OFFSET_BITS | offset;
+    put (x->slot, x->nslots, h, pos);
     x->count++;
+    if (x->growing && x->nlate != SIZE_MAX) { /* the copy may not have it */
+        if (x->nlate == x->latecap) {
+            size_t nc = x->latecap ? 2 * x->latecap : 1024;
+            uint64_t *v = realloc (x->late, nc * 2 * sizeof (*v));
+            if (!v) {
+                x->nlate = SIZE_MAX; /* the copy is dropped when taken */
+                return 0;
+            }
+            x->late = v;
+            x->latecap = nc;
+        }
+        x->late[2 * x->nlate] = h;
+        x->late[2 * x->nlate + 1] = pos;
+        x->nlate++;
+    }
     return 0;
 }
 

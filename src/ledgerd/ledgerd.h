@@ -10,6 +10,7 @@
 #ifndef JT_LEDGERD_H
 #define JT_LEDGERD_H
 
+#include <pthread.h>
 #include <signal.h>
 #include <stdbool.h>
 #include <stdint.h>
@@ -74,6 +75,19 @@ struct ledgerd_ids {
     size_t nslots, count;
     char **segs; /* segment ordinal -> path */
     size_t nsegs, segcap;
+    /* the doubled table being made on a thread of its own (ids.c's
+     * DESIGN): from the old one (g_old, g_oldn slots) into g_slot (g_n);
+     * late: {hash, position} of every add since it began */
+    pthread_t grower;
+    bool growing;
+    int g_done; /* __atomic: set by the thread */
+    int g_rc, g_fd;
+    const uint64_t *g_old;
+    size_t g_oldn, g_n;
+    uint64_t *g_slot;
+    char g_err[JT_LEDGER_PATH_MAX + 64];
+    uint64_t *late;
+    size_t nlate, latecap; /* nlate SIZE_MAX: out of memory, the copy dropped */
 };
 
 /* Create (emptied) DIR/ledgerd.ids, removing its stamp first. 0, or -1

@@ -138,6 +138,8 @@ struct server {
     struct group *cur, *fly;
     struct ledgerd_commit cm;
     struct ledgerd_canon canon; /* the helper that canonicalizes beside it */
+    struct ledgerd_line *lines; /* a round's lines, and what each client used */
+    size_t linecap, *used, usedcap;
     /* checkpoints (conf->checkpoint_every or _interval): the fold of every
      * record, records since the last checkpoint and when they began */
     jt_ledger_fold_t *fold;
@@ -576,14 +578,18 @@ static void take_line (struct server *s, struct ledgerd_line *l, struct group *g
 static bool gather (struct server *s, struct group *g)
 {
     bool left = false;
-    size_t nlines = 0, cap = 0, *used = NULL;
+    size_t nlines = 0, cap = s->linecap, *used = s->used;
     size_t room = g->nreqs < s->conf->batch_max ? s->conf->batch_max - g->nreqs : 0;
-    struct ledgerd_line *lines = NULL;
+    struct ledgerd_line *lines = s->lines; /* kept: a round's array is large */
 
     if (!s->nclients)
         return false;
-    if (!(used = calloc (s->nclients, sizeof (*used))))
-        return true; /* try again next round */
+    if (s->nclients > s->usedcap) {
+        if (!(used = realloc (s->used, MAX_CLIENTS * sizeof (*used))))
+            return true; /* try again next round */
+        s->used = used;
+        s->usedcap = MAX_CLIENTS;
+    }
     for (size_t i = 0; i < s->nclients; i++) {
         struct client *c = s->clients[i];
         size_t off = 0;
@@ -605,8 +611,8 @@ static bool gather (struct server *s, struct group *g)
                     left = true; /* the rest next round */
                     break;
                 }
-                lines = nv;
-                cap = nc;
+                s->lines = lines = nv;
+                s->linecap = cap = nc;
             }
             if (len)
                 lines[nlines++] = (struct ledgerd_line){ .c = c, .text = c->in + off, .len = len };
@@ -629,8 +635,6 @@ static bool gather (struct server *s, struct group *g)
             c->inlen = 0;
         }
     }
-    free (lines);
-    free (used);
     return left;
 }
 
@@ -1195,6 +1199,8 @@ int ledgerd_serve (const struct ledgerd_conf *conf, void (*ready) (void *), void
 done:
     ledgerd_commit_stop (&s.cm); /* the writer is this thread's again */
     ledgerd_canon_stop (&s.canon);
+    free (s.lines);
+    free (s.used);
     for (size_t i = 0; i < s.nclients; i++)
         client_free (s.clients[i]);
     for (int k = 0; k < 2; k++) {

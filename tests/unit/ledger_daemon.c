@@ -442,6 +442,41 @@ static void test_inflight (void)
     jt_map_destroy (ids, NULL);
 }
 
+/* The on-disk id index doubles on a thread of its own while ids are
+ * added (ids.c): with 2 ids in memory, every resend within the run is
+ * answered from the disk index, the ids added while it was being doubled
+ * included. */
+static void test_ids_grow (void)
+{
+    struct place pl;
+    char buf[512], id[32], want[32], reply[512];
+    place_init (&pl, "idsgrow");
+    int st, bad = 0;
+    pid_t pid = start_daemon (pl.dir, pl.sock, pl.log, "--index-size=2", &st);
+    ok (pid > 0, "daemon starts with 2 ids in memory");
+    if (pid < 0)
+        return;
+    jt_ledger_conn_t cn;
+    connect_conn (&cn, pl.sock);
+    for (int i = 0; i < 300; i++) {
+        snprintf (id, sizeof (id), "g%d", i);
+        rpc (&cn, event (buf, sizeof (buf), id), reply, sizeof (reply));
+    }
+    for (int i = 0; i < 300; i++) {
+        snprintf (id, sizeof (id), "g%d", i);
+        snprintf (want, sizeof (want), "OK %d", i + 1);
+        rpc (&cn, event (buf, sizeof (buf), id), reply, sizeof (reply));
+        if (strcmp (reply, want) && bad++ < 3)
+            diag ("resend of %s: %s (want %s)", id, reply, want);
+    }
+    is_int (bad, 0, "300 ids (the table doubled 3 times): every resend its seq");
+    jt_ledger_conn_free (&cn);
+    stop_daemon (pid);
+    jt_map_t *ids = verified_ids (pl.dir, "the ledger verifies");
+    is_int (jt_map_count (ids), 300, "each id once");
+    jt_map_destroy (ids, NULL);
+}
+
 /* The killer of one crash trial. The instant is decided by progress, not
  * by the clock: once the trial has `after` acknowledgements (so every trial
  * does sustained work, however slow the machine), it waits a random 0-3 ms
@@ -1538,6 +1573,7 @@ int main (void)
     test_basic ();
     test_pipelined ();
     test_inflight ();
+    test_ids_grow ();
     test_torn ();
     test_tail_damage ();
     test_eviction ();
