@@ -10,8 +10,9 @@
  * an empty slot); pos is where the record is: segment ordinal << 40 | byte
  * offset. A slot whose h matches is confirmed by reading the record there
  * and comparing its id, so a hash collision costs one read, never a wrong
- * answer. The file is derived data, grown by doubling into ledgerd.ids.new,
- * renamed over it. After each checkpoint and at a clean stop the daemon
+ * answer. The file is derived data, grown by doubling into ledgerd.ids.new
+ * (made on a thread of its own ahead of need: grow_thread), renamed over
+ * it. After each checkpoint and at a clean stop the daemon
  * syncs it (msync) and stamps it (ledgerd.ids.stamp: the last record it
  * holds by seq, hash and position, its slots, its segments, where the
  * BudgetLoaded kept is); a start copies a stamped table that fits into a

@@ -7,19 +7,29 @@
  * stops at its next commit or head save, acknowledging nothing after it,
  * and exits LEDGERD_EXIT_FENCED.
  *
- * DESIGN: one thread, one poll() loop. Every iteration reads what all
- * clients have sent, turns every complete line into a request, appends all
- * new events of the iteration as one batch (one write, one fdatasync), and
- * only then queues the replies, in request order per client. While a batch
- * is being synced, new requests wait in the socket buffers and form the next
- * batch: group commit without timers. A write or sync failure is fatal
- * (fail closed): every pending request gets "ERR FAIL" and the daemon exits;
- * recovery at the next start cuts whatever part of the batch hit the disk.
+ * DESIGN: one poll() loop, and two groups. The loop reads what clients
+ * have sent, canonicalizes every complete line (canon.c: on this thread
+ * and a helper at once) and turns it into a request of the group being
+ * gathered, in order; meanwhile the commit thread (commit.c) writes and
+ * syncs the other group (one write, one fdatasync). When that sync
+ * returns, the loop answers its group in request order (OK only now: the
+ * records are durable), indexes and folds it, sends the replies, writes a
+ * checkpoint when one is due, and hands over the group gathered
+ * meanwhile: group commit without timers, and a window's ack waits for
+ * its own group's sync, not for the next round's work. The writer is the
+ * commit thread's while a group is in flight; everything else (indexes,
+ * fold, payer check, clients) is the loop's alone. A write or sync failure
+ * is fatal (fail closed): every request of both groups not yet answered
+ * gets "ERR FAIL" and the daemon exits; recovery at the next start cuts
+ * whatever part of the group hit the disk. A clean stop answers both
+ * groups first.
  *
  * Idempotency for every id in the ledger: a bounded FIFO map from event id
- * to seq answers recent resends from memory; when it misses, the on-disk
- * index of every id (ids.c) finds the record. Both are filled by the scan
- * at startup.
+ * to seq answers recent resends from memory; when it misses, the group in
+ * flight's ids (whose seqs are known at hand-over: such a resend is
+ * answered with that seq, after that group), then the on-disk index of
+ * every id (ids.c) finds the record. Both indexes are filled by the scan
+ * at startup and by each group once durable.
  *
  * The durable head (JT_LEDGER_HEAD_FILE) is saved after a commit when the
  * last save is a second old or more, when idle, and at a clean stop: never
@@ -37,13 +47,14 @@
  * is appended and left to verify. A Start is judged in request order, so
  * a BudgetLoaded earlier in the same batch is the one it is judged by.
  *
- * Why one file past HACKING.md's ~800 lines (about 1000): every function
+ * Why one file past HACKING.md's ~800 lines (about 1200): every function
  * here reads or changes the one struct server of the loop, and it reads top
  * to bottom in the order a request lives (accept, gather, commit, reply,
  * checkpoint: crash_at's points around it are what tests/ledger/checkpoint.sh
- * kills the daemon at). The seams when it grows: startup (lock, pidfile,
- * recover, fold) and checkpointing, each beside a private server.h holding
- * struct server.
+ * kills the daemon at). What needs no struct server went out: the
+ * canonicalization (canon.c) and the commit thread (commit.c). The seams
+ * when it grows: startup (lock, pidfile, recover, fold) and checkpointing,
+ * each beside a private server.h holding struct server.
  *
  * Copyright (C) 2026 The Jobtree authors.
  * SPDX-License-Identifier: GPL-2.0-or-later
