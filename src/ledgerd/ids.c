@@ -140,10 +140,12 @@ int ledgerd_ids_open (struct ledgerd_ids *x, const char *dir, char *err, size_t 
 }
 
 static void grow_abandon (struct ledgerd_ids *x);
+static void drop_prev (struct ledgerd_ids *x);
 
 void ledgerd_ids_close (struct ledgerd_ids *x)
 {
     grow_abandon (x);
+    drop_prev (x);
     if (x->slot)
         munmap (x->slot, x->nslots * 2 * sizeof (uint64_t));
     if (x->fd >= 0)
@@ -163,12 +165,25 @@ void ledgerd_ids_close (struct ledgerd_ids *x)
  * swaps. A copy taking longer than the old table's room (load 1/2) is
  * waited for. Copying 2^20 slots costs tens of milliseconds (the new
  * pages' faults): never on the serving thread, which acknowledges. */
+/* The table the last doubling replaced: unmapped and closed here, off the
+ * serving thread (the last close of a file renamed over frees its blocks:
+ * milliseconds for a large one). */
+static void drop_prev (struct ledgerd_ids *x)
+{
+    if (!x->g_prev)
+        return;
+    munmap (x->g_prev, x->g_prevn * 2 * sizeof (uint64_t));
+    close (x->g_prevfd);
+    x->g_prev = NULL;
+}
+
 static void *grow_thread (void *arg)
 {
     struct ledgerd_ids *x = arg;
     const uint64_t *old = x->g_old;
     size_t on = x->g_oldn, n = x->g_n;
 
+    drop_prev (x);
     x->g_rc = map_new (x->tmp, n, &x->g_fd, &x->g_slot, x->g_err, sizeof (x->g_err));
     for (size_t i = 0; x->g_rc == 0 && i < on; i++) {
         uint64_t h = __atomic_load_n (&old[2 * i], __ATOMIC_ACQUIRE);
@@ -236,8 +251,10 @@ static int grow_take (struct ledgerd_ids *x, char *err, size_t len)
         return -1;
     }
     pthread_mutex_lock (&map_mu);
-    munmap (x->slot, x->nslots * 2 * sizeof (uint64_t));
-    close (x->fd);
+    drop_prev (x); /* if the thread did not (a doubling in place) */
+    x->g_prev = x->slot; /* the next doubling's thread drops it */
+    x->g_prevn = x->nslots;
+    x->g_prevfd = x->fd;
     x->slot = x->g_slot;
     x->fd = x->g_fd;
     x->nslots = x->g_n;

@@ -88,6 +88,11 @@ struct ledgerd_ids {
     char g_err[JT_LEDGER_PATH_MAX + 64];
     uint64_t *late;
     size_t nlate, latecap; /* nlate SIZE_MAX: out of memory, the copy dropped */
+    uint64_t *g_prev; /* the table the last doubling replaced (g_prevn slots,
+                       * g_prevfd; NULL: none): dropped by the next doubling's
+                       * thread */
+    size_t g_prevn;
+    int g_prevfd;
 };
 
 /* Create (emptied) DIR/ledgerd.ids, removing its stamp first. 0, or -1
