@@ -1071,15 +1071,14 @@ static void drop_closed (struct server *s)
 
 /* Stop failed (errbuf says why; nothing is in flight): every request of
  * the group being gathered gets ERR FAIL, and the replies go out. */
-static int stop_failed (struct server *s, char *errbuf, size_t errlen)
+static int stop_failed (struct server *s, const char *why)
 {
     jt_error_t err = { "" };
     char e[256];
-    snprintf (err.text, sizeof (err.text), "%s", errbuf);
+    snprintf (err.text, sizeof (err.text), "%s", why);
     if (s->cur->nreqs)
         (void) group_finish (s, s->cur, -1, 0, &err, e, sizeof (e));
     flush_all (s);
-    (void) errlen;
     return -1;
 }
 
@@ -1111,11 +1110,11 @@ static int loop (struct server *s, char *errbuf, size_t errlen)
             /* a clean stop: what was read is answered first */
             if (s->fly && (fly_finish (s, errbuf, errlen) < 0
                            || after_commit (s, errbuf, errlen) < 0))
-                return stop_failed (s, errbuf, errlen);
+                return stop_failed (s, errbuf);
             if (s->cur->nreqs && (cur_commit (s, errbuf, errlen) < 0
                                   || (s->fly && (fly_finish (s, errbuf, errlen) < 0
                                                  || after_commit (s, errbuf, errlen) < 0))))
-                return stop_failed (s, errbuf, errlen);
+                return stop_failed (s, errbuf);
             flush_all (s);
             return 0;
         }
@@ -1159,14 +1158,14 @@ static int loop (struct server *s, char *errbuf, size_t errlen)
         }
         if (s->fly && ledgerd_commit_ready (&s->cm)) {
             if (fly_finish (s, errbuf, errlen) < 0 || after_commit (s, errbuf, errlen) < 0)
-                return stop_failed (s, errbuf, errlen); /* fail closed */
+                return stop_failed (s, errbuf); /* fail closed */
         }
         more = !s->fatal[0] && gather (s, s->cur);
         if (!s->fly && s->cur->nreqs && cur_commit (s, errbuf, errlen) < 0)
-            return stop_failed (s, errbuf, errlen);
+            return stop_failed (s, errbuf);
         flush_all (s);
         if (!s->fly && after_commit (s, errbuf, errlen) < 0)
-            return stop_failed (s, errbuf, errlen);
+            return stop_failed (s, errbuf);
         drop_closed (s);
         if (pfd[0].revents & POLLIN)
             accept_clients (s);
