@@ -380,9 +380,10 @@ typedef struct jt_ledger_pre {
     void *arg;
     /* Threads reading a large segment, the callback's included: 0 for two
      * (one helper); 1 for the callback's alone (the sequential walk, every
-     * parse on the callback's thread); T for T - 1 helpers, each hashing a
-     * chunk of its own and parsing all of its records but one in 4T (at
-     * most 256). The outcome is the same whatever the number. */
+     * parse on the callback's thread); T for T - 1 helpers (at most 256),
+     * each hashing and parsing a chunk of its own, and the callback's
+     * thread taking a waiting chunk too whenever the one it needs next is
+     * not done. The outcome is the same whatever the number. */
     unsigned threads;
 } jt_ledger_pre_t;
 

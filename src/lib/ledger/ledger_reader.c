@@ -294,15 +294,13 @@ static int walk_seq (struct walk *w, const char *file, const char *buf, size_t s
  * failed) a chunk's hashes are checked inline.
  *
  * With a jt_ledger_pre_t of `threads` T (0: 2) there are T - 1 helpers,
- * started once per segment, with T - 1 chunks in flight ahead of the one
- * being taken; each helper takes the oldest chunk waiting, frames it up
- * to its cut, checks its hashes and runs the pre's parse on its good
- * records but those the callback's thread parses itself (mine (): one in
- * 4T; that thread folds, and the fold is most of a verify's serial work
- * once the payloads are read without json-c: at -j 2 on 1M lease events,
- * the callback's thread parsing none, one in 8 or 2 in 5 made no
- * difference above the load's noise). Without a pre there is one helper,
- * hashing only. */
+ * started once per segment, and 2T chunks in flight ahead of the one
+ * being taken; a thread takes the oldest chunk waiting, frames it up to
+ * its cut, checks its hashes and runs the pre's parse on its good records.
+ * The callback's thread is one of them whenever the chunk it must take
+ * next is not done (hash_join): it folds what is ready and parses what it
+ * has room for, so the share of each thread follows what the fold costs.
+ * Without a pre there is one helper, hashing only. */
 size_t jt_ledger_read_chunk = 4096;
 size_t jt_ledger_read_parallel_min = 4u << 20;
 
@@ -328,7 +326,6 @@ struct chunk {
     size_t *pos;          /* each record's offset */
     void **pre;           /* jt_ledger_pre_t's results (NULL: none) */
     const jt_ledger_pre_t *hook;
-    size_t threads;       /* of the walk (the callback's thread's share) */
     size_t n;             /* framed records */
     size_t nok;           /* records before the first bad hash (n: none) */
     jt_record_status_t st; /* what ended the framing at end (OK: n records or
@@ -336,13 +333,6 @@ struct chunk {
     enum chunk_state state; /* under the pool's lock */
     uint64_t ticket;      /* queue order */
 };
-
-/* Whether the callback's thread parses record i of a chunk itself: one in
- * 4T (record 0, 4T, ...). */
-static bool mine (size_t i, size_t threads)
-{
-    return i % (4 * threads) == 0;
-}
 
 static void frame_chunk (struct chunk *c);
 static void chunk_release (struct chunk *c);
@@ -359,8 +349,7 @@ static void hash_chunk (struct chunk *c)
     c->nok = i;
     if (c->hook)
         for (i = 0; i < c->nok; i++)
-            if (!mine (i, c->threads))
-                c->pre[i] = c->hook->parse (&c->recs[i], c->hook->arg);
+            c->pre[i] = c->hook->parse (&c->recs[i], c->hook->arg);
 }
 
 /* The helpers of one segment's walk and the chunks they take. */
@@ -375,15 +364,22 @@ struct pool {
     bool quit;
 };
 
+/* The chunk waiting longest for a thread (under p->mu), NULL: none. */
+static struct chunk *oldest_queued (struct pool *p)
+{
+    struct chunk *c = NULL;
+    for (size_t k = 0; k < p->nslot; k++)
+        if (p->ch[k].state == CHUNK_QUEUED && (!c || p->ch[k].ticket < c->ticket))
+            c = &p->ch[k];
+    return c;
+}
+
 static void *helper (void *arg)
 {
     struct pool *p = arg;
     pthread_mutex_lock (&p->mu);
     for (;;) {
-        struct chunk *c = NULL;
-        for (size_t k = 0; k < p->nslot; k++)
-            if (p->ch[k].state == CHUNK_QUEUED && (!c || p->ch[k].ticket < c->ticket))
-                c = &p->ch[k];
+        struct chunk *c = oldest_queued (p);
         if (!c && p->quit)
             break;
         if (!c) {
@@ -440,16 +436,50 @@ static void hash_start (struct pool *p, struct chunk *c)
     pthread_mutex_unlock (&p->mu);
 }
 
-/* Wait for c's hashes (and parses), if it was started. */
+/* Wait for c's hashes (and parses), if it was started, without sitting
+ * idle: while c is not done, this thread runs c itself if no helper took
+ * it yet, else the oldest chunk still queued, and only waits when every
+ * chunk in flight is running. So the callback's thread takes on as much of
+ * the hashing and parsing as its own work (the fold) leaves it room for,
+ * whatever that costs per record: at -j 2 the two cores stay busy when
+ * the fold is lighter than the parse, instead of the one helper parsing
+ * nearly every record while the fold waits for it. Who runs a chunk
+ * changes nothing in what it holds. */
 static void hash_join (struct pool *p, struct chunk *c)
 {
     if (p->nth) {
         pthread_mutex_lock (&p->mu);
-        while (c->state == CHUNK_QUEUED || c->state == CHUNK_RUNNING)
-            pthread_cond_wait (&p->done, &p->mu);
+        while (c->state == CHUNK_QUEUED || c->state == CHUNK_RUNNING) {
+            struct chunk *q = c->state == CHUNK_QUEUED ? c : oldest_queued (p);
+            if (!q) {
+                pthread_cond_wait (&p->done, &p->mu);
+                continue;
+            }
+            q->state = CHUNK_RUNNING;
+            pthread_mutex_unlock (&p->mu);
+            hash_chunk (q);
+            pthread_mutex_lock (&p->mu);
+            q->state = CHUNK_DONE;
+        }
         pthread_mutex_unlock (&p->mu);
     }
     c->state = CHUNK_IDLE;
+}
+
+/* The end of a walk: the chunks still queued are dropped unrun (a problem
+ * ended the walk before them), the running ones waited for. */
+static void hash_cancel (struct pool *p)
+{
+    pthread_mutex_lock (&p->mu);
+    for (size_t k = 0; k < p->nslot; k++) {
+        struct chunk *c = &p->ch[k];
+        if (c->state == CHUNK_QUEUED)
+            c->state = CHUNK_IDLE;
+        while (c->state == CHUNK_RUNNING)
+            pthread_cond_wait (&p->done, &p->mu);
+        c->state = CHUNK_IDLE;
+    }
+    pthread_mutex_unlock (&p->mu);
 }
 
 /* Release what the hook made for c's records and was not taken. */
@@ -552,7 +582,9 @@ static size_t walk_threads (const struct walk *w)
 static int walk_par (struct walk *w, const char *file, const char *buf, size_t size,
                      size_t from, bool is_last, jt_error_t *err)
 {
-    size_t helpers = walk_threads (w) - 1, nslot = helpers + 1;
+    /* two chunks in flight per thread: one running, one queued for
+     * whichever thread is free first (the callback's too: hash_join) */
+    size_t helpers = walk_threads (w) - 1, nslot = 2 * (helpers + 1) + 1;
     struct pool p = { .nslot = nslot };
     int rc = 0;
 
@@ -565,7 +597,6 @@ static int walk_par (struct walk *w, const char *file, const char *buf, size_t s
         c->pos = malloc (jt_ledger_read_chunk * sizeof (*c->pos));
         c->pre = calloc (jt_ledger_read_chunk, sizeof (*c->pre));
         c->hook = w->pre;
-        c->threads = helpers + 1;
         ok = c->recs && c->pos && c->pre;
     }
     if (!ok) {
@@ -582,7 +613,7 @@ static int walk_par (struct walk *w, const char *file, const char *buf, size_t s
      * at byte at */
     size_t head = 0, inflight = 0, next = from, at = from;
     bool fallback = false;
-    while (next < size && inflight < helpers) {
+    while (next < size && inflight < nslot - 1) {
         struct chunk *c = &p.ch[(head + inflight++) % nslot];
         chunk_prepare (c, buf, size, next);
         next = c->limit;
@@ -609,10 +640,10 @@ static int walk_par (struct walk *w, const char *file, const char *buf, size_t s
             break;
         at = done->end;
     }
-    for (size_t k = 0; k < nslot; k++) { /* a problem ended it early */
-        hash_join (&p, &p.ch[k]);
+    if (p.nth) /* a problem ended it early */
+        hash_cancel (&p);
+    for (size_t k = 0; k < nslot; k++)
         chunk_release (&p.ch[k]);
-    }
     pool_stop (&p);
     pthread_cond_destroy (&p.done);
     pthread_cond_destroy (&p.queued);
