@@ -207,23 +207,17 @@ static bool in_list (const char *const *l, const char *k)
     return false;
 }
 
+static char *ev_copy (const char *s, void *ev)
+{
+    return jt_event_strdup (ev, s);
+}
+
 /* jt_json_get_str into one of ev's strings, copied into ev's block
  * (jt_event_strdup: no allocation of its own for a parsed event). */
 static int get_str (json_object *o, const char *key, bool req, char **out, jt_event_t *ev,
                     jt_error_t *err)
 {
-    const char *s = NULL;
-    size_t len;
-    char *cp;
-
-    if (jt_json_get_strref (o, key, req, &s, &len, err) < 0)
-        return -1;
-    if (!s) /* missing, not required */
-        return 0;
-    if (!(cp = jt_event_strdup (ev, s)))
-        return jt_errprintf (err, "out of memory");
-    *out = cp; /* each key is read once: nothing was there */
-    return 0;
+    return jt_json_get_str_copy (o, key, req, out, ev_copy, ev, err);
 }
 
 static int get_nodes (json_object *o, bool req, jt_event_t *ev, jt_error_t *err)

@@ -53,8 +53,9 @@ int jt_json_get_strref (json_object *o, const char *key, bool req, const char **
     return 0;
 }
 
-int jt_json_get_str (json_object *o, const char *key, bool req, char **out,
-                     jt_error_t *err)
+int jt_json_get_str_copy (json_object *o, const char *key, bool req, char **out,
+                          char *(*copy) (const char *s, void *arg), void *arg,
+                          jt_error_t *err)
 {
     const char *s = NULL;
     size_t len;
@@ -64,11 +65,26 @@ int jt_json_get_str (json_object *o, const char *key, bool req, char **out,
         return -1;
     if (!s) /* missing, not required */
         return 0;
-    if (!(cp = strdup (s)))
+    if (!(cp = copy (s, arg)))
         return jt_errprintf (err, "out of memory");
-    free (*out);
     *out = cp;
     return 0;
+}
+
+static char *dup_str (const char *s, void *arg)
+{
+    (void) arg;
+    return strdup (s);
+}
+
+int jt_json_get_str (json_object *o, const char *key, bool req, char **out,
+                     jt_error_t *err)
+{
+    char *old = *out;
+    int rc = jt_json_get_str_copy (o, key, req, out, dup_str, NULL, err);
+    if (rc == 0 && *out != old)
+        free (old);
+    return rc;
 }
 
 int jt_json_get_int (json_object *o, const char *key, bool req, int64_t *out,

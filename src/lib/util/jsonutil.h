@@ -167,6 +167,12 @@ int jt_json_add_int (json_object *o, const char *key, int64_t i);
  * with err "KEY: ..." otherwise. */
 int jt_json_get_str (json_object *o, const char *key, bool req, char **out,
                      jt_error_t *err);
+/* jt_json_get_str with the copy made by copy (s, arg) (NULL: out of
+ * memory) instead of strdup, and *out's old value left alone: the
+ * ledger's events copy into their own block (jt_event_strdup). */
+int jt_json_get_str_copy (json_object *o, const char *key, bool req, char **out,
+                          char *(*copy) (const char *s, void *arg), void *arg,
+                          jt_error_t *err);
 /* jt_json_get_str's checks and messages, the value borrowed: *out points
  * into o's string (valid while o lives) and *len is its length; nothing is
  * allocated. Missing and not req: 0 with *out untouched. */
