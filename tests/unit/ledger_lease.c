@@ -424,6 +424,32 @@ static void test_reconcile (void)
     is_int (apply (f, &e), 0, "the fold accepts them");
     jt_lease_events_clear (&e);
 
+    /* restored pending (launched after slurmctld's last state save, then
+     * killed): Slurm's end time is the planned one, start + time limit,
+     * after now; and an end Slurm puts after now: both end now */
+    {
+        jt_ledger_fold_t *g = jt_ledger_fold_create ();
+        jt_job_facts_t b[] = { job1 (14, JT_JOB_RUNNING, 2), job1 (15, JT_JOB_RUNNING, 2) };
+        jt_fold_lease_t *o;
+        for (int i = 0; i < 2; i++)
+            jt_lease_sync (&b[i], NULL, 0, T0, JT_REASON_SHRINK, &e, &err);
+        apply (g, &e);
+        jt_lease_events_clear (&e);
+        size_t no = open_of (g, &o);
+        jt_job_facts_t r[] = { job1 (14, JT_JOB_PENDING, 0), job1 (15, JT_JOB_ENDED, 0) };
+        r[0].end_time = T0 + 60;   /* the planned end: after now */
+        r[1].end_time = T0 + 900;  /* an end after now */
+        jt_lease_reconcile ("jtc", o, no, r, 2, T0 + 30, &e, &err);
+        is (dump (&e),
+            "End jtc:14:1772366395:g0:end reason=End end=+30\n"
+            "End jtc:15:1772366395:g0:end reason=End end=+30\n",
+            "restored pending with its planned end after now, or an end after now: "
+            "End at now, never later");
+        free (o);
+        jt_lease_events_clear (&e);
+        jt_ledger_fold_destroy (g);
+    }
+
     /* reconciling again (the next restart) emits nothing */
     n = open_of (f, &open);
     jt_job_facts_t again[] = { job1 (10, JT_JOB_RUNNING, 1), job1 (11, JT_JOB_RUNNING, 2),

@@ -423,9 +423,19 @@ static jt_end_reason_t end_reason (const jt_job_facts_t *job)
     return job->state == JT_JOB_NODE_FAILED ? JT_REASON_FAIL : JT_REASON_END;
 }
 
+/* When a job's open leases ended: its end time, when it has one that is
+ * not in the future. A pending job has none of its own: a job Slurm
+ * restored as pending after slurmctld was killed (launched after its last
+ * state save) keeps the end its time limit planned (start + limit), and
+ * its nodes went to other runs since; so do requeued ones. Such a lease,
+ * or one whose end Slurm puts after now, ends now: before anything the
+ * restarted controller allocates (t3020 once found End 59 s late and a
+ * later lease on the node before it: node-overlap). */
 static int64_t end_time (const jt_job_facts_t *job, int64_t now)
 {
-    return job->end_time > 0 ? job->end_time : now;
+    if (job->state == JT_JOB_PENDING || job->end_time <= 0 || job->end_time > now)
+        return now;
+    return job->end_time;
 }
 
 int jt_lease_fini (const jt_job_facts_t *job, const jt_fold_lease_t *open,
