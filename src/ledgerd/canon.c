@@ -13,7 +13,6 @@
 #include "config.h"
 
 #include <sched.h>
-#include <signal.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -101,14 +100,10 @@ static void *canon_thread (void *arg)
 
 void ledgerd_canon_start (struct ledgerd_canon *k)
 {
-    sigset_t all, old;
     memset (k, 0, sizeof (*k));
     pthread_mutex_init (&k->mu, NULL);
     pthread_cond_init (&k->cv, NULL);
-    sigfillset (&all);
-    pthread_sigmask (SIG_SETMASK, &all, &old);
-    k->threaded = pthread_create (&k->th, NULL, canon_thread, k) == 0;
-    pthread_sigmask (SIG_SETMASK, &old, NULL);
+    k->threaded = ledgerd_thread_start (&k->th, canon_thread, k);
     if (!k->threaded)
         log_msg ("no helper thread: requests are canonicalized on one core");
 }

@@ -25,7 +25,6 @@
 
 #include <errno.h>
 #include <fcntl.h>
-#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -33,6 +32,7 @@
 #include <unistd.h>
 
 #include "commit.h"
+#include "ledgerd.h"
 
 static void run_job (struct ledgerd_commit *c)
 {
@@ -79,7 +79,6 @@ int ledgerd_commit_start (struct ledgerd_commit *c, jt_ledger_writer_t *w, char 
                           size_t errlen)
 {
     const char *d = getenv ("JT_LEDGERD_TEST_COMMIT_DELAY_MS");
-    sigset_t all, old;
 
     memset (c, 0, sizeof (*c));
     c->w = w;
@@ -100,10 +99,7 @@ int ledgerd_commit_start (struct ledgerd_commit *c, jt_ledger_writer_t *w, char 
     }
     pthread_mutex_init (&c->mu, NULL);
     pthread_cond_init (&c->cv, NULL);
-    sigfillset (&all);
-    pthread_sigmask (SIG_SETMASK, &all, &old);
-    c->threaded = pthread_create (&c->th, NULL, commit_thread, c) == 0;
-    pthread_sigmask (SIG_SETMASK, &old, NULL);
+    c->threaded = ledgerd_thread_start (&c->th, commit_thread, c);
     return 0;
 }
 

@@ -33,7 +33,6 @@
 #include <inttypes.h>
 #include <pthread.h>
 #include <stdio.h>
-#include <signal.h>
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
@@ -196,7 +195,6 @@ static void *grow_thread (void *arg)
 
 static void grow_start (struct ledgerd_ids *x)
 {
-    sigset_t all, old;
     x->g_old = x->slot;
     x->g_oldn = x->nslots;
     x->g_n = x->nslots * 2;
@@ -204,10 +202,7 @@ static void grow_start (struct ledgerd_ids *x)
     x->g_fd = -1;
     x->g_slot = NULL;
     x->nlate = 0;
-    sigfillset (&all);
-    pthread_sigmask (SIG_SETMASK, &all, &old);
-    x->growing = pthread_create (&x->grower, NULL, grow_thread, x) == 0;
-    pthread_sigmask (SIG_SETMASK, &old, NULL);
+    x->growing = ledgerd_thread_start (&x->grower, grow_thread, x);
 }
 
 /* Free the copy made (the thread joined or never run). */

@@ -41,6 +41,16 @@ volatile sig_atomic_t ledgerd_hup_flag;
 static FILE *log_fp;
 static const char *log_path;
 
+bool ledgerd_thread_start (pthread_t *th, void *(*fn) (void *), void *arg)
+{
+    sigset_t all, old;
+    sigfillset (&all);
+    pthread_sigmask (SIG_SETMASK, &all, &old);
+    bool started = pthread_create (th, NULL, fn, arg) == 0;
+    pthread_sigmask (SIG_SETMASK, &old, NULL);
+    return started;
+}
+
 void log_open (const char *file)
 {
     log_path = file;

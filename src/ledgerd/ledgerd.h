@@ -62,6 +62,11 @@ extern volatile sig_atomic_t ledgerd_hup_flag;
 void log_open (const char *file);
 void log_msg (const char *fmt, ...) __attribute__ ((format (printf, 1, 2)));
 
+/* Start a thread of the daemon's with every signal blocked in it, so that
+ * SIGTERM and SIGHUP reach the serving loop (its poll returns EINTR), never
+ * a helper. true when it started. */
+bool ledgerd_thread_start (pthread_t *th, void *(*fn) (void *), void *arg);
+
 /* The event id as it appears in a canonical payload (escaped form), which
  * is the key of both id indexes. NULL if absent or on ENOMEM. */
 char *ledgerd_id_key (const char *p, size_t len);

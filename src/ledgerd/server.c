@@ -276,7 +276,6 @@ static void stamp_join (struct server *s)
  * last one is still being written (the next checkpoint stamps). */
 static void stamp_ids_async (struct server *s)
 {
-    sigset_t all, old;
     if (!s->mark.seq
         || (s->stamping && !__atomic_load_n (&s->stamp_done, __ATOMIC_ACQUIRE)))
         return;
@@ -286,10 +285,7 @@ static void stamp_ids_async (struct server *s)
         return;
     }
     __atomic_store_n (&s->stamp_done, 0, __ATOMIC_RELAXED);
-    sigfillset (&all);
-    pthread_sigmask (SIG_SETMASK, &all, &old);
-    s->stamping = pthread_create (&s->stamper, NULL, stamp_thread, s) == 0;
-    pthread_sigmask (SIG_SETMASK, &old, NULL);
+    s->stamping = ledgerd_thread_start (&s->stamper, stamp_thread, s);
     if (!s->stamping) { /* no thread: here */
         stamp_thread (s);
         s->stamping = true;
