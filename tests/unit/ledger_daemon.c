@@ -153,6 +153,34 @@ static int rpc (jt_ledger_conn_t *c, const char *req, char *reply, size_t len)
     return 0;
 }
 
+/* Send the events <prefix>from .. <prefix>(to - 1), replies not checked. */
+static void send_ids (jt_ledger_conn_t *cn, const char *prefix, int from, int to)
+{
+    char buf[512], id[32], reply[512];
+    for (int i = from; i < to; i++) {
+        snprintf (id, sizeof (id), "%s%d", prefix, i);
+        rpc (cn, event (buf, sizeof (buf), id), reply, sizeof (reply));
+    }
+}
+
+/* Resend <prefix>0 .. <prefix>(n - 1), appended first to last into an
+ * empty ledger: how many did not get their original seq (OK i + 1); the
+ * first three said in a diag, with when. */
+static int resends_wrong (jt_ledger_conn_t *cn, const char *prefix, int n,
+                          const char *when)
+{
+    char buf[512], id[32], want[32], reply[512];
+    int bad = 0;
+    for (int i = 0; i < n; i++) {
+        snprintf (id, sizeof (id), "%s%d", prefix, i);
+        snprintf (want, sizeof (want), "OK %d", i + 1);
+        rpc (cn, event (buf, sizeof (buf), id), reply, sizeof (reply));
+        if (strcmp (reply, want) && bad++ < 3)
+            diag ("resend of %s%s: %s (want %s)", id, when, reply, want);
+    }
+    return bad;
+}
+
 static char *slurp (const char *path)
 {
     FILE *f = fopen (path, "r");
@@ -449,27 +477,16 @@ static void test_inflight (void)
 static void test_ids_grow (void)
 {
     struct place pl;
-    char buf[512], id[32], want[32], reply[512];
     place_init (&pl, "idsgrow");
-    int st, bad = 0;
+    int st;
     pid_t pid = start_daemon (pl.dir, pl.sock, pl.log, "--index-size=2", &st);
     ok (pid > 0, "daemon starts with 2 ids in memory");
     if (pid < 0)
         return;
     jt_ledger_conn_t cn;
     connect_conn (&cn, pl.sock);
-    for (int i = 0; i < 300; i++) {
-        snprintf (id, sizeof (id), "g%d", i);
-        rpc (&cn, event (buf, sizeof (buf), id), reply, sizeof (reply));
-    }
-    for (int i = 0; i < 300; i++) {
-        snprintf (id, sizeof (id), "g%d", i);
-        snprintf (want, sizeof (want), "OK %d", i + 1);
-        rpc (&cn, event (buf, sizeof (buf), id), reply, sizeof (reply));
-        if (strcmp (reply, want) && bad++ < 3)
-            diag ("resend of %s: %s (want %s)", id, reply, want);
-    }
-    is_int (bad, 0, "300 ids (the table doubled 3 times): every resend its seq");
+    send_ids (&cn, "g", 0, 300);
+    is_int (resends_wrong (&cn, "g", 300, ""), 0, "300 ids (the table doubled 3 times): every resend its seq");
     jt_ledger_conn_free (&cn);
     stop_daemon (pid);
     jt_map_t *ids = verified_ids (pl.dir, "the ledger verifies");
@@ -845,19 +862,8 @@ static void test_eviction (void)
     if (pid < 0)
         return;
     connect_conn (&cn, pl.sock);
-    for (int i = 0; i < 50; i++) {
-        snprintf (id, sizeof (id), "v%d", i);
-        rpc (&cn, event (buf, sizeof (buf), id), reply, sizeof (reply));
-    }
-    for (int i = 0; i < 50; i++) {
-        char w[32];
-        snprintf (id, sizeof (id), "v%d", i);
-        snprintf (w, sizeof (w), "OK %d", i + 1);
-        rpc (&cn, event (buf, sizeof (buf), id), reply, sizeof (reply));
-        if (strcmp (reply, w) && dups++ < 3)
-            diag ("resend of %s: %s (want %s)", id, reply, w);
-    }
-    is_int (dups, 0, "a resend of any of 50 ids answers its original seq");
+    send_ids (&cn, "v", 0, 50);
+    is_int (resends_wrong (&cn, "v", 50, ""), 0, "a resend of any of 50 ids answers its original seq");
     rpc (&cn, event (buf, sizeof (buf), "v50"), reply, sizeof (reply));
     is (reply, "OK 51", "a new id still appends");
     jt_ledger_conn_free (&cn);
@@ -871,15 +877,7 @@ static void test_eviction (void)
     ok (strstr (slurp (pl.log), "1 records read in 1 segments (the id index stamped by "
                                 "the last run)") != NULL,
         "a restart after a clean stop indexes no record (the stamped index)");
-    for (int i = dups = 0; i < 51; i++) {
-        char w[32];
-        snprintf (id, sizeof (id), "v%d", i);
-        snprintf (w, sizeof (w), "OK %d", i + 1);
-        rpc (&cn, event (buf, sizeof (buf), id), reply, sizeof (reply));
-        if (strcmp (reply, w) && dups++ < 3)
-            diag ("resend of %s after a restart: %s (want %s)", id, reply, w);
-    }
-    is_int (dups, 0, "and every one of the 51 ids answers its original seq");
+    is_int (resends_wrong (&cn, "v", 51, " after a restart"), 0, "and every one of the 51 ids answers its original seq");
     /* records after the stamp, then SIGKILL and the index file as the stamp
      * left it (as a power cut may: its later pages were never synced): the
      * next start indexes them again */
@@ -887,10 +885,7 @@ static void test_eviction (void)
     snprintf (cmd, sizeof (cmd), "cp %s/ledgerd.ids %s/ids.at-stamp", pl.dir, pl.dir);
     if (system (cmd) != 0)
         bail_out ("%s failed", cmd);
-    for (int i = 51; i < 60; i++) {
-        snprintf (id, sizeof (id), "v%d", i);
-        rpc (&cn, event (buf, sizeof (buf), id), reply, sizeof (reply));
-    }
+    send_ids (&cn, "v", 51, 60);
     jt_ledger_conn_free (&cn);
     kill (pid, SIGKILL);
     waitpid (pid, &st, 0);
@@ -899,15 +894,7 @@ static void test_eviction (void)
         bail_out ("%s failed", cmd);
     pid = start_daemon (pl.dir, pl.sock, pl.log, "--index-size=2", &st);
     connect_conn (&cn, pl.sock);
-    for (int i = dups = 0; i < 60; i++) {
-        char w[32];
-        snprintf (id, sizeof (id), "v%d", i);
-        snprintf (w, sizeof (w), "OK %d", i + 1);
-        rpc (&cn, event (buf, sizeof (buf), id), reply, sizeof (reply));
-        if (strcmp (reply, w) && dups++ < 3)
-            diag ("resend of %s after SIGKILL: %s (want %s)", id, reply, w);
-    }
-    is_int (dups, 0, "after SIGKILL, the index file as stamped: it and the 9 records "
+    is_int (resends_wrong (&cn, "v", 60, " after SIGKILL"), 0, "after SIGKILL, the index file as stamped: it and the 9 records "
                      "after the stamp, indexed again, answer all 60 ids");
     jt_ledger_conn_free (&cn);
     stop_daemon (pid);
