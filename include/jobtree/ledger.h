@@ -371,8 +371,9 @@ int jt_ledger_read (const char *const *paths, size_t npaths, const char *head,
  * itself; see threads below): parse(rec,
  * arg) runs on such a thread, before the callback of any record before
  * rec, and returns what the callback finds in rec->pre (NULL: nothing);
- * release(p) frees it after the callback, on any of the walk's threads
- * (on the helper that parsed it, when it next takes a chunk). Both must
+ * release(p) frees it after the callback, on the thread that ran its
+ * parse (when that thread next takes a chunk, or at the end of the walk;
+ * on another only when no memory could be had to hand it over). Both must
  * be thread-safe. */
 typedef struct jt_ledger_pre {
     void *(*parse) (const jt_record_t *rec, void *arg);

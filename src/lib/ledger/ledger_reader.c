@@ -300,8 +300,15 @@ static int walk_seq (struct walk *w, const char *file, const char *buf, size_t s
  * The callback's thread is one of them whenever the chunk it must take
  * next is not done (hash_join): it folds what is ready and parses what it
  * has room for, so the share of each thread follows what the fold costs.
- * Without a pre there is one helper, hashing only. */
-size_t jt_ledger_read_chunk = 4096;
+ * Without a pre there is one helper, hashing only.
+ *
+ * A chunk is 256 records (about 100 KiB of a segment): the events of the
+ * 2T + 1 chunks in flight, each a json-c tree of about 40 allocations
+ * until the fold takes it, then stay within a core's cache. With 4096 the
+ * 20,000 events parsed ahead at -j 2 made every parse allocate from, and
+ * every release free to, memory out of cache: `jobtree verify -j 2` of 1M
+ * records took 8.8 s median against 6.7 s with 256 (bench_verify.md). */
+size_t jt_ledger_read_chunk = 256;
 size_t jt_ledger_read_parallel_min = 4u << 20;
 
 #define WALK_THREADS_MAX 256
@@ -332,13 +339,25 @@ struct chunk {
                               the end of the segment) */
     enum chunk_state state; /* under the pool's lock */
     uint64_t ticket;      /* queue order */
+    size_t maker;         /* the thread whose run made pre[] (0: the
+                             callback's, k: helper k), under the pool's lock */
+};
+
+/* An array of what the hook made on one thread, waiting for that thread
+ * to release it (struct pool's dead), or empty (its idle). */
+struct spare {
+    void **pre;
+    size_t n;
+    struct spare *next;  /* in a dead list or the idle one */
+    struct spare *every; /* the pool's list of every spare */
 };
 
 static void frame_chunk (struct chunk *c);
 static void chunk_release (struct chunk *c);
 
-/* A helper's work on c: release what the slot's last chunk left (its
- * events freed on the thread that made them), frame, hash, parse. */
+/* A thread's work on c: release what the slot's last chunk left (made on
+ * this thread, or on another when no idle array was left: claim), frame,
+ * hash, parse. */
 static void hash_chunk (struct chunk *c)
 {
     size_t i = 0;
@@ -360,9 +379,87 @@ struct pool {
     size_t nslot;
     pthread_t *th;
     size_t nth;           /* helpers started */
+    size_t nid;           /* helpers that took their number */
     uint64_t next_ticket;
     bool quit;
+    const jt_ledger_pre_t *hook;
+    struct spare *spares; /* every one made (pre[] all NULL when idle) */
+    struct spare *idle;
+    struct spare **dead;  /* per thread (0: the callback's): to release */
 };
+
+static struct spare *spare_new (struct pool *p)
+{
+    struct spare *s = calloc (1, sizeof (*s));
+    if (s && !(s->pre = calloc (jt_ledger_read_chunk, sizeof (*s->pre)))) {
+        free (s);
+        s = NULL;
+    }
+    if (s) {
+        s->every = p->spares;
+        p->spares = s;
+    }
+    return s;
+}
+
+/* c is about to run on thread `me` (under p->mu). What its last run made
+ * and the callback did not take was allocated on c->maker's thread: it
+ * goes, in the array it is in, to that thread's dead list, and an idle
+ * array takes its place, so that glibc frees each event on the thread
+ * that allocated it. A free from another thread goes to the allocating
+ * thread's arena under its lock and misses this thread's cache: with it,
+ * `jobtree verify -j 2` of 1M records took 6.9 s median against 5.9 s
+ * (bench_verify.md). The arrays are made as needed: each thread drains
+ * its list before each chunk it takes, so there are at most about T
+ * times the slots. Without memory for one they are released here. */
+static void claim (struct pool *p, struct chunk *c, size_t me)
+{
+    c->state = CHUNK_RUNNING;
+    struct spare *s;
+    if (c->maker != me && c->n && c->hook && p->dead
+        && (s = p->idle ? p->idle : spare_new (p))) {
+        void **pre = c->pre;
+        if (s == p->idle)
+            p->idle = s->next;
+        c->pre = s->pre;
+        s->pre = pre;
+        s->n = c->n;
+        c->n = 0;
+        s->next = p->dead[c->maker];
+        p->dead[c->maker] = s;
+    }
+    c->maker = me;
+}
+
+static void spare_release (const jt_ledger_pre_t *hook, struct spare *s)
+{
+    for (size_t i = 0; i < s->n; i++)
+        if (s->pre[i]) {
+            hook->release (s->pre[i]);
+            s->pre[i] = NULL;
+        }
+    s->n = 0;
+}
+
+/* Release, outside the lock, what thread `me` made and others ran past
+ * (under p->mu on entry and on return). */
+static void drain (struct pool *p, size_t me)
+{
+    while (p->dead && p->dead[me]) {
+        struct spare *list = p->dead[me], *s;
+        p->dead[me] = NULL;
+        pthread_mutex_unlock (&p->mu);
+        for (s = list; s; s = s->next)
+            spare_release (p->hook, s);
+        pthread_mutex_lock (&p->mu);
+        while (list) {
+            s = list;
+            list = s->next;
+            s->next = p->idle;
+            p->idle = s;
+        }
+    }
+}
 
 /* The chunk waiting longest for a thread (under p->mu), NULL: none. */
 static struct chunk *oldest_queued (struct pool *p)
@@ -378,7 +475,9 @@ static void *helper (void *arg)
 {
     struct pool *p = arg;
     pthread_mutex_lock (&p->mu);
+    size_t me = ++p->nid;
     for (;;) {
+        drain (p, me);
         struct chunk *c = oldest_queued (p);
         if (!c && p->quit)
             break;
@@ -386,7 +485,7 @@ static void *helper (void *arg)
             pthread_cond_wait (&p->queued, &p->mu);
             continue;
         }
-        c->state = CHUNK_RUNNING;
+        claim (p, c, me);
         pthread_mutex_unlock (&p->mu);
         hash_chunk (c);
         pthread_mutex_lock (&p->mu);
@@ -394,6 +493,11 @@ static void *helper (void *arg)
         pthread_cond_broadcast (&p->done);
     }
     pthread_mutex_unlock (&p->mu);
+    /* the walk is over (hash_cancel: no chunk runs or will): what this
+     * thread made and nobody ran past is released here too */
+    for (size_t k = 0; k < p->nslot; k++)
+        if (p->ch[k].maker == me)
+            chunk_release (&p->ch[k]);
     return NULL;
 }
 
@@ -450,12 +554,15 @@ static void hash_join (struct pool *p, struct chunk *c)
     if (p->nth) {
         pthread_mutex_lock (&p->mu);
         while (c->state == CHUNK_QUEUED || c->state == CHUNK_RUNNING) {
+            drain (p, 0);
+            if (c->state != CHUNK_QUEUED && c->state != CHUNK_RUNNING)
+                break;
             struct chunk *q = c->state == CHUNK_QUEUED ? c : oldest_queued (p);
             if (!q) {
                 pthread_cond_wait (&p->done, &p->mu);
                 continue;
             }
-            q->state = CHUNK_RUNNING;
+            claim (p, q, 0);
             pthread_mutex_unlock (&p->mu);
             hash_chunk (q);
             pthread_mutex_lock (&p->mu);
@@ -572,6 +679,23 @@ static void chunks_free (struct chunk *ch, size_t n)
     free (ch);
 }
 
+/* At the end of a walk (its helpers stopped, each having drained its
+ * dead list): release what is still waiting, the callback's thread's own,
+ * and free the arrays. */
+static void spares_free (struct pool *p, size_t threads)
+{
+    for (size_t t = 0; p->dead && t < threads; t++)
+        for (struct spare *s = p->dead[t]; s; s = s->next)
+            spare_release (p->hook, s);
+    while (p->spares) {
+        struct spare *s = p->spares;
+        p->spares = s->every;
+        free (s->pre);
+        free (s);
+    }
+    free (p->dead);
+}
+
 /* The threads a walk uses: its pre's (0: 2), at most WALK_THREADS_MAX. */
 static size_t walk_threads (const struct walk *w)
 {
@@ -604,6 +728,9 @@ static int walk_par (struct walk *w, const char *file, const char *buf, size_t s
         free (p.th);
         return walk_seq (w, file, buf, size, from, is_last, err);
     }
+    p.hook = w->pre;
+    if (w->pre) /* NULL when out of memory: events freed where they are */
+        p.dead = calloc (helpers + 1, sizeof (*p.dead));
     pthread_mutex_init (&p.mu, NULL);
     pthread_cond_init (&p.queued, NULL);
     pthread_cond_init (&p.done, NULL);
@@ -642,9 +769,10 @@ static int walk_par (struct walk *w, const char *file, const char *buf, size_t s
     }
     if (p.nth) /* a problem ended it early */
         hash_cancel (&p);
+    pool_stop (&p);
     for (size_t k = 0; k < nslot; k++)
         chunk_release (&p.ch[k]);
-    pool_stop (&p);
+    spares_free (&p, helpers + 1);
     pthread_cond_destroy (&p.done);
     pthread_cond_destroy (&p.queued);
     pthread_mutex_destroy (&p.mu);
