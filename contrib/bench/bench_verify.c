@@ -40,7 +40,7 @@
 #include <json-c/json.h>
 
 #include "jobtree/ledger.h"
-#include "jobtree/malloc_tune.h"
+#include "jobtree/libc_tune.h"
 #include "bench_gen.h"
 
 #define CKPT_EVERY 50000
@@ -199,7 +199,8 @@ static double median (const struct row *r)
 int main (void)
 {
     const char *e;
-    jt_malloc_tune (); /* the floor under jobtree's own allocator setting */
+    jt_malloc_tune (); /* the floor under jobtree's own C library settings */
+    jt_locale_c_thread ();
     uint64_t n = (e = getenv ("JT_BENCH_VERIFY_EVENTS")) ? strtoull (e, NULL, 10) : 1000000;
     int reps = (e = getenv ("JT_BENCH_VERIFY_REPS")) ? atoi (e) : 3;
     long cores = sysconf (_SC_NPROCESSORS_ONLN);

@@ -16,7 +16,7 @@
 #include <string.h>
 
 #include "cli.h"
-#include "jobtree/malloc_tune.h"
+#include "jobtree/libc_tune.h"
 
 struct command {
     const char *name;
@@ -49,6 +49,7 @@ static void usage (FILE *f)
 int main (int argc, char **argv)
 {
     jt_malloc_tune (); /* verify and report parse records by the million */
+    jt_locale_c_thread ();
     if (argc < 2) {
         usage (stderr);
         return JT_EXIT_USAGE;

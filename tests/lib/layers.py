@@ -47,7 +47,7 @@ ALLOWED = {
 # umbrella for programs outside the library and nothing inside includes it.
 PUBLIC = {
     'error.h': 'util', 'map.h': 'util', 'readfile.h': 'util',
-    'jsonloc.h': 'util', 'timeutil.h': 'util', 'malloc_tune.h': 'util',
+    'jsonloc.h': 'util', 'timeutil.h': 'util', 'libc_tune.h': 'util',
     'ledger.h': 'ledger', 'ledger_checkpoint.h': 'ledger',
     'ledger_client.h': 'ledger', 'ledger_lease.h': 'ledger',
     'ledger_sink.h': 'ledger',

@@ -31,6 +31,7 @@
 #include <unistd.h>
 
 #include "jobtree/ledger.h"
+#include "jobtree/libc_tune.h"
 #include "ledger_record.h"
 
 const char *jt_ledger_status_str (jt_ledger_status_t s)
@@ -474,6 +475,7 @@ static struct chunk *oldest_queued (struct pool *p)
 static void *helper (void *arg)
 {
     struct pool *p = arg;
+    jt_locale_c_thread (); /* the parse's locale copies off the global lock */
     pthread_mutex_lock (&p->mu);
     size_t me = ++p->nid;
     for (;;) {
