@@ -18,6 +18,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "jobtree/libc_tune.h"
+
 #include "canon.h"
 #include "ledgerd.h"
 
@@ -81,6 +83,7 @@ static void *canon_thread (void *arg)
 {
     struct ledgerd_canon *k = arg;
     uint64_t seen = 0;
+    jt_locale_c_thread (); /* json-c's parse: no locale copy under glibc's lock */
     pthread_mutex_lock (&k->mu);
     for (;;) {
         while (k->gen == seen && !k->stop)

@@ -33,6 +33,8 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "jobtree/libc_tune.h"
+
 #include "ledgerd.h"
 
 volatile sig_atomic_t ledgerd_exit_flag;
@@ -284,6 +286,7 @@ int main (int argc, char **argv)
     int ch;
 
     log_open (NULL);
+    jt_locale_c_thread (); /* the loop parses every event: see libc_tune.h */
     while ((ch = getopt_long (argc, argv, "d:S:u:FL:P:hV", opts, NULL)) != -1) {
         switch (ch) {
         case 'd': c.dir = optarg; break;
