@@ -43,6 +43,8 @@
 #include "ledgerd.h"
 
 #define IDS_MIN_SLOTS 64u
+/* A stamp writes the table back this much at a time (writeback_slices) */
+#define IDS_WRITEBACK_SLICE (256u << 10)
 
 /* The table's mapping changes only in grow(), on the serving thread; a
  * stamp's msync, maybe on another thread, holds this around it. */
@@ -483,6 +485,38 @@ int ledgerd_ids_stamp (struct ledgerd_ids *x, const char *dir,
     return rc;
 }
 
+/* Write the table's dirty pages back a slice at a time, each waited for,
+ * before the msync that makes it durable. After 50,000 inserts at random
+ * places every page of the table is dirty, and one msync of it queued
+ * them all on the disk at once: the ledger's fdatasync on the commit
+ * thread waited behind megabytes of them (strace of the append bench:
+ * msync 20.5 ms, the group's fdatasync beside it 14 ms, the acks of the
+ * windows in flight 20 to 36 ms). Slice by slice, a group's sync waits
+ * for one slice at most. On a dup of the descriptor: a doubling taken
+ * meanwhile may close the daemon's (the old table is then written back
+ * for nothing; the msync covers the new one). Best effort: the msync
+ * after it is what the stamp relies on. */
+static void writeback_slices (struct ledgerd_ids *x)
+{
+#ifdef HAVE_SYNC_FILE_RANGE
+    pthread_mutex_lock (&map_mu);
+    int fd = dup (x->fd);
+    off_t bytes = (off_t) (x->nslots * 2 * sizeof (uint64_t));
+    pthread_mutex_unlock (&map_mu);
+    if (fd < 0)
+        return;
+    for (off_t off = 0; off < bytes; off += IDS_WRITEBACK_SLICE)
+        if (sync_file_range (fd, off, IDS_WRITEBACK_SLICE,
+                             SYNC_FILE_RANGE_WAIT_BEFORE | SYNC_FILE_RANGE_WRITE
+                                 | SYNC_FILE_RANGE_WAIT_AFTER)
+            < 0)
+            break;
+    close (fd);
+#else
+    (void) x;
+#endif
+}
+
 int ledgerd_ids_stamp_write (struct ledgerd_stamp_job *job)
 {
     char path[JT_LEDGER_PATH_MAX + 32], tmp[JT_LEDGER_PATH_MAX + 40];
@@ -492,6 +526,7 @@ int ledgerd_ids_stamp_write (struct ledgerd_stamp_job *job)
     FILE *f;
     int rc;
 
+    writeback_slices (x);
     pthread_mutex_lock (&map_mu);
     nslots = x->nslots;
     rc = msync (x->slot, nslots * 2 * sizeof (uint64_t), MS_SYNC);
