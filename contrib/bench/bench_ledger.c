@@ -109,6 +109,10 @@ static void die (const char *what)
 struct appender {
     const char *sock;
     int id;
+    char tag;      /* the events' id prefix: one per run on one daemon */
+    double period; /* paced: seconds from one window's due time to the next
+                      (0: closed loop, the next window sent at the last ack) */
+    double due;    /* paced: the next window's due time */
     double until;
     uint64_t acked;
     sqlite3 *db;
@@ -182,7 +186,7 @@ static void *append_ledger (void *arg)
     char *out = malloc (outcap), in[8192], prefix[32];
     size_t inlen = 0;
     uint64_t i = 0;
-    snprintf (prefix, sizeof (prefix), "a%d-", a->id);
+    snprintf (prefix, sizeof (prefix), "%c%d-", a->tag, a->id);
     while (out && fd >= 0 && now_s () < a->until) {
         size_t off = 0;
         for (int k = 0; k < W; k++) {
@@ -190,6 +194,18 @@ static void *append_ledger (void *arg)
             out[off++] = '\n';
         }
         double sent = now_s ();
+        if (a->period > 0) { /* paced: latency counts from the due time, so a
+                              * client that fell behind counts its lag too */
+            if (a->due > sent) {
+                struct timespec ts = { .tv_sec = (time_t) a->due,
+                                       .tv_nsec = (long) ((a->due - (double) (time_t) a->due)
+                                                          * 1e9) };
+                while (clock_nanosleep (CLOCK_MONOTONIC, TIMER_ABSTIME, &ts, NULL) == EINTR)
+                    ;
+            }
+            sent = a->due;
+            a->due += a->period;
+        }
         if (send (fd, out, off, MSG_NOSIGNAL) != (ssize_t) off)
             break;
         int got = 0;
@@ -322,6 +338,38 @@ static void *append_sqlite (void *arg)
 
 static double lp50, lp99, sp50, sp99;
 
+/* K clients appending to the daemon at sock for secs: closed loop (rate
+ * 0: each sends its next window at its last ack) or paced (rate events/s
+ * offered in all, each client's windows due at fixed times, staggered).
+ * Events/s acknowledged; the latencies. p50 and p99 (ms) into the last two. */
+static double run_clients (const char *sock, int clients, double secs, double rate, char tag,
+                           double *p50, double *p99)
+{
+    struct appender *a = calloc ((size_t) clients, sizeof (*a));
+    pthread_t *th = calloc ((size_t) clients, sizeof (*th));
+    if (!a || !th)
+        die ("calloc");
+    double period = rate > 0 ? (double) W * clients / rate : 0, t0 = now_s ();
+    for (int i = 0; i < clients; i++) {
+        a[i] = (struct appender){ .sock = sock, .id = i, .tag = tag, .until = t0 + secs,
+                                  .period = period,
+                                  .due = t0 + period * i / clients };
+        pthread_create (&th[i], NULL, append_ledger, &a[i]);
+    }
+    uint64_t total = 0;
+    for (int i = 0; i < clients; i++) {
+        pthread_join (th[i], NULL);
+        total += a[i].acked;
+    }
+    double got = (double) total / (now_s () - t0);
+    lat_pct (a, clients, p50, p99);
+    free (a);
+    free (th);
+    return got;
+}
+
+static double paced_rate, pp50, pp99, paced_got;
+
 static double bench_appends (int clients, double secs, double *sqlite_rate)
 {
     char ldir[600], sock[600], log[600], dbp[600];
@@ -349,27 +397,20 @@ static double bench_appends (int clients, double secs, double *sqlite_rate)
         }
         usleep (10000);
     }
-    struct appender *a = calloc ((size_t) clients, sizeof (*a));
-    pthread_t *th = calloc ((size_t) clients, sizeof (*th));
-    double t0 = now_s ();
-    for (int i = 0; i < clients; i++) {
-        a[i] = (struct appender){ .sock = sock, .id = i, .until = t0 + secs };
-        pthread_create (&th[i], NULL, append_ledger, &a[i]);
-    }
-    uint64_t total = 0;
-    for (int i = 0; i < clients; i++) {
-        pthread_join (th[i], NULL);
-        total += a[i].acked;
-    }
-    double rate = (double) total / (now_s () - t0);
-    lat_pct (a, clients, &lp50, &lp99);
+    double rate = run_clients (sock, clients, secs, 0, 'a', &lp50, &lp99);
+    if (paced_rate > 0)
+        paced_got = run_clients (sock, clients, secs, paced_rate, 'p', &pp50, &pp99);
     kill (pid, SIGTERM);
     waitpid (pid, NULL, 0);
 
     sqlite3 *setup = open_db (dbp);
     sqlite3_close (setup);
-    t0 = now_s ();
-    total = 0;
+    struct appender *a = calloc ((size_t) clients, sizeof (*a));
+    pthread_t *th = calloc ((size_t) clients, sizeof (*th));
+    if (!a || !th)
+        die ("calloc");
+    double t0 = now_s ();
+    uint64_t total = 0;
     for (int i = 0; i < clients; i++) {
         a[i] = (struct appender){ .id = i, .until = t0 + secs, .db = open_db (dbp) };
         pthread_create (&th[i], NULL, append_sqlite, &a[i]);
@@ -758,6 +799,11 @@ int main (void)
         return 2;
     }
     double secs = (e = getenv ("JT_BENCH_SECONDS")) ? atof (e) : 3.0;
+    paced_rate = (e = getenv ("JT_BENCH_RATE")) ? atof (e) : 34600;
+    if (!(paced_rate >= 0 && paced_rate <= 1e7)) {
+        fprintf (stderr, "bench_ledger: JT_BENCH_RATE must be in [0, 10000000] events/s\n");
+        return 2;
+    }
     snprintf (dir, sizeof (dir), "%s",
               (e = getenv ("JT_BENCH_DIR")) ? e : "./bench-ledger.tmp");
     char cmd[1200];
@@ -788,6 +834,10 @@ int main (void)
     printf ("  jobtree-ledgerd  %10.0f events/s  p50 %.2f ms  p99 %.2f ms (window of "
             "%d)\n",
             lrate, lp50, lp99, W);
+    if (paced_rate > 0)
+        printf ("  paced at %.0f/s %6.0f events/s  p50 %.2f ms  p99 %.2f ms (window of %d, "
+                "from its due time)\n",
+                paced_rate, paced_got, pp50, pp99, W);
     printf ("  sqlite WAL FULL  %10.0f events/s  p50 %.2f ms  p99 %.2f ms (one event)\n",
             srate, sp50, sp99);
     printf ("  ratio            %10.2fx\n", lrate / srate);
