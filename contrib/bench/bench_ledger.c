@@ -6,7 +6,9 @@
  *     to W events to a real jobtree-ledgerd (group commit), vs K threads
  *     each committing one INSERT per event (each commit durable);
  *     with each client's acknowledgement latency (send of a window of W to
- *     its last "OK"; p50/p99 over every window of every client);
+ *     its last "OK"; p50/p99 over every window of every client); then the
+ *     same clients paced at a fixed offered rate, each window sent at its
+ *     due time and its latency counted from that time;
  *  2. read and fold N events: the record layer alone (grammar, hashes,
  *     chain: jt_ledger_read without a callback, sequential and with the
  *     parallel hash check), the replay slurmctld does at start-up
@@ -32,7 +34,9 @@
  * JT_BENCH_EVENTS=N to change it;
  * JT_BENCH_CLIENTS (8), JT_BENCH_SECONDS (3), JT_BENCH_WINDOW (32: events
  * a client sends before it waits for their acks) for the append phase, and
- * JT_BENCH_CKPT_EVERY (the daemon's --checkpoint-every, 50000; 0: off);
+ * JT_BENCH_CKPT_EVERY (the daemon's --checkpoint-every, 50000; 0: off),
+ * JT_BENCH_RATE (events/s offered in all by the paced run, 34600: the
+ * throughput issue 35 started from; 0: no paced run);
  * JT_BENCH_DIR (default ./bench-ledger.tmp, i.e. the build directory's
  * disk, not a tmpfs); JT_BENCH_HISTORY=H (default 1000000) for the
  * restart and the reports (JT_BENCH_NO_FULL: the reports without the full
