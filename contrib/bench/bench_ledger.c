@@ -604,8 +604,9 @@ static void build_history (uint64_t n, const char *ldir)
         printf ("reusing %s (JT_BENCH_REUSE)\n", ldir);
         return;
     }
-    char cmd[800];
-    snprintf (cmd, sizeof (cmd), "rm -rf %s", ldir);
+    char cmd[1600];
+    /* and the marks of other lengths: the directory is about to change */
+    snprintf (cmd, sizeof (cmd), "rm -rf %s %s.built-*", ldir, ldir);
     if (system (cmd) != 0)
         die (cmd);
     build_history_new (n, ldir);
