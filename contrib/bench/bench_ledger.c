@@ -27,7 +27,12 @@
  *  5. reports from checkpoints: `jobtree report usage` over the last day
  *     and over all of a ledger of H events with checkpoints, as it reads
  *     by default (from the checkpoint at or before the window, or the last
- *     checkpoint's totals) and with --full-replay, the outputs compared.
+ *     checkpoint's totals) and with --full-replay, the outputs compared;
+ *     vs the same sums as SQL over the same H events in SQLite (loaded
+ *     beside the ledger, the table of phases 1-3 with an index on (type,
+ *     lease) and one on (type, stop); all time: phase 3's join, open
+ *     leases up to --now; last day: the Ends in the window and the open
+ *     leases, clipped to it), the rows and totals checked against jobtree's.
  *
  * Sizes: N = 1000000 events (5-6 minutes in all on the 2-vCPU build VM at
  * load 7-9),
@@ -41,7 +46,8 @@
  * disk, not a tmpfs); JT_BENCH_HISTORY=H (default 1000000) for the
  * restart and the reports (JT_BENCH_NO_FULL: the reports without the full
  * replay, for a long history); JT_BENCH_REUSE (keep JT_BENCH_DIR and reuse
- * a history of the same length built there before);
+ * a history, and the reports' SQLite database, of the same length built
+ * there before);
  * JT_BENCH_ONLY=appends,replay,restart,reports
  * runs only those phases
  * (replay: the phases 2 and 3). Run from the top build directory.
@@ -56,6 +62,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <inttypes.h>
+#include <math.h>
 #include <pthread.h>
 #include <signal.h>
 #include <sqlite3.h>
@@ -706,19 +713,200 @@ static double run_capture (const char *cmd, char **out)
     return now_s () - t0;
 }
 
+/* The same h events as the reports ledger (prefix "h", no Checkpoint
+ * records) in SQLite at dbp: the table of phases 1-3 (open_db, db_insert),
+ * loaded in one transaction, then the indexes the two usage queries use:
+ * events_type_lease (type, lease) finds a Start's End (the all-time join)
+ * and tells the open leases (a Start without an End), events_type_stop
+ * (type, stop) the Ends in a window (last day); then ANALYZE. Reused
+ * under JT_BENCH_REUSE, as the ledger beside it is. */
+static void build_reports_db (uint64_t h, const char *dbp)
+{
+    char mark[700], cmd[2600], buf[512];
+    snprintf (mark, sizeof (mark), "%s.built-%" PRIu64, dbp, h);
+    if (getenv ("JT_BENCH_REUSE") && access (mark, F_OK) == 0) {
+        printf ("reusing %s (JT_BENCH_REUSE)\n", dbp);
+        return;
+    }
+    snprintf (cmd, sizeof (cmd), "rm -f %s %s-wal %s-shm %s.built-*", dbp, dbp, dbp, dbp);
+    if (system (cmd) != 0)
+        die (cmd);
+    double t0 = now_s ();
+    sqlite3 *db = open_db (dbp);
+    sqlite3_stmt *st;
+    sql (db, "PRAGMA cache_size=-1048576"); /* 1 GiB for the load's index pages */
+    sqlite3_prepare_v2 (db, INSERT_SQL, -1, &st, NULL);
+    sql (db, "BEGIN");
+    for (uint64_t i = 0; i < h; i++)
+        db_insert (st, buf, (size_t) bench_lease_event (i, "h", buf, sizeof (buf)));
+    sqlite3_finalize (st);
+    sql (db, "CREATE INDEX events_type_lease ON events (type, lease)");
+    sql (db, "CREATE INDEX events_type_stop ON events (type, stop)");
+    sql (db, "COMMIT");
+    sql (db, "ANALYZE");
+    sqlite3_close (db);
+    FILE *mf = fopen (mark, "w");
+    if (mf)
+        fclose (mf);
+    printf ("loaded %" PRIu64 " events into sqlite (WAL, one transaction, 2 indexes) "
+            "in %.1f s\n",
+            h, now_s () - t0);
+}
+
+/* GPU-seconds per owner/envelope owned (role not Borrowed) and borrowed,
+ * as `jobtree report usage` sums them when no BudgetLoaded names an
+ * envelope's owner (the bench's ledger has none); ?1: the window's start,
+ * ?2: --now (open leases count up to it). All time: phase 3's join of
+ * each Start to its End, a LEFT JOIN for the open leases. */
+#define USAGE_ALL_SQL                                                                  \
+    "SELECT s.owner, s.envelope, COUNT(*), "                                           \
+    "SUM(CASE WHEN s.role != 'Borrowed' THEN s.gpus * (COALESCE(e.stop, ?2) - s.start) " \
+    "ELSE 0 END), "                                                                    \
+    "SUM(CASE WHEN s.role = 'Borrowed' THEN s.gpus * (COALESCE(e.stop, ?2) - s.start) " \
+    "ELSE 0 END) "                                                                     \
+    "FROM events s LEFT JOIN events e ON e.type = 'End' AND e.lease = s.lease "        \
+    "WHERE s.type = 'Start' AND (e.stop IS NOT NULL OR s.start <= ?2) "                \
+    "GROUP BY s.owner, s.envelope ORDER BY s.owner, s.envelope"
+
+/* A window [?1, no end): the leases it clips, as cmd_report.c's lease_in:
+ * a closed lease (its End carries its start, owner, envelope, role and
+ * GPUs) if it ends after ?1 (or is empty and ends at ?1), an open one (a
+ * Start without an End) if it started by ?2; each counted from
+ * max(start, ?1) to its end or ?2. */
+#define USAGE_WINDOW_SQL                                                               \
+    "SELECT owner, envelope, COUNT(*), "                                               \
+    "SUM(CASE WHEN role != 'Borrowed' THEN g ELSE 0 END), "                            \
+    "SUM(CASE WHEN role = 'Borrowed' THEN g ELSE 0 END) FROM ("                        \
+    "SELECT owner, envelope, role, gpus * (stop - MAX(start, ?1)) AS g FROM events "   \
+    "WHERE type = 'End' AND (stop > ?1 OR (stop = ?1 AND start = stop)) "              \
+    "UNION ALL "                                                                       \
+    "SELECT s.owner, s.envelope, s.role, s.gpus * (?2 - MAX(s.start, ?1)) FROM events s " \
+    "WHERE s.type = 'Start' AND s.start <= ?2 AND NOT EXISTS (SELECT 1 FROM events e " \
+    "WHERE e.type = 'End' AND e.lease = s.lease)) "                                    \
+    "GROUP BY owner, envelope ORDER BY owner, envelope"
+
+/* The usage rows over [from, now) (from INT64_MIN: all time) from the
+ * database at dbp, into a malloc'd *out in `report usage -P -n`'s columns
+ * (Sponsor and PeakGPUs left empty: not computed); wall seconds
+ * (cpu_last). */
+static double usage_sqlite (const char *dbp, int64_t from, int64_t now, char **out)
+{
+    sqlite3 *db = open_db (dbp);
+    sqlite3_stmt *st;
+    size_t n = 0, cap = 4096;
+    double c0 = cpu_s (), t0 = now_s ();
+    if (sqlite3_prepare_v2 (db, from == INT64_MIN ? USAGE_ALL_SQL : USAGE_WINDOW_SQL, -1,
+                            &st, NULL)
+        != SQLITE_OK) {
+        fprintf (stderr, "bench_ledger: sqlite: %s\n", sqlite3_errmsg (db));
+        exit (1);
+    }
+    sqlite3_bind_int64 (st, 1, from);
+    sqlite3_bind_int64 (st, 2, now);
+    if (!(*out = malloc (cap)))
+        die ("out of memory");
+    (*out)[0] = '\0';
+    int rc;
+    while ((rc = sqlite3_step (st)) == SQLITE_ROW) {
+        double own = (double) sqlite3_column_int64 (st, 3) / 3600.0;
+        double bor = (double) sqlite3_column_int64 (st, 4) / 3600.0;
+        if (n + 512 > cap && !(*out = realloc (*out, cap *= 2)))
+            die ("out of memory");
+        n += (size_t) snprintf (*out + n, cap - n, "%s|%s||%lld||%.2f|%.2f|%.2f\n",
+                                (const char *) sqlite3_column_text (st, 0),
+                                (const char *) sqlite3_column_text (st, 1),
+                                (long long) sqlite3_column_int64 (st, 2), own, bor,
+                                own + bor);
+    }
+    double dt = now_s () - t0;
+    cpu_last = cpu_s () - c0;
+    if (rc != SQLITE_DONE) {
+        fprintf (stderr, "bench_ledger: sqlite: %s\n", sqlite3_errmsg (db));
+        exit (1);
+    }
+    sqlite3_finalize (st);
+    sqlite3_close (db);
+    return dt;
+}
+
+/* Totals of `report usage -P -n` rows (Owner|Envelope|Sponsor|Leases|
+ * PeakGPUs|OwnedGPUHours|BorrowedGPUHours|GPUHours). */
+struct usage_sum {
+    size_t rows;
+    long long leases;
+    double owned, borrowed;
+};
+
+/* One row of text at *p (advanced past it): its Owner|Envelope into key,
+ * its leases, owned and borrowed hours. 1, 0 at the end, -1 malformed. */
+static int usage_row (const char **p, char *key, size_t klen, long long *leases,
+                      double *owned, double *borrowed)
+{
+    char line[1024], *f[8], *s = line;
+    size_t len = strcspn (*p, "\n"), k = 0;
+    if (!**p)
+        return 0;
+    snprintf (line, sizeof (line), "%.*s", (int) len, *p);
+    *p += len + ((*p)[len] == '\n');
+    while (k < 8 && (f[k] = strsep (&s, "|")))
+        k++;
+    if (k != 8 || s)
+        return -1;
+    snprintf (key, klen, "%s|%s", f[0], f[1]);
+    *leases = atoll (f[3]);
+    *owned = atof (f[5]);
+    *borrowed = atof (f[6]);
+    return 1;
+}
+
+/* Do jobtree's rows (a) and SQLite's (b) agree: the same owner/envelope
+ * rows and leases, owned and borrowed hours within their rounding to
+ * 0.01 (and so the totals, *sa and *sb)? */
+static bool usage_agree (const char *a, const char *b, struct usage_sum *sa,
+                         struct usage_sum *sb)
+{
+    char ka[600], kb[600];
+    long long la, lb;
+    double oa, ob, ba, bb;
+    int ra, rb;
+    bool same = true;
+    *sa = *sb = (struct usage_sum){ 0 };
+    do {
+        ra = usage_row (&a, ka, sizeof (ka), &la, &oa, &ba);
+        rb = usage_row (&b, kb, sizeof (kb), &lb, &ob, &bb);
+        if (ra < 0 || rb < 0 || ra != rb)
+            same = false;
+        if (ra > 0)
+            *sa = (struct usage_sum){ sa->rows + 1, sa->leases + la, sa->owned + oa,
+                                      sa->borrowed + ba };
+        if (rb > 0)
+            *sb = (struct usage_sum){ sb->rows + 1, sb->leases + lb, sb->owned + ob,
+                                      sb->borrowed + bb };
+        if (ra > 0 && rb > 0
+            && (strcmp (ka, kb) || la != lb || fabs (oa - ob) > 0.0051
+                || fabs (ba - bb) > 0.0051))
+            same = false;
+    } while (ra > 0 || rb > 0);
+    return same;
+}
+
 /* `jobtree report usage` over the last day and over all of a ledger of h
  * events written with checkpoints, from them and with --full-replay (the
- * outputs compared byte for byte). */
+ * outputs compared byte for byte), and the same sums as SQL queries over
+ * the same events in SQLite (the rows compared with jobtree's). */
 static void reports_bench (uint64_t h)
 {
-    char ldir[600], cmd[1400];
+    char ldir[600], dbp[600], cmd[1400];
     double t0 = now_s ();
+    bool full = !getenv ("JT_BENCH_NO_FULL"); /* a long history: no full replay */
 
     snprintf (ldir, sizeof (ldir), "%s/reports", dir);
+    snprintf (dbp, sizeof (dbp), "%s/reports.db", dir);
     h = (h / CKPT_EVERY) * CKPT_EVERY + CKPT_EVERY - 1; /* the worst tail */
     build_history (h, ldir);
     printf ("built %" PRIu64 " events with checkpoints (every %d) in %.1f s\n", h, CKPT_EVERY,
             now_s () - t0);
+    build_reports_db (h, dbp);
     /* the last instant: bench_lease_event's last End (or Start) */
     uint64_t slot = (h - 1) / 2000;
     int64_t last = T0 + (int64_t) slot * 3600 + 3000, day = last - 86400;
@@ -729,7 +917,8 @@ static void reports_bench (uint64_t h)
             "--full-replay, outputs compared):\n",
             h, (long long) last + 1);
     for (size_t k = 0; k < 2; k++) {
-        char win[64], *a, *b;
+        char win[64], *a, *b = NULL, *q;
+        double fu = 0, fu_c = 0;
         snprintf (win, sizeof (win), w[k].win, (long long) day);
         snprintf (cmd, sizeof (cmd),
                   "src/cli/jobtree report usage -P -n --now %lld %s -v %s 2>%s/report.err",
@@ -743,28 +932,50 @@ static void reports_bench (uint64_t h)
         if (hf)
             fclose (hf);
         how[strcspn (how, "\n")] = '\0';
-        if (getenv ("JT_BENCH_NO_FULL")) { /* a long history: the checkpoint's side */
+        if (!full) {
             printf ("  %-9s from checkpoint %7.3f s  cpu %6.3f s | full replay not run "
                     "(JT_BENCH_NO_FULL)\n            (%s)\n",
                     w[k].name, ck, ck_c, how);
-            free (a);
-            continue;
+        } else {
+            snprintf (cmd, sizeof (cmd),
+                      "src/cli/jobtree report usage -P -n --now %lld %s --full-replay %s",
+                      (long long) last + 1, win, ldir);
+            fu = run_capture (cmd, &b);
+            fu_c = cpu_last;
+            if (strcmp (a, b)) {
+                fprintf (stderr, "bench_ledger: report usage %s: from checkpoint and full "
+                         "replay differ\n", w[k].name);
+                exit (1);
+            }
+            printf ("  %-9s from checkpoint %7.3f s  cpu %6.3f s | full replay %7.2f s  "
+                    "cpu %6.2f s | ratio %6.1fx (cpu %.1fx)\n",
+                    w[k].name, ck, ck_c, fu, fu_c, fu / ck, fu_c / ck_c);
+            printf ("            (%s)\n", how);
         }
-        snprintf (cmd, sizeof (cmd),
-                  "src/cli/jobtree report usage -P -n --now %lld %s --full-replay %s",
-                  (long long) last + 1, win, ldir);
-        double fu = run_capture (cmd, &b), fu_c = cpu_last;
-        if (strcmp (a, b)) {
-            fprintf (stderr, "bench_ledger: report usage %s: from checkpoint and full "
-                     "replay differ\n", w[k].name);
+        double sq = usage_sqlite (dbp, k == 0 ? day : INT64_MIN, last + 1, &q);
+        double sq_c = cpu_last;
+        struct usage_sum sa, sb;
+        if (!usage_agree (a, q, &sa, &sb)) {
+            fprintf (stderr,
+                     "bench_ledger: report usage %s: jobtree and sqlite differ\n"
+                     "jobtree (%zu rows, %lld leases, %.2f owned, %.2f borrowed):\n%s"
+                     "sqlite (%zu rows, %lld leases, %.2f owned, %.2f borrowed):\n%s",
+                     w[k].name, sa.rows, sa.leases, sa.owned, sa.borrowed, a, sb.rows,
+                     sb.leases, sb.owned, sb.borrowed, q);
             exit (1);
         }
-        printf ("  %-9s from checkpoint %7.3f s  cpu %6.3f s | full replay %7.2f s  cpu "
-                "%6.2f s | ratio %6.1fx (cpu %.1fx)\n",
-                w[k].name, ck, ck_c, fu, fu_c, fu / ck, fu_c / ck_c);
-        printf ("            (%s)\n", how);
+        /* time ratios: below 1, jobtree took less */
+        printf ("            sqlite query    %7.3f s  cpu %6.3f s | jobtree/sqlite: "
+                "checkpoint %.2fx (cpu %.2fx)",
+                sq, sq_c, ck / sq, ck_c / sq_c);
+        if (full)
+            printf (", full %.1fx (cpu %.1fx)", fu / sq, fu_c / sq_c);
+        printf ("\n            (%zu rows, %lld leases, %.2f / %.2f GPU-h owned / borrowed "
+                "in both)\n",
+                sa.rows, sa.leases, sa.owned, sa.borrowed);
         free (a);
         free (b);
+        free (q);
     }
     fflush (stdout);
 }
