@@ -35,7 +35,7 @@
  *     leases, clipped to it), the rows and totals checked against jobtree's.
  *
  * Sizes: N = 1000000 events (5-6 minutes in all on the 2-vCPU build VM at
- * load 7-9),
+ * load 7-9, before phase 5's SQLite load: about 25 s more at H = 1M),
  * JT_BENCH_EVENTS=N to change it;
  * JT_BENCH_CLIENTS (8), JT_BENCH_SECONDS (3), JT_BENCH_WINDOW (32: events
  * a client sends before it waits for their acks) for the append phase, and
