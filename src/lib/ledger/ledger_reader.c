@@ -356,8 +356,18 @@ struct spare {
 static void frame_chunk (struct chunk *c);
 static void chunk_release (struct chunk *c);
 
+/* Release what hook made of n records and was not taken (NULL after). */
+static void release_pre (const jt_ledger_pre_t *hook, void **pre, size_t n)
+{
+    for (size_t i = 0; hook && i < n; i++)
+        if (pre[i]) {
+            hook->release (pre[i]);
+            pre[i] = NULL;
+        }
+}
+
 /* A thread's work on c: release what the slot's last chunk left (made on
- * this thread, or on another when no idle array was left: claim), frame,
+ * this thread, or on another when no array could be had: claim), frame,
  * hash, parse. */
 static void hash_chunk (struct chunk *c)
 {
@@ -434,11 +444,7 @@ static void claim (struct pool *p, struct chunk *c, size_t me)
 
 static void spare_release (const jt_ledger_pre_t *hook, struct spare *s)
 {
-    for (size_t i = 0; i < s->n; i++)
-        if (s->pre[i]) {
-            hook->release (s->pre[i]);
-            s->pre[i] = NULL;
-        }
+    release_pre (hook, s->pre, s->n);
     s->n = 0;
 }
 
@@ -594,11 +600,7 @@ static void hash_cancel (struct pool *p)
 /* Release what the hook made for c's records and was not taken. */
 static void chunk_release (struct chunk *c)
 {
-    for (size_t i = 0; c->hook && i < c->n; i++)
-        if (c->pre[i]) {
-            c->hook->release (c->pre[i]);
-            c->pre[i] = NULL;
-        }
+    release_pre (c->hook, c->pre, c->n);
 }
 
 /* Where the chunk from byte `from` is cut: after its
