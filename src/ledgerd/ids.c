@@ -12,8 +12,8 @@
  * and comparing its id, so a hash collision costs one read, never a wrong
  * answer. The file is derived data, grown by doubling into ledgerd.ids.new
  * (made on a thread of its own ahead of need: grow_thread), renamed over
- * it. After each checkpoint and at a clean stop the daemon
- * syncs it (msync) and stamps it (ledgerd.ids.stamp: the last record it
+ * it. After a checkpoint when one is due (server.c's stamp_due) and at a
+ * clean stop the daemon syncs it (msync) and stamps it (ledgerd.ids.stamp: the last record it
  * holds by seq, hash and position, its slots, its segments, where the
  * BudgetLoaded kept is); a start copies a stamped table that fits into a
  * new file and indexes only the records after the stamp (issue 37), else
@@ -461,6 +461,7 @@ int ledgerd_ids_stamp_prepare (struct ledgerd_ids *x, const char *dir,
     for (size_t i = 0, off = 0; i < x->nsegs; i++)
         off += (size_t) sprintf (job->segs + off, "%s\n", base_of (x->segs[i]));
     job->nsegs = x->nsegs;
+    job->count = x->count;
     return 0;
 }
 
@@ -528,7 +529,7 @@ int ledgerd_ids_stamp_write (struct ledgerd_stamp_job *job)
 
     writeback_slices (x);
     pthread_mutex_lock (&map_mu);
-    nslots = x->nslots;
+    nslots = job->nslots = x->nslots;
     rc = msync (x->slot, nslots * 2 * sizeof (uint64_t), MS_SYNC);
     pthread_mutex_unlock (&map_mu);
     if (rc < 0) {

@@ -133,6 +133,8 @@ struct ledgerd_stamp_job {
     struct ledgerd_stamp st;
     char *segs; /* the segments' names, one a line */
     size_t nsegs;
+    size_t count;  /* the ids the table held at _prepare */
+    size_t nslots; /* the slots _write synced */
     char err[JT_LEDGER_PATH_MAX + 256];
 };
 int ledgerd_ids_stamp_prepare (struct ledgerd_ids *x, const char *dir,
