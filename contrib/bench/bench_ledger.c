@@ -32,7 +32,13 @@
  *     beside the ledger, the table of phases 1-3 and three indexes, see
  *     build_reports_db; all time: phase 3's join, open leases up to --now;
  *     last day: the Ends in the window and the open leases, clipped to
- *     it), the rows and totals checked against jobtree's.
+ *     it), the rows and totals checked against jobtree's;
+ *  6. the making of a checkpoint (on jobtree-ledgerd's serving thread)
+ *     with JT_BENCH_OPEN (4096) leases open that stay open, as on a
+ *     cluster whose jobs run for hours: the daemon's jt_ckpt_payloads,
+ *     which keeps each open lease's text, the first time and again, vs
+ *     jt_ckpt_state_text, which makes every entry afresh as all
+ *     checkpoints did before.
  *
  * Sizes: N = 1000000 events (5-6 minutes in all on the 2-vCPU build VM at
  * load 7-9, before phase 5's SQLite load: about 25 s more at H = 1M),
@@ -48,7 +54,7 @@
  * replay, for a long history); JT_BENCH_REUSE (keep JT_BENCH_DIR and reuse
  * a history, and the reports' SQLite database, of the same length built
  * there before);
- * JT_BENCH_ONLY=appends,replay,restart,reports
+ * JT_BENCH_ONLY=appends,replay,restart,reports,checkpoint
  * runs only those phases
  * (replay: the phases 2 and 3). Run from the top build directory.
  *
@@ -1040,6 +1046,74 @@ static void reports_bench (uint64_t h)
     fflush (stdout);
 }
 
+/* Phase 6: checkpoints of a fold with nopen long-open leases (one node
+ * each, 8 GPUs, two envelopes), made 20 times: ms each, best of the 20 (the
+ * first call apart: it makes the kept texts). */
+static void ckpt_bench (int nopen)
+{
+    jt_ledger_fold_t *f = jt_ledger_fold_create ();
+    jt_error_t err = { "" };
+    jt_violation_t v;
+    char buf[1024];
+    double first = 0, warm = 0, fresh = 0;
+    size_t bytes = 0;
+
+    if (!f)
+        die ("fold");
+    for (int i = 0; i < nopen; i++) {
+        snprintf (buf, sizeof (buf),
+                  "{\"v\":1,\"type\":\"Start\",\"id\":\"c:%d:0:start\",\"time\":%lld,"
+                  "\"lease\":\"c:%d:0\",\"run\":\"c:%d\",\"group\":\"0\","
+                  "\"nodes\":[\"gpu-%05d\"],\"gpus\":8,\"role\":\"%s\","
+                  "\"envelope\":\"e%d\",\"owner\":\"team%d\",\"start\":%lld}",
+                  i, (long long) T0 + i, i, i, i, i % 5 ? "Active" : "Borrowed", i % 2, i % 2,
+                  (long long) T0 + i);
+        jt_event_t *ev = jt_event_from_json (buf, strlen (buf), &err);
+        if (!ev || jt_ledger_fold_apply (f, (uint64_t) i + 1, ev, &v, &err) < 0) {
+            fprintf (stderr, "bench_ledger: checkpoint phase: %s\n", err.text);
+            exit (1);
+        }
+        jt_event_destroy (ev);
+    }
+    for (int k = 0; k < 21; k++) {
+        char **p = NULL, *s;
+        size_t *lens = NULL, n = 0;
+        double t0 = now_s ();
+        if (jt_ckpt_payloads (f, (uint64_t) nopen, T0, 0, &p, &lens, &n, &err) < 0) {
+            fprintf (stderr, "bench_ledger: checkpoint: %s\n", err.text);
+            exit (1);
+        }
+        double t = now_s () - t0;
+        if (!k) {
+            first = t;
+            for (size_t i = 0; i < n; i++)
+                bytes += lens[i];
+        } else if (k == 1 || t < warm)
+            warm = t;
+        jt_ckpt_payloads_free (p, lens, n);
+        t0 = now_s ();
+        if (!(s = jt_ckpt_state_text (f, 0, &err))) {
+            fprintf (stderr, "bench_ledger: state: %s\n", err.text);
+            exit (1);
+        }
+        t = now_s () - t0;
+        if (!k || t < fresh)
+            fresh = t;
+        free (s);
+    }
+    printf ("checkpoint with %d leases open (%zu bytes; made on the daemon's serving "
+            "thread):\n",
+            nopen, bytes);
+    printf ("  first (texts made and kept)  %7.2f ms\n", first * 1e3);
+    printf ("  again (kept texts)           %7.2f ms\n", warm * 1e3);
+    printf ("  state made afresh            %7.2f ms  (every entry's json-c tree built "
+            "and printed; no parts, no hash)\n",
+            fresh * 1e3);
+    printf ("  ratio                        %7.2fx (afresh / again)\n", fresh / warm);
+    fflush (stdout);
+    jt_ledger_fold_destroy (f);
+}
+
 static bool want (const char *phase)
 {
     const char *only = getenv ("JT_BENCH_ONLY");
@@ -1131,6 +1205,14 @@ int main (void)
     }
     if (want ("restart"))
         restart_bench ((e = getenv ("JT_BENCH_HISTORY")) ? strtoull (e, NULL, 10) : 1000000);
+    if (want ("checkpoint")) {
+        int nopen = (e = getenv ("JT_BENCH_OPEN")) ? atoi (e) : 4096;
+        if (nopen < 1 || nopen > 1000000) {
+            fprintf (stderr, "bench_ledger: JT_BENCH_OPEN must be in [1, 1000000]\n");
+            return 1;
+        }
+        ckpt_bench (nopen);
+    }
     if (want ("reports"))
         reports_bench ((e = getenv ("JT_BENCH_HISTORY")) ? strtoull (e, NULL, 10) : 1000000);
     if (!want ("replay"))

@@ -314,6 +314,57 @@ static void test_resv_drawn (void)
         free (p[i]);
 }
 
+/* The daemon's checkpoints keep each open lease's text and reuse it
+ * (ledger_checkpoint.c's put_lease): an Activation that cuts a lease after
+ * one checkpoint must change its entry in the next, as a state made afresh
+ * has it (else verify finds the checkpoint-mismatch). */
+static void test_ckpt_kept_text (void)
+{
+    char *p[32];
+    size_t n = 0;
+    jt_ledger_fold_t *f = jt_ledger_fold_create ();
+    jt_error_t err = { "" };
+    char *st[2] = { NULL, NULL };
+
+    if (!f)
+        bail_out ("fold");
+    for (size_t i = 0; i < 7; i++)
+        p[n++] = holder_start (&HOLDERS[i]);
+    p[n++] = strdup ("{\"v\":1,\"type\":\"ReservationCreate\",\"id\":\"" RESV
+                     ":create\",\"time\":1772366400,\"reservation\":\"" RESV
+                     "\",\"run\":\"c:11\",\"envelope\":\"e1\",\"owner\":\"rai\","
+                     "\"nodes\":[\"a\"],\"gpus\":8,\"start\":1772370000}");
+    is (apply_all (f, p, n), "none", "kept text: the holders' Starts");
+    for (int k = 0; k < 2; k++) {
+        char **pl = NULL;
+        size_t *ln = NULL, np = 0;
+        jt_event_t *ev = NULL;
+        if (k == 1) { /* the Activation between the two checkpoints */
+            p[n] = activation_json ();
+            is (apply_all (f, p + n, 1), "none", "kept text: then the Activation");
+            n++;
+        }
+        if (jt_ckpt_payloads (f, n, T1, 0, &pl, &ln, &np, &err) < 0 || np != 1
+            || !(ev = jt_event_from_json (pl[0], ln[0], &err)))
+            bail_out ("checkpoint: %s", err.text);
+        st[k] = strdup (ev->state);
+        char *fresh = jt_ckpt_state_text (f, 0, &err);
+        is (st[k], fresh ? fresh : err.text,
+            "kept text: checkpoint %d's state is the state made afresh", k + 1);
+        free (fresh);
+        jt_event_destroy (ev);
+        jt_ckpt_payloads_free (pl, ln, np);
+    }
+    ok (!strstr (st[0], "RandomPreempt") && strstr (st[1], "\"cut\":\"RandomPreempt\"")
+            && strstr (st[1], "\"cut\":\"Shrink\""),
+        "kept text: the second carries the cuts the Activation marked");
+    free (st[0]);
+    free (st[1]);
+    jt_ledger_fold_destroy (f);
+    for (size_t i = 0; i < n; i++)
+        free (p[i]);
+}
+
 static void test_activation (void)
 {
     char *p[32], *act = activation_json (), seed[17], want[1024];
@@ -1070,6 +1121,7 @@ int main (void)
     free (win);
     test_activation ();
     test_resv_drawn ();
+    test_ckpt_kept_text ();
     test_lease_time ();
     test_lease_time_random ();
     test_resv_replaced ();

@@ -193,9 +193,37 @@ static json_object *usage_json (const struct usage *u, jt_error_t *err)
 /* Append o's text to b and release o; false on ENOMEM (o NULL included). */
 static bool put (jt_strbuf_t *b, json_object *o)
 {
-    const char *s = o ? json_object_to_json_string_ext (o, JSON_FLAGS) : NULL;
+    size_t len = 0;
+    const char *s = o ? json_object_to_json_string_length (o, JSON_FLAGS, &len) : NULL;
     if (s)
-        jt_strbuf_printf (b, "%s", s);
+        jt_strbuf_add (b, s, len);
+    json_object_put (o);
+    return s != NULL;
+}
+
+/* Append open lease l's entry to b. With keep (the daemon's checkpoints,
+ * jt_ckpt_payloads) the text is kept in l and reused by every later
+ * checkpoint while the lease stays open and unchanged: an open lease's
+ * entry is most of a state, and made each time (a json-c tree built,
+ * printed and freed) it was half of a checkpoint's making, on the thread
+ * that answers the daemon's clients. jt_ckpt_state_text (verify's
+ * comparison) always makes it afresh. false on ENOMEM. */
+static bool put_lease (jt_strbuf_t *b, struct lease *l, bool keep)
+{
+    if (keep && l->ckpt) {
+        jt_strbuf_add (b, l->ckpt, l->ckpt_len);
+        return true;
+    }
+    json_object *o = lease_json (l);
+    size_t len = 0;
+    const char *s = o ? json_object_to_json_string_length (o, JSON_FLAGS, &len) : NULL;
+    if (s) {
+        jt_strbuf_add (b, s, len);
+        if (keep && (l->ckpt = malloc (len + 1))) { /* not kept: made again next time */
+            memcpy (l->ckpt, s, len + 1);
+            l->ckpt_len = len;
+        }
+    }
     json_object_put (o);
     return s != NULL;
 }
@@ -318,9 +346,10 @@ static void parts_free (struct parts *p)
     memset (p, 0, sizeof (*p));
 }
 
-/* The state texts of f cut after the entry reaching part_bytes. */
+/* The state texts of f cut after the entry reaching part_bytes; keep:
+ * put_lease's. */
 static int state_parts (const jt_ledger_fold_t *f, unsigned flags, size_t part_bytes,
-                        struct parts *out, jt_error_t *err)
+                        bool keep, struct parts *out, jt_error_t *err)
 {
     size_t nl, nr;
     const char **lk = jt_map_sorted_keys (f->leases, &nl);
@@ -369,10 +398,10 @@ static int state_parts (const jt_ledger_fold_t *f, unsigned flags, size_t part_b
             in_resv = true;
             empty = true;
         }
-        json_object *o = i < nl ? lease_json (jt_map_get (f->leases, lk[i]))
-                                : resv_json (rv[i - nl]);
-        jt_strbuf_printf (&b, "%s", empty ? "" : ",");
-        if (!put (&b, o)) {
+        if (!empty)
+            jt_strbuf_add (&b, ",", 1);
+        if (!(i < nl ? put_lease (&b, jt_map_get (f->leases, lk[i]), keep)
+                     : put (&b, resv_json (rv[i - nl])))) {
             free (rv);
             jt_errprintf (err, "out of memory");
             goto out;
@@ -400,7 +429,7 @@ char *jt_ckpt_state_text (const jt_ledger_fold_t *f, unsigned flags, jt_error_t 
 {
     struct parts p;
 
-    if (state_parts (f, flags, SIZE_MAX, &p, err) < 0)
+    if (state_parts (f, flags, SIZE_MAX, false, &p, err) < 0)
         return NULL;
     char *s = p.v[0];
     p.v[0] = NULL;
@@ -488,7 +517,7 @@ int jt_ckpt_payloads (const jt_ledger_fold_t *f, uint64_t up_to, int64_t time,
         return jt_errprintf (err, "checkpoint part size %zu: must be %d to %d bytes",
                              part_bytes, JT_CKPT_PART_BYTES_MIN, JT_CKPT_PART_BYTES_MAX);
     }
-    if (state_parts (f, 0, part_bytes, &p, err) < 0)
+    if (state_parts (f, 0, part_bytes, true, &p, err) < 0)
         return -1;
     if (p.n > JT_CKPT_PARTS_MAX) {
         parts_free (&p);

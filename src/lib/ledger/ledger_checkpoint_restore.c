@@ -548,6 +548,7 @@ static void hist_cb (const char *key, void *val, void *arg)
         return;
     }
     *l = *o;
+    l->ckpt = NULL; /* o's */
     l->id = strdup (o->id);
     l->run = strdup (o->run);
     l->group = strdup (o->group);

@@ -44,6 +44,12 @@ struct lease {
                                  * only what lies outside); NULL: each its
                                  * own allocation */
     size_t strs_size;
+    char *ckpt;                 /* open: its entry in a checkpoint's state
+                                 * (ledger_checkpoint.c's lease_text), made
+                                 * by the first checkpoint the daemon writes
+                                 * with it; NULL: not yet, or dropped when
+                                 * the lease changed (jt_fold_mark_cuts) */
+    size_t ckpt_len;
 };
 
 struct resv {

@@ -80,7 +80,10 @@ static void mark_cb (const char *key, void *val, void *arg)
     } else if (run == lottery_mark) {
         l->cut = JT_REASON_RANDOM_PREEMPT;
         l->cut_seed = m->ev->seed;
-    }
+    } else
+        return;
+    free (l->ckpt); /* its checkpoint entry says the cut: made again */
+    l->ckpt = NULL;
 }
 
 int jt_fold_mark_cuts (jt_ledger_fold_t *f, const jt_event_t *ev)

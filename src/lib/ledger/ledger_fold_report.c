@@ -62,6 +62,7 @@ void jt_fold_lease_free (void *p)
     for (size_t i = 0; i < l->nnodes; i++)
         free_out (l, l->nodes[i]);
     free_out (l, l->nodes);
+    free (l->ckpt);
     free (l);
 }
 

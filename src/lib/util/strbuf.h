@@ -34,6 +34,9 @@ void jt_strbuf_printf (jt_strbuf_t *b, const char *fmt, ...)
 
 /* The text (malloc'd, caller frees; "" when nothing was added), or NULL
  * with errno ENOMEM when an append failed. b is left empty either way. */
+/* Append the len bytes at s (no format: a copy). */
+void jt_strbuf_add (jt_strbuf_t *b, const char *s, size_t len);
+
 char *jt_strbuf_take (jt_strbuf_t *b);
 
 #endif /* JT_STRBUF_H */
