@@ -280,10 +280,11 @@ static void stamp_join (struct server *s)
     if (!s->stamping)
         return;
     pthread_join (s->stamper, NULL);
-    if (s->stamp_rc < 0)
+    if (s->stamp_rc < 0) {
         log_msg ("id index: no stamp (the next start reads from an older one): %s",
                  s->stamp_job.err);
-    else
+        s->stamped_slots = 0; /* due again at the next checkpoint */
+    } else
         log_msg ("id index stamped at seq %" PRIu64 ": %zu ids, %zu MiB of table "
                  "written back and synced in %.0f ms",
                  s->stamp_job.st.seq, s->stamp_job.count,
