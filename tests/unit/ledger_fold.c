@@ -261,6 +261,19 @@ static void requeue (const jt_ledger_fold_t *f, uint32_t id, int64_t t, char **p
     free (o);
 }
 
+/* The holders' Starts and c:11's reservation into p: how many. */
+static size_t holders_and_resv (char **p)
+{
+    size_t n = 0;
+    for (size_t i = 0; i < 7; i++)
+        p[n++] = holder_start (&HOLDERS[i]);
+    p[n++] = strdup ("{\"v\":1,\"type\":\"ReservationCreate\",\"id\":\"" RESV
+                     ":create\",\"time\":1772366400,\"reservation\":\"" RESV
+                     "\",\"run\":\"c:11\",\"envelope\":\"e1\",\"owner\":\"rai\","
+                     "\"nodes\":[\"a\"],\"gpus\":8,\"start\":1772370000}");
+    return n;
+}
+
 /* An open reservation remembers when an Activation was drawn for it, and
  * checkpoints carry it: a controller that takes over (issue 37) reads it
  * back and draws no second time. */
@@ -274,12 +287,7 @@ static void test_resv_drawn (void)
 
     if (!f)
         bail_out ("fold");
-    for (size_t i = 0; i < 7; i++)
-        p[n++] = holder_start (&HOLDERS[i]);
-    p[n++] = strdup ("{\"v\":1,\"type\":\"ReservationCreate\",\"id\":\"" RESV
-                     ":create\",\"time\":1772366400,\"reservation\":\"" RESV
-                     "\",\"run\":\"c:11\",\"envelope\":\"e1\",\"owner\":\"rai\","
-                     "\"nodes\":[\"a\"],\"gpus\":8,\"start\":1772370000}");
+    n = holders_and_resv (p);
     is (apply_all (f, p, n), "none", "drawn: the holders' Starts and c:11's reservation");
     ok (jt_ledger_fold_open_resv (f, "c:11", &r) == 0 && r.drawn == -1,
         "drawn: none before its Activation");
@@ -328,12 +336,7 @@ static void test_ckpt_kept_text (void)
 
     if (!f)
         bail_out ("fold");
-    for (size_t i = 0; i < 7; i++)
-        p[n++] = holder_start (&HOLDERS[i]);
-    p[n++] = strdup ("{\"v\":1,\"type\":\"ReservationCreate\",\"id\":\"" RESV
-                     ":create\",\"time\":1772366400,\"reservation\":\"" RESV
-                     "\",\"run\":\"c:11\",\"envelope\":\"e1\",\"owner\":\"rai\","
-                     "\"nodes\":[\"a\"],\"gpus\":8,\"start\":1772370000}");
+    n = holders_and_resv (p);
     is (apply_all (f, p, n), "none", "kept text: the holders' Starts");
     for (int k = 0; k < 2; k++) {
         char **pl = NULL;
