@@ -92,8 +92,11 @@ done
 if [ ${#missing[@]} -gt 0 ]; then
     say "installing ${missing[*]}"
     export DEBIAN_FRONTEND=noninteractive
-    apt-get update -qq
-    apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null
+    # one apt at a time among Jobtree's scripts (contrib/test.sh runs this
+    # beside the chroots' making), and waiting for anyone else's dpkg lock
+    flock /var/tmp/jobtree-apt.lock apt-get -o DPkg::Lock::Timeout=600 update -qq
+    flock /var/tmp/jobtree-apt.lock apt-get -o DPkg::Lock::Timeout=600 install -y -qq \
+        --no-install-recommends "${missing[@]}" >/dev/null
 fi
 
 # The configured Slurm source of the installed version (idempotent), or

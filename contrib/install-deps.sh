@@ -19,8 +19,11 @@ pkgs=(
     # configuring its source tree for out-of-tree plugins
     slurmctld slurmd slurm-client munge libslurm-dev slurm-wlm-plugins-dev libmunge-dev
     libpmix-dev libpam0g-dev libhwloc-dev liblz4-dev dpkg-dev
-    # tests: sanitizer runtimes, valgrind, process tools
-    valgrind procps util-linux iproute2 python3
+    # tests: sanitizer runtimes, valgrind, process tools; debootstrap for
+    # the 24.11 and 26.05 roots (contrib/trixie, contrib/sid), installed
+    # here because both are made at once in the background, and two apt-get
+    # installs at once fail on dpkg's lock
+    valgrind procps util-linux iproute2 python3 debootstrap
     # fuzzing (contrib/fuzz.sh): clang and its libFuzzer runtime
     clang clang-14 libclang-rt-14-dev
     # plots of jobtree sim's results (contrib/sim-plot.py)

@@ -261,7 +261,8 @@ if [ "$plugins" = yes ] && [ "${JT_TEST_PACKAGES:-1}" != 0 ]; then
     if [ "$(cat "$pk/rc")" = 0 ]; then
         passed=$((passed + 1))
         grep -E '^build-debs: (built|lintian)|^  /' "$pk/build-debs.out" || true
-        if DEBIAN_FRONTEND=noninteractive apt-get install -y -qq "$pk"/jobtree-{slurm-plugins,ledgerd,tools}_*.deb \
+        if DEBIAN_FRONTEND=noninteractive flock /var/tmp/jobtree-apt.lock \
+                apt-get -o DPkg::Lock::Timeout=600 install -y -qq "$pk"/jobtree-{slurm-plugins,ledgerd,tools}_*.deb \
                 >"$pk/apt.out" 2>&1; then
             passed=$((passed + 1))
             tests/cluster/run.sh --installed t1000-admission.sh t1005-demo.sh \

@@ -52,7 +52,11 @@ if [ ! -f "$tarball" ]; then
     exit 3
 fi
 [ "$check" = yes ] && { say "Slurm 26.05 source: $tarball"; exit 0; }
-command -v debootstrap >/dev/null || apt-get install -y debootstrap >/dev/null 2>&1 ||
+# The host's apt, one at a time among Jobtree's scripts (they run beside
+# each other in contrib/test.sh), and waiting for anyone else's dpkg lock.
+host_apt() { flock /var/tmp/jobtree-apt.lock apt-get -o DPkg::Lock::Timeout=600 "$@"; }
+command -v debootstrap >/dev/null || host_apt install -y debootstrap >/dev/null 2>&1 ||
+    { host_apt update >/dev/null 2>&1 && host_apt install -y debootstrap >/dev/null 2>&1; } ||
     die "cannot install debootstrap; install it with apt-get and retry"
 
 # 1. The base system.

@@ -25,10 +25,14 @@ die() { say "$*"; exit 1; }
 
 [ "$(id -u)" = 0 ] || die "must run as root (debootstrap and chroot need it)"
 
+# The host's apt, one at a time among Jobtree's scripts (they run beside
+# each other in contrib/test.sh), and waiting for anyone else's dpkg lock.
+host_apt() { flock /var/tmp/jobtree-apt.lock apt-get -o DPkg::Lock::Timeout=600 "$@"; }
+
 if ! command -v debootstrap >/dev/null; then
     say "installing debootstrap on the host"
-    apt-get install -y debootstrap >/dev/null 2>&1 ||
-        { apt-get update >/dev/null && apt-get install -y debootstrap >/dev/null; } ||
+    host_apt install -y debootstrap >/dev/null 2>&1 ||
+        { host_apt update >/dev/null && host_apt install -y debootstrap >/dev/null; } ||
         die "cannot install debootstrap; install it with apt-get and retry"
 fi
 
