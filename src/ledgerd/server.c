@@ -131,6 +131,7 @@ struct group {
 
 #define HEAD_SAVE_S 1.0
 #define STAMP_MAX_AGE_S 600.0 /* stamp_due */
+#define STAMP_MIN_GAP_S 60.0  /* stamp_due; JT_LEDGERD_TEST_STAMP_GAP for tests */
 
 struct server {
     const struct ledgerd_conf *conf;
@@ -174,6 +175,7 @@ struct server {
     uint64_t stamped_seq;
     size_t stamped_slots;
     double stamped_at; /* monotonic seconds */
+    double stamp_gap;  /* STAMP_MIN_GAP_S, or the test's */
     uint64_t since;
     double since_at;
     bool ckpt_failing;
@@ -305,12 +307,20 @@ static void stamp_join (struct server *s)
  * the table holds (at most a quarter more than a full index, and about
  * 128 to 256 bytes written a record), and after the table grew (a stamp
  * names the table's size: none serves until then); at a slow rate, once
- * STAMP_MAX_AGE_S has passed (a 512 MiB table then costs under 1 MiB/s). */
+ * STAMP_MAX_AGE_S has passed (a 512 MiB table then costs under 1 MiB/s).
+ * But never within STAMP_MIN_GAP_S of the last: while a ledger is young
+ * and fast a quarter comes every few seconds (the append bench: a stamp of
+ * 16 to 32 MiB every 2 to 3 s, each felt by the syncs around it), and the
+ * kernel writes a dirty mapped file back on its own about every 30 s
+ * anyway. A start after a crash then indexes again at most a quarter of
+ * the ids or a minute of records, whichever is more. */
 static bool stamp_due (const struct server *s)
 {
+    double age = mono_now () - s->stamped_at;
+    if (s->stamped_slots && age < s->stamp_gap)
+        return false;
     return s->ids.nslots != s->stamped_slots
-           || s->mark.seq - s->stamped_seq >= s->ids.count / 4
-           || mono_now () - s->stamped_at >= STAMP_MAX_AGE_S;
+           || s->mark.seq - s->stamped_seq >= s->ids.count / 4 || age >= STAMP_MAX_AGE_S;
 }
 
 /* stamp_ids off the serving thread (after a checkpoint): skipped while the
@@ -1230,6 +1240,10 @@ int ledgerd_serve (const struct ledgerd_conf *conf, void (*ready) (void *), void
         goto done;
     }
     s.crash = getenv ("JT_LEDGERD_TEST_CRASH");
+    const char *gap = getenv ("JT_LEDGERD_TEST_STAMP_GAP"); /* seconds */
+    s.stamp_gap = gap ? atof (gap) : STAMP_MIN_GAP_S;
+    if (!(s.stamp_gap >= 0 && s.stamp_gap <= STAMP_MAX_AGE_S))
+        s.stamp_gap = STAMP_MIN_GAP_S;
     s.cur = &s.grp[0];
     if (!(s.grp[0].batch = jt_map_create (0)) || !(s.grp[1].batch = jt_map_create (0))) {
         snprintf (errbuf, errlen, "out of memory");

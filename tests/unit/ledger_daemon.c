@@ -901,29 +901,43 @@ static void test_eviction (void)
     /* checkpoints every 4 records: the index is stamped when one is due (on a
      * thread of its own); SIGKILL at any point, and every id answers its
      * seq at the next start */
-    extra2 = "--checkpoint-every=4";
-    pid = start_daemon (pl.dir, pl.sock, pl.log, "--index-size=2", &st);
-    connect_conn (&cn, pl.sock);
-    uint64_t cseq[20] = { 0 };
-    for (int i = 0; i < 20; i++) {
-        unsigned long long q = 0;
-        snprintf (id, sizeof (id), "c%d", i);
-        rpc (&cn, event (buf, sizeof (buf), id), reply, sizeof (reply));
-        if (sscanf (reply, "OK %llu", &q) != 1)
-            diag ("c%d: %s", i, reply);
-        cseq[i] = q;
-    }
     /* a stamp writes the whole table back: not after every checkpoint,
-     * only once the records since the last reach a quarter of the ids
-     * (server.c's stamp_due). The ~60 ids and the 25 records (5
-     * checkpoints) here make one due at most (timing only skips one) */
-    int nstamps = 0;
-    for (const char *p = slurp (pl.log); p && (p = strstr (p, "id index stamped at seq"));
-         p++)
-        nstamps++;
-    ok (nstamps <= 1, "5 checkpoints after 60 ids: %d stamp(s) of the id index, at most 1",
-        nstamps);
-    jt_ledger_conn_free (&cn);
+     * only once the records since the last reach a quarter of the ids,
+     * and never within a minute of the last (server.c's stamp_due). Two
+     * runs of 20 events (25 records, 5 checkpoints each): the first with
+     * that minute, so none (its start read the clean stop's stamp); the
+     * second without it (JT_LEDGERD_TEST_STAMP_GAP=0), so the quarter of
+     * the ~80 ids makes one due at most (timing only skips one) */
+    extra2 = "--checkpoint-every=4";
+    uint64_t cseq[40] = { 0 };
+    for (int run = 0; run < 2; run++) {
+        if (run)
+            setenv ("JT_LEDGERD_TEST_STAMP_GAP", "0", 1);
+        unlink (pl.log);
+        pid = start_daemon (pl.dir, pl.sock, pl.log, "--index-size=2", &st);
+        unsetenv ("JT_LEDGERD_TEST_STAMP_GAP");
+        connect_conn (&cn, pl.sock);
+        for (int i = 20 * run; i < 20 * run + 20; i++) {
+            unsigned long long q = 0;
+            snprintf (id, sizeof (id), "c%d", i);
+            rpc (&cn, event (buf, sizeof (buf), id), reply, sizeof (reply));
+            if (sscanf (reply, "OK %llu", &q) != 1)
+                diag ("c%d: %s", i, reply);
+            cseq[i] = q;
+        }
+        jt_ledger_conn_free (&cn);
+        if (!run) /* a clean stop joins a stamp being written: logged */
+            stop_daemon (pid);
+        int nstamps = 0;
+        for (const char *p = slurp (pl.log); p && (p = strstr (p, "id index stamped at seq"));
+             p++)
+            nstamps++;
+        if (!run)
+            is_int (nstamps, 0, "5 checkpoints within a minute of the last stamp: no stamp");
+        else
+            ok (nstamps <= 1, "5 checkpoints after 60 ids, no minute between stamps: %d "
+                "stamp(s) of the id index, at most 1", nstamps);
+    }
     kill (pid, SIGKILL);
     waitpid (pid, &st, 0);
     unlink (pl.log);
@@ -937,7 +951,7 @@ static void test_eviction (void)
             ? "from a stamp"
             : "no stamp served");
     connect_conn (&cn, pl.sock);
-    for (int i = dups = 0; i < 80; i++) {
+    for (int i = dups = 0; i < 100; i++) {
         char w[32];
         if (i < 60)
             snprintf (id, sizeof (id), "v%d", i);
@@ -948,7 +962,7 @@ static void test_eviction (void)
         if (strcmp (reply, w) && dups++ < 3)
             diag ("resend of %s: %s (want %s)", id, reply, w);
     }
-    is_int (dups, 0, "and all 80 ids (20 among checkpoints) answer their seqs");
+    is_int (dups, 0, "and all 100 ids (40 among checkpoints) answer their seqs");
     jt_ledger_conn_free (&cn);
     stop_daemon (pid);
     /* a stamp that does not fit the ledger: the whole ledger is indexed */
@@ -977,7 +991,7 @@ static void test_eviction (void)
     jt_ledger_conn_free (&cn);
     stop_daemon (pid);
     jt_map_t *ids = verified_ids (pl.dir, "the ledger verifies");
-    is_int (jt_map_count (ids), 80 + 6, "80 events, each once, and 6 checkpoints");
+    is_int (jt_map_count (ids), 100 + 11, "100 events, each once, and 11 checkpoints");
     jt_map_destroy (ids, NULL);
 
     /* the record cannot be read: fail closed rather than append a copy */
@@ -1002,7 +1016,7 @@ static void test_eviction (void)
         reply);
     rename (moved, seg);
     ids = verified_ids (pl.dir, "the ledger still verifies");
-    is_int (jt_map_count (ids), 86, "with nothing appended");
+    is_int (jt_map_count (ids), 111, "with nothing appended");
     jt_map_destroy (ids, NULL);
 }
 
