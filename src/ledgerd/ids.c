@@ -107,14 +107,26 @@ static int map_new (const char *path, size_t n, int *fd, uint64_t **slot, char *
 }
 
 /* A slot's pos is stored before its h (release): the thread building
- * the doubled table, reading h (acquire), sees a slot whole or empty. */
-static void put (uint64_t *slot, size_t n, uint64_t h, uint64_t pos)
+ * the doubled table, reading h (acquire), sees a slot whole or empty.
+ * An entry already there ({h, pos} both) is not put twice: false. Twice
+ * happened when a doubling's late adds were put into a copy that already
+ * had them, and when a start indexed again the records after the stamp
+ * that the table already held; the copies filled slots the count did not
+ * know of, until the table's load passed 1/2 and the next start refused
+ * its stamp ("holds N ids in M slots: not an index") and indexed the whole
+ * ledger. */
+static bool put (uint64_t *slot, size_t n, uint64_t h, uint64_t pos)
 {
     size_t i = (size_t) h & (n - 1);
-    while (slot[2 * i])
+    uint64_t s;
+    while ((s = slot[2 * i])) {
+        if (s == h && slot[2 * i + 1] == pos)
+            return false;
         i = (i + 1) & (n - 1);
+    }
     __atomic_store_n (&slot[2 * i + 1], pos, __ATOMIC_RELAXED);
     __atomic_store_n (&slot[2 * i], h, __ATOMIC_RELEASE);
+    return true;
 }
 
 int ledgerd_ids_open (struct ledgerd_ids *x, const char *dir, char *err, size_t len)
@@ -189,7 +201,7 @@ static void *grow_thread (void *arg)
     for (size_t i = 0; x->g_rc == 0 && i < on; i++) {
         uint64_t h = __atomic_load_n (&old[2 * i], __ATOMIC_ACQUIRE);
         if (h)
-            put (x->g_slot, n, h, __atomic_load_n (&old[2 * i + 1], __ATOMIC_RELAXED));
+            (void) put (x->g_slot, n, h, __atomic_load_n (&old[2 * i + 1], __ATOMIC_RELAXED));
     }
     __atomic_store_n (&x->g_done, 1, __ATOMIC_RELEASE);
     return NULL;
@@ -240,8 +252,8 @@ static int grow_take (struct ledgerd_ids *x, char *err, size_t len)
         grow_drop (x);
         return -1;
     }
-    for (size_t i = 0; i < x->nlate; i++)
-        put (x->g_slot, x->g_n, x->late[2 * i], x->late[2 * i + 1]);
+    for (size_t i = 0; i < x->nlate; i++) /* those the copy saw: not twice */
+        (void) put (x->g_slot, x->g_n, x->late[2 * i], x->late[2 * i + 1]);
     if (rename (x->tmp, x->path) < 0) {
         snprintf (err, len, "%s: %s", x->path, strerror (errno));
         grow_drop (x);
@@ -325,7 +337,8 @@ int ledgerd_ids_add (struct ledgerd_ids *x, const char *key, uint64_t offset, ch
     if (!x->growing && 2 * (x->count + 1) > x->nslots && grow (x, err, len) < 0)
         return -1;
     uint64_t h = id_hash (key), pos = (uint64_t) (x->nsegs - 1) << POS_OFFSET_BITS | offset;
-    put (x->slot, x->nslots, h, pos);
+    if (!put (x->slot, x->nslots, h, pos))
+        return 0; /* there already (indexed again after a restart) */
     x->count++;
     if (x->growing && x->nlate != SIZE_MAX) { /* the copy may not have it */
         if (x->nlate == x->latecap) {
