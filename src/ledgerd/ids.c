@@ -13,9 +13,10 @@
  * answer. The file is derived data, grown by doubling into ledgerd.ids.new
  * (made on a thread of its own ahead of need: grow_thread), renamed over
  * it. After a checkpoint when one is due (server.c's stamp_due) and at a
- * clean stop the daemon syncs it (msync) and stamps it (ledgerd.ids.stamp: the last record it
- * holds by seq, hash and position, its slots, its segments, where the
- * BudgetLoaded kept is); a start copies a stamped table that fits into a
+ * clean stop the daemon syncs it (msync) and stamps it
+ * (ledgerd.ids.stamp: the last record it holds by seq, hash and
+ * position, its slots, its segments, where the BudgetLoaded kept is); a
+ * start copies a stamped table that fits into a
  * new file and indexes only the records after the stamp (issue 37), else
  * it removes the stamp and rebuilds the table from the whole ledger.
  * Entries after the stamp that survived a crash are harmless: a record is

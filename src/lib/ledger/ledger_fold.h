@@ -45,7 +45,7 @@ struct lease {
                                  * own allocation */
     size_t strs_size;
     char *ckpt;                 /* open: its entry in a checkpoint's state
-                                 * (ledger_checkpoint.c's lease_text), made
+                                 * (ledger_checkpoint.c's put_lease), made
                                  * by the first checkpoint the daemon writes
                                  * with it; NULL: not yet, or dropped when
                                  * the lease changed (jt_fold_mark_cuts) */

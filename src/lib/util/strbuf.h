@@ -32,11 +32,11 @@ typedef struct jt_strbuf {
 void jt_strbuf_printf (jt_strbuf_t *b, const char *fmt, ...)
     __attribute__ ((format (printf, 2, 3)));
 
-/* The text (malloc'd, caller frees; "" when nothing was added), or NULL
- * with errno ENOMEM when an append failed. b is left empty either way. */
 /* Append the len bytes at s (no format: a copy). */
 void jt_strbuf_add (jt_strbuf_t *b, const char *s, size_t len);
 
+/* The text (malloc'd, caller frees; "" when nothing was added), or NULL
+ * with errno ENOMEM when an append failed. b is left empty either way. */
 char *jt_strbuf_take (jt_strbuf_t *b);
 
 #endif /* JT_STRBUF_H */
