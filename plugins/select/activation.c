@@ -26,6 +26,14 @@
  * the same event). Cost: one plan in ESTIMATE plus one pass over the
  * snapshot's leases; only for a run whose reservation is due.
  *
+ * Only RUN_NOW activates, and backfill, which creates the reservations
+ * (WILL_RUN), never asks it: slurmctld's main scheduler does, on events
+ * and every sched_interval (60 s by default). So a reservation that may be
+ * due (jt_activation_may_be_due: a reclaim from its creation, room from
+ * created + MaxWait) asks for a main pass when backfill sees it
+ * (jtsel_activation_nudge), once per reservation and kind: a reclaim "at
+ * once" otherwise waited for whichever event or minute came next.
+ *
  * Copyright (C) 2026 The Jobtree authors.
  * SPDX-License-Identifier: GPL-2.0-or-later
  * Licensed under the GNU General Public License, version 2 or later,
@@ -38,9 +46,11 @@
 #include <inttypes.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #include "src/common/xmalloc.h"
 #include "src/common/xstring.h"
+#include "src/slurmctld/job_scheduler.h"
 
 #include <jobtree/activate.h>
 #include <jobtree/ledger_lease.h>
@@ -285,6 +295,55 @@ static void plan_restarts (const char **runs, size_t nruns, const char *clu,
     free (taken.nodes);
 }
 
+/* What reservation resv of job_ptr has had (created, drawn: the ledger's;
+ * the recent activations: this controller's), as libjobtree's clock. An
+ * Activation in the ledger for this reservation counts too: a backup
+ * controller that took over (issue 37, t3040) draws no second time. The
+ * ledger does not say room or reclaim: what this controller drew itself
+ * tells the other apart; knowing neither, both are done. */
+static jt_resv_clock_t clock_of (const job_record_t *job_ptr, const char *resv,
+                                 int64_t created, int64_t drawn, int64_t max_wait)
+{
+    char key[JT_RESV_ID_MAX + 16];
+    bool had_room = activated (resv), had_reclaim;
+
+    snprintf (key, sizeof (key), "%s#reclaim", resv);
+    had_reclaim = activated (key);
+    return (jt_resv_clock_t){ .created = created, .max_wait = max_wait,
+                              .room_done = had_room || (drawn >= 0 && !had_reclaim),
+                              .reclaim_done = had_reclaim || (drawn >= 0 && !had_room),
+                              .restart = jtsel_restart_held (job_ptr->job_id) };
+}
+
+/* Reservations whose activation a main pass was asked for: "id#0" when one
+ * may be due from its creation (a reclaim), "id#1" once created + MaxWait
+ * is reached (room). Guarded by the job write lock, like recent[]. */
+static char nudged[RECENT][JT_RESV_ID_MAX + 16];
+static size_t nnudged;
+
+void jtsel_activation_nudge (const job_record_t *job_ptr, const jtsel_cache_t *c)
+{
+    char resv[JT_RESV_ID_MAX], key[JT_RESV_ID_MAX + 16];
+    int64_t created, drawn = -1, now = (int64_t) time (NULL);
+    jt_resv_clock_t clk;
+
+    if (jtsel_ledger_open_resv (job_ptr, resv, sizeof (resv), &created, &drawn) < 0)
+        return;
+    clk = clock_of (job_ptr, resv, created, drawn, c->conf->max_wait);
+    if (!jt_activation_may_be_due (&clk, now))
+        return;
+    snprintf (key, sizeof (key), "%s#%d", resv,
+              clk.max_wait > 0 && now >= created + clk.max_wait);
+    for (size_t i = 0; i < RECENT && i < nnudged; i++)
+        if (!strcmp (nudged[i], key))
+            return;
+    snprintf (nudged[nnudged % RECENT], sizeof (nudged[0]), "%s", key);
+    nnudged++;
+    debug ("%s: %pJ: reservation %s may be due an activation: asking for a "
+           "scheduling pass", WHO, job_ptr, resv);
+    schedule (false);
+}
+
 int jtsel_activate (job_record_t *job_ptr, bitstr_t *bitmap,
                     const jt_sched_request_t *now_req, const jtsel_cache_t *c,
                     uint16_t mode, List preemptee_candidates,
@@ -321,15 +380,7 @@ int jtsel_activate (job_record_t *job_ptr, bitstr_t *bitmap,
      * once, who is paid back); the plugin only says what the reservation
      * has had. */
     snprintf (key, sizeof (key), "%s#reclaim", resv);
-    /* An Activation in the ledger for this reservation counts too: a
-     * backup controller that took over (issue 37, t3040) draws no second
-     * time. The ledger does not say room or reclaim: what this controller
-     * drew itself tells the other apart; knowing neither, both are done. */
-    bool had_room = activated (resv), had_reclaim = activated (key);
-    clk = (jt_resv_clock_t){ .created = created, .max_wait = c->conf->max_wait,
-                             .room_done = had_room || (drawn >= 0 && !had_reclaim),
-                             .reclaim_done = had_reclaim || (drawn >= 0 && !had_room),
-                             .restart = jtsel_restart_held (job_ptr->job_id) };
+    clk = clock_of (job_ptr, resv, created, drawn, c->conf->max_wait);
     switch (jt_activation_due (now_req, &clk, &e, &due, &err)) {
     case -1:
         error ("%s: %pJ: activation: %s", WHO, job_ptr, err.text);

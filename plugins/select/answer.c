@@ -450,6 +450,11 @@ int jtsel_job_test (job_record_t *job_ptr, bitstr_t *bitmap,
             jtsel_set_reason (job_ptr, "%s", a.reason);
         break;
     }
+    /* Backfill made or kept the run's reservation: a main pass activates
+     * it if it may be due (activation.c). */
+    if (tense == JT_TENSE_ESTIMATE
+        && (a.kind == JT_ANSWER_ESTIMATE || (a.kind == JT_ANSWER_REFUSE && a.waits)))
+        jtsel_activation_nudge (job_ptr, c);
     jt_answer_free (&a);
     jtsel_ledger_holds_free (holds, nholds);
     xfree (el);

@@ -201,6 +201,13 @@ int jtsel_activate (job_record_t *job_ptr, bitstr_t *bitmap,
                     uint16_t mode, List preemptee_candidates,
                     List *preemptee_job_list, JTC_JOB_TEST_EXC);
 
+/* WILL_RUN for a run that waits: when its open reservation may be due an
+ * activation now (jt_activation_may_be_due), ask slurmctld for a main
+ * scheduling pass (schedule(), a queued request), whose RUN_NOW
+ * activates; once per reservation and kind (reclaim from its creation,
+ * room from created + MaxWait). O(1): one reservation look-up. */
+void jtsel_activation_nudge (const job_record_t *job_ptr, const jtsel_cache_t *c);
+
 /* Commit point of a Jobtree run (select_p_select_nodeinfo_set): write the
  * funding of its last RUN_NOW plan into its record. */
 void jtsel_job_started (job_record_t *job_ptr);

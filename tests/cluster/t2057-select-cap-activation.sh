@@ -58,8 +58,11 @@ big=$(submit --account=capt -N2 $G8 --group-gpus=16 -t 2 --wrap "sleep 5")
 wait_job_state "$big" "RUNNING|COMPLETING|COMPLETED" 120 \
     || bail_out "the cap-held run did not start: $(job_field "$big" Reason)"
 t_start=$(epoch "$(job_field "$big" StartTime)")
-ok "$([ $((t_start - t_sub)) -ge 25 ] && [ $((t_start - t_sub)) -le 120 ]; echo $?)" \
-   "it starts at MaxWait (30 s) plus requeue delays, not at the fillers' limit: $((t_start - t_sub)) s"
+# At most 15 s after MaxWait: backfill asks for the main pass that
+# activates (jtsel_activation_nudge) as soon as MaxWait is reached, not
+# slurmctld's periodic one (sched_interval, 60 s after its start).
+ok "$([ $((t_start - t_sub)) -ge 25 ] && [ $((t_start - t_sub)) -le 45 ]; echo $?)" \
+   "it starts at MaxWait (30 s) plus requeue delays, not at the next periodic pass nor at the fillers' limit: $((t_start - t_sub)) s"
 # "ENVELOPE:GPUS" per bound lease, and the domains of the run's nodes
 bound_of () {
     job_field "$1" AdminComment | sed 's/^jobtree\/1 //' | python3 -c '
