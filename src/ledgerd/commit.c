@@ -12,6 +12,10 @@
  * went. Without a thread (pthread_create failed) the append runs inside
  * submit, as before the thread existed.
  *
+ * Each append's time (write and fdatasync: the disk's part of an ack) is
+ * counted in c->sync, which the loop reads and resets between groups
+ * (server.c's latency line).
+ *
  * JT_LEDGERD_TEST_COMMIT_DELAY_MS (tests only, 0..10000): the thread
  * sleeps that long before each append, so that a test can resend an id
  * while its group is being synced.
@@ -41,10 +45,15 @@ static void run_job (struct ledgerd_commit *c)
         while (nanosleep (&ts, &ts) < 0 && errno == EINTR)
             ;
     }
+    struct timespec t0, t1;
     c->err = (jt_error_t){ "" };
     c->first = 0;
+    clock_gettime (CLOCK_MONOTONIC, &t0);
     c->rc = jt_ledger_writer_append_at (c->w, c->p, c->lens, c->n, &c->first, c->offs,
                                         &c->err);
+    clock_gettime (CLOCK_MONOTONIC, &t1);
+    ledgerd_lat_add (&c->sync, (double) (t1.tv_sec - t0.tv_sec)
+                                   + (double) (t1.tv_nsec - t0.tv_nsec) / 1e9);
 }
 
 static void notify (struct ledgerd_commit *c)

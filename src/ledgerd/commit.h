@@ -16,6 +16,7 @@
 #include <stdint.h>
 
 #include "jobtree/ledger.h"
+#include "latency.h"
 
 struct ledgerd_commit {
     jt_ledger_writer_t *w;
@@ -37,6 +38,9 @@ struct ledgerd_commit {
     int rc;
     uint64_t first;
     jt_error_t err;
+    /* each group's write + fdatasync, in seconds: the thread's while a
+     * group is in flight, the loop's between collect and the next submit */
+    struct ledgerd_lat sync;
 };
 
 /* Start the thread for writer w (signals blocked in it). 0, or -1 with

@@ -111,6 +111,7 @@ struct req {
     char reply[320]; /* REQ_REPLY */
     char *key;
     jt_event_t *ev;  /* REQ_APPEND, checkpoints on: for the fold */
+    double read_at;  /* monotonic seconds: the poll that read its line */
 };
 
 /* A group commit: the requests of the rounds gathered into it, in order,
@@ -132,6 +133,7 @@ struct group {
 #define HEAD_SAVE_S 1.0
 #define STAMP_MAX_AGE_S 600.0 /* stamp_due */
 #define STAMP_MIN_GAP_S 60.0  /* stamp_due; JT_LEDGERD_TEST_STAMP_GAP for tests */
+#define LATENCY_EVERY_S 600.0 /* latency_report */
 
 struct server {
     const struct ledgerd_conf *conf;
@@ -179,6 +181,11 @@ struct server {
     uint64_t since;
     double since_at;
     bool ckpt_failing;
+    /* the latency line (latency_report): acks from the poll that read a
+     * request to its reply, since lat_since; cm.sync has the disk's part */
+    struct ledgerd_lat acks;
+    double lat_since, read_at; /* monotonic seconds; read_at: the last poll's return */
+    uint64_t lat_groups, lat_records;
     const char *crash; /* JT_LEDGERD_TEST_CRASH: tests kill the daemon there */
 };
 
@@ -567,6 +574,7 @@ static void take_line (struct server *s, struct ledgerd_line *l, struct group *g
         jt_event_destroy (ev);
         return;
     }
+    r->read_at = s->read_at;
     r->kind = REQ_REPLY;
     if (l->head) {
         r->kind = REQ_HEAD; /* answered after this batch's commit */
@@ -736,6 +744,8 @@ static int group_finish (struct server *s, struct group *g, int rc, uint64_t fir
     char ierr[256] = "";
     size_t nappend = g->nappend;
 
+    double now = mono_now ();
+
     if (rc == 0 && nappend)
         (void) ledgerd_ids_segment (&s->ids, jt_ledger_writer_segment (s->w), ierr,
                                     sizeof (ierr));
@@ -779,6 +789,8 @@ static int group_finish (struct server *s, struct group *g, int rc, uint64_t fir
                 snprintf (ierr, sizeof (ierr), "id index failed");
         }
         client_reply (r->c, line);
+        if (rc == 0 && r->kind != REQ_REPLY && r->kind != REQ_HEAD)
+            ledgerd_lat_add (&s->acks, now - r->read_at);
         r->c->nreq--;
         free (r->payload);
         free (r->key);
@@ -786,6 +798,8 @@ static int group_finish (struct server *s, struct group *g, int rc, uint64_t fir
         r->ev = NULL;
     }
     if (rc == 0 && nappend) {
+        s->lat_groups++;
+        s->lat_records += nappend;
         if (!s->since)
             s->since_at = mono_now ();
         s->since += nappend;
@@ -1136,6 +1150,29 @@ static int stop_failed (struct server *s, const char *why)
 /* After a group's sync returned and it was answered (the writer idle, the
  * fold at its last record): the checkpoint when due, the stamp after it,
  * the durable head when due. 0, or -1 (a checkpoint failed: stop). */
+/* Every LATENCY_EVERY_S with appends, and at a clean stop: one log line of
+ * what the appends since the last one took, the disk's part (each group's
+ * write + fdatasync, commit.c) beside the whole (a request's read to its
+ * reply), so that an admin tells a slow disk from a slow daemon. Then
+ * both start again. The commit thread is idle (between groups). */
+static void latency_report (struct server *s, bool stop)
+{
+    double now = mono_now ();
+    char disk[96], acks[96];
+
+    if (!s->lat_groups || (!stop && now - s->lat_since < LATENCY_EVERY_S))
+        return;
+    ledgerd_lat_format (&s->cm.sync, disk, sizeof (disk));
+    ledgerd_lat_format (&s->acks, acks, sizeof (acks));
+    log_msg ("appends in the last %.0f s: %" PRIu64 " records in %" PRIu64 " group commits; "
+             "write+fdatasync %s; acks (read to reply) %s",
+             now - s->lat_since, s->lat_records, s->lat_groups, disk, acks);
+    memset (&s->cm.sync, 0, sizeof (s->cm.sync));
+    memset (&s->acks, 0, sizeof (s->acks));
+    s->lat_groups = s->lat_records = 0;
+    s->lat_since = now;
+}
+
 static int after_commit (struct server *s, char *errbuf, size_t errlen)
 {
     uint64_t ckpt_before = s->since;
@@ -1146,6 +1183,7 @@ static int after_commit (struct server *s, char *errbuf, size_t errlen)
     if (ckpt_before && !s->since) /* a checkpoint was written */
         stamp_ids_async (s);
     save_head (s);
+    latency_report (s, false);
     return 0;
 }
 
@@ -1169,6 +1207,7 @@ static int loop (struct server *s, char *errbuf, size_t errlen)
                                                  || after_commit (s, errbuf, errlen) < 0))))
                 return stop_failed (s, errbuf);
             flush_all (s);
+            latency_report (s, true);
             return 0;
         }
         if (ledgerd_hup_flag) {
@@ -1190,6 +1229,7 @@ static int loop (struct server *s, char *errbuf, size_t errlen)
         bool full = s->cur->nreqs >= s->conf->batch_max;
         int timeout = more && !(s->fly && full) ? 0 : s->fly ? -1 : idle_timeout (s);
         int n = poll (pfd, npfd + (s->fly ? 1 : 0), timeout);
+        s->read_at = mono_now (); /* what this round reads arrived by now */
         if (n < 0) {
             if (errno == EINTR)
                 continue;
@@ -1260,6 +1300,7 @@ int ledgerd_serve (const struct ledgerd_conf *conf, void (*ready) (void *), void
              (unsigned) conf->socket_mode, (unsigned) conf->slurm_uid);
     if (ready)
         ready (arg);
+    s.lat_since = mono_now ();
     rc = loop (&s, errbuf, errlen);
     if (rc < 0 && jt_ledger_writer_fenced (s.w))
         rc = LEDGERD_EXIT_FENCED; /* errbuf: the writer's why */
