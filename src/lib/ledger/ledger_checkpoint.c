@@ -210,22 +210,21 @@ static bool put (jt_strbuf_t *b, json_object *o)
  * comparison) always makes it afresh. false on ENOMEM. */
 static bool put_lease (jt_strbuf_t *b, struct lease *l, bool keep)
 {
+    size_t at = b->n, len;
+
     if (keep && l->ckpt) {
         jt_strbuf_add (b, l->ckpt, l->ckpt_len);
         return true;
     }
-    json_object *o = lease_json (l);
-    size_t len = 0;
-    const char *s = o ? json_object_to_json_string_length (o, JSON_FLAGS, &len) : NULL;
-    if (s) {
-        jt_strbuf_add (b, s, len);
-        if (keep && (l->ckpt = malloc (len + 1))) { /* not kept: made again next time */
-            memcpy (l->ckpt, s, len + 1);
-            l->ckpt_len = len;
-        }
+    if (!put (b, lease_json (l)))
+        return false;
+    len = b->n - at;                    /* what put appended */
+    if (keep && !b->oom && (l->ckpt = malloc (len + 1))) { /* not kept: made again next time */
+        memcpy (l->ckpt, b->p + at, len);
+        l->ckpt[len] = '\0';
+        l->ckpt_len = len;
     }
-    json_object_put (o);
-    return s != NULL;
+    return true;
 }
 
 static bool env_zero (const struct env *e)
