@@ -47,12 +47,13 @@
  * is appended and left to verify. A Start is judged in request order, so
  * a BudgetLoaded earlier in the same batch is the one it is judged by.
  *
- * Why one file past HACKING.md's ~800 lines (about 1200): every function
+ * Why one file past HACKING.md's ~800 lines (about 1350): every function
  * here reads or changes the one struct server of the loop, and it reads top
  * to bottom in the order a request lives (accept, gather, commit, reply,
  * checkpoint: crash_at's points around it are what tests/ledger/checkpoint.sh
  * kills the daemon at). What needs no struct server went out: the
- * canonicalization (canon.c) and the commit thread (commit.c). The seams
+ * canonicalization (canon.c), the commit thread (commit.c) and the latency
+ * histograms of its log line (latency.c). The seams
  * when it grows: startup (lock, pidfile, recover, fold) and checkpointing,
  * each beside a private server.h holding struct server.
  *
