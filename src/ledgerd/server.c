@@ -745,8 +745,6 @@ static int group_finish (struct server *s, struct group *g, int rc, uint64_t fir
     char ierr[256] = "";
     size_t nappend = g->nappend;
 
-    double now = mono_now ();
-
     if (rc == 0 && nappend)
         (void) ledgerd_ids_segment (&s->ids, jt_ledger_writer_segment (s->w), ierr,
                                     sizeof (ierr));
@@ -790,13 +788,17 @@ static int group_finish (struct server *s, struct group *g, int rc, uint64_t fir
                 snprintf (ierr, sizeof (ierr), "id index failed");
         }
         client_reply (r->c, line);
-        if (rc == 0 && r->kind != REQ_REPLY && r->kind != REQ_HEAD)
-            ledgerd_lat_add (&s->acks, now - r->read_at);
         r->c->nreq--;
         free (r->payload);
         free (r->key);
         jt_event_destroy (r->ev);
         r->ev = NULL;
+    }
+    if (rc == 0) { /* the replies go out now (flush_all): each one's wait */
+        double now = mono_now ();
+        for (size_t i = 0; i < g->nreqs; i++)
+            if (g->reqs[i].kind != REQ_REPLY && g->reqs[i].kind != REQ_HEAD)
+                ledgerd_lat_add (&s->acks, now - g->reqs[i].read_at);
     }
     if (rc == 0 && nappend) {
         s->lat_groups++;
