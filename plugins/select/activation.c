@@ -62,18 +62,36 @@
 #define WHO "select/cons_tres_jobtree"
 #define JT_RESV_ID_MAX 256             /* event ids are at most 256 bytes */
 
-/* Reservations activated recently (a ring): one activation each. Guarded
+/* A ring of the last RECENT keys (reservation ids, with a suffix for the
+ * kind): what was done once for a reservation is not done again. Guarded
  * by slurmctld's job write lock, held around job_test. */
 #define RECENT 64
-static char recent[RECENT][JT_RESV_ID_MAX + 16];
-static size_t nrecent;
+typedef struct ring {
+    char v[RECENT][JT_RESV_ID_MAX + 16];
+    size_t n;
+} ring_t;
+
+static bool ring_has (const ring_t *r, const char *key)
+{
+    for (size_t i = 0; i < RECENT && i < r->n; i++)
+        if (!strcmp (r->v[i], key))
+            return true;
+    return false;
+}
+
+static void ring_put (ring_t *r, const char *key)
+{
+    snprintf (r->v[r->n % RECENT], sizeof (r->v[0]), "%s", key);
+    r->n++;
+}
+
+/* Reservations activated recently: one activation each ("id" room,
+ * "id#reclaim" a reclaim). */
+static ring_t recent;
 
 static bool activated (const char *resv)
 {
-    for (size_t i = 0; i < RECENT && i < nrecent; i++)
-        if (!strcmp (recent[i], resv))
-            return true;
-    return false;
+    return ring_has (&recent, resv);
 }
 
 bool jtsel_activation_had (const char *resv)
@@ -83,8 +101,7 @@ bool jtsel_activation_had (const char *resv)
 
 static void remember (const char *resv)
 {
-    snprintf (recent[nrecent % RECENT], sizeof (recent[0]), "%s", resv);
-    nrecent++;
+    ring_put (&recent, resv);
 }
 
 static int by_id (const void *a, const void *b)
@@ -317,9 +334,8 @@ static jt_resv_clock_t clock_of (const job_record_t *job_ptr, const char *resv,
 
 /* Reservations whose activation a main pass was asked for: "id#0" when one
  * may be due from its creation (a reclaim), "id#1" once created + MaxWait
- * is reached (room). Guarded by the job write lock, like recent[]. */
-static char nudged[RECENT][JT_RESV_ID_MAX + 16];
-static size_t nnudged;
+ * is reached (room). */
+static ring_t nudged;
 
 void jtsel_activation_nudge (const job_record_t *job_ptr, const jtsel_cache_t *c)
 {
@@ -334,11 +350,9 @@ void jtsel_activation_nudge (const job_record_t *job_ptr, const jtsel_cache_t *c
         return;
     snprintf (key, sizeof (key), "%s#%d", resv,
               clk.max_wait > 0 && now >= created + clk.max_wait);
-    for (size_t i = 0; i < RECENT && i < nnudged; i++)
-        if (!strcmp (nudged[i], key))
-            return;
-    snprintf (nudged[nnudged % RECENT], sizeof (nudged[0]), "%s", key);
-    nnudged++;
+    if (ring_has (&nudged, key))
+        return;
+    ring_put (&nudged, key);
     debug ("%s: %pJ: reservation %s may be due an activation: asking for a "
            "scheduling pass", WHO, job_ptr, resv);
     schedule (false);

@@ -6,7 +6,7 @@
  * Fixed size and no allocation: log-linear buckets, 8 per power of two of
  * microseconds (as HdrHistogram does with a precision of one significant
  * binary digit plus three), so a quantile is read within 12.5 % of the
- * true value, from 1 us to 2^40 us. Adding is O(1). Not thread-safe: one
+ * true value, from 1 us to 2^41 us. Adding is O(1). Not thread-safe: one
  * writer, and a reader that the writer has handed it to.
  *
  * Copyright (C) 2026 The Jobtree authors.
