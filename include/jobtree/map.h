@@ -3,7 +3,8 @@
  * event id index, open leases, node owners and envelopes, the snapshot's
  * and the spares' name lookups, the report's groupings and the daemon's id
  * index. Public so the CLI and the daemon need no private header of the
- * library.
+ * library. And a set of strings (jt_idset_t): the fold's every event id,
+ * the largest structure of a verify.
  *
  * Keys are copied; values are opaque pointers the caller owns. Insertion
  * order is kept in a FIFO so the map can be bounded (the oldest key is
@@ -51,5 +52,25 @@ void jt_map_each (const jt_map_t *m, void (*fn) (const char *key, void *val, voi
 /* Keys sorted by strcmp (malloc'd array of pointers into the map, valid
  * until the next change). NULL on ENOMEM or when empty (*n = 0). */
 const char **jt_map_sorted_keys (const jt_map_t *m, size_t *n);
+
+/* A set of strings, for the one index that holds every event of a ledger
+ * (the fold's duplicate-id check: a million entries per million events)
+ * and only asks "seen before?". A slot is the key's 64-bit hash and a
+ * pointer to its copy, in a flat table probed linearly, so an add touches
+ * one cache line of the table, and the key only when the hashes match;
+ * keys are packed into large blocks, not allocated one by one, so a
+ * million adds are not two million mallocs interleaved with the parse's.
+ * No removal, no order, no bound: for those, jt_map_t. */
+typedef struct jt_idset jt_idset_t;
+
+/* NULL on ENOMEM. */
+jt_idset_t *jt_idset_create (void);
+void jt_idset_destroy (jt_idset_t *s);
+/* 1 when key was added, 0 when it was there already, -1 on ENOMEM with
+ * the set unchanged. */
+int jt_idset_add (jt_idset_t *s, const char *key);
+/* Whether key is in the set. */
+int jt_idset_has (const jt_idset_t *s, const char *key);
+size_t jt_idset_count (const jt_idset_t *s);
 
 #endif /* JOBTREE_MAP_H */

@@ -518,6 +518,13 @@ static void test_reservations (void)
     jt_resv_facts_t rf = { .envelope = "west-h100", .nodes = slice, .nnodes = 2,
                            .gpus = 16, .start = T0 + 300 };
     jt_fold_reservation_t r;
+
+    /* the plugin's fold (ledger_sink.c): it forgets ids, so that a resend
+     * below is the reservation logic's to absorb; a fold that keeps them
+     * (a ledger's reader) calls the same id twice a duplicate */
+    if (!f)
+        bail_out ("out of memory");
+    jt_ledger_fold_forget_ids (f);
     jt_job_facts_t j = job1 (7, JT_JOB_PENDING, 0);
 
     ok (jt_resv_reserved (&j, &rf, NULL, T0, &e, &err) == 0, "reserve");

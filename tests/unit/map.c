@@ -3,7 +3,9 @@
  * hands back (a replaced value, an evicted one, nothing), that a failure
  * or a replacement keeps the insertion order, and that values freed by the
  * contract alone leave nothing behind (LeakSanitizer in the sanitizer
- * build).
+ * build). And the id set: every key added once is found, a second add of
+ * it is refused, through the table's growths, with keys long enough to
+ * fill a key block by themselves.
  *
  * Copyright (C) 2026 The Jobtree authors.
  * SPDX-License-Identifier: GPL-2.0-or-later
@@ -113,10 +115,71 @@ static void test_no_loss (void)
     jt_map_destroy (m, free);
 }
 
+/* 200,000 ids (the table grows eight times), each added once, then
+ * every one again and some never added. */
+static void test_idset (void)
+{
+    jt_idset_t *s = jt_idset_create ();
+    char key[64];
+    int added = 0, again = 0, found = 0, stray = 0;
+
+    if (!s)
+        bail_out ("out of memory");
+    ok (jt_idset_count (s) == 0 && !jt_idset_has (s, "v0"), "a new set is empty");
+    for (int i = 0; i < 200000; i++) {
+        snprintf (key, sizeof (key), "v%d", i);
+        added += jt_idset_add (s, key) == 1;
+    }
+    for (int i = 0; i < 200000; i++) {
+        snprintf (key, sizeof (key), "v%d", i);
+        found += jt_idset_has (s, key);
+        again += jt_idset_add (s, key) == 0;
+        snprintf (key, sizeof (key), "w%d", i);
+        stray += jt_idset_has (s, key);
+    }
+    is_int (added, 200000, "every new id is added");
+    is_int (found, 200000, "every id added is found");
+    is_int (again, 200000, "every second add of an id says it was there");
+    is_int (stray, 0, "no id never added is found");
+    is_int ((int) jt_idset_count (s), 200000, "the count is the ids added once");
+    ok (jt_idset_add (s, "") == 1 && jt_idset_add (s, "") == 0, "the empty id is an id");
+    jt_idset_destroy (s);
+}
+
+/* Keys larger than a key block (256 KiB) get blocks of their own, between
+ * short ones, and are told apart by their last byte. */
+static void test_idset_long (void)
+{
+    size_t len = (size_t) 300 << 10;
+    char *a = malloc (len + 1), *b = malloc (len + 1);
+    jt_idset_t *s = jt_idset_create ();
+
+    if (!a || !b || !s)
+        bail_out ("out of memory");
+    memset (a, 'x', len);
+    memcpy (b, a, len);
+    a[len] = b[len] = '\0';
+    a[len - 1] = 'a';
+    b[len - 1] = 'b';
+    ok (jt_idset_add (s, "short") == 1 && jt_idset_add (s, a) == 1
+            && jt_idset_add (s, "after") == 1 && jt_idset_add (s, b) == 1,
+        "long keys and short ones are added");
+    ok (jt_idset_add (s, a) == 0 && jt_idset_add (s, b) == 0 && jt_idset_has (s, "short")
+            && jt_idset_has (s, "after"),
+        "each is found again");
+    a[len - 1] = 'c';
+    ok (!jt_idset_has (s, a), "a long key differing in its last byte is not");
+    jt_idset_destroy (s);
+    free (a);
+    free (b);
+}
+
 int main (void)
 {
     test_replace ();
     test_evict ();
     test_no_loss ();
+    test_idset ();
+    test_idset_long ();
     return done_testing ();
 }

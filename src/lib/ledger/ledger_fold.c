@@ -103,7 +103,7 @@ jt_ledger_fold_t *jt_ledger_fold_create (void)
     jt_ledger_fold_t *f = calloc (1, sizeof (*f));
     if (!f)
         return NULL;
-    if (!(f->ids = jt_map_create (0)) || !(f->leases = jt_map_create (0))
+    if (!(f->ids = jt_idset_create ()) || !(f->leases = jt_map_create (0))
         || !(f->nodes = jt_map_create (0)) || !(f->envs = jt_map_create (0))
         || !(f->oresv = jt_map_create (0)) || !(f->usage = jt_map_create (0))) {
         jt_ledger_fold_destroy (f);
@@ -118,7 +118,7 @@ void jt_ledger_fold_destroy (jt_ledger_fold_t *f)
 {
     if (!f)
         return;
-    jt_map_destroy (f->ids, NULL);
+    jt_idset_destroy (f->ids);
     jt_map_destroy (f->nodes, NULL);
     jt_map_destroy (f->leases, jt_fold_lease_free);
     jt_map_destroy (f->envs, env_free);
@@ -283,7 +283,7 @@ void jt_ledger_fold_forget_ids (jt_ledger_fold_t *f)
 {
     if (!f)
         return;
-    jt_map_destroy (f->ids, NULL);
+    jt_idset_destroy (f->ids);
     f->ids = NULL;
 }
 
@@ -612,13 +612,11 @@ int jt_ledger_fold_apply (jt_ledger_fold_t *f, uint64_t seq, const jt_event_t *e
     f->events++;
     if (ev->time > f->last_time)
         f->last_time = ev->time;
-    void *first = NULL; /* one lookup of the id (a verify's largest map) */
-    if (f->ids && jt_map_put (f->ids, ev->id, (void *) (uintptr_t) seq, &first) < 0)
+    int fresh = 1; /* one lookup of the id (a verify's largest structure) */
+    if (f->ids && (fresh = jt_idset_add (f->ids, ev->id)) < 0)
         goto nomem;
-    if (first) { /* seen: it keeps its first seq */
-        (void) jt_map_put (f->ids, ev->id, first, NULL);
+    if (!fresh)
         rc = viol (v, JT_VIOL_DUP_ID, seq, "event id %s appears twice", ev->id);
-    }
     if (f->hist && jt_fold_history_apply (f, seq, ev) < 0)
         goto nomem;
     int r = 0;

@@ -91,7 +91,7 @@ struct env {
 };
 
 struct jt_ledger_fold {
-    jt_map_t *ids;    /* event id -> seq; NULL once ids are forgotten */
+    jt_idset_t *ids;  /* every event id seen; NULL once ids are forgotten */
     jt_map_t *leases; /* lease id -> struct lease */
     jt_map_t *nodes;  /* node -> struct lease */
     jt_map_t *envs;   /* name -> struct env */

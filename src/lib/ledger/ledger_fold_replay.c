@@ -167,7 +167,7 @@ static int ckpt_complete (struct read_ctx *c, jt_error_t *err)
         goto done;
     }
     if (!c->fold) { /* a tail read starts here */
-        if (c->verify && !(r->ids = jt_map_create (0))) { /* ids of the tail */
+        if (c->verify && !(r->ids = jt_idset_create ())) { /* ids of the tail */
             jt_ledger_fold_destroy (r);
             rc = jt_errprintf (err, "out of memory");
             goto done;
