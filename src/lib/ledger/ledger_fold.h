@@ -93,7 +93,7 @@ struct env {
 struct jt_ledger_fold {
     jt_idset_t *ids;  /* every event id seen; NULL once ids are forgotten */
     jt_map_t *leases; /* lease id -> struct lease */
-    jt_map_t *nodes;  /* node -> struct lease */
+    jt_map_t *nodes;  /* node -> struct lease; not kept with times (the live check's) */
     jt_map_t *envs;   /* name -> struct env */
     jt_map_t *hist;   /* history (NULL: not kept): lease id -> struct lease */
     jt_map_t *resv;   /* history: reservation id -> struct resv */
