@@ -1030,7 +1030,7 @@ static void test_eviction (void)
     if (!sf || fputs (newtext, sf) == EOF || fclose (sf) != 0)
         bail_out ("cannot change %s", stamp);
     pid = start_daemon (pl.dir, pl.sock, pl.log, "--index-size=2", &st);
-    char want[300];
+    char want[900];
     snprintf (want, sizeof (want), "id index: indexing the whole ledger (the stamp's "
               "record %llu is not in the ledger as stamped)", sseq + 1);
     ok (strstr (slurp (pl.log), want) != NULL,
@@ -1043,6 +1043,24 @@ static void test_eviction (void)
     jt_map_t *ids = verified_ids (pl.dir, "the ledger verifies");
     is_int (jt_map_count (ids), 100 + 11, "100 events, each once, and 11 checkpoints");
     jt_map_destroy (ids, NULL);
+
+    /* a crash between a doubling's unlink of the table and its rename
+     * (ids.c's take_name): a stamp, no table; the whole ledger indexed */
+    char table[600];
+    snprintf (table, sizeof (table), "%s/ledgerd.ids", pl.dir);
+    ok (access (stamp, F_OK) == 0 && unlink (table) == 0,
+        "a stamp (the clean stop's) and the table removed");
+    pid = start_daemon (pl.dir, pl.sock, pl.log, "--index-size=2", &st);
+    snprintf (want, sizeof (want), "id index: indexing the whole ledger (%s is not the "
+              "stamp's", table);
+    ok (strstr (slurp (pl.log), want) != NULL,
+        "no table for the stamp: the whole ledger indexed");
+    connect_conn (&cn, pl.sock);
+    rpc (&cn, event (buf, sizeof (buf), "c7"), reply, sizeof (reply));
+    snprintf (want, sizeof (want), "OK %" PRIu64, cseq[7]);
+    is (reply, want, "and a resend answers its seq");
+    jt_ledger_conn_free (&cn);
+    stop_daemon (pid);
 
     /* the record cannot be read: fail closed rather than append a copy */
     char seg[600], moved[700];
