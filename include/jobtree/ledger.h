@@ -521,6 +521,16 @@ int jt_ledger_writer_append_at (jt_ledger_writer_t *w, const char *const *payloa
  * it changed: write JT_LEDGER_HEAD_FILE.tmp, fsync, rename, fsync the
  * directory (two syncs: keep it off the commit path). 0, or -1 with err. */
 int jt_ledger_writer_save_head (jt_ledger_writer_t *w, jt_error_t *err);
+/* The same in three steps, so that the syncs run off the thread that owns
+ * the writer (jobtree-ledgerd's head thread): the head to save, 1 with
+ * seq and hash (65 bytes) when it changed since the last save, after the
+ * fence check (a fenced writer fails, as at a save), 0 when saved already,
+ * -1 with err; the file written (touches no writer: any thread, one at a
+ * time per directory); and the writer told, once written. */
+int jt_ledger_writer_head_due (jt_ledger_writer_t *w, uint64_t *seq, char *hash,
+                               jt_error_t *err);
+int jt_ledger_head_write (const char *dir, uint64_t seq, const char *hash, jt_error_t *err);
+void jt_ledger_writer_head_saved (jt_ledger_writer_t *w, uint64_t seq);
 /* The seq of the durable head saved last. */
 uint64_t jt_ledger_writer_saved_seq (const jt_ledger_writer_t *w);
 

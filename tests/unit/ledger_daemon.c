@@ -819,6 +819,39 @@ static void put_file (const char *path, const char *buf, size_t len)
         bail_out ("cannot write %s", path);
 }
 
+/* The durable head is saved while the daemon runs (about a second after
+ * the appends, on its own thread: server.c's save_head), not only at a
+ * clean stop: after SIGKILL the file names the last acknowledged record. */
+static void test_head_running (void)
+{
+    struct place pl;
+    char buf[256], reply[256], id[32], head[600], want[128] = "";
+    jt_ledger_conn_t cn;
+    int st;
+    place_init (&pl, "head");
+    pid_t pid = start_daemon (pl.dir, pl.sock, pl.log, NULL, &st);
+    if (pid < 0)
+        bail_out ("daemon did not start:\n%s", slurp (pl.log));
+    connect_conn (&cn, pl.sock);
+    for (int i = 0; i < 3; i++) {
+        snprintf (id, sizeof (id), "h%d", i);
+        rpc (&cn, event (buf, sizeof (buf), id), reply, sizeof (reply));
+    }
+    rpc (&cn, "HEAD", reply, sizeof (reply)); /* "HEAD 3 <hash>" */
+    unsigned long long seq = 0;
+    char hash[65] = "";
+    if (sscanf (reply, "HEAD %llu %64s", &seq, hash) == 2)
+        snprintf (want, sizeof (want), "%llu:%s\n", seq, hash);
+    snprintf (head, sizeof (head), "%s/ledgerd.head", pl.dir);
+    for (int i = 0; i < 500 && strcmp (slurp (head), want); i++)
+        msleep (10); /* a second and a few ms; bounded at 5 s */
+    kill (pid, SIGKILL);
+    waitpid (pid, &st, 0);
+    jt_ledger_conn_free (&cn);
+    ok (seq == 3 && !strcmp (slurp (head), want),
+        "the durable head saved while running names the last record (%s)", want);
+}
+
 /* The daemon never cuts an acknowledged record (issue 9): a flipped byte in
  * the last record, a CRLF conversion of the last segment, the last record
  * cut at its boundary are refused at start-up, naming file and offset (or
@@ -1654,6 +1687,7 @@ int main (void)
     test_inflight ();
     test_ids_grow ();
     test_torn ();
+    test_head_running ();
     test_tail_damage ();
     test_eviction ();
     test_permission ();

@@ -319,11 +319,9 @@ static int read_head (jt_ledger_writer_t *w, uint64_t *seq, char hash[65],
     return 0;
 }
 
-int jt_ledger_writer_save_head (jt_ledger_writer_t *w, jt_error_t *err)
+int jt_ledger_writer_head_due (jt_ledger_writer_t *w, uint64_t *seq, char *hash,
+                               jt_error_t *err)
 {
-    char tmp[JT_LEDGER_PATH_MAX + 8], path[JT_LEDGER_PATH_MAX], line[128];
-    int fd, n;
-
     if (w->failed)
         return jt_errprintf (err, "ledger %s: writer failed earlier", w->dir);
     if (w->last_seq == w->saved_seq)
@@ -332,9 +330,19 @@ int jt_ledger_writer_save_head (jt_ledger_writer_t *w, jt_error_t *err)
         w->failed = true;
         return -1;
     }
-    snprintf (path, sizeof (path), "%s/%s", w->dir, JT_LEDGER_HEAD_FILE);
+    *seq = w->last_seq;
+    memcpy (hash, w->last_hash, 65);
+    return 1;
+}
+
+int jt_ledger_head_write (const char *dir, uint64_t seq, const char *hash, jt_error_t *err)
+{
+    char tmp[JT_LEDGER_PATH_MAX + 8], path[JT_LEDGER_PATH_MAX], line[128];
+    int fd, n;
+
+    snprintf (path, sizeof (path), "%s/%s", dir, JT_LEDGER_HEAD_FILE);
     snprintf (tmp, sizeof (tmp), "%s.tmp", path);
-    n = snprintf (line, sizeof (line), "%" PRIu64 ":%s\n", w->last_seq, w->last_hash);
+    n = snprintf (line, sizeof (line), "%" PRIu64 ":%s\n", seq, hash);
     if ((fd = open (tmp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0640)) < 0)
         return jt_errprintf (err, "%s: %s", tmp, strerror (errno));
     if (write (fd, line, (size_t) n) != n || fsync (fd) < 0) {
@@ -349,9 +357,34 @@ int jt_ledger_writer_save_head (jt_ledger_writer_t *w, jt_error_t *err)
         unlink (tmp);
         return jt_errprintf (err, "%s: %s", path, strerror (e));
     }
-    if (fsync_dir (w, err) < 0)
+    if ((fd = open (dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC)) < 0)
+        return jt_errprintf (err, "%s: %s", dir, strerror (errno));
+    if (fsync (fd) < 0) {
+        int e = errno;
+        close (fd);
+        return jt_errprintf (err, "%s: fsync: %s", dir, strerror (e));
+    }
+    close (fd);
+    return 0;
+}
+
+void jt_ledger_writer_head_saved (jt_ledger_writer_t *w, uint64_t seq)
+{
+    if (seq > w->saved_seq)
+        w->saved_seq = seq;
+}
+
+int jt_ledger_writer_save_head (jt_ledger_writer_t *w, jt_error_t *err)
+{
+    uint64_t seq = 0;
+    char hash[65];
+    int r = jt_ledger_writer_head_due (w, &seq, hash, err);
+
+    if (r <= 0)
+        return r;
+    if (jt_ledger_head_write (w->dir, seq, hash, err) < 0)
         return -1;
-    w->saved_seq = w->last_seq;
+    jt_ledger_writer_head_saved (w, seq);
     return 0;
 }
 
