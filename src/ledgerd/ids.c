@@ -45,7 +45,7 @@
 #include "ledgerd.h"
 
 #define IDS_MIN_SLOTS 64u
-/* A stamp writes the table back this much at a time (writeback_slices) */
+/* A stamp writes the table back this much at a time (ledgerd_ids_writeback) */
 #define IDS_WRITEBACK_SLICE (256u << 10)
 
 /* The table's mapping changes only in grow(), on the serving thread; a
@@ -531,8 +531,9 @@ int ledgerd_ids_stamp (struct ledgerd_ids *x, const char *dir,
  * for one slice at most. On a dup of the descriptor: a doubling taken
  * meanwhile may close the daemon's (the old table is then written back
  * for nothing; the msync covers the new one). Best effort: the msync
- * after it is what the stamp relies on. */
-static void writeback_slices (struct ledgerd_ids *x)
+ * after it is what the stamp relies on. Also run once after a start
+ * (server.c's settle_thread): the table it copied or built is all dirty. */
+void ledgerd_ids_writeback (struct ledgerd_ids *x)
 {
 #ifdef HAVE_SYNC_FILE_RANGE
     pthread_mutex_lock (&map_mu);
@@ -562,7 +563,7 @@ int ledgerd_ids_stamp_write (struct ledgerd_stamp_job *job)
     FILE *f;
     int rc;
 
-    writeback_slices (x);
+    ledgerd_ids_writeback (x);
     pthread_mutex_lock (&map_mu);
     nslots = job->nslots = x->nslots;
     rc = msync (x->slot, nslots * 2 * sizeof (uint64_t), MS_SYNC);

@@ -142,6 +142,9 @@ int ledgerd_ids_stamp_prepare (struct ledgerd_ids *x, const char *dir,
                                struct ledgerd_stamp_job *job);
 int ledgerd_ids_stamp_write (struct ledgerd_stamp_job *job);
 void ledgerd_ids_stamp_free (struct ledgerd_stamp_job *job);
+/* Write the table's dirty pages back a slice at a time, each waited for
+ * (any thread; best effort: nothing is synced). */
+void ledgerd_ids_writeback (struct ledgerd_ids *x);
 
 /* Open the index of DIR from its stamp: the record at the stamp's pos is
  * read and must be its seq with its hash, then the table is copied into a
