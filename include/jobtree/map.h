@@ -53,6 +53,12 @@ void jt_map_each (const jt_map_t *m, void (*fn) (const char *key, void *val, voi
  * until the next change). NULL on ENOMEM or when empty (*n = 0). */
 const char **jt_map_sorted_keys (const jt_map_t *m, size_t *n);
 
+/* A string's 64-bit hash for open addressing: FNV-1a, then SplitMix64's
+ * finalizer, so that its low bits (a table's first) depend on every byte;
+ * never 0 (0 marks an empty slot). The id set's, and jobtree-ledgerd's
+ * on-disk id table's (ids.c), which stores it: it must not change. */
+uint64_t jt_str_hash64 (const char *key);
+
 /* A set of strings, for the one index that holds every event of a ledger
  * (the fold's duplicate-id check: a million entries per million events)
  * and only asks "seen before?". A slot is the key's 64-bit hash and a

@@ -6,9 +6,9 @@
  * DESIGN: an open-addressing hash table (linear probing, load <= 1/2) of
  * 16-byte slots {h, pos} in DIR/ledgerd.ids, mapped shared: the kernel's
  * page cache holds it, not the daemon's heap, so the daemon's memory does
- * not grow with the ledger. h is a 64-bit hash of the id (never 0: 0 marks
- * an empty slot); pos is where the record is: segment ordinal << 40 | byte
- * offset. A slot whose h matches is confirmed by reading the record there
+ * not grow with the ledger. h is a 64-bit hash of the id (jt_str_hash64,
+ * never 0: 0 marks an empty slot); pos is where the record is: segment
+ * ordinal << 40 | byte offset. A slot whose h matches is confirmed by reading the record there
  * and comparing its id, so a hash collision costs one read, never a wrong
  * answer. The file is derived data, grown by doubling into ledgerd.ids.new
  * (made on a thread of its own ahead of need: grow_thread), given its name
@@ -42,6 +42,8 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "jobtree/map.h"
+
 #include "ledgerd.h"
 
 #define IDS_MIN_SLOTS 64u
@@ -66,22 +68,6 @@ char *ledgerd_id_key (const char *p, size_t len)
     while (e < end && *e != '"')
         e += (*e == '\\' && e + 1 < end) ? 2 : 1;
     return strndup (s, (size_t) (e - s));
-}
-
-/* FNV-1a, then the SplitMix64 finalizer to spread it over the bits used. */
-static uint64_t id_hash (const char *key)
-{
-    uint64_t h = 1469598103934665603ULL;
-    for (const unsigned char *s = (const unsigned char *) key; *s; s++) {
-        h ^= *s;
-        h *= 1099511628211ULL;
-    }
-    h ^= h >> 30;
-    h *= 0xbf58476d1ce4e5b9ULL;
-    h ^= h >> 27;
-    h *= 0x94d049bb133111ebULL;
-    h ^= h >> 31;
-    return h ? h : 1;
 }
 
 /* A new table file of n slots at path, mapped. */
@@ -358,7 +344,8 @@ int ledgerd_ids_add (struct ledgerd_ids *x, const char *key, uint64_t offset, ch
         grow_start (x);
     if (!x->growing && 2 * (x->count + 1) > x->nslots && grow (x, err, len) < 0)
         return -1;
-    uint64_t h = id_hash (key), pos = (uint64_t) (x->nsegs - 1) << POS_OFFSET_BITS | offset;
+    uint64_t h = jt_str_hash64 (key);
+    uint64_t pos = (uint64_t) (x->nsegs - 1) << POS_OFFSET_BITS | offset;
     if (!put (x->slot, x->nslots, h, pos))
         return 0; /* there already (indexed again after a restart) */
     x->count++;
@@ -733,7 +720,7 @@ fail:
 int ledgerd_ids_find (const struct ledgerd_ids *x, const char *key, uint64_t *seq,
                       char *err, size_t len)
 {
-    uint64_t h = id_hash (key);
+    uint64_t h = jt_str_hash64 (key);
     size_t i = (size_t) h & (x->nslots - 1);
 
     for (; x->slot[2 * i]; i = (i + 1) & (x->nslots - 1)) {

@@ -14,6 +14,7 @@
  */
 #include "config.h"
 
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -146,6 +147,19 @@ static void test_idset (void)
     jt_idset_destroy (s);
 }
 
+/* jobtree-ledgerd's on-disk id table stores jt_str_hash64: a table
+ * stamped by one release is read by the next, so its values are pinned
+ * (those of ids.c's own FNV-1a and SplitMix64 finalizer, which it
+ * replaced). */
+static void test_str_hash64 (void)
+{
+    ok (jt_str_hash64 ("") == UINT64_C (0x552d3fb62b3c344f)
+            && jt_str_hash64 ("v0") == UINT64_C (0xd2e9a4d116fd8a54)
+            && jt_str_hash64 ("jtc:7:resv:1772366400:activate")
+                   == UINT64_C (0x902b3262b74a3a1e),
+        "jt_str_hash64: the on-disk id table's values, unchanged");
+}
+
 /* Keys larger than a key block (256 KiB) get blocks of their own, between
  * short ones, and are told apart by their last byte. */
 static void test_idset_long (void)
@@ -181,5 +195,6 @@ int main (void)
     test_no_loss ();
     test_idset ();
     test_idset_long ();
+    test_str_hash64 ();
     return done_testing ();
 }

@@ -421,7 +421,7 @@ static int apply_start (jt_ledger_fold_t *f, uint64_t seq, const jt_event_t *ev,
                             * of every Start, a fifth of a verify's fold */
     for (size_t i = 0; live && i < l->nnodes; i++) {
         struct lease *h = jt_map_get (f->nodes, l->nodes[i]);
-        if (live && h && h != l)
+        if (h && h != l)
             rc = viol (v, JT_VIOL_NODE_OVERLAP, seq,
                        "node %s in lease %s while lease %s (seq %" PRIu64 ") holds it",
                        l->nodes[i], l->id, h->id, h->seq);

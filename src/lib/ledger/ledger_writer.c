@@ -86,11 +86,17 @@ struct jt_ledger_writer {
     size_t bufcap;
 };
 
+/* fsync of directory dir open at fd. */
+static int fsync_dirfd (int fd, const char *dir, jt_error_t *err)
+{
+    if (fsync (fd) < 0)
+        return jt_errprintf (err, "%s: fsync: %s", dir, strerror (errno));
+    return 0;
+}
+
 static int fsync_dir (jt_ledger_writer_t *w, jt_error_t *err)
 {
-    if (fsync (w->dirfd) < 0)
-        return jt_errprintf (err, "%s: fsync: %s", w->dir, strerror (errno));
-    return 0;
+    return fsync_dirfd (w->dirfd, w->dir, err);
 }
 
 /* ---- the epoch file (fencing) ---- */
@@ -359,13 +365,9 @@ int jt_ledger_head_write (const char *dir, uint64_t seq, const char *hash, jt_er
     }
     if ((fd = open (dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC)) < 0)
         return jt_errprintf (err, "%s: %s", dir, strerror (errno));
-    if (fsync (fd) < 0) {
-        int e = errno;
-        close (fd);
-        return jt_errprintf (err, "%s: fsync: %s", dir, strerror (e));
-    }
+    int rc = fsync_dirfd (fd, dir, err);
     close (fd);
-    return 0;
+    return rc;
 }
 
 void jt_ledger_writer_head_saved (jt_ledger_writer_t *w, uint64_t seq)

@@ -6,8 +6,9 @@
  * linked insertion list so that the oldest can be evicted in O(1) and
  * removal stays O(1).
  *
- * The id set: the same hash in a flat table probed linearly, each slot the
- * hash and the key's copy, the copies packed into blocks. Measured on
+ * The id set: the same hash, finished by SplitMix64's finalizer
+ * (jt_str_hash64, also jobtree-ledgerd's on-disk id table's), in a flat
+ * table probed linearly, each slot the hash and the key's copy, the copies packed into blocks. Measured on
  * `jobtree verify` of 1M records (bench_verify.md): the map as the fold's
  * id index cost a sixth of the verify's CPU, most of it cache misses on
  * its buckets, entries and keys and the two mallocs per id.
@@ -248,30 +249,21 @@ struct jt_idset {
 #define IDSET_FIRST_SLOTS ((size_t) 1024)
 #define IDSET_BLOCK ((size_t) 256 << 10) /* bytes of keys per block */
 
-/* A key's slot to start from. FNV-1a's low bits change little between
- * ids that differ in their last characters (v1, v2, ...), and linear
- * probing would cluster them; MurmurHash3's finalizer spreads every bit
- * of the hash into them. */
-static size_t idset_home (uint64_t h, size_t mask)
-{
-    h ^= h >> 33;
-    h *= 0xff51afd7ed558ccdULL;
-    h ^= h >> 33;
-    h *= 0xc4ceb9fe1a85ec53ULL;
-    h ^= h >> 33;
-    return (size_t) h & mask;
-}
-
-static uint64_t idset_hash (const char *key)
+uint64_t jt_str_hash64 (const char *key)
 {
     uint64_t h = hash (key);
+    h ^= h >> 30;
+    h *= 0xbf58476d1ce4e5b9ULL;
+    h ^= h >> 27;
+    h *= 0x94d049bb133111ebULL;
+    h ^= h >> 31;
     return h ? h : 1;
 }
 
 /* The slot holding key, or the empty one where it would go. */
 static size_t idset_find (const jt_idset_t *s, const char *key, uint64_t h)
 {
-    size_t mask = s->nslots - 1, i = idset_home (h, mask);
+    size_t mask = s->nslots - 1, i = (size_t) h & mask;
     while (s->slot[i].h && (s->slot[i].h != h || strcmp (s->slot[i].key, key)))
         i = (i + 1) & mask;
     return i;
@@ -340,7 +332,7 @@ static int idset_grow (jt_idset_t *s)
     for (size_t i = 0; i < s->nslots; i++) {
         if (!s->slot[i].h)
             continue;
-        size_t j = idset_home (s->slot[i].h, mask);
+        size_t j = (size_t) s->slot[i].h & mask;
         while (slot[j].h)
             j = (j + 1) & mask;
         slot[j] = s->slot[i];
@@ -373,7 +365,7 @@ static const char *idset_keep (jt_idset_t *s, const char *key, size_t len)
 
 int jt_idset_add (jt_idset_t *s, const char *key)
 {
-    uint64_t h = idset_hash (key);
+    uint64_t h = jt_str_hash64 (key);
     size_t i = idset_find (s, key, h);
     if (s->slot[i].h)
         return 0;
@@ -393,7 +385,7 @@ int jt_idset_add (jt_idset_t *s, const char *key)
 
 int jt_idset_has (const jt_idset_t *s, const char *key)
 {
-    return s->slot[idset_find (s, key, idset_hash (key))].h != 0;
+    return s->slot[idset_find (s, key, jt_str_hash64 (key))].h != 0;
 }
 
 size_t jt_idset_count (const jt_idset_t *s)
