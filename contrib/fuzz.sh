@@ -169,6 +169,17 @@ run () {
     fi
     if ! "$exe" "${opts[@]}" -max_total_time="$secs" "$bdir/corpus/$t" >"$out" 2>&1; then
         echo "fuzz: $t: CRASH (input in $bdir/crashes/$t/):"; grep -A25 -m1 'ERROR:\|==ERROR\|deadly signal\|timeout' "$out" | head -n 40
+        # the input itself when it is short, so that a CI log alone
+        # reproduces it (base64 -d > f; build-fuzz/tests/fuzz/TARGET f)
+        local a
+        for a in "$bdir/crashes/$t"/{crash,leak,timeout,oom,slow-unit}-*; do
+            [ -f "$a" ] || continue
+            if [ "$(stat -c %s "$a")" -le 3072 ]; then
+                echo "fuzz: $t: $(basename "$a") in base64:"; base64 -w 0 "$a"; echo
+            else
+                echo "fuzz: $t: $(basename "$a"): $(stat -c %s "$a") bytes"
+            fi
+        done
         return 1
     fi
     printf 'fuzz: %-14s ok: %s runs, %s, corpus %s\n' "$t" \

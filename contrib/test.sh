@@ -100,6 +100,11 @@ if [ "$t2605" != 0 ]; then
     (contrib/chroot/ci.sh sid root >build-2605/root.out 2>&1; echo $? >build-2605/root.rc) &
 fi
 
+# A failed step's own lines are kept in $why and printed again at the
+# end: CI shows the end of this output, and that part says why.
+why=$(mktemp /tmp/jobtree-test-why.XXXXXX)
+trap 'rm -f "$why"' EXIT
+
 step "unit tests (ASan + UBSan)"
 if contrib/build.sh --sanitizers build-asan; then
     (cd build-asan && make -j"$(nproc)" check >check.out 2>&1)
@@ -108,18 +113,23 @@ if contrib/build.sh --sanitizers build-asan; then
     count_suite build-asan/test-suite.log
     if [ $rc -ne 0 ]; then
         failures+=("unit tests")
-        grep -B2 -A20 '^not ok\|ERROR:' build-asan/test-suite.log | head -n 80
+        { echo "--- unit tests: the failures"
+          grep -B2 -A20 '^not ok\|ERROR:' build-asan/test-suite.log | head -n 80; } | tee -a "$why"
     fi
 else
     failed=$((failed + 1)); failures+=("sanitizer build")
 fi
 
 step "fuzz smoke (every parser's libFuzzer target: regressions, then 10 s each)"
-if contrib/fuzz.sh --smoke 10; then
+contrib/fuzz.sh --smoke 10 | tee "$why.fuzz"
+if [ "${PIPESTATUS[0]}" -eq 0 ]; then
     passed=$((passed + 1))
 else
     failed=$((failed + 1)); failures+=("fuzz smoke")
+    { echo "--- fuzz smoke: the targets that failed (inputs in build-fuzz/crashes/)"
+      grep -v '^fuzz: [a-z_]* *ok: ' "$why.fuzz"; } >>"$why"
 fi
+rm -f "$why.fuzz"
 
 step "build with the Slurm plugins"
 plugins=no
@@ -136,7 +146,7 @@ if (cd "$dcdir" && make distcheck DISTCHECK_CONFIGURE_FLAGS=--enable-werror >dis
     passed=$((passed + 1))
 else
     failed=$((failed + 1)); failures+=("distcheck")
-    tail -n 40 "$dcdir/distcheck.out"
+    { echo "--- make distcheck: the end of its output"; tail -n 40 "$dcdir/distcheck.out"; } | tee -a "$why"
 fi
 
 # Which cluster scripts run on which release (three suites share 2
@@ -223,6 +233,8 @@ if [ "$plugins" = yes ] && [ -x tests/cluster/run.sh ]; then
     passed=$((passed + p)); failed=$((failed + f))
     [ "$crc" -ne 0 ] && [ "$f" -eq 0 ] && { failed=$((failed + 1)); failures+=("cluster harness"); }
     [ "$f" -gt 0 ] && failures+=("cluster tests")
+    [ "$crc" -ne 0 ] && { echo "--- cluster tests on 22.05: what failed"
+                          grep -E '^not ok|^=== .*: FAIL|timed out' build/cluster.tap; } >>"$why"
 fi
 
 # collect_half NAME PID DIR: wait for a release's half, show its TAP and
@@ -238,6 +250,8 @@ collect_half () {
     passed=$((passed + p)); failed=$((failed + f))
     [ "$rc" -ne 0 ] && [ "$f" -eq 0 ] && { failed=$((failed + 1)); failures+=("$name build or harness"); }
     [ "$f" -gt 0 ] && failures+=("cluster tests on $name")
+    [ "$rc" -ne 0 ] && { echo "--- cluster tests on $name: what failed"
+                         grep -E '^not ok|^=== .*: FAIL|timed out|root could not' "$dir/cluster.tap"; } >>"$why"
 }
 if [ "$t2411" != 0 ]; then
     step "cluster tests on Slurm 24.11 (the trixie chroot; ran beside the 22.05 ones)"
@@ -285,6 +299,7 @@ if [ "$plugins" = yes ] && [ "${JT_TEST_PACKAGES:-1}" != 0 ]; then
     rm -rf "$pk"
 fi
 
+[ -s "$why" ] && cat "$why"
 [ ${#failures[@]} -gt 0 ] && echo "failed: ${failures[*]}"
 echo "${passed} passed, ${failed} failed"
 [ "$failed" -eq 0 ]
