@@ -71,30 +71,33 @@ bool ledgerd_thread_start (pthread_t *th, void *(*fn) (void *), void *arg);
  * is the key of both id indexes. NULL if absent or on ENOMEM. */
 char *ledgerd_id_key (const char *p, size_t len);
 
+/* The ids added while serving, in memory until a stamp merges them into
+ * the table (ids.c's DESIGN): an open-addressing table like the file's. */
+struct ids_chunk {
+    struct ids_chunk *next; /* the older one */
+    uint64_t *slot;         /* nslots pairs {hash, position} */
+    size_t nslots, count;
+};
+
 /* Every event id of the ledger, on disk (ids.c): hash -> where its record
  * is, confirmed by reading it. */
 struct ledgerd_ids {
     char path[JT_LEDGER_PATH_MAX + 16], tmp[JT_LEDGER_PATH_MAX + 16];
     int fd;
-    uint64_t *slot; /* nslots pairs {hash, position} */
-    size_t nslots, count;
+    uint64_t *slot; /* the table: nslots pairs {hash, position} */
+    size_t nslots, tcount; /* tcount: the ids in the table */
+    size_t count;          /* every id indexed: the table's and the chunks' */
     char **segs; /* segment ordinal -> path */
     size_t nsegs, segcap;
-    /* the doubled table being made on a thread of its own (ids.c's
-     * DESIGN): from the old one (g_old, g_oldn slots) into g_slot (g_n);
-     * late: {hash, position} of every add since it began */
-    pthread_t grower;
-    bool growing;
-    int g_done; /* __atomic: set by the thread */
-    int g_rc, g_fd;
-    const uint64_t *g_old;
-    size_t g_oldn, g_n;
-    uint64_t *g_slot;
-    char g_err[JT_LEDGER_PATH_MAX + 64];
-    uint64_t *late;
-    size_t nlate, latecap; /* nlate SIZE_MAX: out of memory, the copy dropped */
-    uint64_t *g_prev; /* the table the last doubling replaced (g_prevn slots,
-                       * g_prevfd; NULL: none): dropped by the next doubling's
+    bool serving; /* ledgerd_ids_serve: adds go to the chunks */
+    size_t chunk_max; /* slots of the largest chunk */
+    struct ids_chunk *chunks;  /* newest first */
+    size_t nmem;               /* the ids in the chunks */
+    struct ids_chunk *merging; /* the first chunk a stamp job merges (it and
+                                * those after it; NULL: none) */
+    struct ids_chunk *done;    /* merged: freed by the next stamp's thread */
+    uint64_t *g_prev; /* the table the last merge replaced (g_prevn slots,
+                       * g_prevfd; NULL: none): dropped by the next stamp's
                        * thread */
     size_t g_prevn;
     int g_prevfd;
@@ -121,38 +124,55 @@ struct ledgerd_stamp {
 int ledgerd_ids_stamp (struct ledgerd_ids *x, const char *dir,
                        const struct ledgerd_stamp *st, char *err, size_t len);
 
-/* ledgerd_ids_stamp in two steps, so that the second (the msync: up to a
- * second for a large table) may run on another thread while the serving
- * thread goes on adding ids: _prepare copies what the stamp says (the
- * segments' names) on the serving thread, -1 on ENOMEM; _write syncs the
- * table (serialized with its growth) and writes the stamp, 0 or -1 with
- * job->err; _free releases the job. */
+/* ledgerd_ids_stamp in three steps, so that the second (the merge and
+ * the msync: up to a second for a large table) may run on another thread
+ * while the serving thread goes on adding ids: _prepare (serving thread)
+ * starts a new chunk and hands the older ones to the job, and copies what
+ * the stamp says (the segments' names), -1 on ENOMEM; _write copies the
+ * table and the job's chunks into a new file (doubled while the load
+ * would pass 3/8), syncs it, names it and writes the stamp, 0 or -1 with
+ * job->err; _done (serving thread, after _write) takes the table made and
+ * lets the merged chunks go, and releases the job. */
 struct ledgerd_stamp_job {
     struct ledgerd_ids *x;
     char dir[JT_LEDGER_PATH_MAX];
     struct ledgerd_stamp st;
     char *segs; /* the segments' names, one a line */
     size_t nsegs;
-    size_t count;  /* the ids the table held at _prepare */
+    size_t count;  /* the ids indexed at _prepare */
     size_t nslots; /* the slots _write synced */
+    struct ids_chunk *from; /* the chunks to merge (NULL: none) */
+    size_t mem;             /* the ids in them */
+    bool merged;            /* they are in the table _done keeps */
+    uint64_t *m_slot;       /* the table _write made (m_n slots, m_fd) */
+    size_t m_n, m_tcount;   /* m_tcount: the ids the table holds after */
+    int m_fd;
     char err[JT_LEDGER_PATH_MAX + 256];
 };
 int ledgerd_ids_stamp_prepare (struct ledgerd_ids *x, const char *dir,
                                const struct ledgerd_stamp *st,
                                struct ledgerd_stamp_job *job);
 int ledgerd_ids_stamp_write (struct ledgerd_stamp_job *job);
-void ledgerd_ids_stamp_free (struct ledgerd_stamp_job *job);
+void ledgerd_ids_stamp_done (struct ledgerd_stamp_job *job);
+/* From now on (the start's indexing done) ids are added in memory, and
+ * the table changes only when a stamp merges them. chunk: the slots of
+ * every chunk (a power of two, for tests), 0 for ids.c's sizes. 0, or -1
+ * on ENOMEM. */
+int ledgerd_ids_serve (struct ledgerd_ids *x, size_t chunk);
+/* The ids in memory are many: a stamp is due whatever its age. */
+bool ledgerd_ids_pressing (const struct ledgerd_ids *x);
 /* Write the table's dirty pages back a slice at a time, each waited for
  * (any thread; best effort: nothing is synced). */
 void ledgerd_ids_writeback (struct ledgerd_ids *x);
 
 /* Open the index of DIR from its stamp: the record at the stamp's pos is
- * read and must be its seq with its hash, then the table is copied into a
- * new file (a previous daemon that may still run keeps its own), its
- * segments those of the stamp. 1 with *st when it serves (then only the
- * records after st->seq need indexing), 0 when there is none or it does
- * not fit the directory (why; nothing was changed), -1 with err. segs:
- * the directory's segments. */
+ * read and must be its seq with its hash, the table is mapped read only
+ * (no named table is ever changed: a previous daemon that may still run
+ * reads the same), its segments those of the stamp. 1 with *st when it
+ * serves (then only the records after st->seq need indexing, and into
+ * memory: ledgerd_ids_serve first), 0 when there is none or it does not
+ * fit the directory (why; nothing was changed), -1 with err. segs: the
+ * directory's segments. */
 int ledgerd_ids_restore (struct ledgerd_ids *x, const char *dir, char *const *segs,
                          size_t nsegs, struct ledgerd_stamp *st, char *why, size_t whylen,
                          char *err, size_t len);

@@ -181,6 +181,21 @@ static int resends_wrong (jt_ledger_conn_t *cn, const char *prefix, int n,
     return bad;
 }
 
+/* Resend id: 0 when it is answered with seq, else 1 (said in a diag
+ * while *shown < 3, with when). */
+static int resend_wrong (jt_ledger_conn_t *cn, const char *id, uint64_t seq,
+                         const char *when, int *shown)
+{
+    char buf[512], want[32], reply[512];
+    snprintf (want, sizeof (want), "OK %" PRIu64, seq);
+    rpc (cn, event (buf, sizeof (buf), id), reply, sizeof (reply));
+    if (!strcmp (reply, want))
+        return 0;
+    if ((*shown)++ < 3)
+        diag ("resend of %s%s: %s (want %s)", id, when, reply, want);
+    return 1;
+}
+
 static char *slurp (const char *path)
 {
     FILE *f = fopen (path, "r");
@@ -503,7 +518,7 @@ static void test_ids_grow (void)
     jt_ledger_conn_t cn;
     connect_conn (&cn, pl.sock);
     send_ids (&cn, "g", 0, 300);
-    is_int (resends_wrong (&cn, "g", 300, ""), 0, "300 ids (the table doubled 3 times): every resend its seq");
+    is_int (resends_wrong (&cn, "g", 300, ""), 0, "300 ids (in memory, then merged into a table doubled 3 times at the stop): every resend its seq");
     jt_ledger_conn_free (&cn);
     stop_daemon (pid);
     jt_map_t *ids = verified_ids (pl.dir, "the ledger verifies");
@@ -542,6 +557,95 @@ static void test_ids_grow (void)
     ok (strstr (slurp (pl.log), "(the id index stamped by the last run)") != NULL,
         "and the next start uses its stamp");
     stop_daemon (pid);
+}
+
+/* The ids appended while serving go into chunks in memory (ids.c's
+ * DESIGN), and a stamp merges them into the table on its own thread,
+ * while look-ups go on: into the table as it is, or into a doubled one
+ * that replaces it. Chunks of 16 slots (8 ids each), a checkpoint every 4
+ * records and no minute between stamps, so that 400 ids make many chunks
+ * and many merges of both kinds while the resends are answered. */
+static void test_ids_merge (void)
+{
+    struct place pl;
+    place_init (&pl, "idsmerge");
+    char buf[512], id[32], reply[512];
+    static uint64_t seqs[400];
+    int st, bad = 0;
+
+    setenv ("JT_LEDGERD_TEST_CHUNK", "16", 1);
+    setenv ("JT_LEDGERD_TEST_STAMP_GAP", "0", 1);
+    extra2 = "--checkpoint-every=4";
+    pid_t pid = start_daemon (pl.dir, pl.sock, pl.log, "--index-size=2", &st);
+    ok (pid > 0, "daemon with chunks of 16 slots and a checkpoint every 4 records");
+    if (pid < 0)
+        goto out;
+    jt_ledger_conn_t cn;
+    connect_conn (&cn, pl.sock);
+    /* each id sent, then every one before it resent: each resend is a
+     * look-up in the chunks or the table as the merges leave them */
+    for (int i = 0; i < 400; i++) {
+        unsigned long long q = 0;
+        snprintf (id, sizeof (id), "m%d", i);
+        rpc (&cn, event (buf, sizeof (buf), id), reply, sizeof (reply));
+        if (sscanf (reply, "OK %llu", &q) != 1 && bad++ < 3)
+            diag ("m%d: %s", i, reply);
+        seqs[i] = q;
+        /* one earlier id after each, all of them after every 50th */
+        for (int j = i % 50 ? (i * 37) % (i ? i : 1) : 0; j < i; j += i % 50 ? i : 1) {
+            snprintf (id, sizeof (id), "m%d", j);
+            resend_wrong (&cn, id, seqs[j], "", &bad);
+        }
+    }
+    is_int (bad, 0, "400 ids, resends among them: each its seq, none appended twice");
+    /* the merges happened while serving, into the table and into doubled ones */
+    int merges = 0;
+    for (const char *p = slurp (pl.log); p && (p = strstr (p, "id index stamped at seq")); p++) {
+        unsigned long long seq, n, mem, mib;
+        if (sscanf (p, "id index stamped at seq %llu: %llu ids (%llu merged from memory), "
+                    "%llu MiB", &seq, &n, &mem, &mib) == 4 && mem > 0)
+            merges++;
+    }
+    ok (merges >= 3, "stamps merged the ids in memory while serving: %d merges", merges);
+    kill (pid, SIGKILL);
+    waitpid (pid, &st, 0);
+    jt_ledger_conn_free (&cn);
+    /* after SIGKILL: the stamped table and the records after it */
+    unsetenv ("JT_LEDGERD_TEST_CHUNK");
+    pid = start_daemon (pl.dir, pl.sock, pl.log, "--index-size=2", &st);
+    connect_conn (&cn, pl.sock);
+    bad = 0;
+    for (int i = 0; i < 400; i++) {
+        snprintf (id, sizeof (id), "m%d", i);
+        resend_wrong (&cn, id, seqs[i], " after SIGKILL", &bad);
+    }
+    is_int (bad, 0, "after SIGKILL and a start from the last stamp: every resend its seq");
+    jt_ledger_conn_free (&cn);
+    stop_daemon (pid);
+    /* a clean stop merges what is in memory: the table holds each id once
+     * (the checkpoints' ids too when a start indexed them: not counted) */
+    char path[600];
+    snprintf (path, sizeof (path), "%s/ledgerd.ids", pl.dir);
+    FILE *f = fopen (path, "rb");
+    static uint64_t table[2 * 4096];
+    size_t nslots = f ? fread (table, 2 * sizeof (uint64_t), 4096, f) : 0;
+    if (f)
+        fclose (f);
+    int once = 0;
+    for (int i = 0; i < 400; i++) {
+        snprintf (id, sizeof (id), "m%d", i);
+        uint64_t h = jt_str_hash64 (id);
+        int n = 0;
+        for (size_t k = 0; k < nslots; k++)
+            n += table[2 * k] == h;
+        once += n == 1;
+    }
+    is_int (once, 400, "after a clean stop the table (%zu slots) holds each of the 400 ids "
+            "once", nslots);
+out:
+    unsetenv ("JT_LEDGERD_TEST_CHUNK");
+    unsetenv ("JT_LEDGERD_TEST_STAMP_GAP");
+    extra2 = NULL;
 }
 
 /* The killer of one crash trial. The instant is decided by progress, not
@@ -1035,15 +1139,11 @@ static void test_eviction (void)
             : "no stamp served");
     connect_conn (&cn, pl.sock);
     for (int i = dups = 0; i < 100; i++) {
-        char w[32];
         if (i < 60)
             snprintf (id, sizeof (id), "v%d", i);
         else
             snprintf (id, sizeof (id), "c%d", i - 60);
-        snprintf (w, sizeof (w), "OK %" PRIu64, i < 60 ? (uint64_t) i + 1 : cseq[i - 60]);
-        rpc (&cn, event (buf, sizeof (buf), id), reply, sizeof (reply));
-        if (strcmp (reply, w) && dups++ < 3)
-            diag ("resend of %s: %s (want %s)", id, reply, w);
+        resend_wrong (&cn, id, i < 60 ? (uint64_t) i + 1 : cseq[i - 60], "", &dups);
     }
     is_int (dups, 0, "and all 100 ids (40 among checkpoints) answer their seqs");
     jt_ledger_conn_free (&cn);
@@ -1686,6 +1786,7 @@ int main (void)
     test_pipelined ();
     test_inflight ();
     test_ids_grow ();
+    test_ids_merge ();
     test_torn ();
     test_head_running ();
     test_tail_damage ();
@@ -1700,7 +1801,9 @@ int main (void)
     test_crash ();
     char cmd[300];
     snprintf (cmd, sizeof (cmd), "rm -rf %s", tmpdir);
-    if (system (cmd) != 0)
+    if (getenv ("JT_TEST_KEEP")) /* the daemons' logs, e.g. for a sanitizer's report */
+        diag ("kept %s", tmpdir);
+    else if (system (cmd) != 0)
         diag ("could not remove %s", tmpdir);
     return done_testing ();
 }
