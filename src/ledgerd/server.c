@@ -315,10 +315,12 @@ static void stamp_join (struct server *s)
     s->stamping = false;
 }
 
-/* Whether a checkpoint's stamp is due. A stamp writes the whole table
- * back (16 bytes a slot: 64 MiB for a million ids), and every record's
- * id lands on a random page of it, so after one checkpoint's records
- * nearly every page is dirty again. Written after every checkpoint, that
+/* Whether a stamp is due (after a checkpoint; every round when none are
+ * written). A stamp writes the whole table, a copy with the ids in
+ * memory merged (16 bytes a slot: 64 MiB for a million ids); before the
+ * ids were held in memory every record's id landed on a random page of
+ * it, and a stamp wrote back what one checkpoint's records had dirtied:
+ * nearly every page. Written after every checkpoint, that
  * was more than the ledger itself: at 34,600 events/s, 64 MiB every 1.4 s,
  * and each of the ledger's fdatasyncs after it waited for the disk's
  * flush of that too (the append bench's paced p99: 14 to 34 ms with it,
@@ -330,15 +332,18 @@ static void stamp_join (struct server *s)
  * STAMP_MAX_AGE_S has passed (a 512 MiB table then costs under 1 MiB/s).
  * But never within STAMP_MIN_GAP_S of the last: while a ledger is young
  * and fast a quarter comes every few seconds (the append bench: a stamp of
- * 16 to 32 MiB every 2 to 3 s, each felt by the syncs around it), and the
- * kernel writes a dirty mapped file back on its own about every 30 s
- * anyway. A start after a crash then indexes again at most a quarter of
- * the ids or a minute of records, whichever is more. */
+ * 16 to 32 MiB every 2 to 3 s, each felt by the syncs around it). A start
+ * after a crash then indexes again at most a quarter of the ids or a
+ * minute of records, whichever is more. Past IDS_MEM_PRESSING ids in
+ * memory (ids.c) the minute does not hold; with nothing new since the
+ * last stamp, none is due. */
 static bool stamp_due (const struct server *s)
 {
     double age = mono_now () - s->stamped_at;
     if (s->stamped_slots && age < s->stamp_gap && !ledgerd_ids_pressing (&s->ids))
         return false;
+    if (s->mark.seq == s->stamped_seq && s->ids.nslots == s->stamped_slots)
+        return false; /* nothing new: a stamp copies the whole table */
     return s->ids.nslots != s->stamped_slots
            || s->mark.seq - s->stamped_seq >= s->ids.count / 4 || age >= STAMP_MAX_AGE_S;
 }
@@ -1278,7 +1283,10 @@ static int after_commit (struct server *s, char *errbuf, size_t errlen)
         stamp_join (s); /* done: logged now, not at the next stamp */
     if (maybe_checkpoint (s, errbuf, errlen) < 0)
         return -1;
-    if (ckpt_before && !s->since) /* a checkpoint was written */
+    /* after a checkpoint; and every round when none are written, or when
+     * the ids in memory are many, so that they never grow unmerged */
+    bool ckpts = s->fold && (s->conf->checkpoint_every || s->conf->checkpoint_interval);
+    if ((ckpt_before && !s->since) || !ckpts || ledgerd_ids_pressing (&s->ids))
         stamp_ids_async (s);
     save_head (s);
     latency_report (s, false);

@@ -66,6 +66,7 @@ static int connect_conn (jt_ledger_conn_t *c, const char *path)
  * *status then holds its wait status). */
 static rlim_t fsize_limit = RLIM_INFINITY;
 static const char *extra2; /* a second option after extra (extra not NULL) */
+static const char *extra3; /* a third (extra2 not NULL) */
 
 /* Fork and exec the daemon (start_daemon without the wait). */
 static pid_t spawn_daemon (const char *dir, const char *sock, const char *log,
@@ -93,7 +94,7 @@ static pid_t spawn_daemon (const char *dir, const char *sock, const char *log,
             close (nul);
         }
         execl (daemon_path, "jobtree-ledgerd", "-F", "-d", dir, "-S", sock, "-u", "0",
-               "--index-size", "100000", extra, extra2, (char *) NULL);
+               "--index-size", "100000", extra, extra2, extra3, (char *) NULL);
         _exit (127);
     }
     return pid;
@@ -559,6 +560,19 @@ static void test_ids_grow (void)
     stop_daemon (pid);
 }
 
+/* How many stamps in the daemon's log merged ids from memory. */
+static int stamps_merging (const char *log)
+{
+    int merges = 0;
+    for (const char *p = slurp (log); p && (p = strstr (p, "id index stamped at seq")); p++) {
+        unsigned long long seq, n, mem, mib;
+        if (sscanf (p, "id index stamped at seq %llu: %llu ids (%llu merged from memory), "
+                    "%llu MiB", &seq, &n, &mem, &mib) == 4 && mem > 0)
+            merges++;
+    }
+    return merges;
+}
+
 /* The ids appended while serving go into chunks in memory (ids.c's
  * DESIGN), and a stamp merges them into the table on its own thread,
  * while look-ups go on: into the table as it is, or into a doubled one
@@ -570,7 +584,7 @@ static void test_ids_merge (void)
     struct place pl;
     place_init (&pl, "idsmerge");
     char buf[512], id[32], reply[512];
-    static uint64_t seqs[400];
+    static uint64_t seqs[800];
     int st, bad = 0;
 
     setenv ("JT_LEDGERD_TEST_CHUNK", "16", 1);
@@ -599,13 +613,7 @@ static void test_ids_merge (void)
     }
     is_int (bad, 0, "400 ids, resends among them: each its seq, none appended twice");
     /* the merges happened while serving, into the table and into doubled ones */
-    int merges = 0;
-    for (const char *p = slurp (pl.log); p && (p = strstr (p, "id index stamped at seq")); p++) {
-        unsigned long long seq, n, mem, mib;
-        if (sscanf (p, "id index stamped at seq %llu: %llu ids (%llu merged from memory), "
-                    "%llu MiB", &seq, &n, &mem, &mib) == 4 && mem > 0)
-            merges++;
-    }
+    int merges = stamps_merging (pl.log);
     ok (merges >= 3, "stamps merged the ids in memory while serving: %d merges", merges);
     kill (pid, SIGKILL);
     waitpid (pid, &st, 0);
@@ -642,6 +650,34 @@ static void test_ids_merge (void)
     }
     is_int (once, 400, "after a clean stop the table (%zu slots) holds each of the 400 ids "
             "once", nslots);
+
+    /* no checkpoints: the stamps come from the rounds themselves, or the
+     * ids in memory would only grow (400 more ids: a quarter of the ids
+     * comes twice) */
+    extra2 = "--checkpoint-every=0";
+    extra3 = "--checkpoint-interval=0";
+    setenv ("JT_LEDGERD_TEST_CHUNK", "16", 1);
+    unlink (pl.log);
+    pid = start_daemon (pl.dir, pl.sock, pl.log, "--index-size=2", &st);
+    connect_conn (&cn, pl.sock);
+    for (int i = 400; i < 800; i++) {
+        unsigned long long q = 0;
+        snprintf (id, sizeof (id), "m%d", i);
+        rpc (&cn, event (buf, sizeof (buf), id), reply, sizeof (reply));
+        seqs[i] = sscanf (reply, "OK %llu", &q) == 1 ? q : 0;
+    }
+    merges = stamps_merging (pl.log);
+    bad = 0;
+    for (int i = 0; i < 800; i++) {
+        snprintf (id, sizeof (id), "m%d", i);
+        resend_wrong (&cn, id, seqs[i], " without checkpoints", &bad);
+    }
+    jt_ledger_conn_free (&cn);
+    kill (pid, SIGKILL);
+    waitpid (pid, &st, 0);
+    ok (merges >= 2 && bad == 0, "without checkpoints the ids in memory are merged too "
+        "(%d stamps while serving) and every resend answers its seq", merges);
+    extra3 = NULL;
 out:
     unsetenv ("JT_LEDGERD_TEST_CHUNK");
     unsetenv ("JT_LEDGERD_TEST_STAMP_GAP");
