@@ -486,7 +486,7 @@ int ledgerd_ids_stamp_prepare (struct ledgerd_ids *x, const char *dir,
         }
         nc->next = x->chunks;
         x->chunks = nc;
-        x->merging = job->from = nc->next;
+        job->from = nc->next;
         job->mem = x->nmem;
     }
     return 0;
@@ -525,7 +525,6 @@ void ledgerd_ids_stamp_done (struct ledgerd_stamp_job *job)
         }
     }
     /* else: the chunks stay, and the next stamp merges them */
-    x->merging = NULL;
     free (job->segs);
     job->segs = NULL;
 }
@@ -571,8 +570,8 @@ static void writeback_fd (int fd, off_t bytes)
 
 /* The table's, on a dup of its descriptor: a merge taken meanwhile may
  * close the daemon's (the old table is then written back for nothing).
- * Run once after a start (server.c's settle_thread): the table it copied
- * or built is all dirty. */
+ * Run once after a start that built the table from the whole ledger
+ * (server.c's settle_thread): every page of it is dirty. */
 void ledgerd_ids_writeback (struct ledgerd_ids *x)
 {
     pthread_mutex_lock (&map_mu);

@@ -93,8 +93,6 @@ struct ledgerd_ids {
     size_t chunk_max; /* slots of the largest chunk */
     struct ids_chunk *chunks;  /* newest first */
     size_t nmem;               /* the ids in the chunks */
-    struct ids_chunk *merging; /* the first chunk a stamp job merges (it and
-                                * those after it; NULL: none) */
     struct ids_chunk *done;    /* merged: freed by the next stamp's thread */
     uint64_t *g_prev; /* the table the last merge replaced (g_prevn slots,
                        * g_prevfd; NULL: none): dropped by the next stamp's
