@@ -386,6 +386,12 @@ typedef struct jt_ledger_pre {
      * thread taking a waiting chunk too whenever the one it needs next is
      * not done. The outcome is the same whatever the number. */
     unsigned threads;
+    /* NULL, or a hint: ahead(rec, cb's arg) runs on the callback's thread a
+     * few records before the callback of rec, rec->pre set, rec parsed
+     * ahead and good so far; the callback may fetch into the cache what
+     * rec will need (a fold's index slot): not a step of its work, which
+     * must be the same without it. */
+    void (*ahead) (const jt_record_t *rec, void *cb_arg);
 } jt_ledger_pre_t;
 
 /* jt_ledger_read with pre (NULL: none). The outcome, the records given to
@@ -415,6 +421,10 @@ jt_event_t *jt_record_event (const jt_record_t *rec, bool *canonical, jt_error_t
  * frees it on the thread that parsed it (jt_ledger_read_pre), not here. */
 jt_event_t *jt_record_event_ref (const jt_record_t *rec, bool *canonical, bool *owned,
                                  jt_error_t *err);
+
+/* Whether rec's event was parsed ahead, and then *h = jt_str_hash64 of its
+ * id, computed where it was parsed. */
+bool jt_record_event_id_hash (const jt_record_t *rec, uint64_t *h);
 
 const char *jt_ledger_status_str (jt_ledger_status_t s);
 

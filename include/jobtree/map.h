@@ -75,6 +75,14 @@ void jt_idset_destroy (jt_idset_t *s);
 /* 1 when key was added, 0 when it was there already, -1 on ENOMEM with
  * the set unchanged. */
 int jt_idset_add (jt_idset_t *s, const char *key);
+/* jt_idset_add with h = jt_str_hash64 (key), computed earlier (on another
+ * thread: the reader's parse). */
+int jt_idset_add_hashed (jt_idset_t *s, const char *key, uint64_t h);
+/* A hint that the key of hash h is about to be added or looked up: its
+ * slot is fetched into the cache now, so that the add, a few records
+ * later, does not wait for memory (the table of a million ids is far
+ * larger than the cache, and each id lands on a random slot). */
+void jt_idset_prefetch (const jt_idset_t *s, uint64_t h);
 /* Whether key is in the set. */
 int jt_idset_has (const jt_idset_t *s, const char *key);
 size_t jt_idset_count (const jt_idset_t *s);

@@ -13,7 +13,8 @@
  * it, which jt_record_event gives copies of their own before handing it
  * over). Every event parsed ahead is released on the thread that parsed
  * it, at 2, 3 and 4 threads (the reader's dead lists: glibc frees a block
- * fastest on the thread that allocated it).
+ * fastest on the thread that allocated it). The ahead hint is given every
+ * record parsed ahead, once, before its callback, with its id's hash.
  *
  * Copyright (C) 2026 The Jobtree authors.
  * SPDX-License-Identifier: GPL-2.0-or-later
@@ -32,6 +33,7 @@
 #include <unistd.h>
 
 #include "jobtree/ledger.h"
+#include "jobtree/map.h"
 #include "ledger/ledger_record.h"
 #include "tap.h"
 
@@ -180,6 +182,36 @@ static int take_cb (const jt_record_t *rec, void *arg, jt_error_t *err)
     return 0;
 }
 
+/* The ahead hint (jt_ledger_pre_t's ahead): which records it was given,
+ * and whether each was given before its callback with what the parse
+ * made, its id's hash the one computed where it was parsed. */
+static int hinted[N + 1], hint_bad;
+
+static void hint (const jt_record_t *rec, void *arg)
+{
+    uint64_t h = 0;
+    jt_error_t e = { "" };
+    jt_event_t *ev = jt_event_from_json (rec->payload, rec->len, &e);
+    (void) arg;
+    if (rec->seq < 1 || rec->seq > N || hinted[rec->seq] != 0 || !rec->pre
+        || !jt_record_event_id_hash (rec, &h) || !ev || h != jt_str_hash64 (ev->id))
+        hint_bad++;
+    else
+        hinted[rec->seq] = 1;
+    jt_event_destroy (ev);
+}
+
+static int hinted_cb (const jt_record_t *rec, void *arg, jt_error_t *err)
+{
+    (void) arg;
+    (void) err;
+    if (rec->seq < 1 || rec->seq > N || hinted[rec->seq] != 1)
+        hint_bad++;
+    else
+        hinted[rec->seq] = 2;
+    return 0;
+}
+
 /* A hook that notes the thread of each parse and counts the releases
  * made on another thread. */
 struct made {
@@ -314,6 +346,26 @@ int main (void)
         "jt_record_event: %d events as parsed from their payloads and the caller's "
         "to change (%d differ), %d of them parsed ahead on 2 threads, %d on 1",
         N, bad, ahead[0], ahead[1]);
+    /* the hint: every record handed to it once, before its callback */
+    jt_ledger_pre_events (&pre, true);
+    pre.ahead = hint;
+    int rc2 = 0, unhinted = 0;
+    for (size_t chunk = 1; chunk <= 64; chunk *= 4) {
+        memset (hinted, 0, sizeof (hinted));
+        jt_ledger_read_chunk = chunk;
+        jt_ledger_read_parallel_min = 0;
+        if (jt_ledger_read_pre (&p, 1, NULL, &pre, hinted_cb, NULL, &res, &err) < 0
+            || res.status != JT_LEDGER_OK)
+            rc2 = -1;
+        for (int i = 1; i <= N; i++)
+            unhinted += hinted[i] != 2;
+    }
+    jt_ledger_read_chunk = 256;
+    jt_ledger_read_parallel_min = 4u << 20;
+    ok (rc2 == 0 && hint_bad == 0 && unhinted == 0,
+        "ahead: every record, parsed ahead, handed to the hint once before its callback "
+        "with its id's hash (chunks of 1, 4, 16, 64: %d wrong, %d not hinted)",
+        hint_bad, unhinted);
     rmdir_all (dir);
 
     char tmpl2[] = "/tmp/jt-ledger-pre.XXXXXX";

@@ -29,6 +29,7 @@
 #include <json-c/json.h>
 
 #include "jobtree/labels.h"
+#include "jobtree/map.h"
 #include "jobtree/ledger.h"
 #include "jobtree/run.h"
 #include "util/jsonutil.h"
@@ -621,6 +622,7 @@ struct ev_pre {
     jt_event_t *ev;      /* NULL: taken, or the parse failed (err) */
     bool with_flag;      /* canonical was decided */
     bool canonical;
+    uint64_t idh;        /* jt_str_hash64 (ev->id), with ev */
     jt_error_t err;
 };
 
@@ -638,6 +640,8 @@ static void *pre_parse (const jt_record_t *rec, void *arg)
         free (p); /* the callback tries again and says so itself */
         return NULL;
     }
+    if (p->ev) /* here, on a parsing thread, not on the fold's */
+        p->idh = jt_str_hash64 (p->ev->id);
     return p;
 }
 
@@ -654,6 +658,7 @@ void jt_ledger_pre_events (jt_ledger_pre_t *pre, bool canonical)
     pre->release = pre_release;
     pre->arg = (void *) (canonical ? &want_flag : &no_flag);
     pre->threads = 0;
+    pre->ahead = NULL;
 }
 
 jt_event_t *jt_record_event_ref (const jt_record_t *rec, bool *canonical, bool *owned,
@@ -670,6 +675,15 @@ jt_event_t *jt_record_event_ref (const jt_record_t *rec, bool *canonical, bool *
     if (canonical)
         *canonical = p->canonical;
     return p->ev;
+}
+
+bool jt_record_event_id_hash (const jt_record_t *rec, uint64_t *h)
+{
+    const struct ev_pre *p = rec->pre;
+    if (!p || !p->ev)
+        return false;
+    *h = p->idh;
+    return true;
 }
 
 jt_event_t *jt_record_event (const jt_record_t *rec, bool *canonical, jt_error_t *err)

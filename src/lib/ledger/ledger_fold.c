@@ -603,8 +603,9 @@ void jt_ledger_fold_budgets (const jt_ledger_fold_t *f, jt_fold_budgets_t *out)
     }
 }
 
-int jt_ledger_fold_apply (jt_ledger_fold_t *f, uint64_t seq, const jt_event_t *ev,
-                          jt_violation_t *v, jt_error_t *err)
+/* jt_ledger_fold_apply with idh = jt_str_hash64 (ev->id) (0: not known). */
+static int fold_apply (jt_ledger_fold_t *f, uint64_t seq, const jt_event_t *ev, uint64_t idh,
+                       jt_violation_t *v, jt_error_t *err)
 {
     int rc = 0;
     if (v)
@@ -616,7 +617,9 @@ int jt_ledger_fold_apply (jt_ledger_fold_t *f, uint64_t seq, const jt_event_t *e
     if (ev->time > f->last_time)
         f->last_time = ev->time;
     int fresh = 1; /* one lookup of the id (a verify's largest structure) */
-    if (f->ids && (fresh = jt_idset_add (f->ids, ev->id)) < 0)
+    if (f->ids
+        && (fresh = jt_idset_add_hashed (f->ids, ev->id, idh ? idh : jt_str_hash64 (ev->id)))
+               < 0)
         goto nomem;
     if (!fresh)
         rc = viol (v, JT_VIOL_DUP_ID, seq, "event id %s appears twice", ev->id);
@@ -646,12 +649,26 @@ nomem:
     return jt_errprintf (err, "out of memory");
 }
 
+int jt_ledger_fold_apply (jt_ledger_fold_t *f, uint64_t seq, const jt_event_t *ev,
+                          jt_violation_t *v, jt_error_t *err)
+{
+    return fold_apply (f, seq, ev, 0, v, err);
+}
+
+void jt_ledger_fold_ahead (const jt_ledger_fold_t *f, const jt_record_t *rec)
+{
+    uint64_t h;
+    if (f->ids && jt_record_event_id_hash (rec, &h))
+        jt_idset_prefetch (f->ids, h);
+}
+
 int jt_ledger_fold_apply_record (jt_ledger_fold_t *f, const jt_record_t *rec,
                                  bool canonical, jt_violation_t *v, jt_error_t *err)
 {
     jt_error_t perr = { "" };
     bool canon = true;
     bool owned = true;
+    uint64_t idh = 0;
     jt_event_t *ev = jt_record_event_ref (rec, canonical ? &canon : NULL, &owned, &perr);
     int rc;
 
@@ -661,7 +678,8 @@ int jt_ledger_fold_apply_record (jt_ledger_fold_t *f, const jt_record_t *rec,
     if (!canon)
         rc = viol (v, JT_VIOL_BAD_EVENT, rec->seq, "payload is not in canonical form");
     else
-        rc = jt_ledger_fold_apply (f, rec->seq, ev, v, err);
+        rc = fold_apply (f, rec->seq, ev, !owned && jt_record_event_id_hash (rec, &idh) ? idh : 0,
+                         v, err);
     if (owned) /* else the reader's release frees it where it was parsed */
         jt_event_destroy (ev);
     return rc;

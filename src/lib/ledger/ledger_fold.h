@@ -156,6 +156,11 @@ int jt_fold_mark_cuts (jt_ledger_fold_t *f, const jt_event_t *ev);
  * first. 0, 1 with *v filled, or -1 on ENOMEM (err). */
 int jt_ledger_fold_apply_record (jt_ledger_fold_t *f, const jt_record_t *rec,
                                  bool canonical, jt_violation_t *v, jt_error_t *err);
+/* A hint that rec, parsed ahead, is among the next records to be applied:
+ * what its apply will look up first is fetched into the cache now (the id
+ * set's slot of its id). Changes nothing; a no-op when rec was not parsed
+ * ahead. */
+void jt_ledger_fold_ahead (const jt_ledger_fold_t *f, const jt_record_t *rec);
 
 /* Check lease time in f instead of event order: node overlap, concurrency,
  * GPU-hours and window are no longer checked as events are applied but by

@@ -398,6 +398,14 @@ static int check_budget_hash (const jt_ledger_fold_t *f, const jt_event_t *caps,
     return 0;
 }
 
+/* The reader's hint (jt_ledger_pre_t's ahead): a record soon to be read. */
+static void verify_ahead (const jt_record_t *rec, void *arg)
+{
+    const struct read_ctx *c = arg;
+    if (c->fold)
+        jt_ledger_fold_ahead (c->fold, rec);
+}
+
 int jt_ledger_verify (const char *const *paths, size_t npaths, const char *head,
                       const jt_event_t *caps, jt_ledger_result_t *res,
                       jt_violation_t *v, jt_ledger_fold_t **fold, jt_error_t *err)
@@ -425,6 +433,7 @@ int jt_ledger_verify_threads (const char *const *paths, size_t npaths, const cha
     jt_ledger_pre_t pre; /* payloads parsed on the hash thread too */
     jt_ledger_pre_events (&pre, true);
     pre.threads = threads;
+    pre.ahead = verify_ahead;
     int rrc = jt_ledger_read_pre (paths, npaths, head, &pre, read_cb, &c, res, err);
     if (rrc == 0 && read_end (&c, res, err) < 0 && v->kind == JT_VIOL_NONE)
         rrc = -1;

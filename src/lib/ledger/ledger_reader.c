@@ -649,6 +649,11 @@ static void frame_chunk (struct chunk *c)
     c->end = pos;
 }
 
+/* How many records before its callback a record is handed to the pre's
+ * ahead: the fold of one takes about a microsecond, a cache miss a tenth
+ * of that, so a few are enough and the line is still cached when used. */
+#define TAKE_AHEAD 8
+
 /* Take a hashed chunk's records. 0 to go on (the whole chunk was good and
  * framing did not stop in it), 1 when a problem ended the walk, -1 when
  * the callback failed. What the hook made is released when the slot is
@@ -657,8 +662,16 @@ static int take_chunk (struct walk *w, const char *file, struct chunk *c, size_t
                        bool is_last, jt_error_t *err)
 {
     int rc = 0;
-    for (size_t i = 0; i < c->nok && rc == 0; i++)
+    void (*ahead) (const jt_record_t *, void *) = c->hook ? c->hook->ahead : NULL;
+    for (size_t i = 0; ahead && i < TAKE_AHEAD && i < c->nok; i++)
+        if ((c->recs[i].pre = c->pre[i]))
+            ahead (&c->recs[i], w->arg);
+    for (size_t i = 0; i < c->nok && rc == 0; i++) {
+        size_t j = i + TAKE_AHEAD;
+        if (ahead && j < c->nok && (c->recs[j].pre = c->pre[j]))
+            ahead (&c->recs[j], w->arg);
         rc = take_record (w, file, &c->recs[i], c->pos[i], c->pre[i], err);
+    }
     if (rc != 0)
         return rc;
     if (c->nok < c->n) {

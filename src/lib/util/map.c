@@ -365,7 +365,16 @@ static const char *idset_keep (jt_idset_t *s, const char *key, size_t len)
 
 int jt_idset_add (jt_idset_t *s, const char *key)
 {
-    uint64_t h = jt_str_hash64 (key);
+    return jt_idset_add_hashed (s, key, jt_str_hash64 (key));
+}
+
+void jt_idset_prefetch (const jt_idset_t *s, uint64_t h)
+{
+    __builtin_prefetch (&s->slot[(size_t) h & (s->nslots - 1)], 1);
+}
+
+int jt_idset_add_hashed (jt_idset_t *s, const char *key, uint64_t h)
+{
     size_t i = idset_find (s, key, h);
     if (s->slot[i].h)
         return 0;
