@@ -12,11 +12,14 @@
  * and a helper at once) and turns it into a request of the group being
  * gathered, in order; meanwhile the commit thread (commit.c) writes and
  * syncs the other group (one write, one fdatasync). When that sync
- * returns, the loop answers its group in request order (OK only now: the
- * records are durable), indexes and folds it, sends the replies, writes a
- * checkpoint when one is due, and hands over the group gathered
- * meanwhile: group commit without timers, and a window's ack waits for
- * its own group's sync, not for the next round's work. The writer is the
+ * returns, the loop answers its group in request order and sends the
+ * replies (OK only now: the records are durable), then indexes and folds
+ * it, writes a checkpoint when one is due, and hands over the group
+ * gathered meanwhile: group commit without timers, and a window's ack
+ * waits for its own group's sync, not for its group's bookkeeping nor the
+ * next round's work. (Handing the next group over before the bookkeeping
+ * was tried and measured worse: smaller groups, more syncs; paced p99
+ * higher in 5 of 5 alternated runs, contrib/bench/README.md.) The writer is the
  * commit thread's while a group is in flight; everything else (indexes,
  * fold, payer check, clients) is the loop's alone. A write or sync failure
  * is fatal (fail closed): every request of both groups not yet answered
@@ -129,6 +132,8 @@ struct group {
     uint64_t first;      /* in flight: the seq of its first append */
     size_t load_pending; /* 1 + the append index of the load kept, 0: none */
     bool load_none;      /* ... and it left no load kept (unreadable) */
+    char last_hash[65];  /* answered: the writer's last hash after it */
+    char ierr[256];      /* answered: the id index's failure ("": none) */
 };
 
 #define HEAD_SAVE_S 1.0
@@ -837,17 +842,19 @@ static int group_submit (struct server *s, struct group *g)
 
 /* Answer group g, in order, once its appends are durable (rc 0, first) or
  * failed (rc -1, err): then every request not answered otherwise gets ERR
- * FAIL. The durable ones are indexed (memory and disk) and folded. The
- * writer is idle. 0, or -1 with errbuf: stop (fail closed). */
-static int group_finish (struct server *s, struct group *g, int rc, uint64_t first,
-                         const jt_error_t *err, char *errbuf, size_t errlen)
+ * FAIL. Only the replies: the records are indexed and folded by
+ * group_record, after the replies went out, so that a window's ack does
+ * not wait for the bookkeeping of its whole group. The writer is idle. */
+static void group_answer (struct server *s, struct group *g, int rc, uint64_t first,
+                          const jt_error_t *err)
 {
-    char ierr[256] = "";
-    size_t nappend = g->nappend;
-
-    if (rc == 0 && nappend)
-        (void) ledgerd_ids_segment (&s->ids, jt_ledger_writer_segment (s->w), ierr,
-                                    sizeof (ierr));
+    g->ierr[0] = '\0';
+    g->first = first;
+    if (rc == 0 && g->nappend) {
+        (void) ledgerd_ids_segment (&s->ids, jt_ledger_writer_segment (s->w), g->ierr,
+                                    sizeof (g->ierr));
+        memcpy (g->last_hash, jt_ledger_writer_last_hash (s->w), 65);
+    }
     for (size_t i = 0; i < g->nreqs; i++) {
         struct req *r = &g->reqs[i];
         char line[400];
@@ -861,16 +868,46 @@ static int group_finish (struct server *s, struct group *g, int rc, uint64_t fir
             snprintf (line, sizeof (line), "ERR FAIL %s\n", err->text);
         else if (r->kind == REQ_DUP)
             snprintf (line, sizeof (line), "OK %" PRIu64 "\n", r->seq);
-        else {
+        else
+            snprintf (line, sizeof (line), "OK %" PRIu64 "\n", first + r->dup_of);
+        client_reply (r->c, line);
+        r->c->nreq--;
+    }
+    if (rc == 0) { /* the replies go out now (flush_all): each one's wait */
+        double now = mono_now ();
+        for (size_t i = 0; i < g->nreqs; i++)
+            if (g->reqs[i].kind != REQ_REPLY && g->reqs[i].kind != REQ_HEAD)
+                ledgerd_lat_add (&s->acks, now - g->reqs[i].read_at);
+    }
+    if (rc == 0 && g->nappend) {
+        s->lat_groups++;
+        s->lat_records += g->nappend;
+        if (!s->since)
+            s->since_at = mono_now ();
+        s->since += g->nappend;
+    }
+}
+
+/* After group_answer: index (memory and disk) and fold g's durable
+ * records (rc 0), free its requests and make it empty. 0, or -1 with
+ * errbuf: stop (fail closed). */
+static int group_record (struct server *s, struct group *g, int rc, const jt_error_t *err,
+                         char *errbuf, size_t errlen)
+{
+    char *ierr = g->ierr;
+    size_t nappend = g->nappend, ierrlen = sizeof (g->ierr);
+    uint64_t first = g->first;
+
+    for (size_t i = 0; i < g->nreqs; i++) {
+        struct req *r = &g->reqs[i];
+        if (rc == 0 && r->kind == REQ_APPEND) {
             uint64_t seq = first + r->dup_of;
-            snprintf (line, sizeof (line), "OK %" PRIu64 "\n", seq);
-            if (r->kind == REQ_APPEND
-                && jt_map_put (s->index, r->key, (void *) (uintptr_t) seq, NULL) < 0)
+            if (jt_map_put (s->index, r->key, (void *) (uintptr_t) seq, NULL) < 0)
                 log_msg ("index full of memory: id %s not indexed", r->key);
             /* the record is durable and acknowledged; if it cannot be
              * indexed, a resend could be appended twice: stop after these
              * replies (the index is rebuilt at the next start) */
-            if (r->kind == REQ_APPEND && r->ev && s->fold) {
+            if (r->ev && s->fold) {
                 jt_violation_t v;
                 jt_error_t ferr = { "" };
                 if (jt_ledger_fold_apply (s->fold, seq, r->ev, &v, &ferr) < 0) {
@@ -880,42 +917,23 @@ static int group_finish (struct server *s, struct group *g, int rc, uint64_t fir
                     s->fold = NULL;
                 }
             }
-            if (r->kind == REQ_APPEND && !ierr[0]
-                && ledgerd_ids_add (&s->ids, r->key, g->offs[r->dup_of], ierr,
-                                    sizeof (ierr))
-                       < 0
+            if (!ierr[0]
+                && ledgerd_ids_add (&s->ids, r->key, g->offs[r->dup_of], ierr, ierrlen) < 0
                 && !ierr[0])
-                snprintf (ierr, sizeof (ierr), "id index failed");
+                snprintf (ierr, ierrlen, "id index failed");
         }
-        client_reply (r->c, line);
-        r->c->nreq--;
         free (r->payload);
         free (r->key);
         jt_event_destroy (r->ev);
         r->ev = NULL;
     }
-    if (rc == 0) { /* the replies go out now (flush_all): each one's wait */
-        double now = mono_now ();
-        for (size_t i = 0; i < g->nreqs; i++)
-            if (g->reqs[i].kind != REQ_REPLY && g->reqs[i].kind != REQ_HEAD)
-                ledgerd_lat_add (&s->acks, now - g->reqs[i].read_at);
-    }
-    if (rc == 0 && nappend) {
-        s->lat_groups++;
-        s->lat_records += nappend;
-        if (!s->since)
-            s->since_at = mono_now ();
-        s->since += nappend;
-        if (!ierr[0]) { /* every record of the group indexed */
-            s->mark.seq = first + nappend - 1;
-            s->mark.pos = ledgerd_ids_pos (&s->ids, g->offs[nappend - 1]);
-            memcpy (s->mark.hash, jt_ledger_writer_last_hash (s->w), 65);
-            if (g->load_pending)
-                s->mark.load_pos =
-                    g->load_none
-                        ? 0
-                        : ledgerd_ids_pos (&s->ids, g->offs[g->load_pending - 1]) + 1;
-        }
+    if (rc == 0 && nappend && !ierr[0]) { /* every record of the group indexed */
+        s->mark.seq = first + nappend - 1;
+        s->mark.pos = ledgerd_ids_pos (&s->ids, g->offs[nappend - 1]);
+        memcpy (s->mark.hash, g->last_hash, 65);
+        if (g->load_pending)
+            s->mark.load_pos =
+                g->load_none ? 0 : ledgerd_ids_pos (&s->ids, g->offs[g->load_pending - 1]) + 1;
     }
     g->load_pending = 0;
     g->load_none = false;
@@ -935,14 +953,23 @@ static int group_finish (struct server *s, struct group *g, int rc, uint64_t fir
     return rc;
 }
 
+/* group_answer, then group_record: the writer idle throughout. */
+static int group_finish (struct server *s, struct group *g, int rc, uint64_t first,
+                         const jt_error_t *err, char *errbuf, size_t errlen)
+{
+    group_answer (s, g, rc, first, err);
+    return group_record (s, g, rc, err, errbuf, errlen);
+}
+
 static void flush_all (struct server *s)
 {
     for (size_t i = 0; i < s->nclients; i++)
         client_flush (s->clients[i]);
 }
 
-/* Answer the group in flight once its sync returned (waiting for it), and
- * send the replies at once (before any checkpoint). */
+/* Answer the group in flight once its sync returned (waiting for it),
+ * send the replies at once, then index and fold its records (before any
+ * checkpoint). */
 static int fly_finish (struct server *s, char *errbuf, size_t errlen)
 {
     uint64_t first = 0;
@@ -950,9 +977,9 @@ static int fly_finish (struct server *s, char *errbuf, size_t errlen)
     struct group *g = s->fly;
     int rc = ledgerd_commit_collect (&s->cm, &first, &err);
     s->fly = NULL;
-    rc = group_finish (s, g, rc, first, &err, errbuf, errlen);
+    group_answer (s, g, rc, first, &err);
     flush_all (s);
-    return rc;
+    return group_record (s, g, rc, &err, errbuf, errlen);
 }
 
 /* Group cur, gathered while nothing is in flight: answered at once when it
