@@ -8,7 +8,9 @@
  *     with each client's acknowledgement latency (send of a window of W to
  *     its last "OK"; p50/p99 over every window of every client); then the
  *     same clients paced at a fixed offered rate, each window sent at its
- *     due time and its latency counted from that time;
+ *     due time and its latency counted from that time, beside the
+ *     group-commit floor at that rate (gc_floor: the same windows appended
+ *     and synced in groups by one thread doing nothing else, right after);
  *  2. read and fold N events: the record layer alone (grammar, hashes,
  *     chain: jt_ledger_read without a callback, sequential and with the
  *     parallel hash check), the replay slurmctld does at start-up
