@@ -205,6 +205,11 @@ bool ledgerd_ids_pressing (const struct ledgerd_ids *x)
     return x->nmem >= IDS_MEM_PRESSING;
 }
 
+size_t ledgerd_ids_count (const struct ledgerd_ids *x)
+{
+    return x->tcount + x->nmem;
+}
+
 void ledgerd_ids_close (struct ledgerd_ids *x)
 {
     drop_prev (x);
@@ -334,10 +339,8 @@ int ledgerd_ids_add (struct ledgerd_ids *x, const char *key, uint64_t offset, ch
     if (!x->serving) { /* a start's indexing: into the table */
         if (2 * (x->tcount + 1) > x->nslots && grow (x, err, len) < 0)
             return -1;
-        if (put (x->slot, x->nslots, h, pos)) { /* else there already */
+        if (put (x->slot, x->nslots, h, pos)) /* else there already */
             x->tcount++;
-            x->count++;
-        }
         return 0;
     }
     struct ids_chunk *c = x->chunks;
@@ -354,7 +357,6 @@ int ledgerd_ids_add (struct ledgerd_ids *x, const char *key, uint64_t offset, ch
     if (put (c->slot, c->nslots, h, pos)) {
         c->count++;
         x->nmem++;
-        x->count++;
     }
     return 0;
 }
@@ -476,7 +478,7 @@ int ledgerd_ids_stamp_prepare (struct ledgerd_ids *x, const char *dir,
     for (size_t i = 0, off = 0; i < x->nsegs; i++)
         off += (size_t) sprintf (job->segs + off, "%s\n", base_of (x->segs[i]));
     job->nsegs = x->nsegs;
-    job->count = x->count;
+    job->count = ledgerd_ids_count (x);
     if (x->serving && x->nmem) { /* the chunks so far to the job, a new one here */
         struct ids_chunk *nc = chunk_new (x->chunks->nslots);
         if (!nc) {
@@ -748,11 +750,10 @@ int ledgerd_ids_restore (struct ledgerd_ids *x, const char *dir, char *const *se
     x->fd = fd;
     x->nslots = nslots;
     for (size_t i = 0; i < nslots; i++)
-        x->count += x->slot[2 * i] != 0;
-    x->tcount = x->count;
-    if (2 * x->count > nslots) {
+        x->tcount += x->slot[2 * i] != 0;
+    if (2 * x->tcount > nslots) {
         snprintf (why, whylen, "%s holds %zu ids in %zu slots: not an index", x->path,
-                  x->count, nslots);
+                  x->tcount, nslots);
         ledgerd_ids_close (x);
         return 0;
     }

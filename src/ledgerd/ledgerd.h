@@ -86,7 +86,6 @@ struct ledgerd_ids {
     int fd;
     uint64_t *slot; /* the table: nslots pairs {hash, position} */
     size_t nslots, tcount; /* tcount: the ids in the table */
-    size_t count;          /* every id indexed: the table's and the chunks' */
     char **segs; /* segment ordinal -> path */
     size_t nsegs, segcap;
     bool serving; /* ledgerd_ids_serve: adds go to the chunks */
@@ -159,6 +158,9 @@ void ledgerd_ids_stamp_done (struct ledgerd_stamp_job *job);
 int ledgerd_ids_serve (struct ledgerd_ids *x, size_t chunk);
 /* The ids in memory are many: a stamp is due whatever its age. */
 bool ledgerd_ids_pressing (const struct ledgerd_ids *x);
+/* Every id indexed: the table's and the chunks' (tcount + nmem, so that
+ * it cannot drift from them: a merge counts what it put). */
+size_t ledgerd_ids_count (const struct ledgerd_ids *x);
 /* Write the table's dirty pages back a slice at a time, each waited for
  * (any thread; best effort: nothing is synced). */
 void ledgerd_ids_writeback (struct ledgerd_ids *x);

@@ -350,7 +350,7 @@ static bool stamp_due (const struct server *s)
     if (s->mark.seq == s->stamped_seq && s->ids.nslots == s->stamped_slots)
         return false; /* nothing new: a stamp copies the whole table */
     return s->ids.nslots != s->stamped_slots
-           || s->mark.seq - s->stamped_seq >= s->ids.count / 4 || age >= STAMP_MAX_AGE_S;
+           || s->mark.seq - s->stamped_seq >= ledgerd_ids_count (&s->ids) / 4 || age >= STAMP_MAX_AGE_S;
 }
 
 /* stamp_ids off the serving thread (after a checkpoint): skipped while the
@@ -1092,7 +1092,7 @@ static int recover (struct server *s, char *errbuf, size_t errlen)
              s->conf->dir, res.nrecords, res.nsegments,
              s->stamp_seq ? " (the id index stamped by the last run)" : "",
              jt_ledger_writer_last_seq (s->w), jt_ledger_writer_last_hash (s->w),
-             s->ids.count, jt_map_count (s->index), jt_ledger_writer_epoch (s->w),
+             ledgerd_ids_count (&s->ids), jt_map_count (s->index), jt_ledger_writer_epoch (s->w),
              jt_ledger_writer_took_over (s->w)
                  ? ", taken over from a writer that did not stop: appending to "
                  : "",
