@@ -15,7 +15,14 @@
  * fold instead of stopping at the first broken hash. The seeds (contrib/
  * fuzz.sh) are sequences a fold keeps state across: reservations created,
  * created again for the same run under another id (the newer replaces the
- * open one), released and activated; leases started, ended and cut. */
+ * open one), released and activated; leases started, ended and cut.
+ *
+ * Every read is chunked as a large segment's is (two records a chunk,
+ * jt_ledger_read_test_chunks), so the parallel walk runs on every input:
+ * helpers, events parsed ahead, the fold's ahead hint. And verify runs
+ * twice, on two threads and on one (the sequential walk): a different
+ * outcome (status, where the read stopped, the first violation and its
+ * message) aborts, since `jobtree verify -j` promises the serial verdict. */
 #include "config.h"
 
 #include <stdio.h>
@@ -70,9 +77,38 @@ static int chain (FILE *f, const uint8_t *data, size_t size)
     return 0;
 }
 
+/* Abort when the serial verify's outcome differs from the parallel one's. */
+static void same_verdict (const char *const *paths, int rc, const jt_ledger_result_t *res,
+                          const jt_violation_t *v)
+{
+    jt_ledger_result_t r1;
+    jt_error_t e1;
+    jt_violation_t v1;
+    int rc1 = jt_ledger_verify_threads (paths, 1, NULL, NULL, 1, &r1, &v1, NULL, &e1);
+    if (rc1 != rc || (rc == 0 && (r1.status != res->status || r1.last_seq != res->last_seq
+                                  || r1.bad_seq != res->bad_seq
+                                  || r1.bad_offset != res->bad_offset
+                                  || strcmp (r1.msg, res->msg) || v1.kind != v->kind
+                                  || v1.seq != v->seq || strcmp (v1.msg, v->msg)))) {
+        fprintf (stderr,
+                 "ERROR: fuzz_ledger: verify -j 2 and -j 1 differ: rc %d/%d, status %d/%d, "
+                 "last %llu/%llu, bad %llu/%llu at %llu/%llu (%s / %s), violation %d/%d "
+                 "at %llu/%llu (%s / %s)\n",
+                 rc, rc1, (int) res->status, (int) r1.status,
+                 (unsigned long long) res->last_seq, (unsigned long long) r1.last_seq,
+                 (unsigned long long) res->bad_seq, (unsigned long long) r1.bad_seq,
+                 (unsigned long long) res->bad_offset, (unsigned long long) r1.bad_offset,
+                 res->msg, r1.msg, (int) v->kind, (int) v1.kind,
+                 (unsigned long long) v->seq, (unsigned long long) v1.seq, v->msg, v1.msg);
+        abort ();
+    }
+}
+
 int LLVMFuzzerTestOneInput (const uint8_t *data, size_t size)
 {
     if (!dir[0]) {
+        if (jt_ledger_read_test_chunks (2) < 0)
+            abort ();
         char tmpl[] = "/tmp/jt-fuzz-ledger.XXXXXX";
         if (!mkdtemp (tmpl))
             abort ();
@@ -96,7 +132,9 @@ int LLVMFuzzerTestOneInput (const uint8_t *data, size_t size)
     uint64_t nv = 0;
     size_t n = 0;
     (void) jt_ledger_read (paths, 1, NULL, count, &n, &res, &err);
-    if (jt_ledger_verify (paths, 1, NULL, NULL, &res, &v, &fold, &err) == 0 && fold) {
+    int rc = jt_ledger_verify_threads (paths, 1, NULL, NULL, 2, &res, &v, &fold, &err);
+    same_verdict (paths, rc, &res, &v);
+    if (rc == 0 && fold) {
         jt_fold_reservation_t *r = NULL;
         size_t nr = 0;
         if (jt_ledger_fold_open_resvs (fold, &r, &nr, &err) == 0)
