@@ -145,6 +145,26 @@ static void test_idset (void)
     is_int ((int) jt_idset_count (s), 200000, "the count is the ids added once");
     ok (jt_idset_add (s, "") == 1 && jt_idset_add (s, "") == 0, "the empty id is an id");
     jt_idset_destroy (s);
+
+    /* the hash computed elsewhere (a reader's parse thread), the slot
+     * prefetched first: the same set as jt_idset_add's */
+    int mixed = 0;
+    if (!(s = jt_idset_create ()))
+        bail_out ("out of memory");
+    for (int i = 0; i < 50000; i++) {
+        snprintf (key, sizeof (key), "h%d", i);
+        uint64_t h = jt_str_hash64 (key);
+        jt_idset_prefetch (s, h);
+        mixed += i % 2 ? jt_idset_add_hashed (s, key, h) == 1 : jt_idset_add (s, key) == 1;
+    }
+    for (int i = 0; i < 50000; i++) {
+        snprintf (key, sizeof (key), "h%d", i);
+        mixed += (i % 2 ? jt_idset_add (s, key) == 0
+                        : jt_idset_add_hashed (s, key, jt_str_hash64 (key)) == 0)
+                 && jt_idset_has (s, key);
+    }
+    is_int (mixed, 100000, "jt_idset_add_hashed and jt_idset_add: one set, either way round");
+    jt_idset_destroy (s);
 }
 
 /* jobtree-ledgerd's on-disk id table stores jt_str_hash64: a table
