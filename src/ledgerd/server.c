@@ -18,9 +18,9 @@
  * gathered meanwhile: group commit without timers, and a window's ack
  * waits for its own group's sync, not for its group's bookkeeping nor the
  * next round's work. (Handing the next group over before the bookkeeping
- * was tried and measured worse: smaller groups, more syncs; paced p99
- * higher in 5 of 5 alternated runs, contrib/bench/README.md.) The writer is the
- * commit thread's while a group is in flight; everything else (indexes,
+ * was tried and measured worse: paced p99 higher in 5 of 5 alternated
+ * runs, contrib/bench/README.md.) The writer is the commit thread's
+ * while a group is in flight; everything else (indexes,
  * fold, payer check, clients) is the loop's alone. A write or sync failure
  * is fatal (fail closed): every request of both groups not yet answered
  * gets "ERR FAIL" and the daemon exits; recovery at the next start cuts
@@ -350,7 +350,8 @@ static bool stamp_due (const struct server *s)
     if (s->mark.seq == s->stamped_seq && s->ids.nslots == s->stamped_slots)
         return false; /* nothing new: a stamp copies the whole table */
     return s->ids.nslots != s->stamped_slots
-           || s->mark.seq - s->stamped_seq >= ledgerd_ids_count (&s->ids) / 4 || age >= STAMP_MAX_AGE_S;
+           || s->mark.seq - s->stamped_seq >= ledgerd_ids_count (&s->ids) / 4
+           || age >= STAMP_MAX_AGE_S;
 }
 
 /* stamp_ids off the serving thread (after a checkpoint): skipped while the
@@ -1092,7 +1093,8 @@ static int recover (struct server *s, char *errbuf, size_t errlen)
              s->conf->dir, res.nrecords, res.nsegments,
              s->stamp_seq ? " (the id index stamped by the last run)" : "",
              jt_ledger_writer_last_seq (s->w), jt_ledger_writer_last_hash (s->w),
-             ledgerd_ids_count (&s->ids), jt_map_count (s->index), jt_ledger_writer_epoch (s->w),
+             ledgerd_ids_count (&s->ids), jt_map_count (s->index),
+             jt_ledger_writer_epoch (s->w),
              jt_ledger_writer_took_over (s->w)
                  ? ", taken over from a writer that did not stop: appending to "
                  : "",

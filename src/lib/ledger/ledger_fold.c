@@ -677,9 +677,11 @@ int jt_ledger_fold_apply_record (jt_ledger_fold_t *f, const jt_record_t *rec,
         return viol (v, JT_VIOL_BAD_EVENT, rec->seq, "payload: %s", perr.text);
     if (!canon)
         rc = viol (v, JT_VIOL_BAD_EVENT, rec->seq, "payload is not in canonical form");
-    else
-        rc = fold_apply (f, rec->seq, ev, !owned && jt_record_event_id_hash (rec, &idh) ? idh : 0,
-                         v, err);
+    else { /* the id's hash, when the event was parsed ahead: computed there */
+        if (owned || !jt_record_event_id_hash (rec, &idh))
+            idh = 0;
+        rc = fold_apply (f, rec->seq, ev, idh, v, err);
+    }
     if (owned) /* else the reader's release frees it where it was parsed */
         jt_event_destroy (ev);
     return rc;
